@@ -1,0 +1,98 @@
+# memplan build.
+#
+#   make            release build: build/release/memplan
+#   make check      the whole test suite, built with ASan + UBSan
+#   make fuzz       libFuzzer targets (clang), see fuzz/README.md
+#   make bench      benchmarks, writes bench/RESULTS.md
+#
+# Sources are found by wildcard: a new src/*.c joins the library, a new
+# tests/test_*.c becomes a test binary, a new tools/*.c a program.
+
+CC       ?= cc
+MODE     ?= release
+BUILD    := build/$(MODE)
+
+PKGS     := yaml-0.1 jansson
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -ljansson)
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wpointer-arith -Wformat=2 -Wno-format-nonliteral -Wundef -Wcast-qual
+CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+
+ifeq ($(MODE),asan)
+  OPT    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+            -fno-sanitize-recover=all
+  LDOPT  := -fsanitize=address,undefined
+else ifeq ($(MODE),debug)
+  OPT    := -O0 -g
+  LDOPT  :=
+else
+  OPT    := -O2 -g
+  LDOPT  :=
+endif
+
+CFLAGS_ALL  := $(CSTD) $(WARN) $(OPT) -Iinclude -Isrc -Itests/support $(PKG_CFLAGS) $(CFLAGS)
+LDFLAGS_ALL := $(LDOPT) $(LDFLAGS)
+LIBS        := $(PKG_LIBS) -lm
+
+LIB_SRCS   := $(sort $(wildcard src/*.c))
+TOOL_SRCS  := $(sort $(wildcard tools/*.c))
+CLI_SRCS   := $(sort $(wildcard cli/*.c))
+CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+TEST_SRCS  := $(sort $(wildcard tests/test_*.c))
+TESTLIB_SRCS := $(sort $(wildcard tests/support/*.c))
+
+LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/%.o)
+TOOLS      := $(TOOL_SRCS:tools/%.c=$(BUILD)/%)
+TESTS      := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+LIB        := $(BUILD)/libmemplan.a
+
+.PHONY: all check tests fuzz bench clean format
+all: $(LIB) $(BUILD)/memplan $(TOOLS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	@echo "  AR      $@"
+	@ar rcs $@ $^
+
+$(BUILD)/memplan: $(CLI_OBJS) $(LIB)
+	@echo "  LD      $@"
+	@$(CC) $(LDFLAGS_ALL) $(CLI_OBJS) $(LIB) $(LIBS) -o $@
+
+$(BUILD)/%: $(BUILD)/tools/%.o $(LIB)
+	@echo "  LD      $@"
+	@$(CC) $(LDFLAGS_ALL) $< $(LIB) $(LIBS) -o $@
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TESTLIB_OBJS) $(LIB)
+	@echo "  LD      $@"
+	@$(CC) $(LDFLAGS_ALL) $< $(TESTLIB_OBJS) $(LIB) $(LIBS) -lcmocka -o $@
+
+tests: $(TESTS) $(BUILD)/memplan $(TOOLS)
+
+# The test suite: everything under ASan + UBSan.
+check:
+	$(MAKE) MODE=asan tests
+	MODE=asan ./tests/run.sh
+
+fuzz:
+	./fuzz/run.sh
+
+bench:
+	$(MAKE) MODE=release all
+	./bench/run.sh
+
+format:
+	clang-format -i include/*.h src/*.c src/*.h cli/*.c cli/*.h tools/*.c tests/*.c
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TESTLIB_OBJS:.o=.d) $(TOOL_SRCS:%.c=$(BUILD)/%.d) $(TEST_SRCS:%.c=$(BUILD)/%.d)

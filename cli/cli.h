@@ -1,0 +1,45 @@
+/*
+ * cli.h — shared pieces of the memplan command-line tool.
+ *
+ * The CLI is a thin shell over libmemplan's public API: it parses argv,
+ * installs a diagnostics printer, calls the library and maps statuses to
+ * exit codes.  Each subcommand lives in its own cmd_*.c.
+ */
+#ifndef MP_CLI_H
+#define MP_CLI_H
+
+#include "memplan.h"
+
+#include <stdio.h>
+
+/* Exit codes of the memplan tool (documented in the README). */
+enum {
+  CLI_EXIT_OK = 0,
+  CLI_EXIT_FAIL = 1,     /* valid input, but the answer is "no": does not fit,
+                            above capacity, unsupported operators */
+  CLI_EXIT_USAGE = 2,    /* bad usage, config, model or I/O */
+  CLI_EXIT_BUG = 3,      /* the verifier or an internal check failed */
+};
+
+typedef struct cli {
+  mp_diag_sink sink;     /* prints to stderr */
+  unsigned n_errors;
+  unsigned n_warnings;
+  int verbose;
+} cli;
+
+void cli_init(cli *c);
+int cli_exit_code(mp_status st);
+
+/* Print a usage error ("memplan inspect: ...") and return CLI_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parse a non-negative integer argument; false on junk or overflow. */
+bool cli_parse_u64(const char *s, uint64_t *out);
+
+int cmd_inspect(cli *c, int argc, char **argv);
+int cmd_plan(cli *c, int argc, char **argv);
+int cmd_convert(cli *c, int argc, char **argv);
+int cmd_solve(cli *c, int argc, char **argv);
+
+#endif /* MP_CLI_H */

@@ -1,0 +1,237 @@
+/*
+ * cmd_inspect.c — `memplan inspect MODEL [--subgraph N] [--json]`.
+ *
+ * Shows what the planner sees in a model: operators, tensors with size,
+ * role, lifetime and alias, and the scratch lower bound with and without
+ * view aliasing.  --json prints a stable object for tools.
+ */
+#include "cli.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *USAGE =
+    "usage: memplan inspect MODEL.tflite [--subgraph N] [--alignment N] [--json]\n"
+    "\n"
+    "Show the operators, tensors (size, role, lifetime, alias) and the scratch\n"
+    "lower bound of one subgraph of a model.\n"
+    "\n"
+    "  --subgraph N    subgraph to analyse (default 0)\n"
+    "  --alignment N   slot alignment for the lower bound (default 16)\n"
+    "  --json          print a JSON object instead of tables\n";
+
+static void shape_str(const mp_tensor *t, char *buf, size_t n) {
+  size_t len = 0;
+  buf[0] = '\0';
+  len += (size_t)snprintf(buf + len, n - len, "[");
+  for (uint32_t d = 0; d < t->rank && len < n; d++)
+    len += (size_t)snprintf(buf + len, n - len, d ? ",%d" : "%d", t->shape[d]);
+  if (len < n) snprintf(buf + len, n - len, "]");
+}
+
+/* Op at which the live scratch sum peaks (first such op), or -1. */
+static int32_t peak_op(const mp_graph *g, uint32_t align) {
+  int32_t best_op = -1;
+  uint64_t best = 0;
+  for (uint32_t o = 0; o < g->n_ops; o++) {
+    uint64_t live = 0;
+    for (uint32_t t = 0; t < g->n_tensors; t++) {
+      if (!mp_graph_needs_slot(g, t)) continue;
+      const mp_lifetime *lt = &g->storage[t];
+      if (lt->start_op <= (int32_t)o && (int32_t)o <= lt->end_op) {
+        uint64_t a = align > g->tensors[t].align_hint ? align : g->tensors[t].align_hint;
+        live += (g->tensors[t].size + a - 1) / a * a;
+      }
+    }
+    if (live > best) {
+      best = live;
+      best_op = (int32_t)o;
+    }
+  }
+  return best_op;
+}
+
+static uint32_t count_slots(const mp_graph *g) {
+  uint32_t n = 0;
+  for (uint32_t t = 0; t < g->n_tensors; t++) n += mp_graph_needs_slot(g, t);
+  return n;
+}
+
+static int print_json(const mp_graph *g, const mp_graph *na, uint32_t align) {
+  json_t *o = json_object();
+  const mp_model *m = g->model;
+  json_object_set_new(o, "model", json_string(m->path));
+  json_object_set_new(o, "subgraph", json_integer(g->subgraph));
+  json_object_set_new(o, "subgraphs", json_integer(m->n_subgraphs));
+  json_object_set_new(o, "ops", json_integer(g->n_ops));
+  json_object_set_new(o, "tensors", json_integer(g->n_tensors));
+  json_object_set_new(o, "scratch_tensors", json_integer(count_slots(g)));
+  json_object_set_new(o, "alignment", json_integer(align));
+  json_object_set_new(o, "lower_bound_bytes", json_integer((json_int_t)mp_graph_lower_bound(g, align)));
+  json_object_set_new(o, "lower_bound_bytes_no_alias",
+                      json_integer((json_int_t)mp_graph_lower_bound(na, align)));
+  json_object_set_new(o, "peak_op", json_integer(peak_op(g, align)));
+  json_t *ins = json_array(), *outs = json_array();
+  for (uint32_t i = 0; i < g->n_inputs; i++) json_array_append_new(ins, json_integer(g->inputs[i]));
+  for (uint32_t i = 0; i < g->n_outputs; i++) json_array_append_new(outs, json_integer(g->outputs[i]));
+  json_object_set_new(o, "inputs", ins);
+  json_object_set_new(o, "outputs", outs);
+  json_t *ops = json_array();
+  for (uint32_t i = 0; i < g->n_ops; i++) {
+    const mp_op *op = &g->ops[i];
+    json_t *jo = json_object();
+    json_object_set_new(jo, "index", json_integer(i));
+    json_object_set_new(jo, "op", json_string(op->name));
+    json_object_set_new(jo, "builtin_code", json_integer(op->builtin_code));
+    json_t *a = json_array();
+    for (uint32_t k = 0; k < op->n_inputs; k++) json_array_append_new(a, json_integer(op->inputs[k]));
+    json_object_set_new(jo, "inputs", a);
+    a = json_array();
+    for (uint32_t k = 0; k < op->n_outputs; k++) json_array_append_new(a, json_integer(op->outputs[k]));
+    json_object_set_new(jo, "outputs", a);
+    a = json_array();
+    for (uint32_t k = 0; k < op->n_intermediates; k++)
+      json_array_append_new(a, json_integer(op->intermediates[k]));
+    json_object_set_new(jo, "intermediates", a);
+    json_object_set_new(jo, "view", json_boolean(op->is_view));
+    json_array_append_new(ops, jo);
+  }
+  json_object_set_new(o, "op_list", ops);
+  json_t *ts = json_array();
+  for (uint32_t i = 0; i < g->n_tensors; i++) {
+    const mp_tensor *t = &g->tensors[i];
+    json_t *jt = json_object();
+    json_object_set_new(jt, "id", json_integer(i));
+    json_object_set_new(jt, "name", json_string(t->name));
+    json_object_set_new(jt, "dtype", json_string(mp_dtype_name(t->dtype)));
+    json_t *sh = json_array();
+    for (uint32_t d = 0; d < t->rank; d++) json_array_append_new(sh, json_integer(t->shape[d]));
+    json_object_set_new(jt, "shape", sh);
+    json_object_set_new(jt, "size", json_integer((json_int_t)t->size));
+    json_object_set_new(jt, "role", json_string(mp_role_name(t->role)));
+    json_object_set_new(jt, "used", json_boolean(t->used));
+    bool live = t->used && t->role == MP_ROLE_SCRATCH;
+    json_object_set_new(jt, "start_op", live ? json_integer(t->lifetime.start_op) : json_null());
+    json_object_set_new(jt, "end_op", live ? json_integer(t->lifetime.end_op) : json_null());
+    json_object_set_new(jt, "alias_of", t->alias_of >= 0 ? json_integer(t->alias_of) : json_null());
+    json_array_append_new(ts, jt);
+  }
+  json_object_set_new(o, "tensor_list", ts);
+  char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  json_decref(o);
+  if (!s) return CLI_EXIT_BUG;
+  puts(s);
+  free(s);
+  return CLI_EXIT_OK;
+}
+
+static void print_text(const mp_graph *g, const mp_graph *na, uint32_t align) {
+  const mp_model *m = g->model;
+  const mp_subgraph_def *sg = &m->subgraphs[g->subgraph];
+  printf("model     %s (schema v%u, %zu bytes%s%s)\n", m->path, m->version, m->size,
+         m->description[0] ? ", " : "", m->description);
+  printf("subgraph  %u of %u%s%s%s: %u ops, %u tensors\n", g->subgraph, m->n_subgraphs,
+         sg->name[0] ? " '" : "", sg->name, sg->name[0] ? "'" : "", g->n_ops, g->n_tensors);
+  printf("inputs   ");
+  for (uint32_t i = 0; i < g->n_inputs; i++) printf(" %d", g->inputs[i]);
+  printf("\noutputs  ");
+  for (uint32_t i = 0; i < g->n_outputs; i++) printf(" %d", g->outputs[i]);
+  printf("\n\n%4s  %-28s %-24s %s\n", "op", "operator", "inputs", "outputs");
+  for (uint32_t i = 0; i < g->n_ops; i++) {
+    const mp_op *op = &g->ops[i];
+    char ins[128] = "", outs[128] = "";
+    size_t l = 0;
+    for (uint32_t k = 0; k < op->n_inputs && l < sizeof ins; k++)
+      l += (size_t)snprintf(ins + l, sizeof ins - l, k ? " %d" : "%d", op->inputs[k]);
+    l = 0;
+    for (uint32_t k = 0; k < op->n_outputs && l < sizeof outs; k++)
+      l += (size_t)snprintf(outs + l, sizeof outs - l, k ? " %d" : "%d", op->outputs[k]);
+    printf("%4u  %-28s %-24s %s%s\n", i, op->name, ins, outs, op->is_view ? "   (view: no-op)" : "");
+  }
+  printf("\n%4s  %-32s %-8s %-18s %9s  %-10s %-11s %s\n", "id", "name", "dtype", "shape", "bytes",
+         "role", "lifetime", "alias_of");
+  for (uint32_t i = 0; i < g->n_tensors; i++) {
+    const mp_tensor *t = &g->tensors[i];
+    char shape[64], life[32] = "-", alias[16] = "";
+    shape_str(t, shape, sizeof shape);
+    if (t->role == MP_ROLE_SCRATCH && t->used && t->lifetime.start_op >= 0)
+      snprintf(life, sizeof life, "[%d, %d]", t->lifetime.start_op, t->lifetime.end_op);
+    else if (t->role == MP_ROLE_SCRATCH && !t->used)
+      snprintf(life, sizeof life, "unused");
+    else if (t->role != MP_ROLE_SCRATCH)
+      snprintf(life, sizeof life, "program");
+    if (t->alias_of >= 0) snprintf(alias, sizeof alias, "%d", t->alias_of);
+    const char *name = t->name;
+    size_t nl = strlen(name);
+    printf("%4u  %-32s %-8s %-18s %9llu  %-10s %-11s %s\n", i,
+           nl > 32 ? name + nl - 32 : name, mp_dtype_name(t->dtype), shape,
+           (unsigned long long)t->size, mp_role_name(t->role), life, alias);
+  }
+  uint64_t consts = 0, pers = 0;
+  for (uint32_t i = 0; i < g->n_tensors; i++) {
+    if (g->tensors[i].role == MP_ROLE_CONSTANT) consts += g->tensors[i].size;
+    if (g->tensors[i].role == MP_ROLE_PERSISTENT) pers += g->tensors[i].size;
+  }
+  printf("\nscratch slots          %u (%u before view aliasing)\n", count_slots(g), count_slots(na));
+  printf("scratch lower bound    %llu bytes at %u-byte alignment, peak at op %d\n",
+         (unsigned long long)mp_graph_lower_bound(g, align), align, peak_op(g, align));
+  printf("without view aliasing  %llu bytes\n", (unsigned long long)mp_graph_lower_bound(na, align));
+  printf("constants              %llu bytes\n", (unsigned long long)consts);
+  printf("persistent             %llu bytes\n", (unsigned long long)pers);
+}
+
+int cmd_inspect(cli *c, int argc, char **argv) {
+  const char *path = NULL;
+  uint64_t subgraph = 0, align = 16;
+  bool json = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fputs(USAGE, stdout);
+      return CLI_EXIT_OK;
+    } else if (!strcmp(a, "--json")) {
+      json = true;
+    } else if (!strcmp(a, "--subgraph") || !strcmp(a, "--alignment")) {
+      uint64_t v;
+      if (i + 1 >= argc || !cli_parse_u64(argv[i + 1], &v))
+        return cli_usage_error("inspect", "%s needs a non-negative integer", a);
+      i++;
+      if (!strcmp(a, "--subgraph")) {
+        if (v > UINT32_MAX) return cli_usage_error("inspect", "--subgraph %llu is out of range",
+                                                   (unsigned long long)v);
+        subgraph = v;
+      } else {
+        if (v == 0 || (v & (v - 1)) || v > 4096)
+          return cli_usage_error("inspect", "--alignment must be a power of two up to 4096");
+        align = v;
+      }
+    } else if (a[0] == '-' && a[1]) {
+      return cli_usage_error("inspect", "unknown option '%s'", a);
+    } else if (!path) {
+      path = a;
+    } else {
+      return cli_usage_error("inspect", "more than one model given ('%s' and '%s')", path, a);
+    }
+  }
+  if (!path) return cli_usage_error("inspect", "no model given");
+  mp_model *m = NULL;
+  mp_graph *g = NULL, *na = NULL;
+  mp_status st = mp_model_load(path, &c->sink, &m);
+  if (st == MP_OK) st = mp_graph_build(m, (uint32_t)subgraph, NULL, &c->sink, &g);
+  if (st == MP_OK) {
+    mp_graph_options no_alias = {.alias_views = false};
+    st = mp_graph_build(m, (uint32_t)subgraph, &no_alias, &c->sink, &na);
+  }
+  int rc = cli_exit_code(st);
+  if (st == MP_OK) {
+    if (json)
+      rc = print_json(g, na, (uint32_t)align);
+    else
+      print_text(g, na, (uint32_t)align);
+  }
+  mp_graph_free(&na);
+  mp_graph_free(&g);
+  mp_model_free(&m);
+  return rc;
+}

@@ -1,0 +1,598 @@
+/*
+ * memplan.h — the public API of libmemplan.
+ *
+ * memplan is an ahead-of-time memory planner for TinyML models.  The library
+ * is a pipeline of stages, each usable on its own:
+ *
+ *   mp_model_load      read a .tflite file (bounds-checked flatbuffer reader)
+ *   mp_graph_build     roles, byte sizes, lifetimes and view aliases
+ *   mp_config_*        the YAML/CLI configuration and built-in platforms
+ *   mp_plan_build      place every tensor in an arena of a memory bank
+ *   mp_plan_verify     an independent check of a plan
+ *   mp_emit_module     the C module, mp_residency_write the JSON report
+ *
+ * Conventions:
+ *   - Every fallible function returns mp_status; MP_OK is 0.
+ *   - Details of a failure (which tensor, which byte offset, which key and
+ *     line) go to the diagnostics sink given by the caller, never to stderr.
+ *     A NULL sink discards them.
+ *   - Objects returned through `T **out` are owned by the caller and freed
+ *     with the matching mp_x_free(T **), which sets the pointer to NULL.
+ *   - Sizes and offsets are uint64_t/uint32_t, never int.
+ */
+#ifndef MEMPLAN_H
+#define MEMPLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MP_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------------ */
+/* Status and diagnostics                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef enum mp_status {
+  MP_OK = 0,              /* success */
+  MP_ERR_NOMEM = 1,       /* an allocation failed */
+  MP_ERR_IO = 2,          /* a file could not be read or written */
+  MP_ERR_MODEL = 3,       /* the model file is malformed, truncated or hostile */
+  MP_ERR_CONFIG = 4,      /* a config value or command-line argument is invalid */
+  MP_ERR_UNSUPPORTED = 5, /* valid input memplan cannot handle (dynamic shapes,
+                             unsupported operators, ...) */
+  MP_ERR_NOFIT = 6,       /* the tensors do not fit the memory budgets */
+  MP_ERR_VERIFY = 7,      /* the verifier rejected a plan: a memplan bug */
+  MP_ERR_INTERNAL = 8,    /* an invariant of the library broke: a memplan bug */
+} mp_status;
+
+/* A short English name of a status ("model error", ...). Never NULL. */
+const char *mp_status_str(mp_status st);
+
+typedef enum mp_severity {
+  MP_SEV_NOTE = 0,
+  MP_SEV_WARNING = 1,
+  MP_SEV_ERROR = 2,
+} mp_severity;
+
+/* One diagnostic.  Every pointer is valid only during the callback. */
+typedef struct mp_diag {
+  mp_severity severity;
+  const char *file;        /* file the diagnostic is about, or NULL */
+  uint32_t line;           /* 1-based line in `file`, 0 if unknown */
+  uint32_t column;         /* 1-based column, 0 if unknown */
+  int64_t byte_offset;     /* byte offset in `file`, -1 if unknown */
+  const char *key_path;    /* config key path ("memory.planner"), or NULL */
+  const char *source_line; /* text of the offending line (for a caret), or NULL */
+  const char *message;     /* the message itself, never NULL */
+} mp_diag;
+
+typedef void (*mp_diag_fn)(void *user, const mp_diag *d);
+
+typedef struct mp_diag_sink {
+  mp_diag_fn fn;
+  void *user;
+} mp_diag_sink;
+
+/* ------------------------------------------------------------------------ */
+/* Model: a read-only view of a LiteRT / TensorFlow Lite flatbuffer         */
+/* ------------------------------------------------------------------------ */
+
+/* TensorType of the LiteRT schema; the values are the schema's. */
+typedef enum mp_dtype {
+  MP_DTYPE_FLOAT32 = 0,
+  MP_DTYPE_FLOAT16 = 1,
+  MP_DTYPE_INT32 = 2,
+  MP_DTYPE_UINT8 = 3,
+  MP_DTYPE_INT64 = 4,
+  MP_DTYPE_STRING = 5,
+  MP_DTYPE_BOOL = 6,
+  MP_DTYPE_INT16 = 7,
+  MP_DTYPE_COMPLEX64 = 8,
+  MP_DTYPE_INT8 = 9,
+  MP_DTYPE_FLOAT64 = 10,
+  MP_DTYPE_COMPLEX128 = 11,
+  MP_DTYPE_UINT64 = 12,
+  MP_DTYPE_RESOURCE = 13,
+  MP_DTYPE_VARIANT = 14,
+  MP_DTYPE_UINT32 = 15,
+  MP_DTYPE_UINT16 = 16,
+  MP_DTYPE_INT4 = 17,
+  MP_DTYPE_BFLOAT16 = 18,
+  MP_DTYPE_COUNT = 19
+} mp_dtype;
+
+/* Lower-case schema name of a dtype ("int8"), or "unknown". */
+const char *mp_dtype_name(int32_t dtype);
+/* Bits per element (4 for int4), 0 for types without a fixed size. */
+uint32_t mp_dtype_bits(int32_t dtype);
+/* Natural alignment in bytes of one element (1 for int4/bool/int8). */
+uint32_t mp_dtype_align(int32_t dtype);
+
+/* Name of a BuiltinOperator code ("CONV_2D"); "UNKNOWN" when out of range. */
+const char *mp_builtin_name(int32_t code);
+/* Number of entries of the builtin name table (highest code + 1). */
+int32_t mp_builtin_count(void);
+
+typedef struct mp_quant {
+  uint32_t n_scale;
+  const float *scale;
+  uint32_t n_zero_point;
+  const int64_t *zero_point;
+  int32_t quantized_dimension;
+} mp_quant;
+
+typedef struct mp_tensor_def {
+  uint32_t index;
+  const char *name;      /* never NULL ("" when the model has none) */
+  int32_t dtype;         /* mp_dtype */
+  uint32_t rank;
+  const int32_t *shape;  /* rank entries */
+  bool has_shape_signature;
+  const int32_t *shape_signature; /* rank entries when present; -1 = dynamic */
+  uint32_t buffer;       /* index into mp_model.buffers (0 = none) */
+  bool is_variable;
+  bool has_quant;
+  mp_quant quant;
+  bool is_sparse;        /* has SparsityParameters */
+} mp_tensor_def;
+
+typedef struct mp_op_def {
+  uint32_t index;
+  uint32_t opcode_index;
+  int32_t builtin_code;      /* resolved code (max of the two schema fields) */
+  const char *custom_code;   /* for CUSTOM ops, else NULL */
+  uint32_t n_inputs;
+  const int32_t *inputs;     /* tensor indices, -1 = optional input absent */
+  uint32_t n_outputs;
+  const int32_t *outputs;
+  uint32_t n_intermediates;
+  const int32_t *intermediates;
+  uint8_t builtin_options_type; /* BuiltinOptions union type, 0 = none */
+  uint32_t builtin_options_pos; /* file offset of the options table, 0 = none */
+  uint8_t builtin_options_2_type;
+  uint32_t builtin_options_2_pos;
+  uint32_t custom_options_size;
+  const uint8_t *custom_options;
+} mp_op_def;
+
+typedef struct mp_subgraph_def {
+  const char *name;
+  uint32_t n_tensors;
+  const mp_tensor_def *tensors;
+  uint32_t n_ops;
+  const mp_op_def *ops;
+  uint32_t n_inputs;
+  const int32_t *inputs;
+  uint32_t n_outputs;
+  const int32_t *outputs;
+} mp_subgraph_def;
+
+typedef struct mp_opcode_def {
+  int8_t deprecated_builtin_code;
+  int32_t builtin_code;      /* the schema field as stored */
+  int32_t resolved_code;     /* max(deprecated, builtin_code) */
+  const char *custom_code;   /* or NULL */
+  int32_t version;
+} mp_opcode_def;
+
+typedef struct mp_buffer_def {
+  const uint8_t *data;   /* points into mp_model.bytes; NULL when empty */
+  uint64_t size;         /* bytes */
+  bool external;         /* data given by offset/size outside the flatbuffer */
+  uint64_t file_offset;  /* offset of the data in the file (0 when empty) */
+} mp_buffer_def;
+
+typedef struct mp_metadata_def {
+  const char *name;
+  uint32_t buffer;
+} mp_metadata_def;
+
+typedef struct mp_model {
+  const uint8_t *bytes;  /* the whole file, owned by the model */
+  size_t size;
+  const char *path;      /* as given to mp_model_load, or the parse name */
+  uint32_t version;
+  const char *description;
+  uint32_t n_opcodes;
+  const mp_opcode_def *opcodes;
+  uint32_t n_subgraphs;
+  const mp_subgraph_def *subgraphs;
+  uint32_t n_buffers;
+  const mp_buffer_def *buffers;
+  uint32_t n_metadata;
+  const mp_metadata_def *metadata;
+  struct mp_pool *pool;  /* owns everything above */
+} mp_model;
+
+/* Read and validate a .tflite file.  Every offset, length, vtable and index
+ * is checked; a malformed file yields MP_ERR_MODEL with a diagnostic naming
+ * the byte offset.  On success *out owns a copy of the file. */
+mp_status mp_model_load(const char *path, const mp_diag_sink *dx, mp_model **out);
+
+/* The same from memory; `bytes` is copied.  `name` labels diagnostics. */
+mp_status mp_model_parse(const uint8_t *bytes, size_t size, const char *name,
+                         const mp_diag_sink *dx, mp_model **out);
+
+void mp_model_free(mp_model **m);
+
+/* ------------------------------------------------------------------------ */
+/* Graph: roles, sizes, lifetimes and aliases of one subgraph (SPEC §2-3)   */
+/* ------------------------------------------------------------------------ */
+
+/* ArenaRole of the seeds. */
+typedef enum mp_role {
+  MP_ROLE_SCRATCH = 0,    /* activations; slots reused by liveness */
+  MP_ROLE_PERSISTENT = 1, /* variable/state tensors; live for the whole program */
+  MP_ROLE_CONSTANT = 2,   /* read-only weights; cold or staged */
+  MP_ROLE_COUNT = 3
+} mp_role;
+
+const char *mp_role_name(mp_role r); /* "scratch", "persistent", "constant" */
+
+/* TensorLifetime of the seeds: inclusive operator interval. */
+typedef struct mp_lifetime {
+  uint32_t tensor_id;
+  int32_t start_op; /* -1 when the tensor is never live */
+  int32_t end_op;
+} mp_lifetime;
+
+/* TensorLifetime.add_op: widen the interval to include `op`. */
+void mp_lifetime_add_op(mp_lifetime *lt, int32_t op);
+/* TensorLifetime.merge: widen the interval to cover `other` as well. */
+void mp_lifetime_merge(mp_lifetime *lt, const mp_lifetime *other);
+/* True when both intervals are live and share an operator. */
+bool mp_lifetime_overlaps(const mp_lifetime *a, const mp_lifetime *b);
+
+typedef struct mp_tensor {
+  uint32_t id;            /* tensor index; ids >= model tensors are op-local
+                             scratch buffers added by kernels */
+  const char *name;
+  int32_t dtype;
+  uint32_t rank;
+  const int32_t *shape;
+  uint64_t size;          /* bytes, unaligned */
+  mp_role role;
+  bool used;              /* read or written by an op, or a subgraph I/O */
+  bool is_input;          /* a subgraph input */
+  bool is_output;         /* a subgraph output */
+  int32_t producer;       /* op that writes it, -1 if none */
+  int32_t alias_of;       /* root tensor whose storage this view shares, or -1 */
+  uint32_t align_hint;    /* kernel alignment requirement in bytes, 0 = none */
+  mp_lifetime lifetime;   /* own lifetime (SPEC §3), before alias merging */
+  const uint8_t *data;    /* constant bytes (into the model), else NULL */
+  int32_t local_op;       /* op-local scratch: the op that owns it, else -1 */
+} mp_tensor;
+
+typedef struct mp_op {
+  uint32_t index;
+  int32_t builtin_code;
+  const char *name;       /* builtin name, or the custom code */
+  uint32_t n_inputs;
+  const int32_t *inputs;
+  uint32_t n_outputs;
+  const int32_t *outputs;
+  uint32_t n_intermediates;
+  const int32_t *intermediates;
+  bool is_view;           /* a view op whose output aliases its input: a no-op */
+  const mp_op_def *def;   /* the model's operator */
+} mp_op;
+
+typedef struct mp_graph_options {
+  bool alias_views;       /* alias view outputs to their inputs (default true) */
+} mp_graph_options;
+
+typedef struct mp_graph {
+  const mp_model *model;
+  uint32_t subgraph;
+  uint32_t n_model_tensors; /* tensors of the model; op-local ones follow */
+  uint32_t n_tensors;
+  mp_tensor *tensors;
+  uint32_t n_ops;
+  mp_op *ops;
+  uint32_t n_inputs;
+  const int32_t *inputs;
+  uint32_t n_outputs;
+  const int32_t *outputs;
+  /* Storage lifetime per tensor: for an alias root, merged over every
+   * tensor that aliases it; for an alias, a copy of its root's. */
+  mp_lifetime *storage;
+  struct mp_pool *pool;
+} mp_graph;
+
+/* Analyse subgraph `subgraph` of `model` (which must outlive the graph).
+ * `opt` may be NULL for the defaults.  Fails with MP_ERR_MODEL on an
+ * inconsistent graph (a tensor written twice, an index out of range) and
+ * MP_ERR_UNSUPPORTED on a dynamic shape of a tensor that needs storage. */
+mp_status mp_graph_build(const mp_model *model, uint32_t subgraph,
+                         const mp_graph_options *opt, const mp_diag_sink *dx,
+                         mp_graph **out);
+
+/* Add an op-local scratch buffer of `size` bytes, live over [op, op], for a
+ * kernel that needs working memory.  Returns the new tensor id in *id. */
+mp_status mp_graph_add_local(mp_graph *g, uint32_t op, uint64_t size,
+                             uint32_t align, const char *name, uint32_t *id);
+
+/* True when tensor t needs a scratch slot of its own (scratch role, used,
+ * not an alias, and live). */
+bool mp_graph_needs_slot(const mp_graph *g, uint32_t t);
+
+/* Scratch lower bound: the largest, over operators, sum of the sizes
+ * (rounded up to `alignment`) of the scratch slots live at that operator. */
+uint64_t mp_graph_lower_bound(const mp_graph *g, uint32_t alignment);
+
+void mp_graph_free(mp_graph **g);
+
+/* ------------------------------------------------------------------------ */
+/* Memories and platforms                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* MemoryType of the seeds.  Ordered by name so that region ids sorted by
+ * memory name follow the enum. */
+typedef enum mp_memory {
+  MP_MEM_DTCM = 0,
+  MP_MEM_ITCM = 1,
+  MP_MEM_MRAM = 2,
+  MP_MEM_PSRAM = 3,
+  MP_MEM_SRAM = 4,
+  MP_MEM_COUNT = 5
+} mp_memory;
+
+const char *mp_memory_name(mp_memory m);  /* "dtcm", ... */
+/* Case-insensitive lookup; returns false when `name` is no memory. */
+bool mp_memory_from_name(const char *name, mp_memory *out);
+/* mram is read-only storage; every other memory is writable. */
+bool mp_memory_writable(mp_memory m);
+
+typedef struct mp_platform {
+  char name[64];
+  bool present[MP_MEM_COUNT];
+  uint64_t size[MP_MEM_COUNT];     /* bytes */
+  uint32_t min_alignment;          /* bytes, power of two */
+  uint32_t n_order;
+  mp_memory order[MP_MEM_COUNT];   /* preferred_memory_order */
+} mp_platform;
+
+/* Look up a built-in platform by name; false when there is none. */
+bool mp_platform_builtin(const char *name, mp_platform *out);
+/* Names of the built-in platforms, NULL-terminated. */
+const char *const *mp_platform_builtin_names(void);
+#define MP_DEFAULT_PLATFORM "apollo510_evb"
+
+/* ------------------------------------------------------------------------ */
+/* Configuration (SPEC §4; the memory section is the seeds' MemoryArgs)     */
+/* ------------------------------------------------------------------------ */
+
+/* MemoryConstraint of the seeds. */
+typedef struct mp_constraint {
+  mp_memory name;
+  bool has_max_size;
+  uint64_t max_size;        /* defaults to the platform's memory size */
+  uint32_t arena_alignment; /* 0 = not set */
+} mp_constraint;
+
+/* TensorAttributes of the seeds; the has_ flags say which fields a rule set. */
+typedef struct mp_attributes {
+  bool has_memory;
+  mp_memory memory;
+  bool has_constant_destination_memory;
+  mp_memory constant_destination_memory;
+} mp_attributes;
+
+#define MP_RULE_ANY_TYPE (-1)
+
+/* AttributeRuleset: `type` is an mp_role or MP_RULE_ANY_TYPE ("*");
+ * `ids` NULL means every tensor. */
+typedef struct mp_rule {
+  int32_t type;
+  uint32_t n_ids;
+  char **ids;               /* tensor index as text, or tensor name */
+  mp_attributes attributes;
+  char *where;              /* "file:line:col" or "--memory.tensors[2]" */
+} mp_rule;
+
+/* One validated planner option. */
+typedef struct mp_option {
+  char *key;
+  int64_t value;
+} mp_option;
+
+typedef struct mp_memory_args {
+  char *planner;            /* a registered planner name; default "greedy" */
+  uint32_t n_options;
+  mp_option *options;       /* planner_options, validated */
+  uint32_t n_constraints;
+  mp_constraint *constraints; /* in order of preference */
+  uint32_t n_rules;
+  mp_rule *rules;
+  bool allocate_arenas;     /* default true */
+  bool auto_hydrate_constants; /* deprecated; default true, changes nothing */
+  bool dump_residency_json; /* default false */
+} mp_memory_args;
+
+typedef struct mp_config {
+  char *config_path;        /* the file, or NULL when given on the CLI only */
+  char *model_path;         /* resolved against the config file's folder */
+  uint32_t subgraph;
+  char *model_name;
+  char *module_path;
+  char *module_name;
+  char *prefix;             /* C identifier */
+  mp_platform platform;
+  mp_memory_args memory;
+  int32_t verbose;
+  char *report_path;        /* HTML report, or NULL */
+  bool allow_unsupported;
+  struct mp_pool *pool;
+} mp_config;
+
+/* ------------------------------------------------------------------------ */
+/* Planners: offset assignment for one arena                                */
+/* ------------------------------------------------------------------------ */
+
+/* A buffer to place: live over the inclusive interval [start, end]. */
+typedef struct mp_item {
+  uint64_t size;   /* bytes, already rounded up to `align` by the caller */
+  int32_t start;
+  int32_t end;
+  uint32_t align;  /* offset alignment, power of two >= 1 */
+  uint32_t id;     /* stable id for deterministic tie-breaks */
+} mp_item;
+
+typedef struct mp_problem {
+  size_t n;
+  const mp_item *items;
+  uint64_t capacity;  /* a limit for the height, 0 = none */
+} mp_problem;
+
+typedef struct mp_solution {
+  uint64_t *offsets;      /* n entries, allocated by the caller */
+  uint64_t height;        /* max(offset + size) */
+  uint64_t lower_bound;   /* max over time of the live sum */
+  /* Proven interval on the optimum height: lower <= OPT <= upper.  Heuristic
+   * planners set lower = lower_bound and upper = height. */
+  uint64_t proven_lower;
+  uint64_t proven_upper;
+  bool timed_out;         /* a time limit cut the search */
+  uint64_t iterations;    /* planner-defined work count */
+} mp_solution;
+
+/* One tunable of a planner's option schema. */
+typedef struct mp_option_spec {
+  const char *key;
+  int64_t min;
+  int64_t max;
+  int64_t def;
+  bool has_default;       /* false: optional with no default */
+  const char *help;
+} mp_option_spec;
+
+typedef struct mp_planner {
+  const char *name;
+  const char *help;
+  uint32_t n_options;
+  const mp_option_spec *options;
+  /* Place every item.  `opts` holds validated values for this planner.
+   * Must be deterministic for the same problem and options, except where a
+   * time limit cuts the search (then sol->timed_out is set). */
+  mp_status (*solve)(const mp_problem *p, const mp_option *opts, uint32_t n_opts,
+                     mp_solution *sol, const mp_diag_sink *dx);
+} mp_planner;
+
+/* The planner table; NULL-terminated via mp_planner_count. */
+uint32_t mp_planner_count(void);
+const mp_planner *mp_planner_at(uint32_t i);
+const mp_planner *mp_planner_find(const char *name);
+/* Value of option `key` in `opts`, else the schema default, else `fallback`. */
+int64_t mp_option_get(const mp_planner *pl, const mp_option *opts, uint32_t n_opts,
+                      const char *key, int64_t fallback);
+
+/* The lower bound of a problem: max over time of the sum of live sizes. */
+uint64_t mp_problem_lower_bound(const mp_problem *p);
+
+/* Run a planner on a problem; fills sol (offsets must hold p->n entries). */
+mp_status mp_solve(const mp_planner *pl, const mp_problem *p, const mp_option *opts,
+                   uint32_t n_opts, mp_solution *sol, const mp_diag_sink *dx);
+
+/* ------------------------------------------------------------------------ */
+/* Memory plan (the seeds' MemoryPlan data model)                           */
+/* ------------------------------------------------------------------------ */
+
+/* TensorBinding: where a tensor's storage is materialised. */
+typedef struct mp_binding {
+  mp_role role;
+  mp_memory memory;         /* runtime (kernel-visible) memory */
+  mp_memory source_memory;  /* == memory except for staged constants */
+  uint64_t offset;          /* byte offset within the arena */
+} mp_binding;
+
+/* TensorAllocation, indexed by tensor id in mp_plan.allocs. */
+typedef struct mp_allocation {
+  uint32_t tensor_id;
+  bool placed;              /* false: the tensor needs no storage (unused,
+                               zero-size or an unwritten optional) */
+  mp_memory memory;
+  uint64_t offset;
+  uint64_t size;            /* bytes of the tensor (unaligned) */
+  uint64_t slot_size;       /* bytes reserved: size rounded up to `align` */
+  uint32_t align;           /* slot alignment */
+  mp_binding binding;
+  uint32_t arena;           /* index into mp_plan.arenas */
+  int32_t alias_of;         /* view alias root, or -1 */
+  bool pinned;              /* a rule named its memory */
+} mp_allocation;
+
+/* ArenaUsage: one arena of one role in one memory. */
+typedef struct mp_arena {
+  mp_role role;
+  mp_memory memory;         /* runtime memory */
+  mp_memory source_memory;  /* == memory unless staged */
+  bool is_staged;           /* constant arena hydrated from source_memory */
+  uint64_t total_size;      /* bytes, a multiple of alignment */
+  uint64_t used;            /* high-water mark (== total_size when bumped) */
+  uint32_t alignment;       /* base alignment */
+  uint64_t lower_bound;     /* scratch: live-sum lower bound; else total */
+  /* Optimality proof of a scratch arena (exact planner): lower <= OPT <= upper. */
+  uint64_t proven_lower;
+  uint64_t proven_upper;
+  bool timed_out;
+  uint32_t n_tensors;       /* slots placed in it (aliases not counted) */
+} mp_arena;
+
+/* What one memory bank holds, and its budget. */
+typedef struct mp_memory_usage {
+  bool present;             /* the platform has it */
+  uint64_t budget;          /* max_size of its constraint, else its size */
+  uint64_t used;            /* sum of the four below */
+  uint64_t scratch;
+  uint64_t persistent;
+  uint64_t constant;        /* runtime constant arenas in this memory */
+  uint64_t staged_source;   /* source blobs of staged arenas stored here */
+} mp_memory_usage;
+
+/* MemoryPlan.  Arenas are ordered by region id: role (scratch, persistent,
+ * constant), then memory name. */
+typedef struct mp_plan {
+  const mp_graph *graph;
+  char planner[32];
+  uint32_t n_options;
+  mp_option *options;       /* the planner options in effect */
+  mp_platform platform;
+  uint32_t n_allocs;        /* == graph->n_tensors */
+  mp_allocation *allocs;
+  uint32_t n_arenas;
+  mp_arena *arenas;
+  mp_memory_usage memories[MP_MEM_COUNT];
+  mp_lifetime *lifetimes;   /* tensor_lifetimes: storage lifetime per tensor */
+  uint64_t hash;            /* FNV-1a of the placement: detects mismatched
+                               header/source pairs of an emitted module */
+  struct mp_pool *pool;
+} mp_plan;
+
+/* Plan every tensor of `g` on `platform` following `mem`.  Fails with
+ * MP_ERR_NOFIT (naming tensor, memory, budget and shortfall) when a pinned
+ * tensor or a constant cannot fit, MP_ERR_CONFIG for inconsistent rules
+ * (two sources for one constant arena, a rule id that matches nothing). */
+mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform,
+                        const mp_memory_args *mem, const mp_diag_sink *dx,
+                        mp_plan **out);
+
+/* MemoryPlan.get_allocation: NULL (and no crash) for an unknown id or a
+ * tensor without storage. */
+const mp_allocation *mp_plan_get_allocation(const mp_plan *p, uint32_t tensor_id);
+
+/* Independent check of a plan; shares no code with the planners.  Reports
+ * the offending pair of tensors and returns MP_ERR_VERIFY on a violation. */
+mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx);
+
+void mp_plan_free(mp_plan **p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MEMPLAN_H */

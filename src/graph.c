@@ -1,0 +1,335 @@
+/*
+ * graph.c — from a model's subgraph to what the planner needs: every tensor's
+ * role, byte size and lifetime, and which view outputs alias their inputs.
+ *
+ * Lifetimes follow SPEC §3.  Operators are numbered in execution order and a
+ * tensor is live over the inclusive interval from its first to its last
+ * touch: its producer (or op 0 for a subgraph input) to its last reader (or
+ * the last op for a subgraph output); an op's intermediates live over that
+ * op alone.  Building the interval with TensorLifetime.add_op over every op
+ * that touches the tensor gives exactly that, and stays safe on odd graphs
+ * (a tensor read before it is written just lives longer).
+ *
+ * Aliasing: the output of a view op (RESHAPE, SQUEEZE, EXPAND_DIMS, BITCAST)
+ * has the same bytes as its data input, so when both are scratch tensors of
+ * equal size the output becomes an alias of the input's root: one slot, the
+ * lifetimes merged with TensorLifetime.merge, and the op a no-op at run time.
+ * Chains of views collapse onto one root.
+ *
+ * This file does not choose memories or offsets (plan.c does) and does not
+ * read operator options.
+ */
+#include "diag.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *mp_role_name(mp_role r) {
+  switch (r) {
+  case MP_ROLE_SCRATCH: return "scratch";
+  case MP_ROLE_PERSISTENT: return "persistent";
+  case MP_ROLE_CONSTANT: return "constant";
+  default: return "unknown";
+  }
+}
+
+void mp_lifetime_add_op(mp_lifetime *lt, int32_t op) {
+  if (lt->start_op < 0) {
+    lt->start_op = lt->end_op = op;
+    return;
+  }
+  if (op < lt->start_op) lt->start_op = op;
+  if (op > lt->end_op) lt->end_op = op;
+}
+
+void mp_lifetime_merge(mp_lifetime *lt, const mp_lifetime *other) {
+  if (other->start_op < 0) return;
+  mp_lifetime_add_op(lt, other->start_op);
+  mp_lifetime_add_op(lt, other->end_op);
+}
+
+bool mp_lifetime_overlaps(const mp_lifetime *a, const mp_lifetime *b) {
+  return a->start_op >= 0 && b->start_op >= 0 && a->start_op <= b->end_op &&
+         b->start_op <= a->end_op;
+}
+
+static bool is_view_code(int32_t code) {
+  switch (code) {
+  case 22:  /* RESHAPE */
+  case 43:  /* SQUEEZE */
+  case 70:  /* EXPAND_DIMS */
+  case 159: /* BITCAST */
+    return true;
+  default:
+    return false;
+  }
+}
+
+static mp_loc model_loc(const mp_model *m) { return (mp_loc){m->path, 0, 0, -1, NULL, NULL}; }
+
+/* Byte size of a tensor from its static shape; false when the size is not
+ * static (negative dimension, type without a fixed size) or overflows. */
+static mp_status tensor_size(const mp_model *m, const mp_tensor_def *td, uint64_t *size,
+                             const mp_diag_sink *dx, bool needed) {
+  uint64_t elems = 1;
+  *size = 0;
+  for (uint32_t d = 0; d < td->rank; d++) {
+    int32_t dim = td->shape[d];
+    if (dim < 0) {
+      if (!needed) return MP_OK;
+      mp_error(dx, model_loc(m), "tensor %u '%s' has dynamic shape (dimension %u is %d); "
+                                 "memplan needs static shapes", td->index, td->name, d, dim);
+      return MP_ERR_UNSUPPORTED;
+    }
+    if (dim != 0 && elems > UINT64_MAX / 128 / (uint64_t)dim) {
+      mp_error(dx, model_loc(m), "tensor %u '%s': shape is too large", td->index, td->name);
+      return MP_ERR_MODEL;
+    }
+    elems *= (uint64_t)dim;
+  }
+  uint32_t bits = mp_dtype_bits(td->dtype);
+  if (bits == 0) {
+    if (!needed || elems == 0) return MP_OK;
+    mp_error(dx, model_loc(m), "tensor %u '%s' has type %s, which has no static size: "
+                               "not supported", td->index, td->name, mp_dtype_name(td->dtype));
+    return MP_ERR_UNSUPPORTED;
+  }
+  *size = (elems * bits + 7) / 8;
+  return MP_OK;
+}
+
+static mp_status add_touch(mp_graph *g, int32_t t, int32_t op) {
+  if (t < 0) return MP_OK; /* optional input left out */
+  mp_tensor *x = &g->tensors[t];
+  x->used = true;
+  mp_lifetime_add_op(&x->lifetime, op);
+  return MP_OK;
+}
+
+static int32_t find_root(const mp_graph *g, int32_t t) {
+  /* alias_of always names a root (set after the root is final), so one
+   * step suffices. */
+  return g->tensors[t].alias_of >= 0 ? g->tensors[t].alias_of : t;
+}
+
+mp_status mp_graph_build(const mp_model *model, uint32_t subgraph, const mp_graph_options *opt,
+                         const mp_diag_sink *dx, mp_graph **out) {
+  *out = NULL;
+  if (subgraph >= model->n_subgraphs) {
+    mp_error(dx, model_loc(model), "subgraph %u does not exist (model has %u subgraph%s)",
+             subgraph, model->n_subgraphs, model->n_subgraphs == 1 ? "" : "s");
+    return MP_ERR_CONFIG;
+  }
+  bool alias_views = opt ? opt->alias_views : true;
+  const mp_subgraph_def *sg = &model->subgraphs[subgraph];
+  mp_pool *pool = mp_pool_new();
+  if (!pool) return MP_ERR_NOMEM;
+  mp_graph *g = mp_pool_alloc(pool, 1, sizeof *g);
+  if (!g) {
+    mp_pool_free(&pool);
+    return MP_ERR_NOMEM;
+  }
+  g->pool = pool;
+  g->model = model;
+  g->subgraph = subgraph;
+  g->n_model_tensors = g->n_tensors = sg->n_tensors;
+  g->n_ops = sg->n_ops;
+  g->tensors = mp_pool_alloc(pool, sg->n_tensors, sizeof(mp_tensor));
+  g->storage = mp_pool_alloc(pool, sg->n_tensors, sizeof(mp_lifetime));
+  g->ops = mp_pool_alloc(pool, sg->n_ops, sizeof(mp_op));
+  g->n_inputs = sg->n_inputs;
+  g->inputs = sg->inputs;
+  g->n_outputs = sg->n_outputs;
+  g->outputs = sg->outputs;
+  mp_status st = MP_OK;
+  if (!g->tensors || !g->storage || !g->ops) {
+    st = MP_ERR_NOMEM;
+    goto fail;
+  }
+
+  for (uint32_t i = 0; i < sg->n_tensors; i++) {
+    const mp_tensor_def *td = &sg->tensors[i];
+    mp_tensor *t = &g->tensors[i];
+    t->id = i;
+    t->name = td->name;
+    t->dtype = td->dtype;
+    t->rank = td->rank;
+    t->shape = td->shape;
+    t->producer = -1;
+    t->alias_of = -1;
+    t->local_op = -1;
+    t->lifetime = (mp_lifetime){i, -1, -1};
+    const mp_buffer_def *b = td->buffer < model->n_buffers ? &model->buffers[td->buffer] : NULL;
+    if (td->is_variable) {
+      t->role = MP_ROLE_PERSISTENT;
+    } else if (b && b->size > 0) {
+      t->role = MP_ROLE_CONSTANT;
+      t->data = b->data;
+    } else {
+      t->role = MP_ROLE_SCRATCH;
+    }
+  }
+
+  /* Touches: producers, readers, intermediates. */
+  for (uint32_t o = 0; o < sg->n_ops; o++) {
+    const mp_op_def *od = &sg->ops[o];
+    mp_op *op = &g->ops[o];
+    op->index = o;
+    op->def = od;
+    op->builtin_code = od->builtin_code;
+    op->name = od->builtin_code == 32 && od->custom_code ? od->custom_code
+                                                         : mp_builtin_name(od->builtin_code);
+    op->n_inputs = od->n_inputs;
+    op->inputs = od->inputs;
+    op->n_outputs = od->n_outputs;
+    op->outputs = od->outputs;
+    op->n_intermediates = od->n_intermediates;
+    op->intermediates = od->intermediates;
+    for (uint32_t k = 0; k < od->n_inputs; k++) add_touch(g, od->inputs[k], (int32_t)o);
+    for (uint32_t k = 0; k < od->n_intermediates; k++)
+      add_touch(g, od->intermediates[k], (int32_t)o);
+    for (uint32_t k = 0; k < od->n_outputs; k++) {
+      int32_t t = od->outputs[k];
+      if (t < 0) continue;
+      mp_tensor *x = &g->tensors[t];
+      if (x->role == MP_ROLE_CONSTANT) {
+        mp_error(dx, model_loc(model), "operator %u (%s) writes tensor %d '%s', which is a "
+                                       "constant", o, op->name, t, x->name);
+        st = MP_ERR_MODEL;
+        goto fail;
+      }
+      if (x->producer >= 0 && x->role == MP_ROLE_SCRATCH) {
+        mp_error(dx, model_loc(model), "tensor %d '%s' is written by operator %d and again by "
+                                       "operator %u", t, x->name, x->producer, o);
+        st = MP_ERR_MODEL;
+        goto fail;
+      }
+      if (x->producer < 0) x->producer = (int32_t)o;
+      add_touch(g, t, (int32_t)o);
+    }
+  }
+  int32_t last = sg->n_ops > 0 ? (int32_t)sg->n_ops - 1 : 0;
+  for (uint32_t k = 0; k < sg->n_inputs; k++) {
+    mp_tensor *x = &g->tensors[sg->inputs[k]];
+    x->is_input = x->used = true;
+    mp_lifetime_add_op(&x->lifetime, 0);
+  }
+  for (uint32_t k = 0; k < sg->n_outputs; k++) {
+    mp_tensor *x = &g->tensors[sg->outputs[k]];
+    x->is_output = x->used = true;
+    mp_lifetime_add_op(&x->lifetime, last);
+  }
+
+  /* Sizes: only tensors that need storage must have a static one. */
+  for (uint32_t i = 0; i < sg->n_tensors; i++) {
+    mp_tensor *t = &g->tensors[i];
+    bool needed = t->used && t->role != MP_ROLE_CONSTANT;
+    st = tensor_size(model, &sg->tensors[i], &t->size, dx, needed);
+    if (st != MP_OK) goto fail;
+    if (t->role == MP_ROLE_CONSTANT) {
+      /* a constant's storage is its buffer, whatever its shape says */
+      t->size = model->buffers[sg->tensors[i].buffer].size;
+    }
+  }
+
+  /* View aliasing, in op order so chains resolve to the first root. */
+  for (uint32_t o = 0; alias_views && o < sg->n_ops; o++) {
+    mp_op *op = &g->ops[o];
+    if (!is_view_code(op->builtin_code) || op->n_inputs < 1 || op->n_outputs != 1) continue;
+    int32_t in = op->inputs[0], outt = op->outputs[0];
+    if (in < 0 || outt < 0 || in == outt) continue;
+    mp_tensor *ti = &g->tensors[in], *to = &g->tensors[outt];
+    if (ti->role != MP_ROLE_SCRATCH || to->role != MP_ROLE_SCRATCH) continue;
+    if (ti->size != to->size || to->alias_of >= 0) continue;
+    to->alias_of = find_root(g, in);
+    op->is_view = true;
+  }
+
+  /* Storage lifetimes: roots absorb their aliases. */
+  for (uint32_t i = 0; i < sg->n_tensors; i++) g->storage[i] = g->tensors[i].lifetime;
+  for (uint32_t i = 0; i < sg->n_tensors; i++) {
+    int32_t r = g->tensors[i].alias_of;
+    if (r >= 0) mp_lifetime_merge(&g->storage[r], &g->tensors[i].lifetime);
+  }
+  for (uint32_t i = 0; i < sg->n_tensors; i++) {
+    int32_t r = g->tensors[i].alias_of;
+    if (r >= 0) {
+      g->storage[i] = g->storage[r];
+      g->storage[i].tensor_id = i;
+    }
+  }
+  *out = g;
+  return MP_OK;
+
+fail:
+  mp_pool_free(&pool);
+  return st;
+}
+
+mp_status mp_graph_add_local(mp_graph *g, uint32_t op, uint64_t size, uint32_t align,
+                             const char *name, uint32_t *id) {
+  if (op >= g->n_ops) return MP_ERR_INTERNAL;
+  uint32_t n = g->n_tensors;
+  mp_tensor *nt = mp_pool_alloc(g->pool, (size_t)n + 1, sizeof(mp_tensor));
+  mp_lifetime *ns = mp_pool_alloc(g->pool, (size_t)n + 1, sizeof(mp_lifetime));
+  char *nm = mp_pool_strdup(g->pool, name ? name : "");
+  if (!nt || !ns || !nm) return MP_ERR_NOMEM;
+  memcpy(nt, g->tensors, n * sizeof(mp_tensor));
+  memcpy(ns, g->storage, n * sizeof(mp_lifetime));
+  mp_tensor *t = &nt[n];
+  t->id = n;
+  t->name = nm;
+  t->dtype = MP_DTYPE_INT8;
+  t->size = size;
+  t->role = MP_ROLE_SCRATCH;
+  t->used = true;
+  t->producer = (int32_t)op;
+  t->alias_of = -1;
+  t->align_hint = align;
+  t->local_op = (int32_t)op;
+  t->lifetime = (mp_lifetime){n, (int32_t)op, (int32_t)op};
+  ns[n] = t->lifetime;
+  g->tensors = nt;
+  g->storage = ns;
+  g->n_tensors = n + 1;
+  *id = n;
+  return MP_OK;
+}
+
+bool mp_graph_needs_slot(const mp_graph *g, uint32_t t) {
+  if (t >= g->n_tensors) return false;
+  const mp_tensor *x = &g->tensors[t];
+  return x->role == MP_ROLE_SCRATCH && x->used && x->alias_of < 0 && x->size > 0 &&
+         g->storage[t].start_op >= 0;
+}
+
+uint64_t mp_graph_lower_bound(const mp_graph *g, uint32_t alignment) {
+  uint32_t n = g->n_ops > 0 ? g->n_ops : 1;
+  /* difference array over op indices */
+  int64_t *diff = calloc((size_t)n + 1, sizeof(int64_t));
+  if (!diff) return 0;
+  for (uint32_t t = 0; t < g->n_tensors; t++) {
+    if (!mp_graph_needs_slot(g, t)) continue;
+    uint32_t a = alignment;
+    if (g->tensors[t].align_hint > a) a = g->tensors[t].align_hint;
+    uint64_t sz = mp_align_up(g->tensors[t].size, a);
+    const mp_lifetime *lt = &g->storage[t];
+    diff[lt->start_op] += (int64_t)sz;
+    diff[lt->end_op + 1] -= (int64_t)sz;
+  }
+  int64_t live = 0, best = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    live += diff[i];
+    if (live > best) best = live;
+  }
+  free(diff);
+  return (uint64_t)best;
+}
+
+void mp_graph_free(mp_graph **g) {
+  if (!g || !*g) return;
+  mp_pool *pool = (*g)->pool;
+  mp_pool_free(&pool);
+  *g = NULL;
+}

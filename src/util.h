@@ -1,0 +1,87 @@
+/*
+ * util.h — small shared helpers: a per-object pool allocator, a growable
+ * string buffer, alignment arithmetic and file I/O.
+ *
+ * The pool is what keeps ownership simple: every object the library returns
+ * (model, graph, config, plan) owns one pool, allocates everything it holds
+ * from it, and frees it in one call.  Allocation failure is reported, never
+ * ignored: mp_pool_alloc returns NULL and callers turn that into
+ * MP_ERR_NOMEM.
+ */
+#ifndef MP_UTIL_H
+#define MP_UTIL_H
+
+#include "memplan.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+/* ---- pool ---------------------------------------------------------------- */
+
+typedef struct mp_pool mp_pool;
+
+mp_pool *mp_pool_new(void);
+/* Zeroed, 16-byte aligned memory owned by the pool; NULL on failure or when
+ * n * size overflows. n == 0 returns a valid non-NULL pointer. */
+void *mp_pool_alloc(mp_pool *p, size_t n, size_t size);
+/* A copy of `s` (NULL -> NULL) / of the first n bytes plus a NUL. */
+char *mp_pool_strdup(mp_pool *p, const char *s);
+char *mp_pool_strndup(mp_pool *p, const char *s, size_t n);
+char *mp_pool_printf(mp_pool *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void mp_pool_free(mp_pool **p);
+
+/* ---- string buffer ------------------------------------------------------- */
+
+typedef struct mp_buf {
+  char *data;     /* NUL-terminated when len > 0 or after any append */
+  size_t len;
+  size_t cap;
+  bool failed;    /* an allocation failed; further appends are ignored */
+} mp_buf;
+
+void mp_buf_init(mp_buf *b);
+void mp_buf_append(mp_buf *b, const char *s, size_t n);
+void mp_buf_puts(mp_buf *b, const char *s);
+void mp_buf_putc(mp_buf *b, char c);
+void mp_buf_printf(mp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void mp_buf_vprintf(mp_buf *b, const char *fmt, va_list ap);
+/* The text so far ("" when empty); valid until the next append. */
+const char *mp_buf_str(const mp_buf *b);
+void mp_buf_free(mp_buf *b);
+
+/* ---- arithmetic ---------------------------------------------------------- */
+
+static inline uint64_t mp_align_up(uint64_t v, uint64_t a) {
+  return a <= 1 ? v : (v + a - 1) / a * a;
+}
+static inline uint64_t mp_align_down(uint64_t v, uint64_t a) {
+  return a <= 1 ? v : v / a * a;
+}
+static inline bool mp_is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+static inline uint64_t mp_max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static inline uint64_t mp_min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* FNV-1a 64-bit, for plan hashes. */
+uint64_t mp_fnv1a(uint64_t h, const void *data, size_t n);
+#define MP_FNV_INIT 0xcbf29ce484222325ULL
+
+/* ---- files --------------------------------------------------------------- */
+
+/* Read a whole file into malloc'd memory (caller frees).  Reports I/O
+ * errors to dx naming the path. */
+mp_status mp_read_file(const char *path, uint8_t **data, size_t *size,
+                       const mp_diag_sink *dx);
+
+/* Write `size` bytes to `path` atomically (temporary file then rename), so a
+ * failure never leaves a partial file behind. */
+mp_status mp_write_file(const char *path, const void *data, size_t size,
+                        const mp_diag_sink *dx);
+
+/* mkdir -p */
+mp_status mp_make_dirs(const char *path, const mp_diag_sink *dx);
+
+/* Levenshtein distance, for did-you-mean suggestions. */
+size_t mp_edit_distance(const char *a, const char *b);
+
+#endif /* MP_UTIL_H */

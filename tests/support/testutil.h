@@ -1,0 +1,54 @@
+/*
+ * testutil.h — helpers shared by the test programs.
+ *
+ * Tests include <stdarg.h>, <stddef.h>, <setjmp.h>, <stdint.h> and
+ * <cmocka.h> themselves (cmocka's documented order) and this header.
+ */
+#ifndef MP_TESTUTIL_H
+#define MP_TESTUTIL_H
+
+#include "memplan.h"
+
+#include <stdio.h>
+
+/* Folder of the shared real models (../shared/models from the repository
+ * root, or $MEMPLAN_MODELS), or NULL when absent; prints the skip notice
+ * once per program when absent. */
+const char *tu_models_dir(void);
+/* Same for ../shared/golden ($MEMPLAN_GOLDEN). */
+const char *tu_golden_dir(void);
+
+/* Path of a shared model by base name ("mlperf_kws_ref_int8"), in a static
+ * buffer, or NULL when the folder is absent. */
+const char *tu_model_path(const char *name);
+
+/* Names of every *.tflite in the models folder (sorted), NULL-terminated;
+ * static storage; NULL when the folder is absent. */
+const char *const *tu_model_names(void);
+
+/* A diagnostics recorder: collects every message, one per line, as
+ * "severity: [key_path: ]message". */
+typedef struct tu_diags {
+  mp_diag_sink sink;
+  char text[16384];
+  size_t len;
+  unsigned n_errors;
+  unsigned n_warnings;
+  int64_t last_byte_offset;
+  uint32_t last_line, last_column;
+} tu_diags;
+
+void tu_diags_init(tu_diags *d);
+/* True when some recorded message contains `needle`. */
+bool tu_diags_has(const tu_diags *d, const char *needle);
+
+/* A fresh temporary directory (mkdtemp) in a static buffer. */
+const char *tu_tmpdir(void);
+/* Remove a directory tree (best effort). */
+void tu_rmtree(const char *path);
+/* Read a whole file (malloc'd, NUL-terminated) or NULL. */
+char *tu_read_text(const char *path, size_t *len);
+/* Run a shell command, return its exit status (-1 on failure to run). */
+int tu_system(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
