@@ -430,6 +430,33 @@ typedef struct mp_config {
   struct mp_pool *pool;
 } mp_config;
 
+/* Build a configuration from the arguments of `memplan convert` (argv[0] is
+ * the command name): `--path CONFIG.yaml` plus dotted overrides
+ * (`--memory.planner hill_climb`, `--memory.no-allocate-arenas`, ...), which
+ * win over the file.  Without --path the whole config comes from the
+ * arguments.  Relative paths in a file resolve against the file's folder.
+ * Every problem is reported with its key path and location, and yields
+ * MP_ERR_CONFIG.  Checks that need the model (rule ids, subgraph index) are
+ * done by mp_rules_resolve / mp_graph_build. */
+mp_status mp_config_from_args(int argc, char **argv, const mp_diag_sink *dx, mp_config **out);
+
+/* Help text listing every key with its type, default and meaning
+ * (malloc'd; the caller frees it). */
+char *mp_config_help_text(void);
+
+void mp_config_free(mp_config **c);
+
+/* Resolve the attribute rulesets (SPEC §4) for every tensor of `g`:
+ * specificity (type "*" without id) < (type without id) < ("*" with id) <
+ * (type with id), later rules winning ties, field by field.  out[t] gets the
+ * merged attributes; out[t].has_memory means the tensor is pinned.  Fails
+ * with MP_ERR_CONFIG (naming the rule) when an id matches no tensor, a
+ * memory is absent from the platform, or a constant_destination_memory is
+ * not writable. */
+mp_status mp_rules_resolve(const mp_graph *g, const mp_platform *platform,
+                           const mp_memory_args *mem, const mp_diag_sink *dx,
+                           mp_attributes *out);
+
 /* ------------------------------------------------------------------------ */
 /* Planners: offset assignment for one arena                                */
 /* ------------------------------------------------------------------------ */
