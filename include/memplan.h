@@ -618,6 +618,23 @@ mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx);
 
 void mp_plan_free(mp_plan **p);
 
+/* The C symbol of an arena in an emitted module (SPEC §6):
+ * scratch "<p>_arena_<mem>_buffer", persistent "<p>_arena_persistent_<mem>_buffer",
+ * cold constant "<p>_arena_const_<mem>__blob", staged constant
+ * "<p>_arena_const_<mem>_buffer" and, with `source`, its source blob
+ * "<p>_arena_const_<mem>__source".  Writes into buf[n] and returns buf. */
+const char *mp_arena_symbol(const char *prefix, const mp_arena *a, bool source, char *buf,
+                            size_t n);
+
+/* The residency report (SPEC §7) as JSON text, byte-identical for identical
+ * inputs.  *out is malloc'd; the caller frees it. */
+mp_status mp_residency_json(const mp_plan *p, const char *prefix, char **out);
+
+/* The human summary of a plan: a table per arena (role, memory, size, used,
+ * lower bound, budget headroom) and per memory; with verbose >= 2 also every
+ * tensor's placement.  malloc'd text, NULL on allocation failure. */
+char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,116 @@
+/*
+ * cmd_plan.c — `memplan plan MODEL [--planner P] [--planner-options JSON]
+ * [--platform NAME] [--json] [--report PATH]`: the fast path for numbers.
+ *
+ * Plans a model with a built-in platform and no config file, verifies the
+ * plan and prints the summary (or the residency JSON).  The options are
+ * turned into `memplan convert` overrides so that validation, messages and
+ * defaults are exactly those of the config.
+ */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *USAGE =
+    "usage: memplan plan MODEL.tflite [options]\n"
+    "\n"
+    "Plan a model on a built-in platform without a config file and print the\n"
+    "arena summary.\n"
+    "\n"
+    "  --planner P            greedy (default), greedy_by_size, hill_climb, ...\n"
+    "  --planner-options JSON planner tunables, e.g. '{\"iterations\": 2000}'\n"
+    "  --platform NAME        built-in platform (default " MP_DEFAULT_PLATFORM ")\n"
+    "  --subgraph N           subgraph to plan (default 0)\n"
+    "  --prefix NAME          symbol prefix shown in the summary (default: model name)\n"
+    "  --json                 print the residency JSON instead of the summary\n"
+    "  --report PATH.html     also write the HTML plan report\n"
+    "  --verbose N            2 adds every tensor's placement to the summary\n"
+    "  --<config key> VALUE   any `memplan convert` key, e.g. --memory.constraints JSON\n";
+
+int cmd_report_write(const mp_plan *plan, const mp_config *cfg, const char *path, cli *c);
+
+int cmd_plan(cli *c, int argc, char **argv) {
+  char *model = NULL;
+  const char *report = NULL;
+  bool json = false;
+  /* config arguments: "plan" + translated options */
+  char **cargs = calloc((size_t)argc * 2 + 4, sizeof(char *));
+  if (!cargs) return CLI_EXIT_BUG;
+  int nc = 0;
+  cargs[nc++] = (char *)"plan";
+  int rc = CLI_EXIT_OK;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fputs(USAGE, stdout);
+      free(cargs);
+      return CLI_EXIT_OK;
+    } else if (!strcmp(a, "--json")) {
+      json = true;
+    } else if (!strcmp(a, "--report")) {
+      if (i + 1 >= argc) {
+        free(cargs);
+        return cli_usage_error("plan", "--report needs a path");
+      }
+      report = argv[++i];
+    } else if (!strcmp(a, "--planner") || !strcmp(a, "--planner-options") ||
+               !strcmp(a, "--platform") || !strcmp(a, "--subgraph") || !strcmp(a, "--prefix")) {
+      if (i + 1 >= argc) {
+        free(cargs);
+        return cli_usage_error("plan", "%s needs a value", a);
+      }
+      cargs[nc++] = (char *)(!strcmp(a, "--planner")           ? "--memory.planner"
+                             : !strcmp(a, "--planner-options") ? "--memory.planner-options"
+                             : !strcmp(a, "--platform")        ? "--platform.name"
+                             : !strcmp(a, "--subgraph")        ? "--model.subgraph"
+                                                               : "--module.prefix");
+      cargs[nc++] = argv[++i];
+    } else if (a[0] == '-' && a[1] == '-') {
+      /* any convert key passes through (with its value if it has one) */
+      cargs[nc++] = argv[i];
+      if (i + 1 < argc && argv[i + 1][0] != '-' ) cargs[nc++] = argv[++i];
+    } else if (!model) {
+      model = argv[i];
+    } else {
+      free(cargs);
+      return cli_usage_error("plan", "more than one model given ('%s' and '%s')", model, a);
+    }
+  }
+  if (!model) {
+    free(cargs);
+    return cli_usage_error("plan", "no model given");
+  }
+  cargs[nc++] = (char *)"--model.path";
+  cargs[nc++] = model;
+  mp_config *cfg = NULL;
+  mp_model *m = NULL;
+  mp_graph *g = NULL;
+  mp_plan *plan = NULL;
+  mp_status st = mp_config_from_args(nc, cargs, &c->sink, &cfg);
+  if (st == MP_OK) st = mp_model_load(cfg->model_path, &c->sink, &m);
+  if (st == MP_OK) st = mp_graph_build(m, cfg->subgraph, NULL, &c->sink, &g);
+  if (st == MP_OK) st = mp_plan_build(g, &cfg->platform, &cfg->memory, &c->sink, &plan);
+  if (st == MP_OK) st = mp_plan_verify(plan, &c->sink);
+  rc = cli_exit_code(st);
+  if (st == MP_OK) {
+    if (json) {
+      char *s = NULL;
+      st = mp_residency_json(plan, cfg->prefix, &s);
+      if (s) fputs(s, stdout);
+      free(s);
+      rc = cli_exit_code(st);
+    } else {
+      char *s = mp_plan_summary(plan, cfg->prefix, cfg->verbose);
+      if (s) fputs(s, stdout);
+      free(s);
+    }
+    if (rc == CLI_EXIT_OK && report) rc = cmd_report_write(plan, cfg, report, c);
+  }
+  mp_plan_free(&plan);
+  mp_graph_free(&g);
+  mp_model_free(&m);
+  mp_config_free(&cfg);
+  free(cargs);
+  return rc;
+}

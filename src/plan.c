@@ -1,0 +1,823 @@
+/*
+ * plan.c — the plan driver: from a graph, a platform and the memory args to
+ * a MemoryPlan with every tensor in an arena of a memory bank.
+ *
+ * The one idea: a memory's budget is shared by every arena living in it, so
+ * the driver fills memories in a fixed order and keeps, per memory, the size
+ * each of its arenas has reached; "does X fit" is always "would the sum of
+ * the memory's arena sizes (each rounded to its alignment), staged source
+ * blobs included, stay within the budget".
+ *
+ * Order of placement:
+ *   1. persistent tensors (pinned first), bump-allocated, zero-initialised;
+ *   2. pinned constants (a rule named their memory or destination);
+ *   3. scratch tensors: the selected planner lays out each scratch arena;
+ *      when the first writable memory cannot hold them all, tensors are
+ *      assigned to memories by first fit in the planner's visit order,
+ *      spilling to the next memory in preference order, and each memory's
+ *      arena is then laid out again by the planner;
+ *   4. the remaining constants, cold, in the first memory of the preference
+ *      order where they fit (the platform order ends with mram).
+ * Preference order = memory.constraints order, then the platform's
+ * preferred_memory_order for the memories the list does not name.
+ *
+ * A pinned tensor or a constant that cannot fit is an error that names the
+ * tensor, the memory, its budget, what is already there and the shortfall,
+ * and suggests the knob.  The driver never checks its own result: the
+ * verifier (verify.c) does, independently.
+ */
+#include "diag.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_MEM (-1)
+
+typedef struct planctx {
+  const mp_graph *g;
+  const mp_platform *pf;
+  const mp_memory_args *mem;
+  const mp_diag_sink *dx;
+  mp_plan *plan;
+  mp_attributes *attrs;
+  const mp_planner *planner;
+  uint32_t n_order;
+  mp_memory order[MP_MEM_COUNT];  /* present memories, preferred first */
+  uint64_t budget[MP_MEM_COUNT];
+  uint32_t calign[MP_MEM_COUNT];  /* constraint arena_alignment, 0 = none */
+  /* current arena extents per memory */
+  uint64_t pers_top[MP_MEM_COUNT];
+  uint64_t const_top[MP_MEM_COUNT];   /* runtime constant arena keyed by memory */
+  int const_src[MP_MEM_COUNT];        /* its source memory, NO_MEM while empty */
+  int32_t const_src_tensor[MP_MEM_COUNT]; /* first tensor that fixed the source */
+  uint64_t scratch_h[MP_MEM_COUNT];
+  uint64_t scratch_lb[MP_MEM_COUNT];
+  uint32_t scratch_n[MP_MEM_COUNT];
+  uint64_t proven_lo[MP_MEM_COUNT], proven_hi[MP_MEM_COUNT];
+  bool timed_out[MP_MEM_COUNT];
+} planctx;
+
+static mp_loc noloc(void) { return MP_LOC_NONE; }
+
+static uint32_t arena_align(const planctx *c, mp_memory m) {
+  uint64_t a = 16;
+  a = mp_max_u64(a, c->pf->min_alignment);
+  a = mp_max_u64(a, c->calign[m]);
+  return (uint32_t)a;
+}
+
+static uint32_t slot_align(const planctx *c, const mp_tensor *t, mp_memory m) {
+  uint64_t a = c->pf->min_alignment ? c->pf->min_alignment : 1;
+  a = mp_max_u64(a, mp_dtype_align(t->dtype));
+  a = mp_max_u64(a, t->align_hint);
+  a = mp_max_u64(a, c->calign[m]);
+  return (uint32_t)a;
+}
+
+/* Bytes memory m holds, from the current arena extents. */
+typedef struct usage {
+  uint64_t scratch, persistent, constant, staged_source;
+} usage;
+
+static usage mem_usage(const planctx *c, mp_memory m) {
+  usage u = {0, 0, 0, 0};
+  uint64_t a = arena_align(c, m);
+  u.scratch = mp_align_up(c->scratch_h[m], a);
+  u.persistent = mp_align_up(c->pers_top[m], a);
+  u.constant = mp_align_up(c->const_top[m], a);
+  for (int d = 0; d < MP_MEM_COUNT; d++)
+    if (c->const_src[d] == (int)m && d != (int)m)
+      u.staged_source += mp_align_up(c->const_top[d], arena_align(c, (mp_memory)d));
+  return u;
+}
+
+static uint64_t usage_total(usage u) { return u.scratch + u.persistent + u.constant + u.staged_source; }
+
+static bool fits(const planctx *c, mp_memory m) {
+  return usage_total(mem_usage(c, m)) <= c->budget[m];
+}
+
+static void describe_usage(const planctx *c, mp_memory m, char *buf, size_t n) {
+  usage u = mem_usage(c, m);
+  snprintf(buf, n, "%llu already used: scratch %llu, persistent %llu, constants %llu, staged "
+                   "sources %llu",
+           (unsigned long long)usage_total(u), (unsigned long long)u.scratch,
+           (unsigned long long)u.persistent, (unsigned long long)u.constant,
+           (unsigned long long)u.staged_source);
+}
+
+/* "does not fit" for one tensor in one memory; `need` is the byte growth. */
+static void report_nofit(const planctx *c, const mp_tensor *t, mp_memory m, uint64_t need,
+                         const char *hint) {
+  char ub[192];
+  describe_usage(c, m, ub, sizeof ub);
+  uint64_t used = usage_total(mem_usage(c, m));
+  uint64_t avail = c->budget[m] > used ? c->budget[m] - used : 0;
+  mp_error(c->dx, noloc(),
+           "%s tensor %u '%s' (%llu bytes) does not fit in %s: budget %llu bytes, %s; short "
+           "by %llu bytes. %s",
+           mp_role_name(t->role), t->id, t->name, (unsigned long long)t->size,
+           mp_memory_name(m), (unsigned long long)c->budget[m], ub,
+           (unsigned long long)(need > avail ? need - avail : 0), hint);
+}
+
+/* ---- persistent ---------------------------------------------------------- */
+
+static bool try_bump(planctx *c, uint64_t *top, mp_memory m, const mp_tensor *t,
+                     uint64_t *offset) {
+  uint64_t old = *top;
+  uint64_t off = mp_align_up(old, slot_align(c, t, m));
+  *top = off + mp_align_up(t->size, slot_align(c, t, m));
+  if (fits(c, m)) {
+    *offset = off;
+    return true;
+  }
+  *top = old;
+  return false;
+}
+
+static void set_alloc(planctx *c, const mp_tensor *t, mp_role role, mp_memory m,
+                      mp_memory src, uint64_t off, bool pinned) {
+  mp_allocation *a = &c->plan->allocs[t->id];
+  a->placed = true;
+  a->memory = m;
+  a->offset = off;
+  a->size = t->size;
+  a->align = slot_align(c, t, m);
+  a->slot_size = mp_align_up(t->size, a->align);
+  a->binding = (mp_binding){role, m, src, off};
+  a->pinned = pinned;
+}
+
+static mp_status place_persistent(planctx *c, bool pinned_pass) {
+  const mp_graph *g = c->g;
+  for (uint32_t i = 0; i < g->n_tensors; i++) {
+    const mp_tensor *t = &g->tensors[i];
+    if (t->role != MP_ROLE_PERSISTENT || !t->used || t->size == 0) continue;
+    bool pinned = c->attrs[i].has_memory;
+    if (pinned != pinned_pass) continue;
+    uint64_t off;
+    if (pinned) {
+      mp_memory m = c->attrs[i].memory;
+      if (!mp_memory_writable(m)) {
+        mp_error(c->dx, noloc(), "persistent tensor %u '%s' is pinned to %s, which is read-only; "
+                                 "variable tensors need writable memory", i, t->name,
+                 mp_memory_name(m));
+        return MP_ERR_CONFIG;
+      }
+      if (!try_bump(c, &c->pers_top[m], m, t, &off)) {
+        report_nofit(c, t, m, mp_align_up(t->size, slot_align(c, t, m)),
+                     "Raise this memory's max_size in memory.constraints, or pin the tensor "
+                     "to another memory in memory.tensors.");
+        return MP_ERR_NOFIT;
+      }
+      set_alloc(c, t, MP_ROLE_PERSISTENT, m, m, off, true);
+      continue;
+    }
+    bool done = false;
+    for (uint32_t k = 0; k < c->n_order && !done; k++) {
+      mp_memory m = c->order[k];
+      if (!mp_memory_writable(m)) continue;
+      if (try_bump(c, &c->pers_top[m], m, t, &off)) {
+        set_alloc(c, t, MP_ROLE_PERSISTENT, m, m, off, false);
+        done = true;
+      }
+    }
+    if (!done) {
+      mp_memory m = c->order[0];
+      report_nofit(c, t, m, t->size, "No writable memory has room for it; raise a max_size "
+                                     "in memory.constraints.");
+      return MP_ERR_NOFIT;
+    }
+  }
+  return MP_OK;
+}
+
+/* ---- constants ----------------------------------------------------------- */
+
+/* Try to add constant t to the constant arena of runtime memory `rt` sourced
+ * from `src`.  Fails (without side effects) when the arena has another
+ * source or a memory would exceed its budget. */
+static bool try_constant(planctx *c, const mp_tensor *t, mp_memory rt, mp_memory src,
+                         uint64_t *off) {
+  if (c->const_src[rt] != NO_MEM && c->const_src[rt] != (int)src) return false;
+  int old_src = c->const_src[rt];
+  uint64_t old_top = c->const_top[rt];
+  c->const_src[rt] = (int)src;
+  uint32_t a = slot_align(c, t, rt);
+  uint64_t o = mp_align_up(old_top, a);
+  c->const_top[rt] = o + mp_align_up(t->size, a);
+  if (fits(c, rt) && fits(c, src)) {
+    *off = o;
+    if (old_src == NO_MEM) c->const_src_tensor[rt] = (int32_t)t->id;
+    return true;
+  }
+  c->const_top[rt] = old_top;
+  c->const_src[rt] = old_src;
+  return false;
+}
+
+static mp_status constant_conflict(planctx *c, const mp_tensor *t, mp_memory rt, mp_memory src) {
+  int32_t other = c->const_src_tensor[rt];
+  mp_error(c->dx, noloc(),
+           "constant tensor %u '%s' would be hydrated into the %s constant arena from %s, but "
+           "tensor %d '%s' already sources that arena from %s; a constant arena has exactly one "
+           "source memory. Give both the same `memory` in memory.tensors, or a different "
+           "constant_destination_memory.",
+           t->id, t->name, mp_memory_name(rt), mp_memory_name(src), other,
+           other >= 0 ? c->g->tensors[other].name : "?", mp_memory_name((mp_memory)c->const_src[rt]));
+  return MP_ERR_CONFIG;
+}
+
+static mp_status place_constant(planctx *c, const mp_tensor *t, bool pinned_pass) {
+  const mp_attributes *at = &c->attrs[t->id];
+  bool pinned = at->has_memory || at->has_constant_destination_memory;
+  if (pinned != pinned_pass) return MP_OK;
+  uint64_t off;
+  if (at->has_constant_destination_memory) {
+    mp_memory rt = at->constant_destination_memory;
+    if (at->has_memory) {
+      mp_memory src = at->memory;
+      if (c->const_src[rt] != NO_MEM && c->const_src[rt] != (int)src)
+        return constant_conflict(c, t, rt, src);
+      if (!try_constant(c, t, rt, src, &off)) {
+        mp_memory bad = fits(c, rt) ? src : rt;
+        /* recompute the growth against the memory that overflowed */
+        report_nofit(c, t, bad, mp_align_up(t->size, slot_align(c, t, rt)),
+                     bad == rt ? "Raise its max_size in memory.constraints or choose another "
+                                 "constant_destination_memory."
+                               : "Raise the source memory's max_size, or store the constant "
+                                 "elsewhere with `memory` in memory.tensors.");
+        return MP_ERR_NOFIT;
+      }
+      set_alloc(c, t, MP_ROLE_CONSTANT, rt, src, off, true);
+      return MP_OK;
+    }
+    /* destination fixed, source by preference (the arena's source if set) */
+    if (c->const_src[rt] != NO_MEM) {
+      mp_memory src = (mp_memory)c->const_src[rt];
+      if (try_constant(c, t, rt, src, &off)) {
+        set_alloc(c, t, MP_ROLE_CONSTANT, rt, src, off, true);
+        return MP_OK;
+      }
+    } else {
+      for (uint32_t k = 0; k < c->n_order; k++) {
+        mp_memory src = c->order[k];
+        if (try_constant(c, t, rt, src, &off)) {
+          set_alloc(c, t, MP_ROLE_CONSTANT, rt, src, off, true);
+          return MP_OK;
+        }
+      }
+    }
+    report_nofit(c, t, rt, mp_align_up(t->size, slot_align(c, t, rt)),
+                 "Raise its max_size in memory.constraints or choose another "
+                 "constant_destination_memory.");
+    return MP_ERR_NOFIT;
+  }
+  if (at->has_memory) {
+    mp_memory m = at->memory;
+    if (c->const_src[m] != NO_MEM && c->const_src[m] != (int)m)
+      return constant_conflict(c, t, m, m);
+    if (!try_constant(c, t, m, m, &off)) {
+      report_nofit(c, t, m, mp_align_up(t->size, slot_align(c, t, m)),
+                   "Raise its max_size in memory.constraints, or store constants in another "
+                   "memory (e.g. memory: mram) and, for fast access, hydrate them with "
+                   "constant_destination_memory.");
+      return MP_ERR_NOFIT;
+    }
+    set_alloc(c, t, MP_ROLE_CONSTANT, m, m, off, true);
+    return MP_OK;
+  }
+  for (uint32_t k = 0; k < c->n_order; k++) {
+    mp_memory m = c->order[k];
+    if (try_constant(c, t, m, m, &off)) {
+      set_alloc(c, t, MP_ROLE_CONSTANT, m, m, off, false);
+      return MP_OK;
+    }
+  }
+  mp_memory last = c->order[c->n_order - 1];
+  report_nofit(c, t, last, mp_align_up(t->size, slot_align(c, t, last)),
+               "No memory has room for it; raise a max_size in memory.constraints.");
+  return MP_ERR_NOFIT;
+}
+
+static mp_status place_constants(planctx *c, bool pinned_pass) {
+  for (uint32_t i = 0; i < c->g->n_tensors; i++) {
+    const mp_tensor *t = &c->g->tensors[i];
+    if (t->role != MP_ROLE_CONSTANT || !t->used || t->size == 0) continue;
+    mp_status st = place_constant(c, t, pinned_pass);
+    if (st != MP_OK) return st;
+  }
+  return MP_OK;
+}
+
+/* ---- scratch ------------------------------------------------------------- */
+
+typedef struct sitem {
+  uint32_t t;          /* tensor id */
+  int32_t start, end;
+  uint64_t size;       /* unaligned bytes */
+  int pinned;          /* memory or NO_MEM */
+  int bank;            /* chosen memory */
+  uint64_t offset;
+} sitem;
+
+/* Largest scratch height memory m can take with everything else there. */
+static uint64_t scratch_capacity(planctx *c, mp_memory m) {
+  uint64_t saved = c->scratch_h[m];
+  c->scratch_h[m] = 0;
+  uint64_t used = usage_total(mem_usage(c, m));
+  c->scratch_h[m] = saved;
+  if (used >= c->budget[m]) return 0;
+  return mp_align_down(c->budget[m] - used, arena_align(c, m));
+}
+
+static bool visit_by_start(const mp_planner *pl) { return !strcmp(pl->name, "greedy"); }
+
+static const sitem *g_sort_items; /* qsort context (single-threaded library use) */
+static bool g_sort_by_start;
+
+static int cmp_visit(const void *a, const void *b) {
+  const sitem *x = &g_sort_items[*(const uint32_t *)a], *y = &g_sort_items[*(const uint32_t *)b];
+  bool px = x->pinned != NO_MEM, py = y->pinned != NO_MEM;
+  if (px != py) return px ? -1 : 1;
+  if (g_sort_by_start) {
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    if (x->size != y->size) return x->size > y->size ? -1 : 1;
+  } else {
+    if (x->size != y->size) return x->size > y->size ? -1 : 1;
+    int32_t lx = x->end - x->start, ly = y->end - y->start;
+    if (lx != ly) return lx > ly ? -1 : 1;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  }
+  return (x->t > y->t) - (x->t < y->t);
+}
+
+typedef struct span {
+  uint64_t lo, hi;
+} span;
+
+static int cmp_span(const void *a, const void *b) {
+  const span *x = a, *y = b;
+  return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Lowest offset >= 0, aligned to `al`, where [off, off+size) avoids every
+ * span of busy[0..nb) (sorted by lo). */
+static uint64_t first_fit(span *busy, size_t nb, uint64_t size, uint64_t al) {
+  uint64_t off = 0;
+  for (size_t j = 0; j < nb; j++) {
+    off = mp_align_up(off, al);
+    if (off + size <= busy[j].lo) break;
+    if (busy[j].hi > off) off = busy[j].hi;
+  }
+  return mp_align_up(off, al);
+}
+
+/* Run the planner on the items assigned to memory m; on success store the
+ * layout if it fits in `cap`. Returns false when it did not fit. */
+static mp_status solve_bank(planctx *c, sitem *items, size_t n, mp_memory m, uint64_t cap,
+                            bool *fit) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) k += items[i].bank == (int)m;
+  *fit = true;
+  if (k == 0) return MP_OK;
+  mp_item *pi = calloc(k, sizeof *pi);
+  size_t *map = calloc(k, sizeof *map);
+  uint64_t *offs = calloc(k, sizeof *offs);
+  if (!pi || !map || !offs) {
+    free(pi);
+    free(map);
+    free(offs);
+    return MP_ERR_NOMEM;
+  }
+  k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (items[i].bank != (int)m) continue;
+    const mp_tensor *t = &c->g->tensors[items[i].t];
+    uint32_t a = slot_align(c, t, m);
+    pi[k] = (mp_item){mp_align_up(items[i].size, a), items[i].start, items[i].end, a, items[i].t};
+    map[k++] = i;
+  }
+  mp_problem p = {k, pi, cap};
+  mp_solution sol;
+  memset(&sol, 0, sizeof sol);
+  sol.offsets = offs;
+  mp_status st = mp_solve(c->planner, &p, c->mem->options, c->mem->n_options, &sol, c->dx);
+  if (st == MP_OK) {
+    c->scratch_lb[m] = sol.lower_bound;
+    if (sol.height <= cap) {
+      for (size_t i = 0; i < k; i++) items[map[i]].offset = offs[i];
+      c->scratch_h[m] = sol.height;
+      c->scratch_n[m] = (uint32_t)k;
+      c->proven_lo[m] = sol.proven_lower;
+      c->proven_hi[m] = sol.proven_upper;
+      c->timed_out[m] = sol.timed_out;
+    } else {
+      *fit = false;
+    }
+  }
+  free(pi);
+  free(map);
+  free(offs);
+  return st;
+}
+
+/* Assign items to memories by first fit in the planner's visit order,
+ * spilling down the preference order; fills items[].bank and offsets. */
+static mp_status assign_banks(planctx *c, sitem *items, size_t n, const uint64_t *cap) {
+  uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
+  span *busy = malloc((n ? n : 1) * sizeof *busy);
+  uint64_t height[MP_MEM_COUNT] = {0};
+  if (!ord || !busy) {
+    free(ord);
+    free(busy);
+    return MP_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < n; i++) {
+    ord[i] = (uint32_t)i;
+    items[i].bank = NO_MEM;
+  }
+  g_sort_items = items;
+  g_sort_by_start = visit_by_start(c->planner);
+  qsort(ord, n, sizeof *ord, cmp_visit);
+  mp_status st = MP_OK;
+  for (size_t k = 0; k < n && st == MP_OK; k++) {
+    sitem *it = &items[ord[k]];
+    const mp_tensor *t = &c->g->tensors[it->t];
+    bool placed = false;
+    for (uint32_t b = 0; b < c->n_order && !placed; b++) {
+      mp_memory m = c->order[b];
+      if (!mp_memory_writable(m)) continue;
+      if (it->pinned != NO_MEM && it->pinned != (int)m) continue;
+      uint32_t al = slot_align(c, t, m);
+      uint64_t sz = mp_align_up(it->size, al);
+      size_t nb = 0;
+      for (size_t j = 0; j < k; j++) {
+        const sitem *q = &items[ord[j]];
+        if (q->bank != (int)m || q->start > it->end || it->start > q->end) continue;
+        busy[nb++] = (span){q->offset, q->offset + mp_align_up(q->size, slot_align(c, &c->g->tensors[q->t], m))};
+      }
+      qsort(busy, nb, sizeof *busy, cmp_span);
+      uint64_t off = first_fit(busy, nb, sz, al);
+      if (off + sz <= cap[m]) {
+        it->bank = (int)m;
+        it->offset = off;
+        if (off + sz > height[m]) height[m] = off + sz;
+        placed = true;
+      }
+    }
+    if (!placed) {
+      if (it->pinned != NO_MEM) {
+        mp_memory m = (mp_memory)it->pinned;
+        c->scratch_h[m] = height[m];
+        report_nofit(c, t, m, mp_align_up(it->size, slot_align(c, t, m)),
+                     "Raise this memory's max_size in memory.constraints, or unpin the tensor "
+                     "so it can spill.");
+      } else {
+        for (uint32_t b = 0; b < c->n_order; b++) c->scratch_h[c->order[b]] = height[c->order[b]];
+        mp_error(c->dx, noloc(),
+                 "scratch tensor %u '%s' (%llu bytes, live over ops %d-%d) does not fit in any "
+                 "writable memory; every bank is full at that point. Raise a max_size in "
+                 "memory.constraints, or move constants out of the writable memories (e.g. "
+                 "memory.tensors: [{type: constant, attributes: {memory: mram}}]).",
+                 it->t, t->name, (unsigned long long)it->size, it->start, it->end);
+      }
+      st = MP_ERR_NOFIT;
+    }
+  }
+  if (st == MP_OK)
+    for (int m = 0; m < MP_MEM_COUNT; m++) c->scratch_h[m] = height[m];
+  free(ord);
+  free(busy);
+  return st;
+}
+
+static mp_status place_scratch(planctx *c) {
+  const mp_graph *g = c->g;
+  size_t n = 0;
+  for (uint32_t i = 0; i < g->n_tensors; i++) n += mp_graph_needs_slot(g, i);
+  if (n == 0) return MP_OK;
+  sitem *items = calloc(n, sizeof *items);
+  if (!items) return MP_ERR_NOMEM;
+  n = 0;
+  bool any_pinned = false;
+  for (uint32_t i = 0; i < g->n_tensors; i++) {
+    if (!mp_graph_needs_slot(g, i)) continue;
+    sitem *it = &items[n++];
+    it->t = i;
+    it->start = g->storage[i].start_op;
+    it->end = g->storage[i].end_op;
+    it->size = g->tensors[i].size;
+    it->pinned = c->attrs[i].has_memory ? (int)c->attrs[i].memory : NO_MEM;
+    if (it->pinned != NO_MEM) {
+      any_pinned = true;
+      if (!mp_memory_writable((mp_memory)it->pinned)) {
+        mp_error(c->dx, noloc(), "scratch tensor %u '%s' is pinned to %s, which is read-only; "
+                                 "activations need writable memory", i, g->tensors[i].name,
+                 mp_memory_name((mp_memory)it->pinned));
+        free(items);
+        return MP_ERR_CONFIG;
+      }
+    }
+  }
+  uint64_t cap[MP_MEM_COUNT] = {0};
+  for (uint32_t b = 0; b < c->n_order; b++) cap[c->order[b]] = scratch_capacity(c, c->order[b]);
+  mp_memory first = MP_MEM_COUNT;
+  for (uint32_t b = 0; b < c->n_order && first == MP_MEM_COUNT; b++)
+    if (mp_memory_writable(c->order[b])) first = c->order[b];
+  mp_status st = MP_OK;
+  bool fit = false;
+  if (first == MP_MEM_COUNT) {
+    mp_error(c->dx, noloc(), "the platform has no writable memory for scratch tensors");
+    free(items);
+    return MP_ERR_CONFIG;
+  }
+  if (!any_pinned) {
+    /* common case: the whole scratch arena in the first writable memory */
+    for (size_t i = 0; i < n; i++) items[i].bank = (int)first;
+    st = solve_bank(c, items, n, first, cap[first], &fit);
+  }
+  if (st == MP_OK && !fit) {
+    memset(c->scratch_h, 0, sizeof c->scratch_h);
+    st = assign_banks(c, items, n, cap);
+    if (st == MP_OK) {
+      /* lay each memory's arena out again with the planner; keep the
+       * assignment layout when the planner's is not better */
+      for (uint32_t b = 0; b < c->n_order && st == MP_OK; b++) {
+        mp_memory m = c->order[b];
+        uint64_t h = c->scratch_h[m];
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) k += items[i].bank == (int)m;
+        if (k == 0) continue;
+        uint64_t *keep = malloc(n * sizeof *keep);
+        if (!keep) {
+          st = MP_ERR_NOMEM;
+          break;
+        }
+        for (size_t i = 0; i < n; i++) keep[i] = items[i].offset;
+        bool ok;
+        st = solve_bank(c, items, n, m, h, &ok);
+        if (st == MP_OK && !ok) {
+          for (size_t i = 0; i < n; i++) items[i].offset = keep[i];
+          c->scratch_h[m] = h;
+          c->scratch_n[m] = (uint32_t)k;
+          c->proven_lo[m] = c->scratch_lb[m];
+          c->proven_hi[m] = h;
+          c->timed_out[m] = false;
+        }
+        free(keep);
+      }
+    }
+  }
+  for (size_t i = 0; st == MP_OK && i < n; i++) {
+    const mp_tensor *t = &g->tensors[items[i].t];
+    set_alloc(c, t, MP_ROLE_SCRATCH, (mp_memory)items[i].bank, (mp_memory)items[i].bank,
+              items[i].offset, items[i].pinned != NO_MEM);
+  }
+  free(items);
+  return st;
+}
+
+/* ---- arenas, usage, hash ------------------------------------------------- */
+
+static mp_status build_arenas(planctx *c) {
+  mp_plan *p = c->plan;
+  mp_arena tmp[3 * MP_MEM_COUNT];
+  uint32_t n = 0;
+  for (int role = 0; role < MP_ROLE_COUNT; role++) {
+    for (int m = 0; m < MP_MEM_COUNT; m++) {
+      uint64_t top = role == MP_ROLE_SCRATCH      ? c->scratch_h[m]
+                     : role == MP_ROLE_PERSISTENT ? c->pers_top[m]
+                                                  : c->const_top[m];
+      bool has = false;
+      for (uint32_t t = 0; t < p->n_allocs && !has; t++)
+        has = p->allocs[t].placed && p->allocs[t].binding.role == (mp_role)role &&
+              p->allocs[t].memory == (mp_memory)m;
+      if (!has) continue;
+      mp_arena *a = &tmp[n];
+      memset(a, 0, sizeof *a);
+      a->role = (mp_role)role;
+      a->memory = (mp_memory)m;
+      a->source_memory = role == MP_ROLE_CONSTANT && c->const_src[m] != NO_MEM
+                             ? (mp_memory)c->const_src[m]
+                             : (mp_memory)m;
+      a->is_staged = a->source_memory != a->memory;
+      a->alignment = arena_align(c, (mp_memory)m);
+      a->used = top;
+      a->total_size = mp_align_up(top, a->alignment);
+      if (role == MP_ROLE_SCRATCH) {
+        a->lower_bound = c->scratch_lb[m];
+        a->proven_lower = c->proven_lo[m];
+        a->proven_upper = c->proven_hi[m];
+        a->timed_out = c->timed_out[m];
+      } else {
+        /* bump-allocated: used == total_size (ArenaUsage.used) */
+        a->used = a->total_size;
+        a->lower_bound = a->total_size;
+        a->proven_lower = a->proven_upper = a->total_size;
+      }
+      n++;
+    }
+  }
+  p->arenas = mp_pool_alloc(p->pool, n, sizeof(mp_arena));
+  if (!p->arenas) return MP_ERR_NOMEM;
+  memcpy(p->arenas, tmp, n * sizeof(mp_arena));
+  p->n_arenas = n;
+  for (uint32_t t = 0; t < p->n_allocs; t++) {
+    mp_allocation *al = &p->allocs[t];
+    if (!al->placed) continue;
+    for (uint32_t i = 0; i < n; i++)
+      if (p->arenas[i].role == al->binding.role && p->arenas[i].memory == al->memory) {
+        al->arena = i;
+        if (al->alias_of < 0) p->arenas[i].n_tensors++;
+      }
+  }
+  for (int m = 0; m < MP_MEM_COUNT; m++) {
+    mp_memory_usage *u = &p->memories[m];
+    u->present = c->pf->present[m];
+    u->budget = c->budget[m];
+    if (!u->present) continue;
+    usage us = mem_usage(c, (mp_memory)m);
+    u->scratch = us.scratch;
+    u->persistent = us.persistent;
+    u->constant = us.constant;
+    u->staged_source = us.staged_source;
+    u->used = usage_total(us);
+  }
+  return MP_OK;
+}
+
+static uint64_t plan_hash(const mp_plan *p) {
+  uint64_t h = MP_FNV_INIT;
+  uint64_t v[8];
+  v[0] = p->n_allocs;
+  v[1] = p->n_arenas;
+  h = mp_fnv1a(h, v, 2 * sizeof v[0]);
+  for (uint32_t i = 0; i < p->n_arenas; i++) {
+    const mp_arena *a = &p->arenas[i];
+    v[0] = (uint64_t)a->role;
+    v[1] = (uint64_t)a->memory;
+    v[2] = (uint64_t)a->source_memory;
+    v[3] = a->total_size;
+    v[4] = a->alignment;
+    h = mp_fnv1a(h, v, 5 * sizeof v[0]);
+  }
+  for (uint32_t t = 0; t < p->n_allocs; t++) {
+    const mp_allocation *a = &p->allocs[t];
+    v[0] = t;
+    v[1] = a->placed;
+    v[2] = a->placed ? (uint64_t)a->memory : 0;
+    v[3] = a->placed ? a->offset : 0;
+    v[4] = a->size;
+    v[5] = a->placed ? (uint64_t)a->binding.role : 0;
+    v[6] = a->placed ? (uint64_t)a->binding.source_memory : 0;
+    v[7] = (uint64_t)(int64_t)a->alias_of;
+    h = mp_fnv1a(h, v, 8 * sizeof v[0]);
+  }
+  return h;
+}
+
+/* ---- entry --------------------------------------------------------------- */
+
+static bool setup(planctx *c) {
+  const mp_platform *pf = c->pf;
+  bool seen[MP_MEM_COUNT] = {false};
+  for (int m = 0; m < MP_MEM_COUNT; m++) {
+    c->budget[m] = pf->present[m] ? pf->size[m] : 0;
+    c->const_src[m] = NO_MEM;
+    c->const_src_tensor[m] = -1;
+  }
+  for (uint32_t i = 0; i < c->mem->n_constraints; i++) {
+    const mp_constraint *k = &c->mem->constraints[i];
+    if (!pf->present[k->name]) {
+      mp_error(c->dx, noloc(), "memory.constraints[%u]: platform '%s' has no %s memory", i,
+               pf->name, mp_memory_name(k->name));
+      return false;
+    }
+    if (k->has_max_size) c->budget[k->name] = k->max_size;
+    c->calign[k->name] = k->arena_alignment;
+    if (!seen[k->name]) {
+      seen[k->name] = true;
+      c->order[c->n_order++] = k->name;
+    }
+  }
+  for (uint32_t i = 0; i < pf->n_order; i++) {
+    mp_memory m = pf->order[i];
+    if (pf->present[m] && !seen[m]) {
+      seen[m] = true;
+      c->order[c->n_order++] = m;
+    }
+  }
+  /* memories present but missing from preferred_memory_order go last */
+  for (int m = 0; m < MP_MEM_COUNT; m++)
+    if (pf->present[m] && !seen[m]) c->order[c->n_order++] = (mp_memory)m;
+  if (c->n_order == 0) {
+    mp_error(c->dx, noloc(), "platform '%s' has no memories", pf->name);
+    return false;
+  }
+  return true;
+}
+
+/* Weak fallback until the rules module is linked: every tensor unpinned. */
+__attribute__((weak)) mp_status mp_rules_resolve(const mp_graph *g, const mp_platform *platform,
+                                                 const mp_memory_args *mem,
+                                                 const mp_diag_sink *dx, mp_attributes *out) {
+  (void)platform;
+  (void)mem;
+  (void)dx;
+  memset(out, 0, g->n_tensors * sizeof *out);
+  return MP_OK;
+}
+
+mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform, const mp_memory_args *mem,
+                        const mp_diag_sink *dx, mp_plan **out) {
+  *out = NULL;
+  const char *pname = mem->planner ? mem->planner : "greedy";
+  const mp_planner *pl = mp_planner_find(pname);
+  if (!pl) {
+    mp_error(dx, (mp_loc){NULL, 0, 0, -1, "memory.planner", NULL}, "unknown planner '%s'", pname);
+    return MP_ERR_CONFIG;
+  }
+  mp_pool *pool = mp_pool_new();
+  if (!pool) return MP_ERR_NOMEM;
+  mp_plan *p = mp_pool_alloc(pool, 1, sizeof *p);
+  planctx *c = calloc(1, sizeof *c);
+  mp_status st = MP_ERR_NOMEM;
+  if (!p || !c) goto fail;
+  p->pool = pool;
+  p->graph = g;
+  p->platform = *platform;
+  snprintf(p->planner, sizeof p->planner, "%s", pl->name);
+  p->n_options = mem->n_options;
+  p->options = mp_pool_alloc(pool, mem->n_options, sizeof(mp_option));
+  p->n_allocs = g->n_tensors;
+  p->allocs = mp_pool_alloc(pool, g->n_tensors, sizeof(mp_allocation));
+  p->lifetimes = mp_pool_alloc(pool, g->n_tensors, sizeof(mp_lifetime));
+  if (!p->options || !p->allocs || !p->lifetimes) goto fail;
+  for (uint32_t i = 0; i < mem->n_options; i++) {
+    p->options[i].key = mp_pool_strdup(pool, mem->options[i].key);
+    p->options[i].value = mem->options[i].value;
+    if (!p->options[i].key) goto fail;
+  }
+  for (uint32_t t = 0; t < g->n_tensors; t++) {
+    p->allocs[t].tensor_id = t;
+    p->allocs[t].alias_of = g->tensors[t].alias_of;
+    p->allocs[t].size = g->tensors[t].size;
+    p->lifetimes[t] = g->storage[t];
+  }
+  c->g = g;
+  c->pf = platform;
+  c->mem = mem;
+  c->dx = dx;
+  c->plan = p;
+  c->planner = pl;
+  c->attrs = calloc(g->n_tensors ? g->n_tensors : 1, sizeof(mp_attributes));
+  if (!c->attrs) goto fail;
+  st = MP_ERR_CONFIG;
+  if (!setup(c)) goto fail;
+  st = mp_rules_resolve(g, platform, mem, dx, c->attrs);
+  if (st != MP_OK) goto fail;
+  if ((st = place_persistent(c, true)) != MP_OK) goto fail;
+  if ((st = place_persistent(c, false)) != MP_OK) goto fail;
+  if ((st = place_constants(c, true)) != MP_OK) goto fail;
+  if ((st = place_scratch(c)) != MP_OK) goto fail;
+  if ((st = place_constants(c, false)) != MP_OK) goto fail;
+  /* aliases share their root's storage */
+  for (uint32_t t = 0; t < g->n_tensors; t++) {
+    int32_t r = g->tensors[t].alias_of;
+    if (r < 0 || !p->allocs[r].placed) continue;
+    mp_allocation *a = &p->allocs[t];
+    int32_t keep_alias = a->alias_of;
+    uint64_t keep_size = a->size;
+    *a = p->allocs[r];
+    a->tensor_id = t;
+    a->alias_of = keep_alias;
+    a->size = keep_size;
+  }
+  if ((st = build_arenas(c)) != MP_OK) goto fail;
+  p->hash = plan_hash(p);
+  free(c->attrs);
+  free(c);
+  *out = p;
+  return MP_OK;
+
+fail:
+  if (c) free(c->attrs);
+  free(c);
+  mp_pool_free(&pool);
+  return st;
+}
+
+const mp_allocation *mp_plan_get_allocation(const mp_plan *p, uint32_t tensor_id) {
+  if (!p || tensor_id >= p->n_allocs || !p->allocs[tensor_id].placed) return NULL;
+  return &p->allocs[tensor_id];
+}
+
+void mp_plan_free(mp_plan **p) {
+  if (!p || !*p) return;
+  mp_pool *pool = (*p)->pool;
+  mp_pool_free(&pool);
+  *p = NULL;
+}

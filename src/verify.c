@@ -1,0 +1,256 @@
+/*
+ * verify.c — an independent check of a MemoryPlan before anything is
+ * emitted.  It shares no code with the planners or the plan driver: it
+ * re-derives every property from the graph and the plan alone.
+ *
+ * Checked:
+ *   - every tensor that needs storage has it, in an arena of its role and
+ *     memory, and nothing else claims storage;
+ *   - every slot is aligned and lies inside its arena;
+ *   - no two slots of one arena overlap in bytes while their lifetimes
+ *     overlap (scratch), or at all (persistent, constant);
+ *   - aliases share their root's storage;
+ *   - every constant arena has exactly one source memory, staged iff that
+ *     source differs from its memory, and writable runtime memory when
+ *     staged; scratch and persistent arenas are writable and unsourced;
+ *   - every memory's arenas (staged source blobs included) fit its budget.
+ *
+ * The overlap check is a sweep over time: slots start and end; the live
+ * slots of an arena are kept sorted by offset and pairwise disjoint, so a
+ * new slot conflicts with some live slot iff it conflicts with its neighbour
+ * below or above.  A violation names the two tensors.
+ */
+#include "diag.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static mp_loc vloc(void) { return MP_LOC_NONE; }
+
+static const char *tname(const mp_plan *p, uint32_t t) {
+  return t < p->graph->n_tensors ? p->graph->tensors[t].name : "?";
+}
+
+typedef struct vev {
+  int32_t time;
+  int kind;     /* 0 = start, 1 = end (ends sort after starts at equal time+1) */
+  uint32_t t;
+} vev;
+
+static int cmp_vev(const void *a, const void *b) {
+  const vev *x = a, *y = b;
+  if (x->time != y->time) return x->time < y->time ? -1 : 1;
+  if (x->kind != y->kind) return x->kind > y->kind ? -1 : 1; /* ends first */
+  return (x->t > y->t) - (x->t < y->t);
+}
+
+typedef struct live {
+  uint64_t lo, hi;
+  uint32_t t;
+} live;
+
+/* Check the slots of one arena; `whole_program` ignores lifetimes. */
+static mp_status check_arena_overlaps(const mp_plan *p, uint32_t arena, bool whole_program,
+                                      const mp_diag_sink *dx) {
+  size_t n = 0;
+  for (uint32_t t = 0; t < p->n_allocs; t++) {
+    const mp_allocation *a = &p->allocs[t];
+    if (a->placed && a->arena == arena && a->alias_of < 0 && a->slot_size > 0) n++;
+  }
+  if (n < 2) return MP_OK;
+  vev *ev = malloc(2 * n * sizeof *ev);
+  live *act = malloc(n * sizeof *act);
+  if (!ev || !act) {
+    free(ev);
+    free(act);
+    return MP_ERR_NOMEM;
+  }
+  size_t ne = 0;
+  for (uint32_t t = 0; t < p->n_allocs; t++) {
+    const mp_allocation *a = &p->allocs[t];
+    if (!(a->placed && a->arena == arena && a->alias_of < 0 && a->slot_size > 0)) continue;
+    int32_t s = whole_program ? 0 : p->lifetimes[t].start_op;
+    int32_t e = whole_program ? 0 : p->lifetimes[t].end_op;
+    ev[ne++] = (vev){s, 0, t};
+    ev[ne++] = (vev){e + 1, 1, t};
+  }
+  qsort(ev, ne, sizeof *ev, cmp_vev);
+  size_t na = 0;
+  mp_status st = MP_OK;
+  for (size_t i = 0; i < ne && st == MP_OK; i++) {
+    const mp_allocation *a = &p->allocs[ev[i].t];
+    if (ev[i].kind == 1) {
+      for (size_t k = 0; k < na; k++)
+        if (act[k].t == ev[i].t) {
+          memmove(&act[k], &act[k + 1], (na - k - 1) * sizeof *act);
+          na--;
+          break;
+        }
+      continue;
+    }
+    uint64_t lo = a->offset, hi = a->offset + a->slot_size;
+    /* position by offset (binary search) */
+    size_t l = 0, r = na;
+    while (l < r) {
+      size_t mid = (l + r) / 2;
+      if (act[mid].lo < lo || (act[mid].lo == lo && act[mid].t < ev[i].t))
+        l = mid + 1;
+      else
+        r = mid;
+    }
+    const live *nb[2] = {l > 0 ? &act[l - 1] : NULL, l < na ? &act[l] : NULL};
+    for (int k = 0; k < 2; k++) {
+      if (nb[k] && nb[k]->lo < hi && lo < nb[k]->hi) {
+        uint32_t u = nb[k]->t;
+        mp_error(dx, vloc(),
+                 "plan verification failed: tensors %u '%s' [%llu, %llu) and %u '%s' [%llu, "
+                 "%llu) overlap in the %s %s arena while both are live (ops %d-%d and %d-%d). "
+                 "This is a memplan bug; please report it with the model and config.",
+                 u, tname(p, u), (unsigned long long)nb[k]->lo, (unsigned long long)nb[k]->hi,
+                 ev[i].t, tname(p, ev[i].t), (unsigned long long)lo, (unsigned long long)hi,
+                 mp_memory_name(p->arenas[arena].memory), mp_role_name(p->arenas[arena].role),
+                 p->lifetimes[u].start_op, p->lifetimes[u].end_op,
+                 p->lifetimes[ev[i].t].start_op, p->lifetimes[ev[i].t].end_op);
+        st = MP_ERR_VERIFY;
+        break;
+      }
+    }
+    memmove(&act[l + 1], &act[l], (na - l) * sizeof *act);
+    act[l] = (live){lo, hi, ev[i].t};
+    na++;
+  }
+  free(ev);
+  free(act);
+  return st;
+}
+
+static bool needs_storage(const mp_graph *g, uint32_t t) {
+  const mp_tensor *x = &g->tensors[t];
+  if (!x->used || x->size == 0) return false;
+  if (x->role == MP_ROLE_SCRATCH) return x->alias_of >= 0 || g->storage[t].start_op >= 0;
+  return true;
+}
+
+#define FAIL(...)                       \
+  do {                                  \
+    mp_error(dx, vloc(), __VA_ARGS__);  \
+    return MP_ERR_VERIFY;               \
+  } while (0)
+
+mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx) {
+  const mp_graph *g = p->graph;
+  if (p->n_allocs != g->n_tensors)
+    FAIL("plan verification failed: %u allocations for %u tensors", p->n_allocs, g->n_tensors);
+  /* arenas */
+  for (uint32_t i = 0; i < p->n_arenas; i++) {
+    const mp_arena *a = &p->arenas[i];
+    if (!p->platform.present[a->memory])
+      FAIL("plan verification failed: arena %u is in %s, which the platform lacks", i,
+           mp_memory_name(a->memory));
+    if (!mp_is_pow2(a->alignment) || a->alignment < 16 || a->total_size % a->alignment)
+      FAIL("plan verification failed: arena %u (%s %s) size %llu is not a multiple of its "
+           "alignment %u", i, mp_role_name(a->role), mp_memory_name(a->memory),
+           (unsigned long long)a->total_size, a->alignment);
+    if (a->used > a->total_size)
+      FAIL("plan verification failed: arena %u uses %llu of %llu bytes", i,
+           (unsigned long long)a->used, (unsigned long long)a->total_size);
+    bool staged = a->source_memory != a->memory;
+    if (staged != a->is_staged || (a->role != MP_ROLE_CONSTANT && staged))
+      FAIL("plan verification failed: arena %u (%s %s) has an inconsistent source memory", i,
+           mp_role_name(a->role), mp_memory_name(a->memory));
+    if ((a->role != MP_ROLE_CONSTANT || staged) && !mp_memory_writable(a->memory))
+      FAIL("plan verification failed: %s arena %u is in read-only %s", mp_role_name(a->role), i,
+           mp_memory_name(a->memory));
+    for (uint32_t j = 0; j < i; j++)
+      if (p->arenas[j].role == a->role && p->arenas[j].memory == a->memory)
+        FAIL("plan verification failed: two %s arenas in %s", mp_role_name(a->role),
+             mp_memory_name(a->memory));
+    if (a->role == MP_ROLE_SCRATCH && a->lower_bound > a->total_size)
+      FAIL("plan verification failed: scratch arena in %s is %llu bytes, below its lower bound "
+           "%llu", mp_memory_name(a->memory), (unsigned long long)a->total_size,
+           (unsigned long long)a->lower_bound);
+  }
+  /* allocations */
+  for (uint32_t t = 0; t < p->n_allocs; t++) {
+    const mp_allocation *a = &p->allocs[t];
+    const mp_tensor *x = &g->tensors[t];
+    bool need = needs_storage(g, t);
+    if (need && !a->placed)
+      FAIL("plan verification failed: %s tensor %u '%s' (%llu bytes) has no storage",
+           mp_role_name(x->role), t, x->name, (unsigned long long)x->size);
+    if (!a->placed) continue;
+    if (!need)
+      FAIL("plan verification failed: tensor %u '%s' has storage but needs none", t, x->name);
+    if (a->arena >= p->n_arenas)
+      FAIL("plan verification failed: tensor %u '%s' names arena %u of %u", t, x->name, a->arena,
+           p->n_arenas);
+    const mp_arena *ar = &p->arenas[a->arena];
+    if (a->binding.role != x->role || ar->role != x->role)
+      FAIL("plan verification failed: %s tensor %u '%s' is bound as %s in a %s arena",
+           mp_role_name(x->role), t, x->name, mp_role_name(a->binding.role),
+           mp_role_name(ar->role));
+    if (a->memory != ar->memory || a->binding.memory != a->memory ||
+        a->binding.offset != a->offset || a->binding.source_memory != ar->source_memory)
+      FAIL("plan verification failed: tensor %u '%s' binding (%s, source %s, offset %llu) "
+           "disagrees with its arena (%s, source %s)", t, x->name,
+           mp_memory_name(a->binding.memory), mp_memory_name(a->binding.source_memory),
+           (unsigned long long)a->binding.offset, mp_memory_name(ar->memory),
+           mp_memory_name(ar->source_memory));
+    if (a->size != x->size || a->slot_size < a->size)
+      FAIL("plan verification failed: tensor %u '%s' slot of %llu bytes for %llu bytes", t,
+           x->name, (unsigned long long)a->slot_size, (unsigned long long)x->size);
+    uint64_t need_align = p->platform.min_alignment;
+    if (mp_dtype_align(x->dtype) > need_align) need_align = mp_dtype_align(x->dtype);
+    if (x->align_hint > need_align) need_align = x->align_hint;
+    if (a->align < need_align || !mp_is_pow2(a->align) || a->offset % a->align ||
+        a->slot_size % a->align)
+      FAIL("plan verification failed: tensor %u '%s' at offset %llu is not aligned to %llu", t,
+           x->name, (unsigned long long)a->offset, (unsigned long long)need_align);
+    if (a->offset > ar->total_size || a->slot_size > ar->total_size - a->offset)
+      FAIL("plan verification failed: tensor %u '%s' [%llu, %llu) lies outside its %llu-byte "
+           "arena", t, x->name, (unsigned long long)a->offset,
+           (unsigned long long)(a->offset + a->slot_size), (unsigned long long)ar->total_size);
+    if (x->alias_of >= 0) {
+      const mp_allocation *r = &p->allocs[x->alias_of];
+      if (a->alias_of != x->alias_of || !r->placed || r->arena != a->arena ||
+          r->offset != a->offset)
+        FAIL("plan verification failed: tensor %u '%s' aliases tensor %d '%s' but does not share "
+             "its storage", t, x->name, x->alias_of, g->tensors[x->alias_of].name);
+      /* the root's lifetime must cover the alias's */
+      const mp_lifetime *lr = &p->lifetimes[x->alias_of], *la = &g->tensors[t].lifetime;
+      if (la->start_op >= 0 && (la->start_op < lr->start_op || la->end_op > lr->end_op))
+        FAIL("plan verification failed: alias %u '%s' is live outside its root %d's lifetime", t,
+             x->name, x->alias_of);
+    } else if (x->role == MP_ROLE_SCRATCH) {
+      const mp_lifetime *l = &p->lifetimes[t], *own = &x->lifetime;
+      if (own->start_op < l->start_op || own->end_op > l->end_op)
+        FAIL("plan verification failed: tensor %u '%s' lifetime in the plan [%d, %d] does not "
+             "cover its uses [%d, %d]", t, x->name, l->start_op, l->end_op, own->start_op,
+             own->end_op);
+    }
+  }
+  /* overlaps */
+  for (uint32_t i = 0; i < p->n_arenas; i++) {
+    mp_status st = check_arena_overlaps(p, i, p->arenas[i].role != MP_ROLE_SCRATCH, dx);
+    if (st != MP_OK) return st;
+  }
+  /* budgets: recompute what each memory holds */
+  uint64_t held[MP_MEM_COUNT] = {0};
+  for (uint32_t i = 0; i < p->n_arenas; i++) {
+    const mp_arena *a = &p->arenas[i];
+    held[a->memory] += a->total_size;
+    if (a->is_staged) held[a->source_memory] += a->total_size;
+  }
+  for (int m = 0; m < MP_MEM_COUNT; m++) {
+    if (held[m] > p->memories[m].budget)
+      FAIL("plan verification failed: %s holds %llu bytes, over its budget of %llu",
+           mp_memory_name((mp_memory)m), (unsigned long long)held[m],
+           (unsigned long long)p->memories[m].budget);
+    if (held[m] != p->memories[m].used)
+      FAIL("plan verification failed: %s holds %llu bytes but the plan reports %llu",
+           mp_memory_name((mp_memory)m), (unsigned long long)held[m],
+           (unsigned long long)p->memories[m].used);
+  }
+  return MP_OK;
+}
