@@ -71,6 +71,11 @@ $(BUILD)/%: $(BUILD)/tools/%.o $(LIB)
 	@echo "  LD      $@"
 	@$(CC) $(LDFLAGS_ALL) $< $(LIB) $(LIBS) -o $@
 
+# mkmodel writes the test fixtures and the example: it links their builders.
+$(BUILD)/mkmodel: $(BUILD)/tools/mkmodel.o $(BUILD)/tests/support/fixtures.o $(LIB)
+	@echo "  LD      $@"
+	@$(CC) $(LDFLAGS_ALL) $^ $(LIBS) -o $@
+
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TESTLIB_OBJS) $(LIB)
 	@echo "  LD      $@"
 	@$(CC) $(LDFLAGS_ALL) $< $(TESTLIB_OBJS) $(LIB) $(LIBS) -lcmocka -o $@

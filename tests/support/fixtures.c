@@ -1,0 +1,1126 @@
+/*
+ * fixtures.c — models with known answers, written with tflite_writer.
+ *
+ * Each named fixture is a small builder over the writer; its comment lists
+ * the tensors (id name [shape] role) and the lifetimes the graph analysis
+ * must find, so tests can assert exact values.  The random DAG and the KWS
+ * example are generated from a fixed PRNG (splitmix64), never from the
+ * clock, so their bytes are reproducible.
+ *
+ * The KWS example is calibrated like a post-training-quantised model: the
+ * float network (synthetic He-uniform weights) runs on synthetic int8
+ * features; the min/max of every activation gives its scale and zero point;
+ * weights are quantised per output channel, biases to int32 at
+ * input_scale * weight_scale.  Generation uses only +, -, *, / and
+ * comparisons on floats (no libm), in a fixed order, so the bytes are the
+ * same with every IEEE-754 compiler setting that does not reassociate or
+ * contract (expf appears only in fx_kws_stats_run, a check).
+ *
+ * Nothing here uses cmocka: mkmodel links this file too.
+ */
+#include "fixtures.h"
+
+#include "tflite_writer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* splitmix64: small, fast, and the same everywhere. */
+typedef struct rng {
+  uint64_t s;
+} rng;
+
+static uint64_t rng_next(rng *r) {
+  uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/* Uniform integer in [lo, hi]. */
+static int32_t rng_int(rng *r, int32_t lo, int32_t hi) {
+  return lo + (int32_t)(rng_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+/* Uniform float in [-1, 1), from 24 random bits (exact in a float). */
+static float rng_sym(rng *r) {
+  return (float)(int32_t)(rng_next(r) >> 40) / 8388608.0f - 1.0f;
+}
+
+/* An int8 activation [1, n]. */
+static int32_t act(mp_tfw *w, const char *name, int32_t n) {
+  return (int32_t)mp_tfw_add_simple_tensor(w, name, MP_DTYPE_INT8, 2, (const int32_t[]){1, n});
+}
+
+/* A constant tensor over a new buffer of `size` bytes (deterministic
+ * content). */
+static int32_t constant(mp_tfw *w, const char *name, int32_t dtype, uint32_t rank,
+                        const int32_t *shape, const void *data, size_t size) {
+  mp_tfw_tensor t = {.name = name, .dtype = dtype, .rank = rank, .shape = shape};
+  t.buffer = mp_tfw_add_buffer(w, data, size);
+  return (int32_t)mp_tfw_add_tensor(w, &t);
+}
+
+/* An int8 constant of `n` bytes filled with a ramp. */
+static int32_t const_i8(mp_tfw *w, const char *name, uint32_t rank, const int32_t *shape,
+                        size_t n) {
+  int8_t *d = calloc(n ? n : 1, 1);
+  if (!d) return -1;
+  for (size_t i = 0; i < n; i++) d[i] = (int8_t)((i * 7) % 251 - 125);
+  int32_t t = constant(w, name, MP_DTYPE_INT8, rank, shape, d, n);
+  free(d);
+  return t;
+}
+
+static int32_t const_i32(mp_tfw *w, const char *name, uint32_t rank, const int32_t *shape,
+                         const int32_t *values, size_t n) {
+  uint8_t le[64];
+  if (n * 4 > sizeof le) return -1;
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 4; k++) le[4 * i + (size_t)k] = (uint8_t)((uint32_t)values[i] >> (8 * k));
+  return constant(w, name, MP_DTYPE_INT32, rank, shape, le, n * 4);
+}
+
+static uint32_t op(mp_tfw *w, int32_t code, uint32_t n_in, const int32_t *in, uint32_t n_out,
+                   const int32_t *out) {
+  mp_tfw_op o = {.builtin_code = code, .n_inputs = n_in, .inputs = in, .n_outputs = n_out,
+                 .outputs = out};
+  return mp_tfw_add_op(w, &o);
+}
+
+/* A count and a literal list of tensor ids: IDS(0, 1) -> 2, {0, 1}. */
+#define N_IDS(...) (uint32_t)(sizeof((const int32_t[]){__VA_ARGS__}) / sizeof(int32_t))
+#define IDS(...) N_IDS(__VA_ARGS__), (const int32_t[]){__VA_ARGS__}
+#define IDS_IN(...) .n_inputs = N_IDS(__VA_ARGS__), .inputs = (const int32_t[]){__VA_ARGS__}
+
+/* ------------------------------------------------------------------------ */
+/* Named fixtures                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* tiny: the small model of the reader's truncation tests.
+ *   0 input  [1,8]   scratch, per-tensor quant 0.5/-3       [0,0]
+ *   1 fc/w   [4,8]   constant (32 B), per-channel quant dim 0
+ *   2 fc/b   [4]     int32 constant (16 B)
+ *   3 fc/out [1,4]   scratch over an empty buffer (not 0)   [0,1]
+ *   4 probs  [1,4]   scratch, quant 1/256 -128              [1,1]
+ * ops: 0 FULLY_CONNECTED(0,1,2)->3 (options), 1 SOFTMAX(3)->4 (beta 1).
+ * Description "tiny fixture"; metadata "min_runtime_version" -> buffer 4.
+ * lb 32 (16+16 at both ops). */
+static void build_tiny(mp_tfw *w, bool external) {
+  mp_tfw_set_description(w, "tiny fixture");
+  mp_tfw_add_subgraph(w, "main");
+  float in_scale = 0.5f, out_scale = 1.0f / 256.0f;
+  int64_t in_zp = -3, out_zp = -128;
+  mp_tfw_tensor in = {.name = "input", .dtype = MP_DTYPE_INT8, .rank = 2,
+                      .shape = (const int32_t[]){1, 8}, .has_quant = true,
+                      .quant = {1, &in_scale, 1, &in_zp, 0}};
+  mp_tfw_add_tensor(w, &in);
+  int8_t wd[32];
+  for (int i = 0; i < 32; i++) wd[i] = (int8_t)(i * 9 - 100);
+  float wscale[4] = {0.01f, 0.02f, 0.03f, 0.04f};
+  int64_t wzp[4] = {0, 0, 0, 0};
+  mp_tfw_tensor wt = {.name = "fc/w", .dtype = MP_DTYPE_INT8, .rank = 2,
+                      .shape = (const int32_t[]){4, 8}, .has_quant = true,
+                      .quant = {4, wscale, 4, wzp, 0}};
+  wt.buffer = external ? mp_tfw_add_external_buffer(w, wd, sizeof wd)
+                       : mp_tfw_add_buffer(w, wd, sizeof wd);
+  mp_tfw_add_tensor(w, &wt);
+  const_i32(w, "fc/b", 1, (const int32_t[]){4}, (const int32_t[]){100, -200, 300, -400}, 4);
+  mp_tfw_tensor h = {.name = "fc/out", .dtype = MP_DTYPE_INT8, .rank = 2,
+                     .shape = (const int32_t[]){1, 4}};
+  h.buffer = mp_tfw_add_buffer(w, NULL, 0);
+  mp_tfw_add_tensor(w, &h);
+  mp_tfw_tensor out = {.name = "probs", .dtype = MP_DTYPE_INT8, .rank = 2,
+                       .shape = (const int32_t[]){1, 4}, .has_quant = true,
+                       .quant = {1, &out_scale, 1, &out_zp, 0}};
+  mp_tfw_add_tensor(w, &out);
+  mp_tfw_option fc_opts[] = {{.field = 0, .type = MP_TFW_I8, .i = 0},
+                             {.field = 2, .type = MP_TFW_BOOL, .i = 0}};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_FULLY_CONNECTED, .version = 4, IDS_IN(0, 1, 2),
+                                .n_outputs = 1, .outputs = (const int32_t[]){3},
+                                .options_type = MP_TFW_OPT_FULLY_CONNECTED, .n_options = 2,
+                                .options = fc_opts});
+  mp_tfw_option sm_opts[] = {{.field = 0, .type = MP_TFW_F32, .f = 1.0f}};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_SOFTMAX, .version = 2, IDS_IN(3),
+                                .n_outputs = 1, .outputs = (const int32_t[]){4},
+                                .options_type = MP_TFW_OPT_SOFTMAX, .n_options = 1,
+                                .options = sm_opts});
+  mp_tfw_set_io(w, IDS(0), IDS(4));
+  uint32_t mb = mp_tfw_add_buffer(w, "1.14.0", 6);
+  mp_tfw_add_metadata(w, "min_runtime_version", mb);
+}
+
+static void build_tiny_inline(mp_tfw *w) { build_tiny(w, false); }
+
+/* external_weights: tiny, but fc/w's 32 bytes sit after the flatbuffer
+ * (Buffer.offset/size).  Same tensors, lifetimes and lb as tiny. */
+static void build_external(mp_tfw *w) { build_tiny(w, true); }
+
+/* multi_subgraph: two subgraphs with different answers.
+ * Subgraph 0 "main": 0 x [1,32], 1 y [1,32]; op 0 RELU(0)->1.
+ *   x [0,0], y [0,0]; lb 64.
+ * Subgraph 1 "body": 0 a, 1 b, 2 c, 3 d, all [1,64];
+ *   ops 0 RELU(0)->1, 1 TANH(1)->2, 2 GELU(2)->3 (builtin code 150: its
+ *   deprecated_builtin_code is 127).
+ *   a [0,0], b [0,1], c [1,2], d [2,2]; lb 128. */
+static void build_multi_subgraph(mp_tfw *w) {
+  mp_tfw_add_subgraph(w, "main");
+  act(w, "x", 32);
+  act(w, "y", 32);
+  op(w, FX_RELU, IDS(0), IDS(1));
+  mp_tfw_set_io(w, IDS(0), IDS(1));
+  mp_tfw_add_subgraph(w, "body");
+  act(w, "a", 64);
+  act(w, "b", 64);
+  act(w, "c", 64);
+  act(w, "d", 64);
+  op(w, FX_RELU, IDS(0), IDS(1));
+  op(w, FX_TANH, IDS(1), IDS(2));
+  op(w, FX_GELU, IDS(2), IDS(3));
+  mp_tfw_set_io(w, IDS(0), IDS(3));
+}
+
+/* variable: a state tensor updated every run.
+ *   0 in [1,16] scratch [0,1]; 1 state [1,16] is_variable -> persistent;
+ *   2 sum [1,16] scratch [0,2]; 3 out [1,16] scratch [2,2].
+ * ops: 0 ADD(0,1)->2, 1 MUL(2,0)->1 (writes the state), 2 RELU(2)->3.
+ * lb 32 at every op (the state is not scratch); persistent 16 bytes. */
+static void build_variable(mp_tfw *w) {
+  act(w, "in", 16);
+  mp_tfw_tensor st = {.name = "state", .dtype = MP_DTYPE_INT8, .rank = 2,
+                      .shape = (const int32_t[]){1, 16}, .is_variable = true};
+  mp_tfw_add_tensor(w, &st);
+  act(w, "sum", 16);
+  act(w, "out", 16);
+  op(w, FX_ADD, IDS(0, 1), IDS(2));
+  op(w, FX_MUL, IDS(2, 0), IDS(1));
+  op(w, FX_RELU, IDS(2), IDS(3));
+  mp_tfw_set_io(w, IDS(0), IDS(3));
+}
+
+/* zero_size: 0 in [1,8] [0,0]; 1 empty [1,0] (graph input, 0 bytes, no
+ * slot) [0,0]; 2 out [1,8] [0,0].  op 0 CONCATENATION(0,1)->2.  lb 32. */
+static void build_zero_size(mp_tfw *w) {
+  act(w, "in", 8);
+  act(w, "empty", 0);
+  act(w, "out", 8);
+  mp_tfw_option o[] = {{.field = 0, .type = MP_TFW_I32, .i = 1}};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_CONCATENATION, IDS_IN(0, 1), .n_outputs = 1,
+                                .outputs = (const int32_t[]){2},
+                                .options_type = MP_TFW_OPT_CONCATENATION, .n_options = 1,
+                                .options = o});
+  mp_tfw_set_io(w, IDS(0, 1), IDS(2));
+}
+
+/* unread_output: 0 axis int32 [] constant (4 B); 1 in [1,32] [0,0];
+ * 2 a [1,16] [0,1]; 3 b [1,16] never read, not an output: [0,0];
+ * 4 out [1,16] [1,1].
+ * ops: 0 SPLIT(0,1)->2,3, 1 RELU(2)->4.  lb 64 (op 0: 32+16+16). */
+static void build_unread_output(mp_tfw *w) {
+  const_i32(w, "axis", 0, NULL, (const int32_t[]){1}, 1);
+  act(w, "in", 32);
+  act(w, "a", 16);
+  act(w, "b", 16);
+  act(w, "out", 16);
+  mp_tfw_option o[] = {{.field = 0, .type = MP_TFW_I32, .i = 2}};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_SPLIT, IDS_IN(0, 1), .n_outputs = 2,
+                                .outputs = (const int32_t[]){2, 3},
+                                .options_type = MP_TFW_OPT_SPLIT, .n_options = 1, .options = o});
+  op(w, FX_RELU, IDS(2), IDS(4));
+  mp_tfw_set_io(w, IDS(1), IDS(4));
+}
+
+/* late_input: 0 x [1,16] [0,0]; 1 late [1,48] graph input first read by
+ * op 3: [0,3]; 2 t1 [1,16] [0,1]; 3 t2 [1,16] [1,2]; 4 t3 [1,16] [2,3];
+ * 5 out [1,64] [3,3].
+ * ops: 0 RELU(0)->2, 1 RELU(2)->3, 2 RELU(3)->4, 3 CONCATENATION(4,1)->5.
+ * lb 128 at op 3 (48+16+64); 80 at ops 0-2. */
+static void build_late_input(mp_tfw *w) {
+  act(w, "x", 16);
+  act(w, "late", 48);
+  act(w, "t1", 16);
+  act(w, "t2", 16);
+  act(w, "t3", 16);
+  act(w, "out", 64);
+  op(w, FX_RELU, IDS(0), IDS(2));
+  op(w, FX_RELU, IDS(2), IDS(3));
+  op(w, FX_RELU, IDS(3), IDS(4));
+  op(w, FX_CONCATENATION, IDS(4, 1), IDS(5));
+  mp_tfw_set_io(w, IDS(0, 1), IDS(5));
+}
+
+/* view_chain: three views in a row collapse onto one root.
+ *   0 in [1,8] [0,0]; 1 w1 int8 [32,8] constant; 2 a [1,32] [0,1] root;
+ *   3 shape int32 [3] constant {1,4,8}; 4 b [1,4,8] [1,2] alias of 2;
+ *   5 c [4,8] [2,3] alias of 2; 6 axis int32 [] constant {2};
+ *   7 d [4,8,1] [3,4] alias of 2; 8 w2 int8 [4,32] constant;
+ *   9 out [1,4] [4,4].
+ * ops: 0 FULLY_CONNECTED(0,1,-1)->2, 1 RESHAPE(2,3)->4, 2 SQUEEZE(4)->5,
+ *   3 EXPAND_DIMS(5,6)->7, 4 FULLY_CONNECTED(7,8,-1)->9.
+ * Storage of 2 (and of 4, 5, 7): [0,4].  Slots: 0, 2, 9 (6 without
+ * aliasing).  lb 48 (op 0: 16+32; op 4: 32+16); no alias 64 (op 1: a+b). */
+static void build_view_chain(mp_tfw *w) {
+  act(w, "in", 8);
+  const_i8(w, "w1", 2, (const int32_t[]){32, 8}, 256);
+  act(w, "a", 32);
+  const_i32(w, "shape", 1, (const int32_t[]){3}, (const int32_t[]){1, 4, 8}, 3);
+  mp_tfw_add_simple_tensor(w, "b", MP_DTYPE_INT8, 3, (const int32_t[]){1, 4, 8});
+  mp_tfw_add_simple_tensor(w, "c", MP_DTYPE_INT8, 2, (const int32_t[]){4, 8});
+  const_i32(w, "axis", 0, NULL, (const int32_t[]){2}, 1);
+  mp_tfw_add_simple_tensor(w, "d", MP_DTYPE_INT8, 3, (const int32_t[]){4, 8, 1});
+  const_i8(w, "w2", 2, (const int32_t[]){4, 32}, 128);
+  act(w, "out", 4);
+  op(w, FX_FULLY_CONNECTED, IDS(0, 1, -1), IDS(2));
+  mp_tfw_option ro[] = {{.field = 0, .type = MP_TFW_I32_VEC, .n_vec = 3,
+                         .vec = (const int32_t[]){1, 4, 8}}};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_RESHAPE, IDS_IN(2, 3), .n_outputs = 1,
+                                .outputs = (const int32_t[]){4},
+                                .options_type = MP_TFW_OPT_RESHAPE, .n_options = 1,
+                                .options = ro});
+  mp_tfw_option so[] = {{.field = 0, .type = MP_TFW_I32_VEC, .n_vec = 1,
+                         .vec = (const int32_t[]){0}}};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_SQUEEZE, IDS_IN(4), .n_outputs = 1,
+                                .outputs = (const int32_t[]){5},
+                                .options_type = MP_TFW_OPT_SQUEEZE, .n_options = 1,
+                                .options = so});
+  op(w, FX_EXPAND_DIMS, IDS(5, 6), IDS(7));
+  op(w, FX_FULLY_CONNECTED, IDS(7, 8, -1), IDS(9));
+  mp_tfw_set_io(w, IDS(0), IDS(9));
+}
+
+/* view_of_constant: 0 in [1,16] [0,1]; 1 table int8 [16] constant;
+ * 2 shape int32 [2] constant {1,16}; 3 view [1,16] scratch, no alias
+ * (its input is a constant) [0,1]; 4 out [1,16] [1,1].
+ * ops: 0 RESHAPE(1,2)->3, 1 ADD(0,3)->4.  lb 48 (op 1: 16+16+16). */
+static void build_view_of_constant(mp_tfw *w) {
+  act(w, "in", 16);
+  const_i8(w, "table", 1, (const int32_t[]){16}, 16);
+  const_i32(w, "shape", 1, (const int32_t[]){2}, (const int32_t[]){1, 16}, 2);
+  act(w, "view", 16);
+  act(w, "out", 16);
+  op(w, FX_RESHAPE, IDS(1, 2), IDS(3));
+  op(w, FX_ADD, IDS(0, 3), IDS(4));
+  mp_tfw_set_io(w, IDS(0), IDS(4));
+}
+
+/* optional_input: 0 in [1,8] [0,0]; 1 w int8 [4,8] constant; 2 out [1,4]
+ * [0,0].  op 0 FULLY_CONNECTED(0,1,-1)->2 (no bias).  lb 32. */
+static void build_optional_input(mp_tfw *w) {
+  act(w, "in", 8);
+  const_i8(w, "w", 2, (const int32_t[]){4, 8}, 32);
+  act(w, "out", 4);
+  op(w, FX_FULLY_CONNECTED, IDS(0, 1, -1), IDS(2));
+  mp_tfw_set_io(w, IDS(0), IDS(2));
+}
+
+/* intermediates: 0 in [1,8] [0,0]; 1 w int8 [4,8] constant;
+ * 2 gate [1,64] intermediate of op 0: [0,0]; 3 cell [1,32] intermediate
+ * of op 0: [0,0]; 4 h [1,4] [0,1]; 5 out [1,4] [1,1].
+ * ops: 0 UNIDIRECTIONAL_SEQUENCE_LSTM(0,1,-1) intermediates (2,3) -> 4,
+ *   1 RELU(4)->5.  lb 128 (op 0: 16+64+32+16). */
+static void build_intermediates(mp_tfw *w) {
+  act(w, "in", 8);
+  const_i8(w, "w", 2, (const int32_t[]){4, 8}, 32);
+  act(w, "gate", 64);
+  act(w, "cell", 32);
+  act(w, "h", 4);
+  act(w, "out", 4);
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_UNIDIRECTIONAL_SEQUENCE_LSTM, IDS_IN(0, 1, -1),
+                                .n_outputs = 1, .outputs = (const int32_t[]){4},
+                                .n_intermediates = 2, .intermediates = (const int32_t[]){2, 3}});
+  op(w, FX_RELU, IDS(4), IDS(5));
+  mp_tfw_set_io(w, IDS(0), IDS(5));
+}
+
+/* written_twice: 0 in [1,8]; 1 a [1,8].  ops 0 RELU(0)->1, 1 TANH(0)->1.
+ * The model parses; mp_graph_build fails with MP_ERR_MODEL: "tensor 1 'a'
+ * is written by operator 0 and again by operator 1". */
+static void build_written_twice(mp_tfw *w) {
+  act(w, "in", 8);
+  act(w, "a", 8);
+  op(w, FX_RELU, IDS(0), IDS(1));
+  op(w, FX_TANH, IDS(0), IDS(1));
+  mp_tfw_set_io(w, IDS(0), IDS(1));
+}
+
+/* writes_constant: 0 in [1,8]; 1 weights int8 [1,8] constant.
+ * op 0 RELU(0)->1.  mp_graph_build fails with MP_ERR_MODEL: "operator 0
+ * (RELU) writes tensor 1 'weights', which is a constant". */
+static void build_writes_constant(mp_tfw *w) {
+  act(w, "in", 8);
+  const_i8(w, "weights", 2, (const int32_t[]){1, 8}, 8);
+  op(w, FX_RELU, IDS(0), IDS(1));
+  mp_tfw_set_io(w, IDS(0), IDS(1));
+}
+
+static const struct {
+  const char *name;
+  void (*build)(mp_tfw *w);
+} fixtures[] = {
+    {"tiny", build_tiny_inline},
+    {"multi_subgraph", build_multi_subgraph},
+    {"variable", build_variable},
+    {"zero_size", build_zero_size},
+    {"unread_output", build_unread_output},
+    {"late_input", build_late_input},
+    {"view_chain", build_view_chain},
+    {"view_of_constant", build_view_of_constant},
+    {"optional_input", build_optional_input},
+    {"intermediates", build_intermediates},
+    {"external_weights", build_external},
+    {"written_twice", build_written_twice},
+    {"writes_constant", build_writes_constant},
+};
+#define N_FIXTURES (sizeof fixtures / sizeof fixtures[0])
+
+const char *const *fx_names(void) {
+  static const char *names[N_FIXTURES + 1];
+  for (size_t i = 0; i < N_FIXTURES; i++) names[i] = fixtures[i].name;
+  names[N_FIXTURES] = NULL;
+  return names;
+}
+
+mp_status fx_build(const char *name, uint8_t **bytes, size_t *size) {
+  *bytes = NULL;
+  *size = 0;
+  for (size_t i = 0; i < N_FIXTURES; i++) {
+    if (strcmp(name, fixtures[i].name) != 0) continue;
+    mp_tfw *w = mp_tfw_new();
+    if (!w) return MP_ERR_NOMEM;
+    fixtures[i].build(w);
+    mp_status st = mp_tfw_finish(w, bytes, size);
+    mp_tfw_free(&w);
+    return st;
+  }
+  return MP_ERR_CONFIG;
+}
+
+mp_model *fx_model(const char *name) {
+  uint8_t *b;
+  size_t n;
+  mp_status st = fx_build(name, &b, &n);
+  if (st != MP_OK) {
+    fprintf(stderr, "fixture '%s': %s\n", name, mp_status_str(st));
+    return NULL;
+  }
+  mp_model *m = NULL;
+  st = mp_model_parse(b, n, name, NULL, &m);
+  free(b);
+  if (st != MP_OK) fprintf(stderr, "fixture '%s' does not parse: %s\n", name, mp_status_str(st));
+  return m;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Random DAGs                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Largest activation of a random DAG, in bytes (elements of int8). */
+#define RND_MAX_ELEMS 4096
+
+typedef struct rnd_graph {
+  mp_tfw *w;
+  rng r;
+  uint32_t n, cap;       /* activation tensors so far */
+  int32_t *id;           /* tensor id of activation k */
+  int32_t *elems;        /* its element count */
+  uint32_t *reads;       /* how many ops read it */
+  bool *is_input;
+  uint32_t n_inputs;
+  int32_t *inputs;
+  int32_t axis;          /* the shared SPLIT axis constant, or -1 */
+  bool failed;
+} rnd_graph;
+
+/* A new activation [1, n] (or [n] when rank1); returns its index k. */
+static uint32_t rnd_act(rnd_graph *g, int32_t n, bool rank1) {
+  char name[32];
+  snprintf(name, sizeof name, "t%u", g->n);
+  int32_t id = rank1 ? (int32_t)mp_tfw_add_simple_tensor(g->w, name, MP_DTYPE_INT8, 1,
+                                                          (const int32_t[]){n})
+                     : act(g->w, name, n);
+  uint32_t k = g->n++;
+  g->id[k] = id;
+  g->elems[k] = n;
+  g->reads[k] = 0;
+  g->is_input[k] = false;
+  return k;
+}
+
+static uint32_t rnd_new_input(rnd_graph *g) {
+  uint32_t k = rnd_act(g, rng_int(&g->r, 1, 1024), false);
+  g->is_input[k] = true;
+  g->inputs[g->n_inputs++] = g->id[k];
+  return k;
+}
+
+/* An input for the next op: mostly a recent activation, sometimes one from
+ * far back (a skip connection), now and then a graph input read late. */
+static uint32_t rnd_pick(rnd_graph *g) {
+  int32_t c = rng_int(&g->r, 0, 99);
+  if (c < 4) return rnd_new_input(g);
+  if (c < 74) {
+    uint32_t recent = g->n < 4 ? g->n : 4;
+    return g->n - 1 - (uint32_t)rng_int(&g->r, 0, (int32_t)recent - 1);
+  }
+  return (uint32_t)rng_int(&g->r, 0, (int32_t)g->n - 1);
+}
+
+static void rnd_op(rnd_graph *g, int32_t code, uint32_t n_in, const uint32_t *in, uint32_t n_out,
+                   const uint32_t *out, const int32_t *extra_in, uint32_t n_extra) {
+  int32_t ins[8], outs[2];
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n_extra; i++) ins[k++] = extra_in[i];
+  for (uint32_t i = 0; i < n_in; i++) {
+    ins[k++] = g->id[in[i]];
+    g->reads[in[i]]++;
+  }
+  for (uint32_t i = 0; i < n_out; i++) outs[i] = g->id[out[i]];
+  op(g->w, code, k, ins, n_out, outs);
+}
+
+static void rnd_step(rnd_graph *g) {
+  static const int32_t unary[] = {FX_RELU, FX_TANH, FX_LOGISTIC};
+  uint32_t a = rnd_pick(g);
+  int32_t n = g->elems[a];
+  int32_t c = rng_int(&g->r, 0, 99);
+  if (c >= 30 && c < 50) { /* ADD / MUL with a partner of the same size */
+    uint32_t match[16], n_match = 0;
+    for (uint32_t k = g->n; k-- > 0 && n_match < 16;)
+      if (k != a && g->elems[k] == n) match[n_match++] = k;
+    if (n_match > 0) {
+      uint32_t in[2] = {a, match[rng_int(&g->r, 0, (int32_t)n_match - 1)]};
+      uint32_t out = rnd_act(g, n, false);
+      rnd_op(g, c < 40 ? FX_ADD : FX_MUL, 2, in, 1, &out, NULL, 0);
+      return;
+    }
+  } else if (c >= 50 && c < 62) { /* CONCATENATION of 2 or 3 */
+    uint32_t in[3] = {a, rnd_pick(g), 0};
+    uint32_t n_in = 2;
+    if (rng_int(&g->r, 0, 1)) in[n_in++] = rnd_pick(g);
+    int32_t sum = 0;
+    for (uint32_t i = 0; i < n_in; i++) sum += g->elems[in[i]];
+    if (sum <= RND_MAX_ELEMS) {
+      uint32_t out = rnd_act(g, sum, false);
+      rnd_op(g, FX_CONCATENATION, n_in, in, 1, &out, NULL, 0);
+      return;
+    }
+  } else if (c >= 62 && c < 74) { /* SPLIT in two halves */
+    if (n >= 2 && n % 2 == 0) {
+      if (g->axis < 0) g->axis = const_i32(g->w, "axis", 0, NULL, (const int32_t[]){1}, 1);
+      uint32_t out[2] = {rnd_act(g, n / 2, false), rnd_act(g, n / 2, false)};
+      rnd_op(g, FX_SPLIT, 1, &a, 2, out, &g->axis, 1);
+      return;
+    }
+  } else if (c >= 74 && c < 84) { /* PAD at the end */
+    int32_t p = rng_int(&g->r, 1, 64);
+    if (n + p <= RND_MAX_ELEMS) {
+      char name[32];
+      snprintf(name, sizeof name, "pad%u", g->n);
+      int32_t pads = const_i32(g->w, name, 2, (const int32_t[]){2, 2},
+                               (const int32_t[]){0, 0, 0, p}, 4);
+      uint32_t out = rnd_act(g, n + p, false);
+      uint32_t in = a;
+      int32_t id[2] = {g->id[in], pads};
+      g->reads[in]++;
+      op(g->w, FX_PAD, 2, id, 1, &g->id[out]);
+      return;
+    }
+  } else if (c >= 84) { /* RESHAPE [1,n] <-> [n]: a view */
+    uint32_t out = rnd_act(g, n, true);
+    rnd_op(g, FX_RESHAPE, 1, &a, 1, &out, NULL, 0);
+    return;
+  }
+  uint32_t out = rnd_act(g, n, false);
+  rnd_op(g, unary[rng_int(&g->r, 0, 2)], 1, &a, 1, &out, NULL, 0);
+}
+
+mp_status fx_random(uint64_t seed, uint32_t n_ops, uint8_t **bytes, size_t *size) {
+  *bytes = NULL;
+  *size = 0;
+  if (n_ops == 0 || n_ops > 100000) return MP_ERR_CONFIG;
+  rnd_graph g;
+  memset(&g, 0, sizeof g);
+  g.r.s = seed;
+  g.axis = -1;
+  g.cap = 6 * n_ops + 8; /* per op: <= 2 outputs and 3 late inputs */
+  g.id = calloc(g.cap, sizeof *g.id);
+  g.elems = calloc(g.cap, sizeof *g.elems);
+  g.reads = calloc(g.cap, sizeof *g.reads);
+  g.is_input = calloc(g.cap, sizeof *g.is_input);
+  g.inputs = calloc(g.cap, sizeof *g.inputs);
+  int32_t *outputs = calloc(g.cap, sizeof *outputs);
+  g.w = mp_tfw_new();
+  mp_status st = MP_ERR_NOMEM;
+  if (g.id && g.elems && g.reads && g.is_input && g.inputs && outputs && g.w) {
+    char desc[64];
+    snprintf(desc, sizeof desc, "random DAG seed %llu ops %u", (unsigned long long)seed, n_ops);
+    mp_tfw_set_description(g.w, desc);
+    mp_tfw_add_subgraph(g.w, "random");
+    uint32_t first = (uint32_t)rng_int(&g.r, 1, 2);
+    for (uint32_t i = 0; i < first; i++) rnd_new_input(&g);
+    for (uint32_t i = 0; i < n_ops; i++) rnd_step(&g);
+    /* Sinks: the last op's outputs and most others are graph outputs; a
+     * few stay unread (their lifetime is their producer alone). */
+    uint32_t n_out = 0;
+    for (uint32_t k = 0; k < g.n; k++) {
+      if (g.reads[k] || g.is_input[k]) continue;
+      bool last = k + 2 >= g.n;
+      if (last || rng_int(&g.r, 0, 4) != 0) outputs[n_out++] = g.id[k];
+    }
+    mp_tfw_set_io(g.w, g.n_inputs, g.inputs, n_out, outputs);
+    st = mp_tfw_finish(g.w, bytes, size);
+  }
+  mp_tfw_free(&g.w);
+  free(g.id);
+  free(g.elems);
+  free(g.reads);
+  free(g.is_input);
+  free(g.inputs);
+  free(outputs);
+  return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The KWS example                                                          */
+/* ------------------------------------------------------------------------ */
+
+enum { KWS_H = 49, KWS_W = 10, KWS_OH = 25, KWS_OW = 5, KWS_C = 64, KWS_CLASSES = 12,
+       KWS_BLOCKS = 4, KWS_POS = KWS_OH * KWS_OW, KWS_ACT = KWS_POS * KWS_C };
+
+/* Input quantisation (the feature frontend's): x = 0.5 * (q - 80). */
+#define KWS_IN_SCALE 0.5f
+#define KWS_IN_ZP 80
+/* Calibration inputs (seeds 1..N). */
+#define KWS_CALIBRATION 16
+
+/* Float weights, laid out as the model stores them: conv OHWI, depthwise
+ * 1HWC, fully connected [out][in]. */
+typedef struct kws_net {
+  float conv0_w[KWS_C * 10 * 4], conv0_b[KWS_C];
+  float dw_w[KWS_BLOCKS][9 * KWS_C], dw_b[KWS_BLOCKS][KWS_C];
+  float pw_w[KWS_BLOCKS][KWS_C * KWS_C], pw_b[KWS_BLOCKS][KWS_C];
+  float fc_w[KWS_CLASSES * KWS_C], fc_b[KWS_CLASSES];
+} kws_net;
+
+/* Activations of one inference: conv0, then dw/pw of each block. */
+typedef struct kws_acts {
+  float a[1 + 2 * KWS_BLOCKS][KWS_ACT];
+  float pool[KWS_C];
+  float logits[KWS_CLASSES];
+} kws_acts;
+
+/* Synthetic MFCC-like int8 features: feature 0 (energy) low, the others
+ * around the zero point, each a bounded random walk over time. */
+static void kws_features(uint64_t seed, int8_t q[KWS_H * KWS_W]) {
+  rng r = {seed * 0x2545f4914f6cdd1dULL + 0x6b7773ULL};
+  int32_t base[KWS_W], v[KWS_W];
+  for (int f = 0; f < KWS_W; f++) {
+    base[f] = f == 0 ? -100 : rng_int(&r, 50, 110);
+    v[f] = base[f];
+  }
+  for (int t = 0; t < KWS_H; t++) {
+    for (int f = 0; f < KWS_W; f++) {
+      v[f] += rng_int(&r, -8, 8);
+      if (v[f] < base[f] - 30) v[f] = base[f] - 30;
+      if (v[f] > base[f] + 30) v[f] = base[f] + 30;
+      if (v[f] < -128) v[f] = -128;
+      if (v[f] > 127) v[f] = 127;
+      q[t * KWS_W + f] = (int8_t)v[f];
+    }
+  }
+}
+
+/* SAME-padded convolution, NHWC, batch 1, weights OHWI. */
+static void conv2d(const float *in, int h, int w, int cin, const float *wt, const float *b,
+                   int cout, int kh, int kw, int sh, int sw, float *out) {
+  int oh = (h + sh - 1) / sh, ow = (w + sw - 1) / sw;
+  int pad_h = (oh - 1) * sh + kh - h, pad_w = (ow - 1) * sw + kw - w;
+  int top = pad_h > 0 ? pad_h / 2 : 0, left = pad_w > 0 ? pad_w / 2 : 0;
+  for (int oy = 0; oy < oh; oy++)
+    for (int ox = 0; ox < ow; ox++)
+      for (int oc = 0; oc < cout; oc++) {
+        float acc = b[oc];
+        for (int ky = 0; ky < kh; ky++) {
+          int iy = oy * sh + ky - top;
+          if (iy < 0 || iy >= h) continue;
+          for (int kx = 0; kx < kw; kx++) {
+            int ix = ox * sw + kx - left;
+            if (ix < 0 || ix >= w) continue;
+            for (int ic = 0; ic < cin; ic++)
+              acc += in[(iy * w + ix) * cin + ic] * wt[((oc * kh + ky) * kw + kx) * cin + ic];
+          }
+        }
+        out[(oy * ow + ox) * cout + oc] = acc > 0.0f ? acc : 0.0f; /* RELU */
+      }
+}
+
+/* SAME-padded 3x3 depthwise convolution, stride 1, multiplier 1, RELU. */
+static void dwconv3(const float *in, int h, int w, int c, const float *wt, const float *b,
+                    float *out) {
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      for (int ch = 0; ch < c; ch++) {
+        float acc = b[ch];
+        for (int ky = 0; ky < 3; ky++) {
+          int iy = y + ky - 1;
+          if (iy < 0 || iy >= h) continue;
+          for (int kx = 0; kx < 3; kx++) {
+            int ix = x + kx - 1;
+            if (ix < 0 || ix >= w) continue;
+            acc += in[(iy * w + ix) * c + ch] * wt[(ky * 3 + kx) * c + ch];
+          }
+        }
+        out[(y * w + x) * c + ch] = acc > 0.0f ? acc : 0.0f;
+      }
+}
+
+static void kws_forward(const kws_net *n, float in_scale, int32_t in_zp, const int8_t *q,
+                        kws_acts *a) {
+  float x[KWS_H * KWS_W];
+  for (int i = 0; i < KWS_H * KWS_W; i++) x[i] = in_scale * (float)(q[i] - in_zp);
+  conv2d(x, KWS_H, KWS_W, 1, n->conv0_w, n->conv0_b, KWS_C, 10, 4, 2, 2, a->a[0]);
+  for (int b = 0; b < KWS_BLOCKS; b++) {
+    dwconv3(a->a[2 * b], KWS_OH, KWS_OW, KWS_C, n->dw_w[b], n->dw_b[b], a->a[2 * b + 1]);
+    conv2d(a->a[2 * b + 1], KWS_OH, KWS_OW, KWS_C, n->pw_w[b], n->pw_b[b], KWS_C, 1, 1, 1, 1,
+           a->a[2 * b + 2]);
+  }
+  const float *last = a->a[2 * KWS_BLOCKS];
+  for (int c = 0; c < KWS_C; c++) {
+    float s = 0.0f;
+    for (int p = 0; p < KWS_POS; p++) s += last[p * KWS_C + c];
+    a->pool[c] = s / (float)KWS_POS;
+  }
+  for (int o = 0; o < KWS_CLASSES; o++) {
+    float acc = n->fc_b[o];
+    for (int i = 0; i < KWS_C; i++) acc += a->pool[i] * n->fc_w[o * KWS_C + i];
+    a->logits[o] = acc;
+  }
+}
+
+/* He-uniform weights with a per-output-channel gain in [0.5, 2), so that
+ * per-channel scales differ as in trained models.  `limit` is
+ * sqrt(6 / fan_in), given as a constant to keep libm out. */
+static void kws_init(float *w, int n, int channels, bool channel_last, float limit, rng *r) {
+  float gain[KWS_C];
+  for (int c = 0; c < channels; c++) gain[c] = 1.25f + 0.75f * rng_sym(r);
+  for (int i = 0; i < n; i++) {
+    int c = channel_last ? i % channels : i / (n / channels);
+    w[i] = limit * gain[c] * rng_sym(r);
+  }
+}
+
+static void kws_weights(kws_net *n) {
+  rng r = {0x4b5753ULL}; /* "KWS" */
+  kws_init(n->conv0_w, KWS_C * 40, KWS_C, false, 0.38729833f /* sqrt(6/40) */, &r);
+  for (int c = 0; c < KWS_C; c++) n->conv0_b[c] = 0.5f * rng_sym(&r);
+  for (int b = 0; b < KWS_BLOCKS; b++) {
+    kws_init(n->dw_w[b], 9 * KWS_C, KWS_C, true, 0.81649658f /* sqrt(6/9) */, &r);
+    for (int c = 0; c < KWS_C; c++) n->dw_b[b][c] = 0.1f * rng_sym(&r);
+    kws_init(n->pw_w[b], KWS_C * KWS_C, KWS_C, false, 0.30618622f /* sqrt(6/64) */, &r);
+    for (int c = 0; c < KWS_C; c++) n->pw_b[b][c] = 0.1f * rng_sym(&r);
+  }
+  kws_init(n->fc_w, KWS_CLASSES * KWS_C, KWS_CLASSES, false, 0.30618622f, &r);
+  for (int c = 0; c < KWS_CLASSES; c++) n->fc_b[c] = 0.1f * rng_sym(&r);
+}
+
+/* Round half away from zero, saturating to [lo, hi]. */
+static int64_t quantize(float v, int64_t lo, int64_t hi) {
+  float r = v >= 0.0f ? v + 0.5f : v - 0.5f;
+  if (r <= (float)lo) return lo;
+  if (r >= (float)hi) return hi;
+  return (int64_t)r;
+}
+
+/* Asymmetric int8 parameters covering [lo, hi] (widened to include 0). */
+static void act_quant(float lo, float hi, float *scale, int64_t *zp) {
+  if (lo > 0.0f) lo = 0.0f;
+  if (hi < 0.0f) hi = 0.0f;
+  *scale = hi > lo ? (hi - lo) / 255.0f : 1.0f / 255.0f;
+  *zp = quantize(-128.0f - lo / *scale, -128, 127);
+}
+
+typedef struct kws_writer {
+  mp_tfw *w;
+  float in_scale;   /* scale of the activation feeding the current layer */
+  int64_t in_zp;
+} kws_writer;
+
+/* Quantise `n` weights per channel (symmetric int8) and add the tensor;
+ * scales[] receives the per-channel scales. */
+static int32_t kws_weight_tensor(kws_writer *k, const char *name, const float *w, int n,
+                                 int channels, int32_t qdim, bool channel_last, uint32_t rank,
+                                 const int32_t *shape, float *scales) {
+  int8_t *q = calloc((size_t)n, 1);
+  int64_t zp[KWS_C];
+  if (!q) return -1;
+  for (int c = 0; c < channels; c++) {
+    float m = 0.0f;
+    for (int i = 0; i < n; i++) {
+      int ch = channel_last ? i % channels : i / (n / channels);
+      float v = w[i] < 0.0f ? -w[i] : w[i];
+      if (ch == c && v > m) m = v;
+    }
+    scales[c] = m > 0.0f ? m / 127.0f : 1.0f;
+    zp[c] = 0;
+  }
+  for (int i = 0; i < n; i++) {
+    int ch = channel_last ? i % channels : i / (n / channels);
+    q[i] = (int8_t)quantize(w[i] / scales[ch], -127, 127);
+  }
+  mp_tfw_tensor t = {.name = name, .dtype = MP_DTYPE_INT8, .rank = rank, .shape = shape,
+                     .has_quant = true,
+                     .quant = {(uint32_t)channels, scales, (uint32_t)channels, zp, qdim}};
+  t.buffer = mp_tfw_add_buffer(k->w, q, (size_t)n);
+  free(q);
+  return (int32_t)mp_tfw_add_tensor(k->w, &t);
+}
+
+/* `n` int32 biases, value c at in_scale * weight_scale[c] (or [0] when
+ * the weights have one scale). */
+static int32_t kws_bias_tensor(kws_writer *k, const char *name, const float *b, int n,
+                               int n_scales, const float *wscales) {
+  uint8_t le[KWS_C * 4];
+  float scales[KWS_C];
+  int64_t zp[KWS_C];
+  for (int c = 0; c < n_scales; c++) {
+    scales[c] = k->in_scale * wscales[c];
+    zp[c] = 0;
+  }
+  for (int c = 0; c < n; c++) {
+    float sc = scales[n_scales == 1 ? 0 : c];
+    uint32_t v = (uint32_t)(int32_t)quantize(b[c] / sc, INT32_MIN, INT32_MAX);
+    for (int j = 0; j < 4; j++) le[4 * c + j] = (uint8_t)(v >> (8 * j));
+  }
+  mp_tfw_tensor t = {.name = name, .dtype = MP_DTYPE_INT32, .rank = 1,
+                     .shape = (const int32_t[]){n}, .has_quant = true,
+                     .quant = {(uint32_t)n_scales, scales, (uint32_t)n_scales, zp, 0}};
+  t.buffer = mp_tfw_add_buffer(k->w, le, (size_t)n * 4);
+  return (int32_t)mp_tfw_add_tensor(k->w, &t);
+}
+
+/* An int8 activation [1,h,w,c] with the given parameters; it becomes the
+ * input of the next layer. */
+static int32_t kws_act_tensor(kws_writer *k, const char *name, uint32_t rank,
+                              const int32_t *shape, float scale, int64_t zp) {
+  mp_tfw_tensor t = {.name = name, .dtype = MP_DTYPE_INT8, .rank = rank, .shape = shape,
+                     .has_quant = true, .quant = {1, &scale, 1, &zp, 0}};
+  k->in_scale = scale;
+  k->in_zp = zp;
+  return (int32_t)mp_tfw_add_tensor(k->w, &t);
+}
+
+static void kws_conv_op(kws_writer *k, int32_t code, int32_t in, int32_t wt, int32_t b,
+                        int32_t out, int32_t stride) {
+  mp_tfw_option conv[] = {{.field = 0, .type = MP_TFW_I8, .i = 0 /* SAME */},
+                          {.field = 1, .type = MP_TFW_I32, .i = stride},
+                          {.field = 2, .type = MP_TFW_I32, .i = stride},
+                          {.field = 3, .type = MP_TFW_I8, .i = 1 /* RELU */},
+                          {.field = 4, .type = MP_TFW_I32, .i = 1},
+                          {.field = 5, .type = MP_TFW_I32, .i = 1}};
+  mp_tfw_option dw[] = {{.field = 0, .type = MP_TFW_I8, .i = 0 /* SAME */},
+                        {.field = 1, .type = MP_TFW_I32, .i = stride},
+                        {.field = 2, .type = MP_TFW_I32, .i = stride},
+                        {.field = 3, .type = MP_TFW_I32, .i = 1 /* depth_multiplier */},
+                        {.field = 4, .type = MP_TFW_I8, .i = 1 /* RELU */},
+                        {.field = 5, .type = MP_TFW_I32, .i = 1},
+                        {.field = 6, .type = MP_TFW_I32, .i = 1}};
+  bool is_dw = code == FX_DEPTHWISE_CONV_2D;
+  mp_tfw_op o = {.builtin_code = code, .version = 3, .n_inputs = 3,
+                 .inputs = (const int32_t[]){in, wt, b}, .n_outputs = 1,
+                 .outputs = (const int32_t[]){out},
+                 .options_type = is_dw ? MP_TFW_OPT_DEPTHWISE_CONV2D : MP_TFW_OPT_CONV2D,
+                 .n_options = is_dw ? 7 : 6, .options = is_dw ? dw : conv};
+  mp_tfw_add_op(k->w, &o);
+}
+
+static void kws_model(mp_tfw *w, const kws_net *n, const float lo[], const float hi[]) {
+  kws_writer k = {w, KWS_IN_SCALE, KWS_IN_ZP};
+  char name[64];
+  float ws[KWS_C], s;
+  int64_t zp;
+  mp_tfw_set_description(w, "memplan example: DS-CNN keyword spotting (synthetic weights)");
+  mp_tfw_add_subgraph(w, "main");
+  int32_t x = kws_act_tensor(&k, "input", 4, (const int32_t[]){1, KWS_H, KWS_W, 1},
+                             KWS_IN_SCALE, KWS_IN_ZP);
+  int32_t wt = kws_weight_tensor(&k, "conv0/weights", n->conv0_w, KWS_C * 40, KWS_C, 0, false, 4,
+                                 (const int32_t[]){KWS_C, 10, 4, 1}, ws);
+  int32_t b = kws_bias_tensor(&k, "conv0/bias", n->conv0_b, KWS_C, KWS_C, ws);
+  act_quant(lo[0], hi[0], &s, &zp);
+  int32_t y = kws_act_tensor(&k, "conv0/relu", 4, (const int32_t[]){1, KWS_OH, KWS_OW, KWS_C}, s,
+                             zp);
+  kws_conv_op(&k, FX_CONV_2D, x, wt, b, y, 2);
+  for (int blk = 0; blk < KWS_BLOCKS; blk++) {
+    x = y;
+    snprintf(name, sizeof name, "dw%d/weights", blk + 1);
+    wt = kws_weight_tensor(&k, name, n->dw_w[blk], 9 * KWS_C, KWS_C, 3, true, 4,
+                           (const int32_t[]){1, 3, 3, KWS_C}, ws);
+    snprintf(name, sizeof name, "dw%d/bias", blk + 1);
+    b = kws_bias_tensor(&k, name, n->dw_b[blk], KWS_C, KWS_C, ws);
+    snprintf(name, sizeof name, "dw%d/relu", blk + 1);
+    act_quant(lo[1 + 2 * blk], hi[1 + 2 * blk], &s, &zp);
+    y = kws_act_tensor(&k, name, 4, (const int32_t[]){1, KWS_OH, KWS_OW, KWS_C}, s, zp);
+    kws_conv_op(&k, FX_DEPTHWISE_CONV_2D, x, wt, b, y, 1);
+    x = y;
+    snprintf(name, sizeof name, "pw%d/weights", blk + 1);
+    wt = kws_weight_tensor(&k, name, n->pw_w[blk], KWS_C * KWS_C, KWS_C, 0, false, 4,
+                           (const int32_t[]){KWS_C, 1, 1, KWS_C}, ws);
+    snprintf(name, sizeof name, "pw%d/bias", blk + 1);
+    b = kws_bias_tensor(&k, name, n->pw_b[blk], KWS_C, KWS_C, ws);
+    snprintf(name, sizeof name, "pw%d/relu", blk + 1);
+    act_quant(lo[2 + 2 * blk], hi[2 + 2 * blk], &s, &zp);
+    y = kws_act_tensor(&k, name, 4, (const int32_t[]){1, KWS_OH, KWS_OW, KWS_C}, s, zp);
+    kws_conv_op(&k, FX_CONV_2D, x, wt, b, y, 1);
+  }
+  /* average pooling and flatten keep their input's parameters */
+  float ps = k.in_scale;
+  int64_t pz = k.in_zp;
+  x = y;
+  y = kws_act_tensor(&k, "pool/avg", 4, (const int32_t[]){1, 1, 1, KWS_C}, ps, pz);
+  mp_tfw_option pool[] = {{.field = 0, .type = MP_TFW_I8, .i = 1 /* VALID */},
+                          {.field = 1, .type = MP_TFW_I32, .i = KWS_OW},
+                          {.field = 2, .type = MP_TFW_I32, .i = KWS_OH},
+                          {.field = 3, .type = MP_TFW_I32, .i = KWS_OW},
+                          {.field = 4, .type = MP_TFW_I32, .i = KWS_OH},
+                          {.field = 5, .type = MP_TFW_I8, .i = 0}};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_AVERAGE_POOL_2D, .version = 2,
+                                IDS_IN(x), .n_outputs = 1, .outputs = (const int32_t[]){y},
+                                .options_type = MP_TFW_OPT_POOL2D, .n_options = 6,
+                                .options = pool});
+  x = y;
+  int32_t shape = const_i32(w, "flatten/shape", 1, (const int32_t[]){2},
+                            (const int32_t[]){-1, KWS_C}, 2);
+  y = kws_act_tensor(&k, "flatten/reshape", 2, (const int32_t[]){1, KWS_C}, ps, pz);
+  mp_tfw_option rs[] = {{.field = 0, .type = MP_TFW_I32_VEC, .n_vec = 2,
+                         .vec = (const int32_t[]){1, KWS_C}}};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_RESHAPE, IDS_IN(x, shape), .n_outputs = 1,
+                                .outputs = (const int32_t[]){y},
+                                .options_type = MP_TFW_OPT_RESHAPE, .n_options = 1,
+                                .options = rs});
+  x = y;
+  wt = kws_weight_tensor(&k, "fc/weights", n->fc_w, KWS_CLASSES * KWS_C, 1, 0, false, 2,
+                         (const int32_t[]){KWS_CLASSES, KWS_C}, ws);
+  b = kws_bias_tensor(&k, "fc/bias", n->fc_b, KWS_CLASSES, 1, ws);
+  act_quant(lo[1 + 2 * KWS_BLOCKS], hi[1 + 2 * KWS_BLOCKS], &s, &zp);
+  y = kws_act_tensor(&k, "fc/logits", 2, (const int32_t[]){1, KWS_CLASSES}, s, zp);
+  mp_tfw_option fc[] = {{.field = 0, .type = MP_TFW_I8, .i = 0},
+                        {.field = 1, .type = MP_TFW_I8, .i = 0},
+                        {.field = 2, .type = MP_TFW_BOOL, .i = 0},
+                        {.field = 3, .type = MP_TFW_BOOL, .i = 0}};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_FULLY_CONNECTED, .version = 4,
+                                IDS_IN(x, wt, b), .n_outputs = 1,
+                                .outputs = (const int32_t[]){y},
+                                .options_type = MP_TFW_OPT_FULLY_CONNECTED, .n_options = 4,
+                                .options = fc});
+  x = y;
+  y = kws_act_tensor(&k, "softmax", 2, (const int32_t[]){1, KWS_CLASSES}, 1.0f / 256.0f, -128);
+  mp_tfw_option sm[] = {{.field = 0, .type = MP_TFW_F32, .f = 1.0f}};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_SOFTMAX, .version = 2, IDS_IN(x),
+                                .n_outputs = 1, .outputs = (const int32_t[]){y},
+                                .options_type = MP_TFW_OPT_SOFTMAX, .n_options = 1,
+                                .options = sm});
+  mp_tfw_set_io(w, IDS(FX_KWS_INPUT), IDS(y));
+  static const char gen[] = "memplan mkmodel kws 1";
+  mp_tfw_add_metadata(w, "memplan_generator", mp_tfw_add_buffer(w, gen, sizeof gen - 1));
+}
+
+/* Scale a layer (weights, biases and the outputs already computed from
+ * them: exact, since RELU(f * z) = f * RELU(z) for f > 0) so that the
+ * largest |output| over the calibration batch is `target`; then record the
+ * output range. */
+static void kws_normalize(float *out, size_t n_out, float *w, int n_w, float *b, int n_b,
+                          float target, float *lo, float *hi) {
+  float m = 0.0f;
+  for (size_t i = 0; i < n_out; i++) {
+    float v = out[i] < 0.0f ? -out[i] : out[i];
+    if (v > m) m = v;
+  }
+  float f = m > 0.0f ? target / m : 1.0f;
+  for (int i = 0; i < n_w; i++) w[i] *= f;
+  for (int i = 0; i < n_b; i++) b[i] *= f;
+  *lo = *hi = 0.0f;
+  for (size_t i = 0; i < n_out; i++) {
+    out[i] *= f;
+    if (out[i] < *lo) *lo = out[i];
+    if (out[i] > *hi) *hi = out[i];
+  }
+}
+
+/* Calibrate: run the network layer by layer over the whole calibration
+ * batch, normalising each layer to a realistic range (the max of a RELU
+ * output between 6 and 20, as in trained KWS models; logits within +-6 so
+ * the softmax is not one-hot), and keep every activation's min/max.
+ * lo/hi index: 0 conv0, 1 + 2b dw of block b, 2 + 2b pw, 2 * BLOCKS + 1
+ * logits.  False when out of memory. */
+static bool kws_calibrate(kws_net *n, float *lo, float *hi) {
+  enum { B = KWS_CALIBRATION };
+  float *x = calloc((size_t)B * KWS_H * KWS_W, sizeof(float));
+  float *cur = calloc((size_t)B * KWS_ACT, sizeof(float));
+  float *nxt = calloc((size_t)B * KWS_ACT, sizeof(float));
+  float *pool = calloc((size_t)B * KWS_C, sizeof(float));
+  float *logits = calloc((size_t)B * KWS_CLASSES, sizeof(float));
+  bool ok = x && cur && nxt && pool && logits;
+  if (ok) {
+    rng r = {0x63616c6962ULL}; /* "calib": the per-layer targets */
+    for (int s = 0; s < B; s++) {
+      int8_t q[KWS_H * KWS_W];
+      kws_features((uint64_t)s + 1, q);
+      for (int i = 0; i < KWS_H * KWS_W; i++)
+        x[s * KWS_H * KWS_W + i] = KWS_IN_SCALE * (float)(q[i] - KWS_IN_ZP);
+    }
+    for (int s = 0; s < B; s++)
+      conv2d(x + s * KWS_H * KWS_W, KWS_H, KWS_W, 1, n->conv0_w, n->conv0_b, KWS_C, 10, 4, 2, 2,
+             cur + (size_t)s * KWS_ACT);
+    kws_normalize(cur, (size_t)B * KWS_ACT, n->conv0_w, KWS_C * 40, n->conv0_b, KWS_C,
+                  (float)rng_int(&r, 6, 20), &lo[0], &hi[0]);
+    for (int blk = 0; blk < KWS_BLOCKS; blk++) {
+      for (int s = 0; s < B; s++)
+        dwconv3(cur + (size_t)s * KWS_ACT, KWS_OH, KWS_OW, KWS_C, n->dw_w[blk], n->dw_b[blk],
+                nxt + (size_t)s * KWS_ACT);
+      kws_normalize(nxt, (size_t)B * KWS_ACT, n->dw_w[blk], 9 * KWS_C, n->dw_b[blk], KWS_C,
+                    (float)rng_int(&r, 6, 20), &lo[1 + 2 * blk], &hi[1 + 2 * blk]);
+      for (int s = 0; s < B; s++)
+        conv2d(nxt + (size_t)s * KWS_ACT, KWS_OH, KWS_OW, KWS_C, n->pw_w[blk], n->pw_b[blk],
+               KWS_C, 1, 1, 1, 1, cur + (size_t)s * KWS_ACT);
+      kws_normalize(cur, (size_t)B * KWS_ACT, n->pw_w[blk], KWS_C * KWS_C, n->pw_b[blk], KWS_C,
+                    (float)rng_int(&r, 6, 20), &lo[2 + 2 * blk], &hi[2 + 2 * blk]);
+    }
+    for (int s = 0; s < B; s++)
+      for (int c = 0; c < KWS_C; c++) {
+        float sum = 0.0f;
+        for (int p = 0; p < KWS_POS; p++) sum += cur[(size_t)s * KWS_ACT + p * KWS_C + c];
+        pool[s * KWS_C + c] = sum / (float)KWS_POS;
+      }
+    for (int s = 0; s < B; s++)
+      for (int o = 0; o < KWS_CLASSES; o++) {
+        float acc = n->fc_b[o];
+        for (int i = 0; i < KWS_C; i++) acc += pool[s * KWS_C + i] * n->fc_w[o * KWS_C + i];
+        logits[s * KWS_CLASSES + o] = acc;
+      }
+    kws_normalize(logits, (size_t)B * KWS_CLASSES, n->fc_w, KWS_CLASSES * KWS_C, n->fc_b,
+                  KWS_CLASSES, 6.0f, &lo[2 * KWS_BLOCKS + 1], &hi[2 * KWS_BLOCKS + 1]);
+  }
+  free(x);
+  free(cur);
+  free(nxt);
+  free(pool);
+  free(logits);
+  return ok;
+}
+
+mp_status fx_kws(uint8_t **bytes, size_t *size) {
+  *bytes = NULL;
+  *size = 0;
+  kws_net *n = calloc(1, sizeof *n);
+  mp_tfw *w = mp_tfw_new();
+  float lo[2 * KWS_BLOCKS + 2], hi[2 * KWS_BLOCKS + 2];
+  mp_status st = MP_ERR_NOMEM;
+  if (n && w) {
+    kws_weights(n);
+    if (kws_calibrate(n, lo, hi)) {
+      kws_model(w, n, lo, hi);
+      st = mp_tfw_finish(w, bytes, size);
+    }
+  }
+  mp_tfw_free(&w);
+  free(n);
+  return st;
+}
+
+/* ---- checking a KWS model's quantisation ---- */
+
+/* Dequantise constant tensor t into `out` (n values); false when the
+ * tensor does not look like the expected one. */
+static bool dequant(const mp_model *m, uint32_t t, int32_t dtype, uint32_t n, float *out) {
+  const mp_subgraph_def *sg = &m->subgraphs[0];
+  const mp_tensor_def *td = &sg->tensors[t];
+  const mp_buffer_def *b = &m->buffers[td->buffer];
+  uint32_t esize = dtype == MP_DTYPE_INT8 ? 1 : 4;
+  if (td->dtype != dtype || b->size != (uint64_t)n * esize || !td->has_quant ||
+      td->quant.n_scale == 0)
+    return false;
+  int32_t qd = td->quant.quantized_dimension;
+  uint32_t inner = 1, dim = 1;
+  if (td->quant.n_scale > 1) {
+    if (qd < 0 || (uint32_t)qd >= td->rank || (uint32_t)td->shape[qd] != td->quant.n_scale)
+      return false;
+    for (uint32_t d = (uint32_t)qd + 1; d < td->rank; d++) inner *= (uint32_t)td->shape[d];
+    dim = (uint32_t)td->shape[qd];
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    int32_t q = dtype == MP_DTYPE_INT8
+                    ? (int8_t)b->data[i]
+                    : (int32_t)((uint32_t)b->data[4 * i] | (uint32_t)b->data[4 * i + 1] << 8 |
+                                (uint32_t)b->data[4 * i + 2] << 16 |
+                                (uint32_t)b->data[4 * i + 3] << 24);
+    uint32_t ch = td->quant.n_scale > 1 ? (i / inner) % dim : 0;
+    out[i] = (float)q * td->quant.scale[ch];
+  }
+  return true;
+}
+
+static void count(const mp_model *m, uint32_t t, const float *v, uint32_t n, fx_kws_stats *s) {
+  const mp_tensor_def *td = &m->subgraphs[0].tensors[t];
+  float scale = td->quant.n_scale ? td->quant.scale[0] : 1.0f;
+  int64_t zp = td->quant.n_zero_point ? td->quant.zero_point[0] : 0;
+  s->q_min[t] = INT32_MAX;
+  s->q_max[t] = INT32_MIN;
+  for (uint32_t i = 0; i < n; i++) {
+    int32_t q = (int32_t)(quantize(v[i] / scale, -100000, 100000) + zp);
+    if (q < -128 || q > 127) s->n_clipped[t]++;
+    if (q < s->q_min[t]) s->q_min[t] = q;
+    if (q > s->q_max[t]) s->q_max[t] = q;
+  }
+  s->n_values[t] = n;
+}
+
+bool fx_kws_stats_run(const mp_model *m, uint64_t seed, fx_kws_stats *out) {
+  static const int32_t codes[FX_KWS_N_OPS] = {3, 4, 3, 4, 3, 4, 3, 4, 3, 1, 22, 9, 25};
+  memset(out, 0, sizeof *out);
+  if (m->n_subgraphs < 1 || m->subgraphs[0].n_tensors != FX_KWS_N_TENSORS ||
+      m->subgraphs[0].n_ops != FX_KWS_N_OPS)
+    return false;
+  for (uint32_t o = 0; o < FX_KWS_N_OPS; o++)
+    if (m->subgraphs[0].ops[o].builtin_code != codes[o]) return false;
+  const mp_tensor_def *in = &m->subgraphs[0].tensors[FX_KWS_INPUT];
+  if (!in->has_quant || in->quant.n_scale != 1 || in->quant.n_zero_point != 1) return false;
+  kws_net *n = calloc(1, sizeof *n);
+  kws_acts *a = calloc(1, sizeof *a);
+  bool ok = n && a;
+  ok = ok && dequant(m, 1, MP_DTYPE_INT8, KWS_C * 40, n->conv0_w) &&
+       dequant(m, 2, MP_DTYPE_INT32, KWS_C, n->conv0_b);
+  for (uint32_t blk = 0; ok && blk < KWS_BLOCKS; blk++)
+    ok = dequant(m, 4 + 6 * blk, MP_DTYPE_INT8, 9 * KWS_C, n->dw_w[blk]) &&
+         dequant(m, 5 + 6 * blk, MP_DTYPE_INT32, KWS_C, n->dw_b[blk]) &&
+         dequant(m, 7 + 6 * blk, MP_DTYPE_INT8, KWS_C * KWS_C, n->pw_w[blk]) &&
+         dequant(m, 8 + 6 * blk, MP_DTYPE_INT32, KWS_C, n->pw_b[blk]);
+  ok = ok && dequant(m, 31, MP_DTYPE_INT8, KWS_CLASSES * KWS_C, n->fc_w) &&
+       dequant(m, 32, MP_DTYPE_INT32, KWS_CLASSES, n->fc_b);
+  if (ok) {
+    int8_t q[KWS_H * KWS_W];
+    kws_features(seed, q);
+    kws_forward(n, in->quant.scale[0], (int32_t)in->quant.zero_point[0], q, a);
+    float x[KWS_H * KWS_W];
+    for (int i = 0; i < KWS_H * KWS_W; i++)
+      x[i] = in->quant.scale[0] * (float)(q[i] - in->quant.zero_point[0]);
+    count(m, FX_KWS_INPUT, x, KWS_H * KWS_W, out);
+    for (uint32_t l = 0; l <= 2 * KWS_BLOCKS; l++) count(m, 3 + 3 * l, a->a[l], KWS_ACT, out);
+    count(m, FX_KWS_POOL_OUT, a->pool, KWS_C, out);
+    count(m, FX_KWS_RESHAPE_OUT, a->pool, KWS_C, out);
+    count(m, FX_KWS_LOGITS, a->logits, KWS_CLASSES, out);
+    float mx = a->logits[0], sum = 0.0f;
+    for (int i = 1; i < KWS_CLASSES; i++)
+      if (a->logits[i] > mx) mx = a->logits[i];
+    for (int i = 0; i < KWS_CLASSES; i++) sum += out->probs[i] = expf(a->logits[i] - mx);
+    for (int i = 0; i < KWS_CLASSES; i++) out->probs[i] /= sum;
+    count(m, FX_KWS_OUTPUT, out->probs, KWS_CLASSES, out);
+  }
+  free(a);
+  free(n);
+  return ok;
+}

@@ -1,0 +1,112 @@
+/*
+ * fixtures.h — small models with known answers, written by memplan's own
+ * model writer (src/tflite_writer.h), for every test that needs a model:
+ * reader, graph, planner, plan, emit.  Also the bundled example (a DS-CNN
+ * keyword spotter) and random DAGs.  `mkmodel fixture NAME OUT.tflite`
+ * writes any of them to a file.
+ *
+ * Conventions of the documented figures: activations are int8 [1,n]
+ * (n bytes) unless said otherwise; "lb" is mp_graph_lower_bound at 16-byte
+ * alignment, with view aliasing (the default) and without ("no alias").
+ * Lifetimes are inclusive [start_op, end_op] (SPEC §3).
+ *
+ *   name              what it holds                                   lb (no alias)
+ *   tiny              FC + SOFTMAX, quantised, metadata, description       32 (32)
+ *   multi_subgraph    subgraph 0: 1 op, subgraph 1 "body": 3 ops      64 / 128
+ *   variable          a persistent (is_variable) state tensor              32 (32)
+ *   zero_size         a [1,0] input: size 0, no slot                      32 (32)
+ *   unread_output     SPLIT output never read: end = start                 64 (64)
+ *   late_input        graph input first read by op 3: [0,3]              128 (128)
+ *   view_chain        RESHAPE->SQUEEZE->EXPAND_DIMS on one root            48 (64)
+ *   view_of_constant  RESHAPE of a constant: no alias                      48 (48)
+ *   optional_input    FC with bias -1                                      32 (32)
+ *   intermediates     LSTM with two intermediates, live [op, op]         128 (128)
+ *   external_weights  tiny with its weights stored after the flatbuffer    32 (32)
+ *   written_twice     two ops write one tensor: mp_graph_build fails
+ *   writes_constant   an op writes a constant: mp_graph_build fails
+ * Each builder's comment in fixtures.c lists the tensors and lifetimes.
+ */
+#ifndef MP_FIXTURES_H
+#define MP_FIXTURES_H
+
+#include "memplan.h"
+
+/* BuiltinOperator codes the fixtures use (schema values). */
+enum {
+  FX_ADD = 0,
+  FX_AVERAGE_POOL_2D = 1,
+  FX_CONCATENATION = 2,
+  FX_CONV_2D = 3,
+  FX_DEPTHWISE_CONV_2D = 4,
+  FX_FULLY_CONNECTED = 9,
+  FX_LOGISTIC = 14,
+  FX_MUL = 18,
+  FX_RELU = 19,
+  FX_RESHAPE = 22,
+  FX_SOFTMAX = 25,
+  FX_TANH = 28,
+  FX_PAD = 34,
+  FX_SQUEEZE = 43,
+  FX_UNIDIRECTIONAL_SEQUENCE_LSTM = 44,
+  FX_SPLIT = 49,
+  FX_EXPAND_DIMS = 70,
+  FX_GELU = 150
+};
+
+/* Names of the named fixtures, NULL-terminated. */
+const char *const *fx_names(void);
+
+/* Write fixture `name` into *bytes (malloc'd; the caller frees it).
+ * MP_ERR_CONFIG for an unknown name. */
+mp_status fx_build(const char *name, uint8_t **bytes, size_t *size);
+
+/* Build and parse fixture `name`; NULL (with a message on stderr) when
+ * either fails.  Free with mp_model_free. */
+mp_model *fx_model(const char *name);
+
+/* A random DAG of `n_ops` operators (1..100000) from `seed`: int8
+ * activations of 1..1024 bytes, elementwise ops, ADD/MUL, CONCATENATION,
+ * SPLIT (two outputs), PAD, RESHAPE (a view), skip connections, graph inputs
+ * first read late, and sinks that are graph outputs (most) or never read.
+ * Same seed and count, same bytes. */
+mp_status fx_random(uint64_t seed, uint32_t n_ops, uint8_t **bytes, size_t *size);
+
+/* The bundled example (examples/kws/kws.tflite): a DS-CNN keyword spotter
+ * in the shape of MLPerf Tiny KWS.  Input int8 [1,49,10,1]; CONV_2D 10x4
+ * stride 2 SAME -> [1,25,5,64]; 4 x (DEPTHWISE_CONV_2D 3x3 + CONV_2D 1x1),
+ * 64 channels, RELU fused; AVERAGE_POOL_2D 25x5 -> [1,1,1,64]; RESHAPE
+ * [1,64]; FULLY_CONNECTED -> [1,12]; SOFTMAX.  35 tensors, 13 ops.
+ * Weights are synthetic (a fixed PRNG); the quantisation parameters are
+ * calibrated by running the float network on synthetic features, so
+ * int8 kernels see realistic, unsaturated ranges.  Deterministic.
+ * lb 16000 (16000), like the real model. */
+mp_status fx_kws(uint8_t **bytes, size_t *size);
+
+/* KWS tensor ids worth naming in tests. */
+enum {
+  FX_KWS_INPUT = 0,
+  FX_KWS_CONV0_OUT = 3,
+  FX_KWS_POOL_OUT = 28,
+  FX_KWS_RESHAPE_OUT = 30,
+  FX_KWS_LOGITS = 33,
+  FX_KWS_OUTPUT = 34,
+  FX_KWS_N_TENSORS = 35,
+  FX_KWS_N_OPS = 13
+};
+
+/* How well the quantisation of a KWS model fits its data: runs the float
+ * network with the weights dequantised from `m` on a synthetic input
+ * (`seed`), and for every activation tensor quantises the values with the
+ * tensor's own scale/zero_point. */
+typedef struct fx_kws_stats {
+  uint32_t n_values[FX_KWS_N_TENSORS];
+  uint32_t n_clipped[FX_KWS_N_TENSORS]; /* beyond the int8 range */
+  int32_t q_min[FX_KWS_N_TENSORS];      /* before clipping */
+  int32_t q_max[FX_KWS_N_TENSORS];
+  float probs[12];                      /* softmax output (float) */
+} fx_kws_stats;
+
+/* False when `m` does not have the KWS topology. */
+bool fx_kws_stats_run(const mp_model *m, uint64_t seed, fx_kws_stats *out);
+
+#endif /* MP_FIXTURES_H */
