@@ -9,7 +9,8 @@
  *
  * The KWS example is calibrated like a post-training-quantised model: the
  * float network (synthetic He-uniform weights) runs on synthetic int8
- * features; the min/max of every activation gives its scale and zero point;
+ * features; the min/max of every activation (plus 10% headroom) gives its
+ * scale and zero point;
  * weights are quantised per output channel, biases to int32 at
  * input_scale * weight_scale.  Generation uses only +, -, *, / and
  * comparisons on floats (no libm), in a fixed order, so the bytes are the
@@ -737,8 +738,15 @@ static int64_t quantize(float v, int64_t lo, int64_t hi) {
   return (int64_t)r;
 }
 
-/* Asymmetric int8 parameters covering [lo, hi] (widened to include 0). */
+/* Headroom over the calibrated range, so that inputs a little beyond the
+ * calibration set do not clip. */
+#define KWS_HEADROOM 1.1f
+
+/* Asymmetric int8 parameters covering [lo, hi] plus headroom (widened to
+ * include 0). */
 static void act_quant(float lo, float hi, float *scale, int64_t *zp) {
+  lo *= KWS_HEADROOM;
+  hi *= KWS_HEADROOM;
   if (lo > 0.0f) lo = 0.0f;
   if (hi < 0.0f) hi = 0.0f;
   *scale = hi > lo ? (hi - lo) / 255.0f : 1.0f / 255.0f;
