@@ -37,6 +37,10 @@ LDFLAGS_ALL := $(LDOPT) $(LDFLAGS)
 LIBS        := $(PKG_LIBS) -lm
 
 LIB_SRCS   := $(sort $(wildcard src/*.c))
+# memplan's reference kernels (C99, also copied into emitted modules) join
+# the library so that tests can run lowered operators on the host.
+KERNEL_SRCS := $(sort $(wildcard runtime/kernels/*.c))
+LIB_SRCS   += $(KERNEL_SRCS)
 TOOL_SRCS  := $(sort $(wildcard tools/*.c))
 CLI_SRCS   := $(sort $(wildcard cli/*.c))
 CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)

@@ -1,0 +1,217 @@
+/*
+ * mpk_conv.c — CONV_2D and DEPTHWISE_CONV_2D, int8 and float32.
+ *
+ * Direct convolution over NHWC tensors, the loop order of TFLite Micro's
+ * reference kernels: for every output pixel and channel, accumulate
+ * filter * (input + input_offset) over the window, skipping taps that fall
+ * in the padding (padding contributes zero, i.e. the input zero point),
+ * add the bias, requantise per output channel, add the output zero point
+ * and clamp to the fused activation's range.
+ *
+ * Filters: CONV_2D [out_c][filter_h][filter_w][filter_c] with
+ * in_c / filter_c groups; DEPTHWISE_CONV_2D [1][filter_h][filter_w][out_c]
+ * with out_c = in_c * depth_multiplier.
+ *
+ * No im2col and no scratch: simple loops that are easy to check against
+ * the reference, not the fastest possible kernels.
+ */
+#include "mpk.h"
+#include "mpk_fixed.h"
+
+static int32_t requant(const mpk_requant *q, int32_t acc, int32_t channel) {
+  int32_t i = q->per_channel ? channel : 0;
+  int32_t v = mpk_mbqm(acc, q->multiplier[i], q->shift[i]) + q->output_offset;
+  return mpk_clamp_i32(v, q->act_min, q->act_max);
+}
+
+static int geom_ok(const mpk_conv_geom *g) {
+  return g->batches > 0 && g->in_h > 0 && g->in_w > 0 && g->in_c > 0 && g->out_h > 0 &&
+         g->out_w > 0 && g->out_c > 0 && g->filter_h > 0 && g->filter_w > 0 && g->stride_h > 0 &&
+         g->stride_w > 0 && g->dilation_h > 0 && g->dilation_w > 0;
+}
+
+static float clamp_f32(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+MPK_API int32_t mpk_conv2d_s8(const mpk_conv_s8_params *p, const int8_t *input,
+                              const int8_t *filter, const int32_t *bias, int8_t *output,
+                              void *scratch) {
+  const mpk_conv_geom *g = &p->geom;
+  (void)scratch;
+  if (!geom_ok(g) || g->filter_c <= 0 || g->in_c % g->filter_c != 0) return MPK_ERR_PARAMS;
+  const int32_t groups = g->in_c / g->filter_c;
+  if (g->out_c % groups != 0) return MPK_ERR_PARAMS;
+  const int32_t per_group = g->out_c / groups;
+  const int32_t input_offset = p->q.input_offset;
+  for (int32_t b = 0; b < g->batches; b++) {
+    for (int32_t oy = 0; oy < g->out_h; oy++) {
+      const int32_t y0 = oy * g->stride_h - g->pad_h;
+      for (int32_t ox = 0; ox < g->out_w; ox++) {
+        const int32_t x0 = ox * g->stride_w - g->pad_w;
+        int8_t *out = output + ((b * g->out_h + oy) * g->out_w + ox) * g->out_c;
+        for (int32_t oc = 0; oc < g->out_c; oc++) {
+          const int32_t group = oc / per_group;
+          int32_t acc = 0;
+          for (int32_t fy = 0; fy < g->filter_h; fy++) {
+            const int32_t iy = y0 + g->dilation_h * fy;
+            if (iy < 0 || iy >= g->in_h) continue;
+            for (int32_t fx = 0; fx < g->filter_w; fx++) {
+              const int32_t ix = x0 + g->dilation_w * fx;
+              if (ix < 0 || ix >= g->in_w) continue;
+              const int8_t *in =
+                  input + ((b * g->in_h + iy) * g->in_w + ix) * g->in_c + group * g->filter_c;
+              const int8_t *f = filter + ((oc * g->filter_h + fy) * g->filter_w + fx) * g->filter_c;
+              for (int32_t ic = 0; ic < g->filter_c; ic++)
+                acc += (int32_t)f[ic] * ((int32_t)in[ic] + input_offset);
+            }
+          }
+          if (bias) acc += bias[oc];
+          out[oc] = (int8_t)requant(&p->q, acc, oc);
+        }
+      }
+    }
+  }
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_conv2d_f32(const mpk_conv_f32_params *p, const float *input,
+                               const float *filter, const float *bias, float *output,
+                               void *scratch) {
+  const mpk_conv_geom *g = &p->geom;
+  (void)scratch;
+  if (!geom_ok(g) || g->filter_c <= 0 || g->in_c % g->filter_c != 0) return MPK_ERR_PARAMS;
+  const int32_t groups = g->in_c / g->filter_c;
+  if (g->out_c % groups != 0) return MPK_ERR_PARAMS;
+  const int32_t per_group = g->out_c / groups;
+  for (int32_t b = 0; b < g->batches; b++) {
+    for (int32_t oy = 0; oy < g->out_h; oy++) {
+      const int32_t y0 = oy * g->stride_h - g->pad_h;
+      for (int32_t ox = 0; ox < g->out_w; ox++) {
+        const int32_t x0 = ox * g->stride_w - g->pad_w;
+        float *out = output + ((b * g->out_h + oy) * g->out_w + ox) * g->out_c;
+        for (int32_t oc = 0; oc < g->out_c; oc++) {
+          const int32_t group = oc / per_group;
+          float acc = 0.0f;
+          for (int32_t fy = 0; fy < g->filter_h; fy++) {
+            const int32_t iy = y0 + g->dilation_h * fy;
+            if (iy < 0 || iy >= g->in_h) continue;
+            for (int32_t fx = 0; fx < g->filter_w; fx++) {
+              const int32_t ix = x0 + g->dilation_w * fx;
+              if (ix < 0 || ix >= g->in_w) continue;
+              const float *in =
+                  input + ((b * g->in_h + iy) * g->in_w + ix) * g->in_c + group * g->filter_c;
+              const float *f = filter + ((oc * g->filter_h + fy) * g->filter_w + fx) * g->filter_c;
+              for (int32_t ic = 0; ic < g->filter_c; ic++)
+                acc += in[ic] * f[ic];
+            }
+          }
+          if (bias) acc += bias[oc];
+          out[oc] = clamp_f32(acc, p->act_min, p->act_max);
+        }
+      }
+    }
+  }
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_depthwise_conv2d_s8(const mpk_conv_s8_params *p, const int8_t *input,
+                                        const int8_t *filter, const int32_t *bias, int8_t *output,
+                                        void *scratch) {
+  const mpk_conv_geom *g = &p->geom;
+  (void)scratch;
+  if (!geom_ok(g) || g->depth_multiplier <= 0 || g->out_c != g->in_c * g->depth_multiplier)
+    return MPK_ERR_PARAMS;
+  const int32_t input_offset = p->q.input_offset;
+  for (int32_t b = 0; b < g->batches; b++) {
+    for (int32_t oy = 0; oy < g->out_h; oy++) {
+      const int32_t y0 = oy * g->stride_h - g->pad_h;
+      for (int32_t ox = 0; ox < g->out_w; ox++) {
+        const int32_t x0 = ox * g->stride_w - g->pad_w;
+        int8_t *out = output + ((b * g->out_h + oy) * g->out_w + ox) * g->out_c;
+        for (int32_t ic = 0; ic < g->in_c; ic++) {
+          for (int32_t m = 0; m < g->depth_multiplier; m++) {
+            const int32_t oc = ic * g->depth_multiplier + m;
+            int32_t acc = 0;
+            for (int32_t fy = 0; fy < g->filter_h; fy++) {
+              const int32_t iy = y0 + g->dilation_h * fy;
+              if (iy < 0 || iy >= g->in_h) continue;
+              for (int32_t fx = 0; fx < g->filter_w; fx++) {
+                const int32_t ix = x0 + g->dilation_w * fx;
+                if (ix < 0 || ix >= g->in_w) continue;
+                int32_t x = input[((b * g->in_h + iy) * g->in_w + ix) * g->in_c + ic];
+                int32_t f = filter[(fy * g->filter_w + fx) * g->out_c + oc];
+                acc += f * (x + input_offset);
+              }
+            }
+            if (bias) acc += bias[oc];
+            out[oc] = (int8_t)requant(&p->q, acc, oc);
+          }
+        }
+      }
+    }
+  }
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_depthwise_conv2d_f32(const mpk_conv_f32_params *p, const float *input,
+                                         const float *filter, const float *bias, float *output,
+                                         void *scratch) {
+  const mpk_conv_geom *g = &p->geom;
+  (void)scratch;
+  if (!geom_ok(g) || g->depth_multiplier <= 0 || g->out_c != g->in_c * g->depth_multiplier)
+    return MPK_ERR_PARAMS;
+  for (int32_t b = 0; b < g->batches; b++) {
+    for (int32_t oy = 0; oy < g->out_h; oy++) {
+      const int32_t y0 = oy * g->stride_h - g->pad_h;
+      for (int32_t ox = 0; ox < g->out_w; ox++) {
+        const int32_t x0 = ox * g->stride_w - g->pad_w;
+        float *out = output + ((b * g->out_h + oy) * g->out_w + ox) * g->out_c;
+        for (int32_t ic = 0; ic < g->in_c; ic++) {
+          for (int32_t m = 0; m < g->depth_multiplier; m++) {
+            const int32_t oc = ic * g->depth_multiplier + m;
+            float acc = 0.0f;
+            for (int32_t fy = 0; fy < g->filter_h; fy++) {
+              const int32_t iy = y0 + g->dilation_h * fy;
+              if (iy < 0 || iy >= g->in_h) continue;
+              for (int32_t fx = 0; fx < g->filter_w; fx++) {
+                const int32_t ix = x0 + g->dilation_w * fx;
+                if (ix < 0 || ix >= g->in_w) continue;
+                acc += input[((b * g->in_h + iy) * g->in_w + ix) * g->in_c + ic] *
+                       filter[(fy * g->filter_w + fx) * g->out_c + oc];
+              }
+            }
+            if (bias) acc += bias[oc];
+            out[oc] = clamp_f32(acc, p->act_min, p->act_max);
+          }
+        }
+      }
+    }
+  }
+  return MPK_OK;
+}
+
+/* Shared check of the int8 init hooks: a filter, and an aligned bias. */
+static int32_t check_filter_bias(const int8_t *filter, const int32_t *bias) {
+  if (!filter) return MPK_ERR_CONSTANT;
+  if (bias && ((uintptr_t)bias & 3u) != 0) return MPK_ERR_CONSTANT;
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_conv2d_s8_init(const mpk_conv_s8_params *p, const int8_t *input,
+                                   const int8_t *filter, const int32_t *bias, int8_t *output,
+                                   void *persistent) {
+  (void)input;
+  (void)output;
+  (void)persistent;
+  if (!geom_ok(&p->geom)) return MPK_ERR_PARAMS;
+  return check_filter_bias(filter, bias);
+}
+
+MPK_API int32_t mpk_depthwise_conv2d_s8_init(const mpk_conv_s8_params *p, const int8_t *input,
+                                             const int8_t *filter, const int32_t *bias,
+                                             int8_t *output, void *persistent) {
+  (void)input;
+  (void)output;
+  (void)persistent;
+  if (!geom_ok(&p->geom)) return MPK_ERR_PARAMS;
+  return check_filter_bias(filter, bias);
+}

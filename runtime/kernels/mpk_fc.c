@@ -1,0 +1,67 @@
+/*
+ * mpk_fc.c — FULLY_CONNECTED, int8 and float32.
+ *
+ * output[b][o] = act(sum_d (filter[o][d] + filter_offset) *
+ *                          (input[b][d] + input_offset) + bias[o])
+ * with the int8 result requantised per tensor or per output channel, as in
+ * TFLite Micro's reference kernel.  The input is read flat: batch b starts
+ * at b * accum_depth whatever the input's rank (the lowering checked that
+ * the element counts agree).
+ */
+#include "mpk.h"
+#include "mpk_fixed.h"
+
+MPK_API int32_t mpk_fully_connected_s8(const mpk_fc_s8_params *p, const int8_t *input,
+                                       const int8_t *filter, const int32_t *bias, int8_t *output,
+                                       void *scratch) {
+  (void)scratch;
+  if (p->batches <= 0 || p->accum_depth <= 0 || p->out_depth <= 0) return MPK_ERR_PARAMS;
+  const mpk_requant *q = &p->q;
+  for (int32_t b = 0; b < p->batches; b++) {
+    const int8_t *in = input + b * p->accum_depth;
+    for (int32_t o = 0; o < p->out_depth; o++) {
+      const int8_t *f = filter + o * p->accum_depth;
+      int32_t acc = 0;
+      for (int32_t d = 0; d < p->accum_depth; d++)
+        acc += ((int32_t)f[d] + q->filter_offset) * ((int32_t)in[d] + q->input_offset);
+      if (bias) acc += bias[o];
+      int32_t i = q->per_channel ? o : 0;
+      int32_t v = mpk_mbqm(acc, q->multiplier[i], q->shift[i]) + q->output_offset;
+      output[b * p->out_depth + o] = (int8_t)mpk_clamp_i32(v, q->act_min, q->act_max);
+    }
+  }
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_fully_connected_f32(const mpk_fc_f32_params *p, const float *input,
+                                        const float *filter, const float *bias, float *output,
+                                        void *scratch) {
+  (void)scratch;
+  if (p->batches <= 0 || p->accum_depth <= 0 || p->out_depth <= 0) return MPK_ERR_PARAMS;
+  for (int32_t b = 0; b < p->batches; b++) {
+    const float *in = input + b * p->accum_depth;
+    for (int32_t o = 0; o < p->out_depth; o++) {
+      const float *f = filter + o * p->accum_depth;
+      float acc = 0.0f;
+      for (int32_t d = 0; d < p->accum_depth; d++)
+        acc += in[d] * f[d];
+      acc += bias ? bias[o] : 0.0f;
+      if (acc < p->act_min) acc = p->act_min;
+      if (acc > p->act_max) acc = p->act_max;
+      output[b * p->out_depth + o] = acc;
+    }
+  }
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_fully_connected_s8_init(const mpk_fc_s8_params *p, const int8_t *input,
+                                            const int8_t *filter, const int32_t *bias,
+                                            int8_t *output, void *persistent) {
+  (void)input;
+  (void)output;
+  (void)persistent;
+  if (p->batches <= 0 || p->accum_depth <= 0 || p->out_depth <= 0) return MPK_ERR_PARAMS;
+  if (!filter) return MPK_ERR_CONSTANT;
+  if (bias && ((uintptr_t)bias & 3u) != 0) return MPK_ERR_CONSTANT;
+  return MPK_OK;
+}

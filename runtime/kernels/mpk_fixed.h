@@ -1,0 +1,163 @@
+/*
+ * mpk_fixed.h — the fixed-point arithmetic the int8 kernels share, with the
+ * exact rounding of gemmlowp and TFLite's double-rounding
+ * MultiplyByQuantizedMultiplier (the default of TFLite Micro builds).
+ *
+ * Everything here is a static inline function of int32 values; Q-formats
+ * are written Qm (m integer bits, 31 - m fractional bits).  Shifts of
+ * negative values are arithmetic (every compiler memplan targets does so);
+ * left shifts that TFLite writes as `x * (1 << n)` are done on unsigned
+ * values so that they wrap instead of being undefined.
+ *
+ * Internal to the kernel library (and its tests); not part of the ABI.
+ */
+#ifndef MPK_FIXED_H
+#define MPK_FIXED_H
+
+#include <stdint.h>
+
+#define MPK_I32_MIN (-2147483647 - 1)
+#define MPK_I32_MAX 2147483647
+
+static inline int32_t mpk_min_i32(int32_t a, int32_t b) { return a < b ? a : b; }
+static inline int32_t mpk_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
+static inline int32_t mpk_clamp_i32(int32_t x, int32_t lo, int32_t hi) {
+  return x < lo ? lo : (x > hi ? hi : x);
+}
+
+/* x * 2^n, wrapping like the two's-complement hardware does. */
+static inline int32_t mpk_shl_wrap(int32_t x, int n) { return (int32_t)((uint32_t)x << n); }
+
+/* round(a * b / 2^31), saturating the one overflow (-1 * -1). */
+static inline int32_t mpk_srdhm(int32_t a, int32_t b) {
+  if (a == b && a == MPK_I32_MIN) return MPK_I32_MAX;
+  int64_t ab = (int64_t)a * (int64_t)b;
+  int32_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+  return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+}
+
+/* x / 2^exponent rounded to nearest, ties away from zero; 0 <= exponent <= 31. */
+static inline int32_t mpk_rdbpot(int32_t x, int exponent) {
+  int32_t mask = (int32_t)(((int64_t)1 << exponent) - 1);
+  int32_t remainder = x & mask;
+  int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+/* TFLite's MultiplyByQuantizedMultiplier: x * multiplier / 2^31 * 2^shift. */
+static inline int32_t mpk_mbqm(int32_t x, int32_t multiplier, int32_t shift) {
+  int left = shift > 0 ? shift : 0;
+  int right = shift > 0 ? 0 : -shift;
+  return mpk_rdbpot(mpk_srdhm(mpk_shl_wrap(x, left), multiplier), right);
+}
+
+/* x * 2^exponent for exponent > 0, saturating (gemmlowp's
+ * SaturatingRoundingMultiplyByPOT with a positive exponent). */
+static inline int32_t mpk_sat_shl(int32_t x, int exponent) {
+  int32_t threshold = (int32_t)((1u << (31 - exponent)) - 1u);
+  if (x > threshold) return MPK_I32_MAX;
+  if (x < -threshold) return MPK_I32_MIN;
+  return mpk_shl_wrap(x, exponent);
+}
+
+/* gemmlowp Rescale: change a value's integer bits from `src` to `dst`. */
+static inline int32_t mpk_rescale(int32_t x, int src, int dst) {
+  int e = src - dst;
+  if (e > 0) return mpk_sat_shl(x, e);
+  if (e < 0) return mpk_rdbpot(x, -e);
+  return x;
+}
+
+/* (a + b) / 2 rounded away from zero. */
+static inline int32_t mpk_rounding_half_sum(int32_t a, int32_t b) {
+  int64_t sum = (int64_t)a + (int64_t)b;
+  int64_t sign = sum >= 0 ? 1 : -1;
+  return (int32_t)((sum + sign) / 2);
+}
+
+/* Leading zero bits of x (32 for 0). */
+static inline int mpk_clz32(uint32_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+  return x ? __builtin_clz(x) : 32;
+#else
+  int n = 0;
+  if (!x) return 32;
+  while (!(x & 0x80000000u)) {
+    x <<= 1;
+    n++;
+  }
+  return n;
+#endif
+}
+
+/* exp(a) for a in [-1/4, 0), a and result Q0. */
+static inline int32_t mpk_exp_quarter(int32_t a) {
+  const int32_t constant_term = 1895147668; /* exp(-1/8) */
+  const int32_t constant_1_over_3 = 715827883;
+  int32_t x = a + (1 << 28); /* a + 1/8: Taylor expansion around -1/8 */
+  int32_t x2 = mpk_srdhm(x, x);
+  int32_t x3 = mpk_srdhm(x2, x);
+  int32_t x4 = mpk_srdhm(x2, x2);
+  int32_t x4_over_4 = mpk_rdbpot(x4, 2);
+  int32_t poly = mpk_rdbpot(mpk_srdhm(x4_over_4 + x3, constant_1_over_3) + x2, 1);
+  return constant_term + mpk_srdhm(constant_term, x + poly);
+}
+
+/* exp(a) for a <= 0; a is Q(integer_bits), the result Q0. */
+static inline int32_t mpk_exp_on_negative_values(int32_t a, int integer_bits) {
+  /* exp(-2^k) in Q0 for k = -2 .. 4 */
+  static const int32_t barrel[7] = {1672461947, 1302514674, 790015084, 290630308,
+                                    39332535,   720401,     242};
+  const int frac = 31 - integer_bits;
+  const int32_t one_quarter = (int32_t)1 << (frac - 2);
+  const int32_t mask = one_quarter - 1;
+  const int32_t a_mod_quarter_minus_quarter = (a & mask) - one_quarter;
+  int32_t result = mpk_exp_quarter(mpk_rescale(a_mod_quarter_minus_quarter, integer_bits, 0));
+  const int32_t remainder = a_mod_quarter_minus_quarter - a;
+  for (int k = -2; k <= 4; k++) {
+    if (integer_bits > k && (remainder & ((int32_t)1 << (frac + k))))
+      result = mpk_srdhm(result, barrel[k + 2]);
+  }
+  if (integer_bits > 5) {
+    const int32_t clamp = -((int32_t)1 << (36 - integer_bits)); /* -32 */
+    if (a < clamp) result = 0;
+  }
+  if (a == 0) result = MPK_I32_MAX;
+  return result;
+}
+
+/* 1 / (1 + a) for a in [0, 1); a and result Q0. */
+static inline int32_t mpk_one_over_one_plus_x(int32_t a) {
+  const int32_t c48_over_17 = 1515870810;     /* Q2 */
+  const int32_t cneg32_over_17 = -1010580540; /* Q2 */
+  const int32_t one_q2 = 1 << 29;
+  int32_t half_denominator = mpk_rounding_half_sum(a, MPK_I32_MAX);
+  int32_t x = c48_over_17 + mpk_srdhm(half_denominator, cneg32_over_17);
+  for (int i = 0; i < 3; i++) { /* Newton-Raphson */
+    int32_t half_denominator_times_x = mpk_srdhm(half_denominator, x);
+    int32_t one_minus = one_q2 - half_denominator_times_x;
+    x = x + mpk_rescale(mpk_srdhm(x, one_minus), 4, 2);
+  }
+  return mpk_rescale(x, 1, 0); /* x/2 seen as Q1, then Q0 */
+}
+
+/* logistic(a); a is Q(integer_bits), the result Q0. */
+static inline int32_t mpk_logistic_fixed(int32_t a, int integer_bits) {
+  if (a == 0) return 1 << 30;
+  int32_t abs_a = a > 0 ? a : (int32_t)(0u - (uint32_t)a);
+  int32_t pos = mpk_one_over_one_plus_x(
+      mpk_exp_on_negative_values((int32_t)(0u - (uint32_t)abs_a), integer_bits));
+  return a > 0 ? pos : MPK_I32_MAX - pos;
+}
+
+/* TFLite's GetReciprocal: 1 / x for x in Q(integer_digits), returned Q0
+ * scaled by 2^-num_bits_over_unit. */
+static inline int32_t mpk_reciprocal(int32_t x, int integer_digits, int *num_bits_over_unit) {
+  int headroom_plus_one = mpk_clz32((uint32_t)x);
+  if (headroom_plus_one > 31) headroom_plus_one = 31; /* x == 0: never for softmax */
+  *num_bits_over_unit = integer_digits - headroom_plus_one;
+  int32_t shifted_minus_one = (int32_t)(((uint32_t)x << headroom_plus_one) - ((uint32_t)1 << 31));
+  return mpk_one_over_one_plus_x(shifted_minus_one);
+}
+
+#endif /* MPK_FIXED_H */

@@ -1,0 +1,129 @@
+/*
+ * mpk_pool.c — AVERAGE_POOL_2D and MAX_POOL_2D, int8 and float32.
+ *
+ * The window is clipped to the input (padding is not counted, as in TFLite):
+ * the average divides by the number of taps inside the input, rounding half
+ * away from zero in integer arithmetic; the maximum starts from the type's
+ * lowest value.  Both clamp to the fused activation's range.  Input and
+ * output share their quantisation, so no rescaling happens.
+ */
+#include "mpk.h"
+#include "mpk_fixed.h"
+
+/* The clipped window of output pixel (oy, ox). */
+typedef struct window {
+  int32_t y0, x0; /* input origin */
+  int32_t fy0, fy1, fx0, fx1;
+} window;
+
+static window clip(const mpk_conv_geom *g, int32_t oy, int32_t ox) {
+  window w;
+  w.y0 = oy * g->stride_h - g->pad_h;
+  w.x0 = ox * g->stride_w - g->pad_w;
+  w.fy0 = mpk_max_i32(0, -w.y0);
+  w.fy1 = mpk_min_i32(g->filter_h, g->in_h - w.y0);
+  w.fx0 = mpk_max_i32(0, -w.x0);
+  w.fx1 = mpk_min_i32(g->filter_w, g->in_w - w.x0);
+  return w;
+}
+
+static int geom_ok(const mpk_conv_geom *g) {
+  return g->batches > 0 && g->in_h > 0 && g->in_w > 0 && g->in_c > 0 && g->out_h > 0 &&
+         g->out_w > 0 && g->out_c == g->in_c && g->filter_h > 0 && g->filter_w > 0 &&
+         g->stride_h > 0 && g->stride_w > 0;
+}
+
+MPK_API int32_t mpk_avg_pool2d_s8(const mpk_pool_s8_params *p, const int8_t *input, int8_t *output,
+                                  void *scratch) {
+  const mpk_conv_geom *g = &p->geom;
+  (void)scratch;
+  if (!geom_ok(g)) return MPK_ERR_PARAMS;
+  for (int32_t b = 0; b < g->batches; b++)
+    for (int32_t oy = 0; oy < g->out_h; oy++)
+      for (int32_t ox = 0; ox < g->out_w; ox++) {
+        window w = clip(g, oy, ox);
+        int32_t count = (w.fy1 - w.fy0) * (w.fx1 - w.fx0);
+        if (w.fy1 <= w.fy0 || w.fx1 <= w.fx0) return MPK_ERR_PARAMS;
+        for (int32_t c = 0; c < g->in_c; c++) {
+          int32_t acc = 0;
+          for (int32_t fy = w.fy0; fy < w.fy1; fy++)
+            for (int32_t fx = w.fx0; fx < w.fx1; fx++)
+              acc += input[((b * g->in_h + w.y0 + fy) * g->in_w + w.x0 + fx) * g->in_c + c];
+          acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+          output[((b * g->out_h + oy) * g->out_w + ox) * g->out_c + c] =
+              (int8_t)mpk_clamp_i32(acc, p->act_min, p->act_max);
+        }
+      }
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_avg_pool2d_f32(const mpk_pool_f32_params *p, const float *input, float *output,
+                                   void *scratch) {
+  const mpk_conv_geom *g = &p->geom;
+  (void)scratch;
+  if (!geom_ok(g)) return MPK_ERR_PARAMS;
+  for (int32_t b = 0; b < g->batches; b++)
+    for (int32_t oy = 0; oy < g->out_h; oy++)
+      for (int32_t ox = 0; ox < g->out_w; ox++) {
+        window w = clip(g, oy, ox);
+        int32_t count = (w.fy1 - w.fy0) * (w.fx1 - w.fx0);
+        if (w.fy1 <= w.fy0 || w.fx1 <= w.fx0) return MPK_ERR_PARAMS;
+        for (int32_t c = 0; c < g->in_c; c++) {
+          float acc = 0.0f;
+          for (int32_t fy = w.fy0; fy < w.fy1; fy++)
+            for (int32_t fx = w.fx0; fx < w.fx1; fx++)
+              acc += input[((b * g->in_h + w.y0 + fy) * g->in_w + w.x0 + fx) * g->in_c + c];
+          float v = acc / (float)count;
+          if (v < p->act_min) v = p->act_min;
+          if (v > p->act_max) v = p->act_max;
+          output[((b * g->out_h + oy) * g->out_w + ox) * g->out_c + c] = v;
+        }
+      }
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_max_pool2d_s8(const mpk_pool_s8_params *p, const int8_t *input, int8_t *output,
+                                  void *scratch) {
+  const mpk_conv_geom *g = &p->geom;
+  (void)scratch;
+  if (!geom_ok(g)) return MPK_ERR_PARAMS;
+  for (int32_t b = 0; b < g->batches; b++)
+    for (int32_t oy = 0; oy < g->out_h; oy++)
+      for (int32_t ox = 0; ox < g->out_w; ox++) {
+        window w = clip(g, oy, ox);
+        for (int32_t c = 0; c < g->in_c; c++) {
+          int32_t m = -128;
+          for (int32_t fy = w.fy0; fy < w.fy1; fy++)
+            for (int32_t fx = w.fx0; fx < w.fx1; fx++)
+              m = mpk_max_i32(
+                  m, input[((b * g->in_h + w.y0 + fy) * g->in_w + w.x0 + fx) * g->in_c + c]);
+          output[((b * g->out_h + oy) * g->out_w + ox) * g->out_c + c] =
+              (int8_t)mpk_clamp_i32(m, p->act_min, p->act_max);
+        }
+      }
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_max_pool2d_f32(const mpk_pool_f32_params *p, const float *input, float *output,
+                                   void *scratch) {
+  const mpk_conv_geom *g = &p->geom;
+  (void)scratch;
+  if (!geom_ok(g)) return MPK_ERR_PARAMS;
+  for (int32_t b = 0; b < g->batches; b++)
+    for (int32_t oy = 0; oy < g->out_h; oy++)
+      for (int32_t ox = 0; ox < g->out_w; ox++) {
+        window w = clip(g, oy, ox);
+        for (int32_t c = 0; c < g->in_c; c++) {
+          float m = -3.40282347e+38f;
+          for (int32_t fy = w.fy0; fy < w.fy1; fy++)
+            for (int32_t fx = w.fx0; fx < w.fx1; fx++) {
+              float v = input[((b * g->in_h + w.y0 + fy) * g->in_w + w.x0 + fx) * g->in_c + c];
+              if (v > m) m = v;
+            }
+          if (m < p->act_min) m = p->act_min;
+          if (m > p->act_max) m = p->act_max;
+          output[((b * g->out_h + oy) * g->out_w + ox) * g->out_c + c] = m;
+        }
+      }
+  return MPK_OK;
+}

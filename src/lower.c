@@ -1,0 +1,1498 @@
+/*
+ * lower.c — from a model operator to a call of one of memplan's kernels,
+ * with every parameter computed here, at convert time.
+ *
+ * The one idea: do on the host, once, exactly the preparation TensorFlow
+ * Lite Micro does in each kernel's Prepare — the same double/float
+ * expressions, QuantizeMultiplier with its rounding, the same padding and
+ * activation-range formulas — and hand the device only the results.  The
+ * kernels (runtime/kernels) then only loop, and their int8 outputs are
+ * bit-exact with TFLM.
+ *
+ * Each supported operator has a lowering function below that checks what
+ * the kernel can do (dtypes, quantisation, fused activation, static
+ * parameters) and fills the params.  What it cannot do is reported as
+ * "unsupported" with a reason, never as an error: mp_lower_check_all lists
+ * every such operator at once.  Options that do not validate and shapes
+ * that contradict the operator are model errors.
+ *
+ * Params become C text through one field table per params struct, so the
+ * printer, the tests and the struct layout share a single description.
+ *
+ * This file does not place tensors or scratch (the planner does) and does
+ * not write modules (the emitter does).
+ */
+#include "lower.h"
+
+#include "diag.h"
+#include "flatbuf.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* BuiltinOperator codes of the schema. */
+enum {
+  OP_ADD = 0,
+  OP_AVERAGE_POOL_2D = 1,
+  OP_CONCATENATION = 2,
+  OP_CONV_2D = 3,
+  OP_DEPTHWISE_CONV_2D = 4,
+  OP_FULLY_CONNECTED = 9,
+  OP_LOGISTIC = 14,
+  OP_MAX_POOL_2D = 17,
+  OP_RESHAPE = 22,
+  OP_SOFTMAX = 25,
+  OP_PAD = 34,
+  OP_TRANSPOSE = 39,
+  OP_MEAN = 40,
+  OP_SQUEEZE = 43,
+  OP_PADV2 = 60,
+  OP_EXPAND_DIMS = 70,
+  OP_QUANTIZE = 114,
+  OP_BITCAST = 159,
+};
+
+/* BuiltinOptions union type ids (1-based declaration order). */
+enum {
+  OPT_CONV2D = 1,
+  OPT_DEPTHWISE_CONV2D = 2,
+  OPT_POOL2D = 5,
+  OPT_FULLY_CONNECTED = 8,
+  OPT_SOFTMAX = 9,
+  OPT_CONCATENATION = 10,
+  OPT_ADD = 11,
+  OPT_REDUCER = 27,
+};
+
+/* ActivationFunctionType and Padding. */
+enum { ACT_NONE = 0, ACT_RELU = 1, ACT_RELU_N1_TO_1 = 2, ACT_RELU6 = 3 };
+enum { PAD_SAME = 0, PAD_VALID = 1 };
+
+/* ------------------------------------------------------------------------ */
+/* Kernel table and params field descriptions                               */
+/* ------------------------------------------------------------------------ */
+
+typedef enum fkind { FK_END, FK_I32, FK_F32, FK_I32X6, FK_U8X4, FK_PTR, FK_SUB } fkind;
+
+typedef struct fdesc {
+  const char *name;
+  fkind kind;
+  size_t offset;
+  const struct fdesc *sub; /* FK_SUB: the nested struct's fields */
+  const char *array;       /* FK_PTR: the lowered array it points to */
+} fdesc;
+
+#define F_I32(T, f)                                                                                \
+  { #f, FK_I32, offsetof(T, f), NULL, NULL }
+#define F_F32(T, f)                                                                                \
+  { #f, FK_F32, offsetof(T, f), NULL, NULL }
+#define F_I32X6(T, f)                                                                              \
+  { #f, FK_I32X6, offsetof(T, f), NULL, NULL }
+#define F_U8X4(T, f)                                                                               \
+  { #f, FK_U8X4, offsetof(T, f), NULL, NULL }
+#define F_PTR(T, f, arr)                                                                           \
+  { #f, FK_PTR, offsetof(T, f), NULL, arr }
+#define F_SUB(T, f, sub)                                                                           \
+  { #f, FK_SUB, offsetof(T, f), sub, NULL }
+#define F_END                                                                                      \
+  { NULL, FK_END, 0, NULL, NULL }
+
+static const fdesc geom_fields[] = {F_I32(mpk_conv_geom, batches),
+                                    F_I32(mpk_conv_geom, in_h),
+                                    F_I32(mpk_conv_geom, in_w),
+                                    F_I32(mpk_conv_geom, in_c),
+                                    F_I32(mpk_conv_geom, out_h),
+                                    F_I32(mpk_conv_geom, out_w),
+                                    F_I32(mpk_conv_geom, out_c),
+                                    F_I32(mpk_conv_geom, filter_h),
+                                    F_I32(mpk_conv_geom, filter_w),
+                                    F_I32(mpk_conv_geom, filter_c),
+                                    F_I32(mpk_conv_geom, depth_multiplier),
+                                    F_I32(mpk_conv_geom, stride_h),
+                                    F_I32(mpk_conv_geom, stride_w),
+                                    F_I32(mpk_conv_geom, dilation_h),
+                                    F_I32(mpk_conv_geom, dilation_w),
+                                    F_I32(mpk_conv_geom, pad_h),
+                                    F_I32(mpk_conv_geom, pad_w),
+                                    F_END};
+
+static const fdesc requant_fields[] = {F_I32(mpk_requant, input_offset),
+                                       F_I32(mpk_requant, filter_offset),
+                                       F_I32(mpk_requant, output_offset),
+                                       F_I32(mpk_requant, act_min),
+                                       F_I32(mpk_requant, act_max),
+                                       F_I32(mpk_requant, per_channel),
+                                       F_PTR(mpk_requant, multiplier, "multiplier"),
+                                       F_PTR(mpk_requant, shift, "shift"),
+                                       F_END};
+
+static const fdesc bcast_fields[] = {
+    F_I32(mpk_broadcast, elementwise),   F_I32(mpk_broadcast, size),
+    F_I32X6(mpk_broadcast, dims),        F_I32X6(mpk_broadcast, in1_strides),
+    F_I32X6(mpk_broadcast, in2_strides), F_END};
+
+static const fdesc conv_s8_fields[] = {F_SUB(mpk_conv_s8_params, geom, geom_fields),
+                                       F_SUB(mpk_conv_s8_params, q, requant_fields), F_END};
+static const fdesc conv_f32_fields[] = {F_SUB(mpk_conv_f32_params, geom, geom_fields),
+                                        F_F32(mpk_conv_f32_params, act_min),
+                                        F_F32(mpk_conv_f32_params, act_max), F_END};
+static const fdesc fc_s8_fields[] = {
+    F_I32(mpk_fc_s8_params, batches), F_I32(mpk_fc_s8_params, accum_depth),
+    F_I32(mpk_fc_s8_params, out_depth), F_SUB(mpk_fc_s8_params, q, requant_fields), F_END};
+static const fdesc fc_f32_fields[] = {
+    F_I32(mpk_fc_f32_params, batches),   F_I32(mpk_fc_f32_params, accum_depth),
+    F_I32(mpk_fc_f32_params, out_depth), F_F32(mpk_fc_f32_params, act_min),
+    F_F32(mpk_fc_f32_params, act_max),   F_END};
+static const fdesc pool_s8_fields[] = {F_SUB(mpk_pool_s8_params, geom, geom_fields),
+                                       F_I32(mpk_pool_s8_params, act_min),
+                                       F_I32(mpk_pool_s8_params, act_max), F_END};
+static const fdesc pool_f32_fields[] = {F_SUB(mpk_pool_f32_params, geom, geom_fields),
+                                        F_F32(mpk_pool_f32_params, act_min),
+                                        F_F32(mpk_pool_f32_params, act_max), F_END};
+static const fdesc add_s8_fields[] = {
+    F_SUB(mpk_add_s8_params, b, bcast_fields), F_I32(mpk_add_s8_params, left_shift),
+    F_I32(mpk_add_s8_params, in1_offset),      F_I32(mpk_add_s8_params, in1_multiplier),
+    F_I32(mpk_add_s8_params, in1_shift),       F_I32(mpk_add_s8_params, in2_offset),
+    F_I32(mpk_add_s8_params, in2_multiplier),  F_I32(mpk_add_s8_params, in2_shift),
+    F_I32(mpk_add_s8_params, out_offset),      F_I32(mpk_add_s8_params, out_multiplier),
+    F_I32(mpk_add_s8_params, out_shift),       F_I32(mpk_add_s8_params, act_min),
+    F_I32(mpk_add_s8_params, act_max),         F_END};
+static const fdesc add_f32_fields[] = {F_SUB(mpk_add_f32_params, b, bcast_fields),
+                                       F_F32(mpk_add_f32_params, act_min),
+                                       F_F32(mpk_add_f32_params, act_max), F_END};
+static const fdesc softmax_s8_fields[] = {F_I32(mpk_softmax_s8_params, outer),
+                                          F_I32(mpk_softmax_s8_params, depth),
+                                          F_I32(mpk_softmax_s8_params, input_multiplier),
+                                          F_I32(mpk_softmax_s8_params, input_left_shift),
+                                          F_I32(mpk_softmax_s8_params, diff_min),
+                                          F_END};
+static const fdesc softmax_f32_fields[] = {F_I32(mpk_softmax_f32_params, outer),
+                                           F_I32(mpk_softmax_f32_params, depth),
+                                           F_F32(mpk_softmax_f32_params, beta), F_END};
+static const fdesc copy_fields[] = {F_I32(mpk_copy_params, bytes), F_END};
+static const fdesc quantize_fields[] = {
+    F_I32(mpk_quantize_params, size), F_I32(mpk_quantize_params, out_type),
+    F_F32(mpk_quantize_params, scale), F_I32(mpk_quantize_params, zero_point), F_END};
+static const fdesc requantize_fields[] = {F_I32(mpk_requantize_params, size),
+                                          F_I32(mpk_requantize_params, in_type),
+                                          F_I32(mpk_requantize_params, out_type),
+                                          F_I32(mpk_requantize_params, input_zero_point),
+                                          F_I32(mpk_requantize_params, output_zero_point),
+                                          F_I32(mpk_requantize_params, multiplier),
+                                          F_I32(mpk_requantize_params, shift),
+                                          F_END};
+static const fdesc pad_fields[] = {
+    F_I32(mpk_pad_params, elem_size),  F_I32X6(mpk_pad_params, in_dims),
+    F_I32X6(mpk_pad_params, out_dims), F_I32X6(mpk_pad_params, before),
+    F_U8X4(mpk_pad_params, value),     F_END};
+static const fdesc mean_s8_fields[] = {F_I32X6(mpk_mean_s8_params, in_dims),
+                                       F_I32X6(mpk_mean_s8_params, out_strides),
+                                       F_I32(mpk_mean_s8_params, out_size),
+                                       F_I32(mpk_mean_s8_params, count),
+                                       F_I32(mpk_mean_s8_params, output_zero_point),
+                                       F_F32(mpk_mean_s8_params, scale),
+                                       F_F32(mpk_mean_s8_params, bias),
+                                       F_END};
+static const fdesc mean_f32_fields[] = {
+    F_I32X6(mpk_mean_f32_params, in_dims), F_I32X6(mpk_mean_f32_params, out_strides),
+    F_I32(mpk_mean_f32_params, out_size), F_I32(mpk_mean_f32_params, count), F_END};
+static const fdesc transpose_fields[] = {F_I32(mpk_transpose_params, elem_size),
+                                         F_I32X6(mpk_transpose_params, out_dims),
+                                         F_I32X6(mpk_transpose_params, in_strides), F_END};
+static const fdesc concat_fields[] = {F_I32(mpk_concat_params, n_inputs),
+                                      F_I32(mpk_concat_params, outer),
+                                      F_PTR(mpk_concat_params, input_bytes, "input_bytes"), F_END};
+static const fdesc logistic_s8_fields[] = {F_I32(mpk_logistic_s8_params, size),
+                                           F_I32(mpk_logistic_s8_params, input_zero_point),
+                                           F_I32(mpk_logistic_s8_params, input_range_radius),
+                                           F_I32(mpk_logistic_s8_params, input_multiplier),
+                                           F_I32(mpk_logistic_s8_params, input_left_shift),
+                                           F_END};
+static const fdesc logistic_f32_fields[] = {F_I32(mpk_logistic_f32_params, size), F_END};
+
+typedef struct kinfo {
+  const char *fn;
+  const char *init_fn;
+  const char *params_type;
+  const fdesc *fields;
+} kinfo;
+
+static const kinfo kinfos[MP_K_COUNT] = {
+    [MP_K_NONE] = {"", NULL, NULL, NULL},
+    [MP_K_CONV2D_S8] = {"mpk_conv2d_s8", "mpk_conv2d_s8_init", "mpk_conv_s8_params",
+                        conv_s8_fields},
+    [MP_K_CONV2D_F32] = {"mpk_conv2d_f32", NULL, "mpk_conv_f32_params", conv_f32_fields},
+    [MP_K_DEPTHWISE_CONV2D_S8] = {"mpk_depthwise_conv2d_s8", "mpk_depthwise_conv2d_s8_init",
+                                  "mpk_conv_s8_params", conv_s8_fields},
+    [MP_K_DEPTHWISE_CONV2D_F32] = {"mpk_depthwise_conv2d_f32", NULL, "mpk_conv_f32_params",
+                                   conv_f32_fields},
+    [MP_K_FULLY_CONNECTED_S8] = {"mpk_fully_connected_s8", "mpk_fully_connected_s8_init",
+                                 "mpk_fc_s8_params", fc_s8_fields},
+    [MP_K_FULLY_CONNECTED_F32] = {"mpk_fully_connected_f32", NULL, "mpk_fc_f32_params",
+                                  fc_f32_fields},
+    [MP_K_AVG_POOL2D_S8] = {"mpk_avg_pool2d_s8", NULL, "mpk_pool_s8_params", pool_s8_fields},
+    [MP_K_AVG_POOL2D_F32] = {"mpk_avg_pool2d_f32", NULL, "mpk_pool_f32_params", pool_f32_fields},
+    [MP_K_MAX_POOL2D_S8] = {"mpk_max_pool2d_s8", NULL, "mpk_pool_s8_params", pool_s8_fields},
+    [MP_K_MAX_POOL2D_F32] = {"mpk_max_pool2d_f32", NULL, "mpk_pool_f32_params", pool_f32_fields},
+    [MP_K_ADD_S8] = {"mpk_add_s8", NULL, "mpk_add_s8_params", add_s8_fields},
+    [MP_K_ADD_F32] = {"mpk_add_f32", NULL, "mpk_add_f32_params", add_f32_fields},
+    [MP_K_SOFTMAX_S8] = {"mpk_softmax_s8", NULL, "mpk_softmax_s8_params", softmax_s8_fields},
+    [MP_K_SOFTMAX_S8_S16] = {"mpk_softmax_s8_s16", NULL, "mpk_softmax_s8_params",
+                             softmax_s8_fields},
+    [MP_K_SOFTMAX_F32] = {"mpk_softmax_f32", NULL, "mpk_softmax_f32_params", softmax_f32_fields},
+    [MP_K_COPY] = {"mpk_copy", NULL, "mpk_copy_params", copy_fields},
+    [MP_K_QUANTIZE_F32] = {"mpk_quantize_f32", NULL, "mpk_quantize_params", quantize_fields},
+    [MP_K_REQUANTIZE] = {"mpk_requantize", NULL, "mpk_requantize_params", requantize_fields},
+    [MP_K_PAD] = {"mpk_pad", NULL, "mpk_pad_params", pad_fields},
+    [MP_K_MEAN_S8] = {"mpk_mean_s8", NULL, "mpk_mean_s8_params", mean_s8_fields},
+    [MP_K_MEAN_F32] = {"mpk_mean_f32", NULL, "mpk_mean_f32_params", mean_f32_fields},
+    [MP_K_TRANSPOSE] = {"mpk_transpose", NULL, "mpk_transpose_params", transpose_fields},
+    [MP_K_CONCAT] = {"mpk_concat", NULL, "mpk_concat_params", concat_fields},
+    [MP_K_LOGISTIC_S8] = {"mpk_logistic_s8", NULL, "mpk_logistic_s8_params", logistic_s8_fields},
+    [MP_K_LOGISTIC_F32] = {"mpk_logistic_f32", NULL, "mpk_logistic_f32_params",
+                           logistic_f32_fields},
+};
+
+const char *mp_kernel_fn(mp_kernel k) {
+  return (unsigned)k < MP_K_COUNT && kinfos[k].fn ? kinfos[k].fn : "";
+}
+
+/* ------------------------------------------------------------------------ */
+/* Context and small helpers                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef struct ctx {
+  const mp_graph *g;
+  const mp_op *op;
+  const mp_subgraph_def *sg;
+  mp_lowered_op *lo;
+  const mp_diag_sink *dx;
+} ctx;
+
+static mp_loc model_loc(const ctx *c) { return (mp_loc){c->g->model->path, 0, 0, -1, NULL, NULL}; }
+
+/* The op is fine, but memplan has no kernel for this configuration. */
+static mp_status unsupported(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static mp_status unsupported(ctx *c, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->lo->reason, sizeof c->lo->reason, fmt, ap);
+  va_end(ap);
+  c->lo->supported = false;
+  c->lo->kernel = MP_K_NONE;
+  return MP_OK;
+}
+
+/* The model contradicts itself: an error naming the operator. */
+static mp_status malformed(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static mp_status malformed(ctx *c, const char *fmt, ...) {
+  char msg[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  mp_error(c->dx, model_loc(c), "operator %u (%s): %s", c->op->index, c->op->name, msg);
+  return MP_ERR_MODEL;
+}
+
+static int32_t in_t(const ctx *c, uint32_t k) {
+  return k < c->op->n_inputs ? c->op->inputs[k] : -1;
+}
+static int32_t out_t(const ctx *c, uint32_t k) {
+  return k < c->op->n_outputs ? c->op->outputs[k] : -1;
+}
+static const mp_tensor_def *tdef(const ctx *c, int32_t t) { return &c->sg->tensors[t]; }
+static int32_t dtype(const ctx *c, int32_t t) { return tdef(c, t)->dtype; }
+static uint32_t rank(const ctx *c, int32_t t) { return tdef(c, t)->rank; }
+static int32_t dim(const ctx *c, int32_t t, uint32_t d) { return tdef(c, t)->shape[d]; }
+static bool is_const(const ctx *c, int32_t t) { return c->g->tensors[t].data != NULL; }
+
+static uint64_t elems(const ctx *c, int32_t t) {
+  uint64_t n = 1;
+  for (uint32_t d = 0; d < rank(c, t); d++)
+    n *= (uint64_t)(dim(c, t, d) > 0 ? dim(c, t, d) : 0);
+  return n;
+}
+
+/* A tensor's element count as an int32 kernel size. */
+static bool elems_i32(const ctx *c, int32_t t, int32_t *out) {
+  uint64_t n = elems(c, t);
+  if (n > (uint64_t)INT32_MAX) return false;
+  *out = (int32_t)n;
+  return true;
+}
+
+/* Per-tensor quantisation (the first scale and zero point). */
+static bool quant(const ctx *c, int32_t t, float *scale, int32_t *zp) {
+  const mp_tensor_def *td = tdef(c, t);
+  if (!td->has_quant || td->quant.n_scale < 1) return false;
+  *scale = td->quant.scale[0];
+  *zp = td->quant.n_zero_point > 0 ? (int32_t)td->quant.zero_point[0] : 0;
+  return true;
+}
+
+static void add_arg(ctx *c, int32_t tensor, bool is_output, const char *ctype) {
+  mp_lower_arg *a = &c->lo->args[c->lo->n_args++];
+  a->kind = MP_LARG_TENSOR;
+  a->is_output = is_output;
+  a->tensor = tensor;
+  a->ctype = ctype;
+}
+
+/* A new int32 array owned by the lowered op. */
+static int32_t *add_array(ctx *c, const char *name, uint32_t n) {
+  mp_lower_array *a = &c->lo->arrays[c->lo->n_arrays];
+  a->data = calloc(n ? n : 1, sizeof(int32_t));
+  if (!a->data) return NULL;
+  a->name = name;
+  a->n = n;
+  c->lo->n_arrays++;
+  return a->data;
+}
+
+static void set_kernel(ctx *c, mp_kernel k) {
+  c->lo->kernel = k;
+  c->lo->supported = true;
+  c->lo->fn = kinfos[k].fn;
+  c->lo->init_fn = kinfos[k].init_fn;
+  c->lo->params_type = kinfos[k].params_type;
+}
+
+static const char *dtname(int32_t dt) { return mp_dtype_name(dt); }
+
+/* ------------------------------------------------------------------------ */
+/* Options                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct opts {
+  fb_file f;
+  fb_table t;
+  bool present;
+  bool ok;
+} opts;
+
+/* Open the op's options table, which must be of union type `type` when
+ * present.  Absent options read as the schema defaults. */
+static mp_status open_opts(ctx *c, uint8_t type, const char *what, opts *o) {
+  memset(o, 0, sizeof *o);
+  o->ok = true;
+  const mp_op_def *od = c->op->def;
+  if (od->builtin_options_pos == 0) return MP_OK;
+  if (od->builtin_options_type != type)
+    return malformed(c, "builtin options have union type %u, expected %s (%u)",
+                     od->builtin_options_type, what, type);
+  const mp_model *m = c->g->model;
+  fb_init(&o->f, m->bytes, m->size, m->path, c->dx);
+  if (!fb_table_at(&o->f, od->builtin_options_pos, what, &o->t))
+    return malformed(c, "its %s table does not validate", what);
+  o->present = true;
+  return MP_OK;
+}
+
+static int32_t opt_i32(opts *o, uint32_t id, int32_t def) {
+  int32_t v = def;
+  if (o->present && !fb_i32(&o->t, id, def, &v)) o->ok = false;
+  return v;
+}
+static int32_t opt_i8(opts *o, uint32_t id, int8_t def) {
+  int8_t v = def;
+  if (o->present && !fb_i8(&o->t, id, def, &v)) o->ok = false;
+  return v;
+}
+static bool opt_bool(opts *o, uint32_t id, bool def) {
+  uint8_t v = def;
+  if (o->present && !fb_u8(&o->t, id, def, &v)) o->ok = false;
+  return v != 0;
+}
+static float opt_f32(opts *o, uint32_t id, float def) {
+  float v = def;
+  if (o->present && !fb_f32(&o->t, id, def, &v)) o->ok = false;
+  return v;
+}
+
+/* ------------------------------------------------------------------------ */
+/* TFLite's preparation arithmetic                                          */
+/* ------------------------------------------------------------------------ */
+
+/* QuantizeMultiplier: m = q * 2^shift with q in [0.5, 1) as Q31. */
+static void quantize_multiplier(double m, int32_t *qm, int32_t *shift) {
+  if (m == 0.0) {
+    *qm = 0;
+    *shift = 0;
+    return;
+  }
+  int e = 0;
+  double q = frexp(m, &e);
+  int64_t qf = (int64_t)round(q * (double)(1LL << 31));
+  if (qf == (1LL << 31)) {
+    qf /= 2;
+    e++;
+  }
+  if (e < -31) { /* flushes to zero, as TFLite does */
+    e = 0;
+    qf = 0;
+  }
+  *qm = (int32_t)qf;
+  *shift = e;
+}
+
+/* CalculateActivationRangeQuantized; false for activations without a
+ * range (TANH, SIGN_BIT). */
+static bool act_range_q(int32_t act, float scale, int32_t zp, int32_t qmin, int32_t qmax,
+                        int32_t *lo, int32_t *hi) {
+  float inv = scale;
+#define QUANTIZE(f) (zp + (int32_t)roundf((f) / inv))
+  switch (act) {
+  case ACT_NONE: *lo = qmin, *hi = qmax; return true;
+  case ACT_RELU:
+    *lo = QUANTIZE(0.0f) > qmin ? QUANTIZE(0.0f) : qmin;
+    *hi = qmax;
+    return true;
+  case ACT_RELU6:
+    *lo = QUANTIZE(0.0f) > qmin ? QUANTIZE(0.0f) : qmin;
+    *hi = QUANTIZE(6.0f) < qmax ? QUANTIZE(6.0f) : qmax;
+    return true;
+  case ACT_RELU_N1_TO_1:
+    *lo = QUANTIZE(-1.0f) > qmin ? QUANTIZE(-1.0f) : qmin;
+    *hi = QUANTIZE(1.0f) < qmax ? QUANTIZE(1.0f) : qmax;
+    return true;
+  default: return false;
+  }
+#undef QUANTIZE
+}
+
+static bool act_range_f(int32_t act, float *lo, float *hi) {
+  switch (act) {
+  case ACT_NONE: *lo = -FLT_MAX, *hi = FLT_MAX; return true;
+  case ACT_RELU: *lo = 0.0f, *hi = FLT_MAX; return true;
+  case ACT_RELU6: *lo = 0.0f, *hi = 6.0f; return true;
+  case ACT_RELU_N1_TO_1: *lo = -1.0f, *hi = 1.0f; return true;
+  default: return false;
+  }
+}
+
+static const char *act_name(int32_t act) {
+  static const char *const names[] = {"NONE", "RELU", "RELU_N1_TO_1", "RELU6", "TANH", "SIGN_BIT"};
+  return act >= 0 && act <= 5 ? names[act] : "unknown";
+}
+
+/* ComputeOutSize / ComputePaddingWithOffset of TFLite. */
+static int32_t conv_out_size(int32_t padding, int32_t in, int32_t filter, int32_t stride,
+                             int32_t dilation) {
+  int32_t eff = (filter - 1) * dilation + 1;
+  if (stride <= 0) return 0;
+  return padding == PAD_SAME ? (in + stride - 1) / stride : (in + stride - eff) / stride;
+}
+
+static int32_t conv_pad(int32_t stride, int32_t dilation, int32_t in, int32_t filter, int32_t out) {
+  int32_t eff = (filter - 1) * dilation + 1;
+  int32_t total = (out - 1) * stride + eff - in;
+  return total > 0 ? total / 2 : 0;
+}
+
+/* Fill the spatial part of a geometry from padding/stride/dilation and the
+ * NHWC input and output; checks the output size TFLite would compute. */
+static mp_status spatial(ctx *c, mpk_conv_geom *g, int32_t in, int32_t out, int32_t padding,
+                         int32_t stride_h, int32_t stride_w, int32_t dil_h, int32_t dil_w) {
+  if (rank(c, in) != 4 || rank(c, out) != 4)
+    return malformed(c, "input and output must have rank 4 (have %u and %u)", rank(c, in),
+                     rank(c, out));
+  if (padding != PAD_SAME && padding != PAD_VALID)
+    return malformed(c, "unknown padding %d", padding);
+  if (stride_h <= 0 || stride_w <= 0 || dil_h <= 0 || dil_w <= 0)
+    return malformed(c, "strides (%d, %d) and dilations (%d, %d) must be positive", stride_h,
+                     stride_w, dil_h, dil_w);
+  g->batches = dim(c, in, 0);
+  g->in_h = dim(c, in, 1);
+  g->in_w = dim(c, in, 2);
+  g->in_c = dim(c, in, 3);
+  g->out_h = dim(c, out, 1);
+  g->out_w = dim(c, out, 2);
+  g->out_c = dim(c, out, 3);
+  g->stride_h = stride_h;
+  g->stride_w = stride_w;
+  g->dilation_h = dil_h;
+  g->dilation_w = dil_w;
+  int32_t oh = conv_out_size(padding, g->in_h, g->filter_h, stride_h, dil_h);
+  int32_t ow = conv_out_size(padding, g->in_w, g->filter_w, stride_w, dil_w);
+  if (oh != g->out_h || ow != g->out_w || dim(c, out, 0) != g->batches)
+    return malformed(c, "output is %dx%dx%d but %s padding gives %dx%dx%d", dim(c, out, 0),
+                     g->out_h, g->out_w, padding == PAD_SAME ? "SAME" : "VALID", g->batches, oh,
+                     ow);
+  g->pad_h = conv_pad(stride_h, dil_h, g->in_h, g->filter_h, oh);
+  g->pad_w = conv_pad(stride_w, dil_w, g->in_w, g->filter_w, ow);
+  return MP_OK;
+}
+
+/* Per-channel (or broadcast per-tensor) multipliers of a conv-like op,
+ * as PopulateConvolutionQuantizationParams computes them. */
+static mp_status conv_requant(ctx *c, int32_t in, int32_t filter, int32_t out, int32_t act,
+                              int32_t channels, bool always_per_channel, mpk_requant *q) {
+  float in_scale, out_scale, f_scale;
+  int32_t in_zp, out_zp, f_zp;
+  if (!quant(c, in, &in_scale, &in_zp) || !quant(c, out, &out_scale, &out_zp) ||
+      !quant(c, filter, &f_scale, &f_zp))
+    return unsupported(c, "int8 tensors without quantisation parameters");
+  const mp_quant *fq = &tdef(c, filter)->quant;
+  bool per_channel = fq->n_scale > 1;
+  if (per_channel && fq->n_scale != (uint32_t)channels)
+    return malformed(c, "filter has %u scales for %d output channels", fq->n_scale, channels);
+  for (uint32_t i = 0; i < fq->n_zero_point; i++)
+    if (fq->zero_point[i] != 0 && !(c->op->builtin_code == OP_FULLY_CONNECTED && !per_channel))
+      return unsupported(c, "int8 filter with a non-zero zero point");
+  if (!act_range_q(act, out_scale, out_zp, -128, 127, &q->act_min, &q->act_max))
+    return unsupported(c, "fused activation %s", act_name(act));
+  q->input_offset = -in_zp;
+  q->output_offset = out_zp;
+  uint32_t n = (per_channel || always_per_channel) ? (uint32_t)channels : 1;
+  int32_t *mult = add_array(c, "multiplier", n);
+  int32_t *shift = mult ? add_array(c, "shift", n) : NULL;
+  if (!shift) return MP_ERR_NOMEM;
+  for (uint32_t i = 0; i < n; i++) {
+    double real;
+    if (per_channel || always_per_channel) {
+      double fs = (double)(per_channel ? fq->scale[i] : fq->scale[0]);
+      real = (double)in_scale * fs / (double)out_scale;
+    } else {
+      /* GetQuantizedConvolutionMultipler: the product is taken in float */
+      float product = in_scale * f_scale;
+      real = (double)product / (double)out_scale;
+    }
+    quantize_multiplier(real, &mult[i], &shift[i]);
+  }
+  q->per_channel = n > 1 || always_per_channel;
+  q->multiplier = mult;
+  q->shift = shift;
+  return MP_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Operators                                                                */
+/* ------------------------------------------------------------------------ */
+
+static mp_status lower_conv(ctx *c, bool depthwise) {
+  int32_t in = in_t(c, 0), filter = in_t(c, 1), bias = in_t(c, 2), out = out_t(c, 0);
+  if (in < 0 || filter < 0 || out < 0)
+    return malformed(c, "needs an input, a filter and an output");
+  opts o;
+  mp_status st = open_opts(c, depthwise ? OPT_DEPTHWISE_CONV2D : OPT_CONV2D,
+                           depthwise ? "DepthwiseConv2DOptions" : "Conv2DOptions", &o);
+  if (st != MP_OK) return st;
+  int32_t padding = opt_i8(&o, 0, 0), stride_w = opt_i32(&o, 1, 0), stride_h = opt_i32(&o, 2, 0);
+  int32_t act = opt_i8(&o, depthwise ? 4 : 3, 0);
+  int32_t dil_w = opt_i32(&o, depthwise ? 5 : 4, 1), dil_h = opt_i32(&o, depthwise ? 6 : 5, 1);
+  if (!o.ok) return malformed(c, "its options do not validate");
+  if (rank(c, filter) != 4) return malformed(c, "filter must have rank 4");
+
+  int32_t dti = dtype(c, in), dtf = dtype(c, filter), dto = dtype(c, out);
+  int32_t dtb = bias >= 0 ? dtype(c, bias) : -1;
+  bool s8 = dti == MP_DTYPE_INT8 && dtf == MP_DTYPE_INT8 && dto == MP_DTYPE_INT8 &&
+            (bias < 0 || dtb == MP_DTYPE_INT32);
+  bool f32 = dti == MP_DTYPE_FLOAT32 && dtf == MP_DTYPE_FLOAT32 && dto == MP_DTYPE_FLOAT32 &&
+             (bias < 0 || dtb == MP_DTYPE_FLOAT32);
+  if (!s8 && !f32)
+    return unsupported(c,
+                       "input %s, filter %s, bias %s, output %s (supported: all int8 with "
+                       "int32 bias, or all float32)",
+                       dtname(dti), dtname(dtf), bias >= 0 ? dtname(dtb) : "none", dtname(dto));
+
+  mpk_conv_geom g;
+  memset(&g, 0, sizeof g);
+  g.filter_h = dim(c, filter, 1);
+  g.filter_w = dim(c, filter, 2);
+  st = spatial(c, &g, in, out, padding, stride_h, stride_w, dil_h, dil_w);
+  if (st != MP_OK) return st;
+  if (depthwise) {
+    if (dim(c, filter, 0) != 1 || dim(c, filter, 3) != g.out_c)
+      return malformed(c, "depthwise filter must be [1, h, w, %d]", g.out_c);
+    if (g.in_c <= 0 || g.out_c % g.in_c != 0)
+      return malformed(c, "output channels %d are not a multiple of input channels %d", g.out_c,
+                       g.in_c);
+    g.depth_multiplier = g.out_c / g.in_c;
+  } else {
+    g.filter_c = dim(c, filter, 3);
+    if (dim(c, filter, 0) != g.out_c)
+      return malformed(c, "filter has %d output channels, output has %d", dim(c, filter, 0),
+                       g.out_c);
+    if (g.filter_c <= 0 || g.in_c % g.filter_c != 0 || g.out_c % (g.in_c / g.filter_c) != 0)
+      return malformed(c, "filter depth %d does not divide input depth %d into groups", g.filter_c,
+                       g.in_c);
+  }
+  if (bias >= 0 && elems(c, bias) != (uint64_t)g.out_c)
+    return malformed(c, "bias has %llu elements for %d output channels",
+                     (unsigned long long)elems(c, bias), g.out_c);
+
+  if (s8) {
+    mpk_conv_s8_params *p = &c->lo->params.conv_s8;
+    p->geom = g;
+    st = conv_requant(c, in, filter, out, act, g.out_c, true, &p->q);
+    if (st != MP_OK) return st;
+    if (c->lo->reason[0]) return MP_OK;
+    set_kernel(c, depthwise ? MP_K_DEPTHWISE_CONV2D_S8 : MP_K_CONV2D_S8);
+    add_arg(c, in, false, "const int8_t *");
+    add_arg(c, filter, false, "const int8_t *");
+    add_arg(c, bias, false, "const int32_t *");
+    add_arg(c, out, true, "int8_t *");
+  } else {
+    mpk_conv_f32_params *p = &c->lo->params.conv_f32;
+    p->geom = g;
+    if (!act_range_f(act, &p->act_min, &p->act_max))
+      return unsupported(c, "fused activation %s", act_name(act));
+    set_kernel(c, depthwise ? MP_K_DEPTHWISE_CONV2D_F32 : MP_K_CONV2D_F32);
+    add_arg(c, in, false, "const float *");
+    add_arg(c, filter, false, "const float *");
+    add_arg(c, bias, false, "const float *");
+    add_arg(c, out, true, "float *");
+  }
+  return MP_OK;
+}
+
+static mp_status lower_fc(ctx *c) {
+  int32_t in = in_t(c, 0), filter = in_t(c, 1), bias = in_t(c, 2), out = out_t(c, 0);
+  if (in < 0 || filter < 0 || out < 0)
+    return malformed(c, "needs an input, a filter and an output");
+  opts o;
+  mp_status st = open_opts(c, OPT_FULLY_CONNECTED, "FullyConnectedOptions", &o);
+  if (st != MP_OK) return st;
+  int32_t act = opt_i8(&o, 0, 0), weights_format = opt_i8(&o, 1, 0);
+  if (!o.ok) return malformed(c, "its options do not validate");
+  if (weights_format != 0) return unsupported(c, "shuffled weights format %d", weights_format);
+  if (rank(c, filter) != 2) return malformed(c, "filter must have rank 2");
+  int32_t dti = dtype(c, in), dtf = dtype(c, filter), dto = dtype(c, out);
+  int32_t dtb = bias >= 0 ? dtype(c, bias) : -1;
+  bool s8 = dti == MP_DTYPE_INT8 && dtf == MP_DTYPE_INT8 && dto == MP_DTYPE_INT8 &&
+            (bias < 0 || dtb == MP_DTYPE_INT32);
+  bool f32 = dti == MP_DTYPE_FLOAT32 && dtf == MP_DTYPE_FLOAT32 && dto == MP_DTYPE_FLOAT32 &&
+             (bias < 0 || dtb == MP_DTYPE_FLOAT32);
+  if (!s8 && !f32)
+    return unsupported(c,
+                       "input %s, filter %s, bias %s, output %s (supported: all int8 with "
+                       "int32 bias, or all float32)",
+                       dtname(dti), dtname(dtf), bias >= 0 ? dtname(dtb) : "none", dtname(dto));
+  int32_t out_depth = dim(c, filter, 0), accum = dim(c, filter, 1);
+  if (rank(c, out) < 1 || dim(c, out, rank(c, out) - 1) != out_depth || out_depth <= 0 ||
+      accum <= 0)
+    return malformed(c, "output's last dimension must be the filter's %d rows", out_depth);
+  uint64_t batches = elems(c, out) / (uint64_t)out_depth;
+  if (elems(c, in) != batches * (uint64_t)accum || batches > (uint64_t)INT32_MAX)
+    return malformed(c, "input has %llu elements, expected %llu x %d",
+                     (unsigned long long)elems(c, in), (unsigned long long)batches, accum);
+  if (bias >= 0 && elems(c, bias) != (uint64_t)out_depth)
+    return malformed(c, "bias has %llu elements for %d outputs", (unsigned long long)elems(c, bias),
+                     out_depth);
+  if (s8) {
+    mpk_fc_s8_params *p = &c->lo->params.fc_s8;
+    p->batches = (int32_t)batches;
+    p->accum_depth = accum;
+    p->out_depth = out_depth;
+    st = conv_requant(c, in, filter, out, act, out_depth, false, &p->q);
+    if (st != MP_OK) return st;
+    if (c->lo->reason[0]) return MP_OK;
+    float fs = 0.0f;
+    int32_t fzp = 0;
+    (void)quant(c, filter, &fs, &fzp);
+    if (p->q.per_channel && fzp != 0)
+      return unsupported(c, "per-channel int8 filter with a non-zero zero point");
+    p->q.filter_offset = -fzp;
+    set_kernel(c, MP_K_FULLY_CONNECTED_S8);
+    add_arg(c, in, false, "const int8_t *");
+    add_arg(c, filter, false, "const int8_t *");
+    add_arg(c, bias, false, "const int32_t *");
+    add_arg(c, out, true, "int8_t *");
+  } else {
+    mpk_fc_f32_params *p = &c->lo->params.fc_f32;
+    p->batches = (int32_t)batches;
+    p->accum_depth = accum;
+    p->out_depth = out_depth;
+    if (!act_range_f(act, &p->act_min, &p->act_max))
+      return unsupported(c, "fused activation %s", act_name(act));
+    set_kernel(c, MP_K_FULLY_CONNECTED_F32);
+    add_arg(c, in, false, "const float *");
+    add_arg(c, filter, false, "const float *");
+    add_arg(c, bias, false, "const float *");
+    add_arg(c, out, true, "float *");
+  }
+  return MP_OK;
+}
+
+static mp_status lower_pool(ctx *c, bool is_max) {
+  int32_t in = in_t(c, 0), out = out_t(c, 0);
+  if (in < 0 || out < 0) return malformed(c, "needs an input and an output");
+  opts o;
+  mp_status st = open_opts(c, OPT_POOL2D, "Pool2DOptions", &o);
+  if (st != MP_OK) return st;
+  int32_t padding = opt_i8(&o, 0, 0), stride_w = opt_i32(&o, 1, 0), stride_h = opt_i32(&o, 2, 0);
+  int32_t fw = opt_i32(&o, 3, 0), fh = opt_i32(&o, 4, 0), act = opt_i8(&o, 5, 0);
+  if (!o.ok) return malformed(c, "its options do not validate");
+  if (fw <= 0 || fh <= 0) return malformed(c, "pool window %dx%d must be positive", fh, fw);
+  int32_t dti = dtype(c, in), dto = dtype(c, out);
+  bool s8 = dti == MP_DTYPE_INT8 && dto == MP_DTYPE_INT8;
+  bool f32 = dti == MP_DTYPE_FLOAT32 && dto == MP_DTYPE_FLOAT32;
+  if (!s8 && !f32)
+    return unsupported(c, "input %s, output %s (supported: int8 or float32)", dtname(dti),
+                       dtname(dto));
+  mpk_conv_geom g;
+  memset(&g, 0, sizeof g);
+  g.filter_h = fh;
+  g.filter_w = fw;
+  st = spatial(c, &g, in, out, padding, stride_h, stride_w, 1, 1);
+  if (st != MP_OK) return st;
+  g.dilation_h = g.dilation_w = 1;
+  if (g.in_c != g.out_c) return malformed(c, "pooling changes depth %d to %d", g.in_c, g.out_c);
+  if (s8) {
+    mpk_pool_s8_params *p = &c->lo->params.pool_s8;
+    float scale;
+    int32_t zp;
+    if (!quant(c, out, &scale, &zp)) return unsupported(c, "int8 output without quantisation");
+    if (!act_range_q(act, scale, zp, -128, 127, &p->act_min, &p->act_max))
+      return unsupported(c, "fused activation %s", act_name(act));
+    p->geom = g;
+    set_kernel(c, is_max ? MP_K_MAX_POOL2D_S8 : MP_K_AVG_POOL2D_S8);
+    add_arg(c, in, false, "const int8_t *");
+    add_arg(c, out, true, "int8_t *");
+  } else {
+    mpk_pool_f32_params *p = &c->lo->params.pool_f32;
+    if (!act_range_f(act, &p->act_min, &p->act_max))
+      return unsupported(c, "fused activation %s", act_name(act));
+    p->geom = g;
+    set_kernel(c, is_max ? MP_K_MAX_POOL2D_F32 : MP_K_AVG_POOL2D_F32);
+    add_arg(c, in, false, "const float *");
+    add_arg(c, out, true, "float *");
+  }
+  return MP_OK;
+}
+
+/* Extend a tensor's shape to MPK_MAX_DIMS with leading 1s. */
+static bool extend_shape(const ctx *c, int32_t t, int32_t dims[MPK_MAX_DIMS]) {
+  uint32_t r = rank(c, t);
+  if (r > MPK_MAX_DIMS) return false;
+  for (uint32_t d = 0; d < MPK_MAX_DIMS; d++)
+    dims[d] = 1;
+  for (uint32_t d = 0; d < r; d++)
+    dims[MPK_MAX_DIMS - r + d] = dim(c, t, d);
+  return true;
+}
+
+/* Row-major element strides of extended dims. */
+static void strides_of(const int32_t dims[MPK_MAX_DIMS], int32_t strides[MPK_MAX_DIMS]) {
+  int32_t s = 1;
+  for (int d = MPK_MAX_DIMS - 1; d >= 0; d--) {
+    strides[d] = s;
+    s *= dims[d];
+  }
+}
+
+static mp_status broadcast(ctx *c, int32_t a, int32_t b, int32_t out, mpk_broadcast *bc) {
+  int32_t da[MPK_MAX_DIMS], db[MPK_MAX_DIMS], dout[MPK_MAX_DIMS], sa[MPK_MAX_DIMS],
+      sb[MPK_MAX_DIMS];
+  if (!extend_shape(c, a, da) || !extend_shape(c, b, db) || !extend_shape(c, out, dout))
+    return unsupported(c, "rank above %d", MPK_MAX_DIMS);
+  if (!elems_i32(c, out, &bc->size)) return unsupported(c, "more than 2^31 elements");
+  strides_of(da, sa);
+  strides_of(db, sb);
+  bool same = rank(c, a) == rank(c, b);
+  for (int d = 0; d < MPK_MAX_DIMS; d++) {
+    if (da[d] != db[d]) same = false;
+    if ((da[d] != dout[d] && da[d] != 1) || (db[d] != dout[d] && db[d] != 1))
+      return malformed(c, "shapes do not broadcast to the output");
+    bc->dims[d] = dout[d];
+    bc->in1_strides[d] = da[d] == 1 ? 0 : sa[d];
+    bc->in2_strides[d] = db[d] == 1 ? 0 : sb[d];
+  }
+  for (int d = 0; same && d < MPK_MAX_DIMS; d++)
+    if (da[d] != dout[d]) return malformed(c, "inputs of equal shape but a different output");
+  bc->elementwise = same;
+  return MP_OK;
+}
+
+static mp_status lower_add(ctx *c) {
+  int32_t a = in_t(c, 0), b = in_t(c, 1), out = out_t(c, 0);
+  if (a < 0 || b < 0 || out < 0) return malformed(c, "needs two inputs and an output");
+  opts o;
+  mp_status st = open_opts(c, OPT_ADD, "AddOptions", &o);
+  if (st != MP_OK) return st;
+  int32_t act = opt_i8(&o, 0, 0);
+  if (!o.ok) return malformed(c, "its options do not validate");
+  int32_t dta = dtype(c, a), dtb = dtype(c, b), dto = dtype(c, out);
+  bool s8 = dta == MP_DTYPE_INT8 && dtb == MP_DTYPE_INT8 && dto == MP_DTYPE_INT8;
+  bool f32 = dta == MP_DTYPE_FLOAT32 && dtb == MP_DTYPE_FLOAT32 && dto == MP_DTYPE_FLOAT32;
+  if (!s8 && !f32)
+    return unsupported(c, "inputs %s and %s, output %s (supported: int8 or float32)", dtname(dta),
+                       dtname(dtb), dtname(dto));
+  if (s8) {
+    mpk_add_s8_params *p = &c->lo->params.add_s8;
+    st = broadcast(c, a, b, out, &p->b);
+    if (st != MP_OK || c->lo->reason[0]) return st;
+    float s1, s2, so;
+    int32_t z1, z2, zo;
+    if (!quant(c, a, &s1, &z1) || !quant(c, b, &s2, &z2) || !quant(c, out, &so, &zo))
+      return unsupported(c, "int8 tensors without quantisation parameters");
+    p->left_shift = 20;
+    p->in1_offset = -z1;
+    p->in2_offset = -z2;
+    p->out_offset = zo;
+    double twice_max = 2 * (double)(s1 > s2 ? s1 : s2);
+    double r1 = (double)s1 / twice_max, r2 = (double)s2 / twice_max;
+    double ro = twice_max / ((double)(1 << p->left_shift) * (double)so);
+    quantize_multiplier(r1, &p->in1_multiplier, &p->in1_shift);
+    quantize_multiplier(r2, &p->in2_multiplier, &p->in2_shift);
+    quantize_multiplier(ro, &p->out_multiplier, &p->out_shift);
+    if (p->in1_shift > 0 || p->in2_shift > 0 || p->out_shift > 0)
+      return unsupported(c, "output scale too small for the inputs' (rescale above 1)");
+    if (!act_range_q(act, so, zo, -128, 127, &p->act_min, &p->act_max))
+      return unsupported(c, "fused activation %s", act_name(act));
+    set_kernel(c, MP_K_ADD_S8);
+    add_arg(c, a, false, "const int8_t *");
+    add_arg(c, b, false, "const int8_t *");
+    add_arg(c, out, true, "int8_t *");
+  } else {
+    mpk_add_f32_params *p = &c->lo->params.add_f32;
+    st = broadcast(c, a, b, out, &p->b);
+    if (st != MP_OK || c->lo->reason[0]) return st;
+    if (!act_range_f(act, &p->act_min, &p->act_max))
+      return unsupported(c, "fused activation %s", act_name(act));
+    set_kernel(c, MP_K_ADD_F32);
+    add_arg(c, a, false, "const float *");
+    add_arg(c, b, false, "const float *");
+    add_arg(c, out, true, "float *");
+  }
+  return MP_OK;
+}
+
+static mp_status lower_softmax(ctx *c) {
+  int32_t in = in_t(c, 0), out = out_t(c, 0);
+  if (in < 0 || out < 0) return malformed(c, "needs an input and an output");
+  opts o;
+  mp_status st = open_opts(c, OPT_SOFTMAX, "SoftmaxOptions", &o);
+  if (st != MP_OK) return st;
+  float beta = opt_f32(&o, 0, 0.0f);
+  if (!o.ok) return malformed(c, "its options do not validate");
+  if (rank(c, in) < 1 || elems(c, in) != elems(c, out))
+    return malformed(c, "input and output differ in size");
+  int32_t depth = dim(c, in, rank(c, in) - 1), total;
+  if (depth <= 0 || !elems_i32(c, in, &total)) return malformed(c, "empty or huge last dimension");
+  int32_t dti = dtype(c, in), dto = dtype(c, out);
+  if (dti == MP_DTYPE_FLOAT32 && dto == MP_DTYPE_FLOAT32) {
+    mpk_softmax_f32_params *p = &c->lo->params.softmax_f32;
+    p->outer = total / depth;
+    p->depth = depth;
+    p->beta = beta;
+    set_kernel(c, MP_K_SOFTMAX_F32);
+    add_arg(c, in, false, "const float *");
+    add_arg(c, out, true, "float *");
+    return MP_OK;
+  }
+  if (dti != MP_DTYPE_INT8 || (dto != MP_DTYPE_INT8 && dto != MP_DTYPE_INT16))
+    return unsupported(c, "input %s, output %s (supported: int8 to int8 or int16, float32)",
+                       dtname(dti), dtname(dto));
+  float si, so;
+  int32_t zi, zo;
+  if (!quant(c, in, &si, &zi) || !quant(c, out, &so, &zo))
+    return unsupported(c, "int8 tensors without quantisation parameters");
+  if (dto == MP_DTYPE_INT8 && (zo != -128 || so != 1.0f / 256))
+    return unsupported(c, "int8 output must have scale 1/256 and zero point -128");
+  if (dto == MP_DTYPE_INT16 && (zo != -32768 || fabsf(so - 1.0f / 65536) > 0.001f * (1.0f / 65536)))
+    return unsupported(c, "int16 output must have scale 1/65536 and zero point -32768");
+  /* PreprocessSoftmaxScaling with 5 integer bits, then CalculateInputRadius */
+  mpk_softmax_s8_params *p = &c->lo->params.softmax_s8;
+  double real = (double)beta * (double)si * (double)(1 << (31 - 5));
+  double max_real = (double)((1LL << 31) - 1);
+  if (real > max_real) real = max_real;
+  if (!(real > 1.0)) return unsupported(c, "beta * input scale too small");
+  quantize_multiplier(real, &p->input_multiplier, &p->input_left_shift);
+  double radius =
+      floor(1.0 * ((1 << 5) - 1) * (double)(1LL << (31 - 5)) / ldexp(1.0, p->input_left_shift));
+  p->diff_min = -(int32_t)radius;
+  p->outer = total / depth;
+  p->depth = depth;
+  set_kernel(c, dto == MP_DTYPE_INT8 ? MP_K_SOFTMAX_S8 : MP_K_SOFTMAX_S8_S16);
+  add_arg(c, in, false, "const int8_t *");
+  add_arg(c, out, true, dto == MP_DTYPE_INT8 ? "int8_t *" : "int16_t *");
+  return MP_OK;
+}
+
+static mp_status lower_view(ctx *c) {
+  int32_t in = in_t(c, 0), out = out_t(c, 0);
+  if (in < 0 || out < 0) return malformed(c, "needs an input and an output");
+  if (c->op->is_view) {
+    c->lo->supported = true;
+    c->lo->noop = true;
+    c->lo->kernel = MP_K_NONE;
+    return MP_OK;
+  }
+  uint64_t bytes = c->g->tensors[out].size;
+  if (c->g->tensors[in].size != bytes)
+    return malformed(c, "input has %llu bytes, output %llu",
+                     (unsigned long long)c->g->tensors[in].size, (unsigned long long)bytes);
+  if (bytes > (uint64_t)INT32_MAX) return unsupported(c, "more than 2 GiB");
+  c->lo->params.copy.bytes = (int32_t)bytes;
+  set_kernel(c, MP_K_COPY);
+  add_arg(c, in, false, "const void *");
+  add_arg(c, out, true, "void *");
+  return MP_OK;
+}
+
+static int32_t mpk_type(int32_t dt) {
+  switch (dt) {
+  case MP_DTYPE_INT8: return MPK_TYPE_INT8;
+  case MP_DTYPE_UINT8: return MPK_TYPE_UINT8;
+  case MP_DTYPE_INT16: return MPK_TYPE_INT16;
+  case MP_DTYPE_INT32: return MPK_TYPE_INT32;
+  default: return -1;
+  }
+}
+
+static mp_status lower_quantize(ctx *c) {
+  int32_t in = in_t(c, 0), out = out_t(c, 0);
+  if (in < 0 || out < 0) return malformed(c, "needs an input and an output");
+  int32_t dti = dtype(c, in), dto = dtype(c, out), size;
+  if (elems(c, in) != elems(c, out) || !elems_i32(c, in, &size))
+    return malformed(c, "input and output differ in size");
+  float so, si;
+  int32_t zo, zi;
+  if (!quant(c, out, &so, &zo)) return unsupported(c, "output without quantisation parameters");
+  if (tdef(c, out)->quant.n_scale > 1) return unsupported(c, "per-channel output quantisation");
+  if (dti == MP_DTYPE_FLOAT32) {
+    if (dto != MP_DTYPE_INT8 && dto != MP_DTYPE_INT16)
+      return unsupported(c, "float32 to %s (supported: int8, int16)", dtname(dto));
+    mpk_quantize_params *p = &c->lo->params.quantize;
+    p->size = size;
+    p->out_type = mpk_type(dto);
+    p->scale = so;
+    p->zero_point = zo;
+    set_kernel(c, MP_K_QUANTIZE_F32);
+    add_arg(c, in, false, "const float *");
+    add_arg(c, out, true, "void *");
+    return MP_OK;
+  }
+  /* the integer pairs TFLite Micro requantizes */
+  static const int32_t pairs[][2] = {
+      {MP_DTYPE_INT16, MP_DTYPE_INT8},  {MP_DTYPE_INT8, MP_DTYPE_INT8},
+      {MP_DTYPE_INT8, MP_DTYPE_UINT8},  {MP_DTYPE_UINT8, MP_DTYPE_INT8},
+      {MP_DTYPE_INT8, MP_DTYPE_INT16},  {MP_DTYPE_INT8, MP_DTYPE_INT32},
+      {MP_DTYPE_INT16, MP_DTYPE_INT16}, {MP_DTYPE_INT16, MP_DTYPE_INT32},
+      {MP_DTYPE_INT32, MP_DTYPE_INT8},  {MP_DTYPE_INT32, MP_DTYPE_INT16}};
+  bool ok = false;
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+    if (pairs[i][0] == dti && pairs[i][1] == dto) ok = true;
+  if (!ok) return unsupported(c, "%s to %s", dtname(dti), dtname(dto));
+  if (!quant(c, in, &si, &zi)) return unsupported(c, "input without quantisation parameters");
+  mpk_requantize_params *p = &c->lo->params.requantize;
+  p->size = size;
+  p->in_type = mpk_type(dti);
+  p->out_type = mpk_type(dto);
+  p->input_zero_point = zi;
+  p->output_zero_point = zo;
+  quantize_multiplier((double)si / (double)so, &p->multiplier, &p->shift);
+  set_kernel(c, MP_K_REQUANTIZE);
+  add_arg(c, in, false, "const void *");
+  add_arg(c, out, true, "void *");
+  return MP_OK;
+}
+
+/* Bytes per element of the data-movement kernels; 0 when unsupported. */
+static int32_t elem_size(int32_t dt) {
+  uint32_t bits = mp_dtype_bits(dt);
+  return bits >= 8 && bits % 8 == 0 && bits <= 64 ? (int32_t)(bits / 8) : 0;
+}
+
+/* A constant int32 (or int64) vector tensor, read into v. */
+static bool const_ints(const ctx *c, int32_t t, int64_t *v, uint32_t max, uint32_t *n) {
+  if (t < 0 || !is_const(c, t)) return false;
+  int32_t dt = dtype(c, t);
+  uint64_t count = elems(c, t);
+  uint32_t w = dt == MP_DTYPE_INT32 ? 4 : dt == MP_DTYPE_INT64 ? 8 : 0;
+  if (!w || count > max || c->g->tensors[t].size < count * w) return false;
+  const uint8_t *p = c->g->tensors[t].data;
+  for (uint64_t i = 0; i < count; i++) {
+    uint64_t x = 0;
+    for (uint32_t k = 0; k < w; k++)
+      x |= (uint64_t)p[i * w + k] << (8 * k);
+    v[i] = w == 4 ? (int64_t)(int32_t)(uint32_t)x : (int64_t)x;
+  }
+  *n = (uint32_t)count;
+  return true;
+}
+
+static mp_status lower_pad(ctx *c, bool v2) {
+  int32_t in = in_t(c, 0), pads = in_t(c, 1), cv = v2 ? in_t(c, 2) : -1, out = out_t(c, 0);
+  if (in < 0 || pads < 0 || out < 0) return malformed(c, "needs an input, paddings and an output");
+  int32_t dt = dtype(c, in), es = elem_size(dt);
+  if (dtype(c, out) != dt || !es || es > 4)
+    return unsupported(c, "input %s, output %s", dtname(dt), dtname(dtype(c, out)));
+  uint32_t r = rank(c, in), n = 0;
+  int64_t pv[2 * MPK_MAX_DIMS];
+  if (r > MPK_MAX_DIMS) return unsupported(c, "rank %u above %d", r, MPK_MAX_DIMS);
+  if (!const_ints(c, pads, pv, 2 * MPK_MAX_DIMS, &n))
+    return unsupported(c, "paddings are not a constant int32/int64 tensor");
+  if (n != 2 * r || rank(c, out) != r) return malformed(c, "paddings do not match rank %u", r);
+  mpk_pad_params *p = &c->lo->params.pad;
+  p->elem_size = es;
+  for (int d = 0; d < MPK_MAX_DIMS; d++)
+    p->in_dims[d] = p->out_dims[d] = 1;
+  for (uint32_t d = 0; d < r; d++) {
+    uint32_t e = MPK_MAX_DIMS - r + d;
+    if (pv[2 * d] < 0 || pv[2 * d + 1] < 0) return unsupported(c, "negative padding");
+    p->in_dims[e] = dim(c, in, d);
+    p->out_dims[e] = dim(c, out, d);
+    p->before[e] = (int32_t)pv[2 * d];
+    if ((int64_t)p->in_dims[e] + pv[2 * d] + pv[2 * d + 1] != p->out_dims[e])
+      return malformed(c, "output dimension %u is %d, padding gives %lld", d, p->out_dims[e],
+                       (long long)(p->in_dims[e] + pv[2 * d] + pv[2 * d + 1]));
+  }
+  /* the pad value: constant_values, else the zero point (int8) or zero */
+  memset(p->value, 0, sizeof p->value);
+  if (cv >= 0) {
+    if (!is_const(c, cv) || dtype(c, cv) != dt || c->g->tensors[cv].size < (uint64_t)es)
+      return unsupported(c, "constant_values is not a constant of the input's type");
+    memcpy(p->value, c->g->tensors[cv].data, (size_t)es);
+  } else if (dt == MP_DTYPE_INT8 || dt == MP_DTYPE_UINT8) {
+    float s;
+    int32_t zp = 0;
+    if (quant(c, out, &s, &zp)) p->value[0] = (uint8_t)zp;
+  }
+  set_kernel(c, MP_K_PAD);
+  add_arg(c, in, false, "const void *");
+  add_arg(c, out, true, "void *");
+  return MP_OK;
+}
+
+static mp_status lower_mean(ctx *c) {
+  int32_t in = in_t(c, 0), axis = in_t(c, 1), out = out_t(c, 0);
+  if (in < 0 || axis < 0 || out < 0) return malformed(c, "needs an input, axes and an output");
+  opts o;
+  mp_status st = open_opts(c, OPT_REDUCER, "ReducerOptions", &o);
+  if (st != MP_OK) return st;
+  (void)opt_bool(&o, 0, false); /* keep_dims only shapes the output */
+  if (!o.ok) return malformed(c, "its options do not validate");
+  uint32_t r = rank(c, in), n = 0;
+  if (r > MPK_MAX_DIMS) return unsupported(c, "rank %u above %d", r, MPK_MAX_DIMS);
+  int64_t ax[16];
+  if (!const_ints(c, axis, ax, 16, &n)) return unsupported(c, "axes are not a constant tensor");
+  bool reduced[MPK_MAX_DIMS] = {false};
+  for (uint32_t i = 0; i < n; i++) {
+    int64_t a = ax[i] < 0 ? ax[i] + r : ax[i];
+    if (a < 0 || a >= r) return malformed(c, "axis %lld out of range", (long long)ax[i]);
+    reduced[MPK_MAX_DIMS - r + a] = true;
+  }
+  int32_t dims[MPK_MAX_DIMS], strides[MPK_MAX_DIMS];
+  extend_shape(c, in, dims);
+  int32_t s = 1, count = 1;
+  for (int d = MPK_MAX_DIMS - 1; d >= 0; d--) {
+    if (reduced[d]) {
+      strides[d] = 0;
+      count *= dims[d];
+    } else {
+      strides[d] = s;
+      s *= dims[d];
+    }
+  }
+  if ((uint64_t)s != elems(c, out))
+    return malformed(c, "output has %llu elements, the reduction gives %d",
+                     (unsigned long long)elems(c, out), s);
+  if (count <= 0) return unsupported(c, "empty reduction");
+  int32_t dt = dtype(c, in);
+  if (dt == MP_DTYPE_FLOAT32 && dtype(c, out) == MP_DTYPE_FLOAT32) {
+    mpk_mean_f32_params *p = &c->lo->params.mean_f32;
+    memcpy(p->in_dims, dims, sizeof dims);
+    memcpy(p->out_strides, strides, sizeof strides);
+    p->out_size = s;
+    p->count = count;
+    set_kernel(c, MP_K_MEAN_F32);
+    add_arg(c, in, false, "const float *");
+    add_arg(c, out, true, "float *");
+    return MP_OK;
+  }
+  if (dt != MP_DTYPE_INT8 || dtype(c, out) != MP_DTYPE_INT8)
+    return unsupported(c, "input %s, output %s (supported: int8, float32)", dtname(dt),
+                       dtname(dtype(c, out)));
+  float si, so;
+  int32_t zi, zo;
+  if (!quant(c, in, &si, &zi) || !quant(c, out, &so, &zo))
+    return unsupported(c, "int8 tensors without quantisation parameters");
+  mpk_mean_s8_params *p = &c->lo->params.mean_s8;
+  memcpy(p->in_dims, dims, sizeof dims);
+  memcpy(p->out_strides, strides, sizeof strides);
+  p->out_size = s;
+  p->count = count;
+  p->output_zero_point = zo;
+  p->scale = si / so;
+  p->bias = (float)(-zi) * p->scale;
+  set_kernel(c, MP_K_MEAN_S8);
+  add_arg(c, in, false, "const int8_t *");
+  add_arg(c, out, true, "int8_t *");
+  c->lo->scratch_bytes = (uint64_t)s * sizeof(int32_t);
+  c->lo->scratch_align = 4;
+  return MP_OK;
+}
+
+static mp_status lower_transpose(ctx *c) {
+  int32_t in = in_t(c, 0), perm = in_t(c, 1), out = out_t(c, 0);
+  if (in < 0 || perm < 0 || out < 0)
+    return malformed(c, "needs an input, a permutation and an output");
+  int32_t dt = dtype(c, in), es = elem_size(dt);
+  if (dtype(c, out) != dt || !es) return unsupported(c, "element type %s", dtname(dt));
+  uint32_t r = rank(c, in), n = 0;
+  int64_t pv[MPK_MAX_DIMS];
+  if (r > MPK_MAX_DIMS) return unsupported(c, "rank %u above %d", r, MPK_MAX_DIMS);
+  if (!const_ints(c, perm, pv, MPK_MAX_DIMS, &n))
+    return unsupported(c, "permutation is not a constant tensor");
+  if (n != r || rank(c, out) != r) return malformed(c, "permutation does not match rank %u", r);
+  int32_t idims[MPK_MAX_DIMS], istr[MPK_MAX_DIMS];
+  extend_shape(c, in, idims);
+  strides_of(idims, istr);
+  mpk_transpose_params *p = &c->lo->params.transpose;
+  p->elem_size = es;
+  bool seen[MPK_MAX_DIMS] = {false};
+  for (int d = 0; d < MPK_MAX_DIMS; d++) {
+    p->out_dims[d] = 1;
+    p->in_strides[d] = 0;
+  }
+  for (uint32_t d = 0; d < r; d++) {
+    int64_t a = pv[d] < 0 ? pv[d] + r : pv[d];
+    if (a < 0 || a >= r || seen[a]) return malformed(c, "permutation is not one of rank %u", r);
+    seen[a] = true;
+    uint32_t e = MPK_MAX_DIMS - r + d, src = MPK_MAX_DIMS - r + (uint32_t)a;
+    p->out_dims[e] = idims[src];
+    p->in_strides[e] = istr[src];
+    if (dim(c, out, d) != idims[src])
+      return malformed(c, "output dimension %u is %d, the permutation gives %d", d, dim(c, out, d),
+                       idims[src]);
+  }
+  set_kernel(c, MP_K_TRANSPOSE);
+  add_arg(c, in, false, "const void *");
+  add_arg(c, out, true, "void *");
+  return MP_OK;
+}
+
+static mp_status lower_concat(ctx *c) {
+  int32_t out = out_t(c, 0);
+  uint32_t n = c->op->n_inputs;
+  if (out < 0 || n < 1) return malformed(c, "needs inputs and an output");
+  opts o;
+  mp_status st = open_opts(c, OPT_CONCATENATION, "ConcatenationOptions", &o);
+  if (st != MP_OK) return st;
+  int32_t axis = opt_i32(&o, 0, 0), act = opt_i8(&o, 1, 0);
+  if (!o.ok) return malformed(c, "its options do not validate");
+  if (act != ACT_NONE) return unsupported(c, "fused activation %s", act_name(act));
+  int32_t dt = dtype(c, out), es = elem_size(dt);
+  uint32_t r = rank(c, out);
+  if (!es) return unsupported(c, "element type %s", dtname(dt));
+  if (axis < 0) axis += (int32_t)r;
+  if (axis < 0 || axis >= (int32_t)r) return malformed(c, "axis %d out of range", axis);
+  float so = 0;
+  int32_t zo = 0;
+  bool qo = quant(c, out, &so, &zo);
+  uint64_t outer = 1;
+  for (int32_t d = 0; d < axis; d++)
+    outer *= (uint64_t)dim(c, out, (uint32_t)d);
+  int32_t *bytes = add_array(c, "input_bytes", n);
+  if (!bytes) return MP_ERR_NOMEM;
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    int32_t t = c->op->inputs[i];
+    if (t < 0 || dtype(c, t) != dt || rank(c, t) != r)
+      return malformed(c, "input %u does not match the output's type and rank", i);
+    float si;
+    int32_t zi;
+    if (qo && (!quant(c, t, &si, &zi) || si != so || zi != zo))
+      return unsupported(c, "input %u is quantised differently from the output", i);
+    uint64_t inner = 1;
+    for (uint32_t d = (uint32_t)axis; d < r; d++)
+      inner *= (uint64_t)dim(c, t, d);
+    if (inner * (uint64_t)es > (uint64_t)INT32_MAX) return unsupported(c, "slice too large");
+    bytes[i] = (int32_t)(inner * (uint64_t)es);
+    total += inner * (uint64_t)es;
+  }
+  if (total * outer != c->g->tensors[out].size)
+    return malformed(c, "inputs add up to %llu bytes, output has %llu",
+                     (unsigned long long)(total * outer),
+                     (unsigned long long)c->g->tensors[out].size);
+  mpk_concat_params *p = &c->lo->params.concat;
+  p->n_inputs = (int32_t)n;
+  p->outer = (int32_t)outer;
+  p->input_bytes = bytes;
+  set_kernel(c, MP_K_CONCAT);
+  mp_lower_arg *a = &c->lo->args[c->lo->n_args++];
+  a->kind = MP_LARG_TENSOR_ARRAY;
+  a->tensor = -1;
+  a->n_tensors = n;
+  a->tensors = c->op->inputs;
+  a->ctype = "const void *const *";
+  add_arg(c, out, true, "void *");
+  return MP_OK;
+}
+
+static mp_status lower_logistic(ctx *c) {
+  int32_t in = in_t(c, 0), out = out_t(c, 0), size;
+  if (in < 0 || out < 0) return malformed(c, "needs an input and an output");
+  if (elems(c, in) != elems(c, out) || !elems_i32(c, in, &size))
+    return malformed(c, "input and output differ in size");
+  int32_t dti = dtype(c, in), dto = dtype(c, out);
+  if (dti == MP_DTYPE_FLOAT32 && dto == MP_DTYPE_FLOAT32) {
+    c->lo->params.logistic_f32.size = size;
+    set_kernel(c, MP_K_LOGISTIC_F32);
+    add_arg(c, in, false, "const float *");
+    add_arg(c, out, true, "float *");
+    return MP_OK;
+  }
+  if (dti != MP_DTYPE_INT8 || dto != MP_DTYPE_INT8)
+    return unsupported(c, "input %s, output %s (supported: int8, float32)", dtname(dti),
+                       dtname(dto));
+  float si, so;
+  int32_t zi, zo;
+  if (!quant(c, in, &si, &zi) || !quant(c, out, &so, &zo))
+    return unsupported(c, "int8 tensors without quantisation parameters");
+  if (zo != -128) return unsupported(c, "int8 output zero point %d (must be -128)", zo);
+  /* input scaled to Q4 with a frexp multiplier, as LogisticPrepare does */
+  mpk_logistic_s8_params *p = &c->lo->params.logistic_s8;
+  double real = (double)si * (double)(1 << (31 - 4));
+  int e = 0;
+  double q = frexp(real, &e);
+  int64_t m = (int64_t)round(q * (double)(1LL << 31));
+  if (m >= (1LL << 31) || e < 0 || e > 30) return unsupported(c, "input scale out of range");
+  p->size = size;
+  p->input_zero_point = zi;
+  p->input_multiplier = (int32_t)m;
+  p->input_left_shift = e;
+  p->input_range_radius =
+      (int32_t)floor(1.0 * ((1 << 4) - 1) * (double)(1LL << (31 - 4)) / ldexp(1.0, e));
+  set_kernel(c, MP_K_LOGISTIC_S8);
+  add_arg(c, in, false, "const int8_t *");
+  add_arg(c, out, true, "int8_t *");
+  return MP_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry points                                                             */
+/* ------------------------------------------------------------------------ */
+
+void mp_lower_free(mp_lowered_op *lo) {
+  if (!lo) return;
+  for (uint32_t i = 0; i < lo->n_arrays; i++)
+    free(lo->arrays[i].data);
+  memset(lo, 0, sizeof *lo);
+}
+
+mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const mp_diag_sink *dx) {
+  memset(out, 0, sizeof *out);
+  if (op >= g->n_ops) return MP_ERR_INTERNAL;
+  ctx c = {g, &g->ops[op], &g->model->subgraphs[g->subgraph], out, dx};
+  out->op = op;
+  out->op_name = c.op->name;
+  mp_status st;
+  switch (c.op->builtin_code) {
+  case OP_CONV_2D: st = lower_conv(&c, false); break;
+  case OP_DEPTHWISE_CONV_2D: st = lower_conv(&c, true); break;
+  case OP_FULLY_CONNECTED: st = lower_fc(&c); break;
+  case OP_AVERAGE_POOL_2D: st = lower_pool(&c, false); break;
+  case OP_MAX_POOL_2D: st = lower_pool(&c, true); break;
+  case OP_ADD: st = lower_add(&c); break;
+  case OP_SOFTMAX: st = lower_softmax(&c); break;
+  case OP_RESHAPE:
+  case OP_SQUEEZE:
+  case OP_EXPAND_DIMS:
+  case OP_BITCAST: st = lower_view(&c); break;
+  case OP_QUANTIZE: st = lower_quantize(&c); break;
+  case OP_PAD: st = lower_pad(&c, false); break;
+  case OP_PADV2: st = lower_pad(&c, true); break;
+  case OP_MEAN: st = lower_mean(&c); break;
+  case OP_TRANSPOSE: st = lower_transpose(&c); break;
+  case OP_CONCATENATION: st = lower_concat(&c); break;
+  case OP_LOGISTIC: st = lower_logistic(&c); break;
+  default: st = unsupported(&c, "memplan has no kernel for %s", c.op->name); break;
+  }
+  if (st != MP_OK || !out->supported) {
+    /* keep the reason, drop any half-built params */
+    char reason[sizeof out->reason];
+    memcpy(reason, out->reason, sizeof reason);
+    const char *name = out->op_name;
+    mp_lower_free(out);
+    out->op = op;
+    out->op_name = name;
+    memcpy(out->reason, reason, sizeof reason);
+    if (st == MP_OK && !out->reason[0]) snprintf(out->reason, sizeof out->reason, "unsupported");
+  }
+  return st;
+}
+
+/* "12 'conv2d/Conv2D' int8[1,32,32,16]" */
+static void describe_tensor(const mp_graph *g, int32_t t, mp_buf *b) {
+  if (t < 0) {
+    mp_buf_puts(b, "(none)");
+    return;
+  }
+  const mp_tensor *x = &g->tensors[t];
+  mp_buf_printf(b, "%d", t);
+  if (x->name && x->name[0]) mp_buf_printf(b, " '%s'", x->name);
+  mp_buf_printf(b, " %s[", mp_dtype_name(x->dtype));
+  for (uint32_t d = 0; d < x->rank; d++)
+    mp_buf_printf(b, "%s%d", d ? "," : "", x->shape[d]);
+  mp_buf_putc(b, ']');
+}
+
+mp_status mp_lower_check_all(const mp_graph *g, const mp_diag_sink *dx) {
+  uint32_t n_bad = 0, n_names = 0;
+  mp_status worst = MP_OK;
+  const char **names = calloc(g->n_ops ? g->n_ops : 1, sizeof *names);
+  if (!names) return MP_ERR_NOMEM;
+  mp_loc loc = {g->model->path, 0, 0, -1, NULL, NULL};
+  for (uint32_t i = 0; i < g->n_ops; i++) {
+    mp_lowered_op lo;
+    mp_status st = mp_lower_op(g, i, &lo, dx);
+    if (st != MP_OK) {
+      worst = st;
+      mp_lower_free(&lo);
+      continue;
+    }
+    if (!lo.supported) {
+      const mp_op *op = &g->ops[i];
+      mp_buf b;
+      mp_buf_init(&b);
+      mp_buf_printf(&b, "operator %u (%s) is not supported: %s; reads ", i, op->name, lo.reason);
+      for (uint32_t k = 0; k < op->n_inputs; k++) {
+        if (k) mp_buf_puts(&b, ", ");
+        describe_tensor(g, op->inputs[k], &b);
+      }
+      if (op->n_inputs == 0) mp_buf_puts(&b, "nothing");
+      mp_buf_puts(&b, "; writes ");
+      for (uint32_t k = 0; k < op->n_outputs; k++) {
+        if (k) mp_buf_puts(&b, ", ");
+        describe_tensor(g, op->outputs[k], &b);
+      }
+      mp_error(dx, loc, "%s", b.failed ? "out of memory" : mp_buf_str(&b));
+      mp_buf_free(&b);
+      bool seen = false;
+      for (uint32_t k = 0; k < n_names; k++)
+        if (!strcmp(names[k], op->name)) seen = true;
+      if (!seen) names[n_names++] = op->name;
+      n_bad++;
+    }
+    mp_lower_free(&lo);
+  }
+  if (n_bad) {
+    mp_buf list;
+    mp_buf_init(&list);
+    for (uint32_t k = 0; k < n_names; k++)
+      mp_buf_printf(&list, "%s%s", k ? ", " : "", names[k]);
+    mp_error(dx, loc,
+             "%u of %u operators are not supported (%s); memplan's kernels cannot run this "
+             "model",
+             n_bad, g->n_ops, mp_buf_str(&list));
+    mp_buf_free(&list);
+  }
+  free(names);
+  if (worst != MP_OK) return worst;
+  return n_bad ? MP_ERR_UNSUPPORTED : MP_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* C text of the params                                                     */
+/* ------------------------------------------------------------------------ */
+
+static void put_i32(mp_buf *b, int32_t v) {
+  if (v == INT32_MIN)
+    mp_buf_puts(b, "(-2147483647 - 1)");
+  else
+    mp_buf_printf(b, "%d", v);
+}
+
+/* A float literal that reads back as exactly v. */
+static void put_f32(mp_buf *b, float v) {
+  char s[64];
+  snprintf(s, sizeof s, "%.9g", (double)v);
+  if (strtof(s, NULL) != v) {
+    snprintf(s, sizeof s, "%a", (double)v);
+  } else if (!strpbrk(s, ".eExX")) {
+    size_t n = strlen(s);
+    snprintf(s + n, sizeof s - n, ".0");
+  }
+  mp_buf_printf(b, "%sf", s);
+}
+
+static const mp_lower_array *find_array(const mp_lowered_op *lo, const char *name) {
+  for (uint32_t i = 0; i < lo->n_arrays; i++)
+    if (!strcmp(lo->arrays[i].name, name)) return &lo->arrays[i];
+  return NULL;
+}
+
+static void put_fields(mp_buf *b, const mp_lowered_op *lo, const char *sym, const fdesc *f,
+                       const uint8_t *base, bool top) {
+  mp_buf_puts(b, top ? "{\n" : "{");
+  for (uint32_t i = 0; f[i].kind != FK_END; i++) {
+    const uint8_t *p = base + f[i].offset;
+    mp_buf_printf(b, "%s.%s = ", top ? "    " : (i ? ", " : ""), f[i].name);
+    switch (f[i].kind) {
+    case FK_I32: {
+      int32_t v;
+      memcpy(&v, p, sizeof v);
+      put_i32(b, v);
+      break;
+    }
+    case FK_F32: {
+      float v;
+      memcpy(&v, p, sizeof v);
+      put_f32(b, v);
+      break;
+    }
+    case FK_I32X6: {
+      int32_t v[MPK_MAX_DIMS];
+      memcpy(v, p, sizeof v);
+      mp_buf_putc(b, '{');
+      for (int k = 0; k < MPK_MAX_DIMS; k++) {
+        if (k) mp_buf_puts(b, ", ");
+        put_i32(b, v[k]);
+      }
+      mp_buf_putc(b, '}');
+      break;
+    }
+    case FK_U8X4:
+      mp_buf_printf(b, "{0x%02x, 0x%02x, 0x%02x, 0x%02x}", p[0], p[1], p[2], p[3]);
+      break;
+    case FK_PTR: {
+      const void *ptr;
+      memcpy(&ptr, p, sizeof ptr);
+      if (ptr && find_array(lo, f[i].array))
+        mp_buf_printf(b, "%s_%s", sym, f[i].array);
+      else
+        mp_buf_puts(b, "NULL");
+      break;
+    }
+    case FK_SUB: put_fields(b, lo, sym, f[i].sub, p, false); break;
+    case FK_END: break;
+    }
+    if (top) mp_buf_puts(b, ",\n");
+  }
+  mp_buf_putc(b, '}');
+}
+
+void mp_lower_params_init(const mp_lowered_op *lo, const char *sym, mp_buf *b) {
+  if (!lo->supported || lo->kernel == MP_K_NONE) return;
+  put_fields(b, lo, sym, kinfos[lo->kernel].fields, (const uint8_t *)&lo->params, true);
+}
+
+void mp_lower_params_arrays(const mp_lowered_op *lo, const char *sym, mp_buf *b) {
+  if (!lo->supported || lo->kernel == MP_K_NONE) return;
+  for (uint32_t i = 0; i < lo->n_arrays; i++) {
+    const mp_lower_array *a = &lo->arrays[i];
+    mp_buf_printf(b, "static const int32_t %s_%s[%u] = {", sym, a->name, a->n ? a->n : 1);
+    for (uint32_t k = 0; k < a->n; k++) {
+      mp_buf_puts(b, k == 0 ? "" : (k % 8 == 0 ? ",\n    " : ", "));
+      put_i32(b, a->data[k]);
+    }
+    if (a->n == 0) mp_buf_putc(b, '0');
+    mp_buf_puts(b, "};\n");
+  }
+}
+
+void mp_lower_params_c(const mp_lowered_op *lo, const char *sym, mp_buf *b) {
+  if (!lo->supported || lo->kernel == MP_K_NONE) return;
+  mp_lower_params_arrays(lo, sym, b);
+  mp_buf_printf(b, "static const %s %s = ", lo->params_type, sym);
+  mp_lower_params_init(lo, sym, b);
+  mp_buf_puts(b, ";\n");
+}

@@ -1,0 +1,163 @@
+/*
+ * lower.h — compile-time lowering of operators onto memplan's kernels
+ * (runtime/kernels/mpk.h).  Internal to the library; the emitter uses it.
+ *
+ * For one operator, mp_lower_op reads its builtin options and its tensors'
+ * shapes and quantisation and decides which kernel runs it, fills that
+ * kernel's params struct with everything precomputed (multipliers, shifts,
+ * padding, activation bounds, broadcast strides), and says how to call it:
+ * the tensors in kernel argument order with their C types, the op-local
+ * scratch it needs, and its init hook if any.  mp_lower_params_c turns the
+ * params into C99 definitions an emitted module can compile.
+ *
+ * Calling convention the emitter follows (see mpk.h):
+ *   st = <fn>(&<sym>, <args[0]>, ..., <args[n_args-1]>, <scratch>);
+ * where each MP_LARG_TENSOR argument is the tensor's data pointer cast to
+ * args[i].ctype (NULL when args[i].tensor is -1), an MP_LARG_TENSOR_ARRAY
+ * argument is a local array of the listed tensors' pointers, and <scratch>
+ * is the op-local scratch tensor's pointer (NULL when scratch_bytes is 0).
+ * An init hook, when init_fn is set, takes the same arguments with every
+ * non-constant tensor passed as NULL and the op's persistent buffer last.
+ */
+#ifndef MP_LOWER_H
+#define MP_LOWER_H
+
+#include "memplan.h"
+#include "util.h"
+
+#include "../runtime/kernels/mpk.h"
+
+/* The kernels of mpk.h, one per function. */
+typedef enum mp_kernel {
+  MP_K_NONE = 0, /* nothing runs: an aliased view, or an unsupported op */
+  MP_K_CONV2D_S8,
+  MP_K_CONV2D_F32,
+  MP_K_DEPTHWISE_CONV2D_S8,
+  MP_K_DEPTHWISE_CONV2D_F32,
+  MP_K_FULLY_CONNECTED_S8,
+  MP_K_FULLY_CONNECTED_F32,
+  MP_K_AVG_POOL2D_S8,
+  MP_K_AVG_POOL2D_F32,
+  MP_K_MAX_POOL2D_S8,
+  MP_K_MAX_POOL2D_F32,
+  MP_K_ADD_S8,
+  MP_K_ADD_F32,
+  MP_K_SOFTMAX_S8,
+  MP_K_SOFTMAX_S8_S16,
+  MP_K_SOFTMAX_F32,
+  MP_K_COPY,
+  MP_K_QUANTIZE_F32,
+  MP_K_REQUANTIZE,
+  MP_K_PAD,
+  MP_K_MEAN_S8,
+  MP_K_MEAN_F32,
+  MP_K_TRANSPOSE,
+  MP_K_CONCAT,
+  MP_K_LOGISTIC_S8,
+  MP_K_LOGISTIC_F32,
+  MP_K_COUNT
+} mp_kernel;
+
+/* The params of every kernel; which member is valid follows the kernel. */
+typedef union mp_kparams {
+  mpk_conv_s8_params conv_s8;   /* conv2d_s8, depthwise_conv2d_s8 */
+  mpk_conv_f32_params conv_f32; /* conv2d_f32, depthwise_conv2d_f32 */
+  mpk_fc_s8_params fc_s8;
+  mpk_fc_f32_params fc_f32;
+  mpk_pool_s8_params pool_s8;   /* avg_pool2d_s8, max_pool2d_s8 */
+  mpk_pool_f32_params pool_f32; /* avg_pool2d_f32, max_pool2d_f32 */
+  mpk_add_s8_params add_s8;
+  mpk_add_f32_params add_f32;
+  mpk_softmax_s8_params softmax_s8; /* softmax_s8, softmax_s8_s16 */
+  mpk_softmax_f32_params softmax_f32;
+  mpk_copy_params copy;
+  mpk_quantize_params quantize;
+  mpk_requantize_params requantize;
+  mpk_pad_params pad;
+  mpk_mean_s8_params mean_s8;
+  mpk_mean_f32_params mean_f32;
+  mpk_transpose_params transpose;
+  mpk_concat_params concat;
+  mpk_logistic_s8_params logistic_s8;
+  mpk_logistic_f32_params logistic_f32;
+} mp_kparams;
+
+typedef enum mp_larg_kind {
+  MP_LARG_TENSOR = 0,       /* one tensor's data pointer */
+  MP_LARG_TENSOR_ARRAY = 1, /* an array of n_tensors data pointers */
+} mp_larg_kind;
+
+typedef struct mp_lower_arg {
+  mp_larg_kind kind;
+  bool is_output;     /* the kernel writes it */
+  int32_t tensor;     /* MP_LARG_TENSOR: tensor id, -1 = NULL (absent optional) */
+  uint32_t n_tensors; /* MP_LARG_TENSOR_ARRAY: the tensors, in order */
+  const int32_t *tensors;
+  const char *ctype; /* C type of the argument: "const int8_t *" */
+} mp_lower_arg;
+
+/* A named int32 array a params struct points to (per-channel multipliers,
+ * concat byte counts).  Emitted as <sym>_<name>. */
+typedef struct mp_lower_array {
+  const char *name; /* "multiplier", "shift", "input_bytes" */
+  uint32_t n;
+  int32_t *data; /* owned by the lowered op */
+} mp_lower_array;
+
+#define MP_LOWER_MAX_ARGS 6
+#define MP_LOWER_MAX_ARRAYS 3
+
+typedef struct mp_lowered_op {
+  uint32_t op;
+  const char *op_name; /* builtin name ("CONV_2D") */
+  bool supported;      /* false: no kernel; `reason` says why */
+  bool noop;           /* supported, but nothing runs (an aliased view) */
+  mp_kernel kernel;
+  const char *fn;          /* kernel function; NULL when noop or unsupported */
+  const char *init_fn;     /* init hook, or NULL */
+  const char *params_type; /* "mpk_conv_s8_params"; NULL when no kernel */
+  mp_kparams params;       /* zero bytes outside the kernel's struct */
+  uint32_t n_args;
+  mp_lower_arg args[MP_LOWER_MAX_ARGS];
+  uint32_t n_arrays;
+  mp_lower_array arrays[MP_LOWER_MAX_ARRAYS];
+  uint64_t scratch_bytes; /* op-local scratch, live over [op, op]; 0 = none */
+  uint32_t scratch_align;
+  uint64_t persistent_bytes; /* for an init hook's persistent buffer; 0 = none */
+  char reason[192];          /* why unsupported ("" when supported) */
+} mp_lowered_op;
+
+/* Lower operator `op` of `g` into *out (which the caller zero-initialises
+ * or reuses after mp_lower_free).  An operator memplan cannot run gives
+ * MP_OK with out->supported == false and a reason; a malformed model (an
+ * options table that does not validate, shapes that contradict the
+ * operator) gives MP_ERR_MODEL with a diagnostic.  The params may point at
+ * arrays owned by *out: release them with mp_lower_free, and do not copy
+ * an mp_lowered_op by value past that. */
+mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const mp_diag_sink *dx);
+
+/* Release what mp_lower_op allocated; *lo is zeroed.  NULL is a no-op. */
+void mp_lower_free(mp_lowered_op *lo);
+
+/* Lower every operator and report, in one go, every one memplan cannot
+ * run: its index, its name, why, and the tensors it reads and writes.
+ * Returns MP_ERR_UNSUPPORTED when there is at least one, MP_ERR_MODEL on a
+ * malformed operator, MP_OK otherwise. */
+mp_status mp_lower_check_all(const mp_graph *g, const mp_diag_sink *dx);
+
+/* The function name of a kernel ("mpk_conv2d_s8"); "" for MP_K_NONE. */
+const char *mp_kernel_fn(mp_kernel k);
+
+/* Append the C99 initializer of lo's params ("{.geom = {...}, ...}") to b.
+ * Arrays are referenced as <sym>_<array name>.  Nothing for a no-op. */
+void mp_lower_params_init(const mp_lowered_op *lo, const char *sym, mp_buf *b);
+
+/* Append the array definitions the params point to
+ * ("static const int32_t <sym>_multiplier[16] = {...};\n", ...). */
+void mp_lower_params_arrays(const mp_lowered_op *lo, const char *sym, mp_buf *b);
+
+/* Both, as complete definitions: the arrays, then
+ * "static const <params_type> <sym> = <initializer>;\n". */
+void mp_lower_params_c(const mp_lowered_op *lo, const char *sym, mp_buf *b);
+
+#endif /* MP_LOWER_H */

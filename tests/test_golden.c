@@ -1,0 +1,704 @@
+/*
+ * test_golden.c — memplan's kernels against TensorFlow Lite Micro, on every
+ * model of the shared corpus.
+ *
+ * For each model with golden data (../shared/golden, see its README): build
+ * the graph, lower every operator, give every tensor a buffer of its own
+ * (constants point at the model's bytes, view aliases at their root, each
+ * op-local scratch tensor the lowering asked for gets one too), run the
+ * kernels in operator order and compare the graph outputs with TFLM's for
+ * all three input cases: bit for bit for integer outputs, within 1e-5
+ * relative error for float.  Case 0 is also compared operator by operator
+ * with case0.tensor{t}.bin, so a mismatch names the first operator whose
+ * output differs.  Everything runs twice: with activation and scratch
+ * buffers zeroed, and pre-filled with garbage, so that a kernel reading
+ * memory it did not write fails.
+ *
+ * Models with operators memplan has no kernel for (SVDF,
+ * UNIDIRECTIONAL_SEQUENCE_LSTM) must be rejected by mp_lower_check_all with
+ * every such operator listed; their supported operators are still checked
+ * one by one on TFLM's intermediate tensors.
+ *
+ * Finally the params structs are printed as C, compiled with the host
+ * compiler as C99, and must reproduce the lowered params byte for byte.
+ *
+ * Skips with a NOTICE when ../shared/models or ../shared/golden is absent.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+/* strong references: the kernels come from libmemplan.a (see mpk.h) */
+#define MPK_API
+#include "lower.h"
+#include "testutil.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The int8 and float models every build must run bit-exactly. */
+static const char *const runnable[] = {
+    "mlperf_ad01_int8",       "mlperf_ic_resnet_int8",   "mlperf_kws_ref_int8",
+    "mlperf_vww_96_int8",     "tflm_hello_world_float",  "tflm_hello_world_int8",
+    "tflm_micro_speech_int8", "tflm_person_detect_int8", NULL};
+
+/* Models memplan must reject, and the operator it has no kernel for. */
+static const struct {
+  const char *name;
+  const char *op;
+  const char *summary;
+} rejected[] = {
+    {"tflm_keyword_scrambled_int8", "SVDF", "7 of 15 operators are not supported (SVDF)"},
+    {"tflm_mnist_lstm_int8", "UNIDIRECTIONAL_SEQUENCE_LSTM",
+     "1 of 4 operators are not supported (UNIDIRECTIONAL_SEQUENCE_LSTM)"},
+};
+
+/* ------------------------------------------------------------------------ */
+/* A model prepared to run                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct net {
+  const char *name;
+  mp_model *m;
+  mp_graph *g;
+  mp_lowered_op *lo; /* per op */
+  int32_t *scratch;  /* per op: op-local scratch tensor, or -1 */
+  uint8_t **buf;     /* per tensor: where its data lives */
+  uint8_t **owned;   /* per tensor: storage this test allocated */
+  bool all_supported;
+} net;
+
+static void net_close(net *n) {
+  if (n->g) {
+    for (uint32_t t = 0; t < n->g->n_tensors; t++)
+      free(n->owned ? n->owned[t] : NULL);
+    for (uint32_t o = 0; n->lo && o < n->g->n_ops; o++)
+      mp_lower_free(&n->lo[o]);
+  }
+  free(n->lo);
+  free(n->scratch);
+  free(n->buf);
+  free(n->owned);
+  mp_graph_free(&n->g);
+  mp_model_free(&n->m);
+  memset(n, 0, sizeof *n);
+}
+
+static uint8_t *alloc16(uint64_t size) {
+  size_t s = (size_t)mp_align_up(size ? size : 1, 16);
+  uint8_t *p = aligned_alloc(16, s);
+  assert_non_null(p);
+  memset(p, 0, s);
+  return p;
+}
+
+/* Load, lower and give every tensor storage.  false when the model has an
+ * operator without a kernel (n->all_supported is then false too). */
+static void net_open(net *n, const char *name, bool alias_views) {
+  memset(n, 0, sizeof *n);
+  n->name = name;
+  tu_diags d;
+  tu_diags_init(&d);
+  assert_int_equal(mp_model_load(tu_model_path(name), &d.sink, &n->m), MP_OK);
+  mp_graph_options opt = {.alias_views = alias_views};
+  assert_int_equal(mp_graph_build(n->m, 0, &opt, &d.sink, &n->g), MP_OK);
+  uint32_t n_ops = n->g->n_ops;
+  n->lo = calloc(n_ops ? n_ops : 1, sizeof *n->lo);
+  n->scratch = calloc(n_ops ? n_ops : 1, sizeof *n->scratch);
+  assert_non_null(n->lo);
+  assert_non_null(n->scratch);
+  n->all_supported = true;
+  for (uint32_t o = 0; o < n_ops; o++) {
+    mp_status st = mp_lower_op(n->g, o, &n->lo[o], &d.sink);
+    if (st != MP_OK) fail_msg("%s: op %u does not lower: %s", name, o, d.text);
+    n->scratch[o] = -1;
+    if (!n->lo[o].supported) n->all_supported = false;
+  }
+  /* op-local scratch, as the planner adds it */
+  for (uint32_t o = 0; o < n_ops; o++) {
+    if (!n->lo[o].supported || n->lo[o].scratch_bytes == 0) continue;
+    uint32_t id = 0;
+    char nm[64];
+    snprintf(nm, sizeof nm, "op%u_scratch", o);
+    assert_int_equal(
+        mp_graph_add_local(n->g, o, n->lo[o].scratch_bytes, n->lo[o].scratch_align, nm, &id),
+        MP_OK);
+    n->scratch[o] = (int32_t)id;
+  }
+  uint32_t nt = n->g->n_tensors;
+  n->buf = calloc(nt, sizeof *n->buf);
+  n->owned = calloc(nt, sizeof *n->owned);
+  assert_non_null(n->buf);
+  assert_non_null(n->owned);
+  for (uint32_t t = 0; t < nt; t++) {
+    const mp_tensor *x = &n->g->tensors[t];
+    if (x->data) {
+      n->buf[t] = (uint8_t *)(uintptr_t)x->data;
+      if ((uintptr_t)x->data % 4 != 0) { /* the kernels read int32 / float constants */
+        n->owned[t] = alloc16(x->size);
+        memcpy(n->owned[t], x->data, (size_t)x->size);
+        n->buf[t] = n->owned[t];
+      }
+    } else if (x->alias_of < 0) {
+      n->owned[t] = alloc16(x->size);
+      n->buf[t] = n->owned[t];
+    }
+  }
+  for (uint32_t t = 0; t < nt; t++)
+    if (n->g->tensors[t].alias_of >= 0) n->buf[t] = n->buf[n->g->tensors[t].alias_of];
+}
+
+/* Fill every buffer the test owns that is not a constant with garbage. */
+static void net_scramble(net *n, uint32_t seed) {
+  uint32_t x = seed * 2654435761u + 1;
+  for (uint32_t t = 0; t < n->g->n_tensors; t++) {
+    if (!n->owned[t] || n->g->tensors[t].data) continue;
+    size_t s = (size_t)mp_align_up(n->g->tensors[t].size ? n->g->tensors[t].size : 1, 16);
+    for (size_t i = 0; i < s; i++) {
+      x ^= x << 13;
+      x ^= x >> 17;
+      x ^= x << 5;
+      n->owned[t][i] = (uint8_t)x;
+    }
+  }
+}
+
+static void net_zero(net *n) {
+  for (uint32_t t = 0; t < n->g->n_tensors; t++)
+    if (n->owned[t] && !n->g->tensors[t].data)
+      memset(n->owned[t], 0,
+             (size_t)mp_align_up(n->g->tensors[t].size ? n->g->tensors[t].size : 1, 16));
+}
+
+/* Call the kernel of one lowered op on the given pointers. */
+static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratch) {
+  const mp_kparams *p = &lo->params;
+  switch (lo->kernel) {
+  case MP_K_NONE: return MPK_OK;
+  case MP_K_CONV2D_S8: return mpk_conv2d_s8(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_CONV2D_F32: return mpk_conv2d_f32(&p->conv_f32, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_DEPTHWISE_CONV2D_S8:
+    return mpk_depthwise_conv2d_s8(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_DEPTHWISE_CONV2D_F32:
+    return mpk_depthwise_conv2d_f32(&p->conv_f32, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_FULLY_CONNECTED_S8:
+    return mpk_fully_connected_s8(&p->fc_s8, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_FULLY_CONNECTED_F32:
+    return mpk_fully_connected_f32(&p->fc_f32, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_AVG_POOL2D_S8: return mpk_avg_pool2d_s8(&p->pool_s8, a[0], a[1], scratch);
+  case MP_K_AVG_POOL2D_F32: return mpk_avg_pool2d_f32(&p->pool_f32, a[0], a[1], scratch);
+  case MP_K_MAX_POOL2D_S8: return mpk_max_pool2d_s8(&p->pool_s8, a[0], a[1], scratch);
+  case MP_K_MAX_POOL2D_F32: return mpk_max_pool2d_f32(&p->pool_f32, a[0], a[1], scratch);
+  case MP_K_ADD_S8: return mpk_add_s8(&p->add_s8, a[0], a[1], a[2], scratch);
+  case MP_K_ADD_F32: return mpk_add_f32(&p->add_f32, a[0], a[1], a[2], scratch);
+  case MP_K_SOFTMAX_S8: return mpk_softmax_s8(&p->softmax_s8, a[0], a[1], scratch);
+  case MP_K_SOFTMAX_S8_S16: return mpk_softmax_s8_s16(&p->softmax_s8, a[0], a[1], scratch);
+  case MP_K_SOFTMAX_F32: return mpk_softmax_f32(&p->softmax_f32, a[0], a[1], scratch);
+  case MP_K_COPY: return mpk_copy(&p->copy, a[0], a[1], scratch);
+  case MP_K_QUANTIZE_F32: return mpk_quantize_f32(&p->quantize, a[0], a[1], scratch);
+  case MP_K_REQUANTIZE: return mpk_requantize(&p->requantize, a[0], a[1], scratch);
+  case MP_K_PAD: return mpk_pad(&p->pad, a[0], a[1], scratch);
+  case MP_K_MEAN_S8: return mpk_mean_s8(&p->mean_s8, a[0], a[1], scratch);
+  case MP_K_MEAN_F32: return mpk_mean_f32(&p->mean_f32, a[0], a[1], scratch);
+  case MP_K_TRANSPOSE: return mpk_transpose(&p->transpose, a[0], a[1], scratch);
+  case MP_K_CONCAT: return mpk_concat(&p->concat, (const void *const *)a[0], a[1], scratch);
+  case MP_K_LOGISTIC_S8: return mpk_logistic_s8(&p->logistic_s8, a[0], a[1], scratch);
+  case MP_K_LOGISTIC_F32: return mpk_logistic_f32(&p->logistic_f32, a[0], a[1], scratch);
+  case MP_K_COUNT: break;
+  }
+  return -1;
+}
+
+/* Run op o of n on its buffers. */
+static int32_t run_op(net *n, uint32_t o) {
+  const mp_lowered_op *lo = &n->lo[o];
+  void *a[MP_LOWER_MAX_ARGS] = {NULL};
+  const void *arr[64] = {NULL};
+  for (uint32_t i = 0; i < lo->n_args; i++) {
+    const mp_lower_arg *x = &lo->args[i];
+    if (x->kind == MP_LARG_TENSOR_ARRAY) {
+      assert_true(x->n_tensors <= 64);
+      for (uint32_t k = 0; k < x->n_tensors; k++)
+        arr[k] = n->buf[x->tensors[k]];
+      a[i] = (void *)arr;
+    } else {
+      a[i] = x->tensor >= 0 ? n->buf[x->tensor] : NULL;
+    }
+  }
+  void *scratch = n->scratch[o] >= 0 ? n->buf[n->scratch[o]] : NULL;
+  return call_kernel(lo, a, scratch);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Golden files and comparison                                              */
+/* ------------------------------------------------------------------------ */
+
+static uint8_t *golden(const char *model, const char *file, size_t *size) {
+  const char *dir = tu_golden_dir();
+  if (!dir) return NULL;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s/%s", dir, model, file);
+  return (uint8_t *)tu_read_text(path, size);
+}
+
+static bool have_golden(const char *model) {
+  size_t size = 0;
+  uint8_t *p = golden(model, "case0.input0.bin", &size);
+  free(p);
+  return p != NULL;
+}
+
+/* Compare a tensor's bytes with the expected ones; on a difference, write
+ * where into msg and return false.  Float tensors: 1e-5 relative error. */
+static bool same(int32_t dtype, const uint8_t *got, const uint8_t *want, size_t size, char *msg,
+                 size_t msg_size) {
+  if (dtype == MP_DTYPE_FLOAT32) {
+    for (size_t i = 0; i + 4 <= size; i += 4) {
+      float a, b;
+      memcpy(&a, got + i, 4);
+      memcpy(&b, want + i, 4);
+      float tol = 1e-5f * fmaxf(fabsf(a), fabsf(b));
+      if (!(a == b || fabsf(a - b) <= tol)) {
+        snprintf(msg, msg_size, "element %zu is %.9g, TFLM has %.9g", i / 4, (double)a, (double)b);
+        return false;
+      }
+    }
+    return true;
+  }
+  for (size_t i = 0; i < size; i++) {
+    if (got[i] != want[i]) {
+      snprintf(msg, msg_size, "byte %zu is 0x%02x, TFLM has 0x%02x", i, got[i], want[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Write case k's inputs into the graph inputs. */
+static void load_inputs(net *n, int k) {
+  for (uint32_t i = 0; i < n->g->n_inputs; i++) {
+    char file[64];
+    snprintf(file, sizeof file, "case%d.input%u.bin", k, i);
+    size_t size = 0;
+    uint8_t *data = golden(n->name, file, &size);
+    assert_non_null(data);
+    int32_t t = n->g->inputs[i];
+    assert_int_equal(size, n->g->tensors[t].size);
+    memcpy(n->buf[t], data, size);
+    free(data);
+  }
+}
+
+/* Run every op; for case 0 compare each op's outputs with TFLM's
+ * intermediates and fail naming the first op that differs. */
+static void run_case(net *n, int k) {
+  load_inputs(n, k);
+  for (uint32_t o = 0; o < n->g->n_ops; o++) {
+    int32_t st = run_op(n, o);
+    if (st != MPK_OK)
+      fail_msg("%s case %d: op %u (%s, %s) returned %d", n->name, k, o, n->g->ops[o].name,
+               mp_kernel_fn(n->lo[o].kernel), st);
+    if (k != 0) continue;
+    for (uint32_t j = 0; j < n->g->ops[o].n_outputs; j++) {
+      int32_t t = n->g->ops[o].outputs[j];
+      char file[64], msg[160];
+      snprintf(file, sizeof file, "case0.tensor%d.bin", t);
+      size_t size = 0;
+      uint8_t *want = golden(n->name, file, &size);
+      if (!want) continue;
+      const mp_tensor *x = &n->g->tensors[t];
+      assert_int_equal(size, x->size);
+      if (!same(x->dtype, n->buf[t], want, size, msg, sizeof msg)) {
+        free(want);
+        fail_msg("%s case 0: first difference at op %u (%s, kernel %s), output tensor %d "
+                 "'%s': %s",
+                 n->name, o, n->g->ops[o].name, mp_kernel_fn(n->lo[o].kernel), t, x->name, msg);
+      }
+      free(want);
+    }
+  }
+  for (uint32_t j = 0; j < n->g->n_outputs; j++) {
+    char file[64], msg[160];
+    snprintf(file, sizeof file, "case%d.output%u.bin", k, j);
+    size_t size = 0;
+    uint8_t *want = golden(n->name, file, &size);
+    assert_non_null(want);
+    int32_t t = n->g->outputs[j];
+    assert_int_equal(size, n->g->tensors[t].size);
+    if (!same(n->g->tensors[t].dtype, n->buf[t], want, size, msg, sizeof msg)) {
+      free(want);
+      fail_msg("%s case %d: output %u (tensor %d) differs from TFLM: %s", n->name, k, j, t, msg);
+    }
+    free(want);
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tests                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static bool corpus_present(void) { return tu_models_dir() && tu_golden_dir(); }
+
+static void every_runnable_model_matches_tflm_on_all_cases(void **state) {
+  (void)state;
+  if (!corpus_present()) skip();
+  for (size_t i = 0; runnable[i]; i++) {
+    if (!have_golden(runnable[i])) fail_msg("no golden data for %s", runnable[i]);
+    net n;
+    net_open(&n, runnable[i], true);
+    assert_true(n.all_supported);
+    for (int garbage = 0; garbage < 2; garbage++) {
+      for (int k = 0; k < 3; k++) {
+        if (garbage)
+          net_scramble(&n, (uint32_t)(k + 1));
+        else
+          net_zero(&n);
+        run_case(&n, k);
+      }
+    }
+    print_message("PASS  %-28s %u ops, 3 cases, zeroed and garbage buffers\n", runnable[i],
+                  n.g->n_ops);
+    net_close(&n);
+  }
+}
+
+static void unaliased_views_run_as_copies_and_still_match(void **state) {
+  (void)state;
+  if (!corpus_present()) skip();
+  const char *models[] = {"tflm_micro_speech_int8", "mlperf_kws_ref_int8"};
+  for (size_t i = 0; i < 2; i++) {
+    net n;
+    net_open(&n, models[i], false);
+    uint32_t copies = 0;
+    for (uint32_t o = 0; o < n.g->n_ops; o++)
+      if (n.lo[o].kernel == MP_K_COPY) copies++;
+    assert_int_equal(copies, 1);
+    net_scramble(&n, 7);
+    run_case(&n, 0);
+    net_close(&n);
+  }
+}
+
+static void aliased_views_lower_to_no_ops(void **state) {
+  (void)state;
+  if (!tu_models_dir()) skip();
+  net n;
+  net_open(&n, "tflm_micro_speech_int8", true);
+  assert_true(n.g->ops[0].is_view);
+  assert_true(n.lo[0].supported);
+  assert_true(n.lo[0].noop);
+  assert_null(n.lo[0].fn);
+  assert_int_equal(n.lo[0].kernel, MP_K_NONE);
+  net_close(&n);
+}
+
+static void every_model_of_the_corpus_is_runnable_or_rejected(void **state) {
+  (void)state;
+  const char *const *names = tu_model_names();
+  if (!names) skip();
+  for (size_t i = 0; names[i]; i++) {
+    bool known = false;
+    for (size_t k = 0; runnable[k]; k++)
+      known |= !strcmp(runnable[k], names[i]);
+    for (size_t k = 0; k < sizeof rejected / sizeof rejected[0]; k++)
+      known |= !strcmp(rejected[k].name, names[i]);
+    if (!known) fail_msg("corpus model %s is neither runnable nor known-rejected", names[i]);
+  }
+}
+
+static void runnable_models_pass_the_check(void **state) {
+  (void)state;
+  if (!tu_models_dir()) skip();
+  for (size_t i = 0; runnable[i]; i++) {
+    tu_diags d;
+    tu_diags_init(&d);
+    mp_model *m = NULL;
+    mp_graph *g = NULL;
+    assert_int_equal(mp_model_load(tu_model_path(runnable[i]), NULL, &m), MP_OK);
+    assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &g), MP_OK);
+    assert_int_equal(mp_lower_check_all(g, &d.sink), MP_OK);
+    assert_int_equal(d.n_errors, 0);
+    mp_graph_free(&g);
+    mp_model_free(&m);
+  }
+}
+
+static void svdf_and_lstm_models_are_rejected_listing_every_operator(void **state) {
+  (void)state;
+  if (!tu_models_dir()) skip();
+  for (size_t i = 0; i < sizeof rejected / sizeof rejected[0]; i++) {
+    tu_diags d;
+    tu_diags_init(&d);
+    mp_model *m = NULL;
+    mp_graph *g = NULL;
+    assert_int_equal(mp_model_load(tu_model_path(rejected[i].name), NULL, &m), MP_OK);
+    assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &g), MP_OK);
+    assert_int_equal(mp_lower_check_all(g, &d.sink), MP_ERR_UNSUPPORTED);
+    print_message("%s", d.text);
+    uint32_t expected = 0;
+    for (uint32_t o = 0; o < g->n_ops; o++) {
+      if (strcmp(g->ops[o].name, rejected[i].op)) continue;
+      expected++;
+      char line[128];
+      snprintf(line, sizeof line, "operator %u (%s) is not supported: memplan has no kernel for %s",
+               o, rejected[i].op, rejected[i].op);
+      assert_true(tu_diags_has(&d, line));
+    }
+    assert_true(expected > 0);
+    assert_int_equal(d.n_errors, expected + 1); /* one per operator, one summary */
+    assert_true(tu_diags_has(&d, rejected[i].summary));
+    mp_graph_free(&g);
+    mp_model_free(&m);
+  }
+}
+
+static void the_rejection_names_the_tensors_an_operator_touches(void **state) {
+  (void)state;
+  if (!tu_models_dir()) skip();
+  tu_diags d;
+  tu_diags_init(&d);
+  mp_model *m = NULL;
+  mp_graph *g = NULL;
+  assert_int_equal(mp_model_load(tu_model_path("tflm_keyword_scrambled_int8"), NULL, &m), MP_OK);
+  assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &g), MP_OK);
+  assert_int_equal(mp_lower_check_all(g, &d.sink), MP_ERR_UNSUPPORTED);
+  /* op 1: SVDF 0 1 2 3 4 -> 5; tensor 4 is the [1,512] int8 state */
+  assert_true(tu_diags_has(&d, "operator 1 (SVDF) is not supported"));
+  assert_true(tu_diags_has(&d, "4 int8[1,512]"));
+  assert_true(tu_diags_has(&d, "; writes 5 int8[1,64]"));
+  mp_graph_free(&g);
+  mp_model_free(&m);
+}
+
+/* Every supported op of every model, fed TFLM's own case-0 inputs, gives
+ * TFLM's case-0 output: this checks the supported operators of the rejected
+ * models too (QUANTIZE int16->int8 and int16->int32, SOFTMAX int8->int16). */
+static void every_supported_operator_matches_tflm_in_isolation(void **state) {
+  (void)state;
+  const char *const *names = tu_model_names();
+  if (!names || !tu_golden_dir()) skip();
+  uint32_t checked = 0;
+  for (size_t i = 0; names[i]; i++) {
+    if (!have_golden(names[i])) continue;
+    net n;
+    net_open(&n, names[i], true);
+    for (uint32_t o = 0; o < n.g->n_ops; o++) {
+      const mp_op *op = &n.g->ops[o];
+      if (!n.lo[o].supported || n.lo[o].noop) continue;
+      bool have_all = true;
+      net_scramble(&n, o + 11);
+      for (uint32_t k = 0; k < op->n_inputs; k++) {
+        int32_t t = op->inputs[k];
+        if (t < 0 || n.g->tensors[t].data) continue;
+        char file[64];
+        snprintf(file, sizeof file, "case0.tensor%d.bin", t);
+        size_t size = 0;
+        uint8_t *data = golden(names[i], file, &size);
+        if (!data) {
+          have_all = false;
+          break;
+        }
+        assert_int_equal(size, n.g->tensors[t].size);
+        memcpy(n.buf[t], data, size);
+        free(data);
+      }
+      if (!have_all) continue;
+      assert_int_equal(run_op(&n, o), MPK_OK);
+      for (uint32_t k = 0; k < op->n_outputs; k++) {
+        int32_t t = op->outputs[k];
+        char file[64], msg[160];
+        snprintf(file, sizeof file, "case0.tensor%d.bin", t);
+        size_t size = 0;
+        uint8_t *want = golden(names[i], file, &size);
+        if (!want) continue;
+        if (!same(n.g->tensors[t].dtype, n.buf[t], want, size, msg, sizeof msg))
+          fail_msg("%s op %u (%s, %s): %s", names[i], o, op->name, mp_kernel_fn(n.lo[o].kernel),
+                   msg);
+        free(want);
+        checked++;
+      }
+    }
+    net_close(&n);
+  }
+  print_message("%u operator outputs checked in isolation\n", checked);
+  assert_true(checked > 100);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The params as C text                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* The pointer members of a params struct, which differ between the
+ * compiled program and this process: nulled before comparing bytes. */
+static const char *const *pointer_fields(mp_kernel k) {
+  static const char *const requant[] = {"q.multiplier", "q.shift", NULL};
+  static const char *const concat[] = {"input_bytes", NULL};
+  static const char *const none[] = {NULL};
+  switch (k) {
+  case MP_K_CONV2D_S8:
+  case MP_K_DEPTHWISE_CONV2D_S8:
+  case MP_K_FULLY_CONNECTED_S8: return requant;
+  case MP_K_CONCAT: return concat;
+  default: return none;
+  }
+}
+
+static void null_pointers(mp_kernel k, mp_kparams *p) {
+  switch (k) {
+  case MP_K_CONV2D_S8:
+  case MP_K_DEPTHWISE_CONV2D_S8:
+    p->conv_s8.q.multiplier = NULL;
+    p->conv_s8.q.shift = NULL;
+    break;
+  case MP_K_FULLY_CONNECTED_S8:
+    p->fc_s8.q.multiplier = NULL;
+    p->fc_s8.q.shift = NULL;
+    break;
+  case MP_K_CONCAT: p->concat.input_bytes = NULL; break;
+  default: break;
+  }
+}
+
+static size_t params_size(mp_kernel k) {
+  switch (k) {
+  case MP_K_CONV2D_S8:
+  case MP_K_DEPTHWISE_CONV2D_S8: return sizeof(mpk_conv_s8_params);
+  case MP_K_CONV2D_F32:
+  case MP_K_DEPTHWISE_CONV2D_F32: return sizeof(mpk_conv_f32_params);
+  case MP_K_FULLY_CONNECTED_S8: return sizeof(mpk_fc_s8_params);
+  case MP_K_FULLY_CONNECTED_F32: return sizeof(mpk_fc_f32_params);
+  case MP_K_AVG_POOL2D_S8:
+  case MP_K_MAX_POOL2D_S8: return sizeof(mpk_pool_s8_params);
+  case MP_K_AVG_POOL2D_F32:
+  case MP_K_MAX_POOL2D_F32: return sizeof(mpk_pool_f32_params);
+  case MP_K_ADD_S8: return sizeof(mpk_add_s8_params);
+  case MP_K_ADD_F32: return sizeof(mpk_add_f32_params);
+  case MP_K_SOFTMAX_S8:
+  case MP_K_SOFTMAX_S8_S16: return sizeof(mpk_softmax_s8_params);
+  case MP_K_SOFTMAX_F32: return sizeof(mpk_softmax_f32_params);
+  case MP_K_COPY: return sizeof(mpk_copy_params);
+  case MP_K_QUANTIZE_F32: return sizeof(mpk_quantize_params);
+  case MP_K_REQUANTIZE: return sizeof(mpk_requantize_params);
+  case MP_K_PAD: return sizeof(mpk_pad_params);
+  case MP_K_MEAN_S8: return sizeof(mpk_mean_s8_params);
+  case MP_K_MEAN_F32: return sizeof(mpk_mean_f32_params);
+  case MP_K_TRANSPOSE: return sizeof(mpk_transpose_params);
+  case MP_K_CONCAT: return sizeof(mpk_concat_params);
+  case MP_K_LOGISTIC_S8: return sizeof(mpk_logistic_s8_params);
+  case MP_K_LOGISTIC_F32: return sizeof(mpk_logistic_f32_params);
+  default: return 0;
+  }
+}
+
+/* Append the program's check of one op: its params bytes (pointers nulled)
+ * and its arrays, as hex lines "<sym> <hex>". */
+static void emit_dump(mp_buf *c, const mp_lowered_op *lo, const char *sym) {
+  /* memcpy, not assignment: padding bytes must come from the static */
+  mp_buf_printf(c, "  { %s v;\n    memcpy(&v, &%s, sizeof v);\n", lo->params_type, sym);
+  for (const char *const *f = pointer_fields(lo->kernel); *f; f++)
+    mp_buf_printf(c, "    v.%s = NULL;\n", *f);
+  mp_buf_printf(c, "    dump(\"%s\", &v, sizeof v); }\n", sym);
+  for (uint32_t i = 0; i < lo->n_arrays; i++)
+    mp_buf_printf(c, "  dump(\"%s_%s\", %s_%s, sizeof %s_%s);\n", sym, lo->arrays[i].name, sym,
+                  lo->arrays[i].name, sym, lo->arrays[i].name);
+}
+
+static void hex_line(mp_buf *b, const char *name, const void *p, size_t n) {
+  mp_buf_printf(b, "%s ", name);
+  for (size_t i = 0; i < n; i++)
+    mp_buf_printf(b, "%02x", ((const uint8_t *)p)[i]);
+  mp_buf_putc(b, '\n');
+}
+
+static void params_text_compiles_to_the_same_bytes(void **state) {
+  (void)state;
+  const char *const *names = tu_model_names();
+  if (!names) skip();
+  mp_buf src, want;
+  mp_buf_init(&src);
+  mp_buf_init(&want);
+  mp_buf_puts(&src,
+              "#include <stdio.h>\n#include <string.h>\n#include \"mpk.h\"\n"
+              "static void dump(const char *name, const void *p, size_t n) {\n"
+              "  printf(\"%s \", name);\n"
+              "  for (size_t i = 0; i < n; i++) printf(\"%02x\", ((const unsigned char *)p)[i]);\n"
+              "  printf(\"\\n\");\n}\n");
+  mp_buf main_body;
+  mp_buf_init(&main_body);
+  uint32_t n_params = 0;
+  for (size_t i = 0; names[i]; i++) {
+    net n;
+    net_open(&n, names[i], false);
+    for (uint32_t o = 0; o < n.g->n_ops; o++) {
+      const mp_lowered_op *lo = &n.lo[o];
+      if (!lo->supported || lo->kernel == MP_K_NONE) continue;
+      char sym[96];
+      snprintf(sym, sizeof sym, "m%zu_op%u_params", i, o);
+      mp_lower_params_c(lo, sym, &src);
+      emit_dump(&main_body, lo, sym);
+      mp_kparams copy;
+      memcpy(&copy, &lo->params, sizeof copy);
+      null_pointers(lo->kernel, &copy);
+      hex_line(&want, sym, &copy, params_size(lo->kernel));
+      for (uint32_t k = 0; k < lo->n_arrays; k++) {
+        char an[128];
+        snprintf(an, sizeof an, "%s_%s", sym, lo->arrays[k].name);
+        hex_line(&want, an, lo->arrays[k].data, lo->arrays[k].n * sizeof(int32_t));
+      }
+      n_params++;
+    }
+    net_close(&n);
+  }
+  mp_buf_printf(&src, "int main(void) {\n%s  return 0;\n}\n", mp_buf_str(&main_body));
+  assert_false(src.failed || want.failed);
+  const char *dir = tu_tmpdir();
+  char path[4096];
+  snprintf(path, sizeof path, "%s/params.c", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(mp_buf_str(&src), f);
+  fclose(f);
+  int rc = tu_system("cc -std=c99 -pedantic -Wall -Wextra -Werror -Iruntime/kernels "
+                     "%s/params.c -o %s/params && %s/params > %s/params.out",
+                     dir, dir, dir, dir);
+  assert_int_equal(rc, 0);
+  snprintf(path, sizeof path, "%s/params.out", dir);
+  size_t len = 0;
+  char *got = tu_read_text(path, &len);
+  assert_non_null(got);
+  if (strcmp(got, mp_buf_str(&want)) != 0) {
+    /* name the first differing line */
+    const char *a = got, *b = mp_buf_str(&want);
+    while (*a && *a == *b)
+      a++, b++;
+    while (a > got && a[-1] != '\n')
+      a--;
+    fail_msg("compiled params differ: %.200s", a);
+  }
+  print_message("%u params structs compiled as C99 and matched byte for byte\n", n_params);
+  free(got);
+  mp_buf_free(&src);
+  mp_buf_free(&want);
+  mp_buf_free(&main_body);
+  tu_rmtree(dir);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(every_model_of_the_corpus_is_runnable_or_rejected),
+      cmocka_unit_test(runnable_models_pass_the_check),
+      cmocka_unit_test(svdf_and_lstm_models_are_rejected_listing_every_operator),
+      cmocka_unit_test(the_rejection_names_the_tensors_an_operator_touches),
+      cmocka_unit_test(aliased_views_lower_to_no_ops),
+      cmocka_unit_test(every_runnable_model_matches_tflm_on_all_cases),
+      cmocka_unit_test(unaliased_views_run_as_copies_and_still_match),
+      cmocka_unit_test(every_supported_operator_matches_tflm_in_isolation),
+      cmocka_unit_test(params_text_compiles_to_the_same_bytes),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
