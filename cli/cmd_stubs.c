@@ -1,6 +1,5 @@
 /* Temporary: commands not built yet. */
 #include "cli.h"
-int cmd_convert(cli *c, int argc, char **argv) { (void)c; (void)argc; (void)argv; return cli_usage_error("convert", "not implemented yet"); }
 int cmd_solve(cli *c, int argc, char **argv) { (void)c; (void)argc; (void)argv; return cli_usage_error("solve", "not implemented yet"); }
 
 int cmd_report_write(const mp_plan *plan, const mp_config *cfg, const char *path, cli *c);

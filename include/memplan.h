@@ -393,6 +393,15 @@ typedef struct mp_rule {
   char **ids;               /* tensor index as text, or tensor name */
   mp_attributes attributes;
   char *where;              /* "file:line:col" or "--memory.tensors[2]" */
+  /* Where the ruleset was written, for diagnostics; NULL / 0 when unknown
+   * (rules built in code). */
+  const char *key_path;     /* "memory.tensors[2]" */
+  const char *file;         /* the config file, NULL for the command line */
+  uint32_t line, column;    /* of the ruleset */
+  const char *source_line;  /* text of that line */
+  uint32_t *id_line;        /* per id (n_ids entries), or NULL */
+  uint32_t *id_column;
+  const char **id_source_line;
 } mp_rule;
 
 /* One validated planner option. */
@@ -456,6 +465,14 @@ void mp_config_free(mp_config **c);
 mp_status mp_rules_resolve(const mp_graph *g, const mp_platform *platform,
                            const mp_memory_args *mem, const mp_diag_sink *dx,
                            mp_attributes *out);
+
+/* mp_rules_resolve, also telling which ruleset decided each field:
+ * memory_rule[t] / destination_rule[t] point into mem->rules (NULL when no
+ * ruleset set that field).  Either array may be NULL. */
+mp_status mp_rules_resolve_traced(const mp_graph *g, const mp_platform *platform,
+                                  const mp_memory_args *mem, const mp_diag_sink *dx,
+                                  mp_attributes *out, const mp_rule **memory_rule,
+                                  const mp_rule **destination_rule);
 
 /* ------------------------------------------------------------------------ */
 /* Planners: offset assignment for one arena                                */

@@ -1,0 +1,119 @@
+/*
+ * cmd_convert.c — `memplan convert [--path CONFIG.yaml] [--KEY VALUE ...]`.
+ *
+ * The main command: read the config (file plus command-line overrides),
+ * load the model, analyse the configured subgraph, resolve the tensor
+ * attribute rulesets, plan, verify the plan, then hand it to the emitter.
+ * Every check that can fail on the user's input runs before anything is
+ * written, so a bad config or model leaves the output folder untouched.
+ *
+ * The command is a thin shell: parsing and validation are
+ * mp_config_from_args, the key list of --help is mp_config_help_text.
+ */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int cmd_report_write(const mp_plan *plan, const mp_config *cfg, const char *path, cli *c);
+
+/* The last characters of a long tensor name, to keep the table aligned. */
+static const char *tail(const char *s, size_t n) {
+  size_t l = strlen(s);
+  return l > n ? s + l - n : s;
+}
+
+/* A ruleset's name in the table: its key path, else its place. */
+static const char *rule_label(const mp_rule *r) {
+  if (!r) return "";
+  return r->key_path ? r->key_path : r->where ? r->where : "ruleset";
+}
+
+/* verbose >= 2: every tensor's resolved attributes, and the rulesets that
+ * decided them. */
+static void print_attributes(const mp_graph *g, const mp_attributes *at, const mp_rule **mem_rule,
+                             const mp_rule **dst_rule) {
+  printf("resolved tensor attributes (memory.tensors):\n");
+  printf("%5s  %-40s %-10s %10s  %-6s %-11s %s\n", "id", "name", "role", "bytes", "memory",
+         "destination", "decided by");
+  for (uint32_t t = 0; t < g->n_tensors; t++) {
+    const mp_tensor *x = &g->tensors[t];
+    char by[160] = "";
+    if (mem_rule[t] && dst_rule[t] && mem_rule[t] != dst_rule[t])
+      snprintf(by, sizeof by, "%s, %s", rule_label(mem_rule[t]), rule_label(dst_rule[t]));
+    else
+      snprintf(by, sizeof by, "%s", rule_label(mem_rule[t] ? mem_rule[t] : dst_rule[t]));
+    printf("%5u  %-40s %-10s %10llu  %-6s %-11s %s\n", t, tail(x->name, 40), mp_role_name(x->role),
+           (unsigned long long)x->size, at[t].has_memory ? mp_memory_name(at[t].memory) : "-",
+           at[t].has_constant_destination_memory
+               ? mp_memory_name(at[t].constant_destination_memory)
+               : "-",
+           by);
+  }
+  printf("(memory '-': not pinned, the planner follows the preferred memory order;\n"
+         " destination '-': a constant is read in place)\n\n");
+}
+
+/* Everything after the rules: plan, verify, summarise, emit.  Returns an
+ * exit code. */
+static int convert_after_rules(cli *c, const mp_config *cfg, const mp_graph *g) {
+  mp_plan *plan = NULL;
+  mp_status st = mp_plan_build(g, &cfg->platform, &cfg->memory, &c->sink, &plan);
+  if (st == MP_OK) st = mp_plan_verify(plan, &c->sink);
+  int rc = cli_exit_code(st);
+  if (st == MP_OK && cfg->verbose >= 1) {
+    char *s = mp_plan_summary(plan, cfg->prefix, cfg->verbose);
+    if (s) fputs(s, stdout);
+    free(s);
+  }
+  /* The C module and <prefix>_residency.json are written here once the
+   * emitter exists (mp_emit_module); until then convert stops after the
+   * verified plan and writes nothing to cfg->module_path. */
+  if (rc == CLI_EXIT_OK && cfg->report_path) rc = cmd_report_write(plan, cfg, cfg->report_path, c);
+  mp_plan_free(&plan);
+  return rc;
+}
+
+int cmd_convert(cli *c, int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      char *help = mp_config_help_text();
+      if (!help) return CLI_EXIT_BUG;
+      fputs(help, stdout);
+      free(help);
+      return CLI_EXIT_OK;
+    }
+  }
+  if (argc < 2) return cli_usage_error("convert", "no config given (--path CONFIG.yaml)");
+  mp_config *cfg = NULL;
+  mp_model *m = NULL;
+  mp_graph *g = NULL;
+  mp_attributes *at = NULL;
+  mp_status st = mp_config_from_args(argc, argv, &c->sink, &cfg);
+  if (st == MP_OK) {
+    c->verbose = cfg->verbose;
+    st = mp_model_load(cfg->model_path, &c->sink, &m);
+  }
+  if (st == MP_OK) st = mp_graph_build(m, cfg->subgraph, NULL, &c->sink, &g);
+  const mp_rule **mem_rule = NULL, **dst_rule = NULL;
+  if (st == MP_OK) {
+    size_t n = g->n_tensors ? g->n_tensors : 1;
+    at = calloc(n, sizeof *at);
+    mem_rule = calloc(n, sizeof *mem_rule);
+    dst_rule = calloc(n, sizeof *dst_rule);
+    st = at && mem_rule && dst_rule
+             ? mp_rules_resolve_traced(g, &cfg->platform, &cfg->memory, &c->sink, at, mem_rule,
+                                       dst_rule)
+             : MP_ERR_NOMEM;
+  }
+  if (st == MP_OK && cfg->verbose >= 2) print_attributes(g, at, mem_rule, dst_rule);
+  int rc = cli_exit_code(st);
+  if (st == MP_OK) rc = convert_after_rules(c, cfg, g);
+  free(at);
+  free(mem_rule);
+  free(dst_rule);
+  mp_graph_free(&g);
+  mp_model_free(&m);
+  mp_config_free(&cfg);
+  return rc;
+}

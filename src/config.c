@@ -1,0 +1,1425 @@
+/*
+ * config.c — `memplan convert` arguments and the YAML config into one
+ * validated mp_config.
+ *
+ * Three steps:
+ *   1. argv: every `--dotted.key VALUE` is checked against the key table
+ *      (config_schema.c) and turned into an override: a path plus a value
+ *      node (a JSON value for mappings and lists, else a plain scalar).
+ *   2. The file (when --path is given) is loaded into a tree
+ *      (config_tree.c) and the overrides are written into it, so the
+ *      command line wins and a config given wholly on the command line is
+ *      just an empty tree plus overrides.
+ *   3. One validation pass reads the tree into the mp_config, reporting every
+ *      problem (not only the first) with its key path and its place: the
+ *      file's line and column, or the argument.  Unknown keys get a
+ *      did-you-mean from the table; planner_options are checked against the
+ *      selected planner's own schema from the planner table.
+ *
+ * Not done here: checks that need the model (rule ids, the subgraph index)
+ * happen in mp_rules_resolve and mp_graph_build.  Nothing is written to disk.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DASH "\xe2\x80\x94" /* an em dash, as in the messages of the issue */
+#define MAX_SIZE_BYTES (1ull << 40) /* above this a size is a typo, not a memory */
+#define MAX_ALIGN 4096u
+
+/* ---- the validation context ------------------------------------------------- */
+
+typedef struct vctx {
+  mp_pool *pool;            /* the config's pool */
+  const mp_diag_sink *dx;
+  unsigned errors;
+  bool nomem;
+} vctx;
+
+static void verr_at(vctx *v, const cfg_src *src, uint32_t line, uint32_t col, const char *path,
+                    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void verr_at(vctx *v, const cfg_src *src, uint32_t line, uint32_t col, const char *path,
+                    const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  cfg_vreport(v->dx, v->pool, MP_SEV_ERROR, src, line, col, path, fmt, ap);
+  va_end(ap);
+  v->errors++;
+}
+
+/* An error about a value. */
+static void verr(vctx *v, const cfg_node *n, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void verr(vctx *v, const cfg_node *n, const char *path, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  cfg_vreport(v->dx, v->pool, MP_SEV_ERROR, n ? n->src : NULL, n ? n->line : 0, n ? n->column : 0,
+              path, fmt, ap);
+  va_end(ap);
+  v->errors++;
+}
+
+static void vwarn(vctx *v, const cfg_src *src, uint32_t line, uint32_t col, const char *path,
+                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void vwarn(vctx *v, const cfg_src *src, uint32_t line, uint32_t col, const char *path,
+                  const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  cfg_vreport(v->dx, v->pool, MP_SEV_WARNING, src, line, col, path, fmt, ap);
+  va_end(ap);
+}
+
+static const char *join(vctx *v, const char *a, const char *b) {
+  const char *s = *a ? mp_pool_printf(v->pool, "%s.%s", a, b) : mp_pool_strdup(v->pool, b);
+  if (!s) {
+    v->nomem = true;
+    return "?";
+  }
+  return s;
+}
+
+static const char *index_path(vctx *v, const char *a, uint32_t i) {
+  const char *s = mp_pool_printf(v->pool, "%s[%u]", a, i);
+  if (!s) {
+    v->nomem = true;
+    return "?";
+  }
+  return s;
+}
+
+/* "a, b and c" of a list of names, in the pool. */
+static const char *name_list(vctx *v, const char *const *names, size_t n) {
+  mp_buf b;
+  mp_buf_init(&b);
+  for (size_t i = 0; i < n; i++)
+    mp_buf_printf(&b, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ", names[i]);
+  const char *s = mp_pool_strdup(v->pool, mp_buf_str(&b));
+  mp_buf_free(&b);
+  return s ? s : "";
+}
+
+/* Text of a value for messages: scalars as written, else their kind. */
+static const char *shown(vctx *v, const cfg_node *n) {
+  if (n->kind == CFG_MAP || n->kind == CFG_SEQ || !n->text) return cfg_kind_name(n->kind);
+  const char *s = mp_pool_printf(v->pool, n->kind == CFG_STR ? "'%.60s'" : "%.60s", n->text);
+  return s ? s : "?";
+}
+
+/* ---- unknown keys ------------------------------------------------------------ */
+
+#define MAX_CHILDREN 32
+
+/* Report each key of `map` the table does not allow under schema path
+ * `schema` ("" for the top level); `display` is the map's key path in
+ * messages ("memory.constraints[1]"). */
+static void check_keys(vctx *v, const cfg_node *map, const char *schema, const char *display) {
+  const char *names[MAX_CHILDREN];
+  size_t n = cfg_key_children(schema, names, MAX_CHILDREN);
+  for (uint32_t i = 0; i < map->n; i++) {
+    const cfg_entry *e = &map->entries[i];
+    bool known = false;
+    for (size_t k = 0; k < n && !known; k++) known = !strcmp(e->canon, names[k]);
+    if (known) continue;
+    const char *full = join(v, display, e->key);
+    const char *sug = mp_suggest(e->key, names, n);
+    if (sug) {
+      verr_at(v, e->src, e->line, e->column, full, "unknown key '%s' " DASH " did you mean '%s'?",
+              full, join(v, display, sug));
+      continue;
+    }
+    /* a key of another section ("planner" at the top level) */
+    size_t nk;
+    const cfg_key *all = cfg_keys(&nk);
+    const char *elsewhere = NULL;
+    for (size_t k = 0; k < nk && !elsewhere; k++) {
+      const char *dot = strrchr(all[k].path, '.');
+      if (dot && !strcmp(dot + 1, e->canon) && !strchr(all[k].path, '[')) elsewhere = all[k].path;
+    }
+    if (elsewhere) {
+      verr_at(v, e->src, e->line, e->column, full, "unknown key '%s' " DASH " did you mean '%s'?",
+              full, elsewhere);
+      continue;
+    }
+    verr_at(v, e->src, e->line, e->column, full, "unknown key '%s' (valid %s%s%s: %s)", full,
+            *display ? "keys under '" : "top-level keys", display, *display ? "'" : "",
+            name_list(v, names, n));
+  }
+}
+
+/* ---- typed readers -------------------------------------------------------------
+ * Each returns false after reporting when the node does not fit its key. */
+
+static bool want_map(vctx *v, const cfg_node *n, const char *path) {
+  if (n->kind == CFG_MAP) return true;
+  verr(v, n, path, "'%s' must be a mapping, not %s", path, shown(v, n));
+  return false;
+}
+
+static bool read_string(vctx *v, const cfg_node *n, const char *path, const char **out) {
+  if (n->kind == CFG_MAP || n->kind == CFG_SEQ || n->kind == CFG_NULL) {
+    verr(v, n, path, "'%s' must be a string, not %s", path, shown(v, n));
+    return false;
+  }
+  if (!n->text || !*n->text) {
+    verr(v, n, path, "'%s' must not be empty", path);
+    return false;
+  }
+  *out = n->text;
+  return true;
+}
+
+/* A non-negative integer up to `max`. */
+static bool read_uint(vctx *v, const cfg_node *n, const char *path, uint64_t max, uint64_t *out) {
+  if (n->kind != CFG_INT) {
+    if (n->kind == CFG_STR && n->quoted)
+      verr(v, n, path, "'%s' must be an integer, not the string %s", path, shown(v, n));
+    else
+      verr(v, n, path, "'%s' must be a non-negative integer, not %s", path, shown(v, n));
+    return false;
+  }
+  if (n->negative) {
+    verr(v, n, path, "'%s' must be a non-negative integer, not %s", path, n->text);
+    return false;
+  }
+  if (n->overflow || n->mag > max) {
+    if (max < 1000000)
+      verr(v, n, path, "'%s' must be an integer from 0 to %llu, not %s", path,
+           (unsigned long long)max, n->text);
+    else
+      verr(v, n, path, "'%s' is %s, more than the largest allowed value %llu", path, n->text,
+           (unsigned long long)max);
+    return false;
+  }
+  *out = n->mag;
+  return true;
+}
+
+/* A size in bytes: an integer, or a number with a KiB/MiB/GiB (or K/M/G)
+ * suffix. */
+static bool read_size(vctx *v, const cfg_node *n, const char *path, uint64_t *out) {
+  uint64_t val = 0;
+  if (n->kind == CFG_STR && n->text && isdigit((unsigned char)n->text[0])) {
+    char *end;
+    errno = 0;
+    unsigned long long num = strtoull(n->text, &end, 10);
+    while (*end == ' ') end++;
+    uint64_t mul = 0;
+    if (!strcmp(end, "KiB") || !strcmp(end, "K") || !strcmp(end, "k")) mul = 1024ull;
+    else if (!strcmp(end, "MiB") || !strcmp(end, "M")) mul = 1024ull * 1024;
+    else if (!strcmp(end, "GiB") || !strcmp(end, "G")) mul = 1024ull * 1024 * 1024;
+    else if (!strcmp(end, "B")) mul = 1;
+    if (mul == 0) {
+      verr(v, n, path, "'%s' must be a size in bytes (262144, 256KiB, 1MiB), not %s", path,
+           shown(v, n));
+      return false;
+    }
+    if (errno || num > MAX_SIZE_BYTES / mul) {
+      verr(v, n, path, "'%s' is %s, more than 2^40 bytes (1 TiB): surely a mistake", path,
+           n->text);
+      return false;
+    }
+    val = num * mul;
+  } else if (n->kind == CFG_INT) {
+    if (n->negative) {
+      verr(v, n, path, "'%s' must be a non-negative size in bytes, not %s", path, n->text);
+      return false;
+    }
+    if (n->overflow || n->mag > MAX_SIZE_BYTES) {
+      verr(v, n, path, "'%s' is %s bytes, more than 2^40 (1 TiB): surely a mistake", path,
+           n->text);
+      return false;
+    }
+    val = n->mag;
+  } else {
+    verr(v, n, path, "'%s' must be a size in bytes (262144, 256KiB, 1MiB), not %s", path,
+         shown(v, n));
+    return false;
+  }
+  *out = val;
+  return true;
+}
+
+static bool read_align(vctx *v, const cfg_node *n, const char *path, uint32_t *out) {
+  uint64_t a;
+  if (!read_uint(v, n, path, UINT32_MAX, &a)) return false;
+  if (!mp_is_pow2(a) || a > MAX_ALIGN) {
+    verr(v, n, path, "'%s' must be a power of two from 1 to %u, not %s", path, MAX_ALIGN, n->text);
+    return false;
+  }
+  *out = (uint32_t)a;
+  return true;
+}
+
+static bool read_bool(vctx *v, const cfg_node *n, const char *path, bool *out) {
+  if (n->kind == CFG_BOOL) {
+    *out = n->b;
+    return true;
+  }
+  if (n->kind == CFG_STR && n->text) {
+    static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no", "off", "0"};
+    for (size_t i = 0; i < 4; i++) {
+      if (!strcasecmp(n->text, yes[i])) return *out = true;
+      if (!strcasecmp(n->text, no[i])) return !(*out = false);
+    }
+  }
+  if (n->kind == CFG_INT && !n->negative && n->mag <= 1) {
+    *out = n->mag == 1;
+    return true;
+  }
+  verr(v, n, path, "'%s' must be true or false, not %s", path, shown(v, n));
+  return false;
+}
+
+static const char *const all_memories[MP_MEM_COUNT] = {"dtcm", "itcm", "mram", "psram", "sram"};
+
+static bool read_memory(vctx *v, const cfg_node *n, const char *path, mp_memory *out) {
+  if (n->kind == CFG_STR && n->text && mp_memory_from_name(n->text, out)) return true;
+  if (n->kind == CFG_STR && n->text) {
+    const char *sug = mp_suggest(n->text, all_memories, MP_MEM_COUNT);
+    if (sug)
+      verr(v, n, path, "'%s': unknown memory %s " DASH " did you mean '%s'?", path, shown(v, n),
+           sug);
+    else
+      verr(v, n, path, "'%s': unknown memory %s (memories: dtcm, itcm, mram, psram, sram)", path,
+           shown(v, n));
+  } else {
+    verr(v, n, path, "'%s' must be a memory name (dtcm, itcm, mram, psram, sram), not %s", path,
+         shown(v, n));
+  }
+  return false;
+}
+
+/* Memories a platform has, as a list for messages. */
+static const char *platform_memories(vctx *v, const mp_platform *pf) {
+  const char *names[MP_MEM_COUNT];
+  size_t n = 0;
+  for (int m = 0; m < MP_MEM_COUNT; m++)
+    if (pf->present[m]) names[n++] = mp_memory_name((mp_memory)m);
+  return name_list(v, names, n);
+}
+
+static bool memory_on_platform(vctx *v, const cfg_node *n, const char *path, mp_memory m,
+                               const mp_platform *pf) {
+  if (pf->present[m]) return true;
+  verr(v, n, path, "'%s' is %s, which platform '%s' does not have (it has %s)", path,
+       mp_memory_name(m), pf->name, platform_memories(v, pf));
+  return false;
+}
+
+/* ---- platform ----------------------------------------------------------------- */
+
+static const char *const *builtin_list(size_t *n) {
+  const char *const *names = mp_platform_builtin_names();
+  for (*n = 0; names[*n]; (*n)++) {
+  }
+  return names;
+}
+
+static void unknown_platform(vctx *v, const cfg_node *n, const char *path, const char *name) {
+  size_t nb;
+  const char *const *names = builtin_list(&nb);
+  const char *sug = mp_suggest(name, names, nb);
+  if (sug)
+    verr(v, n, path, "unknown platform '%s' " DASH " did you mean '%s'?", name, sug);
+  else
+    verr(v, n, path,
+         "unknown platform '%s' (built-in platforms: %s; or give 'memories' to define one)",
+         name, name_list(v, names, nb));
+}
+
+static void read_platform(vctx *v, const cfg_node *root, mp_platform *pf) {
+  mp_platform_builtin(MP_DEFAULT_PLATFORM, pf);
+  cfg_entry *pe = cfg_map_find(root, "platform");
+  if (!pe || pe->value->kind == CFG_NULL) return;
+  const cfg_node *p = pe->value;
+  if (p->kind != CFG_MAP) {
+    const char *name;
+    if (!read_string(v, p, "platform", &name)) return;
+    if (!mp_platform_builtin(name, pf)) unknown_platform(v, p, "platform", name);
+    return;
+  }
+  check_keys(v, p, "platform", "platform");
+  cfg_entry *ne = cfg_map_find(p, "name"), *me = cfg_map_find(p, "memories");
+  cfg_entry *ae = cfg_map_find(p, "min_alignment"), *oe = cfg_map_find(p, "preferred_memory_order");
+  const char *name = NULL;
+  if (ne && ne->value->kind != CFG_NULL && !read_string(v, ne->value, "platform.name", &name))
+    return;
+  bool has_memories = me && me->value->kind != CFG_NULL;
+  if (name && mp_platform_builtin(name, pf)) {
+    /* a built-in, with inline overrides */
+  } else if (name && !has_memories) {
+    unknown_platform(v, ne->value, "platform.name", name);
+    return;
+  } else if (!has_memories) {
+    verr(v, p, "platform", "'platform' needs a built-in 'name' or the 'memories' of an inline "
+                           "platform");
+    return;
+  } else {
+    memset(pf, 0, sizeof *pf);
+    if (strlen(name ? name : "custom") >= sizeof pf->name) {
+      verr(v, ne->value, "platform.name", "'platform.name' is longer than %zu characters",
+           sizeof pf->name - 1);
+      return;
+    }
+    snprintf(pf->name, sizeof pf->name, "%s", name ? name : "custom");
+    pf->min_alignment = 16;
+  }
+  if (has_memories && want_map(v, me->value, "platform.memories")) {
+    const cfg_node *mm = me->value;
+    for (uint32_t i = 0; i < mm->n; i++) {
+      const cfg_entry *e = &mm->entries[i];
+      const char *path = join(v, "platform.memories", e->key);
+      mp_memory m;
+      if (!mp_memory_from_name(e->key, &m)) {
+        const char *sug = mp_suggest(e->key, all_memories, MP_MEM_COUNT);
+        if (sug)
+          verr_at(v, e->src, e->line, e->column, path,
+                  "unknown memory '%s' " DASH " did you mean '%s'?", e->key, sug);
+        else
+          verr_at(v, e->src, e->line, e->column, path,
+                  "unknown memory '%s' (memories: dtcm, itcm, mram, psram, sram)", e->key);
+        continue;
+      }
+      if (e->value->kind == CFG_NULL) {
+        pf->present[m] = false;
+        pf->size[m] = 0;
+        continue;
+      }
+      uint64_t size;
+      if (!read_size(v, e->value, path, &size)) continue;
+      if (size == 0) {
+        verr(v, e->value, path, "'%s' must be positive (null removes the memory)", path);
+        continue;
+      }
+      pf->present[m] = true;
+      pf->size[m] = size;
+    }
+  }
+  if (ae && ae->value->kind != CFG_NULL)
+    read_align(v, ae->value, "platform.min_alignment", &pf->min_alignment);
+  bool any = false, writable = false;
+  for (int m = 0; m < MP_MEM_COUNT; m++) {
+    any |= pf->present[m];
+    writable |= pf->present[m] && mp_memory_writable((mp_memory)m);
+  }
+  if (!writable) {
+    verr(v, has_memories ? me->value : p, "platform.memories",
+         "platform '%s' has no writable memory%s", pf->name, any ? " (mram is read-only)" : "");
+    return;
+  }
+  if (oe && oe->value->kind != CFG_NULL) {
+    const cfg_node *o = oe->value;
+    const char *path = "platform.preferred_memory_order";
+    if (o->kind != CFG_SEQ || o->n == 0) {
+      verr(v, o, path, "'%s' must be a non-empty list of memories, not %s", path, shown(v, o));
+      return;
+    }
+    bool seen[MP_MEM_COUNT] = {false};
+    pf->n_order = 0;
+    for (uint32_t i = 0; i < o->n; i++) {
+      const char *ip = index_path(v, path, i);
+      mp_memory m;
+      if (!read_memory(v, o->items[i], ip, &m)) continue;
+      if (!memory_on_platform(v, o->items[i], ip, m, pf)) continue;
+      if (seen[m]) {
+        verr(v, o->items[i], ip, "'%s' names %s twice", path, mp_memory_name(m));
+        continue;
+      }
+      seen[m] = true;
+      pf->order[pf->n_order++] = m;
+    }
+  } else {
+    mp_platform_default_order(pf);
+  }
+}
+
+/* ---- planner and its options ----------------------------------------------------- */
+
+static const mp_planner *read_planner(vctx *v, const cfg_node *mem, mp_memory_args *ma) {
+  cfg_entry *e = cfg_map_find(mem, "planner");
+  const char *name = "greedy";
+  if (e && !read_string(v, e->value, "memory.planner", &name)) return NULL;
+  const mp_planner *pl = mp_planner_find(name);
+  if (!pl) {
+    const char *names[64];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < mp_planner_count() && n < 64; i++) names[n++] = mp_planner_at(i)->name;
+    const char *sug = mp_suggest(name, names, n);
+    if (sug)
+      verr(v, e ? e->value : NULL, "memory.planner", "unknown planner '%s' " DASH
+           " did you mean '%s'?", name, sug);
+    else
+      verr(v, e ? e->value : NULL, "memory.planner", "unknown planner '%s' (planners: %s)", name,
+           name_list(v, names, n));
+    return NULL;
+  }
+  ma->planner = mp_pool_strdup(v->pool, pl->name);
+  if (!ma->planner) v->nomem = true;
+  return pl;
+}
+
+static void read_options(vctx *v, const cfg_node *mem, const mp_planner *pl, mp_memory_args *ma) {
+  cfg_entry *e = cfg_map_find(mem, "planner_options");
+  if (!e || e->value->kind == CFG_NULL) return;
+  const char *base = "memory.planner_options";
+  if (!want_map(v, e->value, base) || !pl) return;
+  const cfg_node *o = e->value;
+  ma->options = mp_pool_alloc(v->pool, o->n, sizeof(mp_option));
+  if (!ma->options) {
+    v->nomem = true;
+    return;
+  }
+  const char *keys[64];
+  uint32_t nk = 0;
+  for (uint32_t k = 0; k < pl->n_options && nk < 64; k++) keys[nk++] = pl->options[k].key;
+  for (uint32_t i = 0; i < o->n; i++) {
+    const cfg_entry *oe = &o->entries[i];
+    const char *path = join(v, base, oe->key);
+    const mp_option_spec *spec = NULL;
+    for (uint32_t k = 0; k < pl->n_options && !spec; k++)
+      if (!strcmp(pl->options[k].key, oe->canon)) spec = &pl->options[k];
+    if (!spec) {
+      const char *sug = mp_suggest(oe->key, keys, nk);
+      if (sug) {
+        verr_at(v, oe->src, oe->line, oe->column, path,
+                "unknown key '%s' " DASH " did you mean '%s'? (planner '%s')", path,
+                join(v, base, sug), pl->name);
+      } else if (nk == 0) {
+        /* name the planners that do take it */
+        const char *takers[64];
+        size_t nt = 0;
+        for (uint32_t p = 0; p < mp_planner_count() && nt < 64; p++) {
+          const mp_planner *q = mp_planner_at(p);
+          for (uint32_t k = 0; k < q->n_options; k++)
+            if (!strcmp(q->options[k].key, oe->canon)) takers[nt++] = q->name;
+        }
+        if (nt)
+          verr_at(v, oe->src, oe->line, oe->column, path,
+                  "unknown key '%s': planner '%s' accepts no options ('%s' is an option of %s)",
+                  path, pl->name, oe->canon, name_list(v, takers, nt));
+        else
+          verr_at(v, oe->src, oe->line, oe->column, path,
+                  "unknown key '%s': planner '%s' accepts no options", path, pl->name);
+      } else {
+        verr_at(v, oe->src, oe->line, oe->column, path,
+                "unknown key '%s' (planner '%s' accepts %s)", path, pl->name,
+                name_list(v, keys, nk));
+      }
+      continue;
+    }
+    const cfg_node *val = oe->value;
+    if (val->kind != CFG_INT) {
+      verr(v, val, path, "'%s' must be an integer from %lld to %lld, not %s", path,
+           (long long)spec->min, (long long)spec->max, shown(v, val));
+      continue;
+    }
+    bool in_range;
+    int64_t x = 0;
+    if (val->overflow || (val->negative ? val->mag > (uint64_t)INT64_MAX + 1 : val->mag > INT64_MAX)) {
+      in_range = false;
+    } else {
+      x = val->negative ? (int64_t)(0 - val->mag) : (int64_t)val->mag;
+      in_range = x >= spec->min && x <= spec->max;
+    }
+    if (!in_range) {
+      if (val->negative && spec->min >= 0)
+        verr(v, val, path, "'%s' must be a non-negative integer, not %s", path, val->text);
+      else
+        verr(v, val, path, "'%s' must be an integer from %lld to %lld, not %s", path,
+             (long long)spec->min, (long long)spec->max, val->text);
+      continue;
+    }
+    mp_option *opt = &ma->options[ma->n_options++];
+    opt->key = mp_pool_strdup(v->pool, spec->key);
+    opt->value = x;
+    if (!opt->key) v->nomem = true;
+  }
+}
+
+/* ---- constraints --------------------------------------------------------------- */
+
+static void read_constraints(vctx *v, const cfg_node *mem, const mp_platform *pf,
+                             mp_memory_args *ma) {
+  cfg_entry *e = cfg_map_find(mem, "constraints");
+  if (!e || e->value->kind == CFG_NULL) return;
+  const char *base = "memory.constraints";
+  const cfg_node *l = e->value;
+  if (l->kind != CFG_SEQ) {
+    verr(v, l, base, "'%s' must be a list of {name, max_size, arena_alignment}, not %s", base,
+         shown(v, l));
+    return;
+  }
+  ma->constraints = mp_pool_alloc(v->pool, l->n, sizeof(mp_constraint));
+  if (!ma->constraints) {
+    v->nomem = true;
+    return;
+  }
+  const cfg_node *first[MP_MEM_COUNT] = {NULL};
+  uint32_t first_i[MP_MEM_COUNT] = {0};
+  for (uint32_t i = 0; i < l->n; i++) {
+    const cfg_node *c = l->items[i];
+    const char *cp = index_path(v, base, i);
+    if (!want_map(v, c, cp)) continue;
+    check_keys(v, c, "memory.constraints[]", cp);
+    cfg_entry *ne = cfg_map_find(c, "name"), *se = cfg_map_find(c, "max_size"),
+              *ae = cfg_map_find(c, "arena_alignment");
+    if (!ne || ne->value->kind == CFG_NULL) {
+      verr(v, c, cp, "'%s' needs a 'name': the memory it constrains", cp);
+      continue;
+    }
+    mp_constraint k = {0};
+    const char *np = join(v, cp, "name");
+    if (!read_memory(v, ne->value, np, &k.name)) continue;
+    bool ok = memory_on_platform(v, ne->value, np, k.name, pf);
+    if (ok && first[k.name]) {
+      if (first[k.name]->src && first[k.name]->src->file && first[k.name]->line)
+        verr(v, ne->value, np, "a second constraint for %s (the first is %s[%u], line %u)",
+             mp_memory_name(k.name), base, first_i[k.name], first[k.name]->line);
+      else
+        verr(v, ne->value, np, "a second constraint for %s (the first is %s[%u])",
+             mp_memory_name(k.name), base, first_i[k.name]);
+      ok = false;
+    }
+    if (ok) {
+      first[k.name] = ne->value;
+      first_i[k.name] = i;
+    }
+    k.max_size = pf->size[k.name];
+    if (se && se->value->kind != CFG_NULL) {
+      const char *sp = join(v, cp, "max_size");
+      uint64_t sz;
+      if (!read_size(v, se->value, sp, &sz)) {
+        ok = false;
+      } else if (pf->present[k.name] && sz > pf->size[k.name]) {
+        verr(v, se->value, sp, "'%s' is %llu bytes, more than the %llu bytes of %s on '%s'", sp,
+             (unsigned long long)sz, (unsigned long long)pf->size[k.name],
+             mp_memory_name(k.name), pf->name);
+        ok = false;
+      } else {
+        k.has_max_size = true;
+        k.max_size = sz;
+      }
+    }
+    if (ae && ae->value->kind != CFG_NULL &&
+        !read_align(v, ae->value, join(v, cp, "arena_alignment"), &k.arena_alignment))
+      ok = false;
+    if (ok) ma->constraints[ma->n_constraints++] = k;
+  }
+}
+
+/* ---- attribute rulesets ----------------------------------------------------------- */
+
+static const char *const rule_types[] = {"*", "scratch", "persistent", "constant"};
+
+static bool read_rule_type(vctx *v, const cfg_node *n, const char *path, int32_t *out) {
+  if (n->kind == CFG_STR && n->text) {
+    if (!strcmp(n->text, "*")) {
+      *out = MP_RULE_ANY_TYPE;
+      return true;
+    }
+    for (int r = 0; r < MP_ROLE_COUNT; r++)
+      if (!strcasecmp(n->text, mp_role_name((mp_role)r))) {
+        *out = r;
+        return true;
+      }
+    const char *sug = mp_suggest(n->text, rule_types, 4);
+    if (sug) {
+      verr(v, n, path, "'%s': unknown tensor type %s " DASH " did you mean '%s'?", path,
+           shown(v, n), sug);
+      return false;
+    }
+  }
+  verr(v, n, path, "'%s' must be one of \"*\", scratch, persistent, constant, not %s", path,
+       shown(v, n));
+  return false;
+}
+
+static bool read_ids(vctx *v, const cfg_node *n, const char *path, mp_rule *r) {
+  if (n->kind == CFG_NULL) return true;
+  const cfg_node *one[1] = {n};
+  const cfg_node *const *items = one;
+  uint32_t count = 1;
+  if (n->kind == CFG_SEQ) {
+    items = (const cfg_node *const *)n->items;
+    count = n->n;
+    if (count == 0) {
+      verr(v, n, path, "'%s' is an empty list, which matches no tensor; use null (or leave it "
+                       "out) for every tensor", path);
+      return false;
+    }
+  }
+  r->ids = mp_pool_alloc(v->pool, count, sizeof(char *));
+  r->id_line = mp_pool_alloc(v->pool, count, sizeof(uint32_t));
+  r->id_column = mp_pool_alloc(v->pool, count, sizeof(uint32_t));
+  r->id_source_line = mp_pool_alloc(v->pool, count, sizeof(char *));
+  if (!r->ids || !r->id_line || !r->id_column || !r->id_source_line) {
+    v->nomem = true;
+    return false;
+  }
+  bool ok = true;
+  for (uint32_t i = 0; i < count; i++) {
+    const cfg_node *it = items[i];
+    const char *ip = n->kind == CFG_SEQ ? index_path(v, path, i) : path;
+    if (it->kind == CFG_INT && it->negative) {
+      verr(v, it, ip, "'%s': a tensor index cannot be negative (%s)", ip, it->text);
+      ok = false;
+      continue;
+    }
+    if ((it->kind != CFG_INT && it->kind != CFG_STR) || !it->text || !*it->text) {
+      verr(v, it, ip, "'%s' must be a tensor index or name, not %s", ip,
+           it->text && !*it->text ? "an empty string" : shown(v, it));
+      ok = false;
+      continue;
+    }
+    r->ids[r->n_ids] = mp_pool_strdup(v->pool, it->text);
+    r->id_line[r->n_ids] = it->src && it->src->file ? it->line : 0;
+    r->id_column[r->n_ids] = it->src && it->src->file ? it->column : 0;
+    r->id_source_line[r->n_ids] = cfg_source_line(v->pool, it->src, it->line);
+    r->n_ids++;
+  }
+  return ok;
+}
+
+static void read_rules(vctx *v, const cfg_node *mem, const mp_platform *pf, mp_memory_args *ma) {
+  cfg_entry *e = cfg_map_find(mem, "tensors");
+  if (!e || e->value->kind == CFG_NULL) return;
+  const char *base = "memory.tensors";
+  const cfg_node *l = e->value;
+  if (l->kind != CFG_SEQ) {
+    verr(v, l, base, "'%s' must be a list of {type, id, attributes}, not %s", base, shown(v, l));
+    return;
+  }
+  ma->rules = mp_pool_alloc(v->pool, l->n, sizeof(mp_rule));
+  if (!ma->rules) {
+    v->nomem = true;
+    return;
+  }
+  for (uint32_t i = 0; i < l->n; i++) {
+    const cfg_node *rn = l->items[i];
+    const char *rp = index_path(v, base, i);
+    if (!want_map(v, rn, rp)) continue;
+    check_keys(v, rn, "memory.tensors[]", rp);
+    mp_rule r = {.type = MP_RULE_ANY_TYPE};
+    bool ok = true;
+    cfg_entry *te = cfg_map_find(rn, "type"), *ie = cfg_map_find(rn, "id"),
+              *ae = cfg_map_find(rn, "attributes");
+    if (te && !read_rule_type(v, te->value, join(v, rp, "type"), &r.type)) ok = false;
+    if (ie && !read_ids(v, ie->value, join(v, rp, "id"), &r)) ok = false;
+    if (ae && ae->value->kind != CFG_NULL) {
+      const char *ap = join(v, rp, "attributes");
+      const cfg_node *an = ae->value;
+      if (!want_map(v, an, ap)) {
+        ok = false;
+      } else {
+        check_keys(v, an, "memory.tensors[].attributes", ap);
+        cfg_entry *me = cfg_map_find(an, "memory"),
+                  *de = cfg_map_find(an, "constant_destination_memory");
+        mp_attributes *at = &r.attributes;
+        if (me && me->value->kind != CFG_NULL) {
+          const char *mp = join(v, ap, "memory");
+          if (read_memory(v, me->value, mp, &at->memory) &&
+              memory_on_platform(v, me->value, mp, at->memory, pf)) {
+            at->has_memory = true;
+            if ((r.type == MP_ROLE_SCRATCH || r.type == MP_ROLE_PERSISTENT) &&
+                !mp_memory_writable(at->memory)) {
+              verr(v, me->value, mp, "'%s' is %s, which is read-only: %s tensors need writable "
+                                     "memory", mp, mp_memory_name(at->memory),
+                   mp_role_name((mp_role)r.type));
+              ok = false;
+            }
+          } else {
+            ok = false;
+          }
+        }
+        if (de && de->value->kind != CFG_NULL) {
+          const char *dp = join(v, ap, "constant_destination_memory");
+          if (read_memory(v, de->value, dp, &at->constant_destination_memory) &&
+              memory_on_platform(v, de->value, dp, at->constant_destination_memory, pf)) {
+            if (!mp_memory_writable(at->constant_destination_memory)) {
+              verr(v, de->value, dp,
+                   "'%s' is %s, which is read-only: constants are hydrated into a writable "
+                   "memory", dp, mp_memory_name(at->constant_destination_memory));
+              ok = false;
+            } else {
+              at->has_constant_destination_memory = true;
+              if (r.type == MP_ROLE_SCRATCH || r.type == MP_ROLE_PERSISTENT)
+                vwarn(v, de->value->src, de->value->line, de->value->column, dp,
+                      "'%s' has no effect on %s tensors (only constants are hydrated)", dp,
+                      mp_role_name((mp_role)r.type));
+            }
+          } else {
+            ok = false;
+          }
+        }
+      }
+    }
+    if (!ok) continue;
+    r.key_path = rp;
+    r.file = rn->src ? rn->src->file : NULL;
+    r.line = r.file ? rn->line : 0;
+    r.column = r.file ? rn->column : 0;
+    r.source_line = cfg_source_line(v->pool, rn->src, rn->line);
+    if (r.file)
+      r.where = mp_pool_printf(v->pool, "%s:%u:%u", r.file, rn->line, rn->column);
+    else
+      r.where = mp_pool_printf(v->pool, "%s[%u]", rn->src && rn->src->arg ? rn->src->arg : "--memory.tensors", i);
+    if (!r.where) v->nomem = true;
+    ma->rules[ma->n_rules++] = r;
+  }
+}
+
+/* ---- model, module, verbose ---------------------------------------------------------- */
+
+/* Relative paths written in a file resolve against its folder. */
+static char *resolve_path(vctx *v, const cfg_node *n, const char *p) {
+  const char *dir = n && n->src ? n->src->dir : NULL;
+  if (p[0] == '/' || !dir || !*dir) return mp_pool_strdup(v->pool, p);
+  return mp_pool_printf(v->pool, "%s/%s", dir, p);
+}
+
+static bool is_c_keyword(const char *s) {
+  static const char *const kw[] = {
+      "auto",     "break",    "case",     "char",       "const",     "continue",  "default",
+      "do",       "double",   "else",     "enum",       "extern",    "float",     "for",
+      "goto",     "if",       "inline",   "int",        "long",      "register",  "restrict",
+      "return",   "short",    "signed",   "sizeof",     "static",    "struct",    "switch",
+      "typedef",  "union",    "unsigned", "void",       "volatile",  "while",     "_Bool",
+      "_Complex", "_Imaginary", "_Alignas", "_Alignof", "_Atomic",   "_Generic",  "_Noreturn",
+      "_Static_assert", "_Thread_local", "bool", "true", "false"};
+  for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
+    if (!strcmp(s, kw[i])) return true;
+  return false;
+}
+
+static bool is_c_identifier(const char *s) {
+  if (!*s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
+  for (; *s; s++)
+    if (!(isalnum((unsigned char)*s) || *s == '_')) return false;
+  return true;
+}
+
+/* A C identifier made from `s`: lower-case, other characters as '_', a
+ * leading digit prefixed with "m_". */
+static char *make_identifier(vctx *v, const char *s) {
+  size_t n = strlen(s);
+  char *d = mp_pool_alloc(v->pool, n + 3, 1);
+  if (!d) {
+    v->nomem = true;
+    return NULL;
+  }
+  size_t k = 0;
+  if (!isalpha((unsigned char)s[0]) && s[0] != '_') {
+    d[k++] = 'm';
+    d[k++] = '_';
+  }
+  for (size_t i = 0; i < n; i++)
+    d[k++] = isalnum((unsigned char)s[i]) ? (char)tolower((unsigned char)s[i]) : '_';
+  d[k] = '\0';
+  if (is_c_keyword(d)) return mp_pool_printf(v->pool, "%s_model", d);
+  return d;
+}
+
+/* The model file's name without folder and extension. */
+static char *file_stem(vctx *v, const char *path) {
+  const char *b = strrchr(path, '/');
+  b = b ? b + 1 : path;
+  const char *dot = strrchr(b, '.');
+  size_t n = dot && dot != b ? (size_t)(dot - b) : strlen(b);
+  if (n == 0) return mp_pool_strdup(v->pool, "model");
+  return mp_pool_strndup(v->pool, b, n);
+}
+
+static const cfg_node *section(vctx *v, const cfg_node *root, const char *name) {
+  cfg_entry *e = cfg_map_find(root, name);
+  if (!e || e->value->kind == CFG_NULL) return NULL;
+  if (!want_map(v, e->value, name)) return NULL;
+  check_keys(v, e->value, name, name);
+  return e->value;
+}
+
+static const cfg_node *value_of(const cfg_node *map, const char *key) {
+  cfg_entry *e = map ? cfg_map_find(map, key) : NULL;
+  return e && e->value->kind != CFG_NULL ? e->value : NULL;
+}
+
+static void read_model_module(vctx *v, const cfg_node *root, const cfg_src *file, mp_config *c) {
+  const cfg_node *model = section(v, root, "model"), *module = section(v, root, "module");
+  const cfg_node *n;
+  const char *s;
+  if ((n = value_of(model, "path"))) {
+    if (read_string(v, n, "model.path", &s)) c->model_path = resolve_path(v, n, s);
+  } else {
+    verr_at(v, file, 0, 0, "model.path",
+            "missing 'model.path': the .tflite model to plan (set it in the config or with "
+            "--model.path)");
+  }
+  if ((n = value_of(model, "subgraph"))) {
+    uint64_t sg;
+    if (read_uint(v, n, "model.subgraph", UINT32_MAX, &sg)) c->subgraph = (uint32_t)sg;
+  }
+  if ((n = value_of(model, "name"))) {
+    if (read_string(v, n, "model.name", &s)) c->model_name = mp_pool_strdup(v->pool, s);
+  } else if (c->model_path) {
+    c->model_name = file_stem(v, c->model_path);
+  }
+  if ((n = value_of(module, "prefix"))) {
+    if (read_string(v, n, "module.prefix", &s)) {
+      if (!is_c_identifier(s))
+        verr(v, n, "module.prefix", "'module.prefix' must be a C identifier (letters, digits and "
+                                    "'_', not starting with a digit), not '%s'", s);
+      else if (is_c_keyword(s))
+        verr(v, n, "module.prefix", "'module.prefix' must not be the C keyword '%s'", s);
+      else
+        c->prefix = mp_pool_strdup(v->pool, s);
+    }
+  } else if (c->model_name) {
+    c->prefix = make_identifier(v, c->model_name);
+  }
+  if ((n = value_of(module, "name"))) {
+    if (read_string(v, n, "module.name", &s)) {
+      if (strchr(s, '/') || !strcmp(s, ".") || !strcmp(s, ".."))
+        verr(v, n, "module.name", "'module.name' must be a plain name, not the path '%s'", s);
+      else
+        c->module_name = mp_pool_strdup(v->pool, s);
+    }
+  } else if (c->prefix) {
+    c->module_name = mp_pool_strdup(v->pool, c->prefix);
+  }
+  if ((n = value_of(module, "path"))) {
+    if (read_string(v, n, "module.path", &s)) c->module_path = resolve_path(v, n, s);
+  } else {
+    cfg_node at = {.src = file};
+    c->module_path = resolve_path(v, &at, "out");
+  }
+  if ((n = value_of(root, "verbose"))) {
+    uint64_t vb;
+    if (read_uint(v, n, "verbose", 3, &vb)) c->verbose = (int32_t)vb;
+  }
+}
+
+static void read_memory_section(vctx *v, const cfg_node *root, mp_config *c) {
+  mp_memory_args *ma = &c->memory;
+  ma->allocate_arenas = true;
+  ma->auto_hydrate_constants = true;
+  ma->dump_residency_json = false;
+  ma->planner = mp_pool_strdup(v->pool, "greedy");
+  if (!ma->planner) v->nomem = true;
+  const cfg_node *mem = section(v, root, "memory");
+  if (!mem) return;
+  const mp_planner *pl = read_planner(v, mem, ma);
+  read_options(v, mem, pl, ma);
+  read_constraints(v, mem, &c->platform, ma);
+  read_rules(v, mem, &c->platform, ma);
+  const cfg_node *n;
+  if ((n = value_of(mem, "allocate_arenas"))) read_bool(v, n, "memory.allocate_arenas", &ma->allocate_arenas);
+  if ((n = value_of(mem, "auto_hydrate_constants"))) {
+    read_bool(v, n, "memory.auto_hydrate_constants", &ma->auto_hydrate_constants);
+    cfg_entry *e = cfg_map_find(mem, "auto_hydrate_constants");
+    vwarn(v, e->src, e->line, e->column, "memory.auto_hydrate_constants",
+          "'memory.auto_hydrate_constants' is deprecated and changes nothing: "
+          "<prefix>_model_init always calls the weak <prefix>_hydrate_constants");
+  }
+  if ((n = value_of(mem, "dump_residency_json")))
+    read_bool(v, n, "memory.dump_residency_json", &ma->dump_residency_json);
+}
+
+static void validate(vctx *v, const cfg_node *root, const cfg_src *file, mp_config *c) {
+  check_keys(v, root, "", "");
+  c->verbose = 1;
+  read_platform(v, root, &c->platform);
+  read_model_module(v, root, file, c);
+  read_memory_section(v, root, c);
+}
+
+/* ---- the command line ------------------------------------------------------------ */
+
+typedef struct override {
+  char **comps;             /* canonical key path components */
+  uint32_t n_comps;
+  cfg_node *value;
+  const cfg_src *src;
+} override;
+
+static bool bool_word(const char *s, bool *b) {
+  static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no", "off", "0"};
+  for (size_t i = 0; i < 4; i++) {
+    if (!strcasecmp(s, yes[i])) return *b = true;
+    if (!strcasecmp(s, no[i])) return !(*b = false);
+  }
+  return false;
+}
+
+static bool takes_json(cfg_type t) {
+  return t == T_SECTION || t == T_PLATFORM || t == T_MEMSIZES || t == T_MEMLIST ||
+         t == T_OPTIONS || t == T_LIST;
+}
+
+/* Every CLI-addressable key path (no list elements), for suggestions. */
+static size_t cli_paths(const char **out, size_t max) {
+  size_t nk, n = 0;
+  const cfg_key *k = cfg_keys(&nk);
+  for (size_t i = 0; i < nk && n < max; i++)
+    if (!strchr(k[i].path, '[')) out[n++] = k[i].path;
+  return n;
+}
+
+/* The value node of `text` for a key of type `t`. */
+static mp_status cli_value(vctx *v, const cfg_src *src, cfg_type t, const char *key_path,
+                           const char *text, cfg_node **out) {
+  const char *p = text;
+  while (isspace((unsigned char)*p)) p++;
+  if (takes_json(t) && (*p == '{' || *p == '['))
+    return cfg_load_json(v->pool, src, text, key_path, v->dx, out);
+  if (t == T_MEMLIST && *p) {
+    /* dtcm,sram,psram */
+    cfg_node *seq = cfg_new(v->pool, CFG_SEQ, src);
+    if (!seq) return MP_ERR_NOMEM;
+    const char *s = text;
+    while (1) {
+      const char *e = strchr(s, ',');
+      size_t len = e ? (size_t)(e - s) : strlen(s);
+      char *item = mp_pool_strndup(v->pool, s, len);
+      cfg_node *it = item ? cfg_scalar(v->pool, src, item, false) : NULL;
+      if (!it || !cfg_seq_push(v->pool, seq, it)) return MP_ERR_NOMEM;
+      if (!e) break;
+      s = e + 1;
+    }
+    *out = seq;
+    return MP_OK;
+  }
+  *out = cfg_scalar(v->pool, src, text, false);
+  return *out ? MP_OK : MP_ERR_NOMEM;
+}
+
+typedef struct args {
+  const char *config_path;
+  override *ov;
+  uint32_t n_ov;
+} args;
+
+/* Split "memory.planner-options.iterations" into canonical components. */
+static char **split_key(vctx *v, const char *key, uint32_t *n) {
+  uint32_t count = 1;
+  for (const char *p = key; *p; p++) count += *p == '.';
+  char **comps = mp_pool_alloc(v->pool, count, sizeof(char *));
+  if (!comps) return NULL;
+  const char *s = key;
+  for (uint32_t i = 0; i < count; i++) {
+    const char *e = strchr(s, '.');
+    size_t len = e ? (size_t)(e - s) : strlen(s);
+    char *c = mp_pool_strndup(v->pool, s, len);
+    if (!c) return NULL;
+    for (char *q = c; *q; q++)
+      if (*q == '-') *q = '_';
+    comps[i] = c;
+    s = e ? e + 1 : s + len;
+  }
+  *n = count;
+  return comps;
+}
+
+static const char *join_comps(vctx *v, char **comps, uint32_t n) {
+  mp_buf b;
+  mp_buf_init(&b);
+  for (uint32_t i = 0; i < n; i++) mp_buf_printf(&b, "%s%s", i ? "." : "", comps[i]);
+  const char *s = mp_pool_strdup(v->pool, mp_buf_str(&b));
+  mp_buf_free(&b);
+  if (!s) v->nomem = true;
+  return s ? s : "";
+}
+
+static void parse_args(vctx *v, int argc, char **argv, args *a, mp_config *c) {
+  a->ov = mp_pool_alloc(v->pool, (size_t)(argc > 0 ? argc : 1), sizeof(override));
+  if (!a->ov) {
+    v->nomem = true;
+    return;
+  }
+  for (int i = 1; i < argc && !v->nomem; i++) {
+    const char *arg = argv[i];
+    cfg_src *src = mp_pool_alloc(v->pool, 1, sizeof *src);
+    if (!src) {
+      v->nomem = true;
+      return;
+    }
+    if (arg[0] != '-' || !arg[1]) {
+      /* a positional: the model or the config */
+      size_t l = strlen(arg);
+      src->arg = arg;
+      if (l > 7 && !strcmp(arg + l - 7, ".tflite")) {
+        override *o = &a->ov[a->n_ov++];
+        o->comps = split_key(v, "model.path", &o->n_comps);
+        o->value = cfg_scalar(v->pool, src, arg, true);
+        o->src = src;
+        if (!o->comps || !o->value) v->nomem = true;
+      } else if (!a->config_path) {
+        a->config_path = arg;
+      } else {
+        verr_at(v, NULL, 0, 0, NULL, "more than one config given ('%s' and '%s')",
+                a->config_path, arg);
+      }
+      continue;
+    }
+    if (arg[1] != '-') {
+      verr_at(v, NULL, 0, 0, NULL, "unknown option '%s' (options are --dotted.keys; see --help)",
+              arg);
+      continue;
+    }
+    const char *eq = strchr(arg, '=');
+    char *name = mp_pool_strndup(v->pool, arg + 2, eq ? (size_t)(eq - arg - 2) : strlen(arg + 2));
+    char *opt = mp_pool_strndup(v->pool, arg, eq ? (size_t)(eq - arg) : strlen(arg));
+    if (!name || !opt) {
+      v->nomem = true;
+      return;
+    }
+    src->arg = opt;
+    const char *inline_val = eq ? eq + 1 : NULL;
+    /* the value of an option that takes one */
+#define NEXT_VALUE(out)                                                                    \
+  do {                                                                                     \
+    if (inline_val) {                                                                      \
+      (out) = inline_val;                                                                  \
+    } else if (i + 1 < argc && !(argv[i + 1][0] == '-' && argv[i + 1][1] == '-')) {        \
+      (out) = argv[++i];                                                                   \
+    } else {                                                                               \
+      verr_at(v, src, 0, 0, NULL, "needs a value");                                        \
+      (out) = NULL;                                                                        \
+    }                                                                                      \
+  } while (0)
+    const char *val;
+    if (!strcmp(name, "path") || !strcmp(name, "config")) {
+      NEXT_VALUE(val);
+      if (!val) continue;
+      if (a->config_path)
+        verr_at(v, src, 0, 0, NULL, "the config is given twice ('%s' and '%s')", a->config_path,
+                val);
+      else
+        a->config_path = val;
+      continue;
+    }
+    if (!strcmp(name, "report")) {
+      NEXT_VALUE(val);
+      if (val && !*val) verr_at(v, src, 0, 0, NULL, "needs a file name");
+      else if (val && !(c->report_path = mp_pool_strdup(v->pool, val))) v->nomem = true;
+      continue;
+    }
+    if (!strcmp(name, "allow-unsupported") || !strcmp(name, "allow_unsupported")) {
+      c->allow_unsupported = true;
+      if (inline_val && !bool_word(inline_val, &c->allow_unsupported))
+        verr_at(v, src, 0, 0, NULL, "takes true or false, not '%s'", inline_val);
+      continue;
+    }
+    uint32_t nc;
+    char **comps = split_key(v, name, &nc);
+    if (!comps) {
+      v->nomem = true;
+      return;
+    }
+    const char *full = join_comps(v, comps, nc);
+    const cfg_key *k = strchr(full, '[') ? NULL : cfg_key_find(full);
+    bool negated = false, dynamic = false;
+    if (!k && nc >= 2) {
+      const cfg_key *parent = cfg_key_find(join_comps(v, comps, nc - 1));
+      if (parent && (parent->type == T_OPTIONS || parent->type == T_MEMSIZES) && *comps[nc - 1]) {
+        k = parent;
+        dynamic = true;
+      }
+    }
+    if (!k && !strncmp(comps[nc - 1], "no_", 3)) {
+      char *last = comps[nc - 1];
+      comps[nc - 1] = last + 3;
+      const cfg_key *pos = cfg_key_find(join_comps(v, comps, nc));
+      if (pos && pos->type == T_BOOL) {
+        k = pos;
+        negated = true;
+      } else {
+        comps[nc - 1] = last;
+      }
+    }
+    if (!k) {
+      full = name; /* as typed */
+      const char *paths[64];
+      size_t np = cli_paths(paths, 64);
+      const char *sug = mp_suggest(full, paths, np);
+      if (sug) {
+        verr_at(v, src, 0, 0, full, "unknown key '%s' " DASH " did you mean '%s'?", full, sug);
+      } else {
+        /* "--planner" for "--memory.planner" */
+        const char *elsewhere = NULL;
+        for (size_t p = 0; p < np && !elsewhere && nc == 1; p++) {
+          const char *dot = strrchr(paths[p], '.');
+          if (dot && !strcmp(dot + 1, full)) elsewhere = paths[p];
+        }
+        if (elsewhere)
+          verr_at(v, src, 0, 0, full, "unknown key '%s' " DASH " did you mean '%s'?", full,
+                  elsewhere);
+        else
+          verr_at(v, src, 0, 0, full, "unknown key '%s' (see 'memplan convert --help')", full);
+      }
+      /* skip a value that plainly belongs to it */
+      if (!inline_val && i + 1 < argc && argv[i + 1][0] != '-') i++;
+      continue;
+    }
+    cfg_node *value = NULL;
+    if (k->type == T_BOOL && !dynamic) {
+      bool b = !negated;
+      if (inline_val) {
+        if (negated || !bool_word(inline_val, &b)) {
+          verr_at(v, src, 0, 0, full, "'%s' takes true or false, not '%s'", full, inline_val);
+          continue;
+        }
+      } else if (!negated && i + 1 < argc && bool_word(argv[i + 1], &b)) {
+        i++;
+      }
+      value = cfg_new(v->pool, CFG_BOOL, src);
+      if (value) {
+        value->b = b;
+        value->text = b ? "true" : "false";
+      }
+    } else {
+      NEXT_VALUE(val);
+      if (!val) continue;
+      mp_status st = cli_value(v, src, dynamic ? T_UINT : k->type, full, val, &value);
+      if (st == MP_ERR_CONFIG) {
+        v->errors++;
+        continue;
+      }
+    }
+#undef NEXT_VALUE
+    if (!value) {
+      v->nomem = true;
+      return;
+    }
+    override *o = &a->ov[a->n_ov++];
+    o->comps = comps;
+    o->n_comps = nc;
+    o->value = value;
+    o->src = src;
+  }
+}
+
+/* Write an override into the tree: the command line wins over the file. */
+static bool apply(vctx *v, cfg_node *root, const override *o) {
+  cfg_node *node = root;
+  for (uint32_t i = 0; i + 1 < o->n_comps; i++) {
+    cfg_entry *e = cfg_map_find(node, o->comps[i]);
+    if (e && e->value->kind == CFG_MAP) {
+      node = e->value;
+      continue;
+    }
+    cfg_node *m = cfg_new(v->pool, CFG_MAP, o->src);
+    if (!m) return false;
+    if (e) {
+      /* `platform: NAME` becomes {name: NAME} before a field is overridden */
+      if (i == 0 && !strcmp(o->comps[0], "platform") && e->value->kind != CFG_NULL &&
+          e->value->kind != CFG_SEQ && !cfg_map_put(v->pool, m, "name", e->line, e->column, e->value))
+        return false;
+      e->value = m;
+    } else if (!cfg_map_put(v->pool, node, o->comps[i], 0, 0, m)) {
+      return false;
+    }
+    if (!e) node->entries[node->n - 1].src = o->src;
+    node = m;
+  }
+  const char *last = o->comps[o->n_comps - 1];
+  cfg_entry *e = cfg_map_find(node, last);
+  if (e) {
+    e->value = o->value;
+    e->src = o->src;
+    e->line = e->column = 0;
+    return true;
+  }
+  if (!cfg_map_put(v->pool, node, last, 0, 0, o->value)) return false;
+  node->entries[node->n - 1].src = o->src;
+  return true;
+}
+
+/* ---- diagnostics in source order ------------------------------------------------- */
+
+/* Validation walks the keys in table order, but a reader wants the errors
+ * in the order of the file: they are collected, then handed on sorted by
+ * line and column (command-line ones first, in argument order). */
+typedef struct held {
+  mp_severity severity;
+  char *file, *key_path, *source_line, *message;
+  uint32_t line, column;
+  int64_t byte_offset;
+  size_t seq;
+} held;
+
+typedef struct holder {
+  held *items;
+  size_t n, cap;
+  bool nomem;
+} holder;
+
+static char *dup_or_null(const char *s, bool *nomem) {
+  if (!s) return NULL;
+  char *d = strdup(s);
+  if (!d) *nomem = true;
+  return d;
+}
+
+static void hold(void *user, const mp_diag *d) {
+  holder *h = user;
+  if (h->n == h->cap) {
+    size_t cap = h->cap ? h->cap * 2 : 16;
+    held *it = realloc(h->items, cap * sizeof *it);
+    if (!it) {
+      h->nomem = true;
+      return;
+    }
+    h->items = it;
+    h->cap = cap;
+  }
+  held *x = &h->items[h->n];
+  x->severity = d->severity;
+  x->file = dup_or_null(d->file, &h->nomem);
+  x->key_path = dup_or_null(d->key_path, &h->nomem);
+  x->source_line = dup_or_null(d->source_line, &h->nomem);
+  x->message = dup_or_null(d->message, &h->nomem);
+  x->line = d->line;
+  x->column = d->column;
+  x->byte_offset = d->byte_offset;
+  x->seq = h->n++;
+}
+
+static int cmp_held(const void *a, const void *b) {
+  const held *x = a, *y = b;
+  if ((x->file != NULL) != (y->file != NULL)) return x->file ? 1 : -1;
+  if (!x->file) return (x->seq > y->seq) - (x->seq < y->seq);
+  if (x->line != y->line) return x->line < y->line ? -1 : 1;
+  if (x->column != y->column) return x->column < y->column ? -1 : 1;
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void release(holder *h, const mp_diag_sink *dx) {
+  if (h->n) qsort(h->items, h->n, sizeof *h->items, cmp_held);
+  for (size_t i = 0; i < h->n; i++) {
+    held *x = &h->items[i];
+    if (dx && dx->fn && x->message) {
+      mp_diag d = {x->severity, x->file, x->line, x->column, x->byte_offset,
+                   x->key_path, x->source_line, x->message};
+      dx->fn(dx->user, &d);
+    }
+    free(x->file);
+    free(x->key_path);
+    free(x->source_line);
+    free(x->message);
+  }
+  free(h->items);
+  memset(h, 0, sizeof *h);
+}
+
+/* ---- entry points ---------------------------------------------------------------- */
+
+/* The folder of `path` ("cfg/x.yaml" -> "cfg"), NULL for the cwd. */
+static const char *dir_of(mp_pool *pool, const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return NULL;
+  if (slash == path) return "/";
+  return mp_pool_strndup(pool, path, (size_t)(slash - path));
+}
+
+static mp_status build(const char *text, size_t len, const char *name, int argc, char **argv,
+                       const mp_diag_sink *dx, mp_config **out);
+
+/* Build with the diagnostics held and released in source order. */
+static mp_status build_sorted(const char *text, size_t len, const char *name, int argc,
+                              char **argv, const mp_diag_sink *dx, mp_config **out) {
+  holder h = {0};
+  mp_diag_sink held_sink = {hold, &h};
+  mp_status st = build(text, len, name, argc, argv, &held_sink, out);
+  bool nomem = h.nomem;
+  release(&h, dx);
+  if (nomem && st == MP_OK) {
+    mp_config_free(out);
+    st = MP_ERR_NOMEM;
+  }
+  return st;
+}
+
+static mp_status build(const char *text, size_t len, const char *name, int argc, char **argv,
+                       const mp_diag_sink *dx, mp_config **out) {
+  *out = NULL;
+  mp_pool *pool = mp_pool_new();
+  if (!pool) return MP_ERR_NOMEM;
+  mp_config *c = mp_pool_alloc(pool, 1, sizeof *c);
+  if (!c) {
+    mp_pool_free(&pool);
+    return MP_ERR_NOMEM;
+  }
+  c->pool = pool;
+  vctx v = {pool, dx, 0, false};
+  args a = {0};
+  parse_args(&v, argc, argv, &a, c);
+  if (text && a.config_path) {
+    verr_at(&v, NULL, 0, 0, NULL, "the config is given twice ('%s' and '%s')", name,
+            a.config_path);
+  }
+  cfg_src *file = mp_pool_alloc(pool, 1, sizeof *file);
+  cfg_node *root = NULL;
+  mp_status st = file ? MP_OK : MP_ERR_NOMEM;
+  uint8_t *bytes = NULL;
+  if (st == MP_OK && !text && a.config_path && !v.nomem) {
+    size_t n;
+    st = mp_read_file(a.config_path, &bytes, &n, dx);
+    if (st == MP_OK && n > CFG_MAX_FILE) {
+      mp_error(dx, (mp_loc){a.config_path, 0, 0, -1, NULL, NULL},
+               "the config is %zu bytes; more than %u is not a config", n, CFG_MAX_FILE);
+      st = MP_ERR_CONFIG;
+    }
+    if (st == MP_OK) {
+      text = (const char *)bytes;
+      len = n;
+      name = a.config_path;
+    }
+  }
+  if (st == MP_OK && text) {
+    char *copy = mp_pool_strndup(pool, text, len);
+    c->config_path = mp_pool_strdup(pool, name);
+    if (!copy || !c->config_path) {
+      st = MP_ERR_NOMEM;
+    } else {
+      file->file = c->config_path;
+      file->dir = dir_of(pool, name);
+      file->text = copy;
+      file->len = len;
+      st = cfg_load_yaml(pool, file, dx, &root);
+    }
+  } else if (st == MP_OK) {
+    root = cfg_new(pool, CFG_MAP, file);
+    if (!root) st = MP_ERR_NOMEM;
+  }
+  free(bytes);
+  for (uint32_t i = 0; st == MP_OK && i < a.n_ov; i++)
+    if (!apply(&v, root, &a.ov[i])) st = MP_ERR_NOMEM;
+  if (st == MP_OK && !v.nomem) validate(&v, root, text ? file : NULL, c);
+  if (st == MP_OK && v.nomem) st = MP_ERR_NOMEM;
+  if (st == MP_OK && v.errors) st = MP_ERR_CONFIG;
+  if (st != MP_OK) {
+    mp_pool_free(&pool);
+    return st;
+  }
+  *out = c;
+  return MP_OK;
+}
+
+mp_status mp_config_from_args(int argc, char **argv, const mp_diag_sink *dx, mp_config **out) {
+  return build_sorted(NULL, 0, NULL, argc, argv, dx, out);
+}
+
+mp_status mp_config_from_text(const char *text, size_t len, const char *name, int argc,
+                              char **argv, const mp_diag_sink *dx, mp_config **out) {
+  return build_sorted(text ? text : "", text ? len : 0, name ? name : "config.yaml", argc, argv, dx,
+                      out);
+}
+
+void mp_config_free(mp_config **c) {
+  if (!c || !*c) return;
+  mp_pool *pool = (*c)->pool;
+  mp_pool_free(&pool);
+  *c = NULL;
+}

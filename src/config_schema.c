@@ -1,0 +1,330 @@
+/*
+ * config_schema.c — the one table of configuration keys, the --help text
+ * made from it, and did-you-mean suggestions.
+ *
+ * Every key the config accepts is one row: its snake_case path (list
+ * elements marked "[]"), its type, its default and its meaning.  The
+ * validator asks the table which keys may appear under a mapping, the
+ * command-line parser asks it which `--dotted.keys` exist and whether they
+ * take a value, and --help prints it; so a new key is one new row (plus its
+ * reading in config.c).  The meanings of the memory keys are the seeds'
+ * MemoryArgs descriptions.
+ *
+ * Suggestions use the edit distance, case-insensitive and with '-' == '_',
+ * and are only offered when close: a wrong hint is worse than none.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const cfg_key keys[] = {
+    {"model", T_SECTION, "mapping", NULL, "The model to plan."},
+    {"model.path", T_PATH, "path", "(required)",
+     "Path of the .tflite model; relative to the config file's folder (to the current folder "
+     "when given on the command line)."},
+    {"model.subgraph", T_UINT, "integer", "0", "Index of the subgraph to plan."},
+    {"model.name", T_STRING, "string", "the model file's name without extension",
+     "Name of the model in logs and reports."},
+    {"module", T_SECTION, "mapping", NULL, "The emitted C module."},
+    {"module.path", T_PATH, "path", "out",
+     "Folder the module is written to; relative to the config file's folder (to the current "
+     "folder without a config file or when given on the command line)."},
+    {"module.name", T_STRING, "string", "the prefix", "Name of the emitted module."},
+    {"module.prefix", T_IDENT, "C identifier", "model.name made a lower-case C identifier",
+     "Prefix of every emitted symbol (<prefix>_model_init, <prefix>_arena_dtcm_buffer, ...)."},
+    {"platform", T_PLATFORM, "name or mapping", MP_DEFAULT_PLATFORM,
+     "Target platform: a built-in name (apollo510_evb, apollo4p_evb, apollo330p_evb, "
+     "apollo3p_evb), or a mapping of the keys below; a built-in name with inline keys "
+     "overrides that built-in's fields."},
+    {"platform.name", T_STRING, "string", MP_DEFAULT_PLATFORM,
+     "Built-in platform to start from, or the name of an inline platform."},
+    {"platform.memories", T_MEMSIZES, "mapping memory: bytes", "the built-in's",
+     "Size in bytes of each memory bank (dtcm, itcm, sram, psram, mram); null removes a bank "
+     "of the built-in.  Sizes take an optional KiB, MiB or GiB suffix."},
+    {"platform.min_alignment", T_ALIGN, "bytes", "16",
+     "Minimum alignment of every slot and arena; a power of two up to 4096."},
+    {"platform.preferred_memory_order", T_MEMLIST, "list of memories",
+     "dtcm, sram, psram, mram (those present)",
+     "Order in which unpinned tensors prefer the banks, after the order of "
+     "memory.constraints.  On the command line a JSON list or dtcm,sram,..."},
+    {"memory", T_SECTION, "mapping", NULL, "Memory configuration for the conversion process."},
+    {"memory.planner", T_PLANNER, "planner name", "greedy",
+     "Memory planner strategy. Defaults to greedy; greedy_by_size and hill_climb are "
+     "experimental and opt-in."},
+    {"memory.planner_options", T_OPTIONS, "mapping (JSON object)", "{}",
+     "Tunables forwarded to the selected planner, validated against that planner's option "
+     "schema. Unknown keys are rejected with a did-you-mean hint. hill_climb accepts "
+     "iterations, seed, and max_stall_iterations; greedy and greedy_by_size accept none. On "
+     "the CLI this is a JSON object: --memory.planner-options '{\"iterations\": 2000}'."},
+    {"memory.constraints", T_LIST, "list of mappings (JSON list)", "null",
+     "Memory constraints (ordered by preference)."},
+    {"memory.constraints[].name", T_MEMORY, "memory", "(required)", "Memory type (e.g., DTCM, ITCM)."},
+    {"memory.constraints[].max_size", T_SIZE, "bytes", "the platform's size of that memory",
+     "Maximum size in bytes of everything placed in that memory."},
+    {"memory.constraints[].arena_alignment", T_ALIGN, "bytes", "null",
+     "Optional per-arena alignment floor in bytes. When set, applied to both the arena base "
+     "symbol and every slot. When None, only the 16-byte implementation floor applies to the "
+     "base; per-slot alignment is driven by platform / dtype / tensor hints."},
+    {"memory.tensors", T_LIST, "list of rulesets (JSON list)", "[]",
+     "Per-tensor attribute rulesets.  They merge field by field from least to most specific: "
+     "(type \"*\", no id) < (type, no id) < (type \"*\", id) < (type, id); a later ruleset wins "
+     "a tie."},
+    {"memory.tensors[].type", T_RULETYPE, "scratch|persistent|constant|*", "*",
+     "Role of the tensors the ruleset applies to (ArenaRole)."},
+    {"memory.tensors[].id", T_IDS, "list of ids", "null",
+     "Tensors the ruleset applies to: tensor indices (as text) or names; null = all."},
+    {"memory.tensors[].attributes", T_SECTION, "mapping", NULL,
+     "The tensor attributes the ruleset sets."},
+    {"memory.tensors[].attributes.memory", T_MEMORY, "memory", "dtcm (preferred, not pinned)",
+     "Memory placement for tensors; naming it pins the tensor there. For constants this is the "
+     "source (cold-storage) memory where the tensor's bytes live in the image."},
+    {"memory.tensors[].attributes.constant_destination_memory", T_MEMORY, "memory", "null",
+     "Per-tensor runtime destination memory for constants. When None (default) the constant is "
+     "read in place from its source memory; when set the constant is hydrated into a writable "
+     "arena slot in the destination memory. Must be a writable memory of the platform."},
+    {"memory.allocate_arenas", T_BOOL, "boolean", "true",
+     "If true, the module will use internal, statically allocated arenas. If false, the caller "
+     "must bind every region via <prefix>_bind_arena() / <prefix>_bind_arenas() before "
+     "model_init."},
+    {"memory.auto_hydrate_constants", T_BOOL, "boolean", "true",
+     "Deprecated: retained for backwards compatibility but no longer changes generated runtime "
+     "behavior. model_init always invokes hydrate_constants between context_init and the "
+     "operator init loop. Override the weak hydrate_constants symbol for custom hydration "
+     "mechanisms (DMA / async pre-stage / model swap)."},
+    {"memory.dump_residency_json", T_BOOL, "boolean", "false",
+     "If true, write a machine-readable residency report (<prefix>_residency.json) alongside "
+     "the emitted module. Mirrors the verbose log summary as JSON for tooling that needs to "
+     "introspect arena layout, staged-vs-cold residency, and per-tensor placement "
+     "post-planning."},
+    {"verbose", T_VERBOSE, "0-3", "1",
+     "0 errors only; 1 a summary; 2 also every tensor's resolved attributes; 3 more detail."},
+};
+
+#define N_KEYS (sizeof keys / sizeof keys[0])
+
+const cfg_key *cfg_keys(size_t *n) {
+  *n = N_KEYS;
+  return keys;
+}
+
+const cfg_key *cfg_key_find(const char *path) {
+  for (size_t i = 0; i < N_KEYS; i++)
+    if (!strcmp(keys[i].path, path)) return &keys[i];
+  return NULL;
+}
+
+size_t cfg_key_children(const char *parent, const char **names, size_t max) {
+  size_t pl = strlen(parent), n = 0;
+  for (size_t i = 0; i < N_KEYS && n < max; i++) {
+    const char *p = keys[i].path;
+    const char *rest;
+    if (pl == 0) {
+      rest = p;
+    } else {
+      if (strncmp(p, parent, pl) != 0 || p[pl] != '.') continue;
+      rest = p + pl + 1;
+    }
+    if (strchr(rest, '.') || strchr(rest, '[')) continue;
+    names[n++] = rest;
+  }
+  return n;
+}
+
+/* ---- suggestions ------------------------------------------------------------- */
+
+static char fold(char c) { return c == '-' ? '_' : (char)tolower((unsigned char)c); }
+
+/* Edit distance of the folded strings, counting a swap of two neighbours
+ * as one edit ("memroy" is one edit from "memory"); SIZE_MAX when either is
+ * too long to be worth it. */
+static size_t distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 128 || lb > 128) return SIZE_MAX;
+  size_t rows[3][129];
+  size_t *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
+  for (size_t j = 0; j <= lb; j++) prev[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    cur[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t sub = prev[j - 1] + (fold(a[i - 1]) != fold(b[j - 1]));
+      size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+      size_t m = sub < del ? sub : del;
+      m = m < ins ? m : ins;
+      if (i > 1 && j > 1 && fold(a[i - 1]) == fold(b[j - 2]) && fold(a[i - 2]) == fold(b[j - 1]) &&
+          prev2[j - 2] + 1 < m)
+        m = prev2[j - 2] + 1;
+      cur[j] = m;
+    }
+    size_t *t = prev2;
+    prev2 = prev;
+    prev = cur;
+    cur = t;
+  }
+  return prev[lb];
+}
+
+static bool folded_prefix(const char *pre, const char *s) {
+  for (; *pre; pre++, s++)
+    if (!*s || fold(*pre) != fold(*s)) return false;
+  return true;
+}
+
+const char *mp_suggest(const char *word, const char *const *cands, size_t n) {
+  if (!word || !*word) return NULL;
+  size_t wl = strlen(word);
+  const char *best = NULL;
+  size_t best_d = SIZE_MAX;
+  for (size_t i = 0; i < n; i++) {
+    if (!cands[i]) continue;
+    size_t d = distance(word, cands[i]);
+    if (d < best_d) {
+      best_d = d;
+      best = cands[i];
+    }
+  }
+  /* close: a third of the word's letters wrong at most (one for short words) */
+  size_t limit = wl / 3 > 1 ? wl / 3 : 1;
+  if (best && best_d <= limit && best_d < strlen(best)) return best;
+  /* a truncated or extended name ("apollo510" for "apollo510_evb") */
+  if (wl >= 4)
+    for (size_t i = 0; i < n; i++)
+      if (cands[i] && (folded_prefix(word, cands[i]) || folded_prefix(cands[i], word)) &&
+          strlen(cands[i]) >= 4)
+        return cands[i];
+  return NULL;
+}
+
+/* ---- help -------------------------------------------------------------------- */
+
+/* Append `text` wrapped at 78 columns, continuation lines indented by
+ * `indent`; `col` is the column the cursor is at (0: a fresh line). */
+static void wrap_at(mp_buf *b, const char *text, size_t indent, size_t col) {
+  const char *p = text;
+  while (*p) {
+    while (*p == ' ') p++;
+    const char *e = p;
+    while (*e && *e != ' ') e++;
+    size_t wlen = (size_t)(e - p);
+    if (wlen == 0) break;
+    if (col == 0) {
+      for (size_t i = 0; i < indent; i++) mp_buf_putc(b, ' ');
+      col = indent;
+    } else if (col + 1 + wlen > 78) {
+      mp_buf_putc(b, '\n');
+      for (size_t i = 0; i < indent; i++) mp_buf_putc(b, ' ');
+      col = indent;
+    } else {
+      mp_buf_putc(b, ' ');
+      col++;
+    }
+    mp_buf_append(b, p, wlen);
+    col += wlen;
+    p = e;
+  }
+  mp_buf_putc(b, '\n');
+}
+
+static void wrap(mp_buf *b, const char *text, size_t indent) { wrap_at(b, text, indent, 0); }
+
+/* The CLI spelling of a key path: kebab-case. */
+static void put_cli(mp_buf *b, const char *path) {
+  for (const char *p = path; *p; p++) mp_buf_putc(b, *p == '_' ? '-' : *p);
+}
+
+char *mp_config_help_text(void) {
+  mp_buf b;
+  mp_buf_init(&b);
+  mp_buf_puts(&b,
+              "usage: memplan convert [--path CONFIG.yaml] [--KEY VALUE ...] [options]\n"
+              "\n"
+              "Plan a model from a YAML config and emit a C module.  Every configuration key\n"
+              "below can be given in the file or on the command line as --KEY VALUE (or\n"
+              "--KEY=VALUE), which wins over the file; the whole config can be given on the\n"
+              "command line.  Kebab-case and snake_case name the same key\n"
+              "(--memory.planner-options == --memory.planner_options).  Booleans are\n"
+              "--KEY, --no-KEY's last part (--memory.no-allocate-arenas) or --KEY true|false.\n"
+              "Mappings and lists are JSON on the command line; a single entry of a mapping\n"
+              "can be set with a longer key (--memory.planner-options.iterations 2000,\n"
+              "--platform.memories.dtcm 262144).\n"
+              "\n"
+              "options:\n"
+              "  --path FILE           the YAML config; relative paths in it resolve against\n"
+              "                        its folder\n"
+              "  --report FILE         also write an HTML report of the plan to FILE\n"
+              "  --allow-unsupported   plan models with operators memplan has no kernel for\n"
+              "  --verbose N           as the key 'verbose' below\n"
+              "  --help                this text\n"
+              "\n"
+              "configuration keys (type; default):\n");
+  for (size_t i = 0; i < N_KEYS; i++) {
+    const cfg_key *k = &keys[i];
+    bool element = strchr(k->path, '[') != NULL;
+    mp_buf_puts(&b, "\n  ");
+    if (!element) mp_buf_puts(&b, "--");
+    if (element) mp_buf_puts(&b, k->path);
+    else put_cli(&b, k->path);
+    mp_buf_printf(&b, "  (%s", k->type_name);
+    if (k->def && k->def[0] == '(') mp_buf_printf(&b, "; %.*s", (int)strlen(k->def) - 2, k->def + 1);
+    else if (k->def) mp_buf_printf(&b, "; default: %s", k->def);
+    mp_buf_puts(&b, ")\n");
+    wrap(&b, k->help, 6);
+    if (k->type == T_PLANNER) {
+      mp_buf_puts(&b, "      planners:\n");
+      for (uint32_t p = 0; p < mp_planner_count(); p++) {
+        const mp_planner *pl = mp_planner_at(p);
+        mp_buf_printf(&b, "        %-16s", pl->name);
+        wrap_at(&b, pl->help ? pl->help : "", 25, 24);
+      }
+    }
+    if (k->type == T_OPTIONS) {
+      for (uint32_t p = 0; p < mp_planner_count(); p++) {
+        const mp_planner *pl = mp_planner_at(p);
+        if (pl->n_options == 0) continue;
+        mp_buf_printf(&b, "      %s options:\n", pl->name);
+        for (uint32_t o = 0; o < pl->n_options; o++) {
+          const mp_option_spec *os = &pl->options[o];
+          mp_buf_printf(&b, "        %-22s integer %lld..%lld", os->key, (long long)os->min,
+                        (long long)os->max);
+          if (os->has_default) mp_buf_printf(&b, ", default %lld", (long long)os->def);
+          mp_buf_putc(&b, '\n');
+          if (os->help) wrap(&b, os->help, 10);
+        }
+      }
+    }
+  }
+  mp_buf_puts(&b, "\nbuilt-in platforms (bytes):\n");
+  for (const char *const *n = mp_platform_builtin_names(); *n; n++) {
+    mp_platform p;
+    mp_platform_builtin(*n, &p);
+    mp_buf_printf(&b, "  %-16s", p.name);
+    for (uint32_t o = 0; o < p.n_order; o++)
+      mp_buf_printf(&b, " %s %llu", mp_memory_name(p.order[o]), (unsigned long long)p.size[p.order[o]]);
+    for (int m = 0; m < MP_MEM_COUNT; m++) {
+      bool in_order = false;
+      for (uint32_t o = 0; o < p.n_order; o++) in_order |= p.order[o] == (mp_memory)m;
+      if (p.present[m] && !in_order)
+        mp_buf_printf(&b, " %s %llu (pinned only)", mp_memory_name((mp_memory)m),
+                      (unsigned long long)p.size[m]);
+    }
+    mp_buf_putc(&b, '\n');
+  }
+  mp_buf_puts(&b, "  (in preferred order; min_alignment 16)\n"
+                  "\n"
+                  "example:\n"
+                  "  model:    {path: model.tflite}\n"
+                  "  platform: apollo4p_evb\n"
+                  "  memory:\n"
+                  "    planner: hill_climb\n"
+                  "    planner_options: {iterations: 2000}\n"
+                  "    constraints: [{name: dtcm, max_size: 256KiB}]\n"
+                  "    tensors:\n"
+                  "      - {type: constant, attributes: {memory: mram, constant_destination_memory: sram}}\n");
+  if (b.failed) {
+    mp_buf_free(&b);
+    return NULL;
+  }
+  /* hand over the buffer's malloc'd storage */
+  return b.data;
+}
