@@ -221,8 +221,12 @@ bool fb_vector(const fb_table *t, uint32_t id, uint32_t elem_size, fb_vec *out) 
   uint32_t len = fb_load_u32(f->p + tgt);
   if (!in_file(f, (uint64_t)tgt + 4, (uint64_t)len * elem_size)) {
     char nb[16];
-    fb_fail(f, tgt, "%s: %s has %u elements of %u bytes, running past the end of the file "
-                    "(%zu bytes)", t->what, fb_field_name(t, id, nb), len, elem_size, f->size);
+    if (elem_size == 1)
+      fb_fail(f, tgt, "%s: %s is %u bytes long, running past the end of the file (%zu bytes)",
+              t->what, fb_field_name(t, id, nb), len, f->size);
+    else
+      fb_fail(f, tgt, "%s: %s has %u elements of %u bytes, running past the end of the file "
+                      "(%zu bytes)", t->what, fb_field_name(t, id, nb), len, elem_size, f->size);
     return false;
   }
   if (!fb_charge(t->f, len, tgt)) return false;

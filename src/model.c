@@ -412,9 +412,12 @@ mp_status mp_model_parse(const uint8_t *bytes, size_t size, const char *name,
   mp_pool *pool = mp_pool_new();
   if (!pool) return MP_ERR_NOMEM;
   mp_model *m = mp_pool_alloc(pool, 1, sizeof *m);
-  uint8_t *copy = mp_pool_alloc(pool, size, 1);
+  /* The file gets an allocation of its own, of exactly its size, so that
+   * a sanitizer sees any read past its end (a pool block would hide it). */
+  uint8_t *copy = malloc(size ? size : 1);
   char *path = mp_pool_strdup(pool, name ? name : "<memory>");
   if (!m || !copy || !path) {
+    free(copy);
     mp_pool_free(&pool);
     return MP_ERR_NOMEM;
   }
@@ -429,6 +432,7 @@ mp_status mp_model_parse(const uint8_t *bytes, size_t size, const char *name,
   r.pool = pool;
   r.m = m;
   if (!read_model(&r)) {
+    free(copy);
     mp_pool_free(&pool);
     return MP_ERR_MODEL;
   }
@@ -449,6 +453,7 @@ mp_status mp_model_load(const char *path, const mp_diag_sink *dx, mp_model **out
 
 void mp_model_free(mp_model **m) {
   if (!m || !*m) return;
+  free((void *)(uintptr_t)(*m)->bytes);
   mp_pool *pool = (*m)->pool;
   mp_pool_free(&pool);
   *m = NULL;
