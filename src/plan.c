@@ -720,17 +720,6 @@ static bool setup(planctx *c) {
   return true;
 }
 
-/* Weak fallback until the rules module is linked: every tensor unpinned. */
-__attribute__((weak)) mp_status mp_rules_resolve(const mp_graph *g, const mp_platform *platform,
-                                                 const mp_memory_args *mem,
-                                                 const mp_diag_sink *dx, mp_attributes *out) {
-  (void)platform;
-  (void)mem;
-  (void)dx;
-  memset(out, 0, g->n_tensors * sizeof *out);
-  return MP_OK;
-}
-
 mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform, const mp_memory_args *mem,
                         const mp_diag_sink *dx, mp_plan **out) {
   *out = NULL;
