@@ -852,7 +852,9 @@ static void read_model_module(vctx *v, const cfg_node *root, const cfg_src *file
   if ((n = value_of(model, "path"))) {
     if (read_string(v, n, "model.path", &s)) c->model_path = resolve_path(v, n, s);
   } else {
-    verr_at(v, file, 0, 0, "model.path",
+    /* point at the model section when there is one */
+    cfg_entry *me = cfg_map_find(root, "model");
+    verr_at(v, me ? me->src : file, me ? me->line : 0, me ? me->column : 0, "model.path",
             "missing 'model.path': the .tflite model to plan (set it in the config or with "
             "--model.path)");
   }
