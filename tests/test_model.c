@@ -677,6 +677,35 @@ static void metadata_and_description_are_read(void **state) {
   mp_model_free(&m);
 }
 
+static void names_are_made_printable_and_valid_utf8(void **state) {
+  (void)state;
+  /* regression: a name that is not UTF-8 made `inspect --json` drop the
+   * key, and control characters reached the terminal */
+  mp_tfw *w = mp_tfw_new();
+  mp_tfw_set_description(w, "line\nbreak");
+  mp_tfw_add_simple_tensor(w, "bad\xff\xfename\x1b[31m", MP_DTYPE_INT8, 1, (const int32_t[]){4});
+  mp_tfw_add_simple_tensor(w, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", MP_DTYPE_INT8, 1,
+                           (const int32_t[]){4});
+  mp_tfw_add_simple_tensor(w, "over\xc0\xaflong sur\xed\xa0\x80 cut\xe2\x82", MP_DTYPE_INT8, 1,
+                           (const int32_t[]){4});
+  mp_tfw_add_simple_tensor(w, "del\x7f max\xf4\x90\x80\x80", MP_DTYPE_INT8, 1,
+                           (const int32_t[]){4});
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = 32, .custom_code = "\xc3(op", .n_inputs = 1,
+                                .inputs = (const int32_t[]){0}});
+  blob x = finish(w);
+  mp_model *m = NULL;
+  assert_int_equal(mp_model_parse(x.b, x.n, "names", NULL, &m), MP_OK);
+  assert_string_equal(m->description, "line?break");
+  const mp_tensor_def *t = m->subgraphs[0].tensors;
+  assert_string_equal(t[0].name, "bad??name?[31m");
+  assert_string_equal(t[1].name, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"); /* valid: kept */
+  assert_string_equal(t[2].name, "over??long sur??? cut??");
+  assert_string_equal(t[3].name, "del? max????");
+  assert_string_equal(m->opcodes[0].custom_code, "?(op");
+  mp_model_free(&m);
+  free(x.b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_truncation_of_a_small_model_is_rejected_with_an_offset),
@@ -706,6 +735,7 @@ int main(void) {
       cmocka_unit_test(the_model_keeps_its_own_copy_of_the_bytes),
       cmocka_unit_test(a_missing_file_is_an_io_error_naming_the_path),
       cmocka_unit_test(metadata_and_description_are_read),
+      cmocka_unit_test(names_are_made_printable_and_valid_utf8),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
