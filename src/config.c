@@ -615,6 +615,10 @@ static void read_constraints(vctx *v, const cfg_node *mem, const mp_platform *pf
 static const char *const rule_types[] = {"*", "scratch", "persistent", "constant"};
 
 static bool read_rule_type(vctx *v, const cfg_node *n, const char *path, int32_t *out) {
+  if (n->kind == CFG_NULL) {
+    *out = MP_RULE_ANY_TYPE;
+    return true;
+  }
   if (n->kind == CFG_STR && n->text) {
     if (!strcmp(n->text, "*")) {
       *out = MP_RULE_ANY_TYPE;
@@ -1297,11 +1301,16 @@ static int cmp_held(const void *a, const void *b) {
   return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+#define MAX_SHOWN 50 /* errors; a config with more has a bigger problem */
+
 static void release(holder *h, const mp_diag_sink *dx) {
   if (h->n) qsort(h->items, h->n, sizeof *h->items, cmp_held);
+  size_t shown = 0, hidden = 0;
   for (size_t i = 0; i < h->n; i++) {
     held *x = &h->items[i];
-    if (dx && dx->fn && x->message) {
+    if (x->severity == MP_SEV_ERROR && shown == MAX_SHOWN) hidden++;
+    else if (dx && dx->fn && x->message) {
+      shown += x->severity == MP_SEV_ERROR;
       mp_diag d = {x->severity, x->file, x->line, x->column, x->byte_offset,
                    x->key_path, x->source_line, x->message};
       dx->fn(dx->user, &d);
@@ -1311,6 +1320,7 @@ static void release(holder *h, const mp_diag_sink *dx) {
     free(x->source_line);
     free(x->message);
   }
+  if (hidden) mp_error(dx, MP_LOC_NONE, "%zu more errors not shown", hidden);
   free(h->items);
   memset(h, 0, sizeof *h);
 }

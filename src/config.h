@@ -69,6 +69,7 @@ struct cfg_node {
 /* Limits that keep hostile input cheap. */
 #define CFG_MAX_DEPTH 64
 #define CFG_MAX_FILE (16u * 1024u * 1024u)
+#define CFG_MAX_ITEMS 10000u /* entries of one mapping or list */
 
 /* Load a YAML document into a tree allocated from `pool`.  An empty
  * document yields an empty map.  Reports malformed YAML (line:column),

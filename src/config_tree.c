@@ -290,6 +290,11 @@ static const char *attach(yaml_ctx *y, cfg_node *n, uint32_t line, uint32_t col)
     return "";
   }
   frame *f = &y->stack[y->depth - 1];
+  if (f->node->n >= CFG_MAX_ITEMS) {
+    yerr(y, line, col, f->path, "more than %u entries in one %s", CFG_MAX_ITEMS,
+         f->node->kind == CFG_SEQ ? "list" : "mapping");
+    return f->path;
+  }
   if (f->node->kind == CFG_SEQ) {
     const char *p = child_path(y, f, NULL);
     if (!cfg_seq_push(y->pool, f->node, n)) y->nomem = true;
@@ -460,6 +465,10 @@ static cfg_node *from_json(mp_pool *pool, const cfg_src *src, json_t *j, uint32_
   cfg_node *n = NULL;
   switch (json_typeof(j)) {
   case JSON_OBJECT: {
+    if (json_object_size(j) > CFG_MAX_ITEMS) {
+      *too_deep = true;
+      return NULL;
+    }
     n = cfg_new(pool, CFG_MAP, src);
     const char *k;
     json_t *v;
@@ -475,6 +484,10 @@ static cfg_node *from_json(mp_pool *pool, const cfg_src *src, json_t *j, uint32_
     break;
   }
   case JSON_ARRAY: {
+    if (json_array_size(j) > CFG_MAX_ITEMS) {
+      *too_deep = true;
+      return NULL;
+    }
     n = cfg_new(pool, CFG_SEQ, src);
     size_t i;
     json_t *v;
@@ -534,8 +547,9 @@ mp_status cfg_load_json(mp_pool *pool, const cfg_src *src, const char *text, con
   cfg_node *n = from_json(pool, src, j, 0, &too_deep, &dup);
   json_decref(j);
   if (too_deep) {
-    cfg_report(dx, pool, MP_SEV_ERROR, src, 0, 0, key_path, "the value nests deeper than %d levels",
-               CFG_MAX_DEPTH);
+    cfg_report(dx, pool, MP_SEV_ERROR, src, 0, 0, key_path,
+               "the value nests deeper than %d levels or has more than %u entries", CFG_MAX_DEPTH,
+               CFG_MAX_ITEMS);
     return MP_ERR_CONFIG;
   }
   if (dup) {

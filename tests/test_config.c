@@ -710,6 +710,52 @@ static void a_missing_file_is_an_io_error(void **state) {
   assert_true(rec_find(&r, NULL, "cannot open") >= 0);
 }
 
+static void after_fifty_errors_the_rest_are_counted(void **state) {
+  (void)state;
+  char yaml[4096] = "model: {path: m.tflite}\n";
+  for (int i = 0; i < 60; i++) {
+    char line[32];
+    snprintf(line, sizeof line, "bogus%d: 1\n", i);
+    strcat(yaml, line);
+  }
+  rec r;
+  mp_config *c = NULL;
+  assert_int_equal(load(yaml, NULL, &r, &c), MP_ERR_CONFIG);
+  assert_int_equal(r.errors, 51);
+  assert_string_equal(r.d[50].msg, "10 more errors not shown");
+}
+
+static void a_huge_list_is_refused(void **state) {
+  (void)state;
+  size_t cap = 32 + (CFG_MAX_ITEMS + 1) * 3;
+  char *yaml = malloc(cap);
+  assert_non_null(yaml);
+  strcpy(yaml, "model: {path: m.tflite}\nx: [");
+  size_t len = strlen(yaml);
+  for (unsigned i = 0; i <= CFG_MAX_ITEMS; i++) {
+    memcpy(yaml + len, "1,", 2);
+    len += 2;
+  }
+  memcpy(yaml + len, "1]\n", 4);
+  rec r;
+  mp_config *c = NULL;
+  assert_int_equal(load(yaml, NULL, &r, &c), MP_ERR_CONFIG);
+  assert_true(rec_find(&r, "x", "more than 10000 entries in one list") >= 0);
+  free(yaml);
+}
+
+static void a_null_ruleset_type_means_every_type(void **state) {
+  (void)state;
+  rec r;
+  mp_config *c = NULL;
+  assert_int_equal(load("model: {path: m.tflite}\nmemory: {tensors: [{type: null, attributes: "
+                        "{memory: sram}}]}\n",
+                        NULL, &r, &c),
+                   MP_OK);
+  assert_int_equal(c->memory.rules[0].type, MP_RULE_ANY_TYPE);
+  mp_config_free(&c);
+}
+
 static void help_lists_every_key_with_type_default_and_meaning(void **state) {
   (void)state;
   char *h = mp_config_help_text();
@@ -976,6 +1022,9 @@ int main(void) {
       cmocka_unit_test(malformed_json_on_the_command_line_reports_the_column),
       cmocka_unit_test(every_error_is_reported_in_the_order_of_the_file),
       cmocka_unit_test(a_missing_file_is_an_io_error),
+      cmocka_unit_test(after_fifty_errors_the_rest_are_counted),
+      cmocka_unit_test(a_huge_list_is_refused),
+      cmocka_unit_test(a_null_ruleset_type_means_every_type),
       cmocka_unit_test(help_lists_every_key_with_type_default_and_meaning),
       cmocka_unit_test(suggestions_are_offered_only_when_close),
       cmocka_unit_test(each_bad_config_names_its_key_and_teaches_the_fix),
