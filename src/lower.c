@@ -1086,6 +1086,8 @@ static mp_status lower_mean(ctx *c) {
     if (reduced[d]) {
       strides[d] = 0;
       count *= dims[d];
+    } else if (dims[d] == 1) {
+      strides[d] = 0; /* a unit dimension never moves */
     } else {
       strides[d] = s;
       s *= dims[d];

@@ -1,0 +1,879 @@
+/*
+ * test_kernels.c — memplan's reference kernels (runtime/kernels) on small
+ * cases computed by hand: the fixed-point helpers with their exact
+ * rounding, then every kernel with padding, strides, dilation, depth
+ * multipliers, per-channel requantisation, offsets and fused activation
+ * clamps.  Scratch and outputs start out as garbage, so a kernel that reads
+ * what it did not write fails.
+ *
+ * Most int8 cases use the identity requantisation (multiplier 2^30, shift
+ * 1: exactly x) or a power of two, so the expected values are plain sums
+ * one can check on paper.  Bit-exactness on real models is test_golden's
+ * job.  The last test compiles the library as strict C99 for the host and,
+ * when the toolchain is installed, for Cortex-M4 and Cortex-M55.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+/* strong references: the kernels come from libmemplan.a (see mpk.h) */
+#define MPK_API
+#include "../runtime/kernels/mpk.h"
+#include "../runtime/kernels/mpk_fixed.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Multiplier / shift pairs with exact effects. */
+static const int32_t HALF = 1 << 30; /* 0.5 in Q31 */
+static const int32_t ONE_SHIFT = 1;  /* HALF << 1: x * 1 */
+
+#define GARBAGE 0xA5
+
+/* ------------------------------------------------------------------------ */
+/* Fixed point                                                              */
+/* ------------------------------------------------------------------------ */
+
+static void srdhm_rounds_half_up_and_saturates(void **state) {
+  (void)state;
+  assert_int_equal(mpk_srdhm(1 << 30, 1 << 30), 1 << 29);
+  assert_int_equal(mpk_srdhm(3, HALF), 2);   /* 1.5 -> 2 */
+  assert_int_equal(mpk_srdhm(-3, HALF), -1); /* -1.5 -> -1 (VQRDMULH) */
+  assert_int_equal(mpk_srdhm(-4, HALF), -2);
+  assert_int_equal(mpk_srdhm(MPK_I32_MIN, MPK_I32_MIN), MPK_I32_MAX);
+  assert_int_equal(mpk_srdhm(MPK_I32_MAX, MPK_I32_MAX), MPK_I32_MAX - 1);
+}
+
+static void rounding_divide_by_pot_rounds_half_away_from_zero(void **state) {
+  (void)state;
+  assert_int_equal(mpk_rdbpot(5, 1), 3);
+  assert_int_equal(mpk_rdbpot(-5, 1), -3);
+  assert_int_equal(mpk_rdbpot(-3, 1), -2);
+  assert_int_equal(mpk_rdbpot(7, 2), 2);
+  assert_int_equal(mpk_rdbpot(6, 2), 2);
+  assert_int_equal(mpk_rdbpot(-6, 2), -2);
+  assert_int_equal(mpk_rdbpot(-7, 2), -2);
+  assert_int_equal(mpk_rdbpot(5, 2), 1);
+  assert_int_equal(mpk_rdbpot(123, 0), 123);
+  assert_int_equal(mpk_rdbpot(MPK_I32_MAX, 31), 1);
+  assert_int_equal(mpk_rdbpot(MPK_I32_MIN, 31), -1);
+}
+
+static void multiply_by_quantized_multiplier_shifts_both_ways(void **state) {
+  (void)state;
+  assert_int_equal(mpk_mbqm(100, HALF, 0), 50);
+  assert_int_equal(mpk_mbqm(100, HALF, 1), 100);
+  assert_int_equal(mpk_mbqm(100, HALF, 3), 400);
+  assert_int_equal(mpk_mbqm(100, HALF, -2), 13);   /* 12.5 */
+  assert_int_equal(mpk_mbqm(-100, HALF, -2), -13); /* -12.5 */
+  assert_int_equal(mpk_mbqm(-101, HALF, ONE_SHIFT), -101);
+  /* 0.75 * 10 = 7.5 -> 8 */
+  assert_int_equal(mpk_mbqm(10, 3 << 29, 0), 8);
+  assert_int_equal(mpk_mbqm(0, 1234567, -5), 0);
+}
+
+static void saturating_shift_and_rescale_saturate(void **state) {
+  (void)state;
+  assert_int_equal(mpk_sat_shl(1 << 20, 5), 1 << 25);
+  assert_int_equal(mpk_sat_shl(1 << 27, 5), MPK_I32_MAX);
+  assert_int_equal(mpk_sat_shl(-(1 << 27), 5), MPK_I32_MIN);
+  assert_int_equal(mpk_rescale(1 << 20, 5, 0), 1 << 25);
+  assert_int_equal(mpk_rescale(3 << 10, 0, 12), 1); /* 0.75 -> 1 */
+  assert_int_equal(mpk_rounding_half_sum(3, 4), 4);
+  assert_int_equal(mpk_rounding_half_sum(-3, -4), -4);
+  assert_int_equal(mpk_rounding_half_sum(MPK_I32_MAX, MPK_I32_MAX), MPK_I32_MAX);
+  assert_int_equal(mpk_clz32(1), 31);
+  assert_int_equal(mpk_clz32(0), 32);
+  assert_int_equal(mpk_clz32(0x80000000u), 0);
+}
+
+static void exp_on_negative_values_follows_exp(void **state) {
+  (void)state;
+  assert_int_equal(mpk_exp_on_negative_values(0, 5), MPK_I32_MAX);
+  for (int i = 1; i <= 64; i++) {
+    double x = -i / 8.0; /* -0.125 .. -8 */
+    int32_t a = (int32_t)(x * (1 << 26));
+    double got = mpk_exp_on_negative_values(a, 5) / 2147483648.0;
+    assert_true(fabs(got - exp(x)) < 2e-8 + 1e-6 * exp(x));
+  }
+  /* strictly decreasing over a fine grid of Q5 inputs */
+  int32_t prev = MPK_I32_MAX;
+  for (int32_t a = -(1 << 20); a > -(16 << 26); a -= 1 << 20) {
+    int32_t e = mpk_exp_on_negative_values(a, 5);
+    assert_true(e <= prev);
+    prev = e;
+  }
+}
+
+static void one_over_one_plus_x_and_logistic_are_close_to_real(void **state) {
+  (void)state;
+  for (int i = 0; i < 16; i++) {
+    double x = i / 16.0;
+    double got = mpk_one_over_one_plus_x((int32_t)(x * 2147483648.0)) / 2147483648.0;
+    assert_true(fabs(got - 1.0 / (1.0 + x)) < 1e-8);
+  }
+  assert_int_equal(mpk_logistic_fixed(0, 4), 1 << 30);
+  for (int i = -40; i <= 40; i++) {
+    double x = i / 4.0;
+    double got = mpk_logistic_fixed((int32_t)(x * (1 << 27)), 4) / 2147483648.0;
+    assert_true(fabs(got - 1.0 / (1.0 + exp(-x))) < 1e-7);
+  }
+}
+
+static void reciprocal_reports_the_bits_over_unit(void **state) {
+  (void)state;
+  int bits = 0;
+  /* 4.0 in Q12 is 2^21: 1/4 = (about) 1.0 * 2^-2 */
+  int32_t r = mpk_reciprocal(1 << 21, 12, &bits);
+  assert_int_equal(bits, 2);
+  assert_true(r > MPK_I32_MAX - 8);
+  /* 3.0 in Q12: 1/3 = 0.666 * 2^-1 */
+  r = mpk_reciprocal(3 << 19, 12, &bits);
+  assert_int_equal(bits, 1);
+  assert_true(fabs(r / 2147483648.0 - 2.0 / 3.0) < 1e-8);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Convolutions                                                             */
+/* ------------------------------------------------------------------------ */
+
+static int32_t mult_one[8] = {HALF, HALF, HALF, HALF, HALF, HALF, HALF, HALF};
+static int32_t shift_one[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+
+/* 1x3x3x1 input 1..9, identity requantisation, full int8 range. */
+static mpk_conv_s8_params conv3x3(int32_t fh, int32_t fw, int32_t stride, int32_t dil, int32_t pad,
+                                  int32_t out_hw) {
+  mpk_conv_s8_params p;
+  memset(&p, 0, sizeof p);
+  p.geom = (mpk_conv_geom){.batches = 1,
+                           .in_h = 3,
+                           .in_w = 3,
+                           .in_c = 1,
+                           .out_h = out_hw,
+                           .out_w = out_hw,
+                           .out_c = 1,
+                           .filter_h = fh,
+                           .filter_w = fw,
+                           .filter_c = 1,
+                           .stride_h = stride,
+                           .stride_w = stride,
+                           .dilation_h = dil,
+                           .dilation_w = dil,
+                           .pad_h = pad,
+                           .pad_w = pad};
+  p.q = (mpk_requant){.act_min = -128,
+                      .act_max = 127,
+                      .per_channel = 1,
+                      .multiplier = mult_one,
+                      .shift = shift_one};
+  return p;
+}
+
+static const int8_t in9[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+static const int8_t ones4[4] = {1, 1, 1, 1};
+
+static void conv_valid_stride_one_sums_each_window(void **state) {
+  (void)state;
+  mpk_conv_s8_params p = conv3x3(2, 2, 1, 1, 0, 2);
+  int8_t out[4];
+  memset(out, GARBAGE, sizeof out);
+  assert_int_equal(mpk_conv2d_s8(&p, in9, ones4, NULL, out, NULL), MPK_OK);
+  assert_int_equal(out[0], 12);
+  assert_int_equal(out[1], 16);
+  assert_int_equal(out[2], 24);
+  assert_int_equal(out[3], 28);
+}
+
+static void conv_same_stride_two_skips_the_padding(void **state) {
+  (void)state;
+  /* SAME, stride 2: total padding 1, all of it bottom/right */
+  mpk_conv_s8_params p = conv3x3(2, 2, 2, 1, 0, 2);
+  int8_t out[4];
+  memset(out, GARBAGE, sizeof out);
+  assert_int_equal(mpk_conv2d_s8(&p, in9, ones4, NULL, out, NULL), MPK_OK);
+  assert_int_equal(out[0], 12);
+  assert_int_equal(out[1], 3 + 6);
+  assert_int_equal(out[2], 7 + 8);
+  assert_int_equal(out[3], 9);
+  /* an input zero point of -1: padding taps still add nothing */
+  p.q.input_offset = 1;
+  assert_int_equal(mpk_conv2d_s8(&p, in9, ones4, NULL, out, NULL), MPK_OK);
+  assert_int_equal(out[0], 12 + 4);
+  assert_int_equal(out[1], 9 + 2);
+  assert_int_equal(out[3], 9 + 1);
+}
+
+static void conv_with_top_left_padding_shifts_the_window(void **state) {
+  (void)state;
+  /* 3x3 filter of ones, SAME stride 1: pad 1 on every side */
+  mpk_conv_s8_params p = conv3x3(3, 3, 1, 1, 1, 3);
+  int8_t f[9];
+  memset(f, 1, sizeof f);
+  int8_t out[9];
+  memset(out, GARBAGE, sizeof out);
+  assert_int_equal(mpk_conv2d_s8(&p, in9, f, NULL, out, NULL), MPK_OK);
+  const int8_t want[9] = {12, 21, 16, 27, 45, 33, 24, 39, 28};
+  assert_memory_equal(out, want, 9);
+}
+
+static void conv_dilation_spreads_the_taps(void **state) {
+  (void)state;
+  mpk_conv_s8_params p = conv3x3(2, 2, 1, 2, 0, 1);
+  int8_t out[1] = {GARBAGE};
+  assert_int_equal(mpk_conv2d_s8(&p, in9, ones4, NULL, out, NULL), MPK_OK);
+  assert_int_equal(out[0], 1 + 3 + 7 + 9);
+}
+
+static void conv_requantises_per_channel_with_bias_and_clamps(void **state) {
+  (void)state;
+  mpk_conv_s8_params p = conv3x3(2, 2, 1, 1, 0, 2);
+  p.geom.out_c = 2;
+  /* channel 0: identity; channel 1: x 0.25 */
+  int32_t mult[2] = {HALF, HALF}, shift[2] = {1, -1};
+  p.q.multiplier = mult;
+  p.q.shift = shift;
+  p.q.output_offset = -3;
+  p.q.act_min = -128;
+  p.q.act_max = 20;
+  const int8_t f[8] = {1, 1, 1, 1, 2, 2, 2, 2};
+  const int32_t bias[2] = {-2, 2};
+  int8_t out[8];
+  memset(out, GARBAGE, sizeof out);
+  assert_int_equal(mpk_conv2d_s8(&p, in9, f, bias, out, NULL), MPK_OK);
+  /* windows sum 12, 16, 24, 28; ch0: sum - 2 - 3, clamped at 20;
+   * ch1: (2 sum + 2) / 4 rounded half away (6.5, 8.5, 12.5, 14.5) - 3 */
+  const int8_t want2[8] = {7, 4, 11, 6, 19, 10, 20, 12};
+  assert_memory_equal(out, want2, 8);
+}
+
+static void grouped_conv_reads_its_group_of_channels(void **state) {
+  (void)state;
+  /* 1x1x1x4 input, two groups of two channels, 1x1 filter [2][1][1][2] */
+  mpk_conv_s8_params p;
+  memset(&p, 0, sizeof p);
+  p.geom = (mpk_conv_geom){.batches = 1,
+                           .in_h = 1,
+                           .in_w = 1,
+                           .in_c = 4,
+                           .out_h = 1,
+                           .out_w = 1,
+                           .out_c = 2,
+                           .filter_h = 1,
+                           .filter_w = 1,
+                           .filter_c = 2,
+                           .stride_h = 1,
+                           .stride_w = 1,
+                           .dilation_h = 1,
+                           .dilation_w = 1};
+  p.q = (mpk_requant){.act_min = -128,
+                      .act_max = 127,
+                      .per_channel = 0,
+                      .multiplier = mult_one,
+                      .shift = shift_one};
+  const int8_t in[4] = {1, 2, 3, 4}, f[4] = {1, 10, 1, 10};
+  int8_t out[2];
+  memset(out, GARBAGE, sizeof out);
+  assert_int_equal(mpk_conv2d_s8(&p, in, f, NULL, out, NULL), MPK_OK);
+  assert_int_equal(out[0], 1 + 20);
+  assert_int_equal(out[1], 3 + 40);
+}
+
+static void depthwise_applies_the_depth_multiplier(void **state) {
+  (void)state;
+  /* 1x2x2x2 input, depth multiplier 2 -> 4 channels, 2x2 VALID -> 1x1 */
+  mpk_conv_s8_params p;
+  memset(&p, 0, sizeof p);
+  p.geom = (mpk_conv_geom){.batches = 1,
+                           .in_h = 2,
+                           .in_w = 2,
+                           .in_c = 2,
+                           .out_h = 1,
+                           .out_w = 1,
+                           .out_c = 4,
+                           .filter_h = 2,
+                           .filter_w = 2,
+                           .depth_multiplier = 2,
+                           .stride_h = 1,
+                           .stride_w = 1,
+                           .dilation_h = 1,
+                           .dilation_w = 1};
+  p.q = (mpk_requant){.input_offset = 1,
+                      .act_min = -128,
+                      .act_max = 127,
+                      .per_channel = 1,
+                      .multiplier = mult_one,
+                      .shift = shift_one};
+  /* pixels (c0, c1): (1, 10) (2, 20) (3, 30) (4, 40) */
+  const int8_t in[8] = {1, 10, 2, 20, 3, 30, 4, 40};
+  /* filter [1][2][2][4]: out channel k = c * 2 + m */
+  const int8_t f[16] = {1, 0, 1, 0, 1, 1, 0, 1, 1, 0, 0, 0, 1, -1, 0, 1};
+  const int32_t bias[4] = {0, 1, 0, -1};
+  int8_t out[4];
+  memset(out, GARBAGE, sizeof out);
+  assert_int_equal(mpk_depthwise_conv2d_s8(&p, in, f, bias, out, NULL), MPK_OK);
+  /* k0 (c0, m0): taps 1,1,1,1 on 2,3,4,5 -> 14
+   * k1 (c0, m1): 0,1,0,-1 on 2,3,4,5 -> -2, +1 bias -> -1
+   * k2 (c1, m0): 1,0,0,0 on 11,21,31,41 -> 11
+   * k3 (c1, m1): 0,1,0,1 -> 21 + 41 = 62, -1 -> 61 */
+  const int8_t want[4] = {14, -1, 11, 61};
+  assert_memory_equal(out, want, 4);
+}
+
+static void float_convolutions_clamp_to_the_activation(void **state) {
+  (void)state;
+  mpk_conv_f32_params p;
+  memset(&p, 0, sizeof p);
+  p.geom = (mpk_conv_geom){.batches = 1,
+                           .in_h = 3,
+                           .in_w = 3,
+                           .in_c = 1,
+                           .out_h = 2,
+                           .out_w = 2,
+                           .out_c = 1,
+                           .filter_h = 2,
+                           .filter_w = 2,
+                           .filter_c = 1,
+                           .stride_h = 1,
+                           .stride_w = 1,
+                           .dilation_h = 1,
+                           .dilation_w = 1};
+  p.act_min = 0.0f;
+  p.act_max = 6.0f;
+  const float in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, f[4] = {0.5f, 0, 0, -0.5f}, b[1] = {3};
+  float out[4];
+  assert_int_equal(mpk_conv2d_f32(&p, in, f, b, out, NULL), MPK_OK);
+  for (int i = 0; i < 4; i++)
+    assert_true(out[i] == 1.0f); /* (a - e) / 2 + 3 = 1 */
+  p.geom.filter_c = 0;
+  p.geom.depth_multiplier = 1;
+  p.geom.out_c = 1;
+  const float g[4] = {1, 1, 1, 1};
+  assert_int_equal(mpk_depthwise_conv2d_f32(&p, in, g, NULL, out, NULL), MPK_OK);
+  assert_true(out[0] == 6.0f && out[3] == 6.0f); /* 12 and 28 clamped */
+}
+
+static void conv_rejects_inconsistent_params(void **state) {
+  (void)state;
+  int8_t out[4];
+  mpk_conv_s8_params p = conv3x3(2, 2, 0, 1, 0, 2);
+  assert_int_equal(mpk_conv2d_s8(&p, in9, ones4, NULL, out, NULL), MPK_ERR_PARAMS);
+  p = conv3x3(2, 2, 1, 1, 0, 2);
+  p.geom.filter_c = 2; /* 1 input channel cannot be split into groups of 2 */
+  assert_int_equal(mpk_conv2d_s8(&p, in9, ones4, NULL, out, NULL), MPK_ERR_PARAMS);
+  p = conv3x3(2, 2, 1, 1, 0, 2);
+  p.geom.depth_multiplier = 3; /* out_c != in_c * 3 */
+  assert_int_equal(mpk_depthwise_conv2d_s8(&p, in9, ones4, NULL, out, NULL), MPK_ERR_PARAMS);
+}
+
+static void init_hooks_check_filter_and_bias_alignment(void **state) {
+  (void)state;
+  mpk_conv_s8_params p = conv3x3(2, 2, 1, 1, 0, 2);
+  int32_t bias[2] = {0, 0};
+  const int32_t *misaligned = (const int32_t *)(const void *)((const char *)bias + 1);
+  assert_int_equal(mpk_conv2d_s8_init(&p, NULL, ones4, bias, NULL, NULL), MPK_OK);
+  assert_int_equal(mpk_conv2d_s8_init(&p, NULL, ones4, NULL, NULL, NULL), MPK_OK);
+  assert_int_equal(mpk_conv2d_s8_init(&p, NULL, NULL, bias, NULL, NULL), MPK_ERR_CONSTANT);
+  assert_int_equal(mpk_conv2d_s8_init(&p, NULL, ones4, misaligned, NULL, NULL), MPK_ERR_CONSTANT);
+  assert_int_equal(mpk_depthwise_conv2d_s8_init(&p, NULL, ones4, misaligned, NULL, NULL),
+                   MPK_ERR_CONSTANT);
+  mpk_fc_s8_params fc = {.batches = 1, .accum_depth = 4, .out_depth = 1};
+  assert_int_equal(mpk_fully_connected_s8_init(&fc, NULL, ones4, bias, NULL, NULL), MPK_OK);
+  assert_int_equal(mpk_fully_connected_s8_init(&fc, NULL, ones4, misaligned, NULL, NULL),
+                   MPK_ERR_CONSTANT);
+  fc.accum_depth = 0;
+  assert_int_equal(mpk_fully_connected_s8_init(&fc, NULL, ones4, bias, NULL, NULL), MPK_ERR_PARAMS);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Fully connected, pooling, add                                            */
+/* ------------------------------------------------------------------------ */
+
+static void fully_connected_applies_both_offsets_and_the_bias(void **state) {
+  (void)state;
+  mpk_fc_s8_params p = {.batches = 2, .accum_depth = 3, .out_depth = 2};
+  p.q = (mpk_requant){.input_offset = 1,
+                      .filter_offset = -1,
+                      .output_offset = 5,
+                      .act_min = -128,
+                      .act_max = 127,
+                      .per_channel = 0,
+                      .multiplier = mult_one,
+                      .shift = shift_one};
+  const int8_t in[6] = {1, 2, 3, -1, 0, 1};
+  const int8_t f[6] = {2, 2, 2, 2, 0, 3}; /* with filter_offset: {1,1,1}, {1,-1,2} */
+  const int32_t bias[2] = {10, -10};
+  int8_t out[4];
+  memset(out, GARBAGE, sizeof out);
+  assert_int_equal(mpk_fully_connected_s8(&p, in, f, bias, out, NULL), MPK_OK);
+  /* batch 0: inputs {2,3,4}: 9 + 10 + 5 = 24; 2 - 3 + 8 - 10 + 5 = 2
+   * batch 1: inputs {0,1,2}: 3 + 15 = 18; 0 - 1 + 4 - 10 + 5 = -2 */
+  const int8_t want[4] = {24, 2, 18, -2};
+  assert_memory_equal(out, want, 4);
+  /* per channel: output 1 scaled by 0.5 (rounding 7/2 -> 4) */
+  int32_t mult[2] = {HALF, HALF}, shift[2] = {1, 0};
+  p.q.per_channel = 1;
+  p.q.multiplier = mult;
+  p.q.shift = shift;
+  p.q.output_offset = 0;
+  p.q.act_max = 10;
+  assert_int_equal(mpk_fully_connected_s8(&p, in, f, NULL, out, NULL), MPK_OK);
+  const int8_t want2[4] = {9, 4, 3, 2}; /* 9, 7/2; 3, 3/2 -> 2 */
+  assert_memory_equal(out, want2, 4);
+}
+
+static void fully_connected_float_matches_a_dot_product(void **state) {
+  (void)state;
+  mpk_fc_f32_params p = {
+      .batches = 1, .accum_depth = 2, .out_depth = 2, .act_min = -1.0f, .act_max = 1.0f};
+  const float in[2] = {0.5f, -0.25f}, f[4] = {1, 1, 4, 0}, b[2] = {0.125f, 0};
+  float out[2];
+  assert_int_equal(mpk_fully_connected_f32(&p, in, f, b, out, NULL), MPK_OK);
+  assert_true(out[0] == 0.375f);
+  assert_true(out[1] == 1.0f); /* 2 clamped to RELU_N1_TO_1 */
+}
+
+static mpk_conv_geom pool_geom(int32_t in_h, int32_t in_w, int32_t out_h, int32_t out_w, int32_t k,
+                               int32_t stride, int32_t pad) {
+  return (mpk_conv_geom){.batches = 1,
+                         .in_h = in_h,
+                         .in_w = in_w,
+                         .in_c = 1,
+                         .out_h = out_h,
+                         .out_w = out_w,
+                         .out_c = 1,
+                         .filter_h = k,
+                         .filter_w = k,
+                         .stride_h = stride,
+                         .stride_w = stride,
+                         .dilation_h = 1,
+                         .dilation_w = 1,
+                         .pad_h = pad,
+                         .pad_w = pad};
+}
+
+static void average_pool_rounds_half_away_and_ignores_padding(void **state) {
+  (void)state;
+  mpk_pool_s8_params p = {.geom = pool_geom(2, 4, 1, 2, 2, 2, 0), .act_min = -128, .act_max = 127};
+  const int8_t in[8] = {1, 2, -1, -2, 2, 2, -2, -2}; /* windows sum 7 and -7 */
+  int8_t out[2];
+  memset(out, GARBAGE, sizeof out);
+  assert_int_equal(mpk_avg_pool2d_s8(&p, in, out, NULL), MPK_OK);
+  assert_int_equal(out[0], 2);                        /* 1.75 */
+  assert_int_equal(out[1], -2);                       /* -1.75 */
+  const int8_t in2[8] = {1, 2, -1, -2, 1, 2, -1, -2}; /* 6 and -6: ties */
+  assert_int_equal(mpk_avg_pool2d_s8(&p, in2, out, NULL), MPK_OK);
+  assert_int_equal(out[0], 2);
+  assert_int_equal(out[1], -2);
+  /* 3x3, 2x2 window, stride 2 SAME: partial windows average their taps */
+  mpk_pool_s8_params q = {.geom = pool_geom(3, 3, 2, 2, 2, 2, 0), .act_min = 0, .act_max = 127};
+  const int8_t in3[9] = {1, 2, 3, 4, 5, 6, 7, 8, -90};
+  int8_t out3[4];
+  assert_int_equal(mpk_avg_pool2d_s8(&q, in3, out3, NULL), MPK_OK);
+  assert_int_equal(out3[0], 3); /* 12 / 4 */
+  assert_int_equal(out3[1], 5); /* 9 / 2 = 4.5 */
+  assert_int_equal(out3[2], 8); /* 15 / 2 = 7.5 */
+  assert_int_equal(out3[3], 0); /* -90 clamped to the RELU bound */
+}
+
+static void max_pool_takes_the_largest_tap_then_clamps(void **state) {
+  (void)state;
+  mpk_pool_s8_params p = {.geom = pool_geom(3, 3, 2, 2, 2, 2, 0), .act_min = -128, .act_max = 8};
+  const int8_t in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  int8_t out[4];
+  memset(out, GARBAGE, sizeof out);
+  assert_int_equal(mpk_max_pool2d_s8(&p, in, out, NULL), MPK_OK);
+  const int8_t want[4] = {5, 6, 8, 8};
+  assert_memory_equal(out, want, 4);
+  mpk_pool_f32_params pf = {
+      .geom = pool_geom(3, 3, 2, 2, 2, 2, 0), .act_min = -1e30f, .act_max = 1e30f};
+  const float inf[9] = {-1, -2, -3, -4, -5, -6, -7, -8, -9};
+  float outf[4];
+  assert_int_equal(mpk_max_pool2d_f32(&pf, inf, outf, NULL), MPK_OK);
+  assert_true(outf[0] == -1 && outf[1] == -3 && outf[2] == -7 && outf[3] == -9);
+  assert_int_equal(mpk_avg_pool2d_f32(&pf, inf, outf, NULL), MPK_OK);
+  assert_true(outf[0] == -3 && outf[1] == -4.5f && outf[3] == -9);
+}
+
+/* ADD with both inputs and the output at one scale: out = x1 + x2 + offsets. */
+static mpk_add_s8_params add_same_scale(void) {
+  mpk_add_s8_params p;
+  memset(&p, 0, sizeof p);
+  p.left_shift = 20;
+  p.in1_multiplier = p.in2_multiplier = HALF; /* s / 2s */
+  p.in1_shift = p.in2_shift = 0;
+  p.out_multiplier = HALF; /* 2s / (2^20 s) = 2^-19 */
+  p.out_shift = -18;
+  p.act_min = -128;
+  p.act_max = 127;
+  return p;
+}
+
+static void add_rescales_offsets_and_broadcasts(void **state) {
+  (void)state;
+  mpk_add_s8_params p = add_same_scale();
+  p.b.elementwise = 1;
+  p.b.size = 4;
+  p.in1_offset = 2; /* zero point -2 */
+  p.out_offset = -1;
+  const int8_t a[4] = {1, -5, 100, 7}, b[4] = {3, 4, 100, -9};
+  int8_t out[4];
+  memset(out, GARBAGE, sizeof out);
+  assert_int_equal(mpk_add_s8(&p, a, b, out, NULL), MPK_OK);
+  const int8_t want[4] = {5, 0, 127, -1};
+  assert_memory_equal(out, want, 4);
+  /* [2,3] + [3] broadcast along rows */
+  mpk_add_s8_params q = add_same_scale();
+  q.b.size = 6;
+  for (int d = 0; d < MPK_MAX_DIMS; d++)
+    q.b.dims[d] = 1;
+  q.b.dims[4] = 2;
+  q.b.dims[5] = 3;
+  q.b.in1_strides[4] = 3;
+  q.b.in1_strides[5] = 1;
+  q.b.in2_strides[5] = 1;
+  const int8_t m[6] = {1, 2, 3, 4, 5, 6}, r[3] = {10, 20, 30};
+  int8_t o[6];
+  assert_int_equal(mpk_add_s8(&q, m, r, o, NULL), MPK_OK);
+  const int8_t want2[6] = {11, 22, 33, 14, 25, 36};
+  assert_memory_equal(o, want2, 6);
+  q.b.dims[5] = 0; /* dims no longer multiply to size */
+  assert_int_equal(mpk_add_s8(&q, m, r, o, NULL), MPK_ERR_PARAMS);
+}
+
+static void add_float_clamps(void **state) {
+  (void)state;
+  mpk_add_f32_params p = {.b = {.elementwise = 1, .size = 3}, .act_min = 0.0f, .act_max = 6.0f};
+  const float a[3] = {1.5f, -3.0f, 5.0f}, b[3] = {0.25f, 1.0f, 5.0f};
+  float out[3];
+  assert_int_equal(mpk_add_f32(&p, a, b, out, NULL), MPK_OK);
+  assert_true(out[0] == 1.75f && out[1] == 0.0f && out[2] == 6.0f);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Softmax, logistic, quantize                                              */
+/* ------------------------------------------------------------------------ */
+
+/* beta * scale = 1/16 as TFLite prepares it: multiplier and shift of
+ * 2^26 / 16, radius from 5 integer bits. */
+static mpk_softmax_s8_params softmax_params(int32_t outer, int32_t depth) {
+  mpk_softmax_s8_params p = {.outer = outer, .depth = depth};
+  p.input_multiplier = HALF; /* 2^22 = 0.5 * 2^23 */
+  p.input_left_shift = 23;
+  p.diff_min = -(int32_t)floor(31.0 * (1 << 26) / (double)(1 << 23)); /* -248 */
+  return p;
+}
+
+static void softmax_of_equal_inputs_is_uniform(void **state) {
+  (void)state;
+  mpk_softmax_s8_params p = softmax_params(2, 4);
+  const int8_t in[8] = {5, 5, 5, 5, -100, -100, -100, -100};
+  int8_t out[8];
+  memset(out, GARBAGE, sizeof out);
+  assert_int_equal(mpk_softmax_s8(&p, in, out, NULL), MPK_OK);
+  for (int i = 0; i < 8; i++)
+    assert_int_equal(out[i], -64); /* 0.25 * 256 - 128 */
+  int16_t out16[8];
+  memset(out16, GARBAGE, sizeof out16);
+  assert_int_equal(mpk_softmax_s8_s16(&p, in, out16, NULL), MPK_OK);
+  for (int i = 0; i < 8; i++)
+    assert_int_equal(out16[i], -16384); /* 0.25 * 65536 - 32768 */
+}
+
+static void softmax_follows_exp_and_cuts_below_diff_min(void **state) {
+  (void)state;
+  mpk_softmax_s8_params p = softmax_params(1, 3);
+  /* differences 0, -16, -32 scaled by 1/16: exp(0), exp(-1), exp(-2) */
+  const int8_t in[3] = {40, 24, 8};
+  int8_t out[3];
+  assert_int_equal(mpk_softmax_s8(&p, in, out, NULL), MPK_OK);
+  double s = 1 + exp(-1) + exp(-2);
+  for (int i = 0; i < 3; i++)
+    assert_true(fabs(out[i] - (exp(-i) / s * 256 - 128)) <= 0.5 + 1e-6);
+  /* a difference below diff_min gives the lowest output, and no share */
+  p.diff_min = -20;
+  assert_int_equal(mpk_softmax_s8(&p, in, out, NULL), MPK_OK);
+  assert_int_equal(out[2], -128);
+  double s2 = 1 + exp(-1);
+  assert_true(fabs(out[0] - (1 / s2 * 256 - 128)) <= 0.5 + 1e-6);
+}
+
+static void softmax_float_sums_to_one(void **state) {
+  (void)state;
+  mpk_softmax_f32_params p = {.outer = 1, .depth = 3, .beta = 2.0f};
+  const float in[3] = {1.0f, 2.0f, 3.0f};
+  float out[3];
+  assert_int_equal(mpk_softmax_f32(&p, in, out, NULL), MPK_OK);
+  double s = exp(-4.0) + exp(-2.0) + 1.0;
+  assert_true(fabs(out[2] - 1.0 / s) < 1e-6);
+  assert_true(fabs(out[0] + out[1] + out[2] - 1.0) < 1e-6);
+}
+
+static void logistic_saturates_outside_its_radius(void **state) {
+  (void)state;
+  /* input scale 1/16: 2^27 / 16 = 2^23 = 0.5 * 2^24 */
+  mpk_logistic_s8_params p = {
+      .size = 5, .input_zero_point = 3, .input_multiplier = HALF, .input_left_shift = 24};
+  p.input_range_radius = (int32_t)floor(15.0 * (1 << 27) / (double)(1 << 24)); /* 120 */
+  const int8_t in[5] = {3, 127, -128, 19, -13}; /* 0, big, small, +1.0, -1.0 */
+  int8_t out[5];
+  memset(out, GARBAGE, sizeof out);
+  assert_int_equal(mpk_logistic_s8(&p, in, out, NULL), MPK_OK);
+  assert_int_equal(out[0], 0); /* 0.5 * 256 - 128 */
+  assert_int_equal(out[1], 127);
+  assert_int_equal(out[2], -128);
+  assert_int_equal(out[3], (int)lround(256.0 / (1 + exp(-1.0))) - 128); /* 59 */
+  assert_int_equal(out[4], (int)lround(256.0 / (1 + exp(1.0))) - 128);  /* -59 */
+  mpk_logistic_f32_params pf = {.size = 3};
+  const float x[3] = {0.0f, 20.0f, -12.0f};
+  float y[3];
+  assert_int_equal(mpk_logistic_f32(&pf, x, y, NULL), MPK_OK);
+  assert_true(y[0] == 0.5f && y[1] == 1.0f && fabsf(y[2] - expf(-12.0f)) < 1e-12f);
+}
+
+static void quantize_rounds_half_away_and_saturates(void **state) {
+  (void)state;
+  mpk_quantize_params p = {.size = 6, .out_type = MPK_TYPE_INT8, .scale = 0.5f, .zero_point = 1};
+  const float in[6] = {0.5f, -0.5f, 1.26f, 1000.0f, 0.25f, -0.25f};
+  int8_t out[6];
+  memset(out, GARBAGE, sizeof out);
+  assert_int_equal(mpk_quantize_f32(&p, in, out, NULL), MPK_OK);
+  const int8_t want[6] = {2, 0, 4, 127, 2, 0};
+  assert_memory_equal(out, want, 6);
+  p.out_type = MPK_TYPE_INT16;
+  int16_t out16[6];
+  assert_int_equal(mpk_quantize_f32(&p, in, out16, NULL), MPK_OK);
+  assert_int_equal(out16[3], 2001);
+  p.out_type = MPK_TYPE_INT32;
+  assert_int_equal(mpk_quantize_f32(&p, in, out16, NULL), MPK_ERR_PARAMS);
+}
+
+static void requantize_converts_between_integer_types(void **state) {
+  (void)state;
+  mpk_requantize_params p = {.size = 4,
+                             .in_type = MPK_TYPE_INT16,
+                             .out_type = MPK_TYPE_INT8,
+                             .input_zero_point = 0,
+                             .output_zero_point = -1,
+                             .multiplier = HALF,
+                             .shift = 0};
+  const int16_t in[4] = {100, -100, 3, 30000};
+  int8_t out[4];
+  assert_int_equal(mpk_requantize(&p, in, out, NULL), MPK_OK);
+  const int8_t want[4] = {49, -51, 1, 127};
+  assert_memory_equal(out, want, 4);
+  p.out_type = MPK_TYPE_INT32;
+  int32_t out32[4];
+  assert_int_equal(mpk_requantize(&p, in, out32, NULL), MPK_OK);
+  assert_int_equal(out32[3], 14999);
+  p.in_type = MPK_TYPE_UINT8;
+  p.out_type = MPK_TYPE_INT8;
+  p.input_zero_point = 128;
+  p.output_zero_point = 0;
+  p.shift = 1; /* identity */
+  p.size = 3;
+  const uint8_t u[3] = {0, 128, 255};
+  assert_int_equal(mpk_requantize(&p, u, out, NULL), MPK_OK);
+  assert_int_equal(out[0], -128);
+  assert_int_equal(out[1], 0);
+  assert_int_equal(out[2], 127);
+  p.in_type = 9;
+  assert_int_equal(mpk_requantize(&p, u, out, NULL), MPK_ERR_PARAMS);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Data movement and mean                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void set_dims(int32_t *d, int32_t a, int32_t b) {
+  for (int i = 0; i < MPK_MAX_DIMS; i++)
+    d[i] = 1;
+  d[4] = a;
+  d[5] = b;
+}
+
+static void pad_surrounds_the_input_with_the_pad_value(void **state) {
+  (void)state;
+  mpk_pad_params p;
+  memset(&p, 0, sizeof p);
+  p.elem_size = 1;
+  set_dims(p.in_dims, 2, 2);
+  set_dims(p.out_dims, 3, 4);
+  p.before[4] = 1;
+  p.before[5] = 1;
+  p.value[0] = 0x80; /* int8 zero point -128 */
+  const int8_t in[4] = {1, 2, 3, 4};
+  int8_t out[12];
+  memset(out, GARBAGE, sizeof out);
+  assert_int_equal(mpk_pad(&p, in, out, NULL), MPK_OK);
+  const int8_t want[12] = {-128, -128, -128, -128, -128, 1, 2, -128, -128, 3, 4, -128};
+  assert_memory_equal(out, want, 12);
+  /* float, value 0.5 */
+  float half = 0.5f;
+  p.elem_size = 4;
+  memcpy(p.value, &half, 4);
+  const float inf[4] = {1, 2, 3, 4};
+  float outf[12];
+  assert_int_equal(mpk_pad(&p, inf, outf, NULL), MPK_OK);
+  assert_true(outf[0] == 0.5f && outf[5] == 1.0f && outf[10] == 4.0f && outf[11] == 0.5f);
+  p.before[5] = 3; /* input would not fit */
+  assert_int_equal(mpk_pad(&p, inf, outf, NULL), MPK_ERR_PARAMS);
+}
+
+static void transpose_walks_the_permuted_strides(void **state) {
+  (void)state;
+  mpk_transpose_params p;
+  memset(&p, 0, sizeof p);
+  p.elem_size = 2;
+  set_dims(p.out_dims, 3, 2); /* [2,3] -> [3,2] */
+  p.in_strides[4] = 1;
+  p.in_strides[5] = 3;
+  const int16_t in[6] = {1, 2, 3, 4, 5, 6};
+  int16_t out[6];
+  memset(out, GARBAGE, sizeof out);
+  assert_int_equal(mpk_transpose(&p, in, out, NULL), MPK_OK);
+  const int16_t want[6] = {1, 4, 2, 5, 3, 6};
+  assert_memory_equal(out, want, sizeof want);
+}
+
+static void concat_interleaves_slices_of_each_input(void **state) {
+  (void)state;
+  const int32_t bytes[2] = {1, 2};
+  mpk_concat_params p = {.n_inputs = 2, .outer = 2, .input_bytes = bytes};
+  const int8_t a[2] = {1, 2}, b[4] = {10, 11, 20, 21};
+  const void *ins[2] = {a, b};
+  int8_t out[6];
+  memset(out, GARBAGE, sizeof out);
+  assert_int_equal(mpk_concat(&p, ins, out, NULL), MPK_OK);
+  const int8_t want[6] = {1, 10, 11, 2, 20, 21};
+  assert_memory_equal(out, want, 6);
+}
+
+static void copy_moves_bytes(void **state) {
+  (void)state;
+  mpk_copy_params p = {.bytes = 5};
+  const uint8_t in[5] = {1, 2, 3, 4, 5};
+  uint8_t out[5];
+  assert_int_equal(mpk_copy(&p, in, out, NULL), MPK_OK);
+  assert_memory_equal(in, out, 5);
+  assert_int_equal(mpk_copy(&p, out, out, NULL), MPK_OK); /* in place: nothing to do */
+  p.bytes = -1;
+  assert_int_equal(mpk_copy(&p, in, out, NULL), MPK_ERR_PARAMS);
+}
+
+static void mean_clears_its_garbage_scratch_and_rounds_like_tflm(void **state) {
+  (void)state;
+  /* [1,2,2,2] mean over H and W -> 2 outputs */
+  mpk_mean_s8_params p;
+  memset(&p, 0, sizeof p);
+  for (int d = 0; d < MPK_MAX_DIMS; d++)
+    p.in_dims[d] = 1;
+  p.in_dims[3] = 2;
+  p.in_dims[4] = 2;
+  p.in_dims[5] = 2;
+  p.out_strides[5] = 1;
+  p.out_size = 2;
+  p.count = 4;
+  p.scale = 1.0f;
+  p.bias = 0.0f;
+  const int8_t in[8] = {1, -1, 2, -2, 3, -3, 5, -4};
+  int32_t scratch[2];
+  memset(scratch, GARBAGE, sizeof scratch);
+  int8_t out[2];
+  memset(out, GARBAGE, sizeof out);
+  assert_int_equal(mpk_mean_s8(&p, in, out, scratch), MPK_OK);
+  assert_int_equal(out[0], 3);  /* 11 / 4 = 2.75 */
+  assert_int_equal(out[1], -3); /* -10 / 4 = -2.5 -> away from zero */
+  /* input scale 0.5, zero point 2; output zero point 4: 2.75*0.5 - 1 = 0.375 */
+  p.scale = 0.5f;
+  p.bias = -2 * 0.5f;
+  p.output_zero_point = 4;
+  memset(scratch, GARBAGE, sizeof scratch);
+  assert_int_equal(mpk_mean_s8(&p, in, out, scratch), MPK_OK);
+  assert_int_equal(out[0], 4);
+  assert_int_equal(out[1], 4 - 2); /* -1.25 - 1 = -2.25 */
+  assert_int_equal(mpk_mean_s8(&p, in, out, NULL), MPK_ERR_PARAMS);
+  mpk_mean_f32_params pf;
+  memset(&pf, 0, sizeof pf);
+  memcpy(pf.in_dims, p.in_dims, sizeof pf.in_dims);
+  memcpy(pf.out_strides, p.out_strides, sizeof pf.out_strides);
+  pf.out_size = 2;
+  pf.count = 4;
+  const float inf[8] = {1, -1, 2, -2, 3, -3, 5, -4};
+  float outf[2] = {99, 99};
+  assert_int_equal(mpk_mean_f32(&pf, inf, outf, NULL), MPK_OK);
+  assert_true(outf[0] == 2.75f && outf[1] == -2.5f);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Portability                                                              */
+/* ------------------------------------------------------------------------ */
+
+static void kernels_compile_as_strict_c99_for_host_and_cortex_m(void **state) {
+  (void)state;
+  const char *flags = "-std=c99 -Wall -Wextra -Werror -O2 -c";
+  const char *dir = tu_tmpdir();
+  const char *hosts[] = {"gcc", "clang"};
+  for (int i = 0; i < 2; i++) {
+    if (tu_system("command -v %s >/dev/null 2>&1", hosts[i]) != 0) continue;
+    assert_int_equal(tu_system("for f in runtime/kernels/*.c; do %s %s -pedantic $f -o %s/k.o "
+                               "|| exit 1; done",
+                               hosts[i], flags, dir),
+                     0);
+  }
+  if (tu_system("command -v arm-none-eabi-gcc >/dev/null 2>&1") != 0) {
+    fprintf(stderr, "NOTICE: arm-none-eabi-gcc not found: Cortex-M builds not checked\n");
+  } else {
+    const char *cpus[] = {"-mcpu=cortex-m55 -mthumb",
+                          "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"};
+    for (int i = 0; i < 2; i++)
+      assert_int_equal(tu_system("for f in runtime/kernels/*.c; do arm-none-eabi-gcc %s %s $f "
+                                 "-o %s/k.o || exit 1; done",
+                                 cpus[i], flags, dir),
+                       0);
+  }
+  tu_rmtree(dir);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(srdhm_rounds_half_up_and_saturates),
+      cmocka_unit_test(rounding_divide_by_pot_rounds_half_away_from_zero),
+      cmocka_unit_test(multiply_by_quantized_multiplier_shifts_both_ways),
+      cmocka_unit_test(saturating_shift_and_rescale_saturate),
+      cmocka_unit_test(exp_on_negative_values_follows_exp),
+      cmocka_unit_test(one_over_one_plus_x_and_logistic_are_close_to_real),
+      cmocka_unit_test(reciprocal_reports_the_bits_over_unit),
+      cmocka_unit_test(conv_valid_stride_one_sums_each_window),
+      cmocka_unit_test(conv_same_stride_two_skips_the_padding),
+      cmocka_unit_test(conv_with_top_left_padding_shifts_the_window),
+      cmocka_unit_test(conv_dilation_spreads_the_taps),
+      cmocka_unit_test(conv_requantises_per_channel_with_bias_and_clamps),
+      cmocka_unit_test(grouped_conv_reads_its_group_of_channels),
+      cmocka_unit_test(depthwise_applies_the_depth_multiplier),
+      cmocka_unit_test(float_convolutions_clamp_to_the_activation),
+      cmocka_unit_test(conv_rejects_inconsistent_params),
+      cmocka_unit_test(init_hooks_check_filter_and_bias_alignment),
+      cmocka_unit_test(fully_connected_applies_both_offsets_and_the_bias),
+      cmocka_unit_test(fully_connected_float_matches_a_dot_product),
+      cmocka_unit_test(average_pool_rounds_half_away_and_ignores_padding),
+      cmocka_unit_test(max_pool_takes_the_largest_tap_then_clamps),
+      cmocka_unit_test(add_rescales_offsets_and_broadcasts),
+      cmocka_unit_test(add_float_clamps),
+      cmocka_unit_test(softmax_of_equal_inputs_is_uniform),
+      cmocka_unit_test(softmax_follows_exp_and_cuts_below_diff_min),
+      cmocka_unit_test(softmax_float_sums_to_one),
+      cmocka_unit_test(logistic_saturates_outside_its_radius),
+      cmocka_unit_test(quantize_rounds_half_away_and_saturates),
+      cmocka_unit_test(requantize_converts_between_integer_types),
+      cmocka_unit_test(pad_surrounds_the_input_with_the_pad_value),
+      cmocka_unit_test(transpose_walks_the_permuted_strides),
+      cmocka_unit_test(concat_interleaves_slices_of_each_input),
+      cmocka_unit_test(copy_moves_bytes),
+      cmocka_unit_test(mean_clears_its_garbage_scratch_and_rounds_like_tflm),
+      cmocka_unit_test(kernels_compile_as_strict_c99_for_host_and_cortex_m),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

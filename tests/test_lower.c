@@ -1,0 +1,990 @@
+/*
+ * test_lower.c — the compile-time lowering (src/lower.c) on small models
+ * written with memplan's own model writer: that each operator's options
+ * and quantisation turn into the params TFLite Micro's Prepare would
+ * compute (padding, QuantizeMultiplier's multipliers and shifts, activation
+ * ranges, broadcast strides, the softmax and logistic constants), that the
+ * call is described right (kernel, argument order and C types, scratch),
+ * that what memplan cannot run is reported with a reason and what is
+ * malformed is an error, and that the params print as the expected C.
+ *
+ * Expected multipliers were computed independently (Python's frexp on the
+ * same float32 scales); the formulas are TFLite's.  Several lowered ops are
+ * also run through the kernels, with garbage in scratch and outputs.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+/* strong references: the kernels come from libmemplan.a (see mpk.h) */
+#define MPK_API
+#include "lower.h"
+#include "testutil.h"
+#include "tflite_writer.h"
+
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  ADD = 0,
+  AVERAGE_POOL_2D = 1,
+  CONCATENATION = 2,
+  CONV_2D = 3,
+  DEPTHWISE_CONV_2D = 4,
+  FULLY_CONNECTED = 9,
+  LOGISTIC = 14,
+  MAX_POOL_2D = 17,
+  MUL = 18,
+  RESHAPE = 22,
+  SOFTMAX = 25,
+  PAD = 34,
+  TRANSPOSE = 39,
+  MEAN = 40,
+  PADV2 = 60,
+  QUANTIZE = 114,
+};
+
+/* ------------------------------------------------------------------------ */
+/* Building small models                                                    */
+/* ------------------------------------------------------------------------ */
+
+typedef struct spec {
+  const char *name;
+  int32_t dtype;
+  uint32_t rank;
+  int32_t shape[6];
+  uint32_t n_scale; /* 0: no quantisation */
+  float scale[8];
+  int64_t zp;
+  const void *data; /* constant bytes, or NULL */
+  size_t bytes;
+} spec;
+
+static int32_t add_tensor(mp_tfw *w, const spec *s) {
+  int64_t zps[8] = {0};
+  for (uint32_t i = 0; i < 8; i++)
+    zps[i] = s->zp;
+  mp_tfw_tensor t = {.name = s->name, .dtype = s->dtype, .rank = s->rank, .shape = s->shape};
+  if (s->data) t.buffer = mp_tfw_add_buffer(w, s->data, s->bytes);
+  if (s->n_scale) {
+    t.has_quant = true;
+    t.quant = (mp_quant){s->n_scale, s->scale, s->n_scale, zps, 0};
+  }
+  return (int32_t)mp_tfw_add_tensor(w, &t);
+}
+
+typedef struct built {
+  mp_model *m;
+  mp_graph *g;
+} built;
+
+static void finish(mp_tfw *w, int32_t n_in, const int32_t *in, int32_t n_out, const int32_t *out,
+                   built *b) {
+  mp_tfw_set_io(w, (uint32_t)n_in, in, (uint32_t)n_out, out);
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  assert_int_equal(mp_tfw_finish(w, &bytes, &size), MP_OK);
+  mp_tfw_free(&w);
+  tu_diags d;
+  tu_diags_init(&d);
+  if (mp_model_parse(bytes, size, "test.tflite", &d.sink, &b->m) != MP_OK)
+    fail_msg("model does not parse: %s", d.text);
+  free(bytes);
+  assert_int_equal(mp_graph_build(b->m, 0, NULL, &d.sink, &b->g), MP_OK);
+}
+
+static void drop(built *b) {
+  mp_graph_free(&b->g);
+  mp_model_free(&b->m);
+}
+
+static void add_op(mp_tfw *w, int32_t code, uint32_t n_in, const int32_t *in, int32_t out,
+                   uint8_t opt_type, uint32_t n_opts, const mp_tfw_option *opts) {
+  mp_tfw_op op = {.builtin_code = code,
+                  .n_inputs = n_in,
+                  .inputs = in,
+                  .n_outputs = 1,
+                  .outputs = (const int32_t[]){out},
+                  .options_type = opt_type,
+                  .n_options = n_opts,
+                  .options = opts};
+  mp_tfw_add_op(w, &op);
+}
+
+/* Lower op 0 of a one-op model; asserts MP_OK. */
+static void lower0(built *b, mp_lowered_op *lo) {
+  tu_diags d;
+  tu_diags_init(&d);
+  if (mp_lower_op(b->g, 0, lo, &d.sink) != MP_OK) fail_msg("lowering failed: %s", d.text);
+}
+
+static mp_tfw_option i8opt(uint16_t field, int64_t v) {
+  return (mp_tfw_option){.field = field, .type = MP_TFW_I8, .i = v};
+}
+static mp_tfw_option i32opt(uint16_t field, int64_t v) {
+  return (mp_tfw_option){.field = field, .type = MP_TFW_I32, .i = v};
+}
+
+/* A conv model: input [1,5,5,2] (0.5, -1), filter [3,3,3,2] with three
+ * per-channel scales, bias [3], output [1,out,out,3] (1.0, 2). */
+static void conv_model(built *b, int64_t padding, int64_t stride, int64_t act, int32_t out_hw,
+                       int32_t in_dtype) {
+  static int8_t filter[3 * 3 * 3 * 2];
+  static int32_t bias[3] = {10, -20, 30};
+  for (size_t i = 0; i < sizeof filter; i++)
+    filter[i] = (int8_t)(i % 7 - 3);
+  mp_tfw *w = mp_tfw_new();
+  int32_t in = add_tensor(w, &(spec){.name = "in",
+                                     .dtype = in_dtype,
+                                     .rank = 4,
+                                     .shape = {1, 5, 5, 2},
+                                     .n_scale = 1,
+                                     .scale = {0.5f},
+                                     .zp = -1});
+  int32_t f = add_tensor(w, &(spec){.name = "filter",
+                                    .dtype = MP_DTYPE_INT8,
+                                    .rank = 4,
+                                    .shape = {3, 3, 3, 2},
+                                    .n_scale = 3,
+                                    .scale = {0.25f, 0.125f, 1.0f / 3.0f},
+                                    .zp = 0,
+                                    .data = filter,
+                                    .bytes = sizeof filter});
+  int32_t bi = add_tensor(w, &(spec){.name = "bias",
+                                     .dtype = MP_DTYPE_INT32,
+                                     .rank = 1,
+                                     .shape = {3},
+                                     .n_scale = 0,
+                                     .scale = {0},
+                                     .zp = 0,
+                                     .data = bias,
+                                     .bytes = sizeof bias});
+  int32_t out = add_tensor(w, &(spec){.name = "out",
+                                      .dtype = in_dtype,
+                                      .rank = 4,
+                                      .shape = {1, out_hw, out_hw, 3},
+                                      .n_scale = 1,
+                                      .scale = {1.0f},
+                                      .zp = 2});
+  mp_tfw_option o[] = {i8opt(0, padding), i32opt(1, stride), i32opt(2, stride), i8opt(3, act)};
+  add_op(w, CONV_2D, 3, (const int32_t[]){in, f, bi}, out, MP_TFW_OPT_CONV2D, 4, o);
+  finish(w, 1, &in, 1, &out, b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Convolutions and fully connected                                         */
+/* ------------------------------------------------------------------------ */
+
+static void conv_lowering_precomputes_padding_multipliers_and_relu6(void **state) {
+  (void)state;
+  built b;
+  conv_model(&b, 0 /* SAME */, 2, 3 /* RELU6 */, 3, MP_DTYPE_INT8);
+  mp_lowered_op lo;
+  lower0(&b, &lo);
+  assert_true(lo.supported);
+  assert_false(lo.noop);
+  assert_int_equal(lo.kernel, MP_K_CONV2D_S8);
+  assert_string_equal(lo.fn, "mpk_conv2d_s8");
+  assert_string_equal(lo.init_fn, "mpk_conv2d_s8_init");
+  assert_string_equal(lo.params_type, "mpk_conv_s8_params");
+  const mpk_conv_s8_params *p = &lo.params.conv_s8;
+  assert_int_equal(p->geom.out_h, 3);
+  assert_int_equal(p->geom.filter_c, 2);
+  assert_int_equal(p->geom.pad_h, 1); /* total (3-1)*2 + 3 - 5 = 2 */
+  assert_int_equal(p->geom.pad_w, 1);
+  assert_int_equal(p->geom.stride_h, 2);
+  assert_int_equal(p->geom.dilation_w, 1);
+  assert_int_equal(p->q.input_offset, 1);
+  assert_int_equal(p->q.output_offset, 2);
+  assert_int_equal(p->q.act_min, 2); /* quantize(0) = 2 */
+  assert_int_equal(p->q.act_max, 8); /* quantize(6) = 8 */
+  assert_int_equal(p->q.per_channel, 1);
+  assert_int_equal(p->q.multiplier[0], 1073741824); /* 0.125 */
+  assert_int_equal(p->q.shift[0], -2);
+  assert_int_equal(p->q.multiplier[1], 1073741824); /* 0.0625 */
+  assert_int_equal(p->q.shift[1], -3);
+  assert_int_equal(p->q.multiplier[2], 1431655808); /* 0.5 * (float)1/3 */
+  assert_int_equal(p->q.shift[2], -2);
+  assert_int_equal(lo.n_args, 4);
+  assert_int_equal(lo.args[0].tensor, 0);
+  assert_string_equal(lo.args[0].ctype, "const int8_t *");
+  assert_int_equal(lo.args[2].tensor, 2);
+  assert_string_equal(lo.args[2].ctype, "const int32_t *");
+  assert_true(lo.args[3].is_output);
+  assert_string_equal(lo.args[3].ctype, "int8_t *");
+  assert_int_equal(lo.scratch_bytes, 0);
+  mp_buf t;
+  mp_buf_init(&t);
+  mp_lower_params_c(&lo, "m_op0", &t);
+  assert_non_null(strstr(mp_buf_str(&t), "static const int32_t m_op0_multiplier[3] = "
+                                         "{1073741824, 1073741824, 1431655808};\n"));
+  assert_non_null(strstr(mp_buf_str(&t), "static const int32_t m_op0_shift[3] = {-2, -3, -2};\n"));
+  assert_non_null(strstr(mp_buf_str(&t), "static const mpk_conv_s8_params m_op0 = {\n"));
+  assert_non_null(strstr(mp_buf_str(&t), ".pad_h = 1, .pad_w = 1}"));
+  assert_non_null(strstr(mp_buf_str(&t), ".multiplier = m_op0_multiplier, .shift = m_op0_shift}"));
+  mp_buf_free(&t);
+  mp_lower_free(&lo);
+  assert_int_equal(lo.n_arrays, 0);
+  drop(&b);
+}
+
+static void conv_with_a_wrong_output_shape_is_a_model_error(void **state) {
+  (void)state;
+  built b;
+  conv_model(&b, 1 /* VALID */, 1, 0, 4, MP_DTYPE_INT8); /* VALID gives 3x3 */
+  tu_diags d;
+  tu_diags_init(&d);
+  mp_lowered_op lo;
+  assert_int_equal(mp_lower_op(b.g, 0, &lo, &d.sink), MP_ERR_MODEL);
+  assert_true(
+      tu_diags_has(&d, "operator 0 (CONV_2D): output is 1x4x4 but VALID padding gives 1x3x3"));
+  assert_false(lo.supported);
+  tu_diags_init(&d);
+  assert_int_equal(mp_lower_check_all(b.g, &d.sink), MP_ERR_MODEL);
+  drop(&b);
+}
+
+static void conv_with_tanh_or_int16_is_unsupported_with_a_reason(void **state) {
+  (void)state;
+  built b;
+  conv_model(&b, 0, 2, 4 /* TANH */, 3, MP_DTYPE_INT8);
+  mp_lowered_op lo;
+  lower0(&b, &lo);
+  assert_false(lo.supported);
+  assert_string_equal(lo.reason, "fused activation TANH");
+  assert_int_equal(lo.n_arrays, 0); /* half-built params dropped */
+  drop(&b);
+  conv_model(&b, 0, 2, 0, 3, MP_DTYPE_INT16);
+  lower0(&b, &lo);
+  assert_false(lo.supported);
+  assert_non_null(strstr(lo.reason, "input int16, filter int8, bias int32, output int16"));
+  drop(&b);
+}
+
+static void depthwise_lowering_derives_the_depth_multiplier_and_dilation(void **state) {
+  (void)state;
+  static int8_t filter[3 * 3 * 4];
+  mp_tfw *w = mp_tfw_new();
+  int32_t in = add_tensor(w, &(spec){.name = "in",
+                                     .dtype = MP_DTYPE_INT8,
+                                     .rank = 4,
+                                     .shape = {1, 7, 7, 2},
+                                     .n_scale = 1,
+                                     .scale = {0.5f},
+                                     .zp = 0});
+  int32_t f = add_tensor(w, &(spec){.name = "f",
+                                    .dtype = MP_DTYPE_INT8,
+                                    .rank = 4,
+                                    .shape = {1, 3, 3, 4},
+                                    .n_scale = 1,
+                                    .scale = {0.25f},
+                                    .zp = 0,
+                                    .data = filter,
+                                    .bytes = sizeof filter});
+  int32_t out = add_tensor(w, &(spec){.name = "out",
+                                      .dtype = MP_DTYPE_INT8,
+                                      .rank = 4,
+                                      .shape = {1, 3, 3, 4},
+                                      .n_scale = 1,
+                                      .scale = {0.5f},
+                                      .zp = 0});
+  mp_tfw_option o[] = {i8opt(0, 1), i32opt(1, 1), i32opt(2, 1), i32opt(3, 2),
+                       i8opt(4, 1), i32opt(5, 2), i32opt(6, 2)};
+  add_op(w, DEPTHWISE_CONV_2D, 3, (const int32_t[]){in, f, -1}, out, MP_TFW_OPT_DEPTHWISE_CONV2D, 7,
+         o);
+  built b;
+  finish(w, 1, &in, 1, &out, &b);
+  mp_lowered_op lo;
+  lower0(&b, &lo);
+  assert_int_equal(lo.kernel, MP_K_DEPTHWISE_CONV2D_S8);
+  const mpk_conv_s8_params *p = &lo.params.conv_s8;
+  assert_int_equal(p->geom.depth_multiplier, 2);
+  assert_int_equal(p->geom.dilation_h, 2);
+  assert_int_equal(p->geom.pad_h, 0);
+  assert_int_equal(p->q.act_min, 0); /* RELU */
+  assert_int_equal(p->q.act_max, 127);
+  assert_int_equal(p->q.per_channel, 1); /* per-tensor broadcast to every channel */
+  assert_int_equal(lo.arrays[0].n, 4);
+  assert_int_equal(p->q.multiplier[3], 1073741824); /* 0.25 */
+  assert_int_equal(p->q.shift[3], -1);
+  assert_int_equal(lo.args[2].tensor, -1); /* no bias: NULL */
+  mp_lower_free(&lo);
+  drop(&b);
+}
+
+static void fully_connected_takes_the_scale_product_in_float(void **state) {
+  (void)state;
+  static int8_t filter[2 * 3] = {1, 2, 3, 4, 5, 6};
+  mp_tfw *w = mp_tfw_new();
+  int32_t in = add_tensor(w, &(spec){.name = "in",
+                                     .dtype = MP_DTYPE_INT8,
+                                     .rank = 2,
+                                     .shape = {1, 3},
+                                     .n_scale = 1,
+                                     .scale = {0.1f},
+                                     .zp = 5});
+  int32_t f = add_tensor(w, &(spec){.name = "f",
+                                    .dtype = MP_DTYPE_INT8,
+                                    .rank = 2,
+                                    .shape = {2, 3},
+                                    .n_scale = 1,
+                                    .scale = {0.2f},
+                                    .zp = 0,
+                                    .data = filter,
+                                    .bytes = 6});
+  int32_t out = add_tensor(w, &(spec){.name = "out",
+                                      .dtype = MP_DTYPE_INT8,
+                                      .rank = 2,
+                                      .shape = {1, 2},
+                                      .n_scale = 1,
+                                      .scale = {0.3f},
+                                      .zp = -7});
+  mp_tfw_option o[] = {i8opt(0, 0)};
+  add_op(w, FULLY_CONNECTED, 3, (const int32_t[]){in, f, -1}, out, MP_TFW_OPT_FULLY_CONNECTED, 1,
+         o);
+  built b;
+  finish(w, 1, &in, 1, &out, &b);
+  mp_lowered_op lo;
+  lower0(&b, &lo);
+  assert_int_equal(lo.kernel, MP_K_FULLY_CONNECTED_S8);
+  const mpk_fc_s8_params *p = &lo.params.fc_s8;
+  assert_int_equal(p->batches, 1);
+  assert_int_equal(p->accum_depth, 3);
+  assert_int_equal(p->out_depth, 2);
+  assert_int_equal(p->q.per_channel, 0);
+  /* (double)(0.1f * 0.2f) / 0.3f; the double product would give 1145324601 */
+  assert_int_equal(p->q.multiplier[0], 1145324648);
+  assert_int_equal(p->q.shift[0], -3);
+  assert_int_equal(p->q.input_offset, -5);
+  assert_int_equal(p->q.output_offset, -7);
+  assert_int_equal(lo.arrays[0].n, 1);
+  /* run it: inputs {6,7,8} -> {1,2,3} after the offset */
+  const int8_t x[3] = {6, 7, 8};
+  int8_t y[2] = {99, 99};
+  assert_int_equal(mpk_fully_connected_s8(p, x, filter, NULL, y, NULL), MPK_OK);
+  /* 14 * 0.0666667 = 0.93 -> 1 - 7 = -6; 32 * 0.0667 = 2.13 -> 2 - 7 = -5 */
+  assert_int_equal(y[0], -6);
+  assert_int_equal(y[1], -5);
+  mp_lower_free(&lo);
+  drop(&b);
+}
+
+static void float_fully_connected_prints_the_float_range(void **state) {
+  (void)state;
+  static float filter[2] = {1.0f, -1.0f};
+  mp_tfw *w = mp_tfw_new();
+  int32_t in = add_tensor(w, &(spec){.name = "in",
+                                     .dtype = MP_DTYPE_FLOAT32,
+                                     .rank = 2,
+                                     .shape = {1, 2},
+                                     .n_scale = 0,
+                                     .scale = {0},
+                                     .zp = 0});
+  int32_t f = add_tensor(w, &(spec){.name = "f",
+                                    .dtype = MP_DTYPE_FLOAT32,
+                                    .rank = 2,
+                                    .shape = {1, 2},
+                                    .n_scale = 0,
+                                    .scale = {0},
+                                    .zp = 0,
+                                    .data = filter,
+                                    .bytes = 8});
+  int32_t out = add_tensor(w, &(spec){.name = "out",
+                                      .dtype = MP_DTYPE_FLOAT32,
+                                      .rank = 2,
+                                      .shape = {1, 1},
+                                      .n_scale = 0,
+                                      .scale = {0},
+                                      .zp = 0});
+  add_op(w, FULLY_CONNECTED, 2, (const int32_t[]){in, f}, out, MP_TFW_OPT_FULLY_CONNECTED, 0, NULL);
+  built b;
+  finish(w, 1, &in, 1, &out, &b);
+  mp_lowered_op lo;
+  lower0(&b, &lo);
+  assert_int_equal(lo.kernel, MP_K_FULLY_CONNECTED_F32);
+  assert_true(lo.params.fc_f32.act_min == -FLT_MAX);
+  assert_int_equal(lo.args[2].tensor, -1); /* two inputs: no bias */
+  mp_buf t;
+  mp_buf_init(&t);
+  mp_lower_params_c(&lo, "fc", &t);
+  assert_string_equal(mp_buf_str(&t), "static const mpk_fc_f32_params fc = {\n"
+                                      "    .batches = 1,\n"
+                                      "    .accum_depth = 2,\n"
+                                      "    .out_depth = 1,\n"
+                                      "    .act_min = -3.40282347e+38f,\n"
+                                      "    .act_max = 3.40282347e+38f,\n"
+                                      "};\n");
+  mp_buf_free(&t);
+  mp_lower_free(&lo);
+  drop(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pooling, add, softmax, logistic, quantize                                */
+/* ------------------------------------------------------------------------ */
+
+static void pooling_lowers_window_padding_and_activation(void **state) {
+  (void)state;
+  mp_tfw *w = mp_tfw_new();
+  int32_t in = add_tensor(w, &(spec){.name = "in",
+                                     .dtype = MP_DTYPE_FLOAT32,
+                                     .rank = 4,
+                                     .shape = {1, 5, 5, 3},
+                                     .n_scale = 0,
+                                     .scale = {0},
+                                     .zp = 0});
+  int32_t out = add_tensor(w, &(spec){.name = "out",
+                                      .dtype = MP_DTYPE_FLOAT32,
+                                      .rank = 4,
+                                      .shape = {1, 3, 3, 3},
+                                      .n_scale = 0,
+                                      .scale = {0},
+                                      .zp = 0});
+  mp_tfw_option o[] = {i8opt(0, 0),  i32opt(1, 2), i32opt(2, 2),
+                       i32opt(3, 2), i32opt(4, 2), i8opt(5, 1)};
+  add_op(w, MAX_POOL_2D, 1, &in, out, MP_TFW_OPT_POOL2D, 6, o);
+  built b;
+  finish(w, 1, &in, 1, &out, &b);
+  mp_lowered_op lo;
+  lower0(&b, &lo);
+  assert_int_equal(lo.kernel, MP_K_MAX_POOL2D_F32);
+  const mpk_pool_f32_params *p = &lo.params.pool_f32;
+  assert_int_equal(p->geom.filter_h, 2);
+  assert_int_equal(p->geom.pad_h, 0); /* total (3-1)*2 + 2 - 5 = 1: all at the bottom */
+  assert_true(p->act_min == 0.0f && p->act_max == FLT_MAX);
+  mp_lower_free(&lo);
+  drop(&b);
+}
+
+static void add_lowering_rescales_both_inputs_and_broadcasts(void **state) {
+  (void)state;
+  mp_tfw *w = mp_tfw_new();
+  int32_t a = add_tensor(w, &(spec){.name = "a",
+                                    .dtype = MP_DTYPE_INT8,
+                                    .rank = 4,
+                                    .shape = {1, 2, 2, 3},
+                                    .n_scale = 1,
+                                    .scale = {0.5f},
+                                    .zp = 1});
+  int32_t c = add_tensor(w, &(spec){.name = "c",
+                                    .dtype = MP_DTYPE_INT8,
+                                    .rank = 1,
+                                    .shape = {3},
+                                    .n_scale = 1,
+                                    .scale = {0.25f},
+                                    .zp = -2});
+  int32_t out = add_tensor(w, &(spec){.name = "out",
+                                      .dtype = MP_DTYPE_INT8,
+                                      .rank = 4,
+                                      .shape = {1, 2, 2, 3},
+                                      .n_scale = 1,
+                                      .scale = {1.0f},
+                                      .zp = 0});
+  mp_tfw_option o[] = {i8opt(0, 0)};
+  add_op(w, ADD, 2, (const int32_t[]){a, c}, out, MP_TFW_OPT_ADD, 1, o);
+  built b;
+  finish(w, 1, &a, 1, &out, &b);
+  mp_lowered_op lo;
+  lower0(&b, &lo);
+  assert_int_equal(lo.kernel, MP_K_ADD_S8);
+  const mpk_add_s8_params *p = &lo.params.add_s8;
+  assert_int_equal(p->left_shift, 20);
+  assert_int_equal(p->in1_offset, -1);
+  assert_int_equal(p->in2_offset, 2);
+  assert_int_equal(p->in1_multiplier, 1 << 30); /* 0.5 / 1.0 */
+  assert_int_equal(p->in1_shift, 0);
+  assert_int_equal(p->in2_multiplier, 1 << 30); /* 0.25 / 1.0 */
+  assert_int_equal(p->in2_shift, -1);
+  assert_int_equal(p->out_multiplier, 1 << 30); /* 1.0 / (2^20 * 1.0) */
+  assert_int_equal(p->out_shift, -19);
+  assert_int_equal(p->b.elementwise, 0);
+  assert_int_equal(p->b.size, 12);
+  const int32_t dims[6] = {1, 1, 1, 2, 2, 3}, s1[6] = {0, 0, 0, 6, 3, 1},
+                s2[6] = {0, 0, 0, 0, 0, 1};
+  assert_memory_equal(p->b.dims, dims, sizeof dims);
+  assert_memory_equal(p->b.in1_strides, s1, sizeof s1);
+  assert_memory_equal(p->b.in2_strides, s2, sizeof s2);
+  /* a = 3 (1.0), c = 2 (1.0) -> 2.0 */
+  int8_t x[12], y[3] = {2, 2, 2}, z[12];
+  memset(x, 3, sizeof x);
+  assert_int_equal(mpk_add_s8(p, x, y, z, NULL), MPK_OK);
+  for (int i = 0; i < 12; i++)
+    assert_int_equal(z[i], 2);
+  mp_lower_free(&lo);
+  drop(&b);
+}
+
+static void softmax_lowering_prints_the_exact_params(void **state) {
+  (void)state;
+  mp_tfw *w = mp_tfw_new();
+  int32_t in = add_tensor(w, &(spec){.name = "in",
+                                     .dtype = MP_DTYPE_INT8,
+                                     .rank = 2,
+                                     .shape = {1, 4},
+                                     .n_scale = 1,
+                                     .scale = {0.0625f},
+                                     .zp = 3});
+  int32_t out = add_tensor(w, &(spec){.name = "out",
+                                      .dtype = MP_DTYPE_INT8,
+                                      .rank = 2,
+                                      .shape = {1, 4},
+                                      .n_scale = 1,
+                                      .scale = {1.0f / 256},
+                                      .zp = -128});
+  mp_tfw_option o[] = {{.field = 0, .type = MP_TFW_F32, .f = 1.0f}};
+  add_op(w, SOFTMAX, 1, &in, out, MP_TFW_OPT_SOFTMAX, 1, o);
+  built b;
+  finish(w, 1, &in, 1, &out, &b);
+  mp_lowered_op lo;
+  lower0(&b, &lo);
+  mp_buf t;
+  mp_buf_init(&t);
+  mp_lower_params_c(&lo, "sm", &t);
+  /* beta * scale * 2^26 = 2^22 = 0.5 * 2^23; radius floor(31 * 2^26 / 2^23) */
+  assert_string_equal(mp_buf_str(&t), "static const mpk_softmax_s8_params sm = {\n"
+                                      "    .outer = 1,\n"
+                                      "    .depth = 4,\n"
+                                      "    .input_multiplier = 1073741824,\n"
+                                      "    .input_left_shift = 23,\n"
+                                      "    .diff_min = -248,\n"
+                                      "};\n");
+  mp_buf_free(&t);
+  mp_lower_free(&lo);
+  drop(&b);
+}
+
+static void softmax_with_a_foreign_output_scale_is_unsupported(void **state) {
+  (void)state;
+  mp_tfw *w = mp_tfw_new();
+  int32_t in = add_tensor(w, &(spec){.name = "in",
+                                     .dtype = MP_DTYPE_INT8,
+                                     .rank = 2,
+                                     .shape = {1, 4},
+                                     .n_scale = 1,
+                                     .scale = {0.0625f},
+                                     .zp = 3});
+  int32_t out = add_tensor(w, &(spec){.name = "out",
+                                      .dtype = MP_DTYPE_INT8,
+                                      .rank = 2,
+                                      .shape = {1, 4},
+                                      .n_scale = 1,
+                                      .scale = {1.0f / 128},
+                                      .zp = -128});
+  add_op(w, SOFTMAX, 1, &in, out, MP_TFW_OPT_SOFTMAX, 0, NULL);
+  built b;
+  finish(w, 1, &in, 1, &out, &b);
+  mp_lowered_op lo;
+  lower0(&b, &lo);
+  assert_false(lo.supported);
+  assert_string_equal(lo.reason, "int8 output must have scale 1/256 and zero point -128");
+  drop(&b);
+}
+
+static void logistic_lowering_uses_frexp_and_the_q4_radius(void **state) {
+  (void)state;
+  mp_tfw *w = mp_tfw_new();
+  int32_t in = add_tensor(w, &(spec){.name = "in",
+                                     .dtype = MP_DTYPE_INT8,
+                                     .rank = 2,
+                                     .shape = {1, 3},
+                                     .n_scale = 1,
+                                     .scale = {0.0625f},
+                                     .zp = 3});
+  int32_t out = add_tensor(w, &(spec){.name = "out",
+                                      .dtype = MP_DTYPE_INT8,
+                                      .rank = 2,
+                                      .shape = {1, 3},
+                                      .n_scale = 1,
+                                      .scale = {1.0f / 256},
+                                      .zp = -128});
+  add_op(w, LOGISTIC, 1, &in, out, 0, 0, NULL);
+  built b;
+  finish(w, 1, &in, 1, &out, &b);
+  mp_lowered_op lo;
+  lower0(&b, &lo);
+  assert_int_equal(lo.kernel, MP_K_LOGISTIC_S8);
+  const mpk_logistic_s8_params *p = &lo.params.logistic_s8;
+  assert_int_equal(p->size, 3);
+  assert_int_equal(p->input_zero_point, 3);
+  assert_int_equal(p->input_multiplier, 1 << 30);
+  assert_int_equal(p->input_left_shift, 24);
+  assert_int_equal(p->input_range_radius, 120);
+  drop(&b);
+}
+
+static void quantize_lowers_float_and_integer_inputs(void **state) {
+  (void)state;
+  mp_tfw *w = mp_tfw_new();
+  int32_t x = add_tensor(w, &(spec){.name = "x",
+                                    .dtype = MP_DTYPE_FLOAT32,
+                                    .rank = 2,
+                                    .shape = {1, 4},
+                                    .n_scale = 0,
+                                    .scale = {0},
+                                    .zp = 0});
+  int32_t q = add_tensor(w, &(spec){.name = "q",
+                                    .dtype = MP_DTYPE_INT16,
+                                    .rank = 2,
+                                    .shape = {1, 4},
+                                    .n_scale = 1,
+                                    .scale = {0.5f},
+                                    .zp = 0});
+  int32_t r = add_tensor(w, &(spec){.name = "r",
+                                    .dtype = MP_DTYPE_INT8,
+                                    .rank = 2,
+                                    .shape = {1, 4},
+                                    .n_scale = 1,
+                                    .scale = {0.75f},
+                                    .zp = -3});
+  int32_t u = add_tensor(w, &(spec){.name = "u",
+                                    .dtype = MP_DTYPE_INT32,
+                                    .rank = 2,
+                                    .shape = {1, 4},
+                                    .n_scale = 1,
+                                    .scale = {0.75f},
+                                    .zp = 0});
+  add_op(w, QUANTIZE, 1, &x, q, 0, 0, NULL);
+  add_op(w, QUANTIZE, 1, &q, r, 0, 0, NULL);
+  add_op(w, QUANTIZE, 1, &r, u, 0, 0, NULL);
+  built b;
+  finish(w, 1, &x, 1, &u, &b);
+  tu_diags d;
+  tu_diags_init(&d);
+  mp_lowered_op lo;
+  assert_int_equal(mp_lower_op(b.g, 0, &lo, &d.sink), MP_OK);
+  assert_int_equal(lo.kernel, MP_K_QUANTIZE_F32);
+  assert_int_equal(lo.params.quantize.out_type, MPK_TYPE_INT16);
+  assert_true(lo.params.quantize.scale == 0.5f);
+  assert_int_equal(mp_lower_op(b.g, 1, &lo, &d.sink), MP_OK);
+  assert_int_equal(lo.kernel, MP_K_REQUANTIZE);
+  const mpk_requantize_params *p = &lo.params.requantize;
+  assert_int_equal(p->in_type, MPK_TYPE_INT16);
+  assert_int_equal(p->out_type, MPK_TYPE_INT8);
+  assert_int_equal(p->multiplier, 1431655765); /* 0.5 / 0.75 */
+  assert_int_equal(p->shift, 0);
+  assert_int_equal(p->output_zero_point, -3);
+  assert_int_equal(mp_lower_op(b.g, 2, &lo, &d.sink), MP_OK);
+  assert_int_equal(lo.kernel, MP_K_REQUANTIZE);
+  assert_int_equal(lo.params.requantize.out_type, MPK_TYPE_INT32);
+  drop(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Data movement and mean                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void mean_asks_for_int32_scratch_and_runs_on_garbage(void **state) {
+  (void)state;
+  static const int32_t axes[2] = {1, 2};
+  mp_tfw *w = mp_tfw_new();
+  int32_t in = add_tensor(w, &(spec){.name = "in",
+                                     .dtype = MP_DTYPE_INT8,
+                                     .rank = 4,
+                                     .shape = {1, 2, 2, 3},
+                                     .n_scale = 1,
+                                     .scale = {0.5f},
+                                     .zp = 2});
+  int32_t ax = add_tensor(w, &(spec){.name = "axes",
+                                     .dtype = MP_DTYPE_INT32,
+                                     .rank = 1,
+                                     .shape = {2},
+                                     .n_scale = 0,
+                                     .scale = {0},
+                                     .zp = 0,
+                                     .data = axes,
+                                     .bytes = 8});
+  int32_t out = add_tensor(w, &(spec){.name = "out",
+                                      .dtype = MP_DTYPE_INT8,
+                                      .rank = 4,
+                                      .shape = {1, 1, 1, 3},
+                                      .n_scale = 1,
+                                      .scale = {0.25f},
+                                      .zp = -1});
+  mp_tfw_option o[] = {{.field = 0, .type = MP_TFW_BOOL, .i = 1}};
+  add_op(w, MEAN, 2, (const int32_t[]){in, ax}, out, 27 /* ReducerOptions */, 1, o);
+  built b;
+  finish(w, 1, &in, 1, &out, &b);
+  mp_lowered_op lo;
+  lower0(&b, &lo);
+  assert_int_equal(lo.kernel, MP_K_MEAN_S8);
+  assert_int_equal(lo.scratch_bytes, 12);
+  assert_int_equal(lo.scratch_align, 4);
+  const mpk_mean_s8_params *p = &lo.params.mean_s8;
+  assert_int_equal(p->count, 4);
+  assert_int_equal(p->out_size, 3);
+  assert_true(p->scale == 2.0f);
+  assert_true(p->bias == -4.0f);
+  const int32_t strides[6] = {0, 0, 0, 0, 0, 1};
+  assert_memory_equal(p->out_strides, strides, sizeof strides);
+  /* the planner's view: an op-local scratch tensor live over [0, 0] */
+  uint32_t id = 0;
+  assert_int_equal(
+      mp_graph_add_local(b.g, 0, lo.scratch_bytes, lo.scratch_align, "op0_scratch", &id), MP_OK);
+  assert_int_equal(b.g->tensors[id].size, 12);
+  assert_int_equal(b.g->storage[id].start_op, 0);
+  assert_int_equal(b.g->storage[id].end_op, 0);
+  /* channel c holds c+2 everywhere (real value c * 0.5): mean c * 0.5 */
+  int8_t x[12], y[3];
+  for (int i = 0; i < 12; i++)
+    x[i] = (int8_t)(i % 3 + 2);
+  int32_t scratch[3];
+  memset(scratch, 0x5A, sizeof scratch);
+  memset(y, 0x5A, sizeof y);
+  assert_int_equal(mpk_mean_s8(p, x, y, scratch), MPK_OK);
+  assert_int_equal(y[0], -1); /* 0.0 */
+  assert_int_equal(y[1], 1);  /* 0.5 / 0.25 - 1 */
+  assert_int_equal(y[2], 3);  /* 1.0 / 0.25 - 1 */
+  drop(&b);
+}
+
+static void pad_and_transpose_and_concat_lower_to_byte_movers(void **state) {
+  (void)state;
+  static const int32_t pads[4] = {1, 0, 0, 2};
+  static const int32_t perm[3] = {2, 0, 1};
+  mp_tfw *w = mp_tfw_new();
+  int32_t in = add_tensor(w, &(spec){.name = "in",
+                                     .dtype = MP_DTYPE_INT8,
+                                     .rank = 2,
+                                     .shape = {2, 3},
+                                     .n_scale = 1,
+                                     .scale = {0.5f},
+                                     .zp = -5});
+  int32_t pd = add_tensor(w, &(spec){.name = "pads",
+                                     .dtype = MP_DTYPE_INT32,
+                                     .rank = 2,
+                                     .shape = {2, 2},
+                                     .n_scale = 0,
+                                     .scale = {0},
+                                     .zp = 0,
+                                     .data = pads,
+                                     .bytes = 16});
+  int32_t po = add_tensor(w, &(spec){.name = "padded",
+                                     .dtype = MP_DTYPE_INT8,
+                                     .rank = 2,
+                                     .shape = {3, 5},
+                                     .n_scale = 1,
+                                     .scale = {0.5f},
+                                     .zp = -5});
+  int32_t t3 = add_tensor(w, &(spec){.name = "t3",
+                                     .dtype = MP_DTYPE_FLOAT32,
+                                     .rank = 3,
+                                     .shape = {2, 3, 4},
+                                     .n_scale = 0,
+                                     .scale = {0},
+                                     .zp = 0});
+  int32_t pm = add_tensor(w, &(spec){.name = "perm",
+                                     .dtype = MP_DTYPE_INT32,
+                                     .rank = 1,
+                                     .shape = {3},
+                                     .n_scale = 0,
+                                     .scale = {0},
+                                     .zp = 0,
+                                     .data = perm,
+                                     .bytes = 12});
+  int32_t to = add_tensor(w, &(spec){.name = "tout",
+                                     .dtype = MP_DTYPE_FLOAT32,
+                                     .rank = 3,
+                                     .shape = {4, 2, 3},
+                                     .n_scale = 0,
+                                     .scale = {0},
+                                     .zp = 0});
+  int32_t c1 = add_tensor(w, &(spec){.name = "c1",
+                                     .dtype = MP_DTYPE_INT8,
+                                     .rank = 2,
+                                     .shape = {3, 2},
+                                     .n_scale = 1,
+                                     .scale = {0.5f},
+                                     .zp = -5});
+  int32_t co = add_tensor(w, &(spec){.name = "cout",
+                                     .dtype = MP_DTYPE_INT8,
+                                     .rank = 2,
+                                     .shape = {3, 7},
+                                     .n_scale = 1,
+                                     .scale = {0.5f},
+                                     .zp = -5});
+  int32_t c2 = add_tensor(w, &(spec){.name = "c2",
+                                     .dtype = MP_DTYPE_INT8,
+                                     .rank = 2,
+                                     .shape = {3, 2},
+                                     .n_scale = 1,
+                                     .scale = {0.25f},
+                                     .zp = -5});
+  int32_t co2 = add_tensor(w, &(spec){.name = "cout2",
+                                      .dtype = MP_DTYPE_INT8,
+                                      .rank = 2,
+                                      .shape = {3, 7},
+                                      .n_scale = 1,
+                                      .scale = {0.5f},
+                                      .zp = -5});
+  add_op(w, PAD, 2, (const int32_t[]){in, pd}, po, 0, 0, NULL);
+  add_op(w, TRANSPOSE, 2, (const int32_t[]){t3, pm}, to, 0, 0, NULL);
+  mp_tfw_option ax[] = {i32opt(0, -1), i8opt(1, 0)};
+  add_op(w, CONCATENATION, 2, (const int32_t[]){c1, po}, co, MP_TFW_OPT_CONCATENATION, 2, ax);
+  add_op(w, CONCATENATION, 2, (const int32_t[]){c2, po}, co2, MP_TFW_OPT_CONCATENATION, 2, ax);
+  built b;
+  finish(w, 3, (const int32_t[]){in, t3, c1}, 2, (const int32_t[]){co, to}, &b);
+  tu_diags d;
+  tu_diags_init(&d);
+  mp_lowered_op lo;
+  assert_int_equal(mp_lower_op(b.g, 0, &lo, &d.sink), MP_OK);
+  assert_int_equal(lo.kernel, MP_K_PAD);
+  const mpk_pad_params *pp = &lo.params.pad;
+  assert_int_equal(pp->elem_size, 1);
+  assert_int_equal(pp->before[4], 1);
+  assert_int_equal(pp->before[5], 0);
+  assert_int_equal(pp->out_dims[5], 5);
+  assert_int_equal((int8_t)pp->value[0], -5); /* PAD pads with the zero point */
+  assert_int_equal(mp_lower_op(b.g, 1, &lo, &d.sink), MP_OK);
+  assert_int_equal(lo.kernel, MP_K_TRANSPOSE);
+  const int32_t od[6] = {1, 1, 1, 4, 2, 3}, is[6] = {0, 0, 0, 1, 12, 4};
+  assert_memory_equal(lo.params.transpose.out_dims, od, sizeof od);
+  assert_memory_equal(lo.params.transpose.in_strides, is, sizeof is);
+  assert_int_equal(lo.params.transpose.elem_size, 4);
+  assert_int_equal(mp_lower_op(b.g, 2, &lo, &d.sink), MP_OK);
+  assert_int_equal(lo.kernel, MP_K_CONCAT);
+  assert_int_equal(lo.params.concat.outer, 3);
+  assert_int_equal(lo.params.concat.input_bytes[0], 2);
+  assert_int_equal(lo.params.concat.input_bytes[1], 5);
+  assert_int_equal(lo.args[0].kind, MP_LARG_TENSOR_ARRAY);
+  assert_int_equal(lo.args[0].n_tensors, 2);
+  assert_int_equal(lo.args[0].tensors[1], po);
+  assert_string_equal(lo.args[0].ctype, "const void *const *");
+  mp_lower_free(&lo);
+  assert_int_equal(mp_lower_op(b.g, 3, &lo, &d.sink), MP_OK);
+  assert_false(lo.supported);
+  assert_string_equal(lo.reason, "input 0 is quantised differently from the output");
+  drop(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Views, unknown operators, and the all-at-once check                      */
+/* ------------------------------------------------------------------------ */
+
+static void reshape_of_a_constant_is_a_copy(void **state) {
+  (void)state;
+  static const int8_t data[6] = {1, 2, 3, 4, 5, 6};
+  static const int32_t shape[2] = {3, 2};
+  mp_tfw *w = mp_tfw_new();
+  int32_t c = add_tensor(w, &(spec){.name = "c",
+                                    .dtype = MP_DTYPE_INT8,
+                                    .rank = 2,
+                                    .shape = {2, 3},
+                                    .n_scale = 0,
+                                    .scale = {0},
+                                    .zp = 0,
+                                    .data = data,
+                                    .bytes = 6});
+  int32_t s = add_tensor(w, &(spec){.name = "s",
+                                    .dtype = MP_DTYPE_INT32,
+                                    .rank = 1,
+                                    .shape = {2},
+                                    .n_scale = 0,
+                                    .scale = {0},
+                                    .zp = 0,
+                                    .data = shape,
+                                    .bytes = 8});
+  int32_t out = add_tensor(w, &(spec){.name = "out",
+                                      .dtype = MP_DTYPE_INT8,
+                                      .rank = 2,
+                                      .shape = {3, 2},
+                                      .n_scale = 0,
+                                      .scale = {0},
+                                      .zp = 0});
+  add_op(w, RESHAPE, 2, (const int32_t[]){c, s}, out, 0, 0, NULL);
+  built b;
+  finish(w, 0, NULL, 1, &out, &b);
+  mp_lowered_op lo;
+  lower0(&b, &lo);
+  assert_false(b.g->ops[0].is_view); /* the input is a constant: no alias */
+  assert_int_equal(lo.kernel, MP_K_COPY);
+  assert_int_equal(lo.params.copy.bytes, 6);
+  assert_string_equal(lo.fn, "mpk_copy");
+  drop(&b);
+}
+
+static void check_all_lists_every_unsupported_operator(void **state) {
+  (void)state;
+  mp_tfw *w = mp_tfw_new();
+  int32_t a = add_tensor(w, &(spec){.name = "a",
+                                    .dtype = MP_DTYPE_INT8,
+                                    .rank = 2,
+                                    .shape = {1, 4},
+                                    .n_scale = 1,
+                                    .scale = {0.5f},
+                                    .zp = 0});
+  int32_t m1 = add_tensor(w, &(spec){.name = "m1",
+                                     .dtype = MP_DTYPE_INT8,
+                                     .rank = 2,
+                                     .shape = {1, 4},
+                                     .n_scale = 1,
+                                     .scale = {0.5f},
+                                     .zp = 0});
+  int32_t m2 = add_tensor(w, &(spec){.name = "m2",
+                                     .dtype = MP_DTYPE_INT8,
+                                     .rank = 2,
+                                     .shape = {1, 4},
+                                     .n_scale = 1,
+                                     .scale = {0.5f},
+                                     .zp = 0});
+  int32_t s = add_tensor(w, &(spec){.name = "s",
+                                    .dtype = MP_DTYPE_INT8,
+                                    .rank = 2,
+                                    .shape = {1, 4},
+                                    .n_scale = 1,
+                                    .scale = {1.0f / 256},
+                                    .zp = -128});
+  add_op(w, MUL, 2, (const int32_t[]){a, a}, m1, 0, 0, NULL);
+  add_op(w, MUL, 2, (const int32_t[]){m1, a}, m2, 0, 0, NULL);
+  add_op(w, SOFTMAX, 1, &m2, s, MP_TFW_OPT_SOFTMAX, 0, NULL);
+  built b;
+  finish(w, 1, &a, 1, &s, &b);
+  tu_diags d;
+  tu_diags_init(&d);
+  assert_int_equal(mp_lower_check_all(b.g, &d.sink), MP_ERR_UNSUPPORTED);
+  assert_true(tu_diags_has(&d, "operator 0 (MUL) is not supported: memplan has no kernel for "
+                               "MUL; reads 0 'a' int8[1,4], 0 'a' int8[1,4]; writes 1 'm1' "
+                               "int8[1,4]"));
+  assert_true(tu_diags_has(&d, "operator 1 (MUL) is not supported"));
+  /* beta 0 (the schema default) makes the softmax unsupported too */
+  assert_true(tu_diags_has(&d, "operator 2 (SOFTMAX) is not supported: beta * input scale too "
+                               "small"));
+  assert_true(tu_diags_has(&d, "3 of 3 operators are not supported (MUL, SOFTMAX)"));
+  assert_int_equal(d.n_errors, 4);
+  drop(&b);
+}
+
+static void kernel_names_cover_every_kernel(void **state) {
+  (void)state;
+  assert_string_equal(mp_kernel_fn(MP_K_NONE), "");
+  for (int k = 1; k < MP_K_COUNT; k++) {
+    const char *fn = mp_kernel_fn((mp_kernel)k);
+    assert_true(strncmp(fn, "mpk_", 4) == 0);
+  }
+  assert_string_equal(mp_kernel_fn(MP_K_COUNT), "");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(conv_lowering_precomputes_padding_multipliers_and_relu6),
+      cmocka_unit_test(conv_with_a_wrong_output_shape_is_a_model_error),
+      cmocka_unit_test(conv_with_tanh_or_int16_is_unsupported_with_a_reason),
+      cmocka_unit_test(depthwise_lowering_derives_the_depth_multiplier_and_dilation),
+      cmocka_unit_test(fully_connected_takes_the_scale_product_in_float),
+      cmocka_unit_test(float_fully_connected_prints_the_float_range),
+      cmocka_unit_test(pooling_lowers_window_padding_and_activation),
+      cmocka_unit_test(add_lowering_rescales_both_inputs_and_broadcasts),
+      cmocka_unit_test(softmax_lowering_prints_the_exact_params),
+      cmocka_unit_test(softmax_with_a_foreign_output_scale_is_unsupported),
+      cmocka_unit_test(logistic_lowering_uses_frexp_and_the_q4_radius),
+      cmocka_unit_test(quantize_lowers_float_and_integer_inputs),
+      cmocka_unit_test(mean_asks_for_int32_scratch_and_runs_on_garbage),
+      cmocka_unit_test(pad_and_transpose_and_concat_lower_to_byte_movers),
+      cmocka_unit_test(reshape_of_a_constant_is_a_copy),
+      cmocka_unit_test(check_all_lists_every_unsupported_operator),
+      cmocka_unit_test(kernel_names_cover_every_kernel),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
