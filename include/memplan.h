@@ -652,6 +652,19 @@ mp_status mp_residency_json(const mp_plan *p, const char *prefix, char **out);
  * tensor's placement.  malloc'd text, NULL on allocation failure. */
 char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose);
 
+/* The plan report: one self-contained HTML page (inline SVG, CSS and a
+ * little script; no external assets) with a header, a bar per memory bank,
+ * a timeline per arena and a sortable tensor table.  Byte-identical for
+ * identical inputs.  `prefix` names the arena symbols.  *out is malloc'd;
+ * the caller frees it.  Fails only with MP_ERR_NOMEM. */
+mp_status mp_report_html(const mp_plan *p, const char *prefix, char **out);
+
+/* mp_report_html written to `path` atomically (a temporary file, then a
+ * rename).  MP_ERR_IO, reported to dx with the path, when it cannot be
+ * written. */
+mp_status mp_report_html_write(const mp_plan *p, const char *prefix, const char *path,
+                               const mp_diag_sink *dx);
+
 #ifdef __cplusplus
 }
 #endif
