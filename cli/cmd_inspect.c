@@ -115,6 +115,10 @@ static int print_json(const mp_graph *g, const mp_graph *na, uint32_t align) {
     json_object_set_new(jt, "start_op", live ? json_integer(t->lifetime.start_op) : json_null());
     json_object_set_new(jt, "end_op", live ? json_integer(t->lifetime.end_op) : json_null());
     json_object_set_new(jt, "alias_of", t->alias_of >= 0 ? json_integer(t->alias_of) : json_null());
+    /* the slot's lifetime: an alias root's covers every alias */
+    const mp_lifetime *st = &g->storage[i];
+    json_object_set_new(jt, "storage_start_op", live ? json_integer(st->start_op) : json_null());
+    json_object_set_new(jt, "storage_end_op", live ? json_integer(st->end_op) : json_null());
     json_array_append_new(ts, jt);
   }
   json_object_set_new(o, "tensor_list", ts);
@@ -124,6 +128,13 @@ static int print_json(const mp_graph *g, const mp_graph *na, uint32_t align) {
   puts(s);
   free(s);
   return CLI_EXIT_OK;
+}
+
+/* Print a table row without its trailing blanks. */
+static void print_trimmed(char *line) {
+  size_t n = strlen(line);
+  while (n > 0 && line[n - 1] == ' ') line[--n] = '\0';
+  puts(line);
 }
 
 static void print_text(const mp_graph *g, const mp_graph *na, uint32_t align) {
@@ -147,7 +158,10 @@ static void print_text(const mp_graph *g, const mp_graph *na, uint32_t align) {
     l = 0;
     for (uint32_t k = 0; k < op->n_outputs && l < sizeof outs; k++)
       l += (size_t)snprintf(outs + l, sizeof outs - l, k ? " %d" : "%d", op->outputs[k]);
-    printf("%4u  %-28s %-24s %s%s\n", i, op->name, ins, outs, op->is_view ? "   (view: no-op)" : "");
+    char line[512];
+    snprintf(line, sizeof line, "%4u  %-28s %-24s %s%s", i, op->name, ins, outs,
+             op->is_view ? "   (view: no-op)" : "");
+    print_trimmed(line);
   }
   printf("\n%4s  %-32s %-8s %-18s %9s  %-10s %-11s %s\n", "id", "name", "dtype", "shape", "bytes",
          "role", "lifetime", "alias_of");
@@ -162,11 +176,16 @@ static void print_text(const mp_graph *g, const mp_graph *na, uint32_t align) {
     else if (t->role != MP_ROLE_SCRATCH)
       snprintf(life, sizeof life, "program");
     if (t->alias_of >= 0) snprintf(alias, sizeof alias, "%d", t->alias_of);
+    /* long names keep their end, cut at a character boundary */
     const char *name = t->name;
     size_t nl = strlen(name);
-    printf("%4u  %-32s %-8s %-18s %9llu  %-10s %-11s %s\n", i,
-           nl > 32 ? name + nl - 32 : name, mp_dtype_name(t->dtype), shape,
-           (unsigned long long)t->size, mp_role_name(t->role), life, alias);
+    if (nl > 32) name += nl - 32;
+    while ((*name & 0xc0) == 0x80) name++;
+    char line[256];
+    snprintf(line, sizeof line, "%4u  %-32s %-8s %-18s %9llu  %-10s %-11s %s", i, name,
+             mp_dtype_name(t->dtype), shape, (unsigned long long)t->size, mp_role_name(t->role),
+             life, alias);
+    print_trimmed(line);
   }
   uint64_t consts = 0, pers = 0;
   for (uint32_t i = 0; i < g->n_tensors; i++) {

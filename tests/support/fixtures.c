@@ -360,6 +360,20 @@ static void build_writes_constant(mp_tfw *w) {
   mp_tfw_set_io(w, IDS(0), IDS(1));
 }
 
+/* dynamic_shape: 0 in [1,8]; 1 out [-1,8] (dynamic batch, shape_signature
+ * [-1,8]).  op 0 RELU(0)->1.  The model parses; mp_graph_build fails with
+ * MP_ERR_UNSUPPORTED: "tensor 1 'out' has dynamic shape (dimension 0 is
+ * -1); memplan needs static shapes". */
+static void build_dynamic_shape(mp_tfw *w) {
+  act(w, "in", 8);
+  mp_tfw_tensor t = {.name = "out", .dtype = MP_DTYPE_INT8, .rank = 2,
+                     .shape = (const int32_t[]){-1, 8}, .has_shape_signature = true,
+                     .shape_signature = (const int32_t[]){-1, 8}};
+  mp_tfw_add_tensor(w, &t);
+  op(w, FX_RELU, IDS(0), IDS(1));
+  mp_tfw_set_io(w, IDS(0), IDS(1));
+}
+
 static const struct {
   const char *name;
   void (*build)(mp_tfw *w);
@@ -377,6 +391,7 @@ static const struct {
     {"external_weights", build_external},
     {"written_twice", build_written_twice},
     {"writes_constant", build_writes_constant},
+    {"dynamic_shape", build_dynamic_shape},
 };
 #define N_FIXTURES (sizeof fixtures / sizeof fixtures[0])
 

@@ -24,6 +24,7 @@
  *   external_weights  tiny with its weights stored after the flatbuffer    32 (32)
  *   written_twice     two ops write one tensor: mp_graph_build fails
  *   writes_constant   an op writes a constant: mp_graph_build fails
+ *   dynamic_shape     a used tensor of shape [-1,8]: MP_ERR_UNSUPPORTED
  * Each builder's comment in fixtures.c lists the tensors and lifetimes.
  */
 #ifndef MP_FIXTURES_H
