@@ -542,6 +542,61 @@ uint64_t mp_problem_lower_bound(const mp_problem *p);
 mp_status mp_solve(const mp_planner *pl, const mp_problem *p, const mp_option *opts,
                    uint32_t n_opts, mp_solution *sol, const mp_diag_sink *dx);
 
+/* Planner options given as a JSON object ('{"iterations": 2000}'), checked
+ * against pl's option schema: an unknown key (with a did-you-mean hint), a
+ * value that is not an integer, or one outside the schema's [min, max] is
+ * an error naming the key (MP_ERR_CONFIG); `where` labels the messages
+ * ("--planner-options").  On success *opts is one malloc'd block of *n_opts
+ * entries, keys included (NULL and 0 for "{}"), freed with mp_options_free. */
+mp_status mp_planner_options_from_json(const mp_planner *pl, const char *json, const char *where,
+                                       const mp_diag_sink *dx, mp_option **opts,
+                                       uint32_t *n_opts);
+void mp_options_free(mp_option **opts);
+
+/* ------------------------------------------------------------------------ */
+/* Offset-assignment problems as CSV (`memplan solve`)                      */
+/* ------------------------------------------------------------------------ */
+
+/* A problem in the interchange CSV of static memory allocation: a header
+ * naming the columns id, lower, upper and size (any order; an `offset`
+ * column is accepted and ignored, so a solution can be read back), then one
+ * row per buffer, live over the half-open interval [lower, upper).  Blank
+ * lines and lines starting with '#' are skipped. */
+typedef struct mp_csv_problem {
+  const char *path;       /* the name given, for diagnostics */
+  size_t n;
+  mp_item *items;         /* items[i]: row i, inclusive lifetime, size rounded
+                             up to the alignment, id == i; times are the
+                             rows' own values when they fit in int32, else
+                             their ranks (same overlaps) */
+  const char **ids;       /* the id column, as written */
+  int64_t *lower, *upper; /* as written */
+  uint64_t *sizes;        /* as written, before rounding */
+  uint32_t *lines;        /* 1-based line of each row */
+  uint32_t alignment;     /* offset alignment of every item (1 = none) */
+  struct mp_pool *pool;   /* owns everything above */
+} mp_csv_problem;
+
+/* Read a problem CSV.  `alignment` (a power of two; 0 or 1 = none) becomes
+ * every item's offset alignment and sizes are rounded up to it.  Every bad
+ * row is reported as file:LINE (an unknown or missing column, a value that
+ * is not an integer, upper <= lower, a duplicate id, ...), up to 20 of
+ * them, and yields MP_ERR_MODEL; MP_ERR_IO when the file cannot be read. */
+mp_status mp_csv_problem_read(const char *path, uint32_t alignment, const mp_diag_sink *dx,
+                              mp_csv_problem **out);
+/* The same from memory (`name` labels diagnostics). */
+mp_status mp_csv_problem_parse(const char *text, size_t len, const char *name,
+                               uint32_t alignment, const mp_diag_sink *dx,
+                               mp_csv_problem **out);
+void mp_csv_problem_free(mp_csv_problem **p);
+
+/* The solution as CSV text: the header `id,lower,upper,size,offset`, every
+ * row as read plus its offset, then a final line
+ * `# height=H lower_bound=L planner=NAME`.  Returns malloc'd text (the
+ * caller frees it), NULL when out of memory. */
+char *mp_csv_solution_text(const mp_csv_problem *p, const mp_solution *sol,
+                           const char *planner);
+
 /* ------------------------------------------------------------------------ */
 /* Memory plan (the seeds' MemoryPlan data model)                           */
 /* ------------------------------------------------------------------------ */
@@ -646,6 +701,20 @@ const char *mp_arena_symbol(const char *prefix, const mp_arena *a, bool source, 
 /* The residency report (SPEC §7) as JSON text, byte-identical for identical
  * inputs.  *out is malloc'd; the caller frees it. */
 mp_status mp_residency_json(const mp_plan *p, const char *prefix, char **out);
+
+/* Write the C module of SPEC §6 for a verified plan into cfg->module_path:
+ * include/<p>_model.h, src/<p>_model.c, src/<p>_arenas.c (allocate_arenas;
+ * without it, data/<symbol>.bin blobs for the caller to bind instead),
+ * CMakeLists.txt, module.mk and, when an operator calls one, the reference
+ * kernels (kernels/), and <p>_residency.json when
+ * cfg->memory.dump_residency_json.  <p> is cfg->prefix.  Region ids are the plan's
+ * arena indices, then the staged arenas' source blobs in arena order.
+ * Every file's text is built before any is written, each atomically, so a
+ * failure writes nothing.  Identical inputs give identical bytes.  Does not
+ * verify the plan (call mp_plan_verify first).  Fails with MP_ERR_CONFIG
+ * (prefix not a C identifier, no module path), MP_ERR_IO, MP_ERR_NOMEM, or
+ * MP_ERR_INTERNAL / MP_ERR_UNSUPPORTED when the plan cannot be emitted. */
+mp_status mp_emit_module(const mp_plan *p, const mp_config *cfg, const mp_diag_sink *dx);
 
 /* The human summary of a plan: a table per arena (role, memory, size, used,
  * lower bound, budget headroom) and per memory; with verbose >= 2 also every

@@ -3,78 +3,34 @@
  * lifetime-start order.
  *
  * Algorithm:
- *   1. Sort the items by start op (ties: larger first, then id).
- *   2. For each item in that order, look at the already placed items whose
- *      lifetimes overlap it, sorted by offset, and take the lowest aligned
- *      offset where it fits between them.
+ *   1. Order the items by start op; ties: larger size first, then lower id
+ *      (then input position, so equal items keep their input order).
+ *   2. Place each item, in that order, at the lowest offset that is a
+ *      multiple of its alignment and overlaps no already placed item whose
+ *      lifetime intersects its own (the shared first-fit engine,
+ *      firstfit.h).
  *
- * This is the simple O(n^2) form; it is replaced by an indexed version when
- * measured too slow.
+ * It is the seeds' only non-experimental strategy and the most predictable
+ * one: a tensor's slot depends only on the tensors placed before it.  It
+ * takes no options.  O(n log n) plus the engine's cost per placement.
  */
+#include "firstfit.h"
 #include "util.h"
 
 #include <stdlib.h>
-
-typedef struct ord {
-  const mp_item *it;
-  size_t idx;
-} ord;
-
-static int cmp_start(const void *a, const void *b) {
-  const mp_item *x = ((const ord *)a)->it, *y = ((const ord *)b)->it;
-  if (x->start != y->start) return x->start < y->start ? -1 : 1;
-  if (x->size != y->size) return x->size > y->size ? -1 : 1;
-  return (x->id > y->id) - (x->id < y->id);
-}
-
-typedef struct span {
-  uint64_t lo, hi;
-} span;
-
-static int cmp_span(const void *a, const void *b) {
-  const span *x = a, *y = b;
-  return (x->lo > y->lo) - (x->lo < y->lo);
-}
 
 static mp_status greedy_solve(const mp_problem *p, const mp_option *opts, uint32_t n_opts,
                               mp_solution *sol, const mp_diag_sink *dx) {
   (void)opts;
   (void)n_opts;
   (void)dx;
-  ord *o = malloc((p->n ? p->n : 1) * sizeof *o);
-  span *busy = malloc((p->n ? p->n : 1) * sizeof *busy);
-  bool *placed = calloc(p->n ? p->n : 1, 1);
-  if (!o || !busy || !placed) {
-    free(o);
-    free(busy);
-    free(placed);
-    return MP_ERR_NOMEM;
-  }
-  for (size_t i = 0; i < p->n; i++) o[i] = (ord){&p->items[i], i};
-  qsort(o, p->n, sizeof *o, cmp_start);
-  for (size_t k = 0; k < p->n; k++) {
-    const mp_item *it = o[k].it;
-    size_t nb = 0;
-    for (size_t j = 0; j < p->n; j++) {
-      if (!placed[j]) continue;
-      const mp_item *q = &p->items[j];
-      if (q->start <= it->end && it->start <= q->end)
-        busy[nb++] = (span){sol->offsets[j], sol->offsets[j] + q->size};
-    }
-    qsort(busy, nb, sizeof *busy, cmp_span);
-    uint64_t off = 0;
-    for (size_t j = 0; j < nb; j++) {
-      off = mp_align_up(off, it->align);
-      if (off + it->size <= busy[j].lo) break;
-      if (busy[j].hi > off) off = busy[j].hi;
-    }
-    sol->offsets[o[k].idx] = mp_align_up(off, it->align);
-    placed[o[k].idx] = true;
-  }
-  free(o);
-  free(busy);
-  free(placed);
-  return MP_OK;
+  uint32_t *order = malloc((p->n ? p->n : 1) * sizeof *order);
+  if (!order) return MP_ERR_NOMEM;
+  mp_status st = mp_firstfit_order_by_start(p->items, p->n, order);
+  if (st == MP_OK) st = mp_firstfit_solve(p->items, p->n, order, sol->offsets);
+  free(order);
+  sol->iterations = 1;
+  return st;
 }
 
 const mp_planner mp_planner_greedy = {

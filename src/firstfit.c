@@ -1,0 +1,577 @@
+/*
+ * firstfit.c — the first-fit placement engine (see firstfit.h for the
+ * contract and the use for bank spilling).
+ *
+ * Time is compressed to the ranks of the distinct start times: an item
+ * [s, e] becomes [rank(s), rank(last start <= e)], which keeps exactly the
+ * same pairs overlapping and makes the tree size depend on n, not on the
+ * time values.  The tree is an implicit, power-of-two segment tree over
+ * those ranks (node 1 is the root, leaves are nodes nleaf..2*nleaf-1).
+ *
+ * Each node owns a fixed slice of one pool, sized at construction to the
+ * number of items whose interval decomposition contains the node, so
+ * placing never allocates.  A slice holds the placed spans (offset, top)
+ * sorted by offset; they are disjoint because every item stored in a node
+ * covers the node's whole time range.  Per node the engine keeps the
+ * largest top and the smallest offset placed anywhere in its subtree, to
+ * skip subtrees that cannot collide with the current window.
+ *
+ * Long-lived items: a query that covers a big subtree would otherwise walk
+ * every span in it.  The first time such a subtree (>= UNION_MIN_LEAVES
+ * leaves) is covered by a query, the engine builds the union of all spans
+ * in it as merged blocks and keeps it up to date on later insertions; the
+ * query then does one binary search there, and one jump passes a whole
+ * packed run of spans.  Unions cannot be un-merged, so the first undo
+ * (mp_firstfit_truncate removing something) drops them for good and the
+ * engine goes on with the subtree walk alone; local search, which undoes
+ * constantly, works on small problems.  If memory for a union runs out the
+ * engine drops them too: slower, never wrong.
+ *
+ * Zero-size items are never stored: they collide with nothing.
+ */
+#include "firstfit.h"
+
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Subtrees smaller than this are cheap to walk; bigger ones get a union
+ * when a query covers them. */
+#define UNION_MIN_LEAVES 32u
+
+typedef struct span {
+  uint64_t off, top; /* [off, top) */
+} span;
+
+/* Merged blocks: sorted, disjoint and not touching. */
+typedef struct span_set {
+  span *s;
+  uint32_t len, cap;
+} span_set;
+
+struct mp_firstfit {
+  const mp_item *items;
+  size_t n;
+  uint32_t nleaf;      /* leaves, a power of two >= the number of ranks */
+  uint32_t *lo, *hi;   /* compressed inclusive interval per item */
+  uint32_t *base;      /* per node: start of its slice in pool */
+  uint32_t *len;       /* per node: spans placed in its slice */
+  span *pool;
+  uint64_t *agg_top;   /* per node: max top in its subtree, 0 when empty */
+  uint64_t *agg_off;   /* per node: min offset in its subtree, UINT64_MAX when empty */
+  uint64_t *offset;    /* per item, valid while placed */
+  uint32_t *stack;     /* placement order */
+  uint64_t *heights;   /* heights[k]: height after k + 1 placements */
+  size_t depth;
+  /* unions of subtrees; uni == NULL once unions are off for good */
+  span_set *uni;
+  uint8_t *built;      /* per node: uni[v] is built and current */
+  size_t n_built;
+  uint32_t *stamp;     /* per node: the last insertion that reached it */
+  uint32_t stamp_now;
+  span *tmp;           /* scratch for building a union */
+  size_t tmp_cap;
+};
+
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Index of the first element of sorted t[0..m) greater than v. */
+static uint32_t upper_index(const int32_t *t, uint32_t m, int32_t v) {
+  uint32_t a = 0, b = m;
+  while (a < b) {
+    uint32_t mid = a + (b - a) / 2;
+    if (t[mid] <= v)
+      a = mid + 1;
+    else
+      b = mid;
+  }
+  return a;
+}
+
+mp_status mp_firstfit_new(const mp_item *items, size_t n, mp_firstfit **out) {
+  *out = NULL;
+  if (n > UINT32_MAX / 4) return MP_ERR_NOMEM;
+  mp_firstfit *ff = calloc(1, sizeof *ff);
+  if (!ff) return MP_ERR_NOMEM;
+  ff->items = items;
+  ff->n = n;
+  size_t nn = n ? n : 1;
+  int32_t *starts = malloc(nn * sizeof *starts);
+  ff->lo = malloc(nn * sizeof *ff->lo);
+  ff->hi = malloc(nn * sizeof *ff->hi);
+  ff->offset = calloc(nn, sizeof *ff->offset);
+  ff->stack = malloc(nn * sizeof *ff->stack);
+  ff->heights = malloc(nn * sizeof *ff->heights);
+  if (!starts || !ff->lo || !ff->hi || !ff->offset || !ff->stack || !ff->heights) goto nomem;
+
+  /* compress time to ranks of distinct starts */
+  for (size_t i = 0; i < n; i++) starts[i] = items[i].start;
+  qsort(starts, n, sizeof *starts, cmp_i32);
+  uint32_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (m == 0 || starts[m - 1] != starts[i]) starts[m++] = starts[i];
+  for (size_t i = 0; i < n; i++) {
+    ff->lo[i] = upper_index(starts, m, items[i].start) - 1;
+    ff->hi[i] = upper_index(starts, m, items[i].end) - 1;
+  }
+  free(starts);
+  starts = NULL;
+
+  ff->nleaf = 1;
+  while (ff->nleaf < m) ff->nleaf *= 2;
+  size_t nodes = 2 * (size_t)ff->nleaf;
+  ff->base = calloc(nodes + 1, sizeof *ff->base);
+  ff->len = calloc(nodes, sizeof *ff->len);
+  ff->agg_top = calloc(nodes, sizeof *ff->agg_top);
+  ff->agg_off = malloc(nodes * sizeof *ff->agg_off);
+  if (!ff->base || !ff->len || !ff->agg_top || !ff->agg_off) goto nomem;
+  for (size_t v = 0; v < nodes; v++) ff->agg_off[v] = UINT64_MAX;
+  if (ff->nleaf >= UNION_MIN_LEAVES) {
+    /* optional: without them the engine is only slower */
+    ff->uni = calloc(nodes, sizeof *ff->uni);
+    ff->built = calloc(nodes, sizeof *ff->built);
+    ff->stamp = calloc(nodes, sizeof *ff->stamp);
+    if (!ff->uni || !ff->built || !ff->stamp) {
+      free(ff->uni);
+      ff->uni = NULL;
+    }
+  }
+
+  /* slice sizes: how many items decompose onto each node */
+  uint64_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (items[i].size == 0) continue;
+    for (uint32_t l = ff->lo[i] + ff->nleaf, r = ff->hi[i] + ff->nleaf + 1; l < r;
+         l >>= 1, r >>= 1) {
+      if (l & 1) ff->base[l++]++, total++;
+      if (r & 1) ff->base[--r]++, total++;
+    }
+  }
+  if (total >= UINT32_MAX) goto nomem;
+  uint32_t acc = 0;
+  for (size_t v = 0; v <= nodes; v++) {
+    uint32_t c = ff->base[v];
+    ff->base[v] = acc;
+    acc += c;
+  }
+  ff->pool = malloc((total ? total : 1) * sizeof *ff->pool);
+  if (!ff->pool) goto nomem;
+  *out = ff;
+  return MP_OK;
+nomem:
+  free(starts);
+  mp_firstfit_free(&ff);
+  return MP_ERR_NOMEM;
+}
+
+/* Turn the unions off for good (after an undo, or when memory ran out). */
+static void drop_unions(mp_firstfit *ff) {
+  if (ff->uni)
+    for (size_t v = 0; v < 2 * (size_t)ff->nleaf; v++) free(ff->uni[v].s);
+  free(ff->uni);
+  free(ff->built);
+  free(ff->stamp);
+  free(ff->tmp);
+  ff->uni = NULL;
+  ff->built = NULL;
+  ff->stamp = NULL;
+  ff->tmp = NULL;
+  ff->n_built = 0;
+}
+
+void mp_firstfit_free(mp_firstfit **pff) {
+  if (!pff || !*pff) return;
+  mp_firstfit *ff = *pff;
+  drop_unions(ff);
+  free(ff->lo);
+  free(ff->hi);
+  free(ff->base);
+  free(ff->len);
+  free(ff->pool);
+  free(ff->agg_top);
+  free(ff->agg_off);
+  free(ff->offset);
+  free(ff->stack);
+  free(ff->heights);
+  free(ff);
+  *pff = NULL;
+}
+
+/* ---- unions --------------------------------------------------------------- */
+
+/* Merge e into the union u.  False when growing it fails. */
+static bool union_add(span_set *u, span e) {
+  /* the blocks [i, j) touch or overlap e: top >= e.off and off <= e.top */
+  uint32_t i = 0, b = u->len;
+  while (i < b) {
+    uint32_t mid = i + (b - i) / 2;
+    if (u->s[mid].top < e.off)
+      i = mid + 1;
+    else
+      b = mid;
+  }
+  uint32_t j = i;
+  b = u->len;
+  while (j < b) {
+    uint32_t mid = j + (b - j) / 2;
+    if (u->s[mid].off <= e.top)
+      j = mid + 1;
+    else
+      b = mid;
+  }
+  if (i == j) {
+    if (u->len == u->cap) {
+      uint32_t cap = u->cap ? 2 * u->cap : 4;
+      span *ns = realloc(u->s, cap * sizeof *ns);
+      if (!ns) return false;
+      u->s = ns;
+      u->cap = cap;
+    }
+    memmove(u->s + i + 1, u->s + i, (u->len - i) * sizeof *u->s);
+    u->s[i] = e;
+    u->len++;
+    return true;
+  }
+  span m = {mp_min_u64(u->s[i].off, e.off), mp_max_u64(u->s[j - 1].top, e.top)};
+  u->s[i] = m;
+  memmove(u->s + i + 1, u->s + j, (u->len - j) * sizeof *u->s);
+  u->len -= j - i - 1;
+  return true;
+}
+
+static int cmp_span(const void *a, const void *b) {
+  const span *x = a, *y = b;
+  if (x->off != y->off) return x->off < y->off ? -1 : 1;
+  return (x->top > y->top) - (x->top < y->top);
+}
+
+/* Append the spans placed in v's subtree to out[k..]; returns the new
+ * count.  The caller sizes `out` with slice_total. */
+static size_t gather(const mp_firstfit *ff, uint32_t v, span *out, size_t k) {
+  if (ff->agg_top[v] == 0) return k;
+  memcpy(out + k, ff->pool + ff->base[v], ff->len[v] * sizeof *out);
+  k += ff->len[v];
+  if (v < ff->nleaf) {
+    k = gather(ff, 2 * v, out, k);
+    k = gather(ff, 2 * v + 1, out, k);
+  }
+  return k;
+}
+
+/* Number of slice entries (placed or not) in v's subtree: an upper bound on
+ * its placed spans. */
+static size_t slice_total(const mp_firstfit *ff, uint32_t v) {
+  size_t t = 0;
+  /* the subtree's nodes form one contiguous index range per level */
+  for (uint32_t a = v, b = v; a < 2 * ff->nleaf; a = 2 * a, b = 2 * b + 1)
+    t += ff->base[b + 1] - ff->base[a];
+  return t;
+}
+
+/* Build the union of node v's subtree.  False (unions dropped) when memory
+ * runs out. */
+static bool build_union(mp_firstfit *ff, uint32_t v) {
+  size_t need = slice_total(ff, v);
+  if (need > ff->tmp_cap) {
+    span *t = realloc(ff->tmp, need * sizeof *t);
+    if (!t) {
+      drop_unions(ff);
+      return false;
+    }
+    ff->tmp = t;
+    ff->tmp_cap = need;
+  }
+  size_t k = gather(ff, v, ff->tmp, 0);
+  qsort(ff->tmp, k, sizeof *ff->tmp, cmp_span);
+  span_set *u = &ff->uni[v];
+  u->len = 0;
+  for (size_t i = 0; i < k; i++) {
+    if (u->len && ff->tmp[i].off <= u->s[u->len - 1].top) {
+      u->s[u->len - 1].top = mp_max_u64(u->s[u->len - 1].top, ff->tmp[i].top);
+      continue;
+    }
+    if (u->len == u->cap) {
+      uint32_t cap = u->cap ? 2 * u->cap : 4;
+      span *ns = realloc(u->s, cap * sizeof *ns);
+      if (!ns) {
+        drop_unions(ff);
+        return false;
+      }
+      u->s = ns;
+      u->cap = cap;
+    }
+    u->s[u->len++] = ff->tmp[i];
+  }
+  ff->built[v] = 1;
+  ff->n_built++;
+  return true;
+}
+
+/* Add span e to the built unions of node c and its ancestors, stopping
+ * where an earlier call of the same insertion already went. */
+static void union_up(mp_firstfit *ff, uint32_t c, span e) {
+  for (uint32_t v = c; v >= 1 && ff->uni; v >>= 1) {
+    if (ff->stamp[v] == ff->stamp_now) return;
+    ff->stamp[v] = ff->stamp_now;
+    if (ff->built[v] && !union_add(&ff->uni[v], e)) drop_unions(ff);
+  }
+}
+
+/* ---- query ---------------------------------------------------------------- */
+
+typedef struct query {
+  uint32_t lo, hi;  /* compressed interval of the item being placed */
+  uint64_t size, align, limit;
+  uint64_t x;       /* current candidate offset */
+  bool bumped;      /* x moved during this pass */
+  bool fail;        /* x + size passed the limit */
+} query;
+
+/* Move q->x above every span of s[0..len) (sorted, disjoint) that
+ * collides with [x, x + size). */
+static void scan(const span *s, uint32_t len, query *q) {
+  while (len && s[len - 1].top > q->x && s[0].off < q->x + q->size) {
+    uint64_t wend = q->x + q->size;
+    /* the last span starting below the window's end is the only candidate:
+     * the spans are disjoint and sorted, so tops grow with offsets */
+    uint32_t a = 0, b = len;
+    while (a < b) {
+      uint32_t mid = a + (b - a) / 2;
+      if (s[mid].off < wend)
+        a = mid + 1;
+      else
+        b = mid;
+    }
+    if (a == 0 || s[a - 1].top <= q->x) return;
+    q->x = mp_align_up(s[a - 1].top, q->align);
+    q->bumped = true;
+    if (q->limit && q->x + q->size > q->limit) {
+      q->fail = true;
+      return;
+    }
+  }
+}
+
+/* Visit node v (covering ranks [nl, nr]) and the part of its subtree that
+ * intersects the query interval and can hold a colliding span. */
+static void visit(mp_firstfit *ff, uint32_t v, uint32_t nl, uint32_t nr, query *q) {
+  if (q->fail || nr < q->lo || nl > q->hi) return;
+  if (ff->agg_top[v] <= q->x || ff->agg_off[v] >= q->x + q->size) return;
+  if (ff->uni && nr - nl + 1 >= UNION_MIN_LEAVES && q->lo <= nl && nr <= q->hi &&
+      (ff->built[v] || build_union(ff, v))) {
+    /* the whole subtree overlaps the item: its union says it all */
+    scan(ff->uni[v].s, ff->uni[v].len, q);
+    return;
+  }
+  scan(ff->pool + ff->base[v], ff->len[v], q);
+  if (v >= ff->nleaf) return;
+  uint32_t mid = nl + (nr - nl) / 2;
+  visit(ff, 2 * v, nl, mid, q);
+  visit(ff, 2 * v + 1, mid + 1, nr, q);
+}
+
+bool mp_firstfit_find(mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off) {
+  const mp_item *it = &ff->items[i];
+  if (limit && it->size > limit) return false;
+  if (it->size == 0) {
+    *off = 0;
+    return true;
+  }
+  query q = {ff->lo[i], ff->hi[i], it->size, it->align ? it->align : 1, limit, 0, false, false};
+  do {
+    q.bumped = false;
+    visit(ff, 1, 0, ff->nleaf - 1, &q);
+    if (q.fail) return false;
+  } while (q.bumped);
+  *off = q.x;
+  return true;
+}
+
+/* ---- update --------------------------------------------------------------- */
+
+static void recompute(mp_firstfit *ff, uint32_t v) {
+  uint64_t top = 0, off = UINT64_MAX;
+  uint32_t len = ff->len[v];
+  if (len) {
+    const span *s = ff->pool + ff->base[v];
+    off = s[0].off;
+    top = s[len - 1].top;
+  }
+  if (v < ff->nleaf) {
+    top = mp_max_u64(top, mp_max_u64(ff->agg_top[2 * v], ff->agg_top[2 * v + 1]));
+    off = mp_min_u64(off, mp_min_u64(ff->agg_off[2 * v], ff->agg_off[2 * v + 1]));
+  }
+  ff->agg_top[v] = top;
+  ff->agg_off[v] = off;
+}
+
+/* Position of the first span of node v with offset >= off. */
+static uint32_t lower_pos(const mp_firstfit *ff, uint32_t v, uint64_t off) {
+  const span *s = ff->pool + ff->base[v];
+  uint32_t a = 0, b = ff->len[v];
+  while (a < b) {
+    uint32_t mid = a + (b - a) / 2;
+    if (s[mid].off < off)
+      a = mid + 1;
+    else
+      b = mid;
+  }
+  return a;
+}
+
+static void node_add(mp_firstfit *ff, uint32_t v, span e) {
+  span *s = ff->pool + ff->base[v];
+  uint32_t k = lower_pos(ff, v, e.off);
+  memmove(s + k + 1, s + k, (ff->len[v] - k) * sizeof *s);
+  s[k] = e;
+  ff->len[v]++;
+  if (ff->n_built) union_up(ff, v, e);
+}
+
+static void node_remove(mp_firstfit *ff, uint32_t v, uint64_t off) {
+  span *s = ff->pool + ff->base[v];
+  uint32_t k = lower_pos(ff, v, off);
+  memmove(s + k, s + k + 1, (ff->len[v] - k - 1) * sizeof *s);
+  ff->len[v]--;
+}
+
+/* Add (add = true) or remove the span of item i in every node of its
+ * interval's decomposition, then refresh the aggregates above them. */
+static void update(mp_firstfit *ff, size_t i, bool add) {
+  span e = {ff->offset[i], ff->offset[i] + ff->items[i].size};
+  uint32_t L = ff->lo[i] + ff->nleaf, R = ff->hi[i] + ff->nleaf;
+  if (add && ff->n_built && ++ff->stamp_now == 0) {
+    memset(ff->stamp, 0, 2 * (size_t)ff->nleaf * sizeof *ff->stamp);
+    ff->stamp_now = 1;
+  }
+  for (uint32_t l = L, r = R + 1; l < r; l >>= 1, r >>= 1) {
+    if (l & 1) {
+      add ? node_add(ff, l, e) : node_remove(ff, l, e.off);
+      recompute(ff, l++);
+    }
+    if (r & 1) {
+      --r;
+      add ? node_add(ff, r, e) : node_remove(ff, r, e.off);
+      recompute(ff, r);
+    }
+  }
+  /* every ancestor of a decomposition node is an ancestor of leaf L or R;
+   * walk both paths level by level so children are done before parents */
+  for (L >>= 1, R >>= 1; L >= 1; L >>= 1, R >>= 1) {
+    recompute(ff, L);
+    if (R != L) recompute(ff, R);
+  }
+}
+
+void mp_firstfit_insert(mp_firstfit *ff, size_t i, uint64_t off) {
+  const mp_item *it = &ff->items[i];
+  ff->offset[i] = off;
+  uint64_t h = ff->depth ? ff->heights[ff->depth - 1] : 0;
+  ff->stack[ff->depth] = (uint32_t)i;
+  ff->heights[ff->depth] = mp_max_u64(h, off + it->size);
+  ff->depth++;
+  if (it->size) update(ff, i, true);
+}
+
+bool mp_firstfit_place(mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off) {
+  uint64_t o;
+  if (!mp_firstfit_find(ff, i, limit, &o)) return false;
+  mp_firstfit_insert(ff, i, o);
+  if (off) *off = o;
+  return true;
+}
+
+size_t mp_firstfit_count(const mp_firstfit *ff) { return ff->depth; }
+
+size_t mp_firstfit_placed_at(const mp_firstfit *ff, size_t k) { return ff->stack[k]; }
+
+uint64_t mp_firstfit_offset(const mp_firstfit *ff, size_t i) { return ff->offset[i]; }
+
+uint64_t mp_firstfit_height(const mp_firstfit *ff) {
+  return ff->depth ? ff->heights[ff->depth - 1] : 0;
+}
+
+uint64_t mp_firstfit_height_at(const mp_firstfit *ff, size_t k) {
+  return k ? ff->heights[k - 1] : 0;
+}
+
+void mp_firstfit_truncate(mp_firstfit *ff, size_t count) {
+  if (ff->depth > count) drop_unions(ff);
+  while (ff->depth > count) {
+    size_t i = ff->stack[--ff->depth];
+    if (ff->items[i].size) update(ff, i, false);
+  }
+}
+
+uint64_t mp_firstfit_run(mp_firstfit *ff, const uint32_t *order, size_t n_order, size_t keep,
+                         uint64_t *offsets) {
+  mp_firstfit_truncate(ff, keep);
+  for (size_t k = 0; k < n_order; k++) {
+    uint64_t off = 0;
+    mp_firstfit_place(ff, order[k], 0, &off);
+    if (offsets) offsets[order[k]] = off;
+  }
+  return mp_firstfit_height(ff);
+}
+
+mp_status mp_firstfit_solve(const mp_item *items, size_t n, const uint32_t *order,
+                            uint64_t *offsets) {
+  mp_firstfit *ff = NULL;
+  mp_status st = mp_firstfit_new(items, n, &ff);
+  if (st != MP_OK) return st;
+  mp_firstfit_run(ff, order, n, 0, offsets);
+  mp_firstfit_free(&ff);
+  return MP_OK;
+}
+
+/* ---- orders --------------------------------------------------------------- */
+
+typedef struct sort_key {
+  uint64_t size;
+  int64_t length; /* end - start */
+  int32_t start;
+  uint32_t id;
+  uint32_t index;
+} sort_key;
+
+static int cmp_by_start(const void *a, const void *b) {
+  const sort_key *x = a, *y = b;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  if (x->size != y->size) return x->size > y->size ? -1 : 1;
+  if (x->id != y->id) return x->id < y->id ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+static int cmp_by_size(const void *a, const void *b) {
+  const sort_key *x = a, *y = b;
+  if (x->size != y->size) return x->size > y->size ? -1 : 1;
+  if (x->length != y->length) return x->length > y->length ? -1 : 1;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  if (x->id != y->id) return x->id < y->id ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+static mp_status sorted_order(const mp_item *items, size_t n, uint32_t *order,
+                              int (*cmp)(const void *, const void *)) {
+  sort_key *k = malloc((n ? n : 1) * sizeof *k);
+  if (!k) return MP_ERR_NOMEM;
+  for (size_t i = 0; i < n; i++)
+    k[i] = (sort_key){items[i].size, (int64_t)items[i].end - items[i].start, items[i].start,
+                      items[i].id, (uint32_t)i};
+  qsort(k, n, sizeof *k, cmp);
+  for (size_t i = 0; i < n; i++) order[i] = k[i].index;
+  free(k);
+  return MP_OK;
+}
+
+mp_status mp_firstfit_order_by_start(const mp_item *items, size_t n, uint32_t *order) {
+  return sorted_order(items, n, order, cmp_by_start);
+}
+
+mp_status mp_firstfit_order_by_size(const mp_item *items, size_t n, uint32_t *order) {
+  return sorted_order(items, n, order, cmp_by_size);
+}

@@ -1,0 +1,111 @@
+/*
+ * firstfit.h — the first-fit placement engine every heuristic planner
+ * shares (internal).
+ *
+ * The engine holds a set of items (mp_item: a byte size over an inclusive
+ * interval of time) and places them one at a time, in whatever order the
+ * caller chooses, each at the lowest aligned offset where it overlaps no
+ * already placed item whose lifetime intersects its own.  Placements form
+ * a stack: the caller can undo the most recent ones (mp_firstfit_truncate),
+ * which is what makes incremental re-evaluation in local search cheap.
+ *
+ * The one idea: placed items are indexed by time in a segment tree over the
+ * compressed start times.  An item is stored in the O(log T) nodes that
+ * cover its interval; the items of one node all live at a common time, so
+ * their byte ranges are disjoint and kept sorted by offset.  A query for
+ * the interval [s, e] visits the nodes that intersect it and, per node,
+ * binary-searches the one item that can collide with the window
+ * [x, x + size); subtrees whose placed items all lie below x or above the
+ * window are skipped using per-node aggregates.  When a collision is found
+ * the window jumps above the colliding item (every offset in between would
+ * collide with it too), until a whole pass finds none.
+ *
+ * Use for multi-bank spilling (one engine per bank, created over the same
+ * item array):
+ *
+ *     for each item i in the planning order:
+ *       for each bank b in preference order:
+ *         if (mp_firstfit_place(ff[b], i, budget[b], &off)) { record b, off; break; }
+ *       if no bank took it: report the tensor that does not fit
+ *
+ * mp_firstfit_place with limit H answers "does item i fit below height H in
+ * this arena" and places it only when it does; on failure nothing changes.
+ *
+ * The engine does not choose orders (the planners do), does not own the
+ * item array, and is not thread-safe.
+ */
+#ifndef MP_FIRSTFIT_H
+#define MP_FIRSTFIT_H
+
+#include "memplan.h"
+
+typedef struct mp_firstfit mp_firstfit;
+
+/* An engine over items[0..n) (the array must outlive the engine and must
+ * not change).  Items must satisfy start <= end and have a power-of-two
+ * align.  Nothing is placed yet.  Returns MP_ERR_NOMEM or MP_OK. */
+mp_status mp_firstfit_new(const mp_item *items, size_t n, mp_firstfit **out);
+
+void mp_firstfit_free(mp_firstfit **ff);
+
+/* The lowest offset, a multiple of items[i].align, at which item i
+ * overlaps no placed item whose lifetime intersects its own.  Returns false
+ * (and leaves *off unspecified) when that offset + size exceeds `limit`;
+ * limit 0 means no limit.  Item i must not be placed.  Zero-size items
+ * always fit at offset 0.  Changes no placement (it may build internal
+ * indexes, hence the non-const engine). */
+bool mp_firstfit_find(mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off);
+
+/* Place item i at `off` (which the caller guarantees aligned and free, as
+ * mp_firstfit_find returns) and push it on the placement stack. */
+void mp_firstfit_insert(mp_firstfit *ff, size_t i, uint64_t off);
+
+/* find + insert: place item i first fit below `limit` (0 = none).  On
+ * success stores the offset in *off (may be NULL) and returns true; when it
+ * does not fit returns false and changes nothing. */
+bool mp_firstfit_place(mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off);
+
+/* Number of placed items (the depth of the placement stack). */
+size_t mp_firstfit_count(const mp_firstfit *ff);
+
+/* The item placed k-th (k < count). */
+size_t mp_firstfit_placed_at(const mp_firstfit *ff, size_t k);
+
+/* Offset of placed item i. */
+uint64_t mp_firstfit_offset(const mp_firstfit *ff, size_t i);
+
+/* max(offset + size) over the placed items; 0 when none is placed. */
+uint64_t mp_firstfit_height(const mp_firstfit *ff);
+
+/* Height after only the first k placements (k <= count). */
+uint64_t mp_firstfit_height_at(const mp_firstfit *ff, size_t k);
+
+/* Undo the most recent placements until `count` remain (count <= current
+ * count; otherwise a no-op).  Cost is that of the removed insertions. */
+void mp_firstfit_truncate(mp_firstfit *ff, size_t count);
+
+/* Place every item of `order` (n_order indices into the engine's items,
+ * each at most once) in turn, after truncating to `keep` placements, with no
+ * limit; writes each offset to offsets[item] when offsets is non-NULL and
+ * returns the height. */
+uint64_t mp_firstfit_run(mp_firstfit *ff, const uint32_t *order, size_t n_order, size_t keep,
+                         uint64_t *offsets);
+
+/* One-shot helper for planners: place items in `order` (a permutation of
+ * 0..n-1) on a fresh engine and write offsets[0..n).  MP_ERR_NOMEM or
+ * MP_OK. */
+mp_status mp_firstfit_solve(const mp_item *items, size_t n, const uint32_t *order,
+                            uint64_t *offsets);
+
+/* The two placement orders of the seeds' planners, as permutations of
+ * 0..n-1 written to order[0..n).  Ties never depend on memory addresses.
+ *   by start (greedy): start ascending, then size descending, then id, then
+ *     index;
+ *   by size (greedy_by_size, hill_climb's starting point): size descending,
+ *     then longer lifetime (end - start) first, then earlier start, then id,
+ *     then index.
+ * MP_ERR_NOMEM or MP_OK. */
+mp_status mp_firstfit_order_by_start(const mp_item *items, size_t n, uint32_t *order);
+mp_status mp_firstfit_order_by_size(const mp_item *items, size_t n, uint32_t *order);
+
+#endif /* MP_FIRSTFIT_H */

@@ -1,0 +1,233 @@
+/*
+ * planbench.c — micro benchmark of the single-arena planners (not a test).
+ *
+ *   build/release/planbench [--runs N] [--sizes 1000,10000,100000]
+ *                           [--planners greedy,greedy_by_size,hill_climb]
+ *
+ * Generates synthetic offset-assignment problems in three families and
+ * prints, per family, size and planner, the median wall time of N runs
+ * (in-process, monotonic clock) and the height over the lower bound; then
+ * hill_climb's rate in iterations per second on 100-item problems.
+ *
+ * Families (sizes rounded up to 16 bytes, alignment 16):
+ *   chain        op i produces tensor i, op i + 1 consumes it: [i, i + 1];
+ *   cnn          a residual CNN: stages of shrinking feature maps, every
+ *                block's input is also read by the block's add three to
+ *                six ops later (skip connection), a few op-local buffers;
+ *   transformer  layers of 12 ops with many small short-lived tensors, a
+ *                residual stream per layer, and in one layer in eight a
+ *                long-lived tensor (a cache) that stays live to a random
+ *                later layer.
+ *
+ * The generators use their own PRNG (splitmix64) with fixed seeds, so the
+ * problems are the same on every run and machine.  Not part of the test
+ * suite: it prints numbers, it checks nothing but the planners' status.
+ */
+#include "memplan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t rng_state;
+
+static uint64_t next_rand(void) {
+  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/* Uniform in [lo, hi]. */
+static uint64_t rand_in(uint64_t lo, uint64_t hi) { return lo + next_rand() % (hi - lo + 1); }
+
+static uint64_t round16(uint64_t v) { return (v + 15) / 16 * 16; }
+
+typedef struct gen {
+  mp_item *items;
+  size_t n, cap;
+} gen;
+
+static void add(gen *g, uint64_t size, int32_t start, int32_t end) {
+  if (g->n == g->cap) return;
+  g->items[g->n] = (mp_item){round16(size), start, end, 16, (uint32_t)g->n};
+  g->n++;
+}
+
+static void gen_chain(gen *g, size_t n) {
+  for (size_t i = 0; i < n; i++) add(g, rand_in(1024, 65536), (int32_t)i, (int32_t)i + 1);
+}
+
+static void gen_cnn(gen *g, size_t n) {
+  int32_t op = 0;
+  uint64_t fmap = 96 * 96 * 16;
+  while (g->n < n) {
+    /* a stage: a few residual blocks at one resolution */
+    size_t blocks = (size_t)rand_in(2, 6);
+    for (size_t b = 0; b < blocks && g->n < n; b++) {
+      int32_t block_in = op;
+      uint32_t depth = (uint32_t)rand_in(2, 5);
+      /* the block's input, live until the add at the end of the block */
+      add(g, fmap, block_in, block_in + (int32_t)depth + 1);
+      for (uint32_t k = 1; k <= depth && g->n < n; k++) {
+        uint64_t sz = k == depth ? fmap : fmap / 2 * rand_in(1, 6);
+        add(g, sz, op + (int32_t)k, op + (int32_t)k + 1);
+        if (next_rand() % 4 == 0 && g->n < n) /* an op-local scratch buffer */
+          add(g, rand_in(256, 4096), op + (int32_t)k, op + (int32_t)k);
+      }
+      op += (int32_t)depth + 1;
+    }
+    fmap = fmap > 4096 ? fmap / 2 : 96 * 96 * 16; /* downsample, then a new tower */
+  }
+}
+
+static void gen_transformer(gen *g, size_t n) {
+  int32_t op = 0;
+  while (g->n < n) {
+    /* residual stream of this layer */
+    uint64_t d = 64 * rand_in(2, 8);
+    add(g, d * 16, op, op + 12);
+    for (int32_t k = 0; k < 12 && g->n < n; k++) {
+      /* a few small, short-lived tensors per op */
+      int32_t m = (int32_t)rand_in(0, 1);
+      add(g, rand_in(64, 2048), op + k, op + k + 1);
+      if (m) add(g, rand_in(64, 512), op + k, op + k);
+    }
+    if (next_rand() % 8 == 0 && g->n < n) {
+      /* a cache: live from this layer to a random later one */
+      int32_t len = (int32_t)rand_in(12, 12 * 64);
+      add(g, rand_in(256, 32768), op, op + len);
+    }
+    op += 12;
+  }
+}
+
+typedef struct family {
+  const char *name;
+  void (*make)(gen *, size_t);
+} family;
+
+static const family families[] = {
+    {"chain", gen_chain},
+    {"cnn", gen_cnn},
+    {"transformer", gen_transformer},
+};
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Split a comma list into at most `max` entries (the string is modified). */
+static int split(char *s, char **out, int max) {
+  int n = 0;
+  for (char *tok = strtok(s, ","); tok && n < max; tok = strtok(NULL, ",")) out[n++] = tok;
+  return n;
+}
+
+int main(int argc, char **argv) {
+  int runs = 5;
+  char sizes_buf[256] = "1000,10000,100000";
+  char planners_buf[256] = "greedy,greedy_by_size,hill_climb";
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+      runs = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
+      snprintf(sizes_buf, sizeof sizes_buf, "%s", argv[++i]);
+    else if (!strcmp(argv[i], "--planners") && i + 1 < argc)
+      snprintf(planners_buf, sizeof planners_buf, "%s", argv[++i]);
+    else {
+      fprintf(stderr,
+              "usage: planbench [--runs N] [--sizes 1000,10000,100000] "
+              "[--planners greedy,greedy_by_size,hill_climb]\n");
+      return 2;
+    }
+  }
+  if (runs < 1) runs = 1;
+  char *size_str[16], *planner_str[16];
+  int n_sizes = split(sizes_buf, size_str, 16), n_planners = split(planners_buf, planner_str, 16);
+
+  printf("planbench: median of %d runs, wall time in-process (CLOCK_MONOTONIC)\n", runs);
+  printf("%-12s %8s %-16s %12s %12s %12s %8s %10s\n", "family", "items", "planner", "median_ms",
+         "height", "lower_bound", "ratio", "iterations");
+  double *t = malloc((size_t)runs * sizeof *t);
+  for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
+    for (int si = 0; si < n_sizes; si++) {
+      size_t n = (size_t)strtoull(size_str[si], NULL, 10);
+      gen g = {calloc(n ? n : 1, sizeof(mp_item)), 0, n};
+      rng_state = 0x5eed0000u + f * 1000003u + n;
+      families[f].make(&g, n);
+      mp_problem p = {g.n, g.items, 0};
+      uint64_t *off = malloc((g.n ? g.n : 1) * sizeof *off);
+      for (int pi = 0; pi < n_planners; pi++) {
+        const mp_planner *pl = mp_planner_find(planner_str[pi]);
+        if (!pl) {
+          fprintf(stderr, "planbench: unknown planner '%s'\n", planner_str[pi]);
+          return 2;
+        }
+        mp_solution sol = {.offsets = off};
+        for (int r = 0; r < runs; r++) {
+          double t0 = now_s();
+          mp_status st = mp_solve(pl, &p, NULL, 0, &sol, NULL);
+          t[r] = now_s() - t0;
+          if (st != MP_OK) {
+            fprintf(stderr, "planbench: %s failed: %s\n", pl->name, mp_status_str(st));
+            return 1;
+          }
+        }
+        printf("%-12s %8zu %-16s %12.3f %12llu %12llu %8.4f %10llu\n", families[f].name, g.n,
+               pl->name, median(t, runs) * 1e3, (unsigned long long)sol.height,
+               (unsigned long long)sol.lower_bound,
+               sol.lower_bound ? (double)sol.height / (double)sol.lower_bound : 1.0,
+               (unsigned long long)sol.iterations);
+        fflush(stdout);
+      }
+      free(off);
+      free(g.items);
+    }
+  }
+
+  /* hill_climb's rate: a fixed number of moves with the stall limit off, on
+   * 100-item problems of each family (the early stop at the lower bound
+   * can end a run sooner; the rate counts the moves actually made) */
+  const mp_planner *hc = mp_planner_find("hill_climb");
+  printf("\nhill_climb rate at 100 items (iterations=20000, max_stall_iterations=0)\n");
+  printf("%-12s %8s %12s %12s %14s\n", "family", "items", "iterations", "median_ms", "iterations/s");
+  for (size_t f = 0; hc && f < sizeof families / sizeof families[0]; f++) {
+    size_t n = 100;
+    gen g = {calloc(n, sizeof(mp_item)), 0, n};
+    rng_state = 0xbe4c0000u + f;
+    families[f].make(&g, n);
+    mp_problem p = {g.n, g.items, 0};
+    uint64_t *off = malloc(g.n * sizeof *off);
+    char k1[] = "iterations", k2[] = "max_stall_iterations";
+    mp_option opts[] = {{k1, 20000}, {k2, 0}};
+    mp_solution sol = {.offsets = off};
+    double rate[64];
+    int r_runs = runs < 64 ? runs : 64;
+    for (int r = 0; r < r_runs; r++) {
+      double t0 = now_s();
+      mp_solve(hc, &p, opts, 2, &sol, NULL);
+      t[r] = now_s() - t0;
+      rate[r] = (double)sol.iterations / t[r];
+    }
+    printf("%-12s %8zu %12llu %12.3f %14.0f\n", families[f].name, g.n,
+           (unsigned long long)sol.iterations, median(t, r_runs) * 1e3, median(rate, r_runs));
+    free(off);
+    free(g.items);
+  }
+  free(t);
+  return 0;
+}
