@@ -45,12 +45,13 @@ enum {
   OP_LABEL_MAX = 24,    /* op names longer than this are shortened */
   AXIS_PLAIN_H = 30,    /* x axis height with op numbers only */
   YAXIS_W = 80,         /* fixed left axis */
-  LABELS_W = 200,       /* fixed right column of line labels */
+  LABELS_W = 224,       /* fixed right column of line labels */
   BAR_W = 620,          /* memory bank bar width */
 };
 #define CHAR_W 6.2       /* monospace 10px advance, rounded up */
 #define LABEL_MIN_H 12.0 /* a slot shorter than this has no text label */
 #define SLOT_MIN_H 1.5   /* tiny slots stay visible (grown upwards) */
+#define NAME_MIN_CHARS 6 /* a shorter piece of a tensor name says nothing */
 
 /* ---- slot kinds: colour, pattern and legend ------------------------------ */
 
@@ -301,8 +302,14 @@ static uint64_t arena_budget(const mp_plan *p, const mp_arena *a) {
 /* ---- static parts: style, patterns, script ------------------------------- */
 
 static const char CSS[] =
-    ":root{--bg:#f4f5f7;--card:#fff;--ink:#1b1f24;--mute:#5b6470;--line:#d5d9df;"
-    "--hwm:#D55E00;--lb:#000;--budget:#7a1f5c;--band:#f7f8fa;--peak:rgba(213,94,0,.13)}\n"
+    ":root{color-scheme:light dark;--bg:#f4f5f7;--card:#fff;--ink:#1b1f24;--mute:#5b6470;"
+    "--line:#d5d9df;--rule:#eceef1;--thbg:#fafbfc;--grid:#e3e6ea;--axis:#9aa3ad;--hover:#f0f4fa;"
+    "--selrow:#ffe9b3;--hwm:#D55E00;--lb:#000;--budget:#7a1f5c;--band:#f7f8fa;"
+    "--peak:rgba(213,94,0,.13);--ok:#00734f;--warn:#a04000}\n"
+    "@media (prefers-color-scheme:dark){:root{--bg:#12161c;--card:#1b2129;--ink:#e4e8ee;"
+    "--mute:#9aa5b4;--line:#2f3744;--rule:#262d37;--thbg:#212833;--grid:#2a313c;--axis:#6b7684;"
+    "--hover:#243042;--selrow:#5a4510;--lb:#e4e8ee;--budget:#e08cc0;--band:#1f262f;"
+    "--peak:rgba(213,94,0,.22);--ok:#4fd1a1;--warn:#ff9a52}}\n"
     "*{box-sizing:border-box}\n"
     "body{margin:0;background:var(--bg);color:var(--ink);"
     "font:13px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif}\n"
@@ -324,15 +331,15 @@ static const char CSS[] =
     ".tag.constant{background:#8a7d00}\n"
     "table{border-collapse:collapse}\n"
     "table.grid th,table.grid td{padding:3px 9px;border-bottom:1px solid #eceef1;text-align:left;"
-    "white-space:nowrap}\n"
+    "white-space:nowrap;border-bottom-color:var(--rule)}\n"
     "table.grid th{font-weight:600;color:var(--mute);border-bottom:1px solid var(--line);"
-    "background:#fafbfc}\n"
+    "background:var(--thbg)}\n"
     "table.grid td.n,table.grid th.n{text-align:right}\n"
-    ".ok{color:#00734f;font-weight:600}.warn{color:#a04000;font-weight:600}\n"
+    ".ok{color:var(--ok);font-weight:600}.warn{color:var(--warn);font-weight:600}\n"
     ".stats{display:flex;flex-wrap:wrap;gap:4px 20px;margin:2px 0 8px;color:var(--mute)}\n"
     ".stats b{color:var(--ink);font-weight:600}\n"
     ".chart{display:flex;align-items:flex-start}\n"
-    ".scroll{overflow-x:auto;flex:0 1 auto;min-width:120px;border-left:1px solid #9aa3ad}\n"
+    ".scroll{overflow-x:auto;flex:0 1 auto;min-width:120px;border-left:1px solid var(--axis)}\n"
     ".chart svg{display:block;flex:none}\n"
     ".note{color:var(--mute);margin:6px 0 0}\n"
     ".wide{overflow-x:auto}\n"
@@ -340,25 +347,27 @@ static const char CSS[] =
     "font-size:10px}\n"
     ".plot .op{fill:transparent}.plot .op.odd{fill:var(--band)}"
     ".plot .op.peak{fill:var(--peak)}\n"
-    ".plot .grid{stroke:#e3e6ea;stroke-width:1}\n"
-    ".slot{stroke:#fff;stroke-width:.6;cursor:pointer}\n"
-    ".slot:hover{stroke:#000;stroke-width:1.5}\n"
+    ".plot .grid{stroke:var(--grid);stroke-width:1}\n"
+    ".slot{stroke:var(--card);stroke-width:.6;cursor:pointer}\n"
+    ".slot:hover{stroke:var(--ink);stroke-width:1.5}\n"
     ".alias{fill:none;stroke:#000;stroke-width:1.3;stroke-dasharray:4 2;pointer-events:all;"
     "cursor:pointer}\n"
-    ".alias.sel,.slot.sel{stroke:#000;stroke-width:3}\n"
+    ".alias.sel,.slot.sel{stroke:var(--ink);stroke-width:3}\n"
     "body.has-sel .slot:not(.sel){opacity:.35}\n"
     ".lbl{pointer-events:none;paint-order:stroke;stroke-width:2.5px;stroke-linejoin:round}\n"
     ".lbl.alias-lbl{fill:#000;stroke:#fff}\n"
     "line.hwm{stroke:var(--hwm);stroke-width:2}\n"
     "line.lb{stroke:var(--lb);stroke-width:1.3;stroke-dasharray:6 4}\n"
     "line.budget{stroke:var(--budget);stroke-width:2;stroke-dasharray:10 3 2 3}\n"
-    "path.live{fill:none;stroke:#000;stroke-width:1.6;stroke-dasharray:3 2;pointer-events:none}\n"
-    "path.live-halo{fill:none;stroke:#fff;stroke-width:4;stroke-opacity:.85;pointer-events:none}\n"
+    "path.live{fill:none;stroke:var(--ink);stroke-width:1.6;stroke-dasharray:3 "
+    "2;pointer-events:none}\n"
+    "path.live-halo{fill:none;stroke:var(--card);stroke-width:4;stroke-opacity:.85;pointer-events:"
+    "none}\n"
     ".peaktag{fill:var(--hwm);font-weight:700}\n"
-    ".xlab{fill:#333}.xlab.peak{fill:var(--hwm);font-weight:700}\n"
-    ".ylab{fill:#555}.tick{stroke:#9aa3ad}\n"
+    ".xlab{fill:var(--ink)}.xlab.peak{fill:var(--hwm);font-weight:700}\n"
+    ".ylab{fill:var(--mute)}.tick{stroke:var(--axis)}\n"
     ".lines text{font-size:11px}.lines .t-hwm{fill:var(--hwm);font-weight:700}"
-    ".lines .t-lb{fill:#000}.lines .t-budget{fill:var(--budget);font-weight:700}\n"
+    ".lines .t-lb{fill:var(--lb)}.lines .t-budget{fill:var(--budget);font-weight:700}\n"
     ".legend{display:flex;flex-wrap:wrap;gap:4px 16px;align-items:center;margin:4px 0 6px;"
     "color:var(--mute)}\n"
     ".legend span{display:inline-flex;align-items:center;gap:5px}\n"
@@ -367,13 +376,14 @@ static const char CSS[] =
     "margin:4px 0}\n"
     ".bank .name{font-weight:600;font-family:ui-monospace,'DejaVu Sans Mono',monospace}\n"
     ".bank .what{color:var(--mute)}.bank .what b{color:var(--ink)}\n"
-    ".bank .seg{stroke:#fff;stroke-width:.8}\n"
+    ".bank .seg{stroke:var(--card);stroke-width:.8}\n"
+    ".free{fill:var(--card);stroke:var(--axis)}.alias-sw{fill:none;stroke:var(--ink)}\n"
     "#filter{font:inherit;padding:3px 8px;border:1px solid var(--line);border-radius:4px;"
-    "width:280px;margin:0 0 6px}\n"
+    "width:280px;margin:0 0 6px;background:var(--card);color:var(--ink)}\n"
     "#tensors th{cursor:pointer;user-select:none;position:sticky;top:0;z-index:1}\n"
     "#tensors th.asc::after{content:' \\25B2'}#tensors th.desc::after{content:' \\25BC'}\n"
-    "#tensors tbody tr{cursor:pointer}#tensors tbody tr:hover{background:#f0f4fa}\n"
-    "#tensors tr.sel{background:#ffe9b3}\n"
+    "#tensors tbody tr{cursor:pointer}#tensors tbody tr:hover{background:var(--hover)}\n"
+    "#tensors tr.sel{background:var(--selrow)}\n"
     "#tensors td.name{max-width:520px;overflow:hidden;text-overflow:ellipsis}\n"
     ".sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px;"
     "vertical-align:-1px;border:1px solid rgba(0,0,0,.25)}\n"
@@ -596,7 +606,7 @@ static void put_banks(report *r) {
                   "fill=\"%s\" stroke=\"#0003\"/></svg>%s</span>",
                   LEG[i].fill, LEG[i].label);
   mp_buf_puts(b, "<span><svg width=\"14\" height=\"14\"><rect x=\".5\" y=\".5\" width=\"13\" "
-                 "height=\"13\" fill=\"#fff\" stroke=\"#9aa3ad\"/></svg>free</span></div>\n");
+                 "height=\"13\" class=\"free\"/></svg>free</span></div>\n");
   for (int m = 0; m < MP_MEM_COUNT; m++) {
     const mp_memory_usage *u = &p->memories[m];
     if (!u->present) continue;
@@ -611,8 +621,8 @@ static void put_banks(report *r) {
                   "data-used=\"%llu\"><span class=\"name\">%s</span>\n",
                   mem, (unsigned long long)u->budget, (unsigned long long)u->used, mem);
     mp_buf_printf(b,
-                  "<svg width=\"%d\" height=\"26\"><rect x=\"0.5\" y=\"1.5\" width=\"%d\" "
-                  "height=\"23\" fill=\"#fff\" stroke=\"#9aa3ad\"/>",
+                  "<svg width=\"%d\" height=\"26\"><rect class=\"free\" x=\"0.5\" y=\"1.5\" "
+                  "width=\"%d\" height=\"23\"/>",
                   BAR_W + 1, BAR_W);
     double x = 0.5;
     put_seg(b, &x, u->scratch, scale, "scratch", C_SCRATCH, "scratch arena", mem);
@@ -688,7 +698,7 @@ static void put_legend(mp_buf *b) {
                   "fill=\"url(#k-%s)\" stroke=\"#0003\"/></svg>%s</span>",
                   KINDS[k].cls, KINDS[k].label);
   mp_buf_puts(b, "<span><svg width=\"16\" height=\"14\"><rect x=\"1\" y=\"1\" width=\"14\" "
-                 "height=\"12\" fill=\"none\" stroke=\"#000\" stroke-dasharray=\"4 2\"/></svg>"
+                 "height=\"12\" class=\"alias-sw\" stroke-dasharray=\"4 2\"/></svg>"
                  "view alias (shares its root's slot)</span>"
                  "<span><svg width=\"26\" height=\"10\"><line x1=\"0\" x2=\"26\" y1=\"5\" y2=\"5\" "
                  "class=\"hwm\"/></svg>high-water mark</span>"
@@ -746,27 +756,42 @@ static void put_slot_title(report *r, uint32_t t, bool alias) {
 }
 
 /* Text label inside a slot when it fits: "#id name" and, with room, the
- * size on a second line.  Nothing when the slot is too small: the slot's
- * tooltip then carries everything. */
+ * size on a second line; along the height of a tall narrow slot.  A name
+ * piece shorter than NAME_MIN_CHARS is left out, and a slot too small for
+ * its id has no label: its tooltip carries everything. */
 static void put_slot_label(report *r, uint32_t t, double x, double y, double w, double h) {
   mp_buf *b = r->b;
-  if (h < LABEL_MIN_H || w < 4 * CHAR_W + 4) return;
-  size_t max = (size_t)((w - 6) / CHAR_W);
   char id[16], s[32];
-  int idn = snprintf(id, sizeof id, "#%u", t);
+  size_t idn = (size_t)snprintf(id, sizeof id, "#%u", t);
+  size_t hmax = h >= LABEL_MIN_H && w > 6 ? (size_t)((w - 6) / CHAR_W) : 0;
+  size_t vmax = w >= LABEL_MIN_H + 2 && h > 6 ? (size_t)((h - 6) / CHAR_W) : 0;
   const char *ink = KINDS[r->kinds[t]].ink;
   const char *halo = KINDS[r->kinds[t]].fill;
+  const char *name = r->g->tensors[t].name;
+  bool named = name[0] != '\0';
+  if (named && hmax < idn + 1 + NAME_MIN_CHARS && vmax >= idn + 1 + NAME_MIN_CHARS &&
+      vmax > hmax + 4) {
+    double ax = x + w / 2 + 3.5, ay = y + h - 3;
+    mp_buf_printf(b,
+                  "<text class=\"lbl v\" x=\"%.2f\" y=\"%.2f\" transform=\"rotate(-90 %.2f %.2f)\" "
+                  "fill=\"%s\" stroke=\"%s\">%s ",
+                  ax, ay, ax, ay, ink, halo, id);
+    esc_label(b, name, vmax - idn - 1);
+    mp_buf_puts(b, "</text>");
+    return;
+  }
+  if (hmax < idn) return;
   double ty = h >= 2 * LABEL_MIN_H + 2 ? y + 12 : y + h / 2 + 3.5;
   mp_buf_printf(b, "<text class=\"lbl\" x=\"%.2f\" y=\"%.2f\" fill=\"%s\" stroke=\"%s\">%s", x + 3,
                 ty, ink, halo, id);
-  if ((size_t)idn + 2 < max) {
+  if (named && hmax >= idn + 1 + NAME_MIN_CHARS) {
     mp_buf_putc(b, ' ');
-    esc_label(b, r->g->tensors[t].name, max - (size_t)idn - 1);
+    esc_label(b, name, hmax - idn - 1);
   }
   mp_buf_puts(b, "</text>");
   if (h >= 2 * LABEL_MIN_H + 2) {
     hb(s, sizeof s, r->p->allocs[t].size);
-    if (strlen(s) <= max)
+    if (strlen(s) <= hmax)
       mp_buf_printf(b,
                     "<text class=\"lbl\" x=\"%.2f\" y=\"%.2f\" fill=\"%s\" stroke=\"%s\">%s"
                     "</text>",

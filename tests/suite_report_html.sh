@@ -265,4 +265,20 @@ for model in "${models[@]}"; do
     fail=1
   fi
 done
+# `memplan convert --report` writes the same page for a config.
+if [ -f examples/kws/config.yaml ]; then
+  if "$MEMPLAN" convert --path examples/kws/config.yaml --module.path "$tmp/out" \
+       --report "$tmp/convert.html" >/dev/null &&
+     grep -q '<svg class="plot"' "$tmp/convert.html"; then
+    echo "ok   convert --report: $(grep -c '<rect class="slot ' "$tmp/convert.html") slot rects"
+  else
+    echo "FAIL convert --path examples/kws/config.yaml --report wrote no report"; fail=1
+  fi
+fi
+# An unwritable report path is a usage/I-O error naming the path.
+"$MEMPLAN" plan "${models[0]}" --report "$tmp/missing/r.html" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 2 ] || ! grep -q "$tmp/missing/r.html" "$tmp/err" || [ -e "$tmp/missing" ]; then
+  echo "FAIL an unwritable --report path: exit $rc, stderr: $(cat "$tmp/err")"; fail=1
+fi
 exit $fail

@@ -49,7 +49,15 @@ typedef struct planned {
   mp_plan *p;
 } planned;
 
+/* A fixture by name, "kws" for the bundled example, or "corpus/NAME" for a
+ * shared model (NULL when the corpus is absent). */
 static mp_model *load_model(const char *name) {
+  if (!strncmp(name, "corpus/", 7)) {
+    const char *path = tu_model_path(name + 7);
+    mp_model *m = NULL;
+    if (path) assert_int_equal(mp_model_load(path, NULL, &m), MP_OK);
+    return m;
+  }
   if (strcmp(name, "kws") != 0) return fx_model(name);
   uint8_t *bytes = NULL;
   size_t size = 0;
@@ -61,11 +69,13 @@ static mp_model *load_model(const char *name) {
 }
 
 /* Load, analyse, let `rename` (may be NULL) edit the graph, plan on a
- * platform with `dtcm` bytes of DTCM, verify. */
-static void plan_fixture(const char *name, uint64_t dtcm, void (*rename)(mp_graph *),
+ * platform with `dtcm` bytes of DTCM, verify.  False when a corpus model is
+ * absent. */
+static bool plan_fixture(const char *name, uint64_t dtcm, void (*rename)(mp_graph *),
                          planned *out) {
   memset(out, 0, sizeof *out);
   out->m = load_model(name);
+  if (!out->m && !strncmp(name, "corpus/", 7)) return false;
   assert_non_null(out->m);
   assert_int_equal(mp_graph_build(out->m, 0, NULL, NULL, &out->g), MP_OK);
   if (rename) rename(out->g);
@@ -76,6 +86,7 @@ static void plan_fixture(const char *name, uint64_t dtcm, void (*rename)(mp_grap
   mem.allocate_arenas = true;
   assert_int_equal(mp_plan_build(out->g, &pf, &mem, NULL, &out->p), MP_OK);
   assert_int_equal(mp_plan_verify(out->p, NULL), MP_OK);
+  return true;
 }
 
 static void unplan(planned *x) {
@@ -286,32 +297,61 @@ static size_t label_chars(const char *s, const char *end) {
   return n;
 }
 
+typedef struct label_counts {
+  size_t labelled, bare, vertical;
+} label_counts;
+
+/* Check that every label after a slot rect lies inside it; count them. */
+static label_counts check_labels(const char *html) {
+  label_counts n = {0, 0, 0};
+  for (const char *s = strstr(html, "<rect class=\"slot "); s;
+       s = strstr(s + 1, "<rect class=\"slot ")) {
+    const char *after = strstr(s, "</rect>") + strlen("</rect>");
+    double x0 = attr(s, "x"), w = attr(s, "width"), y0 = attr(s, "y"), h = attr(s, "height");
+    if (strncmp(after, "<text class=\"lbl", 16) != 0) {
+      n.bare++;
+      continue;
+    }
+    for (const char *t = after; !strncmp(t, "<text class=\"lbl", 16);
+         t = strstr(t, "</text>") + 7) {
+      const char *open = strchr(t, '>') + 1, *close = strstr(t, "</text>");
+      double tx = attr(t, "x"), ty = attr(t, "y");
+      double len = (double)label_chars(open, close) * CHAR_W;
+      if (!strncmp(t, "<text class=\"lbl v\"", 19)) {
+        /* along the height, upwards from the bottom */
+        assert_true(tx - 9 >= x0 - 0.01 && tx <= x0 + w + 0.01);
+        assert_true(ty <= y0 + h + 0.01 && ty - len >= y0 - 0.01);
+        n.vertical++;
+      } else {
+        assert_true(tx >= x0 && tx + len <= x0 + w + 0.01);
+        assert_true(ty - 9 >= y0 - 0.01 && ty <= y0 + h + 0.01);
+      }
+      n.labelled++;
+    }
+  }
+  return n;
+}
+
 static void slot_labels_fit_inside_their_slots(void **state) {
   (void)state;
   planned x;
   plan_fixture("kws", 512 * 1024, NULL, &x);
   char *html = report(&x);
-  size_t labelled = 0, bare = 0;
-  for (const char *s = strstr(html, "<rect class=\"slot "); s;
-       s = strstr(s + 1, "<rect class=\"slot ")) {
-    const char *after = strstr(s, "</rect>") + strlen("</rect>");
-    double x0 = attr(s, "x"), w = attr(s, "width"), y0 = attr(s, "y"), h = attr(s, "height");
-    if (strncmp(after, "<text class=\"lbl\"", 17) != 0) {
-      bare++;
-      continue;
-    }
-    for (const char *t = after; !strncmp(t, "<text class=\"lbl\"", 17);
-         t = strstr(t, "</text>") + 7) {
-      const char *open = strchr(t, '>') + 1, *close = strstr(t, "</text>");
-      double tx = attr(t, "x"), ty = attr(t, "y");
-      assert_true(tx >= x0 && tx + (double)label_chars(open, close) * CHAR_W <= x0 + w + 0.01);
-      assert_true(ty - 9 >= y0 - 0.01 && ty <= y0 + h + 0.01);
-      labelled++;
-    }
-  }
+  label_counts n = check_labels(html);
   /* big activations are labelled, the small constants are hover-only */
-  assert_true(labelled >= 10);
-  assert_true(bare >= 1);
+  assert_true(n.labelled >= 10);
+  assert_true(n.bare >= 1);
+  free(html);
+  unplan(&x);
+}
+
+static void tall_narrow_slots_are_labelled_along_their_height(void **state) {
+  (void)state;
+  planned x;
+  if (!plan_fixture("corpus/mlperf_vww_96_int8", 512 * 1024, NULL, &x)) skip();
+  char *html = report(&x);
+  label_counts n = check_labels(html);
+  assert_true(n.vertical >= 1);
   free(html);
   unplan(&x);
 }
@@ -391,6 +431,7 @@ int main(void) {
       cmocka_unit_test(the_high_water_and_lower_bound_lines_sit_at_their_bytes),
       cmocka_unit_test(every_slot_rect_stands_on_its_offset_and_spans_its_lifetime),
       cmocka_unit_test(slot_labels_fit_inside_their_slots),
+      cmocka_unit_test(tall_narrow_slots_are_labelled_along_their_height),
       cmocka_unit_test(a_tight_budget_is_drawn_and_a_far_one_is_marked_off_scale),
       cmocka_unit_test(persistent_state_spans_the_whole_program),
       cmocka_unit_test(the_writer_replaces_the_file_whole_and_names_an_unwritable_path),
