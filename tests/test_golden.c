@@ -688,6 +688,309 @@ static void params_text_compiles_to_the_same_bytes(void **state) {
   tu_rmtree(dir);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The same on an emulated Cortex-M55                                       */
+/* ------------------------------------------------------------------------ */
+
+/* A bare-metal start for QEMU's mps3-an547: vector table in ITCM, FPU and
+ * MVE enabled, .bss cleared, semihosting for output and the exit status,
+ * SysTick counting (with -icount, virtual time follows instructions). */
+static const char target_startup[] =
+    "#include <stdint.h>\n"
+    "extern uint32_t __stack_top, __bss_start, __bss_end;\n"
+    "int main(void);\n"
+    "static int semihost(int op, void *arg) {\n"
+    "  register int r0 __asm__(\"r0\") = op;\n"
+    "  register void *r1 __asm__(\"r1\") = arg;\n"
+    "  __asm__ volatile(\"bkpt 0xab\" : \"+r\"(r0) : \"r\"(r1) : \"memory\");\n"
+    "  return r0;\n"
+    "}\n"
+    "void sh_puts(const char *s) { semihost(0x04, (void *)s); }\n"
+    "static void sh_exit(int code) {\n"
+    "  uint32_t block[2] = {0x20026u, (uint32_t)code};\n"
+    "  semihost(0x20, block);\n"
+    "  for (;;) {}\n"
+    "}\n"
+    "static volatile uint32_t wraps;\n"
+    "#define SYST ((volatile uint32_t *)0xE000E010u)\n"
+    "uint64_t ticks(void) {\n"
+    "  uint32_t w, v;\n"
+    "  do { w = wraps; v = SYST[2]; } while (w != wraps);\n"
+    "  return (uint64_t)w * 0x1000000u + (0xFFFFFFu - v);\n"
+    "}\n"
+    "void Reset_Handler(void);\n"
+    "void Fault_Handler(void);\n"
+    "void SysTick_Handler(void);\n"
+    "void SysTick_Handler(void) { wraps++; }\n"
+    "void Reset_Handler(void) {\n"
+    "  *(volatile uint32_t *)0xE000ED88u |= (0xFu << 20);\n"
+    "  __asm__ volatile(\"dsb\\n isb\");\n"
+    "  for (uint32_t *p = &__bss_start; p < &__bss_end; p++) *p = 0;\n"
+    "  SYST[1] = 0xFFFFFFu; SYST[2] = 0; SYST[0] = 7;\n"
+    "  sh_exit(main());\n"
+    "}\n"
+    "void Fault_Handler(void) { sh_puts(\"fault\\n\"); sh_exit(99); }\n"
+    "__attribute__((section(\".vectors\"), used)) void (*const vectors[16])(void) = {\n"
+    "    (void (*)(void))(uintptr_t)&__stack_top, Reset_Handler, Fault_Handler,\n"
+    "    Fault_Handler, Fault_Handler, Fault_Handler, Fault_Handler, 0, 0, 0, 0,\n"
+    "    Fault_Handler, Fault_Handler, 0, Fault_Handler, SysTick_Handler};\n";
+
+static const char target_ld[] =
+    "MEMORY {\n"
+    "  ITCM (rx)  : ORIGIN = 0x00000000, LENGTH = 512K\n"
+    "  DTCM (rw)  : ORIGIN = 0x20000000, LENGTH = 512K\n"
+    "  DDR  (rwx) : ORIGIN = 0x60000000, LENGTH = 64M\n"
+    "}\n"
+    "ENTRY(Reset_Handler)\n"
+    "SECTIONS {\n"
+    "  .vectors : { KEEP(*(.vectors)) } > ITCM\n"
+    "  .text : { *(.text*) } > ITCM\n"
+    "  .ARM.exidx : { *(.ARM.exidx*) } > ITCM\n"
+    "  .rodata : { *(.rodata*) } > DDR\n"
+    "  .data : { *(.data*) } > DDR\n"
+    "  .bss (NOLOAD) : { . = ALIGN(4); __bss_start = .; *(.bss*) *(COMMON)\n"
+    "                    . = ALIGN(4); __bss_end = .; } > DDR\n"
+    "  __stack_top = ORIGIN(DTCM) + LENGTH(DTCM);\n"
+    "}\n";
+
+static void put_bytes(mp_buf *b, const char *decl, const uint8_t *p, size_t n) {
+  mp_buf_printf(b, "%s[%zu] __attribute__((aligned(16))) = {", decl, n ? n : 1);
+  for (size_t i = 0; i < n; i++)
+    mp_buf_printf(b, "%s%u", i == 0 ? "\n" : i % 32 ? "," : ",\n", p[i]);
+  if (n == 0) mp_buf_putc(b, '0');
+  mp_buf_puts(b, "};\n");
+}
+
+/* The program: every tensor a static buffer (constants hold the model's
+ * bytes), every op's params and call, TFLM's three cases, and a main that
+ * runs each case on garbage-filled buffers and compares the outputs.  It
+ * prints the SysTick ticks of case 0 and of a 2,000,000-instruction loop. */
+static void write_target_program(net *n, mp_buf *c) {
+  const mp_graph *g = n->g;
+  mp_buf_puts(c, "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n"
+                 "#include \"mpk.h\"\n"
+                 "void sh_puts(const char *s);\nuint64_t ticks(void);\n");
+  bool *used = calloc(g->n_tensors, sizeof *used);
+  assert_non_null(used);
+  for (uint32_t o = 0; o < g->n_ops; o++)
+    for (uint32_t k = 0; k < n->lo[o].n_args; k++) {
+      const mp_lower_arg *a = &n->lo[o].args[k];
+      if (a->tensor >= 0) used[a->tensor] = true;
+      for (uint32_t j = 0; j < a->n_tensors; j++)
+        used[a->tensors[j]] = true;
+    }
+  for (uint32_t t = 0; t < g->n_tensors; t++) {
+    const mp_tensor *x = &g->tensors[t];
+    char decl[64];
+    if (x->data && !used[t]) continue; /* a RESHAPE's shape, say */
+    if (x->data) {
+      snprintf(decl, sizeof decl, "static const uint8_t T%u", t);
+      put_bytes(c, decl, x->data, (size_t)x->size);
+    } else if (x->alias_of >= 0) {
+      mp_buf_printf(c, "#define T%u T%d\n", t, x->alias_of);
+    } else {
+      mp_buf_printf(c, "static uint8_t T%u[%llu] __attribute__((aligned(16)));\n", t,
+                    (unsigned long long)(x->size ? x->size : 1));
+    }
+  }
+  free(used);
+  mp_buf_puts(c, "static uint8_t *const bufs[] = {");
+  for (uint32_t t = 0; t < g->n_tensors; t++)
+    if (!g->tensors[t].data && g->tensors[t].alias_of < 0) mp_buf_printf(c, "T%u, ", t);
+  mp_buf_puts(c, "0};\nstatic const uint32_t sizes[] = {");
+  for (uint32_t t = 0; t < g->n_tensors; t++)
+    if (!g->tensors[t].data && g->tensors[t].alias_of < 0)
+      mp_buf_printf(c, "%llu, ", (unsigned long long)g->tensors[t].size);
+  mp_buf_puts(c, "0};\n");
+  for (uint32_t o = 0; o < g->n_ops; o++) {
+    char sym[32];
+    snprintf(sym, sizeof sym, "P%u", o);
+    mp_lower_params_c(&n->lo[o], sym, c);
+  }
+  mp_buf_puts(c, "static int32_t run(void) {\n  int32_t st;\n");
+  for (uint32_t o = 0; o < g->n_ops; o++) {
+    const mp_lowered_op *lo = &n->lo[o];
+    if (lo->noop) continue;
+    mp_buf_puts(c, "  {\n");
+    for (uint32_t k = 0; k < lo->n_args; k++) {
+      if (lo->args[k].kind != MP_LARG_TENSOR_ARRAY) continue;
+      mp_buf_printf(c, "    const void *const A%u[] = {", k);
+      for (uint32_t j = 0; j < lo->args[k].n_tensors; j++)
+        mp_buf_printf(c, "%sT%d", j ? ", " : "", lo->args[k].tensors[j]);
+      mp_buf_puts(c, "};\n");
+    }
+    mp_buf_printf(c, "    st = %s(&P%u", lo->fn, o);
+    for (uint32_t k = 0; k < lo->n_args; k++) {
+      const mp_lower_arg *a = &lo->args[k];
+      if (a->kind == MP_LARG_TENSOR_ARRAY)
+        mp_buf_printf(c, ", A%u", k);
+      else if (a->tensor < 0)
+        mp_buf_puts(c, ", NULL");
+      else
+        mp_buf_printf(c, ", (%s)T%d", a->ctype, a->tensor);
+    }
+    if (n->scratch[o] >= 0)
+      mp_buf_printf(c, ", T%d);\n", n->scratch[o]);
+    else
+      mp_buf_puts(c, ", NULL);\n");
+    mp_buf_printf(c, "    if (st) return 100 + %u;\n  }\n", o);
+  }
+  mp_buf_puts(c, "  return 0;\n}\n");
+  for (int k = 0; k < 3; k++) {
+    for (uint32_t i = 0; i < g->n_inputs; i++) {
+      char file[64], decl[64];
+      snprintf(file, sizeof file, "case%d.input%u.bin", k, i);
+      snprintf(decl, sizeof decl, "static const uint8_t IN%d_%u", k, i);
+      size_t size = 0;
+      uint8_t *data = golden(n->name, file, &size);
+      assert_non_null(data);
+      put_bytes(c, decl, data, size);
+      free(data);
+    }
+    for (uint32_t j = 0; j < g->n_outputs; j++) {
+      char file[64], decl[64];
+      snprintf(file, sizeof file, "case%d.output%u.bin", k, j);
+      snprintf(decl, sizeof decl, "static const uint8_t OUT%d_%u", k, j);
+      size_t size = 0;
+      uint8_t *data = golden(n->name, file, &size);
+      assert_non_null(data);
+      put_bytes(c, decl, data, size);
+      free(data);
+    }
+  }
+  mp_buf_puts(c, "__attribute__((unused)) static int same_f32(const uint8_t *a, const uint8_t *b, "
+                 "uint32_t n) {\n"
+                 "  for (uint32_t i = 0; i + 4 <= n; i += 4) {\n"
+                 "    float x, y;\n    memcpy(&x, a + i, 4);\n    memcpy(&y, b + i, 4);\n"
+                 "    float tol = 1e-5f * fmaxf(fabsf(x), fabsf(y));\n"
+                 "    if (!(x == y || fabsf(x - y) <= tol)) return 0;\n  }\n  return 1;\n}\n"
+                 "static void put_u64(const char *what, uint64_t x) {\n"
+                 "  char b[64], t[24]; int n = 0, m = 0;\n"
+                 "  while (what[m]) { b[m] = what[m]; m++; }\n"
+                 "  do { t[n++] = (char)('0' + x % 10); x /= 10; } while (x);\n"
+                 "  while (n) b[m++] = t[--n];\n  b[m++] = '\\n'; b[m] = 0; sh_puts(b);\n}\n"
+                 "int main(void) {\n  uint32_t x = 12345u;\n"
+                 "  for (int k = 0; k < 3; k++) {\n"
+                 "    for (int i = 0; bufs[i]; i++)\n"
+                 "      for (uint32_t j = 0; j < sizes[i]; j++) {\n"
+                 "        x ^= x << 13; x ^= x >> 17; x ^= x << 5; bufs[i][j] = (uint8_t)x;\n"
+                 "      }\n");
+  for (int k = 0; k < 3; k++) {
+    mp_buf_printf(c, "    if (k == %d) {\n", k);
+    for (uint32_t i = 0; i < g->n_inputs; i++)
+      mp_buf_printf(c, "      memcpy(T%d, IN%d_%u, sizeof IN%d_%u);\n", g->inputs[i], k, i, k, i);
+    mp_buf_puts(c, "    }\n");
+  }
+  mp_buf_puts(c, "    uint64_t t0 = ticks();\n    int32_t st = run();\n"
+                 "    uint64_t t1 = ticks();\n    if (st) return st;\n"
+                 "    if (k == 0) put_u64(\"ticks \", t1 - t0);\n");
+  for (int k = 0; k < 3; k++) {
+    for (uint32_t j = 0; j < g->n_outputs; j++) {
+      int32_t t = g->outputs[j];
+      if (g->tensors[t].dtype == MP_DTYPE_FLOAT32)
+        mp_buf_printf(c,
+                      "    if (k == %d && !same_f32(T%d, OUT%d_%u, sizeof OUT%d_%u)) "
+                      "return 10 + k;\n",
+                      k, t, k, j, k, j);
+      else
+        mp_buf_printf(c,
+                      "    if (k == %d && memcmp(T%d, OUT%d_%u, sizeof OUT%d_%u)) "
+                      "return 10 + k;\n",
+                      k, t, k, j, k, j);
+    }
+  }
+  mp_buf_puts(c, "  }\n"
+                 "  uint64_t c0 = ticks();\n  uint32_t r = 1000000u;\n"
+                 "  __asm__ volatile(\"1: subs %0, %0, #1\\n bne 1b\" : \"+r\"(r));\n"
+                 "  put_u64(\"calib \", ticks() - c0);\n  return 0;\n}\n");
+}
+
+static bool write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return false;
+  bool ok = fputs(text, f) >= 0;
+  return fclose(f) == 0 && ok;
+}
+
+static uint64_t field_after(const char *text, const char *key) {
+  const char *p = text ? strstr(text, key) : NULL;
+  return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+/* Every runnable model, compiled for Cortex-M55 (hard float, MVE on) with
+ * the kernels, run on qemu-system-arm -M mps3-an547: TFLM's outputs for all
+ * three cases.  Prints the instructions of one inference (SysTick under
+ * -icount, calibrated on a 2-instruction loop) and the code size. */
+static void every_runnable_model_matches_tflm_on_cortex_m55(void **state) {
+  (void)state;
+  if (!corpus_present()) skip();
+  if (tu_system("command -v arm-none-eabi-gcc >/dev/null 2>&1 && "
+                "command -v qemu-system-arm >/dev/null 2>&1") != 0) {
+    fprintf(stderr, "NOTICE: arm-none-eabi-gcc or qemu-system-arm not found: the Cortex-M55 "
+                    "run is skipped\n");
+    skip();
+  }
+  const char *dir = tu_tmpdir();
+  char path[4096];
+  snprintf(path, sizeof path, "%s/startup.c", dir);
+  assert_true(write_file(path, target_startup));
+  snprintf(path, sizeof path, "%s/link.ld", dir);
+  assert_true(write_file(path, target_ld));
+  assert_int_equal(tu_system("arm-none-eabi-gcc -mcpu=cortex-m55 -mthumb -mfloat-abi=hard "
+                             "-std=c99 -O2 -Wall -Wextra -Werror -c %s/startup.c -o %s/startup.o",
+                             dir, dir),
+                   0);
+  assert_int_equal(tu_system("for f in runtime/kernels/*.c; do arm-none-eabi-gcc "
+                             "-mcpu=cortex-m55 -mthumb -mfloat-abi=hard -std=c99 -O2 -Wall "
+                             "-Wextra -Werror -ffunction-sections -c $f "
+                             "-o %s/$(basename $f .c).o || exit 1; done",
+                             dir),
+                   0);
+  print_message("%-26s %12s %10s %10s\n", "model (Cortex-M55)", "instructions", "text", "rodata");
+  for (size_t i = 0; runnable[i]; i++) {
+    net n;
+    net_open(&n, runnable[i], true);
+    mp_buf c;
+    mp_buf_init(&c);
+    write_target_program(&n, &c);
+    assert_false(c.failed);
+    snprintf(path, sizeof path, "%s/model.c", dir);
+    assert_true(write_file(path, mp_buf_str(&c)));
+    mp_buf_free(&c);
+    if (tu_system("arm-none-eabi-gcc -mcpu=cortex-m55 -mthumb -mfloat-abi=hard -std=c99 -O2 "
+                  "-Wall -Wextra -Werror -Iruntime/kernels -c %s/model.c -o %s/model.o && "
+                  "arm-none-eabi-gcc -mcpu=cortex-m55 -mthumb -mfloat-abi=hard -nostartfiles "
+                  "--specs=nosys.specs -Wl,--gc-sections -T %s/link.ld %s/startup.o "
+                  "%s/model.o %s/mpk_*.o -lm -o %s/model.elf",
+                  dir, dir, dir, dir, dir, dir, dir) != 0)
+      fail_msg("%s: the Cortex-M55 build failed", runnable[i]);
+    int rc = tu_system("timeout 300 qemu-system-arm -M mps3-an547 -nographic -semihosting "
+                       "-icount shift=0 -kernel %s/model.elf > %s/qemu.out 2>&1",
+                       dir, dir);
+    snprintf(path, sizeof path, "%s/qemu.out", dir);
+    char *out = tu_read_text(path, NULL);
+    if (rc != 0)
+      fail_msg("%s on Cortex-M55: exit status %d (10+k: case k differs from TFLM; 100+o: op o "
+               "failed); output: %s",
+               runnable[i], rc, out ? out : "");
+    uint64_t t = field_after(out, "ticks "), cal = field_after(out, "calib ");
+    free(out);
+    assert_true(cal > 0);
+    tu_system("arm-none-eabi-size -A %s/model.elf | awk '$1==\".text\"{t=$2} "
+              "$1==\".rodata\"{r=$2} END{print t, r}' > %s/size.out",
+              dir, dir);
+    snprintf(path, sizeof path, "%s/size.out", dir);
+    char *sz = tu_read_text(path, NULL);
+    unsigned long text = 0, rodata = 0;
+    if (sz) sscanf(sz, "%lu %lu", &text, &rodata);
+    free(sz);
+    print_message("%-26s %12llu %10lu %10lu\n", runnable[i],
+                  (unsigned long long)((t * 2000000ull + cal / 2) / cal), text, rodata);
+    net_close(&n);
+  }
+  tu_rmtree(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_model_of_the_corpus_is_runnable_or_rejected),
@@ -699,6 +1002,7 @@ int main(void) {
       cmocka_unit_test(unaliased_views_run_as_copies_and_still_match),
       cmocka_unit_test(every_supported_operator_matches_tflm_in_isolation),
       cmocka_unit_test(params_text_compiles_to_the_same_bytes),
+      cmocka_unit_test(every_runnable_model_matches_tflm_on_cortex_m55),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
