@@ -487,6 +487,7 @@ static void every_supported_operator_matches_tflm_in_isolation(void **state) {
     if (!have_golden(names[i])) continue;
     net n;
     net_open(&n, names[i], true);
+    uint32_t model_checked = 0;
     for (uint32_t o = 0; o < n.g->n_ops; o++) {
       const mp_op *op = &n.g->ops[o];
       if (!n.lo[o].supported || n.lo[o].noop) continue;
@@ -521,8 +522,11 @@ static void every_supported_operator_matches_tflm_in_isolation(void **state) {
                    msg);
         free(want);
         checked++;
+        model_checked++;
       }
     }
+    print_message("%-28s %2u operator outputs match%s\n", names[i], model_checked,
+                  n.all_supported ? "" : " (model rejected as a whole)");
     net_close(&n);
   }
   print_message("%u operator outputs checked in isolation\n", checked);
