@@ -66,10 +66,17 @@ static bool is_view_code(int32_t code) {
   }
 }
 
+/* Largest tensor that needs storage: far beyond any microcontroller's
+ * memory, and small enough that sums over every tensor of a model (at most
+ * 2^30 of them in a flatbuffer) cannot overflow 64 bits. */
+#define MAX_TENSOR_BYTES (UINT64_C(1) << 32)
+
 static mp_loc model_loc(const mp_model *m) { return (mp_loc){m->path, 0, 0, -1, NULL, NULL}; }
 
-/* Byte size of a tensor from its static shape; false when the size is not
- * static (negative dimension, type without a fixed size) or overflows. */
+/* Byte size of a tensor from its static shape.  For a tensor that `needed`
+ * storage, a size that is not static (negative dimension, type without a
+ * fixed size) or above MAX_TENSOR_BYTES is an error; an overflowing shape
+ * always is. */
 static mp_status tensor_size(const mp_model *m, const mp_tensor_def *td, uint64_t *size,
                              const mp_diag_sink *dx, bool needed) {
   uint64_t elems = 1;
@@ -96,6 +103,11 @@ static mp_status tensor_size(const mp_model *m, const mp_tensor_def *td, uint64_
     return MP_ERR_UNSUPPORTED;
   }
   *size = (elems * bits + 7) / 8;
+  if (needed && *size > MAX_TENSOR_BYTES) {
+    mp_error(dx, model_loc(m), "tensor %u '%s' is %llu bytes; memplan plans tensors of up to "
+                               "4 GiB", td->index, td->name, (unsigned long long)*size);
+    return MP_ERR_UNSUPPORTED;
+  }
   return MP_OK;
 }
 

@@ -246,6 +246,44 @@ static void a_dynamic_shape_is_unsupported_only_when_the_tensor_is_used(void **s
   mp_model_free(&m);
 }
 
+static void tensors_beyond_4_gib_are_unsupported_and_sums_cannot_overflow(void **state) {
+  (void)state;
+  /* regression: eight complex128 [2^28, 2^28] outputs (2^60 bytes each)
+   * overflowed the signed live sum of the lower bound */
+  mp_tfw *w = mp_tfw_new();
+  mp_tfw_add_simple_tensor(w, "in", MP_DTYPE_INT8, 1, (const int32_t[]){4});
+  for (int i = 0; i < 8; i++)
+    mp_tfw_add_simple_tensor(w, "huge", MP_DTYPE_COMPLEX128, 2,
+                             (const int32_t[]){1 << 28, 1 << 28});
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_SPLIT, .n_inputs = 1,
+                                .inputs = (const int32_t[]){0}, .n_outputs = 8,
+                                .outputs = (const int32_t[]){1, 2, 3, 4, 5, 6, 7, 8}});
+  mp_model *m = parse_writer(w);
+  tu_diags d;
+  tu_diags_init(&d);
+  mp_graph *g = NULL;
+  assert_int_equal(mp_graph_build(m, 0, NULL, &d.sink, &g), MP_ERR_UNSUPPORTED);
+  assert_null(g);
+  assert_string_equal(d.text, "error: tensor 1 'huge' is 1152921504606846976 bytes; memplan "
+                              "plans tensors of up to 4 GiB\n");
+  mp_model_free(&m);
+  /* 4 GiB exactly is still planned; unused giants do not matter */
+  w = mp_tfw_new();
+  mp_tfw_add_simple_tensor(w, "in", MP_DTYPE_INT8, 1, (const int32_t[]){4});
+  mp_tfw_add_simple_tensor(w, "big", MP_DTYPE_INT32, 2, (const int32_t[]){1 << 15, 1 << 15});
+  mp_tfw_add_simple_tensor(w, "unused", MP_DTYPE_COMPLEX128, 2,
+                           (const int32_t[]){1 << 28, 1 << 28});
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_RELU, .n_inputs = 1,
+                                .inputs = (const int32_t[]){0}, .n_outputs = 1,
+                                .outputs = (const int32_t[]){1}});
+  m = parse_writer(w);
+  assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &g), MP_OK);
+  assert_int_equal(g->tensors[1].size, 4294967296ULL);
+  assert_int_equal(mp_graph_lower_bound(g, 16), 4294967296ULL + 16);
+  mp_graph_free(&g);
+  mp_model_free(&m);
+}
+
 /* ---- aliasing ----------------------------------------------------------- */
 
 static void a_chain_of_views_collapses_onto_one_root_with_merged_lifetime(void **state) {
@@ -569,6 +607,7 @@ int main(void) {
       cmocka_unit_test(zero_size_tensors_need_no_slot),
       cmocka_unit_test(sizes_follow_dtype_bits_and_static_shape),
       cmocka_unit_test(a_dynamic_shape_is_unsupported_only_when_the_tensor_is_used),
+      cmocka_unit_test(tensors_beyond_4_gib_are_unsupported_and_sums_cannot_overflow),
       cmocka_unit_test(a_chain_of_views_collapses_onto_one_root_with_merged_lifetime),
       cmocka_unit_test(without_aliasing_every_view_output_is_its_own_slot),
       cmocka_unit_test(a_view_of_a_constant_is_not_an_alias),
