@@ -15,16 +15,20 @@
  *
  * Readability rules: colours are the Okabe-Ito palette and each kind of slot
  * also has its own fill pattern; a slot carries a text label only when the
- * label fits inside it (else it is hover-only); op names are drawn on the
- * axis only when the column is wide enough, and every column has a hover
- * band naming its op.  Wide models scroll horizontally with the y axis and
- * the line labels kept in view.
+ * label fits inside it (along its height when it is tall and narrow; else
+ * it is hover-only); op names are drawn on the axis only when the column is
+ * wide enough, and every column has a hover band naming its op.  Wide
+ * models scroll horizontally with the y axis and the line labels kept in
+ * view, scrolled to the high-water mark on load.  A dark scheme follows the
+ * reader's prefers-color-scheme.
  *
  * Deterministic: the same plan gives the same bytes (no clock, no
  * addresses).  Every string from the model is escaped, and invalid UTF-8 or
  * control characters become U+FFFD.  No data is embedded in the script, so
  * no tensor name can end it.  It does not read or emit anything else: no
- * fonts, images or links outside the page.
+ * fonts, images or links outside the page.  Numbers are printed with the C
+ * library, so an embedding program must keep LC_NUMERIC at "C" (the CLI
+ * never changes it).
  */
 #include "util.h"
 
