@@ -7,7 +7,8 @@
 # One folder per case under tests/cli/inspect/:
 #   cmd               the arguments after `memplan`, one line, shell words
 #   setup             shell commands run first, in the case folder (optional;
-#                     makes malformed files from the fixtures)
+#                     makes malformed files from the fixtures; $MKMODEL is
+#                     the mkmodel program)
 #   expected_status   the exit status
 #   expected_stdout   stdout, exactly (absent: stdout must be empty)
 #   expected_stderr   stderr, exactly (absent: stderr must be empty)
@@ -23,6 +24,7 @@ MEMPLAN=${MEMPLAN:-$BUILD/memplan}
 MKMODEL=$BUILD/mkmodel
 [ -x "$MEMPLAN" ] || { echo "no memplan binary at $MEMPLAN"; exit 1; }
 [ -x "$MKMODEL" ] || { echo "no mkmodel binary at $MKMODEL"; exit 1; }
+export MKMODEL
 
 fixtures=$(mktemp -d)
 trap 'rm -rf "$fixtures"' EXIT

@@ -443,6 +443,7 @@ typedef struct rnd_graph {
   mp_tfw *w;
   rng r;
   uint32_t n, cap;       /* activation tensors so far */
+  uint32_t n_tensors;    /* every tensor so far: the next tensor's id */
   int32_t *id;           /* tensor id of activation k */
   int32_t *elems;        /* its element count */
   uint32_t *reads;       /* how many ops read it */
@@ -456,7 +457,7 @@ typedef struct rnd_graph {
 /* A new activation [1, n] (or [n] when rank1); returns its index k. */
 static uint32_t rnd_act(rnd_graph *g, int32_t n, bool rank1) {
   char name[32];
-  snprintf(name, sizeof name, "t%u", g->n);
+  snprintf(name, sizeof name, "t%u", g->n_tensors++);
   int32_t id = rank1 ? (int32_t)mp_tfw_add_simple_tensor(g->w, name, MP_DTYPE_INT8, 1,
                                                           (const int32_t[]){n})
                      : act(g->w, name, n);
@@ -528,7 +529,10 @@ static void rnd_step(rnd_graph *g) {
     }
   } else if (c >= 62 && c < 74) { /* SPLIT in two halves */
     if (n >= 2 && n % 2 == 0) {
-      if (g->axis < 0) g->axis = const_i32(g->w, "axis", 0, NULL, (const int32_t[]){1}, 1);
+      if (g->axis < 0) {
+        g->axis = const_i32(g->w, "axis", 0, NULL, (const int32_t[]){1}, 1);
+        g->n_tensors++;
+      }
       uint32_t out[2] = {rnd_act(g, n / 2, false), rnd_act(g, n / 2, false)};
       rnd_op(g, FX_SPLIT, 1, &a, 2, out, &g->axis, 1);
       return;
@@ -537,7 +541,7 @@ static void rnd_step(rnd_graph *g) {
     int32_t p = rng_int(&g->r, 1, 64);
     if (n + p <= RND_MAX_ELEMS) {
       char name[32];
-      snprintf(name, sizeof name, "pad%u", g->n);
+      snprintf(name, sizeof name, "pad%u", g->n_tensors++);
       int32_t pads = const_i32(g->w, name, 2, (const int32_t[]){2, 2},
                                (const int32_t[]){0, 0, 0, p}, 4);
       uint32_t out = rnd_act(g, n + p, false);
