@@ -355,6 +355,7 @@ static int32_t *add_array(ctx *c, const char *name, uint32_t n) {
 }
 
 static void set_kernel(ctx *c, mp_kernel k) {
+  if (c->lo->reason[0]) return; /* a helper found it unsupported: stays so */
   c->lo->kernel = k;
   c->lo->supported = true;
   c->lo->fn = kinfos[k].fn;
@@ -501,6 +502,9 @@ static mp_status spatial(ctx *c, mpk_conv_geom *g, int32_t in, int32_t out, int3
   if (rank(c, in) != 4 || rank(c, out) != 4)
     return malformed(c, "input and output must have rank 4 (have %u and %u)", rank(c, in),
                      rank(c, out));
+  int32_t n_in, n_out;
+  if (!elems_i32(c, in, &n_in) || !elems_i32(c, out, &n_out))
+    return unsupported(c, "more than 2^31 elements");
   if (padding != PAD_SAME && padding != PAD_VALID)
     return malformed(c, "unknown padding %d", padding);
   if (stride_h <= 0 || stride_w <= 0 || dil_h <= 0 || dil_w <= 0)
@@ -605,7 +609,7 @@ static mp_status lower_conv(ctx *c, bool depthwise) {
   g.filter_h = dim(c, filter, 1);
   g.filter_w = dim(c, filter, 2);
   st = spatial(c, &g, in, out, padding, stride_h, stride_w, dil_h, dil_w);
-  if (st != MP_OK) return st;
+  if (st != MP_OK || c->lo->reason[0]) return st;
   if (depthwise) {
     if (dim(c, filter, 0) != 1 || dim(c, filter, 3) != g.out_c)
       return malformed(c, "depthwise filter must be [1, h, w, %d]", g.out_c);
@@ -673,6 +677,9 @@ static mp_status lower_fc(ctx *c) {
                        "input %s, filter %s, bias %s, output %s (supported: all int8 with "
                        "int32 bias, or all float32)",
                        dtname(dti), dtname(dtf), bias >= 0 ? dtname(dtb) : "none", dtname(dto));
+  int32_t n_in, n_filter, n_out;
+  if (!elems_i32(c, in, &n_in) || !elems_i32(c, filter, &n_filter) || !elems_i32(c, out, &n_out))
+    return unsupported(c, "more than 2^31 elements");
   int32_t out_depth = dim(c, filter, 0), accum = dim(c, filter, 1);
   if (rank(c, out) < 1 || dim(c, out, rank(c, out) - 1) != out_depth || out_depth <= 0 ||
       accum <= 0)
@@ -740,7 +747,7 @@ static mp_status lower_pool(ctx *c, bool is_max) {
   g.filter_h = fh;
   g.filter_w = fw;
   st = spatial(c, &g, in, out, padding, stride_h, stride_w, 1, 1);
-  if (st != MP_OK) return st;
+  if (st != MP_OK || c->lo->reason[0]) return st;
   g.dilation_h = g.dilation_w = 1;
   if (g.in_c != g.out_c) return malformed(c, "pooling changes depth %d to %d", g.in_c, g.out_c);
   if (s8) {
@@ -766,14 +773,17 @@ static mp_status lower_pool(ctx *c, bool is_max) {
   return MP_OK;
 }
 
-/* Extend a tensor's shape to MPK_MAX_DIMS with leading 1s. */
+/* Extend a tensor's shape to MPK_MAX_DIMS with leading 1s; false when the
+ * rank is too high or the element count does not fit the kernels' int32
+ * index arithmetic. */
 static bool extend_shape(const ctx *c, int32_t t, int32_t dims[MPK_MAX_DIMS]) {
   uint32_t r = rank(c, t);
-  if (r > MPK_MAX_DIMS) return false;
+  int32_t n;
+  if (r > MPK_MAX_DIMS || !elems_i32(c, t, &n)) return false;
   for (uint32_t d = 0; d < MPK_MAX_DIMS; d++)
     dims[d] = 1;
   for (uint32_t d = 0; d < r; d++)
-    dims[MPK_MAX_DIMS - r + d] = dim(c, t, d);
+    dims[MPK_MAX_DIMS - r + d] = dim(c, t, d) > 0 ? dim(c, t, d) : 0;
   return true;
 }
 
@@ -790,7 +800,7 @@ static mp_status broadcast(ctx *c, int32_t a, int32_t b, int32_t out, mpk_broadc
   int32_t da[MPK_MAX_DIMS], db[MPK_MAX_DIMS], dout[MPK_MAX_DIMS], sa[MPK_MAX_DIMS],
       sb[MPK_MAX_DIMS];
   if (!extend_shape(c, a, da) || !extend_shape(c, b, db) || !extend_shape(c, out, dout))
-    return unsupported(c, "rank above %d", MPK_MAX_DIMS);
+    return unsupported(c, "rank above %d or more than 2^31 elements", MPK_MAX_DIMS);
   if (!elems_i32(c, out, &bc->size)) return unsupported(c, "more than 2^31 elements");
   strides_of(da, sa);
   strides_of(db, sb);
@@ -1026,7 +1036,10 @@ static mp_status lower_pad(ctx *c, bool v2) {
     return unsupported(c, "input %s, output %s", dtname(dt), dtname(dtype(c, out)));
   uint32_t r = rank(c, in), n = 0;
   int64_t pv[2 * MPK_MAX_DIMS];
+  int32_t n_in, n_out;
   if (r > MPK_MAX_DIMS) return unsupported(c, "rank %u above %d", r, MPK_MAX_DIMS);
+  if (!elems_i32(c, in, &n_in) || !elems_i32(c, out, &n_out))
+    return unsupported(c, "more than 2^31 elements");
   if (!const_ints(c, pads, pv, 2 * MPK_MAX_DIMS, &n))
     return unsupported(c, "paddings are not a constant int32/int64 tensor");
   if (n != 2 * r || rank(c, out) != r) return malformed(c, "paddings do not match rank %u", r);
@@ -1080,7 +1093,7 @@ static mp_status lower_mean(ctx *c) {
     reduced[MPK_MAX_DIMS - r + a] = true;
   }
   int32_t dims[MPK_MAX_DIMS], strides[MPK_MAX_DIMS];
-  extend_shape(c, in, dims);
+  if (!extend_shape(c, in, dims)) return unsupported(c, "more than 2^31 elements");
   int32_t s = 1, count = 1;
   for (int d = MPK_MAX_DIMS - 1; d >= 0; d--) {
     if (reduced[d]) {
@@ -1145,7 +1158,7 @@ static mp_status lower_transpose(ctx *c) {
     return unsupported(c, "permutation is not a constant tensor");
   if (n != r || rank(c, out) != r) return malformed(c, "permutation does not match rank %u", r);
   int32_t idims[MPK_MAX_DIMS], istr[MPK_MAX_DIMS];
-  extend_shape(c, in, idims);
+  if (!extend_shape(c, in, idims)) return unsupported(c, "more than 2^31 elements");
   strides_of(idims, istr);
   mpk_transpose_params *p = &c->lo->params.transpose;
   p->elem_size = es;

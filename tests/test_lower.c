@@ -21,6 +21,7 @@
 /* strong references: the kernels come from libmemplan.a (see mpk.h) */
 #define MPK_API
 #include "lower.h"
+#include "fixtures.h"
 #include "testutil.h"
 #include "tflite_writer.h"
 
@@ -966,6 +967,54 @@ static void kernel_names_cover_every_kernel(void **state) {
   assert_string_equal(mp_kernel_fn(MP_K_COUNT), "");
 }
 
+/* Every fixture and a few random DAGs: every op lowers to a kernel, to
+ * "unsupported", or to a model error, never to a crash (ASan / UBSan). */
+static void lowering_survives_every_fixture_and_random_graphs(void **state) {
+  (void)state;
+  uint32_t ops = 0, supported = 0;
+  const char *const *names = fx_names();
+  for (size_t i = 0; names[i]; i++) {
+    mp_model *m = fx_model(names[i]);
+    if (!m) continue; /* a fixture that must not parse */
+    mp_graph *g = NULL;
+    if (mp_graph_build(m, 0, NULL, NULL, &g) == MP_OK) {
+      for (uint32_t o = 0; o < g->n_ops; o++, ops++) {
+        mp_lowered_op lo;
+        mp_status st = mp_lower_op(g, o, &lo, NULL);
+        assert_true(st == MP_OK || st == MP_ERR_MODEL);
+        supported += lo.supported;
+        mp_lower_free(&lo);
+      }
+      mp_status st = mp_lower_check_all(g, NULL);
+      assert_true(st == MP_OK || st == MP_ERR_UNSUPPORTED || st == MP_ERR_MODEL);
+    }
+    mp_graph_free(&g);
+    mp_model_free(&m);
+  }
+  for (uint64_t seed = 1; seed <= 8; seed++) {
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    assert_int_equal(fx_random(seed, 200, &bytes, &size), MP_OK);
+    mp_model *m = NULL;
+    mp_graph *g = NULL;
+    assert_int_equal(mp_model_parse(bytes, size, "random", NULL, &m), MP_OK);
+    free(bytes);
+    assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &g), MP_OK);
+    for (uint32_t o = 0; o < g->n_ops; o++, ops++) {
+      mp_lowered_op lo;
+      mp_status st = mp_lower_op(g, o, &lo, NULL);
+      assert_true(st == MP_OK || st == MP_ERR_MODEL);
+      supported += lo.supported;
+      mp_lower_free(&lo);
+    }
+    mp_graph_free(&g);
+    mp_model_free(&m);
+  }
+  print_message("%u ops lowered, %u supported\n", ops, supported);
+  assert_true(ops > 1000);
+  assert_true(supported > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(conv_lowering_precomputes_padding_multipliers_and_relu6),
@@ -985,6 +1034,7 @@ int main(void) {
       cmocka_unit_test(reshape_of_a_constant_is_a_copy),
       cmocka_unit_test(check_all_lists_every_unsupported_operator),
       cmocka_unit_test(kernel_names_cover_every_kernel),
+      cmocka_unit_test(lowering_survives_every_fixture_and_random_graphs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
