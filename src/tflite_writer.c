@@ -202,7 +202,9 @@ static void fbt_opt(fbb *b, fbt *t, uint16_t id, uint64_t bits, uint64_t def, ui
 
 /* Write the table; returns its ref. */
 static uint32_t fbb_table(fbb *b, const fbt *t) {
-  uint16_t field_end[FBT_MAX_FIELDS]; /* ref of each field, by id; 0 = absent */
+  /* by id: where each field ends, counted from the table's last byte
+   * (ref - start); 0 = absent */
+  uint16_t field_end[FBT_MAX_FIELDS];
   memset(field_end, 0, sizeof field_end);
   uint32_t n_ids = 0;
   fbb_prep(b, 4, 0);

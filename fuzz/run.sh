@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# fuzz/run.sh — build and run the model fuzzer (fuzz/fuzz_model.c: the
+# .tflite reader and the graph analysis) with libFuzzer, ASan and UBSan.
+# This is what `make fuzz` runs; it is not part of `make check`.
+#
+#   FUZZ_SECONDS=600 ./fuzz/run.sh     (600 s by default)
+#
+# Seeds: every fixture of tests/support/fixtures.c, the bundled example,
+# random DAGs and a few cut-down files, all written by memplan's own model
+# writer (mkmodel, built here without sanitizers); plus, when
+# ../shared/models exists, the real models in it, read at run time into a
+# temporary folder that is deleted afterwards (they are never copied into
+# the repository).  The corpus grows in build/fuzz/corpus_model between
+# runs.  A finding leaves its input in build/fuzz/ (crash-*, leak-*,
+# timeout-*, oom-*) and makes this script fail; replay one with
+#   build/fuzz/fuzz_model build/fuzz/crash-...
+set -eu
+cd "$(dirname "$0")/.."
+FUZZ_SECONDS=${FUZZ_SECONDS:-600}
+OUT=build/fuzz
+CORPUS=$OUT/corpus_model
+CC=${FUZZ_CC:-clang}
+command -v "$CC" >/dev/null || { echo "fuzz: $CC not found (install clang)" >&2; exit 2; }
+mkdir -p "$OUT" "$CORPUS"
+
+# The target needs only the reader and the graph analysis: build just those,
+# so a file being written elsewhere in src/ cannot stop the fuzzer.
+LIB_SRCS="src/model.c src/flatbuf.c src/graph.c src/opnames.c src/util.c src/diag.c"
+FLAGS="-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror
+  -fno-sanitize-recover=all -Iinclude -Isrc -Itests/support"
+echo "fuzz: building $OUT/fuzz_model"
+# shellcheck disable=SC2086
+"$CC" $FLAGS -fsanitize=fuzzer,address,undefined fuzz/fuzz_model.c $LIB_SRCS -lm \
+  -o "$OUT/fuzz_model"
+echo "fuzz: building $OUT/mkmodel (seed writer)"
+# shellcheck disable=SC2086
+"$CC" $FLAGS tools/mkmodel.c tests/support/fixtures.c src/tflite_writer.c $LIB_SRCS -lm \
+  -o "$OUT/mkmodel"
+
+SEEDS=$(mktemp -d)
+trap 'rm -rf "$SEEDS"' EXIT
+for f in $("$OUT/mkmodel" --list); do "$OUT/mkmodel" fixture "$f" "$SEEDS/fx_$f.tflite"; done
+"$OUT/mkmodel" kws "$SEEDS/kws.tflite"
+for s in 1 2 3 4 5 6 7 8; do "$OUT/mkmodel" random --seed "$s" --ops $((s * 6)) "$SEEDS/random_$s.tflite"; done
+head -c 600 "$SEEDS/fx_tiny.tflite" > "$SEEDS/cut_tiny.tflite"
+head -c 8 "$SEEDS/fx_tiny.tflite" > "$SEEDS/cut_header.tflite"
+SHARED=../shared/models
+if [ -d "$SHARED" ]; then
+  n=0
+  for m in "$SHARED"/*.tflite; do [ -f "$m" ] && cp "$m" "$SEEDS/shared_$(basename "$m")" && n=$((n+1)); done
+  echo "fuzz: also seeding with $n models read from $SHARED (temporary copies)"
+else
+  echo "NOTICE: $SHARED not found: seeding with memplan's own models only"
+fi
+
+DICT=$OUT/model.dict
+cat > "$DICT" <<'DICT_END'
+"TFL3"
+"\x03\x00\x00\x00"
+"\x00\x00\x00\x00"
+"\xff\xff\xff\xff"
+"\x04\x00"
+"\x08\x00"
+DICT_END
+
+echo "fuzz: running for $FUZZ_SECONDS s"
+artifacts() { find "$OUT" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \
+  -o -name 'oom-*' \) | sort; }
+before=$(artifacts)
+start=$(date +%s)
+set +e
+"$OUT/fuzz_model" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
+  -dict="$DICT" -artifact_prefix="$OUT/" -print_final_stats=1 "$CORPUS" "$SEEDS" \
+  2>&1 | tee "$OUT/fuzz_model.log"
+rc=${PIPESTATUS[0]}
+set -e
+echo "fuzz: ran $(( $(date +%s) - start )) s; corpus $(find "$CORPUS" -type f | wc -l) inputs"
+new=$(comm -13 <(echo "$before") <(artifacts))
+if [ -n "$new" ]; then
+  echo "fuzz: FINDING (exit $rc): see $OUT/fuzz_model.log and"; echo "$new" | sed 's/^/    /'
+  exit 1
+elif [ "$rc" -ne 0 ]; then
+  echo "fuzz: the fuzzer stopped with exit $rc and no finding (interrupted?)"
+  exit 1
+fi
+echo "fuzz: no finding"
