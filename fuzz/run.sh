@@ -17,6 +17,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 FUZZ_SECONDS=${FUZZ_SECONDS:-600}
+# `./fuzz/run.sh config` runs the configuration fuzzer instead (fuzz/run_config.sh).
+if [ "${1:-}" = config ]; then exec ./fuzz/run_config.sh "$FUZZ_SECONDS"; fi
 OUT=build/fuzz
 CORPUS=$OUT/corpus_model
 CC=${FUZZ_CC:-clang}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # fuzz/run_config.sh [SECONDS] — build and run the configuration fuzzer
-# (fuzz/fuzz_config.c) with libFuzzer, ASan and UBSan.
+# (fuzz/fuzz_config.c) with libFuzzer, ASan and UBSan.  Also reached as
+# `FUZZ_SECONDS=600 ./fuzz/run.sh config`.
 #
 # The seed corpus is made from the repository's own configs (the bundled
 # example and the CLI golden cases, with their command-line arguments after
@@ -10,7 +11,7 @@
 # script fail.  Default run: 60 seconds.
 set -eu
 cd "$(dirname "$0")/.."
-SECONDS_TO_RUN=${1:-60}
+SECONDS_TO_RUN=${1:-${FUZZ_SECONDS:-60}}
 OUT=build/fuzz
 CORPUS=$OUT/corpus_config
 CC=${FUZZ_CC:-clang}
