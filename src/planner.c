@@ -19,11 +19,13 @@
 extern const mp_planner mp_planner_greedy;
 extern const mp_planner mp_planner_greedy_by_size;
 extern const mp_planner mp_planner_hill_climb;
+extern const mp_planner mp_planner_exact;
 
 static const mp_planner *const planners[] = {
     &mp_planner_greedy,
     &mp_planner_greedy_by_size,
     &mp_planner_hill_climb,
+    &mp_planner_exact,
 };
 
 uint32_t mp_planner_count(void) { return (uint32_t)(sizeof planners / sizeof planners[0]); }

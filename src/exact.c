@@ -1,0 +1,1261 @@
+/*
+ * exact.c — exact offset assignment: a branch-and-bound search over
+ * canonical layouts that finds a layout within a capacity or proves that
+ * none exists, and a driver that tightens the capacity to minimise height.
+ *
+ * The one idea: it is enough to search "canonical" layouts.  Push every
+ * buffer of any feasible layout down while it fits; in the result every
+ * buffer sits at offset 0 or directly on a buffer it overlaps in time.
+ * Sorted by (offset, rank), such a layout is built by placing buffers one at
+ * a time, each at its current minimum offset (the highest top, aligned up,
+ * among placed buffers it overlaps), with (offset, rank) never decreasing.
+ * So a node of the search only chooses WHICH buffer goes next.
+ *
+ * Algorithm (one run at capacity C):
+ *   1. Time is compressed into sections (maximal spans with a fixed live
+ *      set); each buffer covers a range of sections.
+ *   2. At a node, the candidates are the unplaced buffers whose key
+ *      (minoff, rank) is above the key of the last placement, tried lowest
+ *      key first.  Dominance: a candidate whose minoff is at or above some
+ *      unplaced buffer's minoff + size is skipped (that buffer could drop
+ *      into the gap below it, so a layout without the gap is found
+ *      elsewhere).
+ *   3. Spatial inference after each placement at offset y: in every
+ *      section, the unplaced buffers must still stack above
+ *      max(y, floor) where floor is the lowest minoff of the section's
+ *      unplaced buffers; floor + remaining size > C prunes.  A buffer whose
+ *      minoff + size > C prunes.
+ *   4. Dynamic decomposition: when no unplaced buffer crosses a section
+ *      boundary any more, the two sides are independent and are solved one
+ *      after the other without backtracking between them.
+ *   5. Runs are restarted with a doubling node limit, cycling through three
+ *      static rankings (tie-breaks between equal minoffs); a run that ends
+ *      below its limit is a proof.  All undo is by a trail.
+ * The driver splits the problem into independent components (time points
+ * no buffer spans), probes C = lower bound first, then bisects between the
+ * proven lower bound and the best height, and reports [lower, upper].
+ *
+ * It does not randomise (deterministic but for the wall clock), does not
+ * search components above MAX_SEARCH_ITEMS buffers or MAX_ADJ overlaps
+ * (bounded memory; those keep the given layout), and keeps no transposition
+ * table.
+ */
+#include "exact.h"
+
+#include "diag.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define UNPLACED UINT64_MAX
+/* Recursion depth is at most the number of buffers of a component; this
+ * keeps the C stack small, and the overlap lists below 128 MiB. */
+#define MAX_SEARCH_ITEMS 4096u
+#define MAX_ADJ (32u * 1024u * 1024u)
+/* Growable trail / part-list stacks never exceed this many entries. */
+#define MAX_STACK (64u * 1024u * 1024u)
+/* The clock is read every CLOCK_EVERY nodes; a node costs O(n + sections). */
+#define CLOCK_EVERY 64u
+/* Entries of a component's table of failed states (16 bytes each). */
+#define MEMO_MAX ((size_t)1 << 20)
+
+/* ---- limits shared by every run of one call ------------------------------ */
+
+typedef struct budget {
+  uint64_t deadline_ns; /* 0 = none */
+  uint64_t node_cap;    /* total nodes allowed; UINT64_MAX = none */
+  uint64_t nodes;       /* total nodes so far */
+  bool time_cut;        /* the deadline stopped something */
+  bool node_cut;        /* the node cap stopped something */
+  bool mem_cut;         /* a stack cap stopped something */
+} budget;
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* splitmix64's finaliser: a well-mixed 64-bit function of z. */
+static uint64_t mix64(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/* Zobrist-style terms of the state hash (hash kind `h` = 0 or 1). */
+static uint64_t zterm(uint32_t h, uint64_t what, uint64_t idx, uint64_t val) {
+  return mix64(mix64(what * 0x9e3779b97f4a7c15ULL + idx * 2 + h) ^ val);
+}
+
+/* ---- one independent component ------------------------------------------- */
+
+typedef struct trail_ent {
+  uint32_t kind; /* T_MINOFF, T_FLOOR or T_PLACE */
+  uint32_t idx;
+  uint64_t old;
+} trail_ent;
+
+enum { T_MINOFF = 0, T_FLOOR = 1, T_PLACE = 2, T_FORBID = 3, T_SKY = 4 };
+enum { Z_PLACED = 1, Z_SKY = 2, Z_FORBID = 3, Z_KEY = 4 };
+enum { R_FOUND = 0, R_FAIL = 1, R_ABORT = 2 };
+
+typedef struct comp {
+  /* static */
+  uint32_t n, S;
+  uint32_t *gidx;   /* global item index of each local item */
+  uint64_t *size;
+  uint32_t *align;
+  uint32_t *sa, *sb; /* inclusive section range */
+  uint32_t *adj_off, *adj;
+  uint32_t *twin_off, *twins; /* same sections and alignment */
+  uint32_t *sec_off, *sec_items;
+  uint64_t *load;   /* per section: sum of sizes live there */
+  uint32_t *cut0;   /* per boundary k|k+1: buffers crossing it */
+  uint64_t *peak;   /* per item: the highest load over its sections */
+  struct sortkey *keys;
+  uint32_t *rankbuf;
+  uint64_t lb;      /* max load */
+  uint64_t maxsize;
+  uint64_t minsize;
+  bool searchable;
+  /* incumbent */
+  uint64_t *best;   /* offsets of the best layout */
+  uint64_t height;
+  uint64_t lower;   /* proven lower bound of this component */
+  /* dynamic state of a run */
+  const uint32_t *pre;
+  uint64_t cap;
+  uint64_t *off, *minoff, *rem, *floor;
+  uint64_t *sky;   /* per section: the highest top of a placed item */
+  uint64_t hash[2]; /* of the state: placed items, sky, forbids */
+  uint64_t *memo;  /* failed states: pairs of hashes, direct-mapped */
+  size_t memo_mask;
+  uint64_t *forbid; /* per item: an offset it may not take (UNPLACED: none) */
+  uint32_t *cnt, *minpre; /* per section: candidates at the level, best rank */
+  uint32_t nplaced;
+  uint32_t *cut;
+  uint32_t *mark;   /* per section stamp */
+  uint32_t stamp;
+  uint32_t *touched;
+  uint32_t ntouched;
+  uint64_t *rel_r, *rel_s; /* scratch of the release check */
+  trail_ent *trail;
+  size_t ntrail, trail_cap;
+  uint32_t *stk;    /* part item lists */
+  size_t nstk, stk_cap;
+  /* limits of a run */
+  budget *bud;
+  uint64_t run_nodes, run_limit;
+  bool run_cut;     /* the run's node limit stopped it */
+} comp;
+
+typedef struct part {
+  size_t base;  /* index of the item list in stk */
+  uint32_t n;   /* entries in the list (placed ones are skipped) */
+  uint32_t s0, s1;
+} part;
+
+#ifdef EXACT_DEBUG
+#include <stdio.h>
+static uint32_t dbg_maxdepth;
+#endif
+
+static bool trail_push(comp *c, uint32_t kind, uint32_t idx, uint64_t old) {
+  if (c->ntrail == c->trail_cap) {
+    size_t ncap = c->trail_cap ? 2 * c->trail_cap : 1024;
+    if (ncap > MAX_STACK) return false;
+    trail_ent *t = realloc(c->trail, ncap * sizeof *t);
+    if (!t) return false;
+    c->trail = t;
+    c->trail_cap = ncap;
+  }
+  c->trail[c->ntrail++] = (trail_ent){kind, idx, old};
+  return true;
+}
+
+/* The state hash: placed items (with their offsets when they have twins:
+ * twin blocking depends on them), the sky and the forbids. */
+static uint64_t zplaced(const comp *c, uint32_t h, uint32_t i) {
+  bool tw = c->twin_off[i] != c->twin_off[i + 1];
+  return zterm(h, Z_PLACED, i, tw ? c->off[i] : 0);
+}
+
+static void hash_placed(comp *c, uint32_t i, bool add) {
+  for (uint32_t h = 0; h < 2; h++) c->hash[h] += add ? zplaced(c, h, i) : 0 - zplaced(c, h, i);
+}
+
+static void hash_value(comp *c, uint32_t what, uint32_t idx, uint64_t from, uint64_t to) {
+  for (uint32_t h = 0; h < 2; h++) {
+    if (from != 0 && from != UNPLACED) c->hash[h] -= zterm(h, what, idx, from);
+    if (to != 0 && to != UNPLACED) c->hash[h] += zterm(h, what, idx, to);
+  }
+}
+
+/* Reserve n entries on the part-list stack; returns the base index or
+ * SIZE_MAX when the cap or memory is exhausted. */
+static size_t stk_reserve(comp *c, size_t n) {
+  if (c->nstk + n > c->stk_cap) {
+    size_t ncap = c->stk_cap ? c->stk_cap : 1024;
+    while (ncap < c->nstk + n) ncap *= 2;
+    if (ncap > MAX_STACK) return SIZE_MAX;
+    uint32_t *s = realloc(c->stk, ncap * sizeof *s);
+    if (!s) return SIZE_MAX;
+    c->stk = s;
+    c->stk_cap = ncap;
+  }
+  size_t base = c->nstk;
+  c->nstk += n;
+  return base;
+}
+
+/* Take item i out of the layout: the part of place() the trail does not
+ * record. */
+static void unplace(comp *c, uint32_t i) {
+  hash_placed(c, i, false);
+  for (uint32_t k = c->sa[i]; k <= c->sb[i]; k++) c->rem[k] += c->size[i];
+  for (uint32_t k = c->sa[i]; k < c->sb[i]; k++) c->cut[k]++;
+  c->off[i] = UNPLACED;
+  c->nplaced--;
+}
+
+/* Undo every change recorded after trail position `mark`, placements of
+ * parts solved since included. */
+static void undo_to(comp *c, size_t mark) {
+  while (c->ntrail > mark) {
+    trail_ent *e = &c->trail[--c->ntrail];
+    if (e->kind == T_MINOFF)
+      c->minoff[e->idx] = e->old;
+    else if (e->kind == T_FLOOR)
+      c->floor[e->idx] = e->old;
+    else if (e->kind == T_FORBID) {
+      hash_value(c, Z_FORBID, e->idx, c->forbid[e->idx], e->old);
+      c->forbid[e->idx] = e->old;
+    } else if (e->kind == T_SKY) {
+      hash_value(c, Z_SKY, e->idx, c->sky[e->idx], e->old);
+      c->sky[e->idx] = e->old;
+    }
+    else
+      unplace(c, e->idx);
+  }
+}
+
+/* Place item i at its minoff and propagate: section floors and remaining
+ * sizes, minoffs of overlapping unplaced items, and the floors of the
+ * sections those live in.  Returns false when a bound already exceeds the
+ * capacity (or the trail overflowed: then c->bud->mem_cut is set).  The
+ * caller undoes with undo_to either way. */
+static bool place(comp *c, uint32_t i) {
+  uint64_t y = c->minoff[i], t = y + c->size[i];
+  if (!trail_push(c, T_PLACE, i, 0)) goto nomem;
+  c->off[i] = y;
+  hash_placed(c, i, true);
+  c->nplaced++;
+#ifdef EXACT_DEBUG
+  if (c->nplaced > dbg_maxdepth) {
+    dbg_maxdepth = c->nplaced;
+    if (getenv("EXACT_SNAP")) {
+      FILE *f = fopen(getenv("EXACT_SNAP"), "w");
+      for (uint32_t q = 0; q < c->n; q++)
+        fprintf(f, "%u %u %u %llu %lld %llu\n", q, c->sa[q], c->sb[q], (unsigned long long)c->size[q],
+                c->off[q] == UNPLACED ? -1LL : (long long)c->off[q], (unsigned long long)c->minoff[q]);
+      fclose(f);
+    }
+  }
+#endif
+  for (uint32_t k = c->sa[i]; k <= c->sb[i]; k++) {
+    c->rem[k] -= c->size[i];
+    if (c->sky[k] < t) {
+      if (!trail_push(c, T_SKY, k, c->sky[k])) goto nomem;
+      hash_value(c, Z_SKY, k, c->sky[k], t);
+      c->sky[k] = t;
+    }
+    if (c->floor[k] < t) {
+      if (!trail_push(c, T_FLOOR, k, c->floor[k])) goto nomem;
+      c->floor[k] = t;
+    }
+  }
+  for (uint32_t k = c->sa[i]; k < c->sb[i]; k++) c->cut[k]--;
+  uint32_t nt = 0;
+  if (++c->stamp == 0) {
+    memset(c->mark, 0, c->S * sizeof *c->mark);
+    c->stamp = 1;
+  }
+  bool ok = true;
+  for (uint32_t a = c->adj_off[i]; a < c->adj_off[i + 1]; a++) {
+    uint32_t j = c->adj[a];
+    if (c->off[j] != UNPLACED || c->minoff[j] >= t) continue;
+    if (!trail_push(c, T_MINOFF, j, c->minoff[j])) goto nomem;
+    c->minoff[j] = mp_align_up(t, c->align[j]);
+    if (c->minoff[j] + c->size[j] > c->cap) ok = false;
+    /* sections of j outside i's range may see their floor rise (inside
+     * it, the floor is already i's top) */
+    for (uint32_t k = c->sa[j]; k < c->sa[i]; k++)
+      if (c->mark[k] != c->stamp) {
+        c->mark[k] = c->stamp;
+        c->touched[nt++] = k;
+      }
+    for (uint32_t k = c->sb[i] + 1; k <= c->sb[j]; k++)
+      if (c->mark[k] != c->stamp) {
+        c->mark[k] = c->stamp;
+        c->touched[nt++] = k;
+      }
+  }
+  c->ntouched = nt;
+  if (!ok) return false;
+  for (uint32_t q = 0; q < nt; q++) {
+    uint32_t k = c->touched[q];
+    uint64_t m = UNPLACED;
+    for (uint32_t e = c->sec_off[k]; e < c->sec_off[k + 1]; e++) {
+      uint32_t j = c->sec_items[e];
+      if (c->off[j] == UNPLACED && c->minoff[j] < m) m = c->minoff[j];
+    }
+    if (m != UNPLACED && m > c->floor[k]) {
+      if (!trail_push(c, T_FLOOR, k, c->floor[k])) goto nomem;
+      c->floor[k] = m;
+    }
+  }
+  return true;
+nomem:
+  c->bud->mem_cut = true;
+  return false;
+}
+
+/* Symmetry between twins (items with the same lifetime and alignment):
+ * two twins stacked directly on each other can trade places, and identical
+ * twins can trade labels, without changing anything else.  So only layouts
+ * where a twin directly below another is the larger one (equal sizes: the
+ * one with the higher index) are searched, and identical twins are placed
+ * in decreasing index order.  (Swapping a violating pair and pushing items
+ * down both lower sum(size^2 * offset), then sum(index * offset), so a
+ * layout without violations that is also pushed down exists.)  True when
+ * placing j at its minoff now breaks that order. */
+static bool twin_blocked(const comp *c, uint32_t j) {
+#ifdef EXACT_DEBUG
+  static int notwin = -1;
+  if (notwin < 0) notwin = getenv("NOTWIN") != NULL;
+  if (notwin) return false;
+#endif
+  for (uint32_t a = c->twin_off[j]; a < c->twin_off[j + 1]; a++) {
+    uint32_t k = c->twins[a];
+    if (c->off[k] == UNPLACED) {
+      if (c->size[k] == c->size[j] && k > j) return true;
+    } else if (c->off[k] + c->size[k] == c->minoff[j]) {
+      if (c->size[k] < c->size[j] || (c->size[k] == c->size[j] && k < j)) return true;
+    }
+  }
+  return false;
+}
+
+/* The lowest offset unplaced item j can still take when every later
+ * placement is at or above level y: its minoff, unless that is below y,
+ * forbidden (a branch decided nothing of it sits there) or twin-blocked;
+ * then a later placement (at or above y) must first raise it, by at least
+ * minsize. */
+static uint64_t release_of(const comp *c, uint32_t j, uint64_t y) {
+  uint64_t m = c->minoff[j];
+  if (m < y) return y + c->minsize;
+  if (m == c->forbid[j]) return m + c->minsize;
+  if (c->twin_off[j] != c->twin_off[j + 1] && twin_blocked(c, j)) return m + c->minsize;
+  return m;
+}
+
+/* Can section k still be filled when every later placement is at or
+ * above level y?  Its unplaced items stack above the lowest release among
+ * them (see release_of). */
+static bool section_fits(const comp *c, uint32_t k, uint64_t y) {
+  uint64_t rem = c->rem[k];
+  if (rem == 0) return true;
+  if (c->floor[k] > y) return c->floor[k] + rem <= c->cap;
+  if (y + rem > c->cap) return false;
+  if (y + c->minsize + rem <= c->cap) return true;
+  uint64_t low = UINT64_MAX;
+  for (uint32_t e = c->sec_off[k]; e < c->sec_off[k + 1]; e++) {
+    uint32_t j = c->sec_items[e];
+    if (c->off[j] != UNPLACED) continue;
+    uint64_t r = release_of(c, j, y);
+    if (r < low) low = r;
+    if (low == y) return true;
+  }
+  return low + rem <= c->cap;
+}
+
+/* The stronger check of section k: its unplaced items stack above their
+ * release offsets (minoff, y for an item placeable at y, y + minsize for a
+ * stuck one), so for every item, its release plus the sizes of the items
+ * released at or above it must stay within the capacity (a single machine
+ * with release dates).  This finds wells that the items able to reach
+ * them cannot fill. */
+static bool section_release_fits(const comp *c, uint32_t k, uint64_t y) {
+  uint32_t m = 0;
+  for (uint32_t e = c->sec_off[k]; e < c->sec_off[k + 1]; e++) {
+    uint32_t j = c->sec_items[e];
+    if (c->off[j] != UNPLACED) continue;
+    uint64_t r = release_of(c, j, y);
+    /* insertion sort, descending release */
+    uint32_t q = m++;
+    while (q > 0 && c->rel_r[q - 1] < r) {
+      c->rel_r[q] = c->rel_r[q - 1];
+      c->rel_s[q] = c->rel_s[q - 1];
+      q--;
+    }
+    c->rel_r[q] = r;
+    c->rel_s[q] = c->size[j];
+  }
+  uint64_t sum = 0;
+  for (uint32_t q = 0; q < m; q++) {
+    sum += c->rel_s[q];
+    if (c->rel_r[q] + sum > c->cap) return false;
+  }
+  return true;
+}
+
+/* Spatial inference over every section of a part at level y. */
+static bool sections_fit(const comp *c, const part *pt, uint64_t y) {
+  for (uint32_t k = pt->s0; k <= pt->s1; k++)
+    if (!section_fits(c, k, y)) return false;
+  return true;
+}
+
+static bool out_of_budget(comp *c) {
+  budget *b = c->bud;
+  if (c->run_nodes >= c->run_limit) {
+    c->run_cut = true;
+    return true;
+  }
+  if (b->nodes >= b->node_cap) {
+    b->node_cut = true;
+    return true;
+  }
+  if (b->deadline_ns && (b->nodes % CLOCK_EVERY) == 0 && now_ns() >= b->deadline_ns) {
+    b->time_cut = true;
+    return true;
+  }
+  return false;
+}
+
+static int search(comp *c, const part *pt, uint64_t level);
+static int search_level(comp *c, const part *pt, uint64_t L, uint32_t left);
+
+
+/* After placing item i (which emptied some boundaries), solve the ranges
+ * of sections no unplaced item crosses between, left to right, each from
+ * the items of `pt` that start in it.  Ranges are independent, so a failure
+ * of one fails the node without trying other layouts of the others. */
+static int search_split(comp *c, const part *pt, uint32_t i) {
+  size_t saved = c->nstk;
+  uint32_t s = pt->s0;
+  while (s <= pt->s1) {
+    uint32_t e = s;
+    while (e < pt->s1 && c->cut[e] > 0) e++;
+    uint32_t cnt = 0;
+    for (uint32_t q = 0; q < pt->n; q++) {
+      uint32_t j = c->stk[pt->base + q];
+      if (c->off[j] == UNPLACED && c->sa[j] >= s && c->sa[j] <= e) cnt++;
+    }
+    if (cnt > 0) {
+      size_t base = stk_reserve(c, cnt);
+      if (base == SIZE_MAX) {
+        c->bud->mem_cut = true;
+        c->nstk = saved;
+        return R_ABORT;
+      }
+      uint32_t w = 0;
+      for (uint32_t q = 0; q < pt->n; q++) {
+        uint32_t j = c->stk[pt->base + q];
+        if (c->off[j] == UNPLACED && c->sa[j] >= s && c->sa[j] <= e) c->stk[base + w++] = j;
+      }
+      part sub = {base, cnt, s, e};
+      int r = search(c, &sub, c->off[i]);
+      if (r != R_FOUND) {
+        c->nstk = saved;
+        return r;
+      }
+    }
+    s = e + 1;
+  }
+  return R_FOUND;
+}
+
+/* Place item j at its minoff (the current level) and check: the
+ * sections of the part at that level, then the release check of every
+ * section the placement changed.  The caller undoes to its trail mark. */
+static bool place_and_check(comp *c, const part *pt, uint32_t j) {
+  uint64_t y = c->minoff[j];
+  if (!place(c, j) || !sections_fit(c, pt, y)) return false;
+  for (uint32_t k = c->sa[j]; k <= c->sb[j]; k++)
+    if (!section_release_fits(c, k, y)) return false;
+  for (uint32_t q = 0; q < c->ntouched; q++)
+    if (!section_release_fits(c, c->touched[q], y)) return false;
+  return true;
+}
+
+/* Depth-first search of part `pt`, every placement at or above `level`.
+ *
+ * A node finds the lowest offset L any unplaced item can take (its
+ * candidates: minoff == L and not blocked), then branches on one section s
+ * those candidates cover: "candidate j sits at L over s", one branch per
+ * candidate, and, when s can afford a gap there, "nothing sits at L over
+ * s" (its candidates are forbidden at L).  The branches are disjoint and
+ * cover every canonical layout.  s is the section with the fewest branches
+ * (fail first: a section only one item can fill is a forced move); ties go
+ * to the section holding the best-ranked candidate. */
+static int search(comp *c, const part *pt, uint64_t level) {
+  uint64_t min_height = UNPLACED, L = UNPLACED;
+  uint32_t left = 0;
+  for (uint32_t q = 0; q < pt->n; q++) {
+    uint32_t j = c->stk[pt->base + q];
+    if (c->off[j] != UNPLACED) continue;
+    left++;
+    uint64_t m = c->minoff[j], h = m + c->size[j];
+    if (h > c->cap) return R_FAIL;
+    if (h < min_height) min_height = h;
+    if (m >= level && m < L && release_of(c, j, level) == m) L = m;
+  }
+  if (left == 0) return R_FOUND;
+  c->run_nodes++;
+  c->bud->nodes++;
+  if (out_of_budget(c)) return R_ABORT;
+  /* no candidate, or every one would leave a gap some item could drop
+   * into (dominance): fail */
+  if (L == UNPLACED || L >= min_height) return R_FAIL;
+  if (L > level && !sections_fit(c, pt, L)) return R_FAIL;
+  /* a state already proven to fail (at this capacity, in this run or an
+   * earlier one) fails again: the outcome does not depend on the ranking */
+  uint64_t key[2];
+  for (uint32_t h = 0; h < 2; h++)
+    key[h] = c->hash[h] ^ zterm(h, Z_KEY, ((uint64_t)pt->s0 << 32) | pt->s1, L ^ (c->cap << 1));
+  uint64_t *slot = &c->memo[2 * (key[0] & c->memo_mask)];
+  if (slot[0] == key[0] && slot[1] == key[1]) return R_FAIL;
+  int res = search_level(c, pt, L, left);
+  if (res == R_FAIL) {
+    slot[0] = key[0];
+    slot[1] = key[1];
+  }
+  return res;
+}
+
+/* The branching of search() at level L (left: unplaced items of pt). */
+static int search_level(comp *c, const part *pt, uint64_t L, uint32_t left) {
+
+  /* Compact the list when most of it is placed. */
+  part here = *pt;
+  size_t saved = c->nstk;
+  if (pt->n > 32 && left * 2 < pt->n) {
+    size_t base = stk_reserve(c, left);
+    if (base != SIZE_MAX) {
+      uint32_t w = 0;
+      for (uint32_t q = 0; q < pt->n; q++) {
+        uint32_t j = c->stk[pt->base + q];
+        if (c->off[j] == UNPLACED) c->stk[base + w++] = j;
+      }
+      here.base = base;
+      here.n = left;
+    }
+  }
+
+  /* count the candidates over each section */
+  if (++c->stamp == 0) {
+    memset(c->mark, 0, c->S * sizeof *c->mark);
+    c->stamp = 1;
+  }
+  uint32_t ntouch = 0;
+  for (uint32_t q = 0; q < here.n; q++) {
+    uint32_t j = c->stk[here.base + q];
+    if (c->off[j] != UNPLACED || c->minoff[j] != L || release_of(c, j, L) != L) continue;
+    for (uint32_t k = c->sa[j]; k <= c->sb[j]; k++) {
+      if (c->mark[k] != c->stamp) {
+        c->mark[k] = c->stamp;
+        c->cnt[k] = 0;
+        c->minpre[k] = UINT32_MAX;
+        c->touched[ntouch++] = k;
+      }
+      c->cnt[k]++;
+      if (c->pre[j] < c->minpre[k]) c->minpre[k] = c->pre[j];
+    }
+  }
+  uint32_t s = UINT32_MAX, s_branches = 0;
+  bool s_gap = false;
+  for (uint32_t q = 0; q < ntouch; q++) {
+    uint32_t k = c->touched[q];
+    /* a gap at L over k is possible unless k must be filled from L up */
+    bool gap = L + c->minsize + c->rem[k] <= c->cap;
+    uint32_t br = c->cnt[k] + (gap ? 1u : 0u);
+    if (s == UINT32_MAX || br < s_branches || (br == s_branches && c->minpre[k] < c->minpre[s])) {
+      s = k;
+      s_branches = br;
+      s_gap = gap;
+    }
+  }
+
+  /* the candidates over s, best rank first */
+  uint32_t nc = 0;
+  size_t cbase = stk_reserve(c, c->cnt[s]);
+  if (cbase == SIZE_MAX) {
+    c->bud->mem_cut = true;
+    c->nstk = saved;
+    return R_ABORT;
+  }
+  for (uint32_t e = c->sec_off[s]; e < c->sec_off[s + 1]; e++) {
+    uint32_t j = c->sec_items[e];
+    if (c->off[j] != UNPLACED || c->minoff[j] != L || release_of(c, j, L) != L) continue;
+    uint32_t q = nc++;
+    while (q > 0 && c->pre[c->stk[cbase + q - 1]] > c->pre[j]) {
+      c->stk[cbase + q] = c->stk[cbase + q - 1];
+      q--;
+    }
+    c->stk[cbase + q] = j;
+  }
+
+  for (uint32_t b = 0; b <= nc; b++) {
+    size_t mark = c->ntrail;
+    int r = R_FAIL;
+    if (b < nc) {
+      uint32_t j = c->stk[cbase + b];
+      if (place_and_check(c, &here, j)) {
+        bool split = false;
+        for (uint32_t k = c->sa[j]; k < c->sb[j] && !split; k++)
+          split = c->cut[k] == 0 && k >= here.s0 && k < here.s1;
+        r = split ? search_split(c, &here, j) : search(c, &here, L);
+      }
+    } else {
+      if (!s_gap) break;
+      /* nothing sits at L over s */
+      bool ok = true;
+      for (uint32_t q = 0; q < nc && ok; q++) {
+        uint32_t j = c->stk[cbase + q];
+        ok = trail_push(c, T_FORBID, j, c->forbid[j]);
+        if (ok) {
+          hash_value(c, Z_FORBID, j, c->forbid[j], L);
+          c->forbid[j] = L;
+        }
+      }
+      if (!ok) c->bud->mem_cut = true;
+      for (uint32_t q = 0; q < nc && ok; q++) {
+        uint32_t j = c->stk[cbase + q];
+        for (uint32_t k = c->sa[j]; k <= c->sb[j] && ok; k++) ok = section_fits(c, k, L);
+      }
+      if (ok) r = search(c, &here, L);
+    }
+    if (c->bud->mem_cut && r == R_FAIL) r = R_ABORT;
+    if (r == R_FOUND) return R_FOUND;
+    undo_to(c, mark);
+    if (r == R_ABORT) {
+      c->nstk = saved;
+      return R_ABORT;
+    }
+  }
+  c->nstk = saved;
+  return R_FAIL;
+}
+
+/* One run at capacity `cap` with the ranking in c->rankbuf and node limit
+ * `limit`. */
+static int run(comp *c, uint64_t cap, uint64_t limit) {
+  c->cap = cap;
+  c->pre = c->rankbuf;
+  c->run_nodes = 0;
+  c->run_limit = limit;
+  c->run_cut = false;
+  c->ntrail = 0;
+  c->nstk = 0;
+  c->nplaced = 0;
+  for (uint32_t i = 0; i < c->n; i++) {
+    c->off[i] = UNPLACED;
+    c->minoff[i] = 0;
+    c->forbid[i] = UNPLACED;
+  }
+  c->hash[0] = c->hash[1] = 0;
+  for (uint32_t k = 0; k < c->S; k++) {
+    c->rem[k] = c->load[k];
+    c->floor[k] = 0;
+    c->sky[k] = 0;
+    if (k + 1 < c->S) c->cut[k] = c->cut0[k];
+  }
+  size_t base = stk_reserve(c, c->n);
+  if (base == SIZE_MAX) {
+    c->bud->mem_cut = true;
+    return R_ABORT;
+  }
+  for (uint32_t i = 0; i < c->n; i++) c->stk[base + i] = i;
+  part all = {base, c->n, 0, c->S - 1};
+  if (!sections_fit(c, &all, 0)) return R_FAIL;
+  return search(c, &all, 0);
+}
+
+typedef struct sortkey {
+  uint64_t a, b, c;
+  uint32_t id, idx;
+} sortkey;
+
+static int cmp_sortkey(const void *x, const void *y) {
+  const sortkey *p = x, *q = y;
+  if (p->a != q->a) return p->a > q->a ? -1 : 1; /* descending */
+  if (p->b != q->b) return p->b > q->b ? -1 : 1;
+  if (p->c != q->c) return p->c > q->c ? -1 : 1;
+  if (p->id != q->id) return p->id < q->id ? -1 : 1;
+  return (p->idx > q->idx) - (p->idx < q->idx);
+}
+
+
+enum { RK_BOTTOM_LEFT, RK_PEAK, RK_SIZE, RK_BOTTOM_RIGHT, RK_COUNT };
+
+/* Fill c->rankbuf with ranking `kind`: the tie-break between candidates at
+ * the same minoff.  salt != 0 replaces the secondary key by a hash of
+ * (salt, item): a different, still deterministic, order per restart. */
+static void make_ranking(comp *c, uint32_t kind, uint64_t salt) {
+  for (uint32_t i = 0; i < c->n; i++) {
+    uint64_t len = (uint64_t)c->sb[i] - c->sa[i] + 1;
+    uint64_t area = c->size[i] * len;
+    uint64_t rnd = salt ? mix64(salt * 0x100000001b3ULL + i) : 0;
+    uint32_t id = c->gidx[i];
+    sortkey k;
+    switch (kind) {
+    case RK_BOTTOM_LEFT: k = (sortkey){c->S - c->sa[i], salt ? rnd : c->size[i], len, id, i}; break;
+    case RK_BOTTOM_RIGHT: k = (sortkey){c->sb[i] + 1, salt ? rnd : c->size[i], len, id, i}; break;
+    case RK_PEAK: k = (sortkey){c->peak[i], salt ? rnd : area, c->size[i], id, i}; break;
+    default: k = (sortkey){c->size[i], salt ? rnd : len, c->peak[i], id, i}; break;
+    }
+    c->keys[i] = k;
+  }
+  qsort(c->keys, c->n, sizeof *c->keys, cmp_sortkey);
+  for (uint32_t r = 0; r < c->n; r++) c->rankbuf[c->keys[r].idx] = r;
+}
+
+typedef enum { D_FOUND, D_INFEASIBLE, D_UNKNOWN } decision;
+
+/* Term i >= 1 of the Luby sequence 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ... */
+static uint64_t luby(uint64_t i) {
+  for (;;) {
+    uint64_t k = 1;
+    while (((uint64_t)1 << k) - 1 < i) k++;
+    if (((uint64_t)1 << k) - 1 == i) return (uint64_t)1 << (k - 1);
+    i -= ((uint64_t)1 << (k - 1)) - 1;
+  }
+}
+
+/* Is there a layout of component c within `cap`?  Restarts: run r uses
+ * ranking r % RK_COUNT (its first run with the plain secondary key, later
+ * ones with a hashed one) and a node limit of base * luby(r / RK_COUNT + 1),
+ * so every ranking eventually gets a run long enough to finish.  A run that
+ * finishes below its limit is a proof.  On D_FOUND the incumbent is
+ * replaced. */
+static decision decide(comp *c, uint64_t cap) {
+  if (c->height <= cap) return D_FOUND;
+  if (c->lb > cap || c->maxsize > cap || c->lower > cap) return D_INFEASIBLE;
+  if (!c->searchable) return D_UNKNOWN;
+  uint64_t base = c->n < 64 ? 128 : 2u * (uint64_t)c->n;
+  for (uint64_t r = 0;; r++) {
+    if (c->bud->nodes >= c->bud->node_cap) {
+      c->bud->node_cut = true;
+      return D_UNKNOWN;
+    }
+    if (c->bud->deadline_ns && now_ns() >= c->bud->deadline_ns) {
+      c->bud->time_cut = true;
+      return D_UNKNOWN;
+    }
+    uint64_t m = r / RK_COUNT;
+    uint64_t l = luby(m + 1);
+    uint64_t limit = l > UINT64_MAX / base ? UINT64_MAX : base * l;
+    make_ranking(c, (uint32_t)(r % RK_COUNT), m);
+    int res = run(c, cap, limit);
+#ifdef EXACT_DEBUG
+    fprintf(stderr, "run n=%u cap=%llu r=%llu limit=%llu -> %d nodes=%llu maxdepth=%u\n", c->n,
+            (unsigned long long)cap, (unsigned long long)r, (unsigned long long)limit, res,
+            (unsigned long long)c->run_nodes, dbg_maxdepth);
+    dbg_maxdepth = 0;
+#endif
+    if (res == R_FOUND) {
+      uint64_t ht = 0;
+      for (uint32_t i = 0; i < c->n; i++) {
+        c->best[i] = c->off[i];
+        ht = mp_max_u64(ht, c->off[i] + c->size[i]);
+      }
+      c->height = ht;
+      return D_FOUND;
+    }
+    if (res == R_FAIL) return D_INFEASIBLE;
+    if (!c->run_cut) return D_UNKNOWN; /* the call's budget ran out */
+  }
+}
+
+/* ---- building components --------------------------------------------------- */
+
+static int cmp_i64(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return (a > b) - (a < b);
+}
+
+static bool same_twin(const comp *c, uint32_t a, uint32_t b) {
+  return c->sa[a] == c->sa[b] && c->sb[a] == c->sb[b] && c->align[a] == c->align[b];
+}
+
+/* qsort has no context argument; comp_build is not reentrant anyway. */
+static const comp *twin_sort_comp;
+
+static int cmp_twin(const void *x, const void *y) {
+  const comp *c = twin_sort_comp;
+  uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+  if (c->sa[a] != c->sa[b]) return c->sa[a] < c->sa[b] ? -1 : 1;
+  if (c->sb[a] != c->sb[b]) return c->sb[a] < c->sb[b] ? -1 : 1;
+  if (c->align[a] != c->align[b]) return c->align[a] < c->align[b] ? -1 : 1;
+  return (a > b) - (a < b);
+}
+
+typedef struct ctx {
+  const mp_problem *p;
+  mp_pool *pool;
+  const mp_diag_sink *dx;
+} ctx;
+
+/* Build the component of the items `idx[0..n)` (global indices, sorted by
+ * start), with `offsets` as its incumbent.  Components too large to search
+ * keep their incumbent unchecked (they are returned unchanged); searchable
+ * ones check it and fail with MP_ERR_INTERNAL when it overlaps or is
+ * misaligned.  `adj_total` counts overlap entries over the whole call. */
+static mp_status comp_build(ctx *x, comp *c, const uint32_t *idx, uint32_t n,
+                            const uint64_t *offsets, size_t *adj_total) {
+  const mp_item *it = x->p->items;
+  mp_pool *pool = x->pool;
+  memset(c, 0, sizeof *c);
+  c->n = n;
+  c->gidx = mp_pool_alloc(pool, n, sizeof *c->gidx);
+  c->size = mp_pool_alloc(pool, n, sizeof *c->size);
+  c->align = mp_pool_alloc(pool, n, sizeof *c->align);
+  c->sa = mp_pool_alloc(pool, n, sizeof *c->sa);
+  c->sb = mp_pool_alloc(pool, n, sizeof *c->sb);
+  c->best = mp_pool_alloc(pool, n, sizeof *c->best);
+  int64_t *pts = malloc(2 * (size_t)n * sizeof *pts);
+  if (!c->gidx || !c->size || !c->align || !c->sa || !c->sb || !c->best || !pts) {
+    free(pts);
+    return MP_ERR_NOMEM;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    const mp_item *q = &it[idx[i]];
+    c->gidx[i] = idx[i];
+    c->size[i] = q->size;
+    c->align[i] = q->align;
+    c->best[i] = offsets[idx[i]];
+    c->maxsize = mp_max_u64(c->maxsize, q->size);
+    c->minsize = i == 0 ? q->size : mp_min_u64(c->minsize, q->size);
+    c->height = mp_max_u64(c->height, offsets[idx[i]] + q->size);
+    pts[2 * i] = q->start;
+    pts[2 * i + 1] = (int64_t)q->end + 1;
+  }
+  qsort(pts, 2 * (size_t)n, sizeof *pts, cmp_i64);
+  uint32_t np = 0;
+  for (uint32_t i = 0; i < 2 * n; i++)
+    if (np == 0 || pts[np - 1] != pts[i]) pts[np++] = pts[i];
+  c->S = np - 1; /* section k = [pts[k], pts[k+1]) */
+  size_t cover = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const mp_item *q = &it[idx[i]];
+    int64_t want[2] = {q->start, (int64_t)q->end + 1};
+    uint32_t found[2];
+    for (int w = 0; w < 2; w++) {
+      uint32_t lo = 0, hi = np - 1;
+      while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (pts[mid] < want[w])
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      found[w] = lo;
+    }
+    c->sa[i] = found[0];
+    c->sb[i] = found[1] - 1;
+    cover += (size_t)c->sb[i] - c->sa[i] + 1;
+  }
+  free(pts);
+
+  /* loads and boundary crossings by difference arrays: O(n + S) */
+  uint32_t S = c->S;
+  c->load = mp_pool_alloc(pool, (size_t)S + 1, sizeof *c->load);
+  c->cut0 = mp_pool_alloc(pool, (size_t)S + 1, sizeof *c->cut0);
+  if (!c->load || !c->cut0) return MP_ERR_NOMEM;
+  for (uint32_t i = 0; i < n; i++) {
+    c->load[c->sa[i]] += c->size[i];
+    c->load[c->sb[i] + 1] -= c->size[i]; /* wraps; the running sum is exact */
+    c->cut0[c->sa[i]]++;
+    c->cut0[c->sb[i]]--;
+  }
+  for (uint32_t k = 1; k < S; k++) {
+    c->load[k] += c->load[k - 1];
+    c->cut0[k] += c->cut0[k - 1];
+  }
+  for (uint32_t k = 0; k < S; k++) c->lb = mp_max_u64(c->lb, c->load[k]);
+  c->lower = mp_max_u64(c->lb, c->maxsize);
+  for (uint32_t i = 0; i < n; i++)
+    if (c->best[i] % c->align[i] != 0) {
+      mp_error(x->dx, MP_LOC_NONE,
+               "exact: the start layout places item %u at offset %llu, not a multiple "
+               "of its alignment %u",
+               it[c->gidx[i]].id, (unsigned long long)c->best[i], c->align[i]);
+      return MP_ERR_INTERNAL;
+    }
+
+  /* Overlap pairs: i and j overlap iff their section ranges intersect.
+   * Items are sorted by start, so the partners of i that start later are
+   * the following items up to the first one starting after i ends. */
+  if (n > MAX_SEARCH_ITEMS || cover > MAX_ADJ) return MP_OK;
+  size_t pairs = 0;
+  for (uint32_t i = 0; i < n && 2 * pairs <= MAX_ADJ; i++)
+    for (uint32_t j = i + 1; j < n && c->sa[j] <= c->sb[i]; j++) pairs++;
+  if (2 * pairs > MAX_ADJ || *adj_total + 2 * pairs > MAX_ADJ) return MP_OK;
+  *adj_total += 2 * pairs;
+  c->searchable = true;
+
+  c->sec_off = mp_pool_alloc(pool, (size_t)S + 1, sizeof *c->sec_off);
+  c->sec_items = mp_pool_alloc(pool, cover, sizeof *c->sec_items);
+  c->adj_off = mp_pool_alloc(pool, (size_t)n + 1, sizeof *c->adj_off);
+  c->adj = mp_pool_alloc(pool, 2 * pairs + 1, sizeof *c->adj);
+  uint32_t *fill = calloc((size_t)S + (size_t)n + 1, sizeof *fill);
+  if (!c->sec_off || !c->sec_items || !c->adj_off || !c->adj || !fill) {
+    free(fill);
+    return MP_ERR_NOMEM;
+  }
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t k = c->sa[i]; k <= c->sb[i]; k++) c->sec_off[k + 1]++;
+  for (uint32_t k = 0; k < S; k++) c->sec_off[k + 1] += c->sec_off[k];
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t k = c->sa[i]; k <= c->sb[i]; k++) c->sec_items[c->sec_off[k] + fill[k]++] = i;
+  uint32_t *deg = fill + S; /* n + 1 entries, zero */
+  memset(fill, 0, S * sizeof *fill);
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t j = i + 1; j < n && c->sa[j] <= c->sb[i]; j++) {
+      deg[i]++;
+      deg[j]++;
+    }
+  for (uint32_t i = 0; i < n; i++) c->adj_off[i + 1] = c->adj_off[i] + deg[i];
+  memset(deg, 0, ((size_t)n + 1) * sizeof *deg);
+  mp_status st = MP_OK;
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t j = i + 1; j < n && c->sa[j] <= c->sb[i]; j++) {
+      c->adj[c->adj_off[i] + deg[i]++] = j;
+      c->adj[c->adj_off[j] + deg[j]++] = i;
+      if (st == MP_OK && c->best[i] < c->best[j] + c->size[j] &&
+          c->best[j] < c->best[i] + c->size[i]) {
+        mp_error(x->dx, MP_LOC_NONE, "exact: the start layout overlaps items %u and %u",
+                 it[c->gidx[i]].id, it[c->gidx[j]].id);
+        st = MP_ERR_INTERNAL;
+      }
+    }
+  free(fill);
+  if (st != MP_OK) return st;
+
+  /* twins: sort by (sa, sb, align), then list each group's members */
+  uint32_t *tw = malloc((size_t)n * sizeof *tw);
+  c->twin_off = mp_pool_alloc(pool, (size_t)n + 1, sizeof *c->twin_off);
+  if (!tw || !c->twin_off) {
+    free(tw);
+    return MP_ERR_NOMEM;
+  }
+  for (uint32_t i = 0; i < n; i++) tw[i] = i;
+  twin_sort_comp = c;
+  qsort(tw, n, sizeof *tw, cmp_twin);
+  size_t ntw = 0;
+  for (uint32_t g0 = 0; g0 < n;) {
+    uint32_t g1 = g0 + 1;
+    while (g1 < n && same_twin(c, tw[g0], tw[g1])) g1++;
+    for (uint32_t q = g0; q < g1; q++) c->twin_off[tw[q] + 1] = g1 - g0 - 1;
+    ntw += (size_t)(g1 - g0) * (g1 - g0 - 1);
+    g0 = g1;
+  }
+  for (uint32_t i = 0; i < n; i++) c->twin_off[i + 1] += c->twin_off[i];
+  c->twins = mp_pool_alloc(pool, ntw + 1, sizeof *c->twins);
+  if (!c->twins) {
+    free(tw);
+    return MP_ERR_NOMEM;
+  }
+  for (uint32_t g0 = 0; g0 < n;) {
+    uint32_t g1 = g0 + 1;
+    while (g1 < n && same_twin(c, tw[g0], tw[g1])) g1++;
+    for (uint32_t q = g0; q < g1; q++) {
+      uint32_t w = c->twin_off[tw[q]];
+      for (uint32_t r = g0; r < g1; r++)
+        if (r != q) c->twins[w++] = tw[r];
+    }
+    g0 = g1;
+  }
+  free(tw);
+
+  c->keys = mp_pool_alloc(pool, n, sizeof *c->keys);
+  c->peak = mp_pool_alloc(pool, n, sizeof *c->peak);
+  c->rankbuf = mp_pool_alloc(pool, n, sizeof *c->rankbuf);
+  if (!c->keys || !c->peak || !c->rankbuf) return MP_ERR_NOMEM;
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t k = c->sa[i]; k <= c->sb[i]; k++) c->peak[i] = mp_max_u64(c->peak[i], c->load[k]);
+  c->off = mp_pool_alloc(pool, n, sizeof *c->off);
+  c->minoff = mp_pool_alloc(pool, n, sizeof *c->minoff);
+  c->rem = mp_pool_alloc(pool, S, sizeof *c->rem);
+  c->floor = mp_pool_alloc(pool, S, sizeof *c->floor);
+  c->cut = mp_pool_alloc(pool, S, sizeof *c->cut);
+  c->mark = mp_pool_alloc(pool, S, sizeof *c->mark);
+  c->touched = mp_pool_alloc(pool, S, sizeof *c->touched);
+  c->sky = mp_pool_alloc(pool, S, sizeof *c->sky);
+  size_t entries = 4096;
+  while (entries < MEMO_MAX && entries < 256 * (size_t)n) entries *= 2;
+  c->memo = mp_pool_alloc(pool, 2 * entries, sizeof *c->memo);
+  c->memo_mask = entries - 1;
+  if (!c->sky || !c->memo) return MP_ERR_NOMEM;
+  c->forbid = mp_pool_alloc(pool, n, sizeof *c->forbid);
+  c->cnt = mp_pool_alloc(pool, S, sizeof *c->cnt);
+  c->minpre = mp_pool_alloc(pool, S, sizeof *c->minpre);
+  if (!c->forbid || !c->cnt || !c->minpre) return MP_ERR_NOMEM;
+  c->rel_r = mp_pool_alloc(pool, n, sizeof *c->rel_r);
+  c->rel_s = mp_pool_alloc(pool, n, sizeof *c->rel_s);
+  if (!c->off || !c->minoff || !c->rem || !c->floor || !c->cut || !c->mark || !c->touched ||
+      !c->rel_r || !c->rel_s)
+    return MP_ERR_NOMEM;
+  return MP_OK;
+}
+
+static void comp_free(comp *c) {
+  free(c->trail);
+  free(c->stk);
+  c->trail = NULL;
+  c->stk = NULL;
+}
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b) {
+  while (b) {
+    uint64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+typedef struct start_ord {
+  int32_t start, end;
+  uint32_t idx;
+} start_ord;
+
+static int cmp_start_ord(const void *x, const void *y) {
+  const start_ord *a = x, *b = y;
+  if (a->start != b->start) return a->start < b->start ? -1 : 1;
+  if (a->end != b->end) return a->end < b->end ? -1 : 1;
+  return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/* ---- the driver ------------------------------------------------------------ */
+
+/* Probe capacity T on every component above it, each with the budget until
+ * `probe_deadline` / `probe_nodes` (0 / UINT64_MAX: the call's). */
+static decision probe(comp *cs, uint32_t nc, budget *b, uint64_t T, uint64_t probe_deadline,
+                      uint64_t probe_nodes) {
+  uint64_t save_deadline = b->deadline_ns, save_cap = b->node_cap;
+  if (probe_deadline && (!b->deadline_ns || probe_deadline < b->deadline_ns))
+    b->deadline_ns = probe_deadline;
+  if (probe_nodes < b->node_cap - b->nodes) b->node_cap = b->nodes + probe_nodes;
+  decision res = D_FOUND;
+  for (uint32_t k = 0; k < nc && res != D_INFEASIBLE; k++) {
+    if (cs[k].height <= T) continue;
+    decision d = decide(&cs[k], T);
+    if (d == D_INFEASIBLE) {
+      cs[k].lower = mp_max_u64(cs[k].lower, T + 1);
+      res = D_INFEASIBLE;
+    } else if (d == D_UNKNOWN) {
+      res = D_UNKNOWN;
+    }
+  }
+  b->deadline_ns = save_deadline;
+  b->node_cap = save_cap;
+  return res;
+}
+
+static bool budget_left(const budget *b) {
+  if (b->nodes >= b->node_cap) return false;
+  if (b->deadline_ns && now_ns() >= b->deadline_ns) return false;
+  return true;
+}
+
+mp_status mp_exact_improve(const mp_problem *p, uint64_t *offsets, const mp_exact_params *prm,
+                           mp_exact_result *res, const mp_diag_sink *dx) {
+  memset(res, 0, sizeof *res);
+  uint64_t t0 = now_ns();
+  budget b = {0};
+  b.deadline_ns = prm->time_limit_ms ? t0 + prm->time_limit_ms * 1000000u : 0;
+  b.node_cap = prm->node_limit ? prm->node_limit : UINT64_MAX;
+  res->lower_bound = mp_problem_lower_bound(p);
+
+  ctx x = {p, mp_pool_new(), dx};
+  start_ord *ord = malloc((p->n ? p->n : 1) * sizeof *ord);
+  uint32_t *idx = malloc((p->n ? p->n : 1) * sizeof *idx);
+  uint64_t *work = malloc((p->n ? p->n : 1) * sizeof *work);
+  comp *cs = NULL;
+  uint32_t nc = 0;
+  mp_status st = MP_OK;
+  if (!x.pool || !ord || !idx || !work) {
+    st = MP_ERR_NOMEM;
+    goto done;
+  }
+  memcpy(work, offsets, p->n * sizeof *work);
+
+  /* zero-size items take no space: offset 0 */
+  uint32_t nz = 0;
+  uint64_t g = 0;
+  for (size_t i = 0; i < p->n; i++) {
+    const mp_item *it = &p->items[i];
+    if (it->size == 0) {
+      work[i] = 0;
+      continue;
+    }
+    ord[nz++] = (start_ord){it->start, it->end, (uint32_t)i};
+    g = gcd_u64(g, it->size);
+    if (it->align > 1) g = gcd_u64(g, it->align);
+  }
+  if (g == 0) g = 1;
+  qsort(ord, nz, sizeof *ord, cmp_start_ord);
+  /* components: split where no item spans the gap between consecutive starts */
+  cs = calloc(nz ? nz : 1, sizeof *cs);
+  if (!cs) {
+    st = MP_ERR_NOMEM;
+    goto done;
+  }
+  size_t adj_total = 0;
+  for (uint32_t i = 0; i < nz;) {
+    int32_t reach = ord[i].end;
+    uint32_t j = i;
+    while (j < nz && ord[j].start <= reach) {
+      if (ord[j].end > reach) reach = ord[j].end;
+      idx[j - i] = ord[j].idx;
+      j++;
+    }
+    st = comp_build(&x, &cs[nc], idx, j - i, work, &adj_total);
+    nc++;
+    if (st != MP_OK) goto done;
+    cs[nc - 1].bud = &b;
+    if (!cs[nc - 1].searchable) res->skipped = true;
+    i = j;
+  }
+
+  uint64_t GL = 0, GU = 0;
+  for (uint32_t k = 0; k < nc; k++) {
+    cs[k].lower = mp_align_up(cs[k].lower, g);
+    GL = mp_max_u64(GL, cs[k].lower);
+    GU = mp_max_u64(GU, cs[k].height);
+  }
+  if (GL > GU) GL = GU; /* cannot happen with a valid incumbent; stay honest */
+
+  if (prm->capacity) {
+    uint64_t T = prm->capacity;
+    if (GU > T && GL <= T) {
+      decision d = probe(cs, nc, &b, T, 0, UINT64_MAX);
+      (void)d;
+      res->probes++;
+    }
+  } else {
+    bool first = true;
+    uint64_t soft = GL; /* lowest capacity still worth probing */
+    while (GL < GU && budget_left(&b)) {
+      uint64_t lo = mp_max_u64(GL, soft);
+      if (lo >= GU) break;
+      /* candidate capacities: lo, lo + g, ... below GU; probe the middle */
+      uint64_t cnt = (GU - lo + g - 1) / g;
+      uint64_t T = first ? GL : lo + (cnt - 1) / 2 * g;
+      /* the first probe (the lower bound, usually the optimum) gets most of
+       * the budget; later probes half of what is left */
+      uint64_t now = now_ns();
+      uint64_t pdl = 0, pn = UINT64_MAX;
+      if (b.deadline_ns) {
+        uint64_t left = b.deadline_ns > now ? b.deadline_ns - now : 0;
+        pdl = now + (first ? left / 4 * 3 : left / 2);
+      }
+      if (b.node_cap != UINT64_MAX) {
+        uint64_t left = b.node_cap - b.nodes;
+        pn = first ? left / 4 * 3 : left / 2;
+      }
+      decision d = probe(cs, nc, &b, T, pdl, pn);
+      res->probes++;
+      if (d == D_FOUND) {
+        GU = 0;
+        for (uint32_t k = 0; k < nc; k++) GU = mp_max_u64(GU, cs[k].height);
+      } else if (d == D_INFEASIBLE) {
+        GL = mp_align_up(T + 1, g);
+      } else {
+        soft = T + g;
+      }
+      first = false;
+    }
+  }
+  GL = 0;
+  GU = 0;
+  for (uint32_t k = 0; k < nc; k++) {
+    GL = mp_max_u64(GL, mp_align_up(cs[k].lower, g));
+    GU = mp_max_u64(GU, cs[k].height);
+    for (uint32_t i = 0; i < cs[k].n; i++) work[cs[k].gidx[i]] = cs[k].best[i];
+  }
+  if (GL > GU) GL = GU;
+  memcpy(offsets, work, p->n * sizeof *offsets);
+  res->height = GU;
+  res->proven_upper = GU;
+  res->proven_lower = mp_max_u64(GL, res->lower_bound);
+  if (res->proven_lower > GU) res->proven_lower = GU;
+  if (b.time_cut || b.node_cut || b.mem_cut) res->timed_out = true;
+  res->nodes = b.nodes;
+done:
+  for (uint32_t k = 0; k < nc; k++) comp_free(&cs[k]);
+  free(cs);
+  free(ord);
+  free(idx);
+  free(work);
+  mp_pool_free(&x.pool);
+  return st;
+}
+
+#ifdef EXACT_DEBUG
+/* Replay a known layout (single component) as a canonical sequence under
+ * ranking `kind` and report the first check that rejects it. */
+int mp_exact_debug_path(const mp_problem *p, const uint64_t *truth, uint64_t cap, uint32_t kind);
+int mp_exact_debug_path(const mp_problem *p, const uint64_t *truth, uint64_t cap, uint32_t kind) {
+  ctx x = {p, mp_pool_new(), NULL};
+  start_ord *ord = malloc(p->n * sizeof *ord);
+  uint32_t *idx = malloc(p->n * sizeof *idx);
+  for (size_t i = 0; i < p->n; i++) ord[i] = (start_ord){p->items[i].start, p->items[i].end, (uint32_t)i};
+  qsort(ord, p->n, sizeof *ord, cmp_start_ord);
+  for (size_t i = 0; i < p->n; i++) idx[i] = ord[i].idx;
+  comp cc, *c = &cc;
+  size_t adj = 0;
+  budget b = {0};
+  b.node_cap = UINT64_MAX;
+  if (comp_build(&x, c, idx, (uint32_t)p->n, truth, &adj) != MP_OK) { fprintf(stderr, "build failed\n"); return 1; }
+  c->bud = &b;
+  make_ranking(c, kind, 0);
+  c->cap = cap; c->pre = c->rankbuf; c->run_limit = UINT64_MAX;
+  for (uint32_t i = 0; i < c->n; i++) { c->off[i] = UNPLACED; c->minoff[i] = 0; c->forbid[i] = UNPLACED; }
+  for (uint32_t k = 0; k < c->S; k++) { c->rem[k] = c->load[k]; c->floor[k] = 0; if (k + 1 < c->S) c->cut[k] = c->cut0[k]; }
+  /* sequence: by (truth offset, rank) */
+  uint32_t *seq = malloc(c->n * sizeof *seq);
+  for (uint32_t i = 0; i < c->n; i++) seq[i] = i;
+  for (uint32_t i = 1; i < c->n; i++) {
+    uint32_t v = seq[i], q = i;
+    while (q > 0 && (c->best[seq[q-1]] > c->best[v] || (c->best[seq[q-1]] == c->best[v] && c->pre[seq[q-1]] > c->pre[v]))) { seq[q] = seq[q-1]; q--; }
+    seq[q] = v;
+  }
+  uint64_t ko = 0; uint32_t kp = 0;
+  int bad = 0;
+  for (uint32_t s = 0; s < c->n && !bad; s++) {
+    uint32_t j = seq[s];
+    uint64_t mh = UNPLACED;
+    for (uint32_t u = 0; u < c->n; u++) if (c->off[u] == UNPLACED) mh = mp_min_u64(mh, c->minoff[u] + c->size[u]);
+    if (c->minoff[j] != c->best[j]) { fprintf(stderr, "step %u item %u: minoff %llu != truth %llu\n", s, j, (unsigned long long)c->minoff[j], (unsigned long long)c->best[j]); bad = 1; break; }
+    if (c->minoff[j] >= mh) { fprintf(stderr, "step %u item %u: dominance\n", s, j); bad = 1; }
+    if (twin_blocked(c, j)) { fprintf(stderr, "step %u item %u: twin blocked\n", s, j); bad = 1; }
+    if (c->minoff[j] < ko || (c->minoff[j] == ko && c->pre[j] < kp)) { fprintf(stderr, "step %u: key order\n", s); bad = 1; }
+    ko = c->minoff[j]; kp = c->pre[j] + 1;
+    if (!place(c, j)) { fprintf(stderr, "step %u item %u: place rejects\n", s, j); bad = 1; }
+    else {
+      for (uint32_t k = 0; k < c->S; k++) if (!section_fits(c, k, ko)) { fprintf(stderr, "step %u item %u: section %u unfit (floor %llu rem %llu)\n", s, j, k, (unsigned long long)c->floor[k], (unsigned long long)c->rem[k]); bad = 1; break; }
+      for (uint32_t k = 0; k < c->S && !bad; k++) if (!section_release_fits(c, k, ko)) { fprintf(stderr, "step %u item %u: release section %u\n", s, j, k); bad = 1; }
+    }
+  }
+  if (!bad) fprintf(stderr, "path ok\n");
+  free(seq); free(ord); free(idx); comp_free(c); mp_pool_free(&x.pool);
+  return bad;
+}
+#endif

@@ -1,0 +1,58 @@
+/*
+ * exact.h — the exact offset-assignment search behind the `exact` planner,
+ * and its entry for other planners (internal header).
+ *
+ * mp_exact_improve takes a valid layout of a problem, searches for the
+ * lowest height it can reach, and proves an interval [proven_lower,
+ * proven_upper] on the optimum.  It never returns a layout worse than the
+ * one it was given.  The search is a depth-first branch and bound over
+ * "canonical" layouts (src/exact.c explains the algorithm); it stops at a
+ * wall-clock limit, at a node limit, or when lower == upper.
+ *
+ * Calling it from another planner (hill_climb):
+ *   - pass the planner's finished layout in `offsets`; on return `offsets`
+ *     holds the best layout found (the input when nothing better exists);
+ *   - for a result that is deterministic for the same inputs, bound the
+ *     search with `node_limit` only (time_limit_ms = 0): node counts do not
+ *     depend on the machine.  A time limit is a safety net; when it cuts the
+ *     search the result may differ from run to run (res->timed_out says so);
+ *   - the search uses no randomness, so it does not disturb a caller's seed.
+ *   A budget of ~20 000 nodes costs roughly 10-50 ms on instances of a few
+ *   hundred buffers, and is what hill_climb is expected to use by default.
+ */
+#ifndef MP_EXACT_H
+#define MP_EXACT_H
+
+#include "memplan.h"
+
+typedef struct mp_exact_params {
+  uint64_t time_limit_ms; /* wall-clock limit; 0 = none (then node_limit must be set) */
+  uint64_t node_limit;    /* search nodes over the whole call; 0 = none */
+  uint64_t capacity;      /* 0: minimise the height.  Else stop at the first
+                             layout of height <= capacity, or prove none exists */
+} mp_exact_params;
+
+typedef struct mp_exact_result {
+  uint64_t height;        /* of the layout left in `offsets` */
+  uint64_t lower_bound;   /* max over time of the live sum */
+  uint64_t proven_lower;  /* lower <= OPT; > capacity proves a capacity infeasible */
+  uint64_t proven_upper;  /* OPT <= upper (== height) */
+  bool timed_out;         /* a time or node limit cut the search */
+  bool skipped;           /* the problem was too large to search (memory cap);
+                             the interval is then [lower_bound or better, height] */
+  uint64_t nodes;         /* search nodes visited */
+  uint32_t probes;        /* capacity probes run */
+} mp_exact_result;
+
+/* Improve the layout `offsets` (p->n entries, a valid layout of p on entry:
+ * aligned, no two lifetime-overlapping items sharing a byte) within the
+ * limits of `prm`.  On return `offsets` holds the best layout found and
+ * `res` the proven interval.  p->capacity is ignored; prm->capacity is the
+ * target.  Fails with MP_ERR_INTERNAL (and a diagnostic) when the given
+ * layout is invalid, MP_ERR_NOMEM when memory runs out; `offsets` is left
+ * unchanged on failure.  Memory use is bounded: problems whose overlap
+ * graph exceeds a fixed cap are not searched (res->skipped). */
+mp_status mp_exact_improve(const mp_problem *p, uint64_t *offsets, const mp_exact_params *prm,
+                           mp_exact_result *res, const mp_diag_sink *dx);
+
+#endif /* MP_EXACT_H */

@@ -1,0 +1,125 @@
+/*
+ * planner_exact.c — `exact`: the lowest height it can prove, or a proven
+ * interval on the optimum when time runs out.
+ *
+ * Algorithm:
+ *   1. Run the fast heuristics of the table (greedy_by_size, greedy) and
+ *      keep the lowest layout: the incumbent, and the first upper bound.
+ *   2. Hand it to the exact search (exact.c): branch and bound over
+ *      canonical layouts, which probes the capacity "lower bound" first and
+ *      then bisects between the proven lower bound and the best height,
+ *      until they meet or the time limit is reached.
+ *   3. Report the best layout, [proven_lower, proven_upper] and whether the
+ *      time limit cut the search.
+ * With the `capacity` option the planner answers a yes/no question instead:
+ * the first layout within the capacity, or a proof (proven_lower >
+ * capacity) that there is none; it then returns the incumbent, higher than
+ * the capacity, with MP_OK, like any planner whose plan does not fit.
+ *
+ * It is never the default.  The time limit bounds the search, not the
+ * heuristics of step 1 (milliseconds at the sizes exact is meant for).
+ * p->capacity is not a target: exact always minimises unless its own
+ * `capacity` option is set.
+ */
+#include "exact.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+extern const mp_planner mp_planner_exact;
+
+static const mp_option_spec exact_options[] = {
+    {"time_limit_ms", 1, 86400000, 10000, true,
+     "Wall-clock limit of the search in milliseconds. When it is reached the "
+     "best layout found is returned with the proven interval on the optimum."},
+    {"capacity", 0, INT64_MAX, 0, true,
+     "Find any layout of at most this many bytes, or prove that none exists, "
+     "instead of minimising the height (0: minimise)."},
+    {"node_limit", 0, INT64_MAX, 0, true,
+     "Stop after this many search nodes (0: no limit). A node limit, unlike "
+     "the time limit, gives the same result on every machine."},
+};
+
+static uint64_t elapsed_ms(const struct timespec *t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  int64_t ms = (int64_t)(t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+  return ms > 0 ? (uint64_t)ms : 0;
+}
+
+/* Height of a layout. */
+static uint64_t height_of(const mp_problem *p, const uint64_t *off) {
+  uint64_t h = 0;
+  for (size_t i = 0; i < p->n; i++) h = mp_max_u64(h, off[i] + p->items[i].size);
+  return h;
+}
+
+static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_t n_opts,
+                             mp_solution *sol, const mp_diag_sink *dx) {
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  const mp_planner *self = &mp_planner_exact;
+  uint64_t limit_ms = (uint64_t)mp_option_get(self, opts, n_opts, "time_limit_ms", 10000);
+  uint64_t capacity = (uint64_t)mp_option_get(self, opts, n_opts, "capacity", 0);
+  uint64_t node_limit = (uint64_t)mp_option_get(self, opts, n_opts, "node_limit", 0);
+
+  /* 1. the incumbent: the lowest of the heuristics */
+  static const char *const starts[] = {"greedy_by_size", "greedy"};
+  uint64_t *tmp = malloc((p->n ? p->n : 1) * sizeof *tmp);
+  if (!tmp) return MP_ERR_NOMEM;
+  bool have = false;
+  uint64_t best_h = 0;
+  for (size_t s = 0; s < sizeof starts / sizeof starts[0]; s++) {
+    const mp_planner *h = mp_planner_find(starts[s]);
+    if (!h) continue;
+    mp_solution hs = {.offsets = tmp};
+    mp_status st = mp_solve(h, p, NULL, 0, &hs, dx);
+    if (st != MP_OK) {
+      free(tmp);
+      return st;
+    }
+    if (!have || hs.height < best_h) {
+      memcpy(sol->offsets, tmp, p->n * sizeof *tmp);
+      best_h = hs.height;
+      have = true;
+    }
+  }
+  free(tmp);
+  if (!have) return MP_ERR_INTERNAL; /* the table always holds greedy */
+
+  /* 2. the search, in what is left of the time limit */
+  uint64_t spent = elapsed_ms(&t0);
+  mp_exact_result res;
+  if (spent < limit_ms) {
+    mp_exact_params prm = {
+        .time_limit_ms = limit_ms - spent, .node_limit = node_limit, .capacity = capacity};
+    mp_status st = mp_exact_improve(p, sol->offsets, &prm, &res, dx);
+    if (st != MP_OK) return st;
+  } else {
+    memset(&res, 0, sizeof res);
+    res.height = height_of(p, sol->offsets);
+    res.proven_lower = mp_problem_lower_bound(p);
+    res.proven_upper = res.height;
+    res.timed_out = true;
+  }
+
+  /* 3. the interval (mp_solve recomputes height and clamps the bounds) */
+  sol->proven_lower = res.proven_lower;
+  sol->proven_upper = res.proven_upper;
+  sol->timed_out = res.timed_out;
+  sol->iterations = res.nodes;
+  return MP_OK;
+}
+
+const mp_planner mp_planner_exact = {
+    .name = "exact",
+    .help = "Branch-and-bound search for the lowest height: returns the best "
+            "layout found and a proven interval [lower, upper] on the optimum "
+            "(lower == upper when the search finished within time_limit_ms). "
+            "Experimental; never the default.",
+    .n_options = sizeof exact_options / sizeof exact_options[0],
+    .options = exact_options,
+    .solve = exact_solve,
+};
