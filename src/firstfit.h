@@ -16,9 +16,12 @@
  * the interval [s, e] visits the nodes that intersect it and, per node,
  * binary-searches the one item that can collide with the window
  * [x, x + size); subtrees whose placed items all lie below x or above the
- * window are skipped using per-node aggregates.  When a collision is found
- * the window jumps above the colliding item (every offset in between would
- * collide with it too), until a whole pass finds none.
+ * window are skipped using per-node aggregates, and big subtrees a query
+ * covers whole answer from a merged union of their spans.  When a collision
+ * is found the window jumps above the colliding item (every offset in
+ * between would collide with it too), until a whole pass finds none.
+ * Small or dense problems skip the tree and scan one offset-sorted array
+ * (mp_firstfit_mode says which); both give the same offsets.
  *
  * Use for multi-bank spilling (one engine per bank, created over the same
  * item array):
@@ -96,6 +99,11 @@ uint64_t mp_firstfit_run(mp_firstfit *ff, const uint32_t *order, size_t n_order,
  * MP_OK. */
 mp_status mp_firstfit_solve(const mp_item *items, size_t n, const uint32_t *order,
                             uint64_t *offsets);
+
+/* How the engine indexes placed items: "scan" (small or dense problems:
+ * one offset-sorted array) or "tree" (the time-indexed segment tree).  For
+ * tests and benchmarks; both give the same offsets. */
+const char *mp_firstfit_mode(const mp_firstfit *ff);
 
 /* The two placement orders of the seeds' planners, as permutations of
  * 0..n-1 written to order[0..n).  Ties never depend on memory addresses.

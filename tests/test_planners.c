@@ -548,38 +548,58 @@ static void hill_climb_stops_after_max_stall_iterations(void **state) {
 
 /* ---- the engine ---------------------------------------------------------------- */
 
-static void engine_undo_restores_the_exact_earlier_state(void **state) {
-  (void)state;
-  rng_state = 3;
-  enum { N = 300 };
-  mp_item it[N];
-  random_problem(it, N, 60, 32, true);
-  uint32_t order[N];
-  definition_order(it, N, true, order);
+/* Place, undo a random tail, re-place it in another order, many times;
+ * every state must equal a fresh naive first fit of the same order. */
+static void check_undo(mp_item *it, size_t n, const char *mode) {
+  uint32_t *order = calloc(n, sizeof *order);
+  uint64_t *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+  definition_order(it, n, true, order);
   mp_firstfit *ff = NULL;
-  assert_int_equal(mp_firstfit_new(it, N, &ff), MP_OK);
-  uint64_t a[N], b[N];
-  uint64_t h = mp_firstfit_run(ff, order, N, 0, a);
-  assert_int_equal(h, naive_first_fit(it, N, order, b));
-  assert_offsets(a, b, N);
+  assert_int_equal(mp_firstfit_new(it, n, &ff), MP_OK);
+  assert_string_equal(mp_firstfit_mode(ff), mode);
+  uint64_t h = mp_firstfit_run(ff, order, n, 0, a);
+  assert_int_equal(h, naive_first_fit(it, n, order, b));
+  assert_offsets(a, b, n);
   for (int round = 0; round < 20; round++) {
-    size_t keep = (size_t)rand_below(N);
+    size_t keep = (size_t)rand_below(n);
     mp_firstfit_truncate(ff, keep);
     assert_int_equal(mp_firstfit_count(ff), keep);
     assert_int_equal(mp_firstfit_height(ff), mp_firstfit_height_at(ff, keep));
-    /* re-place the tail in another order: same as a fresh run of that order */
-    for (size_t k = keep; k + 1 < N; k += 2) {
+    for (size_t k = keep; k + 1 < n; k += 2) {
       uint32_t t = order[k];
       order[k] = order[k + 1];
       order[k + 1] = t;
     }
-    h = mp_firstfit_run(ff, order + keep, N - keep, keep, a);
-    assert_int_equal(h, naive_first_fit(it, N, order, b));
-    for (size_t k = 0; k < N; k++) assert_int_equal(mp_firstfit_offset(ff, order[k]), b[order[k]]);
-    assert_int_equal(mp_firstfit_placed_at(ff, N - 1), order[N - 1]);
+    h = mp_firstfit_run(ff, order + keep, n - keep, keep, a);
+    assert_int_equal(h, naive_first_fit(it, n, order, b));
+    for (size_t k = 0; k < n; k++) assert_int_equal(mp_firstfit_offset(ff, order[k]), b[order[k]]);
+    assert_int_equal(mp_firstfit_placed_at(ff, n - 1), order[n - 1]);
   }
   mp_firstfit_free(&ff);
   assert_null(ff);
+  free(order);
+  free(a);
+  free(b);
+}
+
+static void engine_undo_restores_the_exact_earlier_state(void **state) {
+  (void)state;
+  /* dense: every item overlaps many others (the scan) */
+  rng_state = 3;
+  mp_item dense[300];
+  random_problem(dense, 300, 60, 32, true);
+  check_undo(dense, 300, "scan");
+  /* sparse and long: the tree */
+  enum { N = 1500 };
+  mp_item *sparse = calloc(N, sizeof *sparse);
+  for (size_t i = 0; i < N; i++) {
+    int32_t s = (int32_t)rand_below(1000);
+    int32_t len = rand_below(30) == 0 ? (int32_t)rand_below(400) : (int32_t)rand_below(5);
+    sparse[i] = (mp_item){16 * (1 + rand_below(64)), s, s + len, 16 << rand_below(3), (uint32_t)i};
+    sparse[i].size = round_up(sparse[i].size, sparse[i].align);
+  }
+  check_undo(sparse, N, "tree");
+  free(sparse);
 }
 
 static void engine_place_with_a_limit_fails_without_changing_anything(void **state) {
@@ -621,6 +641,10 @@ static void engine_matches_the_naive_first_fit_with_long_lived_items(void **stat
     uint64_t size = 16 * (1 + rand_below(rand_below(20) == 0 ? 8 : 256));
     it[i] = (mp_item){size, s, s + len, 16, (uint32_t)i};
   }
+  mp_firstfit *ff = NULL;
+  assert_int_equal(mp_firstfit_new(it, N, &ff), MP_OK);
+  assert_string_equal(mp_firstfit_mode(ff), "tree");
+  mp_firstfit_free(&ff);
   for (int by_size = 0; by_size < 2; by_size++) {
     definition_order(it, N, by_size, order);
     assert_int_equal(mp_firstfit_solve(it, N, order, a), MP_OK);
