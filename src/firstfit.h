@@ -95,7 +95,9 @@ uint64_t mp_firstfit_run(mp_firstfit *ff, const uint32_t *order, size_t n_order,
                          uint64_t *offsets);
 
 /* One-shot helper for planners: place items in `order` (a permutation of
- * 0..n-1) on a fresh engine and write offsets[0..n).  MP_ERR_NOMEM or
+ * 0..n-1) on a fresh engine and write offsets[0..n).  An order sorted by
+ * start is placed by a sweep over time, O(n log n) however many items are
+ * live at once; the offsets are those of the engine.  MP_ERR_NOMEM or
  * MP_OK. */
 mp_status mp_firstfit_solve(const mp_item *items, size_t n, const uint32_t *order,
                             uint64_t *offsets);

@@ -464,6 +464,34 @@ static void greedy_and_greedy_by_size_match_their_definitions(void **state) {
   }
 }
 
+static void greedy_matches_its_definition_on_large_problems(void **state) {
+  (void)state;
+  /* big enough for the start-order sweep; mixed alignments, zero sizes,
+   * equal starts, deep stacks of long-lived items */
+  rng_state = 77;
+  enum { N = 2500 };
+  mp_item *it = calloc(N, sizeof *it);
+  uint64_t *want = calloc(N, sizeof *want), *got = calloc(N, sizeof *got);
+  uint32_t *order = calloc(N, sizeof *order);
+  static const uint32_t aligns[] = {1, 16, 64, 256};
+  for (size_t i = 0; i < N; i++) {
+    int32_t s = (int32_t)rand_below(600);
+    int32_t len = rand_below(8) == 0 ? (int32_t)rand_below(500) : (int32_t)rand_below(3);
+    uint32_t a = aligns[rand_below(4)];
+    uint64_t size = rand_below(50) == 0 ? 0 : round_up(1 + rand_below(3000), a);
+    it[i] = (mp_item){size, s, s + len, a, (uint32_t)rand_below(100)};
+  }
+  definition_order(it, N, false, order);
+  uint64_t h = naive_first_fit(it, N, order, want);
+  mp_solution sol = run("greedy", it, N, got, NULL, 0);
+  assert_offsets(got, want, N);
+  assert_int_equal(sol.height, h);
+  free(it);
+  free(want);
+  free(got);
+  free(order);
+}
+
 static void hill_climb_finds_the_best_first_fit_order_of_small_problems(void **state) {
   (void)state;
   rng_state = 7;
@@ -810,6 +838,7 @@ int main(void) {
       cmocka_unit_test(hill_climb_does_nothing_when_greedy_by_size_is_at_the_bound),
       cmocka_unit_test(hill_climb_with_zero_iterations_is_greedy_by_size),
       cmocka_unit_test(greedy_and_greedy_by_size_match_their_definitions),
+      cmocka_unit_test(greedy_matches_its_definition_on_large_problems),
       cmocka_unit_test(hill_climb_finds_the_best_first_fit_order_of_small_problems),
       cmocka_unit_test(hill_climb_is_never_worse_than_greedy_by_size),
       cmocka_unit_test(hill_climb_is_deterministic_for_a_seed),

@@ -134,6 +134,14 @@ static double now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of this process: on a shared machine the wall time also counts
+ * the time other processes held the cores. */
+static double cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -186,9 +194,9 @@ int main(int argc, char **argv) {
 #endif
   );
 #endif
-  printf("%-12s %8s %-16s %12s %12s %12s %8s %10s\n", "family", "items", "planner", "median_ms",
-         "height", "lower_bound", "ratio", "iterations");
-  double *t = malloc((size_t)runs * sizeof *t);
+  printf("%-12s %8s %-16s %12s %12s %12s %12s %8s %10s\n", "family", "items", "planner",
+         "median_ms", "cpu_ms", "height", "lower_bound", "ratio", "iterations");
+  double *t = malloc((size_t)runs * sizeof *t), *c = malloc((size_t)runs * sizeof *c);
   for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
     for (int si = 0; si < n_sizes; si++) {
       size_t n = (size_t)strtoull(size_str[si], NULL, 10);
@@ -205,21 +213,23 @@ int main(int argc, char **argv) {
         }
         mp_solution sol = {.offsets = off};
         if (!strcmp(pl->name, "hill_climb") && g.n > hc_max) {
-          printf("%-12s %8zu %-16s %12s   (skipped: above --hill-climb-max %zu)\n",
-                 families[f].name, g.n, pl->name, "-", hc_max);
+          printf("%-12s %8zu %-16s %12s %12s   (skipped: above --hill-climb-max %zu)\n",
+                 families[f].name, g.n, pl->name, "-", "-", hc_max);
           continue;
         }
         for (int r = 0; r < runs; r++) {
-          double t0 = now_s();
+          double t0 = now_s(), c0 = cpu_s();
           mp_status st = mp_solve(pl, &p, NULL, 0, &sol, NULL);
           t[r] = now_s() - t0;
+          c[r] = cpu_s() - c0;
           if (st != MP_OK) {
             fprintf(stderr, "planbench: %s failed: %s\n", pl->name, mp_status_str(st));
             return 1;
           }
         }
-        printf("%-12s %8zu %-16s %12.3f %12llu %12llu %8.4f %10llu\n", families[f].name, g.n,
-               pl->name, median(t, runs) * 1e3, (unsigned long long)sol.height,
+        printf("%-12s %8zu %-16s %12.3f %12.3f %12llu %12llu %8.4f %10llu\n", families[f].name,
+               g.n, pl->name, median(t, runs) * 1e3, median(c, runs) * 1e3,
+               (unsigned long long)sol.height,
                (unsigned long long)sol.lower_bound,
                sol.lower_bound ? (double)sol.height / (double)sol.lower_bound : 1.0,
                (unsigned long long)sol.iterations);
@@ -241,8 +251,8 @@ int main(int argc, char **argv) {
   };
   const mp_planner *hc = mp_planner_find("hill_climb");
   printf("\nhill_climb rate at 100 items (iterations=20000, max_stall_iterations=0)\n");
-  printf("%-12s %8s %12s %12s %12s %12s %14s\n", "family", "items", "height", "lower_bound",
-         "iterations", "median_ms", "iterations/s");
+  printf("%-12s %8s %12s %12s %12s %12s %14s %14s\n", "family", "items", "height",
+         "lower_bound", "iterations", "median_ms", "iterations/s", "per_cpu_s");
   for (size_t f = 0; hc && f < sizeof rate_families / sizeof rate_families[0]; f++) {
     size_t n = 100;
     gen g = {calloc(n, sizeof(mp_item)), 0, n};
@@ -253,20 +263,23 @@ int main(int argc, char **argv) {
     char k1[] = "iterations", k2[] = "max_stall_iterations";
     mp_option opts[] = {{k1, 20000}, {k2, 0}};
     mp_solution sol = {.offsets = off};
-    double rate[64];
+    double rate[64], cpu_rate[64];
     int r_runs = runs < 64 ? runs : 64;
     for (int r = 0; r < r_runs; r++) {
-      double t0 = now_s();
+      double t0 = now_s(), c0 = cpu_s();
       mp_solve(hc, &p, opts, 2, &sol, NULL);
       t[r] = now_s() - t0;
       rate[r] = (double)sol.iterations / t[r];
+      cpu_rate[r] = (double)sol.iterations / (cpu_s() - c0);
     }
-    printf("%-12s %8zu %12llu %12llu %12llu %12.3f %14.0f\n", rate_families[f].name, g.n,
+    printf("%-12s %8zu %12llu %12llu %12llu %12.3f %14.0f %14.0f\n", rate_families[f].name, g.n,
            (unsigned long long)sol.height, (unsigned long long)sol.lower_bound,
-           (unsigned long long)sol.iterations, median(t, r_runs) * 1e3, median(rate, r_runs));
+           (unsigned long long)sol.iterations, median(t, r_runs) * 1e3, median(rate, r_runs),
+           median(cpu_rate, r_runs));
     free(off);
     free(g.items);
   }
   free(t);
+  free(c);
   return 0;
 }
