@@ -1,2 +1,0 @@
-/* Temporary: commands not built yet. */
-#include "cli.h"
