@@ -48,6 +48,9 @@ TEST_SRCS  := $(sort $(wildcard tests/test_*.c))
 TESTLIB_SRCS := $(sort $(wildcard tests/support/*.c))
 
 LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+# The kernel runtime embedded as C strings: emitted modules carry a copy.
+RUNTIME_FILES := $(sort $(wildcard runtime/kernels/*.h runtime/kernels/*.c))
+LIB_OBJS   += $(BUILD)/gen/emit_runtime.o
 TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/%.o)
 TOOLS      := $(TOOL_SRCS:tools/%.c=$(BUILD)/%)
 TESTS      := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
@@ -60,6 +63,15 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/gen/emit_runtime.c: $(RUNTIME_FILES) src/emit_runtime.sh
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	@sh src/emit_runtime.sh $(RUNTIME_FILES) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/emit_runtime.o: $(BUILD)/gen/emit_runtime.c src/emit.h
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)

@@ -66,9 +66,11 @@ static int convert_after_rules(cli *c, const mp_config *cfg, const mp_graph *g) 
     if (s) fputs(s, stdout);
     free(s);
   }
-  /* The C module and <prefix>_residency.json are written here once the
-   * emitter exists (mp_emit_module); until then convert stops after the
-   * verified plan and writes nothing to cfg->module_path. */
+  /* The C module (and <prefix>_residency.json with dump_residency_json). */
+  if (st == MP_OK) {
+    st = mp_emit_module(plan, cfg, &c->sink);
+    rc = cli_exit_code(st);
+  }
   if (rc == CLI_EXIT_OK && cfg->report_path) rc = cmd_report_write(plan, cfg, cfg->report_path, c);
   mp_plan_free(&plan);
   return rc;

@@ -66,15 +66,20 @@ mp_status mp_residency_json(const mp_plan *p, const char *prefix, char **out) {
   json_object_set_new(root, "plan_hash", json_string(hash));
 
   json_t *arenas = json_array();
+  /* An emitted module binds the source blob of staged arena i as its own
+   * region, numbered after every arena in arena order (emit.c). */
+  uint32_t next_source = p->n_arenas;
   for (uint32_t i = 0; i < p->n_arenas; i++) {
     const mp_arena *a = &p->arenas[i];
     char sym[160];
     json_t *ja = json_object();
     json_object_set_new(ja, "region_id", jint(i));
     json_object_set_new(ja, "symbol", json_string(mp_arena_symbol(prefix, a, false, sym, sizeof sym)));
-    if (a->is_staged)
+    if (a->is_staged) {
       json_object_set_new(ja, "source_symbol",
                           json_string(mp_arena_symbol(prefix, a, true, sym, sizeof sym)));
+      json_object_set_new(ja, "source_region_id", jint(next_source++));
+    }
     json_object_set_new(ja, "role", json_string(mp_role_name(a->role)));
     json_object_set_new(ja, "memory", json_string(mp_memory_name(a->memory)));
     json_object_set_new(ja, "source_memory", json_string(mp_memory_name(a->source_memory)));

@@ -1,0 +1,425 @@
+/*
+ * emit_header.c — include/<p>_model.h, the one header an application of an
+ * emitted module includes.
+ *
+ * It holds everything a firmware engineer needs and nothing they must not
+ * touch: the plan hash, the counts, the status codes, the region enum with
+ * each region's size and alignment, the placement and toolchain macros
+ * (all overridable with -D), the arena symbols, the tensor/op descriptor
+ * types and tables, the context, and the API with one contract comment per
+ * function.  The module's internals (the kernel glue, the bound buffers)
+ * stay in src/<p>_model.c.
+ *
+ * The header is C99 and also valid C++ (extern "C").
+ */
+#include "emit.h"
+
+#include <string.h>
+
+/* "int8 [1,49,10,1], 490 bytes" */
+static void tensor_brief(mp_buf *b, const mp_tensor *t) {
+  mp_buf_printf(b, "%s [", mp_dtype_name(t->dtype));
+  for (uint32_t d = 0; d < t->rank; d++) mp_buf_printf(b, "%s%d", d ? "," : "", t->shape[d]);
+  mp_buf_printf(b, "], %llu bytes", (unsigned long long)t->size);
+}
+
+static void io_list(const emit_ctx *e, mp_buf *b, const char *what, uint32_t n,
+                    const int32_t *ids) {
+  mp_buf_printf(b, "/* Graph %ss: ctx->%ss[i] after %s_model_init", what, what, e->prefix);
+  if (n == 0) mp_buf_puts(b, " (none)");
+  mp_buf_puts(b, ".\n");
+  for (uint32_t i = 0; i < n; i++) {
+    const mp_tensor *t = &e->g->tensors[ids[i]];
+    mp_buf_printf(b, " *   %u: tensor %d '", i, ids[i]);
+    emit_comment_text(b, t->name, 48);
+    mp_buf_puts(b, "', ");
+    tensor_brief(b, t);
+    mp_buf_puts(b, "\n");
+  }
+  mp_buf_puts(b, " */\n");
+}
+
+static void region_comment(const emit_ctx *e, const emit_region *r, mp_buf *b) {
+  const mp_arena *a = r->a;
+  if (r->is_source)
+    mp_buf_printf(b, "source blob of %s_REGION_CONST_%s, in %s", e->up, emit_mem_upper(a->memory),
+                  mp_memory_name(r->memory));
+  else if (a->role == MP_ROLE_CONSTANT)
+    mp_buf_printf(b, "%s constants in %s", a->is_staged ? "staged" : "cold",
+                  mp_memory_name(a->memory));
+  else
+    mp_buf_printf(b, "%s arena in %s", mp_role_name(a->role), mp_memory_name(a->memory));
+  if (e->allocate)
+    mp_buf_printf(b, ": %s", r->symbol);
+  else if (r->has_bytes)
+    mp_buf_printf(b, ": bind the bytes of %s", r->file);
+}
+
+static void status_codes(const emit_ctx *e, mp_buf *b) {
+  const char *u = e->up, *p = e->prefix;
+  mp_buf_printf(b,
+      "/* Status codes.  Every function of the module returns one of these as an\n"
+      " * int32_t: 0 on success, negative on failure. */\n"
+      "typedef enum %s_status_t {\n"
+      "  %s_STATUS_OK = 0,                 /* success */\n"
+      "  %s_STATUS_BAD_ARGUMENT = -1,      /* a NULL pointer or an out-of-range count */\n"
+      "  %s_STATUS_BAD_REGION = -2,        /* a region id that names no region */\n"
+      "  %s_STATUS_UNBOUND_REGION = -3,    /* a region has no buffer: bind it before\n"
+      "                                        %s_model_init */\n"
+      "  %s_STATUS_REGION_TOO_SMALL = -4,  /* a buffer smaller than its region's _SIZE */\n"
+      "  %s_STATUS_MISALIGNED = -5,        /* a buffer not aligned to its region's _ALIGN */\n"
+      "  %s_STATUS_PLAN_MISMATCH = -6,     /* the context was set up with the header of\n"
+      "                                        another plan (%s_PLAN_HASH differs\n"
+      "                                        from the compiled module) */\n"
+      "  %s_STATUS_NOT_INITIALISED = -7,   /* %s_model_run before a successful\n"
+      "                                        %s_model_init */\n"
+      "  %s_STATUS_HYDRATE_FAILED = -8,    /* %s_hydrate_constants failed; its value\n"
+      "                                        is in ctx->error_code */\n"
+      "  %s_STATUS_UNSUPPORTED_OP = -9,    /* an operator has no kernel: none linked and\n"
+      "                                        none from ctx->kernel_hook; the op is\n"
+      "                                        ctx->failed_op */\n"
+      "  %s_STATUS_KERNEL_FAILED = -10     /* a kernel or init hook failed: the op is\n"
+      "                                        ctx->failed_op, its value ctx->error_code */\n"
+      "} %s_status_t;\n\n",
+      p, u, u, u, u, p, u, u, u, u, u, p, p, u, p, u, u, p);
+}
+
+static void regions(const emit_ctx *e, mp_buf *b) {
+  const char *u = e->up, *p = e->prefix;
+  mp_buf_printf(b,
+      "/* Regions: every buffer the module's tensors live in, by id.  Ids follow\n"
+      " * the plan's arenas (role: scratch, persistent, constant; then memory\n"
+      " * name), which are the residency report's region_id; the source blobs of\n"
+      " * staged constant arenas come last (source_region_id). */\n"
+      "typedef enum %s_arena_region_t {\n", p);
+  for (uint32_t i = 0; i < e->n_regions; i++) {
+    const emit_region *r = &e->regions[i];
+    mp_buf_printf(b, "  %s = %u, /* ", r->enum_name, i);
+    region_comment(e, r, b);
+    mp_buf_puts(b, " */\n");
+  }
+  mp_buf_printf(b, "  %s_NUM_REGIONS = %u\n} %s_arena_region_t;\n\n", u, e->n_regions, p);
+  mp_buf_printf(b, "/* The region of a tensor without storage (unused, optional, empty). */\n"
+                   "#define %s_NO_REGION %uu\n\n", u, EMIT_NO_REGION);
+  mp_buf_puts(b, "/* Size in bytes and base alignment of every region: what a bound buffer\n"
+                 " * must provide. */\n");
+  for (uint32_t i = 0; i < e->n_regions; i++) {
+    const emit_region *r = &e->regions[i];
+    mp_buf_printf(b, "#define %s_SIZE %lluu\n#define %s_ALIGN %uu\n", r->enum_name,
+                  (unsigned long long)r->size, r->enum_name, r->align);
+  }
+  mp_buf_puts(b, "\n");
+}
+
+static bool memory_used(const emit_ctx *e, mp_memory m, bool consts) {
+  for (uint32_t i = 0; i < e->n_regions; i++)
+    if (e->regions[i].memory == m && (!consts || e->regions[i].is_const)) return true;
+  return false;
+}
+
+static void toolchain_macros(const emit_ctx *e, mp_buf *b) {
+  const char *u = e->up;
+  if (e->allocate) {
+    mp_buf_printf(b,
+        "/* Placement: each arena is defined with the macro of its memory, empty by\n"
+        " * default.  Define them (before this header, or with -D) to put the arenas\n"
+        " * where they belong, e.g.\n"
+        " *   -D'%s_PUT_IN_DTCM=__attribute__((section(\".dtcm_bss\")))'\n"
+        " * Read-only blobs use %s_PUT_CONST_IN_<MEM>, which defaults to\n"
+        " * %s_PUT_IN_<MEM>; define it apart when const and writable data need\n"
+        " * different sections. */\n",
+        u, u, u);
+    for (int m = 0; m < MP_MEM_COUNT; m++) {
+      if (!memory_used(e, (mp_memory)m, false)) continue;
+      const char *mu = emit_mem_upper((mp_memory)m);
+      mp_buf_printf(b, "#ifndef %s_PUT_IN_%s\n#define %s_PUT_IN_%s\n#endif\n", u, mu, u, mu);
+      if (memory_used(e, (mp_memory)m, true))
+        mp_buf_printf(b, "#ifndef %s_PUT_CONST_IN_%s\n#define %s_PUT_CONST_IN_%s %s_PUT_IN_%s\n"
+                         "#endif\n",
+                      u, mu, u, mu, u, mu);
+    }
+    mp_buf_printf(b, "/* Arena base alignment (GCC and Clang syntax; redefine for other\n"
+                     " * compilers). */\n"
+                     "#ifndef %s_ALIGNED\n#define %s_ALIGNED(n) __attribute__((aligned(n)))\n"
+                     "#endif\n",
+                  u, u);
+  }
+  mp_buf_printf(b, "/* A definition the application may replace (%s_hydrate_constants). */\n"
+                   "#ifndef %s_WEAK\n#define %s_WEAK __attribute__((weak))\n#endif\n\n",
+                e->prefix, u, u);
+}
+
+static void arena_symbols(const emit_ctx *e, mp_buf *b) {
+  if (!e->allocate) return;
+  mp_buf_printf(b, "/* The arenas (src/%s_arenas.c), one symbol per region. */\n", e->prefix);
+  for (uint32_t i = 0; i < e->n_regions; i++) {
+    const emit_region *r = &e->regions[i];
+    mp_buf_printf(b, "extern %suint8_t %s[%s_SIZE];\n", r->is_const ? "const " : "", r->symbol,
+                  r->enum_name);
+  }
+  mp_buf_puts(b, "\n");
+}
+
+static void types(const emit_ctx *e, mp_buf *b) {
+  const char *u = e->up, *p = e->prefix;
+  mp_buf_printf(b, "/* Element types: the LiteRT TensorType codes. */\ntypedef enum %s_dtype_t {\n",
+                p);
+  for (int32_t d = 0; d < MP_DTYPE_COUNT; d++) {
+    char name[32];
+    snprintf(name, sizeof name, "%s", mp_dtype_name(d));
+    for (char *c = name; *c; c++)
+      if (*c >= 'a' && *c <= 'z') *c = (char)(*c - 'a' + 'A');
+    mp_buf_printf(b, "  %s_DTYPE_%s = %d%s\n", u, name, d, d + 1 < MP_DTYPE_COUNT ? "," : "");
+  }
+  mp_buf_printf(b, "} %s_dtype_t;\n\n", p);
+  mp_buf_printf(b,
+      "/* A tensor: where it lives and what it holds.  Its bytes are at\n"
+      " * arena_buffers[region] + offset (%s_tensor_data). */\n"
+      "typedef struct %s_tensor_t {\n"
+      "  uint8_t region;       /* %s_arena_region_t, or %s_NO_REGION */\n"
+      "  uint32_t offset;      /* bytes from the region's base */\n"
+      "  uint32_t size;        /* bytes */\n"
+      "  uint8_t dtype;        /* %s_dtype_t */\n"
+      "  uint8_t rank;\n"
+      "  const int32_t *shape; /* rank dimensions; NULL when rank is 0 */\n"
+      "} %s_tensor_t;\n\n",
+      p, p, p, u, p, p);
+  mp_buf_printf(b,
+      "/* An operator, in execution order. */\n"
+      "typedef struct %s_op_t {\n"
+      "  uint32_t index;         /* position in execution order */\n"
+      "  int32_t builtin;        /* LiteRT BuiltinOperator code (32: CUSTOM) */\n"
+      "  const char *name;       /* \"CONV_2D\", or the custom code */\n"
+      "  uint8_t is_view;        /* 1: a view the planner aliased; runs as a no-op */\n"
+      "  uint8_t n_inputs;\n"
+      "  uint8_t n_outputs;\n"
+      "  const int32_t *inputs;  /* tensor ids, in the operator's order; -1: absent */\n"
+      "  const int32_t *outputs;\n"
+      "  int32_t scratch;        /* the op's local scratch tensor, or -1 */\n"
+      "} %s_op_t;\n\n",
+      p, p);
+  mp_buf_printf(b,
+      "/* A graph input or output: where to write it / read it. */\n"
+      "typedef struct %s_io_t {\n"
+      "  void *data;\n"
+      "  size_t size; /* bytes */\n"
+      "} %s_io_t;\n\n",
+      p, p);
+  mp_buf_printf(b,
+      "typedef enum %s_op_event_t { %s_OP_STARTED = 0, %s_OP_FINISHED = 1 } %s_op_event_t;\n"
+      "typedef enum %s_kernel_phase_t { %s_PHASE_INIT = 0, %s_PHASE_RUN = 1 } "
+      "%s_kernel_phase_t;\n\n",
+      p, u, u, p, p, u, u, p);
+  mp_buf_printf(b,
+      "/* A kernel hook's answer \"run the built-in kernel of this operator\". */\n"
+      "#define %s_KERNEL_DEFAULT 1\n\n"
+      "struct %s_model_context_t;\n\n"
+      "/* Called before (%s_OP_STARTED) and after (%s_OP_FINISHED) every operator\n"
+      " * of %s_model_run, views included; not after a failing one. */\n"
+      "typedef void (*%s_op_callback_t)(const %s_op_t *op, %s_op_event_t event, void "
+      "*user_data);\n\n"
+      "/* Pluggable kernels: when ctx->kernel_hook is set, it is called for every\n"
+      " * operator that is not an aliased view, once from %s_model_init (phase\n"
+      " * %s_PHASE_INIT, after the constants are hydrated) and at every run\n"
+      " * (%s_PHASE_RUN).  It returns %s_STATUS_OK when it ran the operator,\n"
+      " * %s_KERNEL_DEFAULT to run the built-in kernel instead, anything else\n"
+      " * to fail (%s_STATUS_KERNEL_FAILED, the value in ctx->error_code).\n"
+      " * Tensors are at %s_tensor_data(id). */\n"
+      "typedef int32_t (*%s_kernel_hook_t)(struct %s_model_context_t *ctx, const %s_op_t *op,\n"
+      "                                    %s_kernel_phase_t phase);\n\n",
+      u, p, u, u, p, p, p, p, p, u, u, u, u, u, p, p, p, p, p);
+  uint32_t ni = e->g->n_inputs ? e->g->n_inputs : 1, no = e->g->n_outputs ? e->g->n_outputs : 1;
+  mp_buf_printf(b,
+      "/* The state of one model instance.  Set it up with %s_MODEL_CONTEXT_INIT;\n"
+      " * the application may then set callback, user_data and kernel_hook. */\n"
+      "typedef struct %s_model_context_t {\n"
+      "  uint64_t plan_hash;            /* %s_PLAN_HASH of the header it was set up with */\n"
+      "  %s_op_callback_t callback;     /* or NULL */\n"
+      "  void *user_data;               /* passed to callback */\n"
+      "  %s_kernel_hook_t kernel_hook;  /* or NULL: built-in kernels only */\n"
+      "  %s_io_t inputs[%u];            /* set by %s_model_init */\n"
+      "  %s_io_t outputs[%u];\n"
+      "  int32_t initialised;           /* 1 after a successful %s_model_init */\n"
+      "  int32_t failed_op;             /* the operator of the last failure, or -1 */\n"
+      "  int32_t error_code;            /* what a failing kernel, hook or hydrate returned */\n"
+      "} %s_model_context_t;\n\n"
+      "#define %s_MODEL_CONTEXT_INIT {.plan_hash = %s_PLAN_HASH, .failed_op = -1}\n\n",
+      u, p, u, p, p, p, ni, p, p, no, p, p, u, u);
+}
+
+static void api(const emit_ctx *e, mp_buf *b) {
+  const char *u = e->up, *p = e->prefix;
+  mp_buf_printf(b,
+      "/* The descriptor of every tensor, by id, and of every operator, in\n"
+      " * execution order. */\n"
+      "extern const %s_tensor_t %s_tensors[%s_NUM_TENSORS];\n"
+      "extern const %s_op_t %s_ops[%s_NUM_OPS];\n\n",
+      p, p, u, p, p, u);
+  mp_buf_printf(b,
+      "/* Point `region` at buf (size bytes, which must be at least the region's\n"
+      " * _SIZE and aligned to its _ALIGN).  A constant region's buffer must\n"
+      " * hold the region's bytes.  Bind before %s_model_init; the buffer stays\n"
+      " * the caller's.  Fails with %s_STATUS_BAD_REGION, _BAD_ARGUMENT (buf\n"
+      " * NULL), _REGION_TOO_SMALL or _MISALIGNED and then binds nothing. */\n"
+      "int32_t %s_bind_arena(%s_arena_region_t region, void *buf, size_t size);\n\n",
+      p, u, p, p);
+  mp_buf_printf(b,
+      "/* One region to bind with %s_bind_arenas. */\n"
+      "typedef struct %s_arena_binding_t {\n"
+      "  %s_arena_region_t region;\n"
+      "  void *buf;\n"
+      "  size_t size;\n"
+      "} %s_arena_binding_t;\n\n"
+      "/* Bind `count` regions at once: every binding is checked first (as\n"
+      " * %s_bind_arena does), and none is applied unless all are valid. */\n"
+      "int32_t %s_bind_arenas(const %s_arena_binding_t *bindings, size_t count);\n\n",
+      p, p, p, p, p, p, p);
+  mp_buf_printf(b,
+      "/* Check the context against the compiled module (%s_STATUS_PLAN_MISMATCH)\n"
+      " * and every region's binding (_UNBOUND_REGION, _REGION_TOO_SMALL,\n"
+      " * _MISALIGNED); zero every persistent arena; point ctx->inputs[] and\n"
+      " * ctx->outputs[] at their planned slots.  callback, user_data and\n"
+      " * kernel_hook are kept.  Called by %s_model_init. */\n"
+      "int32_t %s_context_init(%s_model_context_t *ctx);\n\n",
+      u, p, p, p);
+  mp_buf_printf(b,
+      "/* Copy every staged constant arena from its source blob, once.  Weak:\n"
+      " * an application that defines %s_hydrate_constants replaces it (DMA,\n"
+      " * asynchronous pre-staging, model swap); %s_model_init calls it exactly\n"
+      " * once, after %s_context_init and before the operator init loop, and\n"
+      " * fails with %s_STATUS_HYDRATE_FAILED when it returns non-zero. */\n"
+      "int32_t %s_hydrate_constants(%s_model_context_t *ctx);\n\n"
+      "/* The plain copy the weak %s_hydrate_constants does, for an override\n"
+      " * that wants it. */\n"
+      "int32_t %s_hydrate_constants_default(%s_model_context_t *ctx);\n\n",
+      p, p, p, u, p, p, p, p, p);
+  mp_buf_printf(b,
+      "/* %s_context_init, then %s_hydrate_constants, then every operator's init\n"
+      " * (ctx->kernel_hook with %s_PHASE_INIT, else the built-in kernel's init),\n"
+      " * always in that order.  On success the context is ready to run and\n"
+      " * ctx->inputs[i].data / ctx->outputs[i].data point at the planned slots. */\n"
+      "int32_t %s_model_init(%s_model_context_t *ctx);\n\n",
+      p, p, u, p, p);
+  mp_buf_printf(b,
+      "/* Run every operator in order: write the inputs to ctx->inputs[i].data\n"
+      " * first; the outputs are at ctx->outputs[i].data after.  Calls\n"
+      " * ctx->callback around each operator.  Fails with\n"
+      " * %s_STATUS_NOT_INITIALISED, %s_STATUS_UNSUPPORTED_OP (no kernel) or\n"
+      " * %s_STATUS_KERNEL_FAILED, ctx->failed_op naming the operator. */\n"
+      "int32_t %s_model_run(%s_model_context_t *ctx);\n\n",
+      u, u, u, p, p);
+  mp_buf_printf(b,
+      "/* The base of a region (NULL when unbound or out of range). */\n"
+      "void *%s_arena_buffer(%s_arena_region_t region);\n\n"
+      "/* The bytes of tensor `id` (NULL when it has no storage or no such\n"
+      " * tensor exists; a constant's bytes are read-only). */\n"
+      "void *%s_tensor_data(uint32_t id);\n\n"
+      "/* The name of a status code (\"%s_STATUS_OK\", ...). */\n"
+      "const char *%s_status_str(int32_t status);\n\n",
+      p, p, p, u, p);
+}
+
+void emit_header(const emit_ctx *e, mp_buf *b) {
+  const char *u = e->up, *p = e->prefix;
+  const mp_graph *g = e->g;
+  mp_buf_printf(b, "/*\n * %s_model.h — the memplan module \"", p);
+  emit_comment_text(b, e->module_name, 60);
+  mp_buf_puts(b, "\": the one header an application\n * includes.\n *\n");
+  emit_provenance(e, b, " * ");
+  mp_buf_printf(b,
+      " *\n"
+      " * Use:\n"
+      " *     %s_model_context_t ctx = %s_MODEL_CONTEXT_INIT;\n"
+      " *     int32_t st = %s_model_init(&ctx);\n"
+      " *     memcpy(ctx.inputs[0].data, input, ctx.inputs[0].size);\n"
+      " *     st = %s_model_run(&ctx);\n"
+      " *     ... ctx.outputs[0].data holds ctx.outputs[0].size bytes ...\n"
+      " * Every function returns int32_t: %s_STATUS_OK (0) or a negative\n"
+      " * %s_status_t.\n"
+      " *\n",
+      p, u, p, p, u, p);
+  if (e->allocate)
+    mp_buf_printf(b,
+        " * Memory: the module defines its arenas (src/%s_arenas.c), placed with\n"
+        " * the %s_PUT_IN_<MEM> macros below.  %s_bind_arena may still point a\n"
+        " * region at another buffer, e.g. one scratch buffer shared by two models\n"
+        " * that run one after the other.\n",
+        p, u, p);
+  else
+    mp_buf_printf(b,
+        " * Memory: the application provides every region.  Bind each one\n"
+        " * (%s_REGION_*_SIZE bytes aligned to %s_REGION_*_ALIGN) with\n"
+        " * %s_bind_arena or %s_bind_arenas before %s_model_init, which refuses to\n"
+        " * run while one is unbound.  A constant region must hold the bytes of\n"
+        " * its file under data/ (listed with the regions below).\n",
+        u, u, p, p, p);
+  mp_buf_printf(b,
+      " *\n"
+      " * Scratch arenas hold nothing between runs; persistent arenas are zeroed\n"
+      " * by %s_context_init and keep their state between runs.  Staged constant\n"
+      " * arenas are copied from their source blobs by %s_hydrate_constants\n"
+      " * (weak: the application may replace it).\n"
+      " *\n",
+      p, p);
+  if (e->n_with_kernel)
+    mp_buf_printf(b,
+        " * Kernels: %u operators call memplan's reference kernels (kernels/mpk.h).\n"
+        " * The module's CMakeLists.txt and module.mk build them and define\n"
+        " * %s_WITH_KERNELS.  Compiled without it, src/%s_model.c references them\n"
+        " * weakly: the module links without them, and %s_model_run fails with\n"
+        " * %s_STATUS_UNSUPPORTED_OP at the first operator whose kernel is missing\n"
+        " * (link kernel objects, not a library, to use them in that mode).",
+        e->n_with_kernel, u, p, p, u);
+  else
+    mp_buf_printf(b,
+        " * Kernels: no operator has a built-in kernel; %s_model_run fails with\n"
+        " * %s_STATUS_UNSUPPORTED_OP unless ctx->kernel_hook runs the operators.",
+        p, u);
+  mp_buf_printf(b,
+      "  ctx->kernel_hook, when set, sees\n"
+      " * every operator first and may run it itself.  Views the planner aliased\n"
+      " * (RESHAPE, SQUEEZE, ...) run as no-ops.\n");
+  if (e->n_unsupported) {
+    mp_buf_printf(b, " * Operators without a built-in kernel (%u):\n", e->n_unsupported);
+    uint32_t shown = 0;
+    for (uint32_t i = 0; i < g->n_ops && shown < 12; i++) {
+      if (e->kernels[i].view || e->kernels[i].has_kernel) continue;
+      mp_buf_printf(b, " *   op %u ", i);
+      emit_comment_text(b, g->ops[i].name, 40);
+      if (e->kernels[i].reason[0]) {
+        mp_buf_puts(b, ": ");
+        emit_comment_text(b, e->kernels[i].reason, 100);
+      }
+      mp_buf_puts(b, "\n");
+      shown++;
+    }
+    if (shown < e->n_unsupported) mp_buf_printf(b, " *   ... and %u more\n", e->n_unsupported - shown);
+  }
+  mp_buf_puts(b, " */\n");
+  mp_buf_printf(b, "#ifndef %s_MODEL_H\n#define %s_MODEL_H\n\n", u, u);
+  mp_buf_puts(b, "#include <stddef.h>\n#include <stdint.h>\n\n");
+  mp_buf_puts(b, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+  mp_buf_printf(b,
+      "/* The plan this module comes from.  %s_MODEL_CONTEXT_INIT records it in\n"
+      " * the context and %s_model_init compares it with the compiled module, so\n"
+      " * a header and a source of different plans are caught. */\n"
+      "#define %s_PLAN_HASH 0x%016llxULL\n\n",
+      u, p, u, (unsigned long long)e->plan->hash);
+  mp_buf_printf(b, "#define %s_NUM_OPS %uu\n#define %s_NUM_TENSORS %uu\n", u, g->n_ops, u,
+                g->n_tensors);
+  mp_buf_printf(b, "#define %s_NUM_INPUTS %uu\n#define %s_NUM_OUTPUTS %uu\n", u, g->n_inputs, u,
+                g->n_outputs);
+  mp_buf_printf(b, "/* 1: the module defines its arenas; 0: the application binds them. */\n"
+                   "#define %s_ALLOCATE_ARENAS %d\n\n",
+                u, e->allocate ? 1 : 0);
+  io_list(e, b, "input", g->n_inputs, g->inputs);
+  io_list(e, b, "output", g->n_outputs, g->outputs);
+  mp_buf_puts(b, "\n");
+  status_codes(e, b);
+  regions(e, b);
+  toolchain_macros(e, b);
+  arena_symbols(e, b);
+  types(e, b);
+  api(e, b);
+  mp_buf_printf(b, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s_MODEL_H */\n", u);
+}

@@ -1,0 +1,453 @@
+/*
+ * emit_source.c — src/<p>_model.c: the tables and the runtime of an emitted
+ * module.
+ *
+ * One table per concept, each with a comment per row saying what it is:
+ * regions (size, alignment), the bound buffers (arena_buffers[region]),
+ * tensor shapes, tensor descriptors (region, offset, size, dtype, shape),
+ * the tensors of every operator, the operators, the graph inputs and
+ * outputs, and the built-in kernel of every operator.  The runtime is a
+ * page of plain C over those tables: binding with checks, context_init,
+ * the weak hydrate, model_init and model_run.
+ *
+ * The source carries its plan hash twice: a compile-time check that the
+ * header it is built with is of the same plan, and a run-time check
+ * (context_init) that the application's context was set up with such a
+ * header.  The generated code never allocates and never calls anything but
+ * memcpy/memset and the kernels.
+ */
+#include "emit.h"
+
+#include <string.h>
+
+static const char *role_word(const emit_ctx *e, uint32_t t) {
+  const mp_allocation *a = &e->plan->allocs[t];
+  return mp_role_name(a->placed ? a->binding.role : e->g->tensors[t].role);
+}
+
+static void tensor_note(const emit_ctx *e, uint32_t t, mp_buf *b) {
+  const mp_tensor *x = &e->g->tensors[t];
+  const mp_allocation *a = &e->plan->allocs[t];
+  mp_buf_printf(b, "/* %4u '", t);
+  emit_comment_text(b, x->name, 40);
+  mp_buf_printf(b, "' %s", role_word(e, t));
+  if (a->placed && a->binding.role == MP_ROLE_SCRATCH)
+    mp_buf_printf(b, " [%d, %d]", e->plan->lifetimes[t].start_op, e->plan->lifetimes[t].end_op);
+  if (a->alias_of >= 0) mp_buf_printf(b, " = view of %d", a->alias_of);
+  if (x->local_op >= 0) mp_buf_printf(b, " local to op %d", x->local_op);
+  if (!a->placed) mp_buf_puts(b, " (no storage)");
+  mp_buf_puts(b, " */\n");
+}
+
+static void region_tables(const emit_ctx *e, mp_buf *b) {
+  const char *u = e->up;
+  mp_buf_puts(b, "/* ---- regions -------------------------------------------------------- */\n\n");
+  mp_buf_puts(b, "/* What every region needs: size in bytes and base alignment. */\n"
+                 "typedef struct region_need {\n  uint32_t size;\n  uint32_t align;\n} region_need;\n\n");
+  mp_buf_printf(b, "static const region_need regions[%s_NUM_REGIONS] = {\n", u);
+  for (uint32_t i = 0; i < e->n_regions; i++) {
+    const emit_region *r = &e->regions[i];
+    mp_buf_printf(b, "    [%s] = {%s_SIZE, %s_ALIGN},\n", r->enum_name, r->enum_name, r->enum_name);
+  }
+  mp_buf_puts(b, "};\n\n");
+  if (e->allocate) {
+    mp_buf_printf(b, "/* The buffer every region is bound to: the module's own arenas until\n"
+                     " * %s_bind_arena points one elsewhere.  Tensor descriptors are offsets\n"
+                     " * from arena_buffers[region]. */\n", e->prefix);
+    mp_buf_printf(b, "static uint8_t *arena_buffers[%s_NUM_REGIONS] = {\n", u);
+    for (uint32_t i = 0; i < e->n_regions; i++) {
+      const emit_region *r = &e->regions[i];
+      mp_buf_printf(b, "    [%s] = %s%s,\n", r->enum_name, r->is_const ? "(uint8_t *)" : "",
+                    r->symbol);
+    }
+    mp_buf_puts(b, "};\n");
+    mp_buf_printf(b, "static size_t arena_sizes[%s_NUM_REGIONS] = {\n", u);
+    for (uint32_t i = 0; i < e->n_regions; i++)
+      mp_buf_printf(b, "    [%s] = %s_SIZE,\n", e->regions[i].enum_name, e->regions[i].enum_name);
+    mp_buf_puts(b, "};\n\n");
+  } else {
+    mp_buf_printf(b, "/* The buffer every region is bound to (%s_bind_arena); NULL until\n"
+                     " * then.  Tensor descriptors are offsets from arena_buffers[region]. */\n"
+                     "static uint8_t *arena_buffers[%s_NUM_REGIONS];\n"
+                     "static size_t arena_sizes[%s_NUM_REGIONS];\n\n",
+                  e->prefix, u, u);
+  }
+}
+
+static void tensor_tables(const emit_ctx *e, mp_buf *b) {
+  const mp_graph *g = e->g;
+  const char *u = e->up, *p = e->prefix;
+  mp_buf_puts(b, "/* ---- tensors -------------------------------------------------------- */\n\n");
+  mp_buf_printf(b, "/* The shapes of all tensors, one after the other (%s_tensors[t].shape). */\n"
+                   "static const int32_t tensor_shapes[] = {\n", p);
+  uint32_t *shape_at = mp_pool_alloc(e->pool, g->n_tensors, sizeof(uint32_t));
+  uint32_t n_dims = 0;
+  for (uint32_t t = 0; t < g->n_tensors; t++) {
+    const mp_tensor *x = &g->tensors[t];
+    if (shape_at) shape_at[t] = n_dims;
+    if (x->rank == 0) continue;
+    mp_buf_printf(b, "    /* %4u */ ", t);
+    for (uint32_t d = 0; d < x->rank; d++) mp_buf_printf(b, "%s%d,", d ? " " : "", x->shape[d]);
+    mp_buf_puts(b, "\n");
+    n_dims += x->rank;
+  }
+  if (n_dims == 0) mp_buf_puts(b, "    0 /* every tensor is a scalar */\n");
+  mp_buf_puts(b, "};\n\n");
+  mp_buf_printf(b,
+      "/* Every tensor by id: {region, offset, size, dtype, rank, shape}.  A view's\n"
+      " * descriptor is its root's storage; a tensor without storage has region\n"
+      " * %s_NO_REGION. */\n"
+      "const %s_tensor_t %s_tensors[%s_NUM_TENSORS] = {\n",
+      u, p, p, u);
+  char dname[32];
+  for (uint32_t t = 0; t < g->n_tensors; t++) {
+    const mp_tensor *x = &g->tensors[t];
+    const mp_allocation *a = &e->plan->allocs[t];
+    mp_buf_puts(b, "    ");
+    tensor_note(e, t, b);
+    snprintf(dname, sizeof dname, "%s", mp_dtype_name(x->dtype));
+    for (char *c = dname; *c; c++)
+      if (*c >= 'a' && *c <= 'z') *c = (char)(*c - 'a' + 'A');
+    bool known = x->dtype >= 0 && x->dtype < MP_DTYPE_COUNT;
+    mp_buf_puts(b, "    {");
+    if (a->placed)
+      mp_buf_printf(b, "%s, %lluu, ", e->regions[a->arena].enum_name, (unsigned long long)a->offset);
+    else
+      mp_buf_printf(b, "%s_NO_REGION, 0u, ", u);
+    mp_buf_printf(b, "%lluu, ", (unsigned long long)(a->placed ? a->size : x->size));
+    if (known)
+      mp_buf_printf(b, "%s_DTYPE_%s", u, dname);
+    else
+      mp_buf_printf(b, "%du", (int)(uint8_t)x->dtype);
+    if (x->rank == 0)
+      mp_buf_puts(b, ", 0u, NULL},\n");
+    else
+      mp_buf_printf(b, ", %uu, &tensor_shapes[%u]},\n", x->rank, shape_at ? shape_at[t] : 0);
+  }
+  mp_buf_puts(b, "};\n\n");
+  mp_buf_printf(b,
+      "/* The storage of tensor `id`, or NULL (no such tensor, no storage, region\n"
+      " * unbound). */\n"
+      "static void *tensor_ptr(int32_t id) {\n"
+      "  const %s_tensor_t *t;\n"
+      "  if (id < 0 || (uint32_t)id >= %s_NUM_TENSORS) return NULL;\n"
+      "  t = &%s_tensors[id];\n"
+      "  if (t->region == %s_NO_REGION || arena_buffers[t->region] == NULL) return NULL;\n"
+      "  return arena_buffers[t->region] + t->offset;\n"
+      "}\n\n",
+      p, u, p, u);
+}
+
+static void op_tables(const emit_ctx *e, mp_buf *b) {
+  const mp_graph *g = e->g;
+  const char *u = e->up, *p = e->prefix;
+  mp_buf_puts(b, "/* ---- operators ------------------------------------------------------ */\n\n");
+  mp_buf_printf(b, "/* The tensors of every operator: inputs, then outputs (%s_ops[i]). */\n"
+                   "static const int32_t op_tensors[] = {\n", p);
+  uint32_t pos = 0;
+  for (uint32_t i = 0; i < g->n_ops; i++) {
+    const mp_op *op = &g->ops[i];
+    mp_buf_printf(b, "    /* %u ", i);
+    emit_comment_text(b, op->name, 32);
+    mp_buf_puts(b, " */");
+    for (uint32_t k = 0; k < op->n_inputs; k++) mp_buf_printf(b, " %d,", op->inputs[k]);
+    mp_buf_puts(b, " /* -> */");
+    for (uint32_t k = 0; k < op->n_outputs; k++) mp_buf_printf(b, " %d,", op->outputs[k]);
+    mp_buf_puts(b, "\n");
+    pos += op->n_inputs + op->n_outputs;
+  }
+  if (pos == 0) mp_buf_puts(b, "    -1 /* no operator has tensors */\n");
+  mp_buf_puts(b, "};\n\n");
+  mp_buf_printf(b,
+      "/* Every operator in execution order: {index, builtin, name, is_view,\n"
+      " * n_inputs, n_outputs, inputs, outputs, scratch}. */\n"
+      "const %s_op_t %s_ops[%s_NUM_OPS] = {\n",
+      p, p, u);
+  pos = 0;
+  for (uint32_t i = 0; i < g->n_ops; i++) {
+    const mp_op *op = &g->ops[i];
+    mp_buf_printf(b, "    {%uu, %d, ", i, op->builtin_code);
+    emit_c_string(b, op->name);
+    mp_buf_printf(b, ", %uu, %uu, %uu, ", op->is_view ? 1u : 0u, op->n_inputs, op->n_outputs);
+    if (op->n_inputs)
+      mp_buf_printf(b, "&op_tensors[%u], ", pos);
+    else
+      mp_buf_puts(b, "NULL, ");
+    if (op->n_outputs)
+      mp_buf_printf(b, "&op_tensors[%u], ", pos + op->n_inputs);
+    else
+      mp_buf_puts(b, "NULL, ");
+    mp_buf_printf(b, "%d},\n", e->kernels[i].scratch);
+    pos += op->n_inputs + op->n_outputs;
+  }
+  mp_buf_puts(b, "};\n\n");
+  if (g->n_inputs) {
+    mp_buf_printf(b, "/* The graph inputs and outputs, as tensor ids. */\n"
+                     "static const int32_t input_tensors[%s_NUM_INPUTS] = {", u);
+    for (uint32_t i = 0; i < g->n_inputs; i++) mp_buf_printf(b, "%s%d", i ? ", " : "", g->inputs[i]);
+    mp_buf_puts(b, "};\n");
+  }
+  if (g->n_outputs) {
+    mp_buf_printf(b, "static const int32_t output_tensors[%s_NUM_OUTPUTS] = {", u);
+    for (uint32_t i = 0; i < g->n_outputs; i++)
+      mp_buf_printf(b, "%s%d", i ? ", " : "", g->outputs[i]);
+    mp_buf_puts(b, "};\n");
+  }
+  mp_buf_puts(b, "\n");
+}
+
+static void kernel_table(const emit_ctx *e, mp_buf *b) {
+  const mp_graph *g = e->g;
+  const char *u = e->up;
+  mp_buf_puts(b, "/* ---- kernels -------------------------------------------------------- */\n\n");
+  if (e->glue.len) {
+    mp_buf_puts(b, "/* Each operator's kernel params and the glue that calls the kernel with\n"
+                   " * the operator's tensors: op<i>_run, and op<i>_init for a kernel with an\n"
+                   " * init hook (constants only: activations are NULL at init). */\n\n");
+    mp_buf_append(b, e->glue.data, e->glue.len);
+  }
+  mp_buf_printf(b,
+      "/* The built-in kernel of every operator (NULL: none; an aliased view or\n"
+      " * an operator memplan has no kernel for). */\n"
+      "typedef int32_t (*glue_fn)(void);\n"
+      "typedef struct op_kernel {\n  glue_fn run;\n  glue_fn init;\n} op_kernel;\n\n"
+      "static const op_kernel op_kernels[%s_NUM_OPS] = {\n",
+      u);
+  for (uint32_t i = 0; i < g->n_ops; i++) {
+    const emit_kernel *k = &e->kernels[i];
+    mp_buf_puts(b, "    {");
+    if (k->has_kernel)
+      mp_buf_printf(b, "op%u_run, ", i);
+    else
+      mp_buf_puts(b, "NULL, ");
+    if (k->has_init)
+      mp_buf_printf(b, "op%u_init}, ", i);
+    else
+      mp_buf_puts(b, "NULL}, ");
+    mp_buf_printf(b, "/* %u ", i);
+    emit_comment_text(b, g->ops[i].name, 32);
+    if (k->view) mp_buf_puts(b, ": aliased view, a no-op");
+    else if (!k->has_kernel) {
+      mp_buf_puts(b, ": ");
+      emit_comment_text(b, k->reason[0] ? k->reason : "no kernel", 60);
+    }
+    mp_buf_puts(b, " */\n");
+  }
+  mp_buf_puts(b, "};\n\n");
+}
+
+static void runtime(const emit_ctx *e, mp_buf *b) {
+  const char *u = e->up, *p = e->prefix;
+  const mp_graph *g = e->g;
+  mp_buf_puts(b, "/* ---- runtime -------------------------------------------------------- */\n\n");
+  mp_buf_printf(b,
+      "static int32_t check_binding(uint32_t region, const void *buf, size_t size) {\n"
+      "  if (region >= (uint32_t)%s_NUM_REGIONS) return %s_STATUS_BAD_REGION;\n"
+      "  if (buf == NULL) return %s_STATUS_BAD_ARGUMENT;\n"
+      "  if (size < regions[region].size) return %s_STATUS_REGION_TOO_SMALL;\n"
+      "  if ((uintptr_t)buf %% regions[region].align != 0u) return %s_STATUS_MISALIGNED;\n"
+      "  return %s_STATUS_OK;\n"
+      "}\n\n",
+      u, u, u, u, u, u);
+  mp_buf_printf(b,
+      "int32_t %s_bind_arena(%s_arena_region_t region, void *buf, size_t size) {\n"
+      "  int32_t st = check_binding((uint32_t)region, buf, size);\n"
+      "  if (st != %s_STATUS_OK) return st;\n"
+      "  arena_buffers[region] = (uint8_t *)buf;\n"
+      "  arena_sizes[region] = size;\n"
+      "  return %s_STATUS_OK;\n"
+      "}\n\n",
+      p, p, u, u);
+  mp_buf_printf(b,
+      "int32_t %s_bind_arenas(const %s_arena_binding_t *bindings, size_t count) {\n"
+      "  size_t i;\n"
+      "  if (bindings == NULL && count > 0u) return %s_STATUS_BAD_ARGUMENT;\n"
+      "  for (i = 0; i < count; i++) {\n"
+      "    int32_t st = check_binding((uint32_t)bindings[i].region, bindings[i].buf,\n"
+      "                               bindings[i].size);\n"
+      "    if (st != %s_STATUS_OK) return st;\n"
+      "  }\n"
+      "  for (i = 0; i < count; i++) {\n"
+      "    arena_buffers[bindings[i].region] = (uint8_t *)bindings[i].buf;\n"
+      "    arena_sizes[bindings[i].region] = bindings[i].size;\n"
+      "  }\n"
+      "  return %s_STATUS_OK;\n"
+      "}\n\n",
+      p, p, u, u, u);
+  mp_buf_printf(b,
+      "int32_t %s_context_init(%s_model_context_t *ctx) {\n"
+      "  uint32_t r;\n",
+      p, p);
+  if (g->n_inputs || g->n_outputs) mp_buf_puts(b, "  uint32_t i;\n");
+  mp_buf_printf(b,
+      "  if (ctx == NULL) return %s_STATUS_BAD_ARGUMENT;\n"
+      "  ctx->initialised = 0;\n"
+      "  ctx->failed_op = -1;\n"
+      "  ctx->error_code = 0;\n"
+      "  if (ctx->plan_hash != %s_PLAN_HASH) return %s_STATUS_PLAN_MISMATCH;\n"
+      "  for (r = 0; r < (uint32_t)%s_NUM_REGIONS; r++) {\n"
+      "    int32_t st = arena_buffers[r] == NULL ? %s_STATUS_UNBOUND_REGION\n"
+      "                                          : check_binding(r, arena_buffers[r], arena_sizes[r]);\n"
+      "    if (st != %s_STATUS_OK) {\n"
+      "      ctx->error_code = (int32_t)r; /* the region at fault */\n"
+      "      return st;\n"
+      "    }\n"
+      "  }\n",
+      u, u, u, u, u, u);
+  bool any_persistent = false;
+  for (uint32_t r = 0; r < e->n_regions; r++) {
+    const emit_region *rg = &e->regions[r];
+    if (rg->is_source || rg->a->role != MP_ROLE_PERSISTENT) continue;
+    if (!any_persistent) mp_buf_puts(b, "  /* persistent arenas start every model_init at zero */\n");
+    any_persistent = true;
+    mp_buf_printf(b, "  memset(arena_buffers[%s], 0, %s_SIZE);\n", rg->enum_name, rg->enum_name);
+  }
+  if (g->n_inputs)
+    mp_buf_printf(b,
+        "  for (i = 0; i < %s_NUM_INPUTS; i++) {\n"
+        "    ctx->inputs[i].data = tensor_ptr(input_tensors[i]);\n"
+        "    ctx->inputs[i].size = %s_tensors[input_tensors[i]].size;\n"
+        "  }\n",
+        u, p);
+  if (g->n_outputs)
+    mp_buf_printf(b,
+        "  for (i = 0; i < %s_NUM_OUTPUTS; i++) {\n"
+        "    ctx->outputs[i].data = tensor_ptr(output_tensors[i]);\n"
+        "    ctx->outputs[i].size = %s_tensors[output_tensors[i]].size;\n"
+        "  }\n",
+        u, p);
+  mp_buf_printf(b, "  return %s_STATUS_OK;\n}\n\n", u);
+
+  mp_buf_printf(b, "int32_t %s_hydrate_constants_default(%s_model_context_t *ctx) {\n"
+                   "  (void)ctx;\n", p, p);
+  for (uint32_t r = e->plan->n_arenas; r < e->n_regions; r++) {
+    const emit_region *src = &e->regions[r];
+    const emit_region *dst = &e->regions[src->arena];
+    mp_buf_printf(b,
+        "  /* the staged constants of %s, from their source blob in %s */\n"
+        "  if (arena_buffers[%s] == NULL || arena_buffers[%s] == NULL)\n"
+        "    return %s_STATUS_UNBOUND_REGION;\n"
+        "  memcpy(arena_buffers[%s], arena_buffers[%s], %s_SIZE);\n",
+        mp_memory_name(dst->memory), mp_memory_name(src->memory), dst->enum_name, src->enum_name,
+        u, dst->enum_name, src->enum_name, dst->enum_name);
+  }
+  if (e->n_staged == 0) mp_buf_puts(b, "  /* no staged constant arena: nothing to copy */\n");
+  mp_buf_printf(b, "  return %s_STATUS_OK;\n}\n\n", u);
+  mp_buf_printf(b,
+      "%s_WEAK int32_t %s_hydrate_constants(%s_model_context_t *ctx) {\n"
+      "  return %s_hydrate_constants_default(ctx);\n"
+      "}\n\n",
+      u, p, p, p);
+
+  mp_buf_printf(b,
+      "/* Run (or init) operator i: the hook first, else the built-in kernel.\n"
+      " * Aliased views do nothing. */\n"
+      "static int32_t call_kernel(%s_model_context_t *ctx, uint32_t i, %s_kernel_phase_t phase) {\n"
+      "  const %s_op_t *op = &%s_ops[i];\n"
+      "  int32_t rc = %s_KERNEL_DEFAULT;\n"
+      "  if (op->is_view) return %s_STATUS_OK;\n"
+      "  if (ctx->kernel_hook != NULL) rc = ctx->kernel_hook(ctx, op, phase);\n"
+      "  if (rc == %s_KERNEL_DEFAULT) {\n"
+      "    if (phase == %s_PHASE_INIT)\n"
+      "      rc = op_kernels[i].init != NULL ? op_kernels[i].init() : %s_STATUS_OK;\n"
+      "    else\n"
+      "      rc = op_kernels[i].run != NULL ? op_kernels[i].run() : %s_STATUS_UNSUPPORTED_OP;\n"
+      "  }\n"
+      "  if (rc == %s_STATUS_OK) return %s_STATUS_OK;\n"
+      "  ctx->failed_op = (int32_t)i;\n"
+      "  if (rc == %s_STATUS_UNSUPPORTED_OP) return rc;\n"
+      "  ctx->error_code = rc;\n"
+      "  return %s_STATUS_KERNEL_FAILED;\n"
+      "}\n\n",
+      p, p, p, p, u, u, u, u, u, u, u, u, u, u);
+  mp_buf_printf(b,
+      "int32_t %s_model_init(%s_model_context_t *ctx) {\n"
+      "  uint32_t i;\n"
+      "  int32_t st = %s_context_init(ctx);\n"
+      "  if (st != %s_STATUS_OK) return st;\n"
+      "  st = %s_hydrate_constants(ctx);\n"
+      "  if (st != 0) {\n"
+      "    ctx->error_code = st;\n"
+      "    return %s_STATUS_HYDRATE_FAILED;\n"
+      "  }\n"
+      "  for (i = 0; i < %s_NUM_OPS; i++) {\n"
+      "    st = call_kernel(ctx, i, %s_PHASE_INIT);\n"
+      "    if (st != %s_STATUS_OK) return st;\n"
+      "  }\n"
+      "  ctx->initialised = 1;\n"
+      "  return %s_STATUS_OK;\n"
+      "}\n\n",
+      p, p, p, u, p, u, u, u, u, u);
+  mp_buf_printf(b,
+      "int32_t %s_model_run(%s_model_context_t *ctx) {\n"
+      "  uint32_t i;\n"
+      "  if (ctx == NULL) return %s_STATUS_BAD_ARGUMENT;\n"
+      "  if (ctx->initialised != 1) return %s_STATUS_NOT_INITIALISED;\n"
+      "  ctx->failed_op = -1;\n"
+      "  ctx->error_code = 0;\n"
+      "  for (i = 0; i < %s_NUM_OPS; i++) {\n"
+      "    int32_t st;\n"
+      "    if (ctx->callback != NULL) ctx->callback(&%s_ops[i], %s_OP_STARTED, ctx->user_data);\n"
+      "    st = call_kernel(ctx, i, %s_PHASE_RUN);\n"
+      "    if (st != %s_STATUS_OK) return st;\n"
+      "    if (ctx->callback != NULL) ctx->callback(&%s_ops[i], %s_OP_FINISHED, ctx->user_data);\n"
+      "  }\n"
+      "  return %s_STATUS_OK;\n"
+      "}\n\n",
+      p, p, u, u, u, p, u, u, u, p, u, u);
+  mp_buf_printf(b,
+      "void *%s_arena_buffer(%s_arena_region_t region) {\n"
+      "  if ((uint32_t)region >= (uint32_t)%s_NUM_REGIONS) return NULL;\n"
+      "  return arena_buffers[region];\n"
+      "}\n\n"
+      "void *%s_tensor_data(uint32_t id) {\n"
+      "  return id < %s_NUM_TENSORS ? tensor_ptr((int32_t)id) : NULL;\n"
+      "}\n\n",
+      p, p, u, p, u);
+  static const char *const names[] = {
+      "OK", "BAD_ARGUMENT", "BAD_REGION", "UNBOUND_REGION", "REGION_TOO_SMALL", "MISALIGNED",
+      "PLAN_MISMATCH", "NOT_INITIALISED", "HYDRATE_FAILED", "UNSUPPORTED_OP", "KERNEL_FAILED"};
+  mp_buf_printf(b, "const char *%s_status_str(int32_t status) {\n  switch (status) {\n", p);
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    mp_buf_printf(b, "  case %s_STATUS_%s: return \"%s_STATUS_%s\";\n", u, names[i], u, names[i]);
+  mp_buf_puts(b, "  default: return \"unknown status\";\n  }\n}\n");
+}
+
+void emit_source(const emit_ctx *e, mp_buf *b) {
+  const char *u = e->up, *p = e->prefix;
+  mp_buf_printf(b, "/*\n * %s_model.c — the memplan module \"", p);
+  emit_comment_text(b, e->module_name, 60);
+  mp_buf_puts(b, "\": tensor and operator tables,\n"
+                 " * region bindings and the runtime (see include/");
+  mp_buf_printf(b, "%s_model.h).\n *\n", p);
+  emit_provenance(e, b, " * ");
+  mp_buf_puts(b, " */\n");
+  mp_buf_printf(b, "#include \"%s_model.h\"\n\n", p);
+  if (e->n_with_kernel)
+    mp_buf_printf(b,
+        "/* memplan's reference kernels (kernels/).  With %s_WITH_KERNELS, which the\n"
+        " * module's CMakeLists.txt and module.mk define when they build kernels/,\n"
+        " * the kernels are ordinary references, so a static library pulls them in.\n"
+        " * Without it they are weak references: the module links with no kernel,\n"
+        " * and an operator whose kernel is missing fails with\n"
+        " * %s_STATUS_UNSUPPORTED_OP. */\n"
+        "#if defined(%s_WITH_KERNELS) && %s_WITH_KERNELS\n"
+        "#ifndef MPK_API\n#define MPK_API\n#endif\n"
+        "#define KERNEL_MISSING(fn) 0\n"
+        "#else\n"
+        "#define KERNEL_MISSING(fn) (!(fn))\n"
+        "#endif\n"
+        "#include \"mpk.h\"\n\n",
+        u, u, u, u);
+  mp_buf_puts(b, "#include <string.h>\n\n");
+  mp_buf_printf(b,
+      "/* This source and the header it is compiled with must come from the same\n"
+      " * plan: a header of another plan fails to compile here. */\n"
+      "typedef char %s_header_is_of_this_plan[(%s_PLAN_HASH == 0x%016llxULL) ? 1 : -1];\n\n",
+      p, u, (unsigned long long)e->plan->hash);
+  region_tables(e, b);
+  tensor_tables(e, b);
+  op_tables(e, b);
+  kernel_table(e, b);
+  runtime(e, b);
+}

@@ -1,0 +1,523 @@
+/*
+ * test_emit.c — the C module emitter (mp_emit_module): what the header and
+ * sources say (symbols, macros, region order, the plan hash), constants
+ * byte for byte, sidecar blobs without allocate_arenas, determinism, and
+ * that a failure writes nothing.
+ *
+ * Uses memplan's own models (the bundled KWS example and the fixtures), so
+ * it never skips.  Running the emitted modules is the emit proof's job
+ * (tests/suite_emit_proof.sh); here one module is compiled as C99 with
+ * -Wpedantic as well.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "emit.h"
+#include "fixtures.h"
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* A model planned and ready to emit. */
+typedef struct emitted {
+  mp_model *m;
+  mp_graph *g;
+  mp_plan *p;
+  mp_rule rules[1];
+  mp_config cfg;
+  char dir[300];
+  char tmp[256];
+} emitted;
+
+enum { COLD, STAGED, ALL_DTCM };
+
+/* Plan `model` ("kws" or a fixture name) with constants cold in mram,
+ * staged mram -> dtcm, or everything in dtcm, into <tmp>/out. */
+static void plan_model(emitted *e, const char *model, int consts, bool allocate) {
+  memset(e, 0, sizeof *e);
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  if (!strcmp(model, "kws"))
+    assert_int_equal(fx_kws(&bytes, &size), MP_OK);
+  else
+    assert_int_equal(fx_build(model, &bytes, &size), MP_OK);
+  assert_int_equal(mp_model_parse(bytes, size, model, NULL, &e->m), MP_OK);
+  free(bytes);
+  assert_int_equal(mp_graph_build(e->m, 0, NULL, NULL, &e->g), MP_OK);
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  e->rules[0].type = consts == ALL_DTCM ? MP_RULE_ANY_TYPE : MP_ROLE_CONSTANT;
+  e->rules[0].attributes.has_memory = true;
+  e->rules[0].attributes.memory = consts == ALL_DTCM ? MP_MEM_DTCM : MP_MEM_MRAM;
+  if (consts == STAGED) {
+    e->rules[0].attributes.has_constant_destination_memory = true;
+    e->rules[0].attributes.constant_destination_memory = MP_MEM_DTCM;
+  }
+  e->cfg.platform = pf;
+  e->cfg.memory.planner = (char *)"greedy";
+  e->cfg.memory.rules = e->rules;
+  e->cfg.memory.n_rules = 1;
+  e->cfg.memory.allocate_arenas = allocate;
+  e->cfg.memory.dump_residency_json = true;
+  assert_int_equal(mp_plan_build(e->g, &pf, &e->cfg.memory, NULL, &e->p), MP_OK);
+  assert_int_equal(mp_plan_verify(e->p, NULL), MP_OK);
+  const char *t = tu_tmpdir();
+  assert_non_null(t);
+  snprintf(e->tmp, sizeof e->tmp, "%s", t);
+  snprintf(e->dir, sizeof e->dir, "%s/out", e->tmp);
+  e->cfg.module_path = e->dir;
+  e->cfg.prefix = (char *)"kws";
+  e->cfg.module_name = (char *)"kws_nn";
+}
+
+static void emit_ok(emitted *e) {
+  tu_diags d;
+  tu_diags_init(&d);
+  assert_int_equal(mp_emit_module(e->p, &e->cfg, &d.sink), MP_OK);
+}
+
+static void done(emitted *e) {
+  tu_rmtree(e->tmp);
+  mp_plan_free(&e->p);
+  mp_graph_free(&e->g);
+  mp_model_free(&e->m);
+}
+
+static char *read_out(const emitted *e, const char *rel) {
+  char path[400];
+  snprintf(path, sizeof path, "%s/%s", e->dir, rel);
+  return tu_read_text(path, NULL);
+}
+
+static bool exists(const emitted *e, const char *rel) {
+  char path[400];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", e->dir, rel);
+  return stat(path, &st) == 0;
+}
+
+static const mp_arena *arena(const mp_plan *p, mp_role role, mp_memory m, uint32_t *index) {
+  for (uint32_t i = 0; i < p->n_arenas; i++)
+    if (p->arenas[i].role == role && p->arenas[i].memory == m) {
+      if (index) *index = i;
+      return &p->arenas[i];
+    }
+  return NULL;
+}
+
+/* The bytes a constant arena must hold, built here from the model's own
+ * buffers and the plan's offsets. */
+static uint8_t *expected_blob(const emitted *e, uint32_t ai) {
+  const mp_arena *a = &e->p->arenas[ai];
+  uint8_t *b = calloc(1, (size_t)a->total_size);
+  const mp_subgraph_def *sg = &e->m->subgraphs[0];
+  for (uint32_t t = 0; t < e->p->n_allocs; t++) {
+    const mp_allocation *al = mp_plan_get_allocation(e->p, t);
+    if (!al || al->arena != ai) continue;
+    const mp_buffer_def *buf = &e->m->buffers[sg->tensors[t].buffer];
+    assert_true(al->offset + buf->size <= a->total_size);
+    memcpy(b + al->offset, buf->data, (size_t)buf->size);
+  }
+  return b;
+}
+
+/* The initialiser of array `symbol` in C text, parsed back to bytes. */
+static uint8_t *parse_array(const char *text, const char *symbol, size_t *n) {
+  char key[200];
+  snprintf(key, sizeof key, "%s[", symbol);
+  const char *s = strstr(text, key);
+  assert_non_null(s);
+  s = strstr(s, "= {");
+  assert_non_null(s);
+  const char *end = strstr(s, "};");
+  uint8_t *out = malloc((size_t)(end - s));
+  *n = 0;
+  for (const char *c = s; c < end; c++) {
+    if (c[0] == '/' && c[1] == '*') {
+      c = strstr(c, "*/") + 1;
+      continue;
+    }
+    if (c[0] == '0' && c[1] == 'x') {
+      out[(*n)++] = (uint8_t)strtoul(c, NULL, 16);
+      c += 3;
+    }
+  }
+  return out;
+}
+
+/* ---- the header ------------------------------------------------------------ */
+
+static void the_header_carries_the_plan_hash_counts_and_every_region_with_size_and_alignment(
+    void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "kws", STAGED, true);
+  emit_ok(&e);
+  char *h = read_out(&e, "include/kws_model.h");
+  assert_non_null(h);
+  char want[256];
+  snprintf(want, sizeof want, "#define KWS_PLAN_HASH 0x%016llxULL\n", (unsigned long long)e.p->hash);
+  assert_non_null(strstr(h, want));
+  assert_non_null(strstr(h, "#define KWS_NUM_OPS 13u\n"));
+  assert_non_null(strstr(h, "#define KWS_NUM_TENSORS 35u\n"));
+  assert_non_null(strstr(h, "#define KWS_NUM_INPUTS 1u\n#define KWS_NUM_OUTPUTS 1u\n"));
+  /* scratch, then the staged constants, then their source blob */
+  uint32_t is, ic;
+  const mp_arena *s = arena(e.p, MP_ROLE_SCRATCH, MP_MEM_DTCM, &is);
+  const mp_arena *c = arena(e.p, MP_ROLE_CONSTANT, MP_MEM_DTCM, &ic);
+  assert_non_null(s);
+  assert_non_null(c);
+  assert_true(c->is_staged);
+  assert_int_equal(e.p->n_arenas, 2);
+  assert_non_null(strstr(h, "  KWS_REGION_SCRATCH_DTCM = 0, /* scratch arena in dtcm: "
+                            "kws_arena_dtcm_buffer */\n"));
+  assert_non_null(strstr(h, "  KWS_REGION_CONST_DTCM = 1, /* staged constants in dtcm: "
+                            "kws_arena_const_dtcm_buffer */\n"));
+  assert_non_null(strstr(h, "  KWS_REGION_CONST_DTCM_SOURCE = 2, /* source blob of "
+                            "KWS_REGION_CONST_DTCM, in mram: kws_arena_const_dtcm__source */\n"));
+  assert_non_null(strstr(h, "  KWS_NUM_REGIONS = 3\n"));
+  snprintf(want, sizeof want, "#define KWS_REGION_SCRATCH_DTCM_SIZE %lluu\n#define "
+                              "KWS_REGION_SCRATCH_DTCM_ALIGN %uu\n",
+           (unsigned long long)s->total_size, s->alignment);
+  assert_non_null(strstr(h, want));
+  snprintf(want, sizeof want, "#define KWS_REGION_CONST_DTCM_SOURCE_SIZE %lluu\n",
+           (unsigned long long)c->total_size);
+  assert_non_null(strstr(h, want));
+  assert_non_null(strstr(h, "extern uint8_t kws_arena_dtcm_buffer[KWS_REGION_SCRATCH_DTCM_SIZE];"));
+  assert_non_null(strstr(h, "extern const uint8_t "
+                            "kws_arena_const_dtcm__source[KWS_REGION_CONST_DTCM_SOURCE_SIZE];"));
+  free(h);
+  done(&e);
+}
+
+static void the_header_declares_the_whole_api_returning_int32(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "kws", COLD, true);
+  emit_ok(&e);
+  char *h = read_out(&e, "include/kws_model.h");
+  static const char *const decls[] = {
+      "int32_t kws_bind_arena(kws_arena_region_t region, void *buf, size_t size);",
+      "int32_t kws_bind_arenas(const kws_arena_binding_t *bindings, size_t count);",
+      "int32_t kws_context_init(kws_model_context_t *ctx);",
+      "int32_t kws_hydrate_constants(kws_model_context_t *ctx);",
+      "int32_t kws_hydrate_constants_default(kws_model_context_t *ctx);",
+      "int32_t kws_model_init(kws_model_context_t *ctx);",
+      "int32_t kws_model_run(kws_model_context_t *ctx);",
+      "  kws_io_t inputs[1];",
+      "  kws_io_t outputs[1];",
+      "  kws_op_callback_t callback;",
+      "  void *user_data;",
+      "#define KWS_MODEL_CONTEXT_INIT {.plan_hash = KWS_PLAN_HASH, .failed_op = -1}",
+      "#ifndef KWS_PUT_IN_DTCM\n#define KWS_PUT_IN_DTCM\n#endif",
+      "#ifndef KWS_PUT_CONST_IN_MRAM\n#define KWS_PUT_CONST_IN_MRAM KWS_PUT_IN_MRAM\n#endif",
+      "KWS_STATUS_PLAN_MISMATCH = -6,",
+      "KWS_STATUS_UNSUPPORTED_OP = -9,",
+  };
+  for (size_t i = 0; i < sizeof decls / sizeof decls[0]; i++) {
+    if (!strstr(h, decls[i])) fail_msg("missing from the header: %s", decls[i]);
+  }
+  char *src = read_out(&e, "src/kws_model.c");
+  assert_non_null(strstr(src, "KWS_WEAK int32_t kws_hydrate_constants(kws_model_context_t *ctx) {"));
+  /* model_init: context_init, then hydrate, then the operator init loop */
+  const char *mi = strstr(src, "int32_t kws_model_init(kws_model_context_t *ctx) {");
+  assert_non_null(mi);
+  const char *a = strstr(mi, "kws_context_init(ctx)"), *b = strstr(mi, "kws_hydrate_constants(ctx)"),
+             *c = strstr(mi, "call_kernel(ctx, i, KWS_PHASE_INIT)");
+  assert_true(a && b && c && a < b && b < c);
+  free(src);
+  free(h);
+  done(&e);
+}
+
+/* ---- sources --------------------------------------------------------------- */
+
+static void tensor_descriptors_are_region_offset_size_dtype_shape_of_the_plan(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "kws", COLD, true);
+  emit_ok(&e);
+  char *src = read_out(&e, "src/kws_model.c");
+  const mp_allocation *in = mp_plan_get_allocation(e.p, 0);
+  const mp_allocation *w = mp_plan_get_allocation(e.p, 1);
+  char want[200];
+  snprintf(want, sizeof want, "{KWS_REGION_SCRATCH_DTCM, %lluu, 490u, KWS_DTYPE_INT8, 4u, "
+                              "&tensor_shapes[0]},", (unsigned long long)in->offset);
+  assert_non_null(strstr(src, want));
+  snprintf(want, sizeof want, "{KWS_REGION_CONST_MRAM, %lluu, %lluu, KWS_DTYPE_INT8, 4u, "
+                              "&tensor_shapes[4]},", (unsigned long long)w->offset,
+           (unsigned long long)w->size);
+  assert_non_null(strstr(src, want));
+  /* no per-tensor symbols: tensors live only in the descriptor table */
+  assert_null(strstr(src, "kws_tensor_0"));
+  /* the aliased RESHAPE is a view with no kernel */
+  assert_non_null(strstr(src, "{10u, 22, \"RESHAPE\", 1u, 2u, 1u,"));
+  assert_non_null(strstr(src, "{NULL, NULL}, /* 10 RESHAPE: aliased view, a no-op */"));
+  /* the glue calls the lowered kernel with the planned tensors */
+  assert_non_null(strstr(src, "return mpk_conv2d_s8(&op0_params,\n      (const int8_t "
+                              "*)tensor_ptr(0),"));
+  assert_non_null(strstr(src, "if (KERNEL_MISSING(mpk_conv2d_s8)) return KWS_STATUS_UNSUPPORTED_OP;"));
+  free(src);
+  done(&e);
+}
+
+static void every_arena_symbol_is_defined_with_its_size_alignment_and_placement(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "variable", STAGED, true);
+  emit_ok(&e);
+  char *a = read_out(&e, "src/kws_arenas.c");
+  assert_non_null(a);
+  for (uint32_t i = 0; i < e.p->n_arenas; i++) {
+    const mp_arena *ar = &e.p->arenas[i];
+    char sym[160], want[400];
+    mp_arena_symbol("kws", ar, false, sym, sizeof sym);
+    const char *mem = emit_mem_upper(ar->memory);
+    if (ar->role == MP_ROLE_PERSISTENT)
+      snprintf(want, sizeof want, "KWS_PUT_IN_%s KWS_ALIGNED(%u) uint8_t %s[KWS_REGION_PERSISTENT_%s_SIZE];",
+               mem, ar->alignment, sym, mem);
+    else if (ar->role == MP_ROLE_SCRATCH)
+      snprintf(want, sizeof want, "KWS_PUT_IN_%s KWS_ALIGNED(%u) uint8_t %s[KWS_REGION_SCRATCH_%s_SIZE];",
+               mem, ar->alignment, sym, mem);
+    else
+      snprintf(want, sizeof want, "KWS_PUT_IN_%s KWS_ALIGNED(%u) uint8_t %s[KWS_REGION_CONST_%s_SIZE];",
+               mem, ar->alignment, sym, mem);
+    if (!strstr(a, want)) fail_msg("missing: %s", want);
+    if (ar->is_staged) {
+      mp_arena_symbol("kws", ar, true, sym, sizeof sym);
+      snprintf(want, sizeof want, "KWS_PUT_CONST_IN_%s KWS_ALIGNED(%u) const uint8_t %s[", 
+               emit_mem_upper(ar->source_memory), ar->alignment, sym);
+      if (!strstr(a, want)) fail_msg("missing: %s", want);
+    }
+  }
+  assert_non_null(arena(e.p, MP_ROLE_PERSISTENT, MP_MEM_DTCM, NULL));
+  char *src = read_out(&e, "src/kws_model.c");
+  assert_non_null(strstr(src, "memset(arena_buffers[KWS_REGION_PERSISTENT_DTCM], 0, "
+                              "KWS_REGION_PERSISTENT_DTCM_SIZE);"));
+  free(src);
+  free(a);
+  done(&e);
+  /* the weak hydrate copies each staged arena from its source */
+  plan_model(&e, "kws", STAGED, true);
+  emit_ok(&e);
+  src = read_out(&e, "src/kws_model.c");
+  assert_non_null(strstr(src, "memcpy(arena_buffers[KWS_REGION_CONST_DTCM], "
+                              "arena_buffers[KWS_REGION_CONST_DTCM_SOURCE], KWS_REGION_CONST_DTCM_SIZE);"));
+  free(src);
+  done(&e);
+}
+
+static void constant_blobs_are_the_models_bytes_at_their_planned_offsets(void **state) {
+  (void)state;
+  for (int consts = COLD; consts <= ALL_DTCM; consts++) {
+    emitted e;
+    plan_model(&e, "kws", consts, true);
+    emit_ok(&e);
+    char *a = read_out(&e, "src/kws_arenas.c");
+    uint32_t ai;
+    const mp_arena *c = arena(e.p, MP_ROLE_CONSTANT, consts == COLD ? MP_MEM_MRAM : MP_MEM_DTCM, &ai);
+    assert_non_null(c);
+    char sym[160];
+    mp_arena_symbol("kws", c, c->is_staged, sym, sizeof sym);
+    size_t n;
+    uint8_t *got = parse_array(a, sym, &n);
+    uint8_t *want = expected_blob(&e, ai);
+    assert_int_equal(n, c->total_size);
+    assert_memory_equal(got, want, n);
+    free(got);
+    free(want);
+    free(a);
+    done(&e);
+  }
+}
+
+/* ---- allocate_arenas: false ------------------------------------------------- */
+
+static void without_allocate_arenas_no_arena_is_defined_and_blobs_are_sidecar_files(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "kws", STAGED, false);
+  emit_ok(&e);
+  assert_false(exists(&e, "src/kws_arenas.c"));
+  char *h = read_out(&e, "include/kws_model.h");
+  assert_null(strstr(h, "extern uint8_t kws_arena_"));
+  assert_null(strstr(h, "extern const uint8_t kws_arena_"));
+  assert_non_null(strstr(h, "#define KWS_ALLOCATE_ARENAS 0\n"));
+  assert_non_null(strstr(h, "KWS_REGION_CONST_DTCM_SOURCE = 2, /* source blob of "
+                            "KWS_REGION_CONST_DTCM, in mram: bind the bytes of "
+                            "data/kws_arena_const_dtcm__source.bin */"));
+  char *src = read_out(&e, "src/kws_model.c");
+  assert_non_null(strstr(src, "static uint8_t *arena_buffers[KWS_NUM_REGIONS];\n"));
+  assert_null(strstr(src, "kws_arena_dtcm_buffer"));
+  char *mk = read_out(&e, "module.mk");
+  assert_null(strstr(mk, "_arenas.c"));
+  uint32_t ai;
+  const mp_arena *c = arena(e.p, MP_ROLE_CONSTANT, MP_MEM_DTCM, &ai);
+  char path[400];
+  snprintf(path, sizeof path, "%s/data/kws_arena_const_dtcm__source.bin", e.dir);
+  size_t n = 0;
+  char *bin = tu_read_text(path, &n);
+  assert_non_null(bin);
+  assert_int_equal(n, c->total_size);
+  uint8_t *want = expected_blob(&e, ai);
+  assert_memory_equal(bin, want, n);
+  free(want);
+  free(bin);
+  free(mk);
+  free(src);
+  free(h);
+  done(&e);
+}
+
+static void switching_allocate_arenas_removes_the_files_of_the_other_mode(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "kws", STAGED, true);
+  emit_ok(&e);
+  assert_true(exists(&e, "src/kws_arenas.c"));
+  e.cfg.memory.allocate_arenas = false;
+  emit_ok(&e);
+  assert_false(exists(&e, "src/kws_arenas.c"));
+  assert_true(exists(&e, "data/kws_arena_const_dtcm__source.bin"));
+  e.cfg.memory.allocate_arenas = true;
+  emit_ok(&e);
+  assert_true(exists(&e, "src/kws_arenas.c"));
+  assert_false(exists(&e, "data"));
+  done(&e);
+}
+
+/* ---- determinism and failure ------------------------------------------------- */
+
+static void emitting_twice_gives_byte_identical_files(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "kws", STAGED, true);
+  emit_ok(&e);
+  char first[320];
+  snprintf(first, sizeof first, "%s/first", e.tmp);
+  assert_int_equal(tu_system("mv '%s' '%s'", e.dir, first), 0);
+  emit_ok(&e);
+  assert_int_equal(tu_system("diff -r '%s' '%s' >/dev/null", first, e.dir), 0);
+  assert_true(exists(&e, "kws_residency.json"));
+  assert_true(exists(&e, "kernels/mpk.h"));
+  done(&e);
+}
+
+static void a_prefix_that_is_no_c_identifier_is_refused_and_nothing_is_written(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "kws", COLD, true);
+  e.cfg.prefix = (char *)"2kws-x";
+  tu_diags d;
+  tu_diags_init(&d);
+  assert_int_equal(mp_emit_module(e.p, &e.cfg, &d.sink), MP_ERR_CONFIG);
+  assert_true(tu_diags_has(&d, "module.prefix '2kws-x' is not a C identifier"));
+  struct stat st;
+  assert_int_not_equal(stat(e.dir, &st), 0);
+  done(&e);
+}
+
+static void a_plan_that_cannot_be_emitted_leaves_the_old_module_untouched(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "kws", COLD, true);
+  emit_ok(&e);
+  char *before = read_out(&e, "src/kws_arenas.c");
+  char *hbefore = read_out(&e, "include/kws_model.h");
+  /* a constant pushed past the end of its arena: no blob can hold it */
+  uint32_t ai = UINT32_MAX;
+  const mp_arena *c = arena(e.p, MP_ROLE_CONSTANT, MP_MEM_MRAM, &ai);
+  assert_non_null(c);
+  for (uint32_t t = 0; t < e.p->n_allocs; t++)
+    if (e.p->allocs[t].placed && e.p->allocs[t].arena == ai) {
+      e.p->allocs[t].offset = c->total_size;
+      break;
+    }
+  e.p->hash ^= 1; /* every file would change */
+  tu_diags d;
+  tu_diags_init(&d);
+  assert_int_equal(mp_emit_module(e.p, &e.cfg, &d.sink), MP_ERR_INTERNAL);
+  assert_true(tu_diags_has(&d, "lies outside its"));
+  char *after = read_out(&e, "src/kws_arenas.c");
+  char *hafter = read_out(&e, "include/kws_model.h");
+  assert_string_equal(before, after);
+  assert_string_equal(hbefore, hafter);
+  free(before);
+  free(after);
+  free(hbefore);
+  free(hafter);
+  done(&e);
+}
+
+/* ---- text safety and compilation -------------------------------------------- */
+
+static void names_cannot_end_a_comment_splice_a_line_or_form_a_trigraph(void **state) {
+  (void)state;
+  mp_buf b;
+  mp_buf_init(&b);
+  emit_comment_text(&b, "a*/b?\?/c\\\n", 100);
+  assert_null(strstr(b.data, "*/"));
+  assert_null(strstr(b.data, "??"));
+  assert_null(strstr(b.data, "\\"));
+  assert_null(strchr(b.data, '\n'));
+  mp_buf_free(&b);
+  mp_buf_init(&b);
+  emit_c_string(&b, "x\"?\?/\n");
+  assert_string_equal(b.data, "\"x\\\"\\?\\?/\\012\"");
+  mp_buf_free(&b);
+}
+
+static void operators_without_a_kernel_are_listed_in_the_header(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "intermediates", COLD, true);
+  emit_ok(&e);
+  char *h = read_out(&e, "include/kws_model.h");
+  assert_non_null(strstr(h, " * Operators without a built-in kernel (2):\n"
+                            " *   op 0 UNIDIRECTIONAL_SEQUENCE_LSTM: memplan has no kernel for "
+                            "UNIDIRECTIONAL_SEQUENCE_LSTM\n"
+                            " *   op 1 RELU: memplan has no kernel for RELU\n"));
+  free(h);
+  done(&e);
+}
+
+static void the_module_compiles_as_pedantic_c99_for_the_host(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "kws", STAGED, true);
+  emit_ok(&e);
+  /* kernels as weak references (linked or not), and as plain ones */
+  assert_int_equal(tu_system("cd '%s' && cc -std=c99 -Wall -Wextra -Wpedantic -Werror -Iinclude "
+                             "-Ikernels -c src/kws_model.c -o '%s/m.o' && cc -std=c99 -Wall -Wextra "
+                             "-Wpedantic -Werror -Iinclude -Ikernels -DKWS_WITH_KERNELS=1 -c "
+                             "src/kws_model.c -o '%s/m.o' && cc -std=c99 -Wall -Wextra "
+                             "-Wpedantic -Werror -Iinclude -c src/kws_arenas.c -o '%s/a.o'",
+                             e.dir, e.tmp, e.tmp, e.tmp),
+                   0);
+  done(&e);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(
+          the_header_carries_the_plan_hash_counts_and_every_region_with_size_and_alignment),
+      cmocka_unit_test(the_header_declares_the_whole_api_returning_int32),
+      cmocka_unit_test(tensor_descriptors_are_region_offset_size_dtype_shape_of_the_plan),
+      cmocka_unit_test(every_arena_symbol_is_defined_with_its_size_alignment_and_placement),
+      cmocka_unit_test(constant_blobs_are_the_models_bytes_at_their_planned_offsets),
+      cmocka_unit_test(without_allocate_arenas_no_arena_is_defined_and_blobs_are_sidecar_files),
+      cmocka_unit_test(switching_allocate_arenas_removes_the_files_of_the_other_mode),
+      cmocka_unit_test(emitting_twice_gives_byte_identical_files),
+      cmocka_unit_test(a_prefix_that_is_no_c_identifier_is_refused_and_nothing_is_written),
+      cmocka_unit_test(a_plan_that_cannot_be_emitted_leaves_the_old_module_untouched),
+      cmocka_unit_test(names_cannot_end_a_comment_splice_a_line_or_form_a_trigraph),
+      cmocka_unit_test(operators_without_a_kernel_are_listed_in_the_header),
+      cmocka_unit_test(the_module_compiles_as_pedantic_c99_for_the_host),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
