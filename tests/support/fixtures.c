@@ -439,6 +439,10 @@ mp_model *fx_model(const char *name) {
 /* Largest activation of a random DAG, in bytes (elements of int8). */
 #define RND_MAX_ELEMS 4096
 
+/* Activation quantisation of random DAGs: one generic scale, and the fixed
+ * output parameters the int8 LOGISTIC and TANH kernels require. */
+typedef enum rnd_quant { RQ_GENERIC, RQ_LOGISTIC, RQ_TANH } rnd_quant;
+
 typedef struct rnd_graph {
   mp_tfw *w;
   rng r;
@@ -446,31 +450,34 @@ typedef struct rnd_graph {
   uint32_t n_tensors;    /* every tensor so far: the next tensor's id */
   int32_t *id;           /* tensor id of activation k */
   int32_t *elems;        /* its element count */
+  uint8_t *rank;         /* 1 ([n]) or 2 ([1,n]) */
   uint32_t *reads;       /* how many ops read it */
   bool *is_input;
   uint32_t n_inputs;
   int32_t *inputs;
-  int32_t axis;          /* the shared SPLIT axis constant, or -1 */
-  bool failed;
+  int32_t axis[3];       /* SPLIT axis constant per rank (last axis), or -1 */
 } rnd_graph;
 
-/* A new activation [1, n] (or [n] when rank1); returns its index k. */
-static uint32_t rnd_act(rnd_graph *g, int32_t n, bool rank1) {
+/* A new activation of n elements and rank 1 or 2; returns its index k. */
+static uint32_t rnd_act(rnd_graph *g, int32_t n, uint8_t rank, rnd_quant q) {
+  static const float scales[] = {0.05f, 1.0f / 256.0f, 1.0f / 128.0f};
+  static const int64_t zps[] = {0, -128, 0};
   char name[32];
   snprintf(name, sizeof name, "t%u", g->n_tensors++);
-  int32_t id = rank1 ? (int32_t)mp_tfw_add_simple_tensor(g->w, name, MP_DTYPE_INT8, 1,
-                                                          (const int32_t[]){n})
-                     : act(g->w, name, n);
+  mp_tfw_tensor t = {.name = name, .dtype = MP_DTYPE_INT8, .rank = rank,
+                     .shape = rank == 1 ? (const int32_t[]){n} : (const int32_t[]){1, n},
+                     .has_quant = true, .quant = {1, &scales[q], 1, &zps[q], 0}};
   uint32_t k = g->n++;
-  g->id[k] = id;
+  g->id[k] = (int32_t)mp_tfw_add_tensor(g->w, &t);
   g->elems[k] = n;
+  g->rank[k] = rank;
   g->reads[k] = 0;
   g->is_input[k] = false;
   return k;
 }
 
 static uint32_t rnd_new_input(rnd_graph *g) {
-  uint32_t k = rnd_act(g, rng_int(&g->r, 1, 1024), false);
+  uint32_t k = rnd_act(g, rng_int(&g->r, 1, 1024), 2, RQ_GENERIC);
   g->is_input[k] = true;
   g->inputs[g->n_inputs++] = g->id[k];
   return k;
@@ -488,23 +495,35 @@ static uint32_t rnd_pick(rnd_graph *g) {
   return (uint32_t)rng_int(&g->r, 0, (int32_t)g->n - 1);
 }
 
-static void rnd_op(rnd_graph *g, int32_t code, uint32_t n_in, const uint32_t *in, uint32_t n_out,
-                   const uint32_t *out, const int32_t *extra_in, uint32_t n_extra) {
+/* Add op `code` reading `in` (activations), then `extra` (constants), and
+ * writing `out`, with the given options. */
+static void rnd_op(rnd_graph *g, int32_t code, uint32_t n_in, const uint32_t *in,
+                   uint32_t n_extra, const int32_t *extra, uint32_t n_out, const uint32_t *out,
+                   uint8_t options_type, uint32_t n_options, const mp_tfw_option *options) {
   int32_t ins[8], outs[2];
   uint32_t k = 0;
-  for (uint32_t i = 0; i < n_extra; i++) ins[k++] = extra_in[i];
   for (uint32_t i = 0; i < n_in; i++) {
     ins[k++] = g->id[in[i]];
     g->reads[in[i]]++;
   }
+  for (uint32_t i = 0; i < n_extra; i++) ins[k++] = extra[i];
   for (uint32_t i = 0; i < n_out; i++) outs[i] = g->id[out[i]];
-  op(g->w, code, k, ins, n_out, outs);
+  mp_tfw_op o = {.builtin_code = code, .n_inputs = k, .inputs = ins, .n_outputs = n_out,
+                 .outputs = outs, .options_type = options_type, .n_options = n_options,
+                 .options = options};
+  mp_tfw_add_op(g->w, &o);
 }
 
+/* Ops of random DAGs, each well-formed for TFLite's shape rules: int8
+ * activations [1,n] or [n], elementwise ops keep the shape, ADD/MUL take a
+ * partner of the same element count (broadcast [n] + [1,n]), CONCATENATION
+ * and SPLIT work on the last axis of same-rank tensors, PAD pads the last
+ * axis, RESHAPE switches between [1,n] and [n] (a view). */
 static void rnd_step(rnd_graph *g) {
   static const int32_t unary[] = {FX_RELU, FX_TANH, FX_LOGISTIC};
   uint32_t a = rnd_pick(g);
   int32_t n = g->elems[a];
+  uint8_t rank = g->rank[a];
   int32_t c = rng_int(&g->r, 0, 99);
   if (c >= 30 && c < 50) { /* ADD / MUL with a partner of the same size */
     uint32_t match[16], n_match = 0;
@@ -512,52 +531,76 @@ static void rnd_step(rnd_graph *g) {
       if (k != a && g->elems[k] == n) match[n_match++] = k;
     if (n_match > 0) {
       uint32_t in[2] = {a, match[rng_int(&g->r, 0, (int32_t)n_match - 1)]};
-      uint32_t out = rnd_act(g, n, false);
-      rnd_op(g, c < 40 ? FX_ADD : FX_MUL, 2, in, 1, &out, NULL, 0);
+      uint8_t r = g->rank[in[1]] > rank ? g->rank[in[1]] : rank;
+      uint32_t out = rnd_act(g, n, r, RQ_GENERIC);
+      mp_tfw_option o[] = {{.field = 0, .type = MP_TFW_I8, .i = 0 /* NONE */}};
+      rnd_op(g, c < 40 ? FX_ADD : FX_MUL, 2, in, 0, NULL, 1, &out,
+             c < 40 ? MP_TFW_OPT_ADD : MP_TFW_OPT_MUL, 1, o);
       return;
     }
-  } else if (c >= 50 && c < 62) { /* CONCATENATION of 2 or 3 */
+  } else if (c >= 50 && c < 62) { /* CONCATENATION of 2 or 3 on the last axis */
     uint32_t in[3] = {a, rnd_pick(g), 0};
     uint32_t n_in = 2;
     if (rng_int(&g->r, 0, 1)) in[n_in++] = rnd_pick(g);
     int32_t sum = 0;
-    for (uint32_t i = 0; i < n_in; i++) sum += g->elems[in[i]];
-    if (sum <= RND_MAX_ELEMS) {
-      uint32_t out = rnd_act(g, sum, false);
-      rnd_op(g, FX_CONCATENATION, n_in, in, 1, &out, NULL, 0);
+    bool same_rank = true;
+    for (uint32_t i = 0; i < n_in; i++) {
+      sum += g->elems[in[i]];
+      same_rank &= g->rank[in[i]] == rank;
+    }
+    if (same_rank && sum <= RND_MAX_ELEMS) {
+      uint32_t out = rnd_act(g, sum, rank, RQ_GENERIC);
+      mp_tfw_option o[] = {{.field = 0, .type = MP_TFW_I32, .i = rank - 1},
+                           {.field = 1, .type = MP_TFW_I8, .i = 0}};
+      rnd_op(g, FX_CONCATENATION, n_in, in, 0, NULL, 1, &out, MP_TFW_OPT_CONCATENATION, 2, o);
       return;
     }
-  } else if (c >= 62 && c < 74) { /* SPLIT in two halves */
+  } else if (c >= 62 && c < 74) { /* SPLIT in two halves on the last axis */
     if (n >= 2 && n % 2 == 0) {
-      if (g->axis < 0) {
-        g->axis = const_i32(g->w, "axis", 0, NULL, (const int32_t[]){1}, 1);
+      if (g->axis[rank] < 0) {
+        g->axis[rank] = const_i32(g->w, rank == 1 ? "axis0" : "axis1", 0, NULL,
+                                  (const int32_t[]){rank - 1}, 1);
         g->n_tensors++;
       }
-      uint32_t out[2] = {rnd_act(g, n / 2, false), rnd_act(g, n / 2, false)};
-      rnd_op(g, FX_SPLIT, 1, &a, 2, out, &g->axis, 1);
+      uint32_t out[2] = {rnd_act(g, n / 2, rank, RQ_GENERIC), rnd_act(g, n / 2, rank, RQ_GENERIC)};
+      /* SPLIT reads (axis, input): the constant comes first */
+      int32_t ins[2] = {g->axis[rank], g->id[a]};
+      int32_t outs[2] = {g->id[out[0]], g->id[out[1]]};
+      g->reads[a]++;
+      mp_tfw_option o[] = {{.field = 0, .type = MP_TFW_I32, .i = 2}};
+      mp_tfw_op op_def = {.builtin_code = FX_SPLIT, .n_inputs = 2, .inputs = ins, .n_outputs = 2,
+                          .outputs = outs, .options_type = MP_TFW_OPT_SPLIT, .n_options = 1,
+                          .options = o};
+      mp_tfw_add_op(g->w, &op_def);
       return;
     }
-  } else if (c >= 74 && c < 84) { /* PAD at the end */
+  } else if (c >= 74 && c < 84) { /* PAD at the end of the last axis */
     int32_t p = rng_int(&g->r, 1, 64);
     if (n + p <= RND_MAX_ELEMS) {
       char name[32];
       snprintf(name, sizeof name, "pad%u", g->n_tensors++);
-      int32_t pads = const_i32(g->w, name, 2, (const int32_t[]){2, 2},
-                               (const int32_t[]){0, 0, 0, p}, 4);
-      uint32_t out = rnd_act(g, n + p, false);
-      uint32_t in = a;
-      int32_t id[2] = {g->id[in], pads};
-      g->reads[in]++;
-      op(g->w, FX_PAD, 2, id, 1, &g->id[out]);
+      int32_t pads = rank == 1 ? const_i32(g->w, name, 2, (const int32_t[]){1, 2},
+                                           (const int32_t[]){0, p}, 2)
+                               : const_i32(g->w, name, 2, (const int32_t[]){2, 2},
+                                           (const int32_t[]){0, 0, 0, p}, 4);
+      uint32_t out = rnd_act(g, n + p, rank, RQ_GENERIC);
+      rnd_op(g, FX_PAD, 1, &a, 1, &pads, 1, &out, 0, 0, NULL);
       return;
     }
   } else if (c >= 84) { /* RESHAPE [1,n] <-> [n]: a view */
-    uint32_t out = rnd_act(g, n, true);
-    rnd_op(g, FX_RESHAPE, 1, &a, 1, &out, NULL, 0);
+    uint8_t r = rank == 1 ? 2 : 1;
+    uint32_t out = rnd_act(g, n, r, RQ_GENERIC);
+    mp_tfw_option o[] = {{.field = 0, .type = MP_TFW_I32_VEC, .n_vec = r,
+                          .vec = r == 1 ? (const int32_t[]){n} : (const int32_t[]){1, n}}};
+    rnd_op(g, FX_RESHAPE, 1, &a, 0, NULL, 1, &out, MP_TFW_OPT_RESHAPE, 1, o);
     return;
   }
-  uint32_t out = rnd_act(g, n, false);
-  rnd_op(g, unary[rng_int(&g->r, 0, 2)], 1, &a, 1, &out, NULL, 0);
+  int32_t u = rng_int(&g->r, 0, 2);
+  uint32_t out = rnd_act(g, n, rank,
+                         unary[u] == FX_LOGISTIC ? RQ_LOGISTIC
+                         : unary[u] == FX_TANH   ? RQ_TANH
+                                                 : RQ_GENERIC);
+  rnd_op(g, unary[u], 1, &a, 0, NULL, 1, &out, 0, 0, NULL);
 }
 
 mp_status fx_random(uint64_t seed, uint32_t n_ops, uint8_t **bytes, size_t *size) {
@@ -567,17 +610,18 @@ mp_status fx_random(uint64_t seed, uint32_t n_ops, uint8_t **bytes, size_t *size
   rnd_graph g;
   memset(&g, 0, sizeof g);
   g.r.s = seed;
-  g.axis = -1;
+  g.axis[0] = g.axis[1] = g.axis[2] = -1;
   g.cap = 6 * n_ops + 8; /* per op: <= 2 outputs and 3 late inputs */
   g.id = calloc(g.cap, sizeof *g.id);
   g.elems = calloc(g.cap, sizeof *g.elems);
+  g.rank = calloc(g.cap, sizeof *g.rank);
   g.reads = calloc(g.cap, sizeof *g.reads);
   g.is_input = calloc(g.cap, sizeof *g.is_input);
   g.inputs = calloc(g.cap, sizeof *g.inputs);
   int32_t *outputs = calloc(g.cap, sizeof *outputs);
   g.w = mp_tfw_new();
   mp_status st = MP_ERR_NOMEM;
-  if (g.id && g.elems && g.reads && g.is_input && g.inputs && outputs && g.w) {
+  if (g.id && g.elems && g.rank && g.reads && g.is_input && g.inputs && outputs && g.w) {
     char desc[64];
     snprintf(desc, sizeof desc, "random DAG seed %llu ops %u", (unsigned long long)seed, n_ops);
     mp_tfw_set_description(g.w, desc);
@@ -599,6 +643,7 @@ mp_status fx_random(uint64_t seed, uint32_t n_ops, uint8_t **bytes, size_t *size
   mp_tfw_free(&g.w);
   free(g.id);
   free(g.elems);
+  free(g.rank);
   free(g.reads);
   free(g.is_input);
   free(g.inputs);

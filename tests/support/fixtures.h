@@ -65,11 +65,12 @@ mp_status fx_build(const char *name, uint8_t **bytes, size_t *size);
  * either fails.  Free with mp_model_free. */
 mp_model *fx_model(const char *name);
 
-/* A random DAG of `n_ops` operators (1..100000) from `seed`: int8
- * activations of 1..1024 bytes, elementwise ops, ADD/MUL, CONCATENATION,
- * SPLIT (two outputs), PAD, RESHAPE (a view), skip connections, graph inputs
- * first read late, and sinks that are graph outputs (most) or never read.
- * Same seed and count, same bytes. */
+/* A random DAG of `n_ops` operators (1..100000) from `seed`: quantised
+ * int8 activations [1,n] or [n] (1..4096 bytes), RELU/TANH/LOGISTIC,
+ * ADD/MUL, CONCATENATION and SPLIT (two outputs) on the last axis, PAD,
+ * RESHAPE (a view), skip connections, graph inputs first read late, and
+ * sinks that are graph outputs (most) or never read.  Every op is
+ * well-formed for TFLite's shape rules.  Same seed and count, same bytes. */
 mp_status fx_random(uint64_t seed, uint32_t n_ops, uint8_t **bytes, size_t *size);
 
 /* The bundled example (examples/kws/kws.tflite): a DS-CNN keyword spotter
