@@ -27,6 +27,7 @@
  * verifier (verify.c) does, independently.
  */
 #include "diag.h"
+#include "firstfit.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -335,46 +336,6 @@ static uint64_t scratch_capacity(planctx *c, mp_memory m) {
 
 static bool visit_by_start(const mp_planner *pl) { return !strcmp(pl->name, "greedy"); }
 
-static const sitem *g_sort_items; /* qsort context (single-threaded library use) */
-static bool g_sort_by_start;
-
-static int cmp_visit(const void *a, const void *b) {
-  const sitem *x = &g_sort_items[*(const uint32_t *)a], *y = &g_sort_items[*(const uint32_t *)b];
-  bool px = x->pinned != NO_MEM, py = y->pinned != NO_MEM;
-  if (px != py) return px ? -1 : 1;
-  if (g_sort_by_start) {
-    if (x->start != y->start) return x->start < y->start ? -1 : 1;
-    if (x->size != y->size) return x->size > y->size ? -1 : 1;
-  } else {
-    if (x->size != y->size) return x->size > y->size ? -1 : 1;
-    int32_t lx = x->end - x->start, ly = y->end - y->start;
-    if (lx != ly) return lx > ly ? -1 : 1;
-    if (x->start != y->start) return x->start < y->start ? -1 : 1;
-  }
-  return (x->t > y->t) - (x->t < y->t);
-}
-
-typedef struct span {
-  uint64_t lo, hi;
-} span;
-
-static int cmp_span(const void *a, const void *b) {
-  const span *x = a, *y = b;
-  return (x->lo > y->lo) - (x->lo < y->lo);
-}
-
-/* Lowest offset >= 0, aligned to `al`, where [off, off+size) avoids every
- * span of busy[0..nb) (sorted by lo). */
-static uint64_t first_fit(span *busy, size_t nb, uint64_t size, uint64_t al) {
-  uint64_t off = 0;
-  for (size_t j = 0; j < nb; j++) {
-    off = mp_align_up(off, al);
-    if (off + size <= busy[j].lo) break;
-    if (busy[j].hi > off) off = busy[j].hi;
-  }
-  return mp_align_up(off, al);
-}
-
 /* Run the planner on the items assigned to memory m; on success store the
  * layout if it fits in `cap`. Returns false when it did not fit. */
 static mp_status solve_bank(planctx *c, sitem *items, size_t n, mp_memory m, uint64_t cap,
@@ -424,73 +385,78 @@ static mp_status solve_bank(planctx *c, sitem *items, size_t n, mp_memory m, uin
   return st;
 }
 
-/* Assign items to memories by first fit in the planner's visit order,
- * spilling down the preference order; fills items[].bank and offsets. */
+/* Assign items to memories by first fit in the planner's visit order
+ * (pinned items first), spilling down the preference order: one first-fit
+ * engine per memory, each over the items sized for that memory's slot
+ * alignment.  Fills items[].bank and offsets. */
 static mp_status assign_banks(planctx *c, sitem *items, size_t n, const uint64_t *cap) {
+  mp_item *bi[MP_MEM_COUNT] = {NULL};
+  mp_firstfit *ff[MP_MEM_COUNT] = {NULL};
   uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
-  span *busy = malloc((n ? n : 1) * sizeof *busy);
-  uint64_t height[MP_MEM_COUNT] = {0};
-  if (!ord || !busy) {
-    free(ord);
-    free(busy);
-    return MP_ERR_NOMEM;
+  uint32_t *visit = malloc((n ? n : 1) * sizeof *visit);
+  mp_status st = ord && visit ? MP_OK : MP_ERR_NOMEM;
+  mp_memory any = MP_MEM_COUNT;
+  for (uint32_t b = 0; b < c->n_order && st == MP_OK; b++) {
+    mp_memory m = c->order[b];
+    if (!mp_memory_writable(m)) continue;
+    bi[m] = malloc((n ? n : 1) * sizeof(mp_item));
+    if (!bi[m]) {
+      st = MP_ERR_NOMEM;
+      break;
+    }
+    for (size_t i = 0; i < n; i++) {
+      uint32_t al = slot_align(c, &c->g->tensors[items[i].t], m);
+      bi[m][i] = (mp_item){mp_align_up(items[i].size, al), items[i].start, items[i].end, al,
+                           items[i].t};
+    }
+    st = mp_firstfit_new(bi[m], n, &ff[m]);
+    if (any == MP_MEM_COUNT) any = m;
   }
-  for (size_t i = 0; i < n; i++) {
-    ord[i] = (uint32_t)i;
-    items[i].bank = NO_MEM;
+  if (st == MP_OK && any != MP_MEM_COUNT)
+    st = visit_by_start(c->planner) ? mp_firstfit_order_by_start(bi[any], n, ord)
+                                    : mp_firstfit_order_by_size(bi[any], n, ord);
+  if (st == MP_OK) {
+    /* pinned items first, each group keeping the planner's order */
+    size_t k = 0;
+    for (int pass = 0; pass < 2; pass++)
+      for (size_t i = 0; i < n; i++)
+        if ((items[ord[i]].pinned != NO_MEM) == (pass == 0)) visit[k++] = ord[i];
   }
-  g_sort_items = items;
-  g_sort_by_start = visit_by_start(c->planner);
-  qsort(ord, n, sizeof *ord, cmp_visit);
-  mp_status st = MP_OK;
   for (size_t k = 0; k < n && st == MP_OK; k++) {
-    sitem *it = &items[ord[k]];
+    sitem *it = &items[visit[k]];
     const mp_tensor *t = &c->g->tensors[it->t];
-    bool placed = false;
-    for (uint32_t b = 0; b < c->n_order && !placed; b++) {
+    it->bank = NO_MEM;
+    for (uint32_t b = 0; b < c->n_order && it->bank == NO_MEM; b++) {
       mp_memory m = c->order[b];
-      if (!mp_memory_writable(m)) continue;
+      if (!ff[m] || cap[m] == 0) continue; /* a 0 limit would mean "none" to the engine */
       if (it->pinned != NO_MEM && it->pinned != (int)m) continue;
-      uint32_t al = slot_align(c, t, m);
-      uint64_t sz = mp_align_up(it->size, al);
-      size_t nb = 0;
-      for (size_t j = 0; j < k; j++) {
-        const sitem *q = &items[ord[j]];
-        if (q->bank != (int)m || q->start > it->end || it->start > q->end) continue;
-        busy[nb++] = (span){q->offset, q->offset + mp_align_up(q->size, slot_align(c, &c->g->tensors[q->t], m))};
-      }
-      qsort(busy, nb, sizeof *busy, cmp_span);
-      uint64_t off = first_fit(busy, nb, sz, al);
-      if (off + sz <= cap[m]) {
-        it->bank = (int)m;
-        it->offset = off;
-        if (off + sz > height[m]) height[m] = off + sz;
-        placed = true;
-      }
+      if (mp_firstfit_place(ff[m], visit[k], cap[m], &it->offset)) it->bank = (int)m;
     }
-    if (!placed) {
-      if (it->pinned != NO_MEM) {
-        mp_memory m = (mp_memory)it->pinned;
-        c->scratch_h[m] = height[m];
-        report_nofit(c, t, m, mp_align_up(it->size, slot_align(c, t, m)),
-                     "Raise this memory's max_size in memory.constraints, or unpin the tensor "
-                     "so it can spill.");
-      } else {
-        for (uint32_t b = 0; b < c->n_order; b++) c->scratch_h[c->order[b]] = height[c->order[b]];
-        mp_error(c->dx, noloc(),
-                 "scratch tensor %u '%s' (%llu bytes, live over ops %d-%d) does not fit in any "
-                 "writable memory; every bank is full at that point. Raise a max_size in "
-                 "memory.constraints, or move constants out of the writable memories (e.g. "
-                 "memory.tensors: [{type: constant, attributes: {memory: mram}}]).",
-                 it->t, t->name, (unsigned long long)it->size, it->start, it->end);
-      }
-      st = MP_ERR_NOFIT;
+    if (it->bank != NO_MEM) continue;
+    for (int m = 0; m < MP_MEM_COUNT; m++) c->scratch_h[m] = ff[m] ? mp_firstfit_height(ff[m]) : 0;
+    if (it->pinned != NO_MEM) {
+      mp_memory m = (mp_memory)it->pinned;
+      report_nofit(c, t, m, mp_align_up(it->size, slot_align(c, t, m)),
+                   "Raise this memory's max_size in memory.constraints, or unpin the tensor "
+                   "so it can spill.");
+    } else {
+      mp_error(c->dx, noloc(),
+               "scratch tensor %u '%s' (%llu bytes, live over ops %d-%d) does not fit in any "
+               "writable memory; every bank is full at that point. Raise a max_size in "
+               "memory.constraints, or move constants out of the writable memories (e.g. "
+               "memory.tensors: [{type: constant, attributes: {memory: mram}}]).",
+               it->t, t->name, (unsigned long long)it->size, it->start, it->end);
     }
+    st = MP_ERR_NOFIT;
   }
   if (st == MP_OK)
-    for (int m = 0; m < MP_MEM_COUNT; m++) c->scratch_h[m] = height[m];
+    for (int m = 0; m < MP_MEM_COUNT; m++) c->scratch_h[m] = ff[m] ? mp_firstfit_height(ff[m]) : 0;
+  for (int m = 0; m < MP_MEM_COUNT; m++) {
+    mp_firstfit_free(&ff[m]);
+    free(bi[m]);
+  }
   free(ord);
-  free(busy);
+  free(visit);
   return st;
 }
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "fixtures.h"
 #include "testutil.h"
 
 #include <stdlib.h>
@@ -322,6 +323,362 @@ static void the_verifier_rejects_a_constant_arena_with_two_sources(void **state)
   unload(&l);
 }
 
+
+/* ---- fixtures: constants, pins, persistent, spill order ---- */
+
+static bool load_fx(const char *name, loaded *l) {
+  memset(l, 0, sizeof *l);
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  mp_status st = strcmp(name, "kws") ? fx_build(name, &bytes, &size) : fx_kws(&bytes, &size);
+  assert_int_equal(st, MP_OK);
+  assert_int_equal(mp_model_parse(bytes, size, name, NULL, &l->m), MP_OK);
+  free(bytes);
+  assert_int_equal(mp_graph_build(l->m, 0, NULL, NULL, &l->g), MP_OK);
+  return true;
+}
+
+static mp_rule rule(int32_t type, mp_attributes at) {
+  mp_rule r;
+  memset(&r, 0, sizeof r);
+  r.type = type;
+  r.attributes = at;
+  return r;
+}
+
+static uint64_t constant_bytes(const mp_graph *g) {
+  uint64_t n = 0;
+  for (uint32_t t = 0; t < g->n_tensors; t++)
+    if (g->tensors[t].role == MP_ROLE_CONSTANT && g->tensors[t].used)
+      n += (g->tensors[t].size + 15) / 16 * 16;
+  return n;
+}
+
+static void constants_pinned_to_mram_are_cold_and_read_in_place(void **state) {
+  (void)state;
+  loaded l;
+  load_fx("kws", &l);
+  mp_platform pf = platform(512 * 1024, 3 << 20);
+  mp_memory_args a = args("greedy");
+  mp_rule r = rule(MP_ROLE_CONSTANT, (mp_attributes){true, MP_MEM_MRAM, false, MP_MEM_DTCM});
+  a.rules = &r;
+  a.n_rules = 1;
+  mp_plan *p = NULL;
+  assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &p), MP_OK);
+  assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+  const mp_arena *k = find_arena(p, MP_ROLE_CONSTANT, MP_MEM_MRAM);
+  assert_non_null(k);
+  assert_false(k->is_staged);
+  assert_int_equal(k->source_memory, MP_MEM_MRAM);
+  assert_int_equal(k->total_size, constant_bytes(l.g));
+  assert_null(find_arena(p, MP_ROLE_CONSTANT, MP_MEM_DTCM));
+  assert_int_equal(p->memories[MP_MEM_MRAM].constant, k->total_size);
+  assert_int_equal(p->memories[MP_MEM_DTCM].constant, 0);
+  for (uint32_t t = 0; t < p->n_allocs; t++) {
+    const mp_allocation *x = mp_plan_get_allocation(p, t);
+    if (x && x->binding.role == MP_ROLE_CONSTANT) {
+      assert_int_equal(x->memory, MP_MEM_MRAM);
+      assert_int_equal(x->binding.source_memory, MP_MEM_MRAM);
+      assert_true(x->pinned);
+    }
+  }
+  mp_plan_free(&p);
+  unload(&l);
+}
+
+static void staged_constants_count_in_both_the_source_and_the_runtime_memory(void **state) {
+  (void)state;
+  loaded l;
+  load_fx("kws", &l);
+  mp_platform pf = platform(512 * 1024, 3 << 20);
+  mp_memory_args a = args("greedy");
+  mp_rule r = rule(MP_ROLE_CONSTANT, (mp_attributes){true, MP_MEM_MRAM, true, MP_MEM_DTCM});
+  a.rules = &r;
+  a.n_rules = 1;
+  mp_plan *p = NULL;
+  assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &p), MP_OK);
+  assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+  const mp_arena *k = find_arena(p, MP_ROLE_CONSTANT, MP_MEM_DTCM);
+  assert_non_null(k);
+  assert_true(k->is_staged);
+  assert_int_equal(k->source_memory, MP_MEM_MRAM);
+  assert_null(find_arena(p, MP_ROLE_CONSTANT, MP_MEM_MRAM));
+  /* the runtime copy counts in dtcm, the source blob in mram */
+  assert_int_equal(p->memories[MP_MEM_DTCM].constant, k->total_size);
+  assert_int_equal(p->memories[MP_MEM_MRAM].staged_source, k->total_size);
+  assert_int_equal(p->memories[MP_MEM_MRAM].used, k->total_size);
+  char sym[128];
+  assert_string_equal(mp_arena_symbol("kws", k, false, sym, sizeof sym), "kws_arena_const_dtcm_buffer");
+  assert_string_equal(mp_arena_symbol("kws", k, true, sym, sizeof sym), "kws_arena_const_dtcm__source");
+  mp_plan_free(&p);
+  unload(&l);
+}
+
+static void a_staged_source_blob_counts_against_its_budget(void **state) {
+  (void)state;
+  loaded l;
+  load_fx("kws", &l);
+  /* sram holds the staged sources; a budget below them must fail */
+  mp_platform pf = platform(512 * 1024, 3 << 20);
+  mp_memory_args a = args("greedy");
+  mp_rule r = rule(MP_ROLE_CONSTANT, (mp_attributes){true, MP_MEM_SRAM, true, MP_MEM_DTCM});
+  a.rules = &r;
+  a.n_rules = 1;
+  mp_constraint k = {MP_MEM_SRAM, true, 1024, 0};
+  a.constraints = &k;
+  a.n_constraints = 1;
+  mp_plan *p = NULL;
+  tu_diags d;
+  tu_diags_init(&d);
+  assert_int_equal(mp_plan_build(l.g, &pf, &a, &d.sink, &p), MP_ERR_NOFIT);
+  assert_null(p);
+  assert_true(tu_diags_has(&d, "does not fit in sram: budget 1024 bytes"));
+  assert_true(tu_diags_has(&d, "short by"));
+  unload(&l);
+}
+
+static void two_sources_for_one_constant_arena_are_an_error_naming_both_tensors(void **state) {
+  (void)state;
+  loaded l;
+  load_fx("kws", &l);
+  mp_platform pf = platform(512 * 1024, 3 << 20);
+  mp_memory_args a = args("greedy");
+  mp_rule r[2];
+  r[0] = rule(MP_ROLE_CONSTANT, (mp_attributes){true, MP_MEM_MRAM, true, MP_MEM_DTCM});
+  r[1] = rule(MP_ROLE_CONSTANT, (mp_attributes){true, MP_MEM_SRAM, true, MP_MEM_DTCM});
+  char id[16];
+  snprintf(id, sizeof id, "%u", 1u); /* some constant of the KWS model */
+  uint32_t cid = 0;
+  for (uint32_t t = 0; t < l.g->n_tensors; t++)
+    if (l.g->tensors[t].role == MP_ROLE_CONSTANT && l.g->tensors[t].used) cid = t;
+  snprintf(id, sizeof id, "%u", cid);
+  char *ids[1] = {id};
+  r[1].ids = ids;
+  r[1].n_ids = 1;
+  a.rules = r;
+  a.n_rules = 2;
+  mp_plan *p = NULL;
+  tu_diags d;
+  tu_diags_init(&d);
+  assert_int_equal(mp_plan_build(l.g, &pf, &a, &d.sink, &p), MP_ERR_CONFIG);
+  assert_true(tu_diags_has(&d, "exactly one source memory"));
+  char want[64];
+  snprintf(want, sizeof want, "tensor %u '%s'", cid, l.g->tensors[cid].name);
+  assert_true(tu_diags_has(&d, want));
+  unload(&l);
+}
+
+static void a_pinned_scratch_tensor_that_does_not_fit_names_tensor_memory_budget_and_shortfall(
+    void **state) {
+  (void)state;
+  loaded l;
+  load_fx("kws", &l);
+  mp_platform pf = platform(512 * 1024, 3 << 20);
+  mp_memory_args a = args("greedy");
+  char id[16];
+  snprintf(id, sizeof id, "%d", FX_KWS_CONV0_OUT);
+  char *ids[1] = {id};
+  mp_rule r = rule(MP_ROLE_SCRATCH, (mp_attributes){true, MP_MEM_SRAM, false, MP_MEM_DTCM});
+  r.ids = ids;
+  r.n_ids = 1;
+  a.rules = &r;
+  a.n_rules = 1;
+  mp_constraint k[2] = {{MP_MEM_DTCM, false, 0, 0}, {MP_MEM_SRAM, true, 4096, 0}};
+  a.constraints = k;
+  a.n_constraints = 2;
+  mp_plan *p = NULL;
+  tu_diags d;
+  tu_diags_init(&d);
+  assert_int_equal(mp_plan_build(l.g, &pf, &a, &d.sink, &p), MP_ERR_NOFIT);
+  char want[96];
+  snprintf(want, sizeof want, "scratch tensor %d '%s' (8000 bytes) does not fit in sram", FX_KWS_CONV0_OUT,
+           l.g->tensors[FX_KWS_CONV0_OUT].name);
+  assert_true(tu_diags_has(&d, want));
+  assert_true(tu_diags_has(&d, "budget 4096 bytes"));
+  assert_true(tu_diags_has(&d, "short by 3904 bytes"));
+  assert_true(tu_diags_has(&d, "memory.constraints"));
+  unload(&l);
+}
+
+static void a_pinned_scratch_tensor_lands_in_its_memory_and_the_rest_stays_preferred(void **state) {
+  (void)state;
+  loaded l;
+  load_fx("kws", &l);
+  mp_platform pf = platform(512 * 1024, 3 << 20);
+  mp_memory_args a = args("greedy_by_size");
+  char id[16];
+  snprintf(id, sizeof id, "%d", FX_KWS_CONV0_OUT);
+  char *ids[1] = {id};
+  mp_rule r = rule(MP_ROLE_SCRATCH, (mp_attributes){true, MP_MEM_SRAM, false, MP_MEM_DTCM});
+  r.ids = ids;
+  r.n_ids = 1;
+  a.rules = &r;
+  a.n_rules = 1;
+  mp_plan *p = NULL;
+  assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &p), MP_OK);
+  assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+  assert_int_equal(mp_plan_get_allocation(p, FX_KWS_CONV0_OUT)->memory, MP_MEM_SRAM);
+  assert_true(mp_plan_get_allocation(p, FX_KWS_CONV0_OUT)->pinned);
+  assert_int_equal(mp_plan_get_allocation(p, FX_KWS_INPUT)->memory, MP_MEM_DTCM);
+  assert_int_equal(mp_plan_get_allocation(p, FX_KWS_OUTPUT)->memory, MP_MEM_DTCM);
+  mp_plan_free(&p);
+  unload(&l);
+}
+
+static void the_constraint_order_is_the_preference_order(void **state) {
+  (void)state;
+  loaded l;
+  load_fx("kws", &l);
+  mp_platform pf = platform(512 * 1024, 3 << 20);
+  mp_memory_args a = args("greedy");
+  mp_constraint k[1] = {{MP_MEM_SRAM, false, 0, 0}}; /* sram first, dtcm after */
+  a.constraints = k;
+  a.n_constraints = 1;
+  mp_plan *p = NULL;
+  assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &p), MP_OK);
+  assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+  assert_non_null(find_arena(p, MP_ROLE_SCRATCH, MP_MEM_SRAM));
+  assert_null(find_arena(p, MP_ROLE_SCRATCH, MP_MEM_DTCM));
+  assert_non_null(find_arena(p, MP_ROLE_CONSTANT, MP_MEM_SRAM));
+  assert_int_equal(p->memories[MP_MEM_DTCM].used, 0);
+  mp_plan_free(&p);
+  unload(&l);
+}
+
+static void spilling_follows_the_preference_order_and_never_exceeds_a_budget(void **state) {
+  (void)state;
+  loaded l;
+  load_fx("kws", &l);
+  /* three writable banks; the first two too small for the whole arena */
+  mp_platform pf = platform(512 * 1024, 3 << 20);
+  pf.present[MP_MEM_PSRAM] = true;
+  pf.size[MP_MEM_PSRAM] = 1 << 20;
+  pf.n_order = 4;
+  pf.order[2] = MP_MEM_PSRAM;
+  pf.order[3] = MP_MEM_MRAM;
+  mp_memory_args a = args("greedy");
+  mp_constraint k[3] = {{MP_MEM_SRAM, true, 4096, 0}, {MP_MEM_DTCM, true, 8192, 0},
+                        {MP_MEM_PSRAM, false, 0, 0}};
+  a.constraints = k;
+  a.n_constraints = 3;
+  mp_rule r = rule(MP_ROLE_CONSTANT, (mp_attributes){true, MP_MEM_MRAM, false, MP_MEM_DTCM});
+  a.rules = &r;
+  a.n_rules = 1;
+  mp_plan *p = NULL;
+  assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &p), MP_OK);
+  assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+  const mp_arena *s0 = find_arena(p, MP_ROLE_SCRATCH, MP_MEM_SRAM);
+  const mp_arena *s1 = find_arena(p, MP_ROLE_SCRATCH, MP_MEM_DTCM);
+  const mp_arena *s2 = find_arena(p, MP_ROLE_SCRATCH, MP_MEM_PSRAM);
+  assert_non_null(s0);
+  assert_non_null(s1);
+  assert_non_null(s2);
+  assert_true(s0->total_size <= 4096 && s1->total_size <= 8192);
+  /* the small tensors fit sram; of each pair of live 8000-byte activations
+   * one lands in dtcm and the other spills on to psram */
+  assert_int_equal(mp_plan_get_allocation(p, FX_KWS_INPUT)->memory, MP_MEM_SRAM);
+  assert_int_equal(s1->total_size, 8000);
+  assert_int_equal(s2->total_size, 8000);
+  mp_plan_free(&p);
+  unload(&l);
+}
+
+static void persistent_tensors_get_a_zeroed_whole_program_arena(void **state) {
+  (void)state;
+  loaded l;
+  load_fx("variable", &l);
+  mp_platform pf = platform(512 * 1024, 3 << 20);
+  mp_memory_args a = args("greedy");
+  mp_plan *p = NULL;
+  assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &p), MP_OK);
+  assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+  const mp_arena *pa = find_arena(p, MP_ROLE_PERSISTENT, MP_MEM_DTCM);
+  assert_non_null(pa);
+  assert_int_equal(pa->used, pa->total_size);
+  uint32_t n = 0;
+  for (uint32_t t = 0; t < p->n_allocs; t++) {
+    const mp_allocation *x = mp_plan_get_allocation(p, t);
+    if (x && x->binding.role == MP_ROLE_PERSISTENT) {
+      n++;
+      assert_int_equal(l.g->tensors[t].role, MP_ROLE_PERSISTENT);
+      assert_int_equal(x->arena, (uint32_t)(pa - p->arenas));
+    }
+  }
+  assert_true(n >= 1);
+  /* region order: scratch arenas, then persistent, then constant */
+  for (uint32_t i = 1; i < p->n_arenas; i++)
+    assert_true(p->arenas[i - 1].role < p->arenas[i].role ||
+                (p->arenas[i - 1].role == p->arenas[i].role &&
+                 p->arenas[i - 1].memory < p->arenas[i].memory));
+  mp_plan_free(&p);
+  unload(&l);
+}
+
+static void a_persistent_tensor_pinned_to_read_only_memory_is_refused(void **state) {
+  (void)state;
+  loaded l;
+  load_fx("variable", &l);
+  mp_platform pf = platform(512 * 1024, 3 << 20);
+  mp_memory_args a = args("greedy");
+  mp_rule r = rule(MP_ROLE_PERSISTENT, (mp_attributes){true, MP_MEM_MRAM, false, MP_MEM_DTCM});
+  a.rules = &r;
+  a.n_rules = 1;
+  mp_plan *p = NULL;
+  tu_diags d;
+  tu_diags_init(&d);
+  assert_int_not_equal(mp_plan_build(l.g, &pf, &a, &d.sink, &p), MP_OK);
+  assert_true(tu_diags_has(&d, "read-only"));
+  unload(&l);
+}
+
+static void every_planner_gives_a_verified_plan_on_every_fixture_and_random_dags(void **state) {
+  (void)state;
+  const char *const *names = fx_names();
+  mp_platform pf = platform(512 * 1024, 3 << 20);
+  for (size_t i = 0; names[i]; i++) {
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    assert_int_equal(fx_build(names[i], &bytes, &size), MP_OK);
+    mp_model *m = NULL;
+    assert_int_equal(mp_model_parse(bytes, size, names[i], NULL, &m), MP_OK);
+    free(bytes);
+    mp_graph *g = NULL;
+    if (mp_graph_build(m, 0, NULL, NULL, &g) != MP_OK) { /* the deliberately broken ones */
+      mp_model_free(&m);
+      continue;
+    }
+    for (uint32_t k = 0; k < mp_planner_count(); k++) {
+      mp_memory_args a = args(mp_planner_at(k)->name);
+      mp_plan *p = NULL;
+      assert_int_equal(mp_plan_build(g, &pf, &a, NULL, &p), MP_OK);
+      assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+      mp_plan_free(&p);
+    }
+    mp_graph_free(&g);
+    mp_model_free(&m);
+  }
+  for (uint64_t seed = 1; seed <= 6; seed++) {
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    assert_int_equal(fx_random(seed, 60, &bytes, &size), MP_OK);
+    loaded l;
+    assert_int_equal(mp_model_parse(bytes, size, "random", NULL, &l.m), MP_OK);
+    free(bytes);
+    assert_int_equal(mp_graph_build(l.m, 0, NULL, NULL, &l.g), MP_OK);
+    /* tight dtcm: forces spilling on most seeds */
+    mp_platform tight = platform(4096, 3 << 20);
+    for (uint32_t k = 0; k < mp_planner_count(); k++) {
+      mp_memory_args a = args(mp_planner_at(k)->name);
+      mp_plan *p = NULL;
+      assert_int_equal(mp_plan_build(l.g, &tight, &a, NULL, &p), MP_OK);
+      assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+      assert_true(p->memories[MP_MEM_DTCM].used <= 4096);
+      mp_plan_free(&p);
+    }
+    unload(&l);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_planner_plans_every_corpus_model_and_the_verifier_agrees),
@@ -335,6 +692,17 @@ int main(void) {
       cmocka_unit_test(the_verifier_rejects_an_alias_that_does_not_share_storage),
       cmocka_unit_test(the_verifier_rejects_a_memory_over_budget),
       cmocka_unit_test(the_verifier_rejects_a_constant_arena_with_two_sources),
+      cmocka_unit_test(constants_pinned_to_mram_are_cold_and_read_in_place),
+      cmocka_unit_test(staged_constants_count_in_both_the_source_and_the_runtime_memory),
+      cmocka_unit_test(a_staged_source_blob_counts_against_its_budget),
+      cmocka_unit_test(two_sources_for_one_constant_arena_are_an_error_naming_both_tensors),
+      cmocka_unit_test(a_pinned_scratch_tensor_that_does_not_fit_names_tensor_memory_budget_and_shortfall),
+      cmocka_unit_test(a_pinned_scratch_tensor_lands_in_its_memory_and_the_rest_stays_preferred),
+      cmocka_unit_test(the_constraint_order_is_the_preference_order),
+      cmocka_unit_test(spilling_follows_the_preference_order_and_never_exceeds_a_budget),
+      cmocka_unit_test(persistent_tensors_get_a_zeroed_whole_program_arena),
+      cmocka_unit_test(a_persistent_tensor_pinned_to_read_only_memory_is_refused),
+      cmocka_unit_test(every_planner_gives_a_verified_plan_on_every_fixture_and_random_dags),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
