@@ -13,119 +13,35 @@
  * items with the default options, so sizes above --hill-climb-max (default
  * 10000) skip it unless asked for.
  *
- * Families (sizes rounded up to 16 bytes, alignment 16):
- *   chain        op i produces tensor i, op i + 1 consumes it: [i, i + 1];
- *   cnn          a residual CNN: stages of shrinking feature maps, every
- *                block's input is also read by the block's add three to
- *                six ops later (skip connection), a few op-local buffers;
- *   transformer  layers of 12 ops with many small short-lived tensors, a
- *                residual stream per layer, and in one layer in eight a
- *                long-lived tensor (a cache) that stays live to a random
- *                later layer.
+ * Families: chain, cnn and transformer of src/synth.h (sizes rounded up
+ * to 16 bytes, alignment 16); the rate also uses its `random` family.
  *
- * The generators use their own PRNG (splitmix64) with fixed seeds, so the
- * problems are the same on every run and machine.  Not part of the test
+ * The generators are pure functions of their seeds, so the problems are
+ * the same on every run and machine.  Not part of the test
  * suite: it prints numbers, it checks nothing but the planners' status.
  */
 #include "memplan.h"
+#include "synth.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static uint64_t rng_state;
-
-static uint64_t next_rand(void) {
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-/* Uniform in [lo, hi]. */
-static uint64_t rand_in(uint64_t lo, uint64_t hi) { return lo + next_rand() % (hi - lo + 1); }
-
-static uint64_t round16(uint64_t v) { return (v + 15) / 16 * 16; }
-
 typedef struct gen {
   mp_item *items;
-  size_t n, cap;
+  size_t n;
 } gen;
-
-static void add(gen *g, uint64_t size, int32_t start, int32_t end) {
-  if (g->n == g->cap) return;
-  g->items[g->n] = (mp_item){round16(size), start, end, 16, (uint32_t)g->n};
-  g->n++;
-}
-
-static void gen_chain(gen *g, size_t n) {
-  for (size_t i = 0; i < n; i++) add(g, rand_in(1024, 65536), (int32_t)i, (int32_t)i + 1);
-}
-
-static void gen_cnn(gen *g, size_t n) {
-  int32_t op = 0;
-  uint64_t fmap = 96 * 96 * 16;
-  while (g->n < n) {
-    /* a stage: a few residual blocks at one resolution */
-    size_t blocks = (size_t)rand_in(2, 6);
-    for (size_t b = 0; b < blocks && g->n < n; b++) {
-      int32_t block_in = op;
-      uint32_t depth = (uint32_t)rand_in(2, 5);
-      /* the block's input, live until the add at the end of the block */
-      add(g, fmap, block_in, block_in + (int32_t)depth + 1);
-      for (uint32_t k = 1; k <= depth && g->n < n; k++) {
-        uint64_t sz = k == depth ? fmap : fmap / 2 * rand_in(1, 6);
-        add(g, sz, op + (int32_t)k, op + (int32_t)k + 1);
-        if (next_rand() % 4 == 0 && g->n < n) /* an op-local scratch buffer */
-          add(g, rand_in(256, 4096), op + (int32_t)k, op + (int32_t)k);
-      }
-      op += (int32_t)depth + 1;
-    }
-    fmap = fmap > 4096 ? fmap / 2 : 96 * 96 * 16; /* downsample, then a new tower */
-  }
-}
-
-static void gen_transformer(gen *g, size_t n) {
-  int32_t op = 0;
-  while (g->n < n) {
-    /* residual stream of this layer */
-    uint64_t d = 64 * rand_in(2, 8);
-    add(g, d * 16, op, op + 12);
-    for (int32_t k = 0; k < 12 && g->n < n; k++) {
-      /* a few small, short-lived tensors per op */
-      int32_t m = (int32_t)rand_in(0, 1);
-      add(g, rand_in(64, 2048), op + k, op + k + 1);
-      if (m) add(g, rand_in(64, 512), op + k, op + k);
-    }
-    if (next_rand() % 8 == 0 && g->n < n) {
-      /* a cache: live from this layer to a random later one */
-      int32_t len = (int32_t)rand_in(12, 12 * 64);
-      add(g, rand_in(256, 32768), op, op + len);
-    }
-    op += 12;
-  }
-}
-
-/* Not a family of the scale table: random intervals over 50 steps with
- * random sizes, whose lower bound is rarely reachable, so that hill_climb's
- * rate is measured on moves rather than on an early stop. */
-static void gen_random(gen *g, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    int32_t s = (int32_t)rand_in(0, 49);
-    add(g, rand_in(16, 16384), s, s + (int32_t)rand_in(0, 30));
-  }
-}
 
 typedef struct family {
   const char *name;
-  void (*make)(gen *, size_t);
+  mp_synth_family f;
 } family;
 
 static const family families[] = {
-    {"chain", gen_chain},
-    {"cnn", gen_cnn},
-    {"transformer", gen_transformer},
+    {"chain", MP_SYNTH_CHAIN},
+    {"cnn", MP_SYNTH_CNN},
+    {"transformer", MP_SYNTH_TRANSFORMER},
 };
 
 static double now_s(void) {
@@ -200,9 +116,8 @@ int main(int argc, char **argv) {
   for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
     for (int si = 0; si < n_sizes; si++) {
       size_t n = (size_t)strtoull(size_str[si], NULL, 10);
-      gen g = {calloc(n ? n : 1, sizeof(mp_item)), 0, n};
-      rng_state = 0x5eed0000u + f * 1000003u + n;
-      families[f].make(&g, n);
+      gen g = {calloc(n ? n : 1, sizeof(mp_item)), n};
+      mp_synth_make(families[f].f, n, 0x5eed0000u + f * 1000003u + n, g.items);
       mp_problem p = {g.n, g.items, 0};
       uint64_t *off = malloc((g.n ? g.n : 1) * sizeof *off);
       for (int pi = 0; pi < n_planners; pi++) {
@@ -244,10 +159,10 @@ int main(int argc, char **argv) {
    * 100-item problems of each family (the early stop at the lower bound
    * can end a run sooner; the rate counts the moves actually made) */
   static const family rate_families[] = {
-      {"chain", gen_chain},
-      {"cnn", gen_cnn},
-      {"transformer", gen_transformer},
-      {"random", gen_random},
+      {"chain", MP_SYNTH_CHAIN},
+      {"cnn", MP_SYNTH_CNN},
+      {"transformer", MP_SYNTH_TRANSFORMER},
+      {"random", MP_SYNTH_RANDOM},
   };
   const mp_planner *hc = mp_planner_find("hill_climb");
   printf("\nhill_climb rate at 100 items (iterations=20000, max_stall_iterations=0)\n");
@@ -255,9 +170,8 @@ int main(int argc, char **argv) {
          "lower_bound", "iterations", "median_ms", "iterations/s", "per_cpu_s");
   for (size_t f = 0; hc && f < sizeof rate_families / sizeof rate_families[0]; f++) {
     size_t n = 100;
-    gen g = {calloc(n, sizeof(mp_item)), 0, n};
-    rng_state = 0xbe4c0000u + f;
-    rate_families[f].make(&g, n);
+    gen g = {calloc(n, sizeof(mp_item)), n};
+    mp_synth_make(rate_families[f].f, n, 0xbe4c0000u + f, g.items);
     mp_problem p = {g.n, g.items, 0};
     uint64_t *off = malloc(g.n * sizeof *off);
     char k1[] = "iterations", k2[] = "max_stall_iterations";
