@@ -90,6 +90,9 @@ int cmd_plan(cli *c, int argc, char **argv) {
   mp_status st = mp_config_from_args(nc, cargs, &c->sink, &cfg);
   if (st == MP_OK) st = mp_model_load(cfg->model_path, &c->sink, &m);
   if (st == MP_OK) st = mp_graph_build(m, cfg->subgraph, NULL, &c->sink, &g);
+  /* the same graph convert plans: kernels' op-local scratch included; an
+   * operator without a kernel is only a warning here */
+  if (st == MP_OK) st = mp_kernels_prepare(g, true, &c->sink);
   if (st == MP_OK) st = mp_plan_build(g, &cfg->platform, &cfg->memory, &c->sink, &plan);
   if (st == MP_OK) st = mp_plan_verify(plan, &c->sink);
   rc = cli_exit_code(st);

@@ -317,6 +317,16 @@ mp_status mp_graph_build(const mp_model *model, uint32_t subgraph,
 mp_status mp_graph_add_local(mp_graph *g, uint32_t op, uint64_t size,
                              uint32_t align, const char *name, uint32_t *id);
 
+/* Ready a graph for memplan's kernels before planning: lower every operator
+ * and add the op-local scratch buffers their kernels need (an im2col or
+ * accumulator buffer, live over [op, op]) with mp_graph_add_local, so the
+ * planner places them and the lower bound counts them.  Operators no kernel
+ * takes are reported all at once (name, index, the tensors they read and
+ * write) and yield MP_ERR_UNSUPPORTED; with allow_unsupported they are
+ * warnings and the emitted module returns its unsupported-operator status
+ * at those operators. */
+mp_status mp_kernels_prepare(mp_graph *g, bool allow_unsupported, const mp_diag_sink *dx);
+
 /* True when tensor t needs a scratch slot of its own (scratch role, used,
  * not an alias, and live). */
 bool mp_graph_needs_slot(const mp_graph *g, uint32_t t);

@@ -1511,3 +1511,54 @@ void mp_lower_params_c(const mp_lowered_op *lo, const char *sym, mp_buf *b) {
   mp_lower_params_init(lo, sym, b);
   mp_buf_puts(b, ";\n");
 }
+
+/* ------------------------------------------------------------------------ */
+/* Readying a graph for the kernels                                         */
+/* ------------------------------------------------------------------------ */
+
+/* Forwards diagnostics with errors turned into warnings. */
+static void as_warning(void *user, const mp_diag *d) {
+  const mp_diag_sink *dx = user; /* a copy of the caller's sink */
+  if (!dx || !dx->fn) return;
+  mp_diag w = *d;
+  if (w.severity == MP_SEV_ERROR) w.severity = MP_SEV_WARNING;
+  dx->fn(dx->user, &w);
+}
+
+mp_status mp_kernels_prepare(mp_graph *g, bool allow_unsupported, const mp_diag_sink *dx) {
+  mp_diag_sink inner = dx ? *dx : (mp_diag_sink){NULL, NULL};
+  mp_diag_sink soft = {as_warning, &inner};
+  mp_status st = mp_lower_check_all(g, allow_unsupported ? &soft : dx);
+  if (st == MP_ERR_UNSUPPORTED && allow_unsupported) {
+    mp_warning(dx, (mp_loc){g->model->path, 0, 0, -1, NULL, NULL},
+               "--allow-unsupported: the module's run returns the unsupported-operator status "
+               "at those operators unless the application supplies their kernels");
+    st = MP_OK;
+  } else if (st == MP_ERR_UNSUPPORTED) {
+    mp_note(dx, (mp_loc){g->model->path, 0, 0, -1, NULL, NULL},
+            "convert with --allow-unsupported to emit the module anyway; its run then returns "
+            "the unsupported-operator status at those operators");
+  }
+  if (st != MP_OK) return st;
+  uint32_t n_ops = g->n_ops;
+  for (uint32_t i = 0; i < n_ops; i++) {
+    bool has_local = false;
+    for (uint32_t t = g->n_model_tensors; t < g->n_tensors; t++)
+      has_local |= g->tensors[t].local_op == (int32_t)i;
+    if (has_local) continue;
+    mp_lowered_op lo;
+    st = mp_lower_op(g, i, &lo, NULL);
+    uint64_t bytes = st == MP_OK && lo.supported ? lo.scratch_bytes : 0;
+    uint32_t align = st == MP_OK ? (uint32_t)lo.scratch_align : 1;
+    mp_lower_free(&lo);
+    if (st == MP_ERR_NOMEM) return st;
+    st = MP_OK;
+    if (bytes == 0) continue;
+    char name[48];
+    snprintf(name, sizeof name, "op%u_scratch", i);
+    uint32_t id;
+    st = mp_graph_add_local(g, i, bytes, align ? align : 1, name, &id);
+    if (st != MP_OK) return st;
+  }
+  return MP_OK;
+}

@@ -1015,6 +1015,85 @@ static void lowering_survives_every_fixture_and_random_graphs(void **state) {
   assert_true(supported > 0);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Readying a graph for planning                                            */
+/* ------------------------------------------------------------------------ */
+
+static void kernels_prepare_adds_the_mean_scratch_and_the_plan_places_it(void **state) {
+  (void)state;
+  static const int32_t axes[2] = {1, 2};
+  mp_tfw *w = mp_tfw_new();
+  int32_t in = add_tensor(w, &(spec){.name = "in", .dtype = MP_DTYPE_INT8, .rank = 4,
+                                     .shape = {1, 8, 8, 16}, .n_scale = 1, .scale = {0.5f},
+                                     .zp = 2});
+  int32_t ax = add_tensor(w, &(spec){.name = "axes", .dtype = MP_DTYPE_INT32, .rank = 1,
+                                     .shape = {2}, .n_scale = 0, .scale = {0}, .zp = 0,
+                                     .data = axes, .bytes = 8});
+  int32_t out = add_tensor(w, &(spec){.name = "out", .dtype = MP_DTYPE_INT8, .rank = 4,
+                                      .shape = {1, 1, 1, 16}, .n_scale = 1, .scale = {0.25f},
+                                      .zp = -1});
+  mp_tfw_option o[] = {{.field = 0, .type = MP_TFW_BOOL, .i = 1}};
+  add_op(w, MEAN, 2, (const int32_t[]){in, ax}, out, 27 /* ReducerOptions */, 1, o);
+  built b;
+  finish(w, 1, &in, 1, &out, &b);
+  uint64_t before = mp_graph_lower_bound(b.g, 16);
+  assert_int_equal(before, 1024 + 16);
+  tu_diags d;
+  tu_diags_init(&d);
+  assert_int_equal(mp_kernels_prepare(b.g, false, &d.sink), MP_OK);
+  assert_int_equal(d.n_errors, 0);
+  /* one op-local int32 accumulator per output element, live over [0, 0] */
+  assert_int_equal(b.g->n_tensors, b.g->n_model_tensors + 1);
+  const mp_tensor *s = &b.g->tensors[b.g->n_model_tensors];
+  assert_int_equal(s->local_op, 0);
+  assert_int_equal(s->size, 16 * 4);
+  assert_string_equal(s->name, "op0_scratch");
+  assert_int_equal(b.g->storage[s->id].start_op, 0);
+  assert_int_equal(b.g->storage[s->id].end_op, 0);
+  assert_int_equal(mp_graph_lower_bound(b.g, 16), before + 64);
+  /* idempotent: a second call adds nothing */
+  assert_int_equal(mp_kernels_prepare(b.g, false, &d.sink), MP_OK);
+  assert_int_equal(b.g->n_tensors, b.g->n_model_tensors + 1);
+  /* the planner places it beside the others */
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  mp_memory_args a;
+  memset(&a, 0, sizeof a);
+  char planner[] = "greedy";
+  a.planner = planner;
+  mp_plan *p = NULL;
+  assert_int_equal(mp_plan_build(b.g, &pf, &a, &d.sink, &p), MP_OK);
+  assert_int_equal(mp_plan_verify(p, &d.sink), MP_OK);
+  const mp_allocation *al = mp_plan_get_allocation(p, s->id);
+  assert_non_null(al);
+  assert_int_equal(al->binding.role, MP_ROLE_SCRATCH);
+  assert_int_equal(p->arenas[al->arena].lower_bound, before + 64);
+  mp_plan_free(&p);
+  drop(&b);
+}
+
+static void kernels_prepare_lists_every_unsupported_op_or_warns_when_allowed(void **state) {
+  (void)state;
+  mp_model *m = fx_model("intermediates"); /* an LSTM: no kernel */
+  assert_non_null(m);
+  mp_graph *g = NULL;
+  assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &g), MP_OK);
+  tu_diags d;
+  tu_diags_init(&d);
+  assert_int_equal(mp_kernels_prepare(g, false, &d.sink), MP_ERR_UNSUPPORTED);
+  assert_true(tu_diags_has(&d, "error: operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM) is not supported"));
+  assert_true(tu_diags_has(&d, "reads "));
+  assert_true(tu_diags_has(&d, "writes "));
+  assert_true(tu_diags_has(&d, "--allow-unsupported"));
+  tu_diags_init(&d);
+  assert_int_equal(mp_kernels_prepare(g, true, &d.sink), MP_OK);
+  assert_int_equal(d.n_errors, 0);
+  assert_true(d.n_warnings >= 2);
+  assert_true(tu_diags_has(&d, "warning: operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM) is not supported"));
+  mp_graph_free(&g);
+  mp_model_free(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(conv_lowering_precomputes_padding_multipliers_and_relu6),
@@ -1030,6 +1109,8 @@ int main(void) {
       cmocka_unit_test(logistic_lowering_uses_frexp_and_the_q4_radius),
       cmocka_unit_test(quantize_lowers_float_and_integer_inputs),
       cmocka_unit_test(mean_asks_for_int32_scratch_and_runs_on_garbage),
+      cmocka_unit_test(kernels_prepare_adds_the_mean_scratch_and_the_plan_places_it),
+      cmocka_unit_test(kernels_prepare_lists_every_unsupported_op_or_warns_when_allowed),
       cmocka_unit_test(pad_and_transpose_and_concat_lower_to_byte_movers),
       cmocka_unit_test(reshape_of_a_constant_is_a_copy),
       cmocka_unit_test(check_all_lists_every_unsupported_operator),
