@@ -70,8 +70,17 @@ static int convert_after_rules(cli *c, const mp_config *cfg, const mp_graph *g) 
   if (st == MP_OK) {
     st = mp_emit_module(plan, cfg, &c->sink);
     rc = cli_exit_code(st);
+    if (st == MP_OK && cfg->verbose >= 1) {
+      printf("\nmodule    '%s' written to %s/ (include/%s_model.h is the header to include)\n",
+             cfg->module_name, cfg->module_path, cfg->prefix);
+      if (cfg->memory.dump_residency_json)
+        printf("report    %s/%s_residency.json\n", cfg->module_path, cfg->prefix);
+    }
   }
-  if (rc == CLI_EXIT_OK && cfg->report_path) rc = cmd_report_write(plan, cfg, cfg->report_path, c);
+  if (rc == CLI_EXIT_OK && cfg->report_path) {
+    rc = cmd_report_write(plan, cfg, cfg->report_path, c);
+    if (rc == CLI_EXIT_OK && cfg->verbose >= 1) printf("report    %s\n", cfg->report_path);
+  }
   mp_plan_free(&plan);
   return rc;
 }

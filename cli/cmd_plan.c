@@ -30,6 +30,22 @@ static const char *USAGE =
 
 int cmd_report_write(const mp_plan *plan, const mp_config *cfg, const char *path, cli *c);
 
+/* Forwards errors to the CLI's printer and only counts warnings: `plan` is
+ * for numbers, so operators without a kernel get one line, not a list. */
+typedef struct quiet {
+  cli *c;
+  unsigned warnings;
+} quiet;
+
+static void quiet_diag(void *user, const mp_diag *d) {
+  quiet *q = user;
+  if (d->severity == MP_SEV_WARNING) {
+    q->warnings++;
+    return;
+  }
+  q->c->sink.fn(q->c->sink.user, d);
+}
+
 int cmd_plan(cli *c, int argc, char **argv) {
   char *model = NULL;
   const char *report = NULL;
@@ -92,7 +108,14 @@ int cmd_plan(cli *c, int argc, char **argv) {
   if (st == MP_OK) st = mp_graph_build(m, cfg->subgraph, NULL, &c->sink, &g);
   /* the same graph convert plans: kernels' op-local scratch included; an
    * operator without a kernel is only a warning here */
-  if (st == MP_OK) st = mp_kernels_prepare(g, true, &c->sink);
+  if (st == MP_OK) {
+    quiet q = {c, 0};
+    mp_diag_sink qs = {quiet_diag, &q};
+    st = mp_kernels_prepare(g, true, &qs);
+    if (st == MP_OK && q.warnings)
+      fprintf(stderr, "memplan plan: note: some operators have no kernel in memplan; "
+                      "`memplan convert` lists them\n");
+  }
   if (st == MP_OK) st = mp_plan_build(g, &cfg->platform, &cfg->memory, &c->sink, &plan);
   if (st == MP_OK) st = mp_plan_verify(plan, &c->sink);
   rc = cli_exit_code(st);
