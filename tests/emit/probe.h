@@ -1,0 +1,135 @@
+/*
+ * probe.h — the probe kernels of the emit proof (tests/suite_emit_proof.sh).
+ *
+ * An emitted module runs with a kernel hook that sends every operator here.
+ * A probe kernel knows nothing of arithmetic; it checks memory.  Before an
+ * operator "runs", every tensor it reads must still hold exactly what its
+ * producer wrote: a pattern derived from the producer's tensor id, the byte
+ * index and the round (graph inputs: the harness's pattern; constants: the
+ * model's bytes, checked by hash; variable tensors: zero until written).
+ * Then the probe fills every tensor the operator writes with that tensor's
+ * own pattern, and checks again that the inputs survived and the outputs do
+ * not overlap each other.  Any overlap of two live tensors, any constant
+ * that differs from the model, any slot outside its region shows up as a
+ * byte that is not what it should be, and the failure names the operator,
+ * the tensor, the byte and, when it can tell, the tensor whose pattern is
+ * there instead.
+ *
+ * What a module looks like to the probe (probe_module) is written by
+ * tests/emit/proof_gen.c per module: the graph's facts (from the model, not
+ * from the plan) plus adapters to the module's typed API.  The same code
+ * runs on the host (under ASan/UBSan) and on the emulated Cortex-M55.
+ */
+#ifndef PROBE_H
+#define PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a tensor should hold, from the graph. */
+enum {
+  PROBE_NONE = 0,       /* no storage needed: not checked */
+  PROBE_CONST = 1,      /* a constant: the model's bytes (hash) */
+  PROBE_INPUT = 2,      /* a graph input: the harness's pattern */
+  PROBE_PRODUCED = 3,   /* written by an operator (output, intermediate, op-local) */
+  PROBE_PERSISTENT = 4, /* a variable: zero after model_init until an op writes it */
+  PROBE_UNWRITTEN = 5   /* read but never written: not checked */
+};
+
+typedef struct probe_tensor {
+  uint32_t size;       /* bytes */
+  uint8_t kind;        /* PROBE_* */
+  int32_t root;        /* the view root whose storage it shares (itself if none) */
+  uint32_t hash_lo;    /* PROBE_CONST: FNV-1a 64 of the model's bytes */
+  uint32_t hash_hi;
+  const char *name;
+} probe_tensor;
+
+typedef struct probe_op {
+  const char *name;
+  uint16_t n_in;       /* op_io[first ...]: inputs (-1 absent) */
+  uint16_t n_out;      /* then outputs */
+  uint16_t n_extra;    /* then intermediates and op-local scratch it writes */
+  uint8_t is_view;     /* aliased view: the module must not call the hook */
+  uint32_t first;
+} probe_op;
+
+typedef struct probe_region {
+  uint32_t id;         /* <P>_REGION_... */
+  uint32_t size;       /* <P>_REGION_..._SIZE */
+  uint32_t align;
+  uint8_t writable;    /* scratch, persistent, staged runtime copy */
+  uint8_t persistent;
+  const char *symbol;
+} probe_region;
+
+/* The module's status codes, by meaning. */
+typedef struct probe_statuses {
+  int32_t ok, bad_region, unbound, too_small, misaligned, mismatch, not_init, unsupported,
+      kernel_failed;
+} probe_statuses;
+
+typedef struct probe_module probe_module;
+
+struct probe_module {
+  const char *name;          /* the module prefix */
+  const char *what;          /* "model / planner / config" */
+  uint32_t n_tensors, n_ops, n_regions, n_inputs, n_outputs;
+  const probe_tensor *tensors;
+  const probe_op *ops;
+  const int32_t *op_io;
+  const probe_region *regions;
+  const int32_t *inputs;
+  const int32_t *outputs;
+  uint8_t *state;            /* per tensor: round of its last write (persistent) */
+  uint8_t bound;             /* allocate_arenas false: the harness binds */
+  uint8_t strong_hydrate;    /* the glue defines <p>_hydrate_constants */
+  uint8_t guard_neighbours;  /* target, own arenas: check the bytes around them */
+  probe_statuses st;
+  /* adapters to the module (the glue) */
+  int32_t (*init)(void);           /* model_init of the probed context */
+  int32_t (*run)(void);            /* model_run of the probed context */
+  int32_t (*init_plain)(void);     /* a context without hook or callback */
+  int32_t (*run_plain)(void);
+  int32_t (*plain_failed_op)(void);
+  int32_t (*init_mismatch)(void);  /* a context of another plan hash */
+  int32_t (*run_uninitialised)(void);
+  void *(*io)(int output, uint32_t i, size_t *size);
+  void *(*tensor_data)(uint32_t id);
+  int32_t (*tensor_desc)(uint32_t id, uint32_t *region, uint32_t *offset, uint32_t *size);
+  void *(*region_base)(uint32_t r);
+  int32_t (*bind)(uint32_t r, void *buf, size_t size);
+  int32_t (*bind_pair)(uint32_t r1, void *b1, size_t s1, uint32_t r2, void *b2, size_t s2);
+  uint8_t *(*guarded)(uint32_t r, uint32_t *guard); /* bound: buffer incl. guards */
+};
+
+/* Called by the glue: the kernel hook (phase 0 init, 1 run) and the op
+ * callback (started 1 / finished 0).  Return 0 or a failure code. */
+int32_t probe_kernel(const probe_module *m, uint32_t op, int phase);
+void probe_event(const probe_module *m, uint32_t op, int started);
+/* Called by a strong <p>_hydrate_constants before it copies; `ready` says
+ * whether context_init visibly ran (inputs pointed at their slots). */
+void probe_hydrate(const probe_module *m, int ready);
+
+/* Run the whole proof of one module; 0 when it holds.  Prints one line
+ * ("PASS name ..." / "FAIL name: ...") through probe_print. */
+int probe_module_run(const probe_module *m);
+
+/* Provided by the program (host: stdout; target: semihosting). */
+void probe_print(const char *line);
+
+/* Where the harness's own buffers for caller-bound regions go: nowhere in
+ * particular on the host; the memory's section on the target (the glue's
+ * target_place.h defines them). */
+#ifndef PROBE_IN_DTCM
+#define PROBE_IN_DTCM
+#endif
+#ifndef PROBE_IN_SRAM
+#define PROBE_IN_SRAM
+#endif
+
+/* The guard byte and how many surround a harness-bound region. */
+#define PROBE_GUARD_BYTE 0xA5u
+#define PROBE_GUARD 64u
+
+#endif /* PROBE_H */

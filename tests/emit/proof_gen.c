@@ -1,0 +1,900 @@
+/*
+ * proof_gen.c — writes every module of the emit proof, the probe glue of
+ * each, and the makefile that builds them for the host and the target
+ * (tests/suite_emit_proof.sh drives it).
+ *
+ *   proof_gen OUT [--models DIR] [--example PATH] [--broken]
+ *
+ * For every model (the shared corpus in DIR, the bundled example, the
+ * fixtures and two random DAGs), every planner of the table and five
+ * configurations (everything in dtcm; constants cold in mram; constants
+ * staged mram -> dtcm; a dtcm budget of half the scratch arena, forcing a
+ * spill to sram; allocate_arenas false with half the constants cold and
+ * half staged, the caller binding every region), it plans, verifies and
+ * emits a module with mp_emit_module, then writes the module's probe glue
+ * (probe/glue.c): what every tensor must hold and every operator reads and
+ * writes, taken from the model and the graph — never from the plan — and
+ * adapters from probe.h to the module's typed API.
+ *
+ * Then OUT/build.mk: explicit rules for one host test binary (gcc, ASan +
+ * UBSan) holding every module, clang and Cortex-M4 compile checks, and
+ * Cortex-M55 images for QEMU's mps3-an547, the modules packed into images
+ * so that each image's arenas fit the board's DTCM, SRAM and QSPI.
+ *
+ * --broken writes one module whose plan has two live scratch tensors
+ * forced onto the same bytes, emitted without the verifier: its proof must
+ * fail and name the operator and the tensor.
+ */
+#include "emit.h"
+#include "fixtures.h"
+#include "lower.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { C_DTCM, C_COLD, C_STAGED, C_SPILL, C_BOUND, C_COUNT };
+static const char *const config_names[C_COUNT] = {"dtcm", "cold", "staged", "spill", "bound"};
+
+/* Target memories of the an547 image (tests/target/an547.ld). */
+enum { T_DTCM, T_SRAM, T_QSPI, T_COUNT };
+static const uint64_t target_capacity[T_COUNT] = {512u * 1024u - 256u, 4096u * 1024u - 256u,
+                                                  8192u * 1024u - 256u};
+#define MAX_PER_IMAGE 32
+
+typedef struct modrec {
+  char prefix[64];
+  char what[200];
+  bool bound;
+  bool compile_checks;      /* also compiled with clang and for Cortex-M4 */
+  uint64_t need[T_COUNT];
+  int image;
+} modrec;
+
+static modrec *mods;
+static size_t n_mods, cap_mods;
+static const char *out_dir;
+static char out_abs[PATH_MAX];
+static int n_failed;
+
+static void die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("proof_gen: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputs("\n", stderr);
+  va_end(ap);
+  exit(2);
+}
+
+static void print_diag(void *user, const mp_diag *d) {
+  (void)user;
+  if (d->severity == MP_SEV_ERROR) fprintf(stderr, "  error: %s\n", d->message);
+}
+static const mp_diag_sink sink = {print_diag, NULL};
+
+static void write_text(const char *path, const mp_buf *b) {
+  if (b->failed) die("out of memory writing %s", path);
+  if (mp_write_file(path, b->data ? b->data : "", b->len, &sink) != MP_OK) die("cannot write %s", path);
+}
+
+/* Append `text` with every "@p" replaced by the prefix and "@P" by its
+ * upper case. */
+static void tpl(mp_buf *b, const char *text, const char *prefix, const char *up) {
+  for (const char *s = text; *s; s++) {
+    if (s[0] == '@' && (s[1] == 'p' || s[1] == 'P')) {
+      mp_buf_puts(b, s[1] == 'p' ? prefix : up);
+      s++;
+    } else {
+      mp_buf_putc(b, *s);
+    }
+  }
+}
+
+/* A path in a static buffer (one at a time). */
+static const char *pathf(const char *fmt, ...) {
+  static char buf[PATH_MAX + 256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+/* ---- configurations -------------------------------------------------------- */
+
+typedef struct cfg {
+  mp_memory_args a;
+  mp_constraint cons[3];
+  mp_rule rules[2];
+  mp_option opts[1];
+  char **ids;
+} cfg;
+
+static void cfg_free(cfg *c) {
+  for (uint32_t i = 0; c->ids && i < c->rules[1].n_ids; i++) free(c->ids[i]);
+  free(c->ids);
+}
+
+/* `spill_budget`: C_SPILL's dtcm max_size. */
+static void make_config(cfg *c, int which, const mp_planner *pl, const mp_graph *g,
+                        uint64_t spill_budget) {
+  memset(c, 0, sizeof *c);
+  c->a.planner = (char *)pl->name;
+  c->a.allocate_arenas = which != C_BOUND;
+  c->a.auto_hydrate_constants = true;
+  c->a.dump_residency_json = true;
+  if (!strcmp(pl->name, "exact")) {
+    c->opts[0] = (mp_option){(char *)"time_limit_ms", 50};
+    c->a.options = c->opts;
+    c->a.n_options = 1;
+  }
+  c->a.constraints = c->cons;
+  c->a.rules = c->rules;
+  c->cons[0] = (mp_constraint){MP_MEM_DTCM, false, 0, 0};
+  c->cons[1] = (mp_constraint){MP_MEM_SRAM, false, 0, 0};
+  c->a.n_constraints = 2;
+  mp_rule *r = &c->rules[0];
+  r->type = MP_ROLE_CONSTANT;
+  r->attributes.has_memory = true;
+  r->attributes.memory = MP_MEM_MRAM;
+  c->a.n_rules = 1;
+  switch (which) {
+  case C_DTCM:
+    c->a.n_constraints = 1;
+    r->type = MP_RULE_ANY_TYPE;
+    r->attributes.memory = MP_MEM_DTCM;
+    break;
+  case C_COLD: break;
+  case C_STAGED:
+    r->attributes.has_constant_destination_memory = true;
+    r->attributes.constant_destination_memory = MP_MEM_DTCM;
+    break;
+  case C_SPILL:
+    c->cons[0] = (mp_constraint){MP_MEM_DTCM, true, spill_budget, 32};
+    c->cons[1] = (mp_constraint){MP_MEM_SRAM, false, 0, 64};
+    break;
+  case C_BOUND: {
+    /* every other constant staged into dtcm, the rest cold in mram */
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < g->n_tensors; t++)
+      n += g->tensors[t].role == MP_ROLE_CONSTANT && g->tensors[t].used;
+    c->ids = calloc(n + 1, sizeof(char *));
+    mp_rule *s = &c->rules[1];
+    s->type = MP_ROLE_CONSTANT;
+    s->ids = c->ids;
+    s->attributes.has_constant_destination_memory = true;
+    s->attributes.constant_destination_memory = MP_MEM_DTCM;
+    uint32_t k = 0;
+    for (uint32_t t = 0; t < g->n_tensors; t++) {
+      if (g->tensors[t].role != MP_ROLE_CONSTANT || !g->tensors[t].used) continue;
+      if (k++ % 2) continue;
+      char buf[16];
+      snprintf(buf, sizeof buf, "%u", t);
+      c->ids[s->n_ids++] = strdup(buf);
+    }
+    if (s->n_ids) c->a.n_rules = 2;
+    break;
+  }
+  }
+}
+
+/* ---- the probe glue -------------------------------------------------------- */
+
+static uint32_t tmem(mp_memory m) {
+  return m == MP_MEM_DTCM ? T_DTCM : m == MP_MEM_MRAM ? T_QSPI : T_SRAM;
+}
+static const char *tsec(uint32_t t) { return t == T_DTCM ? "dtcm" : t == T_QSPI ? "mram" : "sram"; }
+
+typedef struct region_info {
+  char enum_name[128];
+  char symbol[160];
+  uint64_t size;
+  uint32_t align;
+  bool writable, persistent, is_const;
+  mp_memory memory;
+  uint32_t guard;
+} region_info;
+
+/* The regions as the module must number them (SPEC §6 + emit.c), derived
+ * here from the plan's arenas independently of the emitter. */
+static uint32_t regions_of(const mp_plan *p, const char *prefix, const char *up, region_info *r) {
+  static const char *const role_up[] = {"SCRATCH", "PERSISTENT", "CONST"};
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < p->n_arenas; i++, n++) {
+    const mp_arena *a = &p->arenas[i];
+    memset(&r[n], 0, sizeof r[n]);
+    snprintf(r[n].enum_name, sizeof r[n].enum_name, "%s_REGION_%s_%s", up, role_up[a->role],
+             emit_mem_upper(a->memory));
+    mp_arena_symbol(prefix, a, false, r[n].symbol, sizeof r[n].symbol);
+    r[n].size = a->total_size;
+    r[n].align = a->alignment;
+    r[n].is_const = a->role == MP_ROLE_CONSTANT && !a->is_staged;
+    r[n].writable = !r[n].is_const;
+    r[n].persistent = a->role == MP_ROLE_PERSISTENT;
+    r[n].memory = a->memory;
+  }
+  for (uint32_t i = 0; i < p->n_arenas; i++) {
+    const mp_arena *a = &p->arenas[i];
+    if (!a->is_staged) continue;
+    memset(&r[n], 0, sizeof r[n]);
+    snprintf(r[n].enum_name, sizeof r[n].enum_name, "%s_REGION_CONST_%s_SOURCE", up,
+             emit_mem_upper(a->memory));
+    mp_arena_symbol(prefix, a, true, r[n].symbol, sizeof r[n].symbol);
+    r[n].size = a->total_size;
+    r[n].align = a->alignment;
+    r[n].is_const = true;
+    r[n].memory = a->source_memory;
+    n++;
+  }
+  for (uint32_t i = 0; i < n; i++) r[i].guard = r[i].align > 64 ? r[i].align : 64;
+  return n;
+}
+
+static uint64_t fnv(const uint8_t *d, uint64_t n) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (uint64_t i = 0; i < n; i++) {
+    h ^= d[i];
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+/* What tensor t must hold, from the model and the graph alone. */
+static int tensor_kind(const mp_graph *g, uint32_t t, const bool *written) {
+  const mp_tensor *x = &g->tensors[t];
+  if (!x->used || x->size == 0) return 0;                  /* PROBE_NONE */
+  if (x->role == MP_ROLE_CONSTANT) return 1;               /* PROBE_CONST */
+  if (x->role == MP_ROLE_PERSISTENT) return 4;             /* PROBE_PERSISTENT */
+  if (x->is_input) return 2;                               /* PROBE_INPUT */
+  if (x->alias_of >= 0 || written[t]) return 3;            /* PROBE_PRODUCED */
+  return 5;                                                /* PROBE_UNWRITTEN */
+}
+
+static void write_glue(const mp_plan *p, const char *prefix, const char *up, const char *what,
+                       int which, const char *dir) {
+  const mp_graph *g = p->graph;
+  const mp_model *m = g->model;
+  const mp_subgraph_def *sg = &m->subgraphs[g->subgraph];
+  bool bound = which == C_BOUND, strong = which == C_STAGED;
+  region_info *rg = calloc(p->n_arenas * 2 + 1, sizeof *rg);
+  uint32_t nr = regions_of(p, prefix, up, rg);
+  bool *written = calloc(g->n_tensors, sizeof *written);
+  for (uint32_t i = 0; i < g->n_ops; i++) {
+    for (uint32_t k = 0; k < g->ops[i].n_outputs; k++)
+      if (g->ops[i].outputs[k] >= 0) written[g->ops[i].outputs[k]] = true;
+    for (uint32_t k = 0; k < g->ops[i].n_intermediates; k++)
+      if (g->ops[i].intermediates[k] >= 0) written[g->ops[i].intermediates[k]] = true;
+  }
+  for (uint32_t t = g->n_model_tensors; t < g->n_tensors; t++) written[t] = true;
+
+  mp_buf b;
+  mp_buf_init(&b);
+  mp_buf_printf(&b, "/* Probe glue of module %s: %s.\n * Generated by tests/emit/proof_gen.c. */\n",
+                prefix, what);
+  mp_buf_printf(&b, "#include \"%s_model.h\"\n#include \"probe.h\"\n\n#include <string.h>\n\n", prefix);
+  mp_buf_printf(&b, "extern const probe_module probe_module_%s;\n\n", prefix);
+  /* the region ids, as the plan orders the arenas */
+  mp_buf_puts(&b, "typedef char region_ids_follow_the_plan[(");
+  for (uint32_t i = 0; i < nr; i++) mp_buf_printf(&b, "%s%s == %u", i ? " && " : "", rg[i].enum_name, i);
+  mp_buf_printf(&b, " && %s_NUM_REGIONS == %u) ? 1 : -1];\n\n", up, nr);
+
+  mp_buf_printf(&b, "static const probe_tensor tensors[%u] = {\n", g->n_tensors);
+  for (uint32_t t = 0; t < g->n_tensors; t++) {
+    const mp_tensor *x = &g->tensors[t];
+    int kind = tensor_kind(g, t, written);
+    uint64_t h = 0;
+    if (kind == 1) {
+      /* the model's own buffer, not the graph's or the plan's view of it */
+      const mp_buffer_def *buf = &m->buffers[sg->tensors[t].buffer];
+      h = fnv(buf->data, buf->size);
+    }
+    mp_buf_printf(&b, "    {%lluu, %d, %d, 0x%08xu, 0x%08xu, ", (unsigned long long)x->size, kind,
+                  x->alias_of >= 0 ? x->alias_of : (int32_t)t, (unsigned)(uint32_t)h,
+                  (unsigned)(uint32_t)(h >> 32));
+    emit_c_string(&b, x->name);
+    mp_buf_puts(&b, "},\n");
+  }
+  mp_buf_puts(&b, "};\n\nstatic const int32_t op_io[] = {\n");
+  uint32_t pos = 0;
+  mp_buf op_rows;
+  mp_buf_init(&op_rows);
+  for (uint32_t i = 0; i < g->n_ops; i++) {
+    const mp_op *op = &g->ops[i];
+    uint32_t n_extra = 0;
+    mp_buf_puts(&b, "   ");
+    for (uint32_t k = 0; k < op->n_inputs; k++) mp_buf_printf(&b, " %d,", op->inputs[k]);
+    for (uint32_t k = 0; k < op->n_outputs; k++) mp_buf_printf(&b, " %d,", op->outputs[k]);
+    for (uint32_t k = 0; k < op->n_intermediates; k++, n_extra++)
+      mp_buf_printf(&b, " %d,", op->intermediates[k]);
+    for (uint32_t t = g->n_model_tensors; t < g->n_tensors; t++)
+      if (g->tensors[t].local_op == (int32_t)i) {
+        mp_buf_printf(&b, " %u,", t);
+        n_extra++;
+      }
+    mp_buf_puts(&b, "\n");
+    mp_buf_puts(&op_rows, "    {");
+    emit_c_string(&op_rows, op->name);
+    mp_buf_printf(&op_rows, ", %u, %u, %u, %d, %u},\n", op->n_inputs, op->n_outputs, n_extra,
+                  op->is_view ? 1 : 0, pos);
+    pos += op->n_inputs + op->n_outputs + n_extra;
+  }
+  if (pos == 0) mp_buf_puts(&b, "    -1\n");
+  mp_buf_printf(&b, "};\n\nstatic const probe_op ops[%u] = {\n", g->n_ops);
+  mp_buf_append(&b, op_rows.data, op_rows.len);
+  mp_buf_free(&op_rows);
+  mp_buf_puts(&b, "};\n\nstatic const int32_t inputs[] = {");
+  for (uint32_t i = 0; i < g->n_inputs; i++) mp_buf_printf(&b, "%s%d", i ? ", " : "", g->inputs[i]);
+  if (!g->n_inputs) mp_buf_puts(&b, "-1");
+  mp_buf_puts(&b, "};\nstatic const int32_t outputs[] = {");
+  for (uint32_t i = 0; i < g->n_outputs; i++)
+    mp_buf_printf(&b, "%s%d", i ? ", " : "", g->outputs[i]);
+  if (!g->n_outputs) mp_buf_puts(&b, "-1");
+  mp_buf_puts(&b, "};\n\nstatic const probe_region regions[] = {\n");
+  for (uint32_t i = 0; i < nr; i++)
+    mp_buf_printf(&b, "    {%s, %s_SIZE, %s_ALIGN, %d, %d, \"%s\"},\n", rg[i].enum_name,
+                  rg[i].enum_name, rg[i].enum_name, rg[i].writable, rg[i].persistent,
+                  rg[i].symbol);
+  mp_buf_printf(&b, "};\n\nstatic uint8_t state[%u];\n\n", g->n_tensors);
+
+  /* caller-bound buffers: [guard][region][guard] */
+  mp_buf_puts(&b, "static uint8_t *guarded(uint32_t r, uint32_t *g) {\n");
+  if (bound) {
+    for (uint32_t i = 0; i < nr; i++) {
+      if (rg[i].is_const)
+        mp_buf_printf(&b, "  extern const uint8_t %s_blob_%u[];\n", prefix, i);
+      else
+        mp_buf_printf(&b, "  static PROBE_IN_%s uint8_t buf_%u[%uu + %s_SIZE + %uu] "
+                          "__attribute__((aligned(%u)));\n",
+                      emit_mem_upper(tmem(rg[i].memory) == T_DTCM ? MP_MEM_DTCM : MP_MEM_SRAM), i,
+                      rg[i].guard, rg[i].enum_name, rg[i].guard, rg[i].align);
+    }
+    mp_buf_puts(&b, "  switch (r) {\n");
+    for (uint32_t i = 0; i < nr; i++) {
+      if (rg[i].is_const)
+        mp_buf_printf(&b, "  case %uu: *g = %uu; return (uint8_t *)%s_blob_%u;\n", i, rg[i].guard,
+                      prefix, i);
+      else
+        mp_buf_printf(&b, "  case %uu: *g = %uu; return buf_%u;\n", i, rg[i].guard, i);
+    }
+    mp_buf_puts(&b, "  default: break;\n  }\n");
+  } else {
+    mp_buf_puts(&b, "  (void)r;\n");
+  }
+  mp_buf_puts(&b, "  *g = 0;\n  return NULL;\n}\n\n");
+
+  tpl(&b,
+      "static @p_model_context_t ctx = @P_MODEL_CONTEXT_INIT;\n"
+      "static @p_model_context_t plain = @P_MODEL_CONTEXT_INIT;\n\n"
+      "static int32_t hook(@p_model_context_t *c, const @p_op_t *op, @p_kernel_phase_t phase) {\n"
+      "  if (c != &ctx || op != &@p_ops[op->index]) return 99;\n"
+      "  return probe_kernel(&probe_module_@p, op->index, phase == @P_PHASE_INIT ? 0 : 1);\n"
+      "}\n\n"
+      "static void callback(const @p_op_t *op, @p_op_event_t event, void *user) {\n"
+      "  if (user != &ctx) return;\n"
+      "  probe_event(&probe_module_@p, op->index, event == @P_OP_STARTED);\n"
+      "}\n\n"
+      "static int32_t do_init(void) {\n"
+      "  ctx.kernel_hook = hook;\n  ctx.callback = callback;\n  ctx.user_data = &ctx;\n"
+      "  return @p_model_init(&ctx);\n}\n"
+      "static int32_t do_run(void) { return @p_model_run(&ctx); }\n"
+      "static int32_t do_init_plain(void) { return @p_model_init(&plain); }\n"
+      "static int32_t do_run_plain(void) { return @p_model_run(&plain); }\n"
+      "static int32_t plain_failed_op(void) { return plain.failed_op; }\n"
+      "static int32_t init_mismatch(void) {\n"
+      "  @p_model_context_t other = @P_MODEL_CONTEXT_INIT;\n"
+      "  other.plan_hash ^= 1u;\n"
+      "  return @p_model_init(&other);\n}\n"
+      "static int32_t run_uninitialised(void) {\n"
+      "  @p_model_context_t fresh = @P_MODEL_CONTEXT_INIT;\n"
+      "  return @p_model_run(&fresh);\n}\n"
+      "static void *io(int output, uint32_t i, size_t *size) {\n"
+      "  @p_io_t *x = output ? &ctx.outputs[i] : &ctx.inputs[i];\n"
+      "  *size = x->size;\n  return x->data;\n}\n"
+      "static int32_t tensor_desc(uint32_t id, uint32_t *region, uint32_t *offset, uint32_t *size) {\n"
+      "  if (id >= @P_NUM_TENSORS || @p_tensors[id].region == @P_NO_REGION) return -1;\n"
+      "  *region = @p_tensors[id].region;\n  *offset = @p_tensors[id].offset;\n"
+      "  *size = @p_tensors[id].size;\n  return 0;\n}\n"
+      "static void *region_base(uint32_t r) { return @p_arena_buffer((@p_arena_region_t)r); }\n"
+      "static int32_t bind(uint32_t r, void *buf, size_t size) {\n"
+      "  return @p_bind_arena((@p_arena_region_t)r, buf, size);\n}\n"
+      "static int32_t bind_pair(uint32_t r1, void *b1, size_t s1, uint32_t r2, void *b2, size_t s2) {\n"
+      "  @p_arena_binding_t b[2];\n"
+      "  b[0].region = (@p_arena_region_t)r1;\n  b[0].buf = b1;\n  b[0].size = s1;\n"
+      "  b[1].region = (@p_arena_region_t)r2;\n  b[1].buf = b2;\n  b[1].size = s2;\n"
+      "  return @p_bind_arenas(b, 2);\n}\n\n",
+      prefix, up);
+  if (strong) {
+    mp_buf_printf(&b,
+        "/* The application's hydrate: replaces the module's weak one; copies the\n"
+        " * way an application would (say, a DMA), region by region. */\n"
+        "int32_t %s_hydrate_constants(%s_model_context_t *c) {\n"
+        "  probe_hydrate(&probe_module_%s, %s_NUM_INPUTS == 0 || c->inputs[0].data != NULL);\n",
+        prefix, prefix, prefix, up);
+    for (uint32_t i = 0; i < p->n_arenas; i++) {
+      if (!p->arenas[i].is_staged) continue;
+      const char *rt = rg[i].enum_name;
+      for (uint32_t k = p->n_arenas; k < nr; k++)
+        if (!strncmp(rg[k].enum_name, rt, strlen(rt)) && !strcmp(rg[k].enum_name + strlen(rt), "_SOURCE"))
+          mp_buf_printf(&b, "  memcpy(%s_arena_buffer(%s), %s_arena_buffer(%s), %s_SIZE);\n",
+                        prefix, rt, prefix, rg[k].enum_name, rt);
+    }
+    mp_buf_puts(&b, "  return 0;\n}\n\n");
+  }
+  mp_buf_printf(&b,
+      "#ifdef PROBE_TARGET\n#define NEIGHBOURS %d\n#else\n#define NEIGHBOURS 0\n#endif\n\n"
+      "const probe_module probe_module_%s = {\n"
+      "    .name = \"%s\",\n    .what = \"%s\",\n"
+      "    .n_tensors = %u, .n_ops = %u, .n_regions = %u, .n_inputs = %u, .n_outputs = %u,\n"
+      "    .tensors = tensors, .ops = ops, .op_io = op_io, .regions = regions,\n"
+      "    .inputs = inputs, .outputs = outputs, .state = state,\n"
+      "    .bound = %d, .strong_hydrate = %d, .guard_neighbours = NEIGHBOURS,\n"
+      "    .st = {%s_STATUS_OK, %s_STATUS_BAD_REGION, %s_STATUS_UNBOUND_REGION,\n"
+      "           %s_STATUS_REGION_TOO_SMALL, %s_STATUS_MISALIGNED, %s_STATUS_PLAN_MISMATCH,\n"
+      "           %s_STATUS_NOT_INITIALISED, %s_STATUS_UNSUPPORTED_OP, %s_STATUS_KERNEL_FAILED},\n"
+      "    .init = do_init, .run = do_run, .init_plain = do_init_plain, .run_plain = do_run_plain,\n"
+      "    .plain_failed_op = plain_failed_op, .init_mismatch = init_mismatch,\n"
+      "    .run_uninitialised = run_uninitialised, .io = io, .tensor_data = %s_tensor_data,\n"
+      "    .tensor_desc = tensor_desc, .region_base = region_base, .bind = bind,\n"
+      "    .bind_pair = bind_pair, .guarded = guarded,\n"
+      "};\n",
+      bound ? 0 : 1, prefix, prefix, what, g->n_tensors, g->n_ops, nr, g->n_inputs,
+      g->n_outputs, bound, strong, up, up, up, up, up, up, up, up, up, prefix);
+  write_text(pathf("%s/probe/glue.c", dir), &b);
+  mp_buf_free(&b);
+
+  /* target placement of the module's arenas */
+  mp_buf_init(&b);
+  mp_buf_puts(&b, "/* Target placement (an547.ld sections). Generated by proof_gen. */\n");
+  for (int mm = 0; mm < MP_MEM_COUNT; mm++) {
+    uint32_t t = tmem((mp_memory)mm);
+    mp_buf_printf(&b, "#define %s_PUT_IN_%s __attribute__((section(\".bss.mp_%s\")))\n", up,
+                  emit_mem_upper((mp_memory)mm), tsec(t));
+    mp_buf_printf(&b, "#define %s_PUT_CONST_IN_%s __attribute__((section(\".rodata.mp_%s\")))\n",
+                  up, emit_mem_upper((mp_memory)mm), tsec(t));
+  }
+  mp_buf_puts(&b, "#define PROBE_IN_DTCM __attribute__((section(\".bss.mp_dtcm\")))\n"
+                  "#define PROBE_IN_SRAM __attribute__((section(\".bss.mp_sram\")))\n");
+  write_text(pathf("%s/probe/target_place.h", dir), &b);
+  mp_buf_free(&b);
+
+  /* caller-bound constant blobs, with their guards */
+  if (bound) {
+    mp_buf_init(&b);
+    mp_buf_puts(&b, "/* Constant blobs the harness binds, each between guard bytes.\n"
+                    " * Generated by tests/emit/proof_gen.c. */\n");
+    for (uint32_t i = 0; i < nr; i++) {
+      if (!rg[i].is_const) continue;
+      mp_buf_printf(&b,
+          "#ifdef PROBE_TARGET\n  .section .rodata.mp_%s,\"a\"\n#else\n  .section .rodata,\"a\"\n#endif\n"
+          "  .balign %u\n  .globl %s_blob_%u\n%s_blob_%u:\n  .fill %u, 1, 0xa5\n"
+          "  .incbin \"%s/modules/%s/data/%s.bin\"\n  .fill %u, 1, 0xa5\n",
+          tsec(tmem(rg[i].memory)), rg[i].align, prefix, i, prefix, i, rg[i].guard, out_abs, prefix,
+          rg[i].symbol, rg[i].guard);
+    }
+    mp_buf_puts(&b, "#if defined(__linux__) && !defined(PROBE_TARGET)\n"
+                    "  .section .note.GNU-stack,\"\",@progbits\n#endif\n");
+    write_text(pathf("%s/probe/blobs.S", dir), &b);
+    mp_buf_free(&b);
+  }
+
+  /* what the target needs */
+  modrec *mr = &mods[n_mods - 1];
+  for (uint32_t i = 0; i < nr; i++) {
+    uint64_t need = rg[i].size + rg[i].align + (bound ? 2u * rg[i].guard : 0u);
+    mr->need[tmem(rg[i].memory)] += need;
+  }
+  free(rg);
+  free(written);
+}
+
+/* ---- modules --------------------------------------------------------------- */
+
+static void short_name(const char *name, char *out, size_t n) {
+  const char *s = name;
+  if (!strncmp(s, "mlperf_", 7)) s += 7;
+  if (!strncmp(s, "tflm_", 5)) s += 5;
+  size_t k = 0;
+  if (!isalpha((unsigned char)*s)) out[k++] = 'm';
+  for (; *s && k + 1 < n; s++) out[k++] = isalnum((unsigned char)*s) ? (char)tolower((unsigned char)*s) : '_';
+  out[k] = '\0';
+  size_t l = strlen(out);
+  if (l > 5 && !strcmp(out + l - 5, "_int8")) out[l - 5] = '\0';
+}
+
+static void planner_abbrev(const char *name, char *out, size_t n) {
+  size_t k = 0;
+  for (const char *s = name; *s && k + 1 < n; s++)
+    if (s == name || s[-1] == '_') out[k++] = *s;
+  out[k] = '\0';
+}
+
+static modrec *add_mod(void) {
+  if (n_mods == cap_mods) {
+    cap_mods = cap_mods ? 2 * cap_mods : 64;
+    mods = realloc(mods, cap_mods * sizeof *mods);
+    if (!mods) die("out of memory");
+  }
+  memset(&mods[n_mods], 0, sizeof mods[0]);
+  return &mods[n_mods++];
+}
+
+static const mp_arena *find_arena(const mp_plan *p, mp_role role, mp_memory m) {
+  for (uint32_t i = 0; i < p->n_arenas; i++)
+    if (p->arenas[i].role == role && p->arenas[i].memory == m) return &p->arenas[i];
+  return NULL;
+}
+
+/* Plan, verify, emit and glue one module.  Returns false when skipped. */
+static bool one_module(const char *model_name, const mp_graph *g, const mp_planner *pl, int which,
+                       bool broken) {
+  mp_platform pf;
+  if (!mp_platform_builtin("apollo510_evb", &pf)) die("no apollo510_evb platform");
+  char sn[40], pa[8], prefix[64], up[64], what[200], dir[PATH_MAX];
+  short_name(model_name, sn, sizeof sn);
+  planner_abbrev(pl->name, pa, sizeof pa);
+  snprintf(prefix, sizeof prefix, "%s_%s_%s%s", sn, pa, config_names[which], broken ? "_broken" : "");
+  for (size_t i = 0; i <= strlen(prefix); i++) up[i] = (char)toupper((unsigned char)prefix[i]);
+  snprintf(what, sizeof what, "%s / %s / %s", model_name, pl->name, config_names[which]);
+  uint64_t budget = 0;
+  if (which == C_SPILL) {
+    /* half of what the scratch arena takes in dtcm with constants in mram */
+    cfg c0;
+    make_config(&c0, C_COLD, pl, g, 0);
+    mp_plan *p0 = NULL;
+    if (mp_plan_build(g, &pf, &c0.a, &sink, &p0) != MP_OK) die("%s: cannot plan", what);
+    const mp_arena *s = find_arena(p0, MP_ROLE_SCRATCH, MP_MEM_DTCM);
+    /* a scratch arena of one slot spills whole: a budget of 0 */
+    budget = s ? s->total_size / 2 / 32 * 32 : 0;
+    mp_plan_free(&p0);
+    cfg_free(&c0);
+    if (!s) {
+      printf("NOTICE %s: no scratch arena to spill, skipped\n", what);
+      return false;
+    }
+  }
+  cfg c;
+  make_config(&c, which, pl, g, budget);
+  mp_plan *p = NULL;
+  mp_status st = mp_plan_build(g, &pf, &c.a, &sink, &p);
+  if (st == MP_ERR_NOFIT && which == C_DTCM) {
+    printf("NOTICE %s: does not fit in dtcm, skipped\n", what);
+    cfg_free(&c);
+    return false;
+  }
+  if (st != MP_OK) {
+    fprintf(stderr, "FAIL %s: plan: %s\n", what, mp_status_str(st));
+    n_failed++;
+    cfg_free(&c);
+    return false;
+  }
+  if (mp_plan_verify(p, &sink) != MP_OK) {
+    fprintf(stderr, "FAIL %s: the verifier rejects the plan\n", what);
+    n_failed++;
+    mp_plan_free(&p);
+    cfg_free(&c);
+    return false;
+  }
+  if (which == C_SPILL && !find_arena(p, MP_ROLE_SCRATCH, MP_MEM_SRAM)) {
+    fprintf(stderr, "FAIL %s: a dtcm budget of %llu bytes did not spill scratch to sram\n", what,
+            (unsigned long long)budget);
+    n_failed++;
+  }
+  if (broken) {
+    /* two scratch slots live at the same op, forced onto the same bytes */
+    uint32_t a = UINT32_MAX, b = UINT32_MAX;
+    for (uint32_t i = 0; i < p->n_allocs && b == UINT32_MAX; i++)
+      for (uint32_t j = i + 1; j < p->n_allocs && b == UINT32_MAX; j++) {
+        const mp_allocation *x = mp_plan_get_allocation(p, i), *y = mp_plan_get_allocation(p, j);
+        if (!x || !y || x->alias_of >= 0 || y->alias_of >= 0 ||
+            x->binding.role != MP_ROLE_SCRATCH || y->binding.role != MP_ROLE_SCRATCH ||
+            x->arena != y->arena || x->offset == y->offset ||
+            x->offset + y->slot_size > p->arenas[x->arena].total_size ||
+            !mp_lifetime_overlaps(&p->lifetimes[i], &p->lifetimes[j]))
+          continue;
+        a = i;
+        b = j;
+      }
+    if (b == UINT32_MAX) die("%s: no two live scratch tensors to overlap", what);
+    p->allocs[b].offset = p->allocs[a].offset;
+    p->allocs[b].binding.offset = p->allocs[a].offset;
+    for (uint32_t t = 0; t < p->n_allocs; t++)
+      if (p->allocs[t].alias_of == (int32_t)b) {
+        p->allocs[t].offset = p->allocs[a].offset;
+        p->allocs[t].binding.offset = p->allocs[a].offset;
+      }
+    if (mp_plan_verify(p, NULL) == MP_OK) die("%s: the verifier accepts the broken plan", what);
+    printf("broken: tensors %u '%s' and %u '%s' share offset %llu\n", a, g->tensors[a].name, b,
+           g->tensors[b].name, (unsigned long long)p->allocs[a].offset);
+  }
+  snprintf(dir, sizeof dir, "%s/modules/%s", out_dir, prefix);
+  mp_config mc;
+  memset(&mc, 0, sizeof mc);
+  mc.module_path = dir;
+  mc.module_name = prefix;
+  mc.prefix = prefix;
+  mc.model_name = (char *)model_name;
+  mc.platform = pf;
+  mc.memory = c.a;
+  st = mp_emit_module(p, &mc, &sink);
+  if (st != MP_OK) {
+    fprintf(stderr, "FAIL %s: mp_emit_module: %s\n", what, mp_status_str(st));
+    n_failed++;
+    mp_plan_free(&p);
+    cfg_free(&c);
+    return false;
+  }
+  if (mp_make_dirs(pathf("%s/probe", dir), &sink) != MP_OK) die("cannot create %s/probe", dir);
+  modrec *mr = add_mod();
+  snprintf(mr->prefix, sizeof mr->prefix, "%s", prefix);
+  snprintf(mr->what, sizeof mr->what, "%s", what);
+  mr->bound = which == C_BOUND;
+  mr->compile_checks = pl == mp_planner_at(0) || broken;
+  write_glue(p, prefix, up, what, which, dir);
+  mp_plan_free(&p);
+  cfg_free(&c);
+  return true;
+}
+
+/* Op-local scratch, as the pipeline must add it before planning: every
+ * kernel that asks for working memory gets a tensor live over its op. */
+static void add_locals(mp_graph *g) {
+  uint32_t n = g->n_ops;
+  for (uint32_t o = 0; o < n; o++) {
+    mp_lowered_op lo;
+    if (mp_lower_op(g, o, &lo, NULL) == MP_OK && lo.supported && lo.scratch_bytes > 0) {
+      char nm[32];
+      uint32_t id;
+      snprintf(nm, sizeof nm, "op%u_scratch", o);
+      if (mp_graph_add_local(g, o, lo.scratch_bytes, lo.scratch_align, nm, &id) != MP_OK)
+        die("cannot add op-local scratch");
+    }
+    mp_lower_free(&lo);
+  }
+}
+
+static void model_modules(const char *name, mp_model *m, bool broken) {
+  mp_graph *g = NULL;
+  if (mp_graph_build(m, 0, NULL, NULL, &g) != MP_OK) {
+    printf("NOTICE %s: no graph (a fixture of an invalid model), skipped\n", name);
+    return;
+  }
+  add_locals(g);
+  for (uint32_t k = 0; k < mp_planner_count(); k++)
+    for (int c = 0; c < C_COUNT; c++) {
+      if (broken && (k > 0 || c != C_COLD)) continue;
+      one_module(name, g, mp_planner_at(k), c, broken);
+    }
+  mp_graph_free(&g);
+}
+
+/* ---- images and the makefile ------------------------------------------------ */
+
+static void pack_images(int *n_images) {
+  uint64_t (*used)[T_COUNT] = calloc(n_mods + 1, sizeof *used);
+  int *count = calloc(n_mods + 1, sizeof *count);
+  int n = 0;
+  for (size_t i = 0; i < n_mods; i++) {
+    modrec *mr = &mods[i];
+    for (int k = 0; k < T_COUNT; k++)
+      if (mr->need[k] > target_capacity[k]) die("%s needs %llu bytes of %s", mr->what,
+                                               (unsigned long long)mr->need[k], tsec((uint32_t)k));
+    int img = -1;
+    for (int j = 0; j < n && img < 0; j++) {
+      bool fits = count[j] < MAX_PER_IMAGE;
+      for (int k = 0; k < T_COUNT; k++) fits &= used[j][k] + mr->need[k] <= target_capacity[k];
+      if (fits) img = j;
+    }
+    if (img < 0) img = n++;
+    for (int k = 0; k < T_COUNT; k++) used[img][k] += mr->need[k];
+    count[img]++;
+    mr->image = img;
+  }
+  free(used);
+  free(count);
+  *n_images = n;
+}
+
+static void write_registry(const char *path, int image) {
+  mp_buf b;
+  mp_buf_init(&b);
+  mp_buf_puts(&b, "/* The modules of one proof binary. Generated by proof_gen. */\n#include \"probe.h\"\n\n");
+  for (size_t i = 0; i < n_mods; i++)
+    if (image < 0 || mods[i].image == image)
+      mp_buf_printf(&b, "extern const probe_module probe_module_%s;\n", mods[i].prefix);
+  mp_buf_puts(&b, "\nconst probe_module *const probe_modules[] = {\n");
+  for (size_t i = 0; i < n_mods; i++)
+    if (image < 0 || mods[i].image == image)
+      mp_buf_printf(&b, "    &probe_module_%s,\n", mods[i].prefix);
+  mp_buf_puts(&b, "    NULL};\n");
+  write_text(path, &b);
+  mp_buf_free(&b);
+}
+
+static void write_makefile(int n_images) {
+  mp_buf b;
+  mp_buf_init(&b);
+  mp_buf_puts(&b, "# The emit proof's build. Generated by tests/emit/proof_gen.c; variables\n"
+                  "# (HOST_CC, HOST_CFLAGS, ...) come from tests/suite_emit_proof.sh.\n\n");
+  mp_buf_printf(&b, "O := %s\n\n", out_abs);
+  mp_buf_puts(&b, "HOST_OBJS :=\nCLANG_OBJS :=\nM4_OBJS :=\n");
+  for (int k = 0; k < n_images; k++) mp_buf_printf(&b, "IMG%d_OBJS :=\n", k);
+  for (size_t i = 0; i < n_mods; i++) {
+    const modrec *mr = &mods[i];
+    const char *p = mr->prefix;
+    mp_buf_printf(&b, "\n# %s\n", mr->what);
+    const char *files[4][2] = {{"src/", "_model.c"}, {"src/", "_arenas.c"}, {"probe/", "glue.c"},
+                               {"probe/", "blobs.S"}};
+    for (int f = 0; f < 4; f++) {
+      if (f == 1 && mr->bound) continue;
+      if (f == 3 && !mr->bound) continue;
+      char src[PATH_MAX], stem[128];
+      if (f < 2) {
+        snprintf(src, sizeof src, "$(O)/modules/%s/%s%s%s", p, files[f][0], p, files[f][1]);
+        snprintf(stem, sizeof stem, "%s%s", p, files[f][1]);
+      } else {
+        snprintf(src, sizeof src, "$(O)/modules/%s/%s%s", p, files[f][0], files[f][1]);
+        snprintf(stem, sizeof stem, "%s_%s", p, files[f][1]);
+      }
+      stem[strlen(stem) - 2] = '\0';
+      const char *inc = "-I$(O)/modules/%s/include -I$(O)/modules/%s/kernels -I$(PROBE_DIR)";
+      char incs[PATH_MAX];
+      snprintf(incs, sizeof incs, inc, p, p);
+      mp_buf_printf(&b, "$(O)/host/%s.o: %s\n\t$(HOST_CC) $(HOST_CFLAGS) %s -c $< -o $@\n", stem,
+                    src, incs);
+      mp_buf_printf(&b, "HOST_OBJS += $(O)/host/%s.o\n", stem);
+      /* clang and Cortex-M4 compile checks of the module's own sources: the
+       * modules of the first planner (the others differ in table values) */
+      if (f < 2 && mr->compile_checks) {
+        mp_buf_printf(&b, "$(O)/clang/%s.o: %s\n\t$(CLANG_CC) $(CLANG_CFLAGS) %s -c $< -o $@\n", stem,
+                      src, incs);
+        mp_buf_printf(&b, "CLANG_OBJS += $(O)/clang/%s.o\n", stem);
+        mp_buf_printf(&b, "$(O)/m4/%s.o: %s\n\t$(ARM_CC) $(M4_CFLAGS) %s -c $< -o $@\n", stem, src, incs);
+        mp_buf_printf(&b, "M4_OBJS += $(O)/m4/%s.o\n", stem);
+      }
+      mp_buf_printf(&b,
+          "$(O)/m55/%s.o: %s\n\t$(ARM_CC) $(M55_CFLAGS) -include $(O)/modules/%s/probe/target_place.h "
+          "%s -c $< -o $@\n",
+          stem, src, p, incs);
+      mp_buf_printf(&b, "IMG%d_OBJS += $(O)/m55/%s.o\n", mr->image, stem);
+    }
+  }
+  mp_buf_puts(&b, "\nIMAGES :=");
+  for (int k = 0; k < n_images; k++) mp_buf_printf(&b, " %s/m55/img%d.elf", out_abs, k);
+  mp_buf_puts(&b, "\n\n");
+  mp_buf_puts(&b, "$(O)/host/registry.o: $(O)/registry_host.c\n\t$(HOST_CC) $(HOST_CFLAGS) -I$(PROBE_DIR) -c $< -o $@\n");
+  mp_buf_puts(&b, "$(O)/host/proof: $(HOST_OBJS) $(O)/host/registry.o $(HOST_SUPPORT)\n"
+                  "\t$(HOST_CC) $(HOST_LDFLAGS) $^ -o $@\n\n");
+  for (int k = 0; k < n_images; k++) {
+    mp_buf_printf(&b, "$(O)/m55/registry%d.o: $(O)/registry_img%d.c\n\t$(ARM_CC) $(M55_CFLAGS) "
+                      "-I$(PROBE_DIR) -c $< -o $@\n", k, k);
+    mp_buf_printf(&b, "$(O)/m55/img%d.elf: $(IMG%d_OBJS) $(O)/m55/registry%d.o $(M55_SUPPORT)\n"
+                      "\t$(ARM_CC) $(M55_LDFLAGS) $^ -o $@ $(M55_LIBS)\n", k, k, k);
+  }
+  mp_buf_puts(&b, "\nclang-check: $(CLANG_OBJS)\nm4-check: $(M4_OBJS)\n");
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/build.mk", out_dir);
+  write_text(path, &b);
+  mp_buf_free(&b);
+}
+
+/* ---- main -------------------------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void shared_models(const char *dir, bool broken) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    printf("NOTICE %s is absent: shared corpus models skipped\n", dir);
+    return;
+  }
+  char *names[256];
+  size_t n = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL && n < 256) {
+    size_t l = strlen(de->d_name);
+    if (l > 7 && !strcmp(de->d_name + l - 7, ".tflite")) names[n++] = strdup(de->d_name);
+  }
+  closedir(d);
+  qsort(names, n, sizeof names[0], cmp_str);
+  for (size_t i = 0; i < n; i++) {
+    char path[PATH_MAX], nm[128];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    snprintf(nm, sizeof nm, "%.*s", (int)(strlen(names[i]) - 7), names[i]);
+    mp_model *m = NULL;
+    if (!broken || !strcmp(nm, "mlperf_kws_ref_int8")) {
+      if (mp_model_load(path, &sink, &m) != MP_OK) die("cannot load %s", path);
+      model_modules(nm, m, broken);
+      mp_model_free(&m);
+    }
+    free(names[i]);
+  }
+}
+
+int main(int argc, char **argv) {
+  const char *models = NULL, *example = NULL;
+  bool broken = false;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--models") && i + 1 < argc) models = argv[++i];
+    else if (!strcmp(argv[i], "--example") && i + 1 < argc) example = argv[++i];
+    else if (!strcmp(argv[i], "--broken")) broken = true;
+    else if (argv[i][0] != '-' && !out_dir) out_dir = argv[i];
+    else die("usage: proof_gen OUT [--models DIR] [--example PATH] [--broken]");
+  }
+  if (!out_dir) die("usage: proof_gen OUT [--models DIR] [--example PATH] [--broken]");
+  if (mp_make_dirs(out_dir, &sink) != MP_OK || !realpath(out_dir, out_abs)) die("bad OUT");
+  static const char *const subdirs[] = {"host", "clang", "m4", "m55"};
+  for (size_t i = 0; i < 4; i++)
+    if (mp_make_dirs(pathf("%s/%s", out_abs, subdirs[i]), &sink) != MP_OK) die("bad OUT");
+  if (broken) {
+    /* the bundled example always exists; the corpus KWS when present */
+    if (example) {
+      mp_model *m = NULL;
+      if (mp_model_load(example, &sink, &m) != MP_OK) die("cannot load %s", example);
+      model_modules("kws_example", m, true);
+      mp_model_free(&m);
+    }
+  } else {
+    if (models) shared_models(models, false);
+    if (example) {
+      mp_model *m = NULL;
+      if (mp_model_load(example, &sink, &m) != MP_OK) die("cannot load %s", example);
+      model_modules("kws_example", m, false);
+      mp_model_free(&m);
+    }
+    const char *const *fx = fx_names();
+    for (size_t i = 0; fx[i]; i++) {
+      uint8_t *bytes = NULL;
+      size_t size = 0;
+      mp_model *m = NULL;
+      char nm[64];
+      snprintf(nm, sizeof nm, "fx_%s", fx[i]);
+      if (fx_build(fx[i], &bytes, &size) == MP_OK &&
+          mp_model_parse(bytes, size, fx[i], NULL, &m) == MP_OK)
+        model_modules(nm, m, false);
+      else
+        printf("NOTICE fixture %s does not build or parse, skipped\n", fx[i]);
+      mp_model_free(&m);
+      free(bytes);
+    }
+    static const struct { uint64_t seed; uint32_t ops; } rnd[] = {{1, 60}, {7, 240}};
+    for (size_t i = 0; i < 2; i++) {
+      uint8_t *bytes = NULL;
+      size_t size = 0;
+      mp_model *m = NULL;
+      char nm[64];
+      snprintf(nm, sizeof nm, "fx_random%u", (unsigned)rnd[i].ops);
+      if (fx_random(rnd[i].seed, rnd[i].ops, &bytes, &size) != MP_OK ||
+          mp_model_parse(bytes, size, nm, NULL, &m) != MP_OK)
+        die("random DAG %s", nm);
+      model_modules(nm, m, false);
+      mp_model_free(&m);
+      free(bytes);
+    }
+  }
+  int n_images = 0;
+  pack_images(&n_images);
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/registry_host.c", out_dir);
+  write_registry(path, -1);
+  for (int k = 0; k < n_images; k++) {
+    snprintf(path, sizeof path, "%s/registry_img%d.c", out_dir, k);
+    write_registry(path, k);
+  }
+  write_makefile(n_images);
+  snprintf(path, sizeof path, "%s/manifest.txt", out_dir);
+  FILE *f = fopen(path, "w");
+  if (!f) die("cannot write %s", path);
+  for (size_t i = 0; i < n_mods; i++)
+    fprintf(f, "%s img%d %s\n", mods[i].prefix, mods[i].image, mods[i].what);
+  fclose(f);
+  printf("proof_gen: %zu modules, %d target images, %d failures\n", n_mods, n_images, n_failed);
+  return n_failed ? 1 : 0;
+}
