@@ -232,19 +232,45 @@ static void types(const emit_ctx *e, mp_buf *b) {
   mp_buf_printf(b,
       "/* The state of one model instance.  Set it up with %s_MODEL_CONTEXT_INIT;\n"
       " * the application may then set callback, user_data and kernel_hook. */\n"
-      "typedef struct %s_model_context_t {\n"
-      "  uint64_t plan_hash;            /* %s_PLAN_HASH of the header it was set up with */\n"
-      "  %s_op_callback_t callback;     /* or NULL */\n"
-      "  void *user_data;               /* passed to callback */\n"
-      "  %s_kernel_hook_t kernel_hook;  /* or NULL: built-in kernels only */\n"
-      "  %s_io_t inputs[%u];            /* set by %s_model_init */\n"
-      "  %s_io_t outputs[%u];\n"
-      "  int32_t initialised;           /* 1 after a successful %s_model_init */\n"
-      "  int32_t failed_op;             /* the operator of the last failure, or -1 */\n"
-      "  int32_t error_code;            /* what a failing kernel, hook or hydrate returned */\n"
+      "typedef struct %s_model_context_t {\n",
+      u, p);
+  /* fields with their comments in one column */
+  char decl[9][128];
+  const char *note[9] = {NULL};
+  snprintf(decl[0], sizeof decl[0], "uint64_t plan_hash;");
+  snprintf(decl[1], sizeof decl[1], "%s_op_callback_t callback;", p);
+  snprintf(decl[2], sizeof decl[2], "void *user_data;");
+  snprintf(decl[3], sizeof decl[3], "%s_kernel_hook_t kernel_hook;", p);
+  snprintf(decl[4], sizeof decl[4], "%s_io_t inputs[%u];", p, ni);
+  snprintf(decl[5], sizeof decl[5], "%s_io_t outputs[%u];", p, no);
+  snprintf(decl[6], sizeof decl[6], "int32_t initialised;");
+  snprintf(decl[7], sizeof decl[7], "int32_t failed_op;");
+  snprintf(decl[8], sizeof decl[8], "int32_t error_code;");
+  char n0[128], n4[128], n6[128];
+  snprintf(n0, sizeof n0, "%s_PLAN_HASH of the header it was set up with", u);
+  snprintf(n4, sizeof n4, "pointed at their slots by %s_model_init", p);
+  snprintf(n6, sizeof n6, "1 after a successful %s_model_init", p);
+  note[0] = n0;
+  note[1] = "or NULL";
+  note[2] = "passed to callback";
+  note[3] = "or NULL: built-in kernels only";
+  note[4] = n4;
+  note[6] = n6;
+  note[7] = "the operator of the last failure, or -1";
+  note[8] = "what a failing kernel, hook or hydrate returned";
+  size_t w = 0;
+  for (int i = 0; i < 9; i++)
+    if (strlen(decl[i]) > w) w = strlen(decl[i]);
+  for (int i = 0; i < 9; i++) {
+    if (note[i])
+      mp_buf_printf(b, "  %-*s /* %s */\n", (int)w, decl[i], note[i]);
+    else
+      mp_buf_printf(b, "  %s\n", decl[i]);
+  }
+  mp_buf_printf(b,
       "} %s_model_context_t;\n\n"
       "#define %s_MODEL_CONTEXT_INIT {.plan_hash = %s_PLAN_HASH, .failed_op = -1}\n\n",
-      u, p, u, p, p, p, ni, p, p, no, p, p, u, u);
+      p, u, u);
 }
 
 static void api(const emit_ctx *e, mp_buf *b) {
