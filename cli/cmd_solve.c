@@ -45,7 +45,10 @@ static void usage(FILE *f) {
         "                          output (then standard output gets the height line)\n"
         "\n"
         "Output: the header id,lower,upper,size,offset, every row as read with its\n"
-        "offset, then the line '# height=H lower_bound=L planner=P'.\n"
+        "offset, then the line '# height=H lower_bound=L planner=P'.  The exact\n"
+        "planner adds '# proven_lower=A proven_upper=B optimal=yes|no timed_out=yes|no':\n"
+        "the optimum lies in [A, B]; with --capacity it searches for a layout within\n"
+        "it (or proves that none exists) instead of minimising.\n"
         "\n"
         "exit status: 0 solved; 1 the height exceeds --capacity; 2 bad usage or a bad\n"
         "problem file (rows are reported as FILE:LINE); 3 internal error.\n",
@@ -278,11 +281,30 @@ int cmd_solve(cli *c, int argc, char **argv) {
     offsets = malloc((prob->n ? prob->n : 1) * sizeof *offsets);
     if (!offsets) st = MP_ERR_NOMEM;
   }
+  /* A planner with a `capacity` option (exact) takes --capacity as its
+   * target unless the options already set one: it then looks for a layout
+   * within it, or proves there is none, instead of minimising. */
+  mp_option *call_opts = opts;
+  uint32_t n_call = n_opts;
+  bool has_cap_opt = false, sets_cap = false;
+  for (uint32_t k = 0; k < pl->n_options; k++) has_cap_opt |= !strcmp(pl->options[k].key, "capacity");
+  for (uint32_t k = 0; k < n_opts; k++) sets_cap |= !strcmp(opts[k].key, "capacity");
+  if (st == MP_OK && has_capacity && has_cap_opt && !sets_cap) {
+    call_opts = malloc((n_opts + 1) * sizeof *call_opts);
+    if (!call_opts) {
+      st = MP_ERR_NOMEM;
+    } else {
+      for (uint32_t k = 0; k < n_opts; k++) call_opts[k] = opts[k];
+      call_opts[n_opts] = (mp_option){(char *)"capacity", (int64_t)capacity};
+      n_call = n_opts + 1;
+    }
+  }
   if (st == MP_OK) {
     mp_problem p = {prob->n, prob->items, capacity};
     sol.offsets = offsets;
-    st = mp_solve(pl, &p, opts, n_opts, &sol, &c->sink);
+    st = mp_solve(pl, &p, call_opts, n_call, &sol, &c->sink);
   }
+  if (call_opts != opts) free(call_opts);
   if (st != MP_OK) {
     rc = cli_exit_code(st);
   } else if (!check_solution(prob, &sol)) {
@@ -296,6 +318,11 @@ int cmd_solve(cli *c, int argc, char **argv) {
             pl->name);
     if (sol.lower_bound > capacity)
       fputs("memplan solve: note: the lower bound is above the capacity: no layout fits\n", stderr);
+    else if (sol.proven_lower > capacity)
+      fprintf(stderr,
+              "memplan solve: note: planner %s proved that no layout fits: every layout is at "
+              "least %llu bytes high\n",
+              pl->name, (unsigned long long)sol.proven_lower);
     rc = CLI_EXIT_FAIL;
   } else {
     text = mp_csv_solution_text(prob, &sol, pl->name);
@@ -304,9 +331,15 @@ int cmd_solve(cli *c, int argc, char **argv) {
       rc = CLI_EXIT_USAGE;
     } else if (out_path) {
       rc = write_text(out_path, text);
-      if (rc == CLI_EXIT_OK)
+      if (rc == CLI_EXIT_OK) {
         printf("# height=%llu lower_bound=%llu planner=%s\n", (unsigned long long)sol.height,
                (unsigned long long)sol.lower_bound, pl->name);
+        if (!strcmp(pl->name, "exact"))
+          printf("# proven_lower=%llu proven_upper=%llu optimal=%s timed_out=%s\n",
+                 (unsigned long long)sol.proven_lower, (unsigned long long)sol.proven_upper,
+                 sol.proven_lower == sol.proven_upper ? "yes" : "no",
+                 sol.timed_out ? "yes" : "no");
+      }
     } else {
       fputs(text, stdout);
     }

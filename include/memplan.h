@@ -602,8 +602,9 @@ void mp_csv_problem_free(mp_csv_problem **p);
 
 /* The solution as CSV text: the header `id,lower,upper,size,offset`, every
  * row as read plus its offset, then a final line
- * `# height=H lower_bound=L planner=NAME`.  Returns malloc'd text (the
- * caller frees it), NULL when out of memory. */
+ * `# height=H lower_bound=L planner=NAME` (for the exact planner followed
+ * by `# proven_lower=A proven_upper=B optimal=yes|no timed_out=yes|no`).
+ * Returns malloc'd text (the caller frees it), NULL when out of memory. */
 char *mp_csv_solution_text(const mp_csv_problem *p, const mp_solution *sol,
                            const char *planner);
 

@@ -61,6 +61,33 @@
 /* Entries of a component's table of failed states (16 bytes each). */
 #define MEMO_MAX ((size_t)1 << 20)
 
+/* Strategy knobs: fixed in a normal build, read from the environment in an
+ * EXACT_TUNE build (for experiments). */
+typedef struct tuning {
+  int sec;      /* section choice: 0 fewest branches, 1 leftmost, 2 fewest then leftmost */
+  int contact;  /* order candidates by contact first */
+  int kinds;    /* bit mask of the rankings the restarts cycle through */
+  int salt;     /* hashed secondary keys after the first round */
+  int base;     /* node limit unit, in multiples of n */
+  int fullrel;  /* release check of every section at every placement */
+  int noise;    /* salted rankings scale sizes by 1 +- noise / 1024 */
+} tuning;
+
+static tuning tune = {0, 0, 15, 1, 2, 0, 256};
+
+#ifdef EXACT_TUNE
+static void tune_from_env(void) {
+  const char *v;
+  if ((v = getenv("X_SEC"))) tune.sec = atoi(v);
+  if ((v = getenv("X_CONTACT"))) tune.contact = atoi(v);
+  if ((v = getenv("X_KINDS"))) tune.kinds = atoi(v);
+  if ((v = getenv("X_SALT"))) tune.salt = atoi(v);
+  if ((v = getenv("X_BASE"))) tune.base = atoi(v);
+  if ((v = getenv("X_FULLREL"))) tune.fullrel = atoi(v);
+  if ((v = getenv("X_NOISE"))) tune.noise = atoi(v);
+}
+#endif
+
 /* ---- limits shared by every run of one call ------------------------------ */
 
 typedef struct budget {
@@ -162,6 +189,7 @@ typedef struct part {
 #ifdef EXACT_DEBUG
 #include <stdio.h>
 static uint32_t dbg_maxdepth;
+static uint64_t dbg_hits;
 #endif
 
 static bool trail_push(comp *c, uint32_t kind, uint32_t idx, uint64_t old) {
@@ -490,7 +518,25 @@ static bool place_and_check(comp *c, const part *pt, uint32_t j) {
     if (!section_release_fits(c, k, y)) return false;
   for (uint32_t q = 0; q < c->ntouched; q++)
     if (!section_release_fits(c, c->touched[q], y)) return false;
+  if (tune.fullrel)
+    for (uint32_t k = pt->s0; k <= pt->s1; k++)
+      if (!section_release_fits(c, k, y)) return false;
   return true;
+}
+
+/* Order of the candidates of a section: more contact first (an end of
+ * the item that meets a neighbour section's sky at its new top, or the
+ * edge, counts 2; one that stays below a higher neighbour counts 1), then
+ * the ranking. */
+static uint64_t cand_key(const comp *c, uint32_t j, uint64_t L) {
+  uint64_t top = L + c->size[j];
+  uint32_t score = 0;
+  if (c->sa[j] == 0 || c->sky[c->sa[j] - 1] == top) score += 2;
+  else if (c->sky[c->sa[j] - 1] > top) score += 1;
+  if (c->sb[j] + 1 == c->S || c->sky[c->sb[j] + 1] == top) score += 2;
+  else if (c->sky[c->sb[j] + 1] > top) score += 1;
+  if (!tune.contact) score = 0;
+  return ((uint64_t)(4 - score) << 32) | c->pre[j];
 }
 
 /* Depth-first search of part `pt`, every placement at or above `level`.
@@ -529,7 +575,12 @@ static int search(comp *c, const part *pt, uint64_t level) {
   for (uint32_t h = 0; h < 2; h++)
     key[h] = c->hash[h] ^ zterm(h, Z_KEY, ((uint64_t)pt->s0 << 32) | pt->s1, L ^ (c->cap << 1));
   uint64_t *slot = &c->memo[2 * (key[0] & c->memo_mask)];
-  if (slot[0] == key[0] && slot[1] == key[1]) return R_FAIL;
+  if (slot[0] == key[0] && slot[1] == key[1]) {
+#ifdef EXACT_DEBUG
+    dbg_hits++;
+#endif
+    return R_FAIL;
+  }
   int res = search_level(c, pt, L, left);
   if (res == R_FAIL) {
     slot[0] = key[0];
@@ -584,7 +635,12 @@ static int search_level(comp *c, const part *pt, uint64_t L, uint32_t left) {
     /* a gap at L over k is possible unless k must be filled from L up */
     bool gap = L + c->minsize + c->rem[k] <= c->cap;
     uint32_t br = c->cnt[k] + (gap ? 1u : 0u);
-    if (s == UINT32_MAX || br < s_branches || (br == s_branches && c->minpre[k] < c->minpre[s])) {
+    bool better;
+    if (s == UINT32_MAX) better = true;
+    else if (tune.sec == 1) better = k < s;
+    else if (tune.sec == 2) better = br < s_branches || (br == s_branches && k < s);
+    else better = br < s_branches || (br == s_branches && c->minpre[k] < c->minpre[s]);
+    if (better) {
       s = k;
       s_branches = br;
       s_gap = gap;
@@ -603,7 +659,8 @@ static int search_level(comp *c, const part *pt, uint64_t L, uint32_t left) {
     uint32_t j = c->sec_items[e];
     if (c->off[j] != UNPLACED || c->minoff[j] != L || release_of(c, j, L) != L) continue;
     uint32_t q = nc++;
-    while (q > 0 && c->pre[c->stk[cbase + q - 1]] > c->pre[j]) {
+    uint64_t kj = cand_key(c, j, L);
+    while (q > 0 && cand_key(c, c->stk[cbase + q - 1], L) > kj) {
       c->stk[cbase + q] = c->stk[cbase + q - 1];
       q--;
     }
@@ -701,7 +758,7 @@ static int cmp_sortkey(const void *x, const void *y) {
 }
 
 
-enum { RK_BOTTOM_LEFT, RK_PEAK, RK_SIZE, RK_BOTTOM_RIGHT, RK_COUNT };
+enum { RK_BOTTOM_LEFT, RK_PEAK, RK_SIZE, RK_BOTTOM_RIGHT, RK_LONG, RK_SMALL, RK_COUNT };
 
 /* Fill c->rankbuf with ranking `kind`: the tie-break between candidates at
  * the same minoff.  salt != 0 replaces the secondary key by a hash of
@@ -710,14 +767,20 @@ static void make_ranking(comp *c, uint32_t kind, uint64_t salt) {
   for (uint32_t i = 0; i < c->n; i++) {
     uint64_t len = (uint64_t)c->sb[i] - c->sa[i] + 1;
     uint64_t area = c->size[i] * len;
-    uint64_t rnd = salt ? mix64(salt * 0x100000001b3ULL + i) : 0;
+    /* salted: sizes and areas scaled by a factor in [1 - noise, 1 + noise) */
+    uint64_t f = 1024;
+    if (salt) f = 1024 - (uint64_t)tune.noise + mix64(salt * 0x100000001b3ULL + i) % (2 * (uint64_t)tune.noise + 1);
+    uint64_t size = c->size[i] > UINT64_MAX / 4096 ? c->size[i] : c->size[i] * f;
+    area = area > UINT64_MAX / 4096 ? area : area * f;
     uint32_t id = c->gidx[i];
     sortkey k;
     switch (kind) {
-    case RK_BOTTOM_LEFT: k = (sortkey){c->S - c->sa[i], salt ? rnd : c->size[i], len, id, i}; break;
-    case RK_BOTTOM_RIGHT: k = (sortkey){c->sb[i] + 1, salt ? rnd : c->size[i], len, id, i}; break;
-    case RK_PEAK: k = (sortkey){c->peak[i], salt ? rnd : area, c->size[i], id, i}; break;
-    default: k = (sortkey){c->size[i], salt ? rnd : len, c->peak[i], id, i}; break;
+    case RK_BOTTOM_LEFT: k = (sortkey){c->S - c->sa[i], size, len, id, i}; break;
+    case RK_BOTTOM_RIGHT: k = (sortkey){c->sb[i] + 1, size, len, id, i}; break;
+    case RK_PEAK: k = (sortkey){c->peak[i], area, size, id, i}; break;
+    case RK_LONG: k = (sortkey){len, size, 0, id, i}; break;
+    case RK_SMALL: k = (sortkey){UINT64_MAX - size, len, 0, id, i}; break;
+    default: k = (sortkey){size, len, c->peak[i], id, i}; break;
     }
     c->keys[i] = k;
   }
@@ -747,7 +810,11 @@ static decision decide(comp *c, uint64_t cap) {
   if (c->height <= cap) return D_FOUND;
   if (c->lb > cap || c->maxsize > cap || c->lower > cap) return D_INFEASIBLE;
   if (!c->searchable) return D_UNKNOWN;
-  uint64_t base = c->n < 64 ? 128 : 2u * (uint64_t)c->n;
+  uint64_t base = c->n < 64 ? 128 : (uint64_t)tune.base * c->n;
+  uint32_t kinds[RK_COUNT], nk = 0;
+  for (uint32_t k = 0; k < RK_COUNT; k++)
+    if (tune.kinds & (1 << k)) kinds[nk++] = k;
+  if (nk == 0) kinds[nk++] = RK_BOTTOM_LEFT;
   for (uint64_t r = 0;; r++) {
     if (c->bud->nodes >= c->bud->node_cap) {
       c->bud->node_cut = true;
@@ -757,15 +824,16 @@ static decision decide(comp *c, uint64_t cap) {
       c->bud->time_cut = true;
       return D_UNKNOWN;
     }
-    uint64_t m = r / RK_COUNT;
+    uint64_t m = r / nk;
     uint64_t l = luby(m + 1);
     uint64_t limit = l > UINT64_MAX / base ? UINT64_MAX : base * l;
-    make_ranking(c, (uint32_t)(r % RK_COUNT), m);
+    make_ranking(c, kinds[r % nk], tune.salt ? m : 0);
     int res = run(c, cap, limit);
 #ifdef EXACT_DEBUG
-    fprintf(stderr, "run n=%u cap=%llu r=%llu limit=%llu -> %d nodes=%llu maxdepth=%u\n", c->n,
+    fprintf(stderr, "run n=%u cap=%llu r=%llu limit=%llu -> %d nodes=%llu maxdepth=%u hits=%llu\n", c->n,
             (unsigned long long)cap, (unsigned long long)r, (unsigned long long)limit, res,
-            (unsigned long long)c->run_nodes, dbg_maxdepth);
+            (unsigned long long)c->run_nodes, dbg_maxdepth, (unsigned long long)dbg_hits);
+    dbg_hits = 0;
     dbg_maxdepth = 0;
 #endif
     if (res == R_FOUND) {
@@ -1077,6 +1145,9 @@ static bool budget_left(const budget *b) {
 mp_status mp_exact_improve(const mp_problem *p, uint64_t *offsets, const mp_exact_params *prm,
                            mp_exact_result *res, const mp_diag_sink *dx) {
   memset(res, 0, sizeof *res);
+#ifdef EXACT_TUNE
+  tune_from_env();
+#endif
   uint64_t t0 = now_ns();
   budget b = {0};
   b.deadline_ns = prm->time_limit_ms ? t0 + prm->time_limit_ms * 1000000u : 0;
@@ -1142,46 +1213,48 @@ mp_status mp_exact_improve(const mp_problem *p, uint64_t *offsets, const mp_exac
   }
   if (GL > GU) GL = GU; /* cannot happen with a valid incumbent; stay honest */
 
-  if (prm->capacity) {
-    uint64_t T = prm->capacity;
-    if (GU > T && GL <= T) {
-      decision d = probe(cs, nc, &b, T, 0, UINT64_MAX);
-      (void)d;
-      res->probes++;
+  /* With a capacity: one probe at it, with the whole budget.  A layout
+   * within it ends the call; a proof that none exists lets the bisection
+   * below look for the best layout above it in the time left. */
+  bool minimise = true, first = true;
+  if (prm->capacity && GL <= prm->capacity && GU > prm->capacity) {
+    decision d = probe(cs, nc, &b, prm->capacity, 0, UINT64_MAX);
+    res->probes++;
+    minimise = d == D_INFEASIBLE;
+    if (d == D_INFEASIBLE) GL = mp_max_u64(GL, mp_align_up(prm->capacity + 1, g));
+  } else if (prm->capacity && GU <= prm->capacity) {
+    minimise = false;
+  }
+  uint64_t soft = GL; /* lowest capacity still worth probing */
+  while (minimise && GL < GU && budget_left(&b)) {
+    uint64_t lo = mp_max_u64(GL, soft);
+    if (lo >= GU) break;
+    /* candidate capacities: lo, lo + g, ... below GU; probe the middle */
+    uint64_t cnt = (GU - lo + g - 1) / g;
+    uint64_t T = first ? GL : lo + (cnt - 1) / 2 * g;
+    /* the first probe (the lower bound, usually the optimum) gets most of
+     * the budget; later probes half of what is left */
+    uint64_t now = now_ns();
+    uint64_t pdl = 0, pn = UINT64_MAX;
+    if (b.deadline_ns) {
+      uint64_t left = b.deadline_ns > now ? b.deadline_ns - now : 0;
+      pdl = now + (first ? left / 8 * 7 : left / 2);
     }
-  } else {
-    bool first = true;
-    uint64_t soft = GL; /* lowest capacity still worth probing */
-    while (GL < GU && budget_left(&b)) {
-      uint64_t lo = mp_max_u64(GL, soft);
-      if (lo >= GU) break;
-      /* candidate capacities: lo, lo + g, ... below GU; probe the middle */
-      uint64_t cnt = (GU - lo + g - 1) / g;
-      uint64_t T = first ? GL : lo + (cnt - 1) / 2 * g;
-      /* the first probe (the lower bound, usually the optimum) gets most of
-       * the budget; later probes half of what is left */
-      uint64_t now = now_ns();
-      uint64_t pdl = 0, pn = UINT64_MAX;
-      if (b.deadline_ns) {
-        uint64_t left = b.deadline_ns > now ? b.deadline_ns - now : 0;
-        pdl = now + (first ? left / 4 * 3 : left / 2);
-      }
-      if (b.node_cap != UINT64_MAX) {
-        uint64_t left = b.node_cap - b.nodes;
-        pn = first ? left / 4 * 3 : left / 2;
-      }
-      decision d = probe(cs, nc, &b, T, pdl, pn);
-      res->probes++;
-      if (d == D_FOUND) {
-        GU = 0;
-        for (uint32_t k = 0; k < nc; k++) GU = mp_max_u64(GU, cs[k].height);
-      } else if (d == D_INFEASIBLE) {
-        GL = mp_align_up(T + 1, g);
-      } else {
-        soft = T + g;
-      }
-      first = false;
+    if (b.node_cap != UINT64_MAX) {
+      uint64_t left = b.node_cap - b.nodes;
+      pn = first ? left / 8 * 7 : left / 2;
     }
+    decision d = probe(cs, nc, &b, T, pdl, pn);
+    res->probes++;
+    if (d == D_FOUND) {
+      GU = 0;
+      for (uint32_t k = 0; k < nc; k++) GU = mp_max_u64(GU, cs[k].height);
+    } else if (d == D_INFEASIBLE) {
+      GL = mp_align_up(T + 1, g);
+    } else {
+      soft = T + g;
+    }
+    first = false;
   }
   GL = 0;
   GU = 0;

@@ -396,6 +396,12 @@ char *mp_csv_solution_text(const mp_csv_problem *p, const mp_solution *sol,
   mp_buf_printf(&b, "# height=%llu lower_bound=%llu planner=%s\n",
                 (unsigned long long)sol->height, (unsigned long long)sol->lower_bound,
                 planner ? planner : "");
+  /* the exact planner also proves an interval on the optimum */
+  if (planner && !strcmp(planner, "exact"))
+    mp_buf_printf(&b, "# proven_lower=%llu proven_upper=%llu optimal=%s timed_out=%s\n",
+                  (unsigned long long)sol->proven_lower, (unsigned long long)sol->proven_upper,
+                  sol->proven_lower == sol->proven_upper ? "yes" : "no",
+                  sol->timed_out ? "yes" : "no");
   if (b.failed) {
     mp_buf_free(&b);
     return NULL;
