@@ -1,29 +1,42 @@
 /*
  * host_main.c — the emit proof on the host: run the probe of every module
- * linked into this binary (built with ASan and UBSan).  Arguments, when
- * given, select modules by name.  Exit status 1 when any module fails.
+ * linked into this binary (built with ASan and UBSan), then the golden run
+ * of every module linked with its kernels (one list or the other is empty,
+ * see registry_*.c).  Arguments, when given, select modules by name.  Exit
+ * status 1 when any module fails.
  */
+#include "golden.h"
 #include "probe.h"
 
 #include <stdio.h>
 #include <string.h>
 
 extern const probe_module *const probe_modules[];
+extern const golden_module *const golden_modules[];
 
 void probe_print(const char *line) {
   puts(line);
   fflush(stdout);
 }
 
+static int chosen(int argc, char **argv, const char *name) {
+  int yes = argc < 2;
+  for (int i = 1; i < argc; i++) yes |= !strcmp(argv[i], name);
+  return yes;
+}
+
 int main(int argc, char **argv) {
   int n = 0, failed = 0;
-  for (const probe_module *const *m = probe_modules; *m; m++) {
-    int chosen = argc < 2;
-    for (int i = 1; i < argc; i++) chosen |= !strcmp(argv[i], (*m)->name);
-    if (!chosen) continue;
-    n++;
-    failed += probe_module_run(*m);
-  }
+  for (const probe_module *const *m = probe_modules; *m; m++)
+    if (chosen(argc, argv, (*m)->name)) {
+      n++;
+      failed += probe_module_run(*m);
+    }
+  for (const golden_module *const *g = golden_modules; *g; g++)
+    if (chosen(argc, argv, (*g)->name)) {
+      n++;
+      failed += golden_module_run(*g);
+    }
   printf("host: %d modules, %d failed\n", n, failed);
   return failed ? 1 : 0;
 }
