@@ -57,6 +57,8 @@ TESTS      := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 LIB        := $(BUILD)/libmemplan.a
 
 .PHONY: all check tests fuzz bench clean format
+# keep objects between runs (they are intermediates of the link rules)
+.SECONDARY:
 all: $(LIB) $(BUILD)/memplan $(TOOLS)
 
 $(BUILD)/%.o: %.c
