@@ -19,7 +19,8 @@
  *   4. a context without hook fails with "unsupported operator" at the
  *      first operator that is not a view (no kernel is linked);
  *   5. guard bytes around every bound buffer, and on the target the bytes
- *      around the module's own arenas, are unchanged.
+ *      around the module's own arenas, are unchanged (on the host, ASan's
+ *      redzones guard the module's own arenas).
  * The first failure is kept and printed with the module's name.
  *
  * C99, no heap; snprintf and memset only, so it runs on the bare target.

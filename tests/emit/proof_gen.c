@@ -3,7 +3,7 @@
  * each, and the makefile that builds them for the host and the target
  * (tests/suite_emit_proof.sh drives it).
  *
- *   proof_gen OUT [--models DIR] [--example PATH] [--broken]
+ *   proof_gen OUT [--models DIR] [--golden DIR] [--example PATH] [--broken]
  *
  * For every model (the shared corpus in DIR, the bundled example, the
  * fixtures and two random DAGs), every planner of the table and five
@@ -16,10 +16,16 @@
  * writes, taken from the model and the graph — never from the plan — and
  * adapters from probe.h to the module's typed API.
  *
+ * With --golden DIR, the first planner's cold-constants module of every
+ * corpus model whose operators all have kernels also gets probe/golden.c:
+ * TFLM's case 0 (DIR/<model>/case0.*.bin) to run with the real kernels.
+ *
  * Then OUT/build.mk: explicit rules for one host test binary (gcc, ASan +
- * UBSan) holding every module, clang and Cortex-M4 compile checks, and
- * Cortex-M55 images for QEMU's mps3-an547, the modules packed into images
- * so that each image's arenas fit the board's DTCM, SRAM and QSPI.
+ * UBSan) holding every module, clang and Cortex-M4 compile checks, the
+ * golden binaries, and Cortex-M55 images for QEMU's mps3-an547, the
+ * modules packed into images so that each image's arenas fit the board's
+ * DTCM, SRAM and QSPI.  A probed module is one translation unit (its glue
+ * includes the module's sources) to keep the build fast.
  *
  * --broken writes one module whose plan has two live scratch tensors
  * forced onto the same bytes, emitted without the verifier: its proof must
