@@ -50,14 +50,17 @@ static void region_tables(const emit_ctx *e, mp_buf *b) {
     mp_buf_printf(b, "    [%s] = {%s_SIZE, %s_ALIGN},\n", r->enum_name, r->enum_name, r->enum_name);
   }
   mp_buf_puts(b, "};\n\n");
+  mp_buf_puts(b, "/* A region's base.  A read-only blob is stored as such (.ro); the runtime\n"
+                 " * reads every base as .rw and hands constants to kernels as const. */\n"
+                 "typedef union region_base {\n  uint8_t *rw;\n  const uint8_t *ro;\n} region_base;\n\n");
   if (e->allocate) {
     mp_buf_printf(b, "/* The buffer every region is bound to: the module's own arenas until\n"
                      " * %s_bind_arena points one elsewhere.  Tensor descriptors are offsets\n"
                      " * from arena_buffers[region]. */\n", e->prefix);
-    mp_buf_printf(b, "static uint8_t *arena_buffers[%s_NUM_REGIONS] = {\n", u);
+    mp_buf_printf(b, "static region_base arena_buffers[%s_NUM_REGIONS] = {\n", u);
     for (uint32_t i = 0; i < e->n_regions; i++) {
       const emit_region *r = &e->regions[i];
-      mp_buf_printf(b, "    [%s] = %s%s,\n", r->enum_name, r->is_const ? "(uint8_t *)" : "",
+      mp_buf_printf(b, "    [%s] = {.%s = %s},\n", r->enum_name, r->is_const ? "ro" : "rw",
                     r->symbol);
     }
     mp_buf_puts(b, "};\n");
@@ -68,7 +71,7 @@ static void region_tables(const emit_ctx *e, mp_buf *b) {
   } else {
     mp_buf_printf(b, "/* The buffer every region is bound to (%s_bind_arena); NULL until\n"
                      " * then.  Tensor descriptors are offsets from arena_buffers[region]. */\n"
-                     "static uint8_t *arena_buffers[%s_NUM_REGIONS];\n"
+                     "static region_base arena_buffers[%s_NUM_REGIONS];\n"
                      "static size_t arena_sizes[%s_NUM_REGIONS];\n\n",
                   e->prefix, u, u);
   }
@@ -132,8 +135,8 @@ static void tensor_tables(const emit_ctx *e, mp_buf *b) {
       "  const %s_tensor_t *t;\n"
       "  if (id < 0 || (uint32_t)id >= %s_NUM_TENSORS) return NULL;\n"
       "  t = &%s_tensors[id];\n"
-      "  if (t->region == %s_NO_REGION || arena_buffers[t->region] == NULL) return NULL;\n"
-      "  return arena_buffers[t->region] + t->offset;\n"
+      "  if (t->region == %s_NO_REGION || arena_buffers[t->region].rw == NULL) return NULL;\n"
+      "  return arena_buffers[t->region].rw + t->offset;\n"
       "}\n\n",
       p, u, p, u);
 }
@@ -253,7 +256,7 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "int32_t %s_bind_arena(%s_arena_region_t region, void *buf, size_t size) {\n"
       "  int32_t st = check_binding((uint32_t)region, buf, size);\n"
       "  if (st != %s_STATUS_OK) return st;\n"
-      "  arena_buffers[region] = (uint8_t *)buf;\n"
+      "  arena_buffers[region].rw = (uint8_t *)buf;\n"
       "  arena_sizes[region] = size;\n"
       "  return %s_STATUS_OK;\n"
       "}\n\n",
@@ -268,7 +271,7 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "    if (st != %s_STATUS_OK) return st;\n"
       "  }\n"
       "  for (i = 0; i < count; i++) {\n"
-      "    arena_buffers[bindings[i].region] = (uint8_t *)bindings[i].buf;\n"
+      "    arena_buffers[bindings[i].region].rw = (uint8_t *)bindings[i].buf;\n"
       "    arena_sizes[bindings[i].region] = bindings[i].size;\n"
       "  }\n"
       "  return %s_STATUS_OK;\n"
@@ -286,8 +289,9 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "  ctx->error_code = 0;\n"
       "  if (ctx->plan_hash != %s_PLAN_HASH) return %s_STATUS_PLAN_MISMATCH;\n"
       "  for (r = 0; r < (uint32_t)%s_NUM_REGIONS; r++) {\n"
-      "    int32_t st = arena_buffers[r] == NULL ? %s_STATUS_UNBOUND_REGION\n"
-      "                                          : check_binding(r, arena_buffers[r], arena_sizes[r]);\n"
+      "    int32_t st = arena_buffers[r].rw == NULL\n"
+      "                     ? %s_STATUS_UNBOUND_REGION\n"
+      "                     : check_binding(r, arena_buffers[r].rw, arena_sizes[r]);\n"
       "    if (st != %s_STATUS_OK) {\n"
       "      ctx->error_code = (int32_t)r; /* the region at fault */\n"
       "      return st;\n"
@@ -300,7 +304,7 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
     if (rg->is_source || rg->a->role != MP_ROLE_PERSISTENT) continue;
     if (!any_persistent) mp_buf_puts(b, "  /* persistent arenas start every model_init at zero */\n");
     any_persistent = true;
-    mp_buf_printf(b, "  memset(arena_buffers[%s], 0, %s_SIZE);\n", rg->enum_name, rg->enum_name);
+    mp_buf_printf(b, "  memset(arena_buffers[%s].rw, 0, %s_SIZE);\n", rg->enum_name, rg->enum_name);
   }
   if (g->n_inputs)
     mp_buf_printf(b,
@@ -325,9 +329,9 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
     const emit_region *dst = &e->regions[src->arena];
     mp_buf_printf(b,
         "  /* the staged constants of %s, from their source blob in %s */\n"
-        "  if (arena_buffers[%s] == NULL || arena_buffers[%s] == NULL)\n"
+        "  if (arena_buffers[%s].rw == NULL || arena_buffers[%s].ro == NULL)\n"
         "    return %s_STATUS_UNBOUND_REGION;\n"
-        "  memcpy(arena_buffers[%s], arena_buffers[%s], %s_SIZE);\n",
+        "  memcpy(arena_buffers[%s].rw, arena_buffers[%s].ro, %s_SIZE);\n",
         mp_memory_name(dst->memory), mp_memory_name(src->memory), dst->enum_name, src->enum_name,
         u, dst->enum_name, src->enum_name, dst->enum_name);
   }
@@ -398,7 +402,7 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
   mp_buf_printf(b,
       "void *%s_arena_buffer(%s_arena_region_t region) {\n"
       "  if ((uint32_t)region >= (uint32_t)%s_NUM_REGIONS) return NULL;\n"
-      "  return arena_buffers[region];\n"
+      "  return arena_buffers[region].rw;\n"
       "}\n\n"
       "void *%s_tensor_data(uint32_t id) {\n"
       "  return id < %s_NUM_TENSORS ? tensor_ptr((int32_t)id) : NULL;\n"

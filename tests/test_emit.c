@@ -297,7 +297,7 @@ static void every_arena_symbol_is_defined_with_its_size_alignment_and_placement(
   }
   assert_non_null(arena(e.p, MP_ROLE_PERSISTENT, MP_MEM_DTCM, NULL));
   char *src = read_out(&e, "src/kws_model.c");
-  assert_non_null(strstr(src, "memset(arena_buffers[KWS_REGION_PERSISTENT_DTCM], 0, "
+  assert_non_null(strstr(src, "memset(arena_buffers[KWS_REGION_PERSISTENT_DTCM].rw, 0, "
                               "KWS_REGION_PERSISTENT_DTCM_SIZE);"));
   free(src);
   free(a);
@@ -306,8 +306,8 @@ static void every_arena_symbol_is_defined_with_its_size_alignment_and_placement(
   plan_model(&e, "kws", STAGED, true);
   emit_ok(&e);
   src = read_out(&e, "src/kws_model.c");
-  assert_non_null(strstr(src, "memcpy(arena_buffers[KWS_REGION_CONST_DTCM], "
-                              "arena_buffers[KWS_REGION_CONST_DTCM_SOURCE], KWS_REGION_CONST_DTCM_SIZE);"));
+  assert_non_null(strstr(src, "memcpy(arena_buffers[KWS_REGION_CONST_DTCM].rw, "
+                              "arena_buffers[KWS_REGION_CONST_DTCM_SOURCE].ro, KWS_REGION_CONST_DTCM_SIZE);"));
   free(src);
   done(&e);
 }
@@ -352,7 +352,7 @@ static void without_allocate_arenas_no_arena_is_defined_and_blobs_are_sidecar_fi
                             "KWS_REGION_CONST_DTCM, in mram: bind the bytes of "
                             "data/kws_arena_const_dtcm__source.bin */"));
   char *src = read_out(&e, "src/kws_model.c");
-  assert_non_null(strstr(src, "static uint8_t *arena_buffers[KWS_NUM_REGIONS];\n"));
+  assert_non_null(strstr(src, "static region_base arena_buffers[KWS_NUM_REGIONS];\n"));
   assert_null(strstr(src, "kws_arena_dtcm_buffer"));
   char *mk = read_out(&e, "module.mk");
   assert_null(strstr(mk, "_arenas.c"));
