@@ -58,8 +58,8 @@ static void region_comment(const emit_ctx *e, const emit_region *r, mp_buf *b) {
 static void status_codes(const emit_ctx *e, mp_buf *b) {
   const char *u = e->up, *p = e->prefix;
   mp_buf_printf(b,
-      "/* Status codes.  Every function of the module returns one of these as an\n"
-      " * int32_t: 0 on success, negative on failure. */\n"
+      "/* Status codes.  Every entry point (bind, init, hydrate, run) returns one\n"
+      " * of these as an int32_t: 0 on success, negative on failure. */\n"
       "typedef enum %s_status_t {\n"
       "  %s_STATUS_OK = 0,                 /* success */\n"
       "  %s_STATUS_BAD_ARGUMENT = -1,      /* a NULL pointer or an out-of-range count */\n"
@@ -360,10 +360,10 @@ void emit_header(const emit_ctx *e, mp_buf *b) {
       " *     memcpy(ctx.inputs[0].data, input, ctx.inputs[0].size);\n"
       " *     st = %s_model_run(&ctx);\n"
       " *     ... ctx.outputs[0].data holds ctx.outputs[0].size bytes ...\n"
-      " * Every function returns int32_t: %s_STATUS_OK (0) or a negative\n"
-      " * %s_status_t.\n"
+      " * Every entry point returns int32_t: %s_STATUS_OK (0) or a negative\n"
+      " * %s_status_t (%s_status_str names it).\n"
       " *\n",
-      p, u, p, p, u, p);
+      p, u, p, p, u, p, p);
   if (e->allocate)
     mp_buf_printf(b,
         " * Memory: the module defines its arenas (src/%s_arenas.c), placed with\n"
