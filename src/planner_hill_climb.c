@@ -1,47 +1,69 @@
 /*
- * planner_hill_climb.c — `hill_climb`: local search over greedy_by_size
- * placement orders.
+ * planner_hill_climb.c — `hill_climb`: local search over placement orders,
+ * then a bounded exact search.
  *
- * A placement order determines a layout (first fit, firstfit.h), so the
- * search walks over orders and keeps the best layout seen.
+ * An order of the items decodes to a layout; the search walks over orders
+ * and keeps the best layout seen.  Two decoders give two neighbourhoods:
+ *   - skyline (most moves): keep the top of what is placed per time step
+ *     (the skyline) and fill its leftmost lowest point with the first item,
+ *     in the order, that starts there and fits the flat stretch; when none
+ *     does, raise the stretch to its lower neighbour (that space is lost).
+ *     Its layouts have no holes, which tightly packed problems need and
+ *     largest-first first fit misses.  The order in which it picked the
+ *     items decodes to the same layout again, so the search keeps that.
+ *   - first fit (FF_SHARE of the moves): the seeds' hill climb on
+ *     first-fit orders (firstfit.h), which lowers the peak of large,
+ *     loosely packed problems in a few moves.
  *
  * Algorithm:
- *   1. Start from the greedy_by_size order and its layout.  If that is
- *      above the lower bound, also decode two more orders and start from
- *      the lowest of the three (greedy_by_size wins ties): the greedy
- *      (start) order, and a skyline order (below) for up to
- *      SKYLINE_MAX_N items.  The result is therefore never worse than
- *      greedy_by_size, nor than greedy.  Stop at once at the lower bound.
- *   2. Each iteration perturbs the current order with one move, drawn
- *      from the planner's own PRNG (splitmix64 seeded by `seed`):
- *        - promote (1/2): an item whose slot touches the current peak
- *          (offset + size == height) moves to a random earlier position;
- *        - swap (1/4): two random positions exchange their items;
- *        - move (1/4): a random item moves to a random position.
- *   3. Re-evaluate incrementally: the layout of the positions before the
- *      first changed one is unchanged, so the engine undoes only the later
- *      placements and re-places from there, with the current height as a
- *      limit; the first item that does not fit below it rejects the move.
- *   4. Accept the move when the new height is not above the current one
- *      (sideways moves let the search cross plateaus); a strictly lower
- *      height than the best so far becomes the new best.
- *   5. Stop after `iterations` moves, after `max_stall_iterations`
- *      consecutive moves without a new best (0: no such limit), or as soon
- *      as the best height equals the lower bound, which no layout can beat.
+ *   1. Start from the first-fit layouts of the greedy_by_size order (the
+ *      seeds' starting point) and of the greedy order; keep the lower
+ *      (greedy_by_size on ties).  Stop at once at the lower bound, and
+ *      stop here when `iterations` is 0.
+ *   2. Skyline search: decode the greedy_by_size order.  First-fit search:
+ *      start from the best layout so far, packed (step 5).
+ *   3. Each iteration draws, from the planner's own PRNG (splitmix64
+ *      seeded by `seed`), one move of one of the two searches:
+ *        skyline (12/16): move a block of 2..BLOCK_MAX consecutive entries
+ *          elsewhere (10/16), promote an item at the peak (offset + size ==
+ *          height) to a random earlier position, move one entry, or swap
+ *          two (2/16 each, with the block moves sharing the rest);
+ *        first fit (4/16): promote a peak item (1/2), swap (1/4), move (1/4).
+ *      Both re-decode incrementally from the first changed position (the
+ *      skyline decoder undoes its later picks on a trail, the first-fit
+ *      engine its later placements) and give up as soon as the partial
+ *      layout is already worse than the current one.
+ *   4. Skyline layouts compare by height, then by their area (bytes x time
+ *      steps) above the lower bound, which guides the search across
+ *      plateaus of equal height; first-fit layouts by height.  Equal
+ *      layouts are accepted (sideways moves).  After KICK_AFTER skyline
+ *      moves without a better current layout, the skyline search restarts
+ *      from its best order shaken by 2-5 random swaps.
+ *   5. Each new lowest skyline layout is packed with first fit in offset
+ *      order (no item moves up) and, if that beats the best layout, it
+ *      becomes the best and the first-fit search continues from it.
+ *   6. Stop after `iterations` moves, after WORK_PER_ITERATION x
+ *      `iterations` placements (large problems make fewer moves), after
+ *      `max_stall_iterations` consecutive moves without a new best (0, the
+ *      default: no such limit), or as soon as the best height equals the
+ *      lower bound, which no layout can beat.
+ *   7. Exact tail: if the best layout is still above the lower bound, run
+ *      the exact search (exact.h) from it, bounded by
+ *      EXACT_NODES_PER_ITERATION x `iterations` search nodes (no clock, no
+ *      randomness, so the seed means what it meant).  It returns a layout
+ *      no worse, and may prove it optimal (sol->proven_lower then rises to
+ *      the height).  On problems too large for it, it keeps the layout.
+ * The result is never worse than greedy_by_size, nor than greedy.
  *
- * The skyline order fills memory bottom-up: repeatedly take the lowest
- * point of the skyline (the top of what is placed, per time step), and put
- * there the unplaced item that fits the flat stretch around it, preferring
- * one that starts where the stretch starts, then the largest, then the
- * longest-lived; when none fits, raise the stretch to its lower neighbour
- * (that space is lost).  Its layout is only used for its order (items by
- * offset), which first fit then decodes no higher.  It leaves no holes,
- * which is what tightly packed problems need and what largest-first misses
- * (on cut-rectangle instances it halves the distance to the optimum).
- *
- * Deterministic: the same problem and options give the same offsets; no
- * clock, no addresses, no rand().  sol->iterations reports the moves made.
+ * Deterministic: the same problem and options give the same offsets on
+ * every machine; no clock, no addresses, no rand().  sol->iterations
+ * reports the moves made.  Zero-size items take offset 0 and no part in
+ * the skyline search.  mp_hill_climb_run (planner_hill_climb.h) runs it
+ * without the exact tail, for the benchmark.
  */
+#include "planner_hill_climb.h"
+
+#include "exact.h"
 #include "firstfit.h"
 #include "util.h"
 
@@ -50,20 +72,33 @@
 
 extern const mp_planner mp_planner_hill_climb;
 
-/* The skyline start costs O(n (n + T)); beyond this many items it is
- * skipped (local search over that many items is slow anyway). */
-#define SKYLINE_MAX_N 4096u
+enum { DEFAULT_ITERATIONS = 2000, DEFAULT_SEED = 0, DEFAULT_STALL = 0 };
 
-enum { DEFAULT_ITERATIONS = 2000, DEFAULT_SEED = 0, DEFAULT_STALL = 500 };
+/* Placements (decoding steps) allowed per iteration, over the whole
+ * search: a move re-places the items after the first position it changes,
+ * so it costs up to n placements.  Below ~1000 items this never binds;
+ * above, it keeps the time per iteration what it is at ~1000 items, and a
+ * large problem makes fewer moves. */
+#define WORK_PER_ITERATION 1000u
+/* Sixteenths of the iterations that are first-fit moves. */
+#define FF_SHARE 4u
+/* Longest block a skyline block move takes (and at most half the items). */
+#define BLOCK_MAX 60u
+/* Moves without a better current layout before a restart from the best. */
+#define KICK_AFTER 200u
+/* Node budget of the exact tail per iteration: 20 000 nodes by default,
+ * milliseconds on a few hundred buffers. */
+#define EXACT_NODES_PER_ITERATION 10u
 
 static const mp_option_spec hill_climb_options[] = {
     {"iterations", 0, 100000000, DEFAULT_ITERATIONS, true,
-     "Maximum number of moves (order perturbations) to evaluate."},
+     "Maximum number of moves (order perturbations) to evaluate; the exact "
+     "search that may follow is bounded by 10 nodes per iteration."},
     {"seed", 0, INT64_MAX, DEFAULT_SEED, true,
      "Seed of the planner's own pseudo-random generator; the same seed gives "
      "the same plan."},
     {"max_stall_iterations", 0, 100000000, DEFAULT_STALL, true,
-     "Stop after this many consecutive moves without a new best height "
+     "Stop after this many consecutive moves without a new best layout "
      "(0: no limit)."},
 };
 
@@ -78,18 +113,60 @@ static uint64_t next_rand(uint64_t *state) {
 /* Uniform in [0, n), n > 0 (the modulo bias is irrelevant here). */
 static size_t rand_below(uint64_t *state, size_t n) { return (size_t)(next_rand(state) % n); }
 
-/* Move the entry at position `from` to position `to`, shifting the ones in
- * between. */
-static void move_entry(uint32_t *order, size_t from, size_t to) {
-  uint32_t v = order[from];
-  if (from < to)
-    memmove(order + from, order + from + 1, (to - from) * sizeof *order);
-  else if (to < from)
-    memmove(order + to + 1, order + to, (from - to) * sizeof *order);
-  order[to] = v;
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+static uint64_t sat_mul(uint64_t a, uint64_t b) {
+  return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
 }
 
-/* ---- the skyline order ---------------------------------------------------- */
+
+/* ---- the skyline decoder ---------------------------------------------------
+ *
+ * Time is compressed to the ranks of the distinct start times of the items
+ * it holds (the same overlaps).  The skyline is one value per rank, kept in
+ * a segment tree of minima and maxima with lazy assignment, so the leftmost
+ * lowest rank, the end of the flat stretch there, and raising a whole
+ * stretch each cost O(log T).  A rank no unplaced item covers is a wall
+ * (WALL): never the lowest point, and it ends every stretch.  Items are
+ * bucketed by their first rank: the candidates at rank L are bucket L.
+ * Picks and raises go on a trail, and mark[k] is the trail length after k
+ * picks, so undoing to k picks is exact.  Both change a flat stretch, so
+ * an entry only needs the range and the height it had: undoing a raise
+ * assigns that height back, undoing a pick also gives the ranks their
+ * cover back. */
+
+#define WALL UINT64_MAX
+#define NO_TAG (UINT64_MAX - 1) /* no real skyline value: heights stay below 2^62 */
+
+typedef struct trail_ent {
+  uint32_t a, b;  /* the ranks changed */
+  uint64_t y;     /* their height before */
+  bool pick;      /* a pick (covers changed too), else a raise */
+} trail_ent;
+
+typedef struct skyline {
+  const mp_item *items;
+  uint32_t m;          /* items it holds */
+  uint32_t *item;      /* their indices into items */
+  uint32_t T, M;       /* ranks; leaves of the tree (a power of two >= T) */
+  uint32_t *lo, *hi;   /* per held item: its inclusive rank interval */
+  uint32_t *b_off, *bucket; /* held items by first rank */
+  uint64_t *mn, *mx, *tag; /* the tree, leaves at M + rank; tag: pending assignment */
+  uint32_t *cover;     /* per rank: unplaced items covering it */
+  uint64_t target;     /* the area measure counts what lies above it */
+  /* the decoding: k picks done */
+  uint32_t steps;
+  uint8_t *done;       /* per held item */
+  uint64_t *off;       /* per held item, valid once picked */
+  uint32_t *trace;     /* trace[k]: the held item picked k-th */
+  size_t *mark;        /* mark[k]: trail length after k picks */
+  uint64_t *h_at;      /* h_at[k]: height after k picks */
+  uint64_t *a_at;      /* a_at[k]: area above target after k picks */
+  trail_ent *trail;
+  size_t n_trail, cap_trail;
+  bool nomem;          /* the trail could not grow */
+  uint64_t work;       /* picks and raises done, over the whole search */
+} skyline;
 
 static int cmp_i32(const void *a, const void *b) {
   int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
@@ -109,6 +186,448 @@ static uint32_t time_rank(const int32_t *t, size_t m, int32_t v) {
   return (uint32_t)a - 1;
 }
 
+static void trail_push(skyline *k, trail_ent e) {
+  if (k->n_trail == k->cap_trail) {
+    size_t cap = k->cap_trail ? 2 * k->cap_trail : 1024;
+    trail_ent *t = realloc(k->trail, cap * sizeof *t);
+    if (!t) {
+      k->nomem = true;
+      return;
+    }
+    k->trail = t;
+    k->cap_trail = cap;
+  }
+  k->trail[k->n_trail++] = e;
+}
+
+static void node_set(skyline *k, uint32_t x, uint64_t v) {
+  k->mn[x] = k->mx[x] = v;
+  if (x < k->M) k->tag[x] = v;
+}
+
+/* Assign v to ranks [a, b] in the subtree of x (covering [nl, nr]). */
+static void assign(skyline *k, uint32_t x, uint32_t nl, uint32_t nr, uint32_t a, uint32_t b,
+                   uint64_t v) {
+  if (b < nl || nr < a) return;
+  if (a <= nl && nr <= b) {
+    node_set(k, x, v);
+    return;
+  }
+  if (k->tag[x] != NO_TAG) {
+    /* push the pending assignment down before changing part of it */
+    node_set(k, 2 * x, k->tag[x]);
+    node_set(k, 2 * x + 1, k->tag[x]);
+    k->tag[x] = NO_TAG;
+  }
+  uint32_t mid = nl + (nr - nl) / 2;
+  assign(k, 2 * x, nl, mid, a, b, v);
+  assign(k, 2 * x + 1, mid + 1, nr, a, b, v);
+  k->mn[x] = mp_min_u64(k->mn[2 * x], k->mn[2 * x + 1]);
+  k->mx[x] = mp_max_u64(k->mx[2 * x], k->mx[2 * x + 1]);
+}
+
+static void sky_assign(skyline *k, uint32_t a, uint32_t b, uint64_t v) {
+  assign(k, 1, 0, k->M - 1, a, b, v);
+}
+
+/* The skyline at one rank: the highest pending assignment on its path
+ * wins (a lower one would have been pushed down first). */
+static uint64_t sky_at(const skyline *k, uint32_t rank) {
+  uint32_t x = 1, nl = 0, nr = k->M - 1;
+  while (x < k->M) {
+    if (k->tag[x] != NO_TAG) return k->tag[x];
+    uint32_t mid = nl + (nr - nl) / 2;
+    if (rank <= mid) {
+      x = 2 * x;
+      nr = mid;
+    } else {
+      x = 2 * x + 1;
+      nl = mid + 1;
+    }
+  }
+  return k->mn[x];
+}
+
+/* The leftmost rank holding the lowest value. */
+static uint32_t leftmost_min(const skyline *k) {
+  uint32_t x = 1, nl = 0, nr = k->M - 1;
+  while (x < k->M && k->tag[x] == NO_TAG) {
+    uint32_t mid = nl + (nr - nl) / 2;
+    if (k->mn[2 * x] <= k->mn[2 * x + 1]) {
+      x = 2 * x;
+      nr = mid;
+    } else {
+      x = 2 * x + 1;
+      nl = mid + 1;
+    }
+  }
+  return nl;
+}
+
+/* The first rank >= from whose value is above y, or T when none is. */
+static uint32_t first_above(const skyline *k, uint32_t x, uint32_t nl, uint32_t nr, uint32_t from,
+                            uint64_t y) {
+  if (nr < from || k->mx[x] <= y) return k->T;
+  if (x >= k->M || k->tag[x] != NO_TAG) return nl > from ? nl : from;
+  uint32_t mid = nl + (nr - nl) / 2;
+  uint32_t r = first_above(k, 2 * x, nl, mid, from, y);
+  return r != k->T ? r : first_above(k, 2 * x + 1, mid + 1, nr, from, y);
+}
+
+static void sky_free(skyline *k) {
+  if (!k) return;
+  free(k->item);
+  free(k->lo);
+  free(k->hi);
+  free(k->b_off);
+  free(k->bucket);
+  free(k->mn);
+  free(k->mx);
+  free(k->tag);
+  free(k->cover);
+  free(k->done);
+  free(k->off);
+  free(k->trace);
+  free(k->mark);
+  free(k->h_at);
+  free(k->a_at);
+  free(k->trail);
+  memset(k, 0, sizeof *k);
+}
+
+/* A decoder over the items of non-zero size; nothing picked yet. */
+static mp_status sky_init(skyline *k, const mp_item *items, size_t n, uint64_t target) {
+  memset(k, 0, sizeof *k);
+  k->items = items;
+  k->target = target;
+  uint32_t m = 0;
+  for (size_t i = 0; i < n; i++) m += items[i].size != 0;
+  k->m = m;
+  size_t mm = m ? m : 1;
+  int32_t *times = malloc(mm * sizeof *times);
+  k->item = malloc(mm * sizeof *k->item);
+  k->lo = malloc(mm * sizeof *k->lo);
+  k->hi = malloc(mm * sizeof *k->hi);
+  k->done = calloc(mm, 1);
+  k->off = calloc(mm, sizeof *k->off);
+  k->trace = malloc(mm * sizeof *k->trace);
+  k->mark = calloc(mm + 1, sizeof *k->mark);
+  k->h_at = calloc(mm + 1, sizeof *k->h_at);
+  k->a_at = calloc(mm + 1, sizeof *k->a_at);
+  if (!times || !k->item || !k->lo || !k->hi || !k->done || !k->off || !k->trace || !k->mark ||
+      !k->h_at || !k->a_at)
+    goto nomem;
+  m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (items[i].size) {
+      times[m] = items[i].start;
+      k->item[m++] = (uint32_t)i;
+    }
+  qsort(times, m, sizeof *times, cmp_i32);
+  uint32_t T = 0;
+  for (uint32_t i = 0; i < m; i++)
+    if (T == 0 || times[T - 1] != times[i]) times[T++] = times[i];
+  k->T = T;
+  k->M = 1;
+  while (k->M < (T ? T : 1)) k->M *= 2;
+  k->mn = malloc(2 * (size_t)k->M * sizeof *k->mn);
+  k->mx = malloc(2 * (size_t)k->M * sizeof *k->mx);
+  k->tag = malloc(2 * (size_t)k->M * sizeof *k->tag);
+  k->cover = calloc(T ? T : 1, sizeof *k->cover);
+  k->b_off = calloc((size_t)T + 2, sizeof *k->b_off);
+  k->bucket = malloc(mm * sizeof *k->bucket);
+  if (!k->mn || !k->mx || !k->tag || !k->cover || !k->b_off || !k->bucket) goto nomem;
+  for (uint32_t j = 0; j < m; j++) {
+    const mp_item *it = &items[k->item[j]];
+    k->lo[j] = time_rank(times, T, it->start);
+    k->hi[j] = time_rank(times, T, it->end);
+    k->b_off[k->lo[j] + 1]++;
+    for (uint32_t t = k->lo[j]; t <= k->hi[j]; t++) k->cover[t]++;
+  }
+  for (uint32_t t = 0; t < T; t++) k->b_off[t + 1] += k->b_off[t];
+  for (uint32_t j = 0; j < m; j++) k->bucket[k->b_off[k->lo[j]]++] = j;
+  for (uint32_t t = T; t > 0; t--) k->b_off[t] = k->b_off[t - 1];
+  k->b_off[0] = 0;
+  /* every rank is some held item's start: all at 0, no walls yet; the
+   * padding leaves beyond T are walls */
+  for (uint32_t x = 0; x < 2 * k->M; x++) k->tag[x] = NO_TAG;
+  for (uint32_t x = k->M; x < 2 * k->M; x++) k->mn[x] = k->mx[x] = x - k->M < T ? 0 : WALL;
+  for (uint32_t x = k->M; x-- > 1;) {
+    k->mn[x] = mp_min_u64(k->mn[2 * x], k->mn[2 * x + 1]);
+    k->mx[x] = mp_max_u64(k->mx[2 * x], k->mx[2 * x + 1]);
+  }
+  free(times);
+  return MP_OK;
+nomem:
+  free(times);
+  sky_free(k);
+  return MP_ERR_NOMEM;
+}
+
+/* Undo picks (and the raises after them) until `steps` remain. */
+static void sky_undo(skyline *k, uint32_t steps) {
+  if (steps > k->steps) steps = k->steps;
+  for (uint32_t s = k->steps; s > steps; s--) k->done[k->trace[s - 1]] = 0;
+  while (k->n_trail > k->mark[steps]) {
+    const trail_ent *e = &k->trail[--k->n_trail];
+    if (e->pick)
+      for (uint32_t t = e->a; t <= e->b; t++) k->cover[t]++;
+    sky_assign(k, e->a, e->b, e->y);
+  }
+  k->steps = steps;
+}
+
+/* Bytes x time steps of held item j at offset y that lie above the target. */
+static uint64_t area_above(const skyline *k, uint32_t j, uint64_t y) {
+  const mp_item *it = &k->items[k->item[j]];
+  uint64_t top = y + it->size;
+  if (top <= k->target) return 0;
+  uint64_t low = y > k->target ? y : k->target;
+  return sat_mul(top - low, (uint64_t)((int64_t)it->end - it->start + 1));
+}
+
+typedef enum { DECODE_DONE, DECODE_WORSE, DECODE_NOMEM } decode_result;
+
+/* Continue the decoding with the priorities pos[] (pos[j]: position of held
+ * item j in the order) until every item is picked.  Gives up with
+ * DECODE_WORSE as soon as the partial layout is worse than (max_h, max_a):
+ * higher than max_h, or as high with more area. */
+static decode_result sky_decode(skyline *k, const uint32_t *pos, uint64_t max_h, uint64_t max_a) {
+  while (k->steps < k->m) {
+    k->work++;
+    uint64_t y = k->mn[1];
+    uint32_t L = leftmost_min(k);
+    uint32_t R = first_above(k, 1, 0, k->M - 1, L + 1, y) - 1;
+    uint32_t pick = UINT32_MAX;
+    for (uint32_t e = k->b_off[L]; e < k->b_off[L + 1]; e++) {
+      uint32_t j = k->bucket[e];
+      if (k->done[j] || k->hi[j] > R) continue;
+      if (pick == UINT32_MAX || pos[j] < pos[pick]) pick = j;
+    }
+    if (pick == UINT32_MAX) {
+      /* nothing fits the stretch: an unplaced item covering L reaches a
+       * higher neighbour (walls are covered by nothing), so raise it to
+       * the lower one */
+      uint64_t up = L > 0 ? sky_at(k, L - 1) : WALL;
+      if (R + 1 < k->T) up = mp_min_u64(up, sky_at(k, R + 1));
+      trail_push(k, (trail_ent){L, R, y, false});
+      if (k->nomem) return DECODE_NOMEM;
+      sky_assign(k, L, R, up);
+      continue;
+    }
+    const mp_item *it = &k->items[k->item[pick]];
+    uint64_t at = mp_align_up(y, it->align ? it->align : 1), top = at + it->size;
+    uint32_t a = k->lo[pick], b = k->hi[pick];
+    trail_push(k, (trail_ent){a, b, y, true});
+    if (k->nomem) return DECODE_NOMEM;
+    sky_assign(k, a, b, top);
+    for (uint32_t t = a; t <= b; t++)
+      if (--k->cover[t] == 0) sky_assign(k, t, t, WALL);
+    k->done[pick] = 1;
+    k->off[pick] = at;
+    uint32_t s = k->steps++;
+    k->trace[s] = pick;
+    k->mark[s + 1] = k->n_trail;
+    k->h_at[s + 1] = mp_max_u64(k->h_at[s], top);
+    k->a_at[s + 1] = sat_add(k->a_at[s], area_above(k, pick, at));
+    if (k->h_at[s + 1] > max_h || (k->h_at[s + 1] == max_h && k->a_at[s + 1] > max_a))
+      return DECODE_WORSE;
+  }
+  return DECODE_DONE;
+}
+
+/* ---- the search ------------------------------------------------------------ */
+
+typedef struct search {
+  skyline k;
+  uint32_t m;
+  uint32_t *order;    /* the order being tried (held items) */
+  uint32_t *cur;      /* the current order: its own decoding's trace */
+  uint32_t *pos;      /* pos[j]: position of held item j in `order` */
+  uint64_t cur_h, cur_a;
+  uint32_t valid;     /* the decoder holds the picks of cur[0..valid) */
+  uint32_t *pick;     /* scratch: positions of peak items */
+  uint32_t *tmp;      /* scratch for block moves */
+  uint64_t rng;
+} search;
+
+/* Move the entry at position `from` to position `to`, shifting the ones in
+ * between. */
+static void move_entry(uint32_t *order, size_t from, size_t to) {
+  uint32_t v = order[from];
+  if (from < to)
+    memmove(order + from, order + from + 1, (to - from) * sizeof *order);
+  else if (to < from)
+    memmove(order + to + 1, order + to, (from - to) * sizeof *order);
+  order[to] = v;
+}
+
+/* Move the `len` entries at `from` so that they start at `to` (to + len <= n). */
+static void move_block(uint32_t *order, uint32_t *tmp, size_t from, size_t len, size_t to) {
+  if (from == to || len == 0) return;
+  memcpy(tmp, order + from, len * sizeof *order);
+  if (from < to)
+    memmove(order + from, order + from + len, (to - from) * sizeof *order);
+  else
+    memmove(order + to + len, order + to, (from - to) * sizeof *order);
+  memcpy(order + to, tmp, len * sizeof *order);
+}
+
+/* One random move of `order` (== cur); returns the first position it
+ * changed, or m when it changed nothing. */
+static uint32_t propose(search *s) {
+  uint32_t m = s->m;
+  uint64_t r = next_rand(&s->rng) % 16;
+  if (r < 2) {
+    /* an item at the peak moves to a random earlier position */
+    size_t n_peak = 0;
+    for (uint32_t q = 1; q < m; q++) {
+      uint32_t j = s->cur[q];
+      if (s->k.off[j] + s->k.items[s->k.item[j]].size == s->cur_h) s->pick[n_peak++] = q;
+    }
+    if (n_peak == 0) return m;
+    size_t a = s->pick[rand_below(&s->rng, n_peak)];
+    size_t b = rand_below(&s->rng, a);
+    move_entry(s->order, a, b);
+    return (uint32_t)b;
+  }
+  size_t a = rand_below(&s->rng, m), b = rand_below(&s->rng, m);
+  if (r < 4) {
+    uint32_t t = s->order[a];
+    s->order[a] = s->order[b];
+    s->order[b] = t;
+    return a == b ? m : (uint32_t)(a < b ? a : b);
+  }
+  if (r < 6) {
+    move_entry(s->order, a, b);
+    return a == b ? m : (uint32_t)(a < b ? a : b);
+  }
+  /* a block of 2..BLOCK_MAX entries moves elsewhere */
+  size_t most = mp_min_u64(BLOCK_MAX, m / 2);
+  if (most < 2) return m;
+  size_t len = 2 + rand_below(&s->rng, most - 1);
+  a = rand_below(&s->rng, m - len + 1);
+  b = rand_below(&s->rng, m - len + 1);
+  move_block(s->order, s->tmp, a, len, b);
+  return a == b ? m : (uint32_t)(a < b ? a : b);
+}
+
+/* Decode `order` from position `from` (<= valid) against the current
+ * layout.  On DECODE_DONE with a layout no worse, it becomes current (the
+ * order is replaced by the decoder's trace) and the function returns true;
+ * otherwise the order is taken back and it returns false.  `force`
+ * accepts whatever comes out.  *st gets MP_ERR_NOMEM when the trail could
+ * not grow. */
+static bool try_order(search *s, uint32_t from, bool force, mp_status *st) {
+  uint32_t m = s->m;
+
+  for (uint32_t q = from; q < m; q++) s->pos[s->order[q]] = q;
+  sky_undo(&s->k, from);
+  decode_result r = sky_decode(&s->k, s->pos, force ? UINT64_MAX : s->cur_h,
+                               force ? UINT64_MAX : s->cur_a);
+  if (r == DECODE_DONE) {
+    memcpy(s->cur + from, s->k.trace + from, (m - from) * sizeof *s->cur);
+    memcpy(s->order + from, s->cur + from, (m - from) * sizeof *s->order);
+    for (uint32_t q = from; q < m; q++) s->pos[s->cur[q]] = q;
+    s->cur_h = s->k.h_at[m];
+    s->cur_a = s->k.a_at[m];
+    s->valid = m;
+    return true;
+  }
+  if (r == DECODE_NOMEM) *st = MP_ERR_NOMEM;
+  memcpy(s->order + from, s->cur + from, (m - from) * sizeof *s->order);
+  for (uint32_t q = from; q < m; q++) s->pos[s->order[q]] = q;
+  s->valid = from;
+  return false;
+}
+
+/* ---- the first-fit search ----------------------------------------------------
+ *
+ * The seeds' hill climb, kept as a second neighbourhood: the current order
+ * decodes by first fit (firstfit.h); a move promotes an item at the peak
+ * to an earlier position (1/2), swaps two entries (1/4) or moves one
+ * (1/4); the engine re-places only from the first changed position, with
+ * the current height as a limit, so a move that would raise the height is
+ * rejected at the first item that does not fit.  Equal heights are
+ * accepted.  It is what lowers the peak of large, loosely packed problems
+ * in a few moves, where the skyline search needs many. */
+
+typedef struct ffsearch {
+  const mp_item *items;
+  size_t n;
+  mp_firstfit *ff;
+  uint32_t *order;  /* the current order */
+  uint64_t *off;    /* its layout */
+  uint64_t h;       /* its height */
+  size_t valid;     /* the engine holds order[0..valid) placed */
+  uint32_t *peak;   /* scratch: positions of peak items */
+  uint64_t work;    /* placements done */
+} ffsearch;
+
+/* Make `order` (all n items) current. */
+static void ff_adopt(ffsearch *f, const uint32_t *order) {
+  memcpy(f->order, order, f->n * sizeof *order);
+  f->h = mp_firstfit_run(f->ff, f->order, f->n, 0, f->off);
+  f->valid = f->n;
+}
+
+/* One move; returns true when it lowered the height. */
+static bool ff_move(ffsearch *f, uint64_t *rng) {
+  size_t n = f->n;
+  uint64_t kind = next_rand(rng) % 4;
+  size_t a = rand_below(rng, n), b = rand_below(rng, n);
+  if (kind < 2) {
+    size_t n_peak = 0;
+    for (size_t k = 1; k < n; k++) {
+      uint32_t i = f->order[k];
+      if (f->off[i] + f->items[i].size == f->h) f->peak[n_peak++] = (uint32_t)k;
+    }
+    if (n_peak > 0) {
+      a = f->peak[rand_below(rng, n_peak)];
+      b = rand_below(rng, a);
+    }
+  }
+  if (a == b) return false;
+  bool swap = kind == 2;
+  if (swap) {
+    uint32_t t = f->order[a];
+    f->order[a] = f->order[b];
+    f->order[b] = t;
+  } else {
+    move_entry(f->order, a, b);
+  }
+  size_t first = a < b ? a : b, from = first < f->valid ? first : f->valid;
+  mp_firstfit_truncate(f->ff, from);
+  for (size_t k = from; k < n; k++) {
+    f->work++;
+    if (!mp_firstfit_place(f->ff, f->order[k], f->h, NULL)) {
+      /* reject: restore the order; the engine keeps the shared prefix */
+      if (swap) {
+        uint32_t t = f->order[a];
+        f->order[a] = f->order[b];
+        f->order[b] = t;
+      } else {
+        move_entry(f->order, b, a);
+      }
+      f->valid = k < first ? k : first;
+      return false;
+    }
+  }
+  for (size_t k = from; k < n; k++) f->off[f->order[k]] = mp_firstfit_offset(f->ff, f->order[k]);
+  uint64_t h = mp_firstfit_height(f->ff);
+  bool lower = h < f->h;
+  f->h = h;
+  f->valid = n;
+  return lower;
+}
+
+/* ---- packing and the driver ------------------------------------------------- */
+
+/* First-fit layout of `order` (all n items) into off; returns its height. */
+static uint64_t first_fit(mp_firstfit *ff, const uint32_t *order, size_t n, uint64_t *off) {
+  return mp_firstfit_run(ff, order, n, 0, off);
+}
+
 typedef struct by_offset {
   uint64_t offset;
   uint32_t index;
@@ -120,229 +639,249 @@ static int cmp_by_offset(const void *a, const void *b) {
   return (x->index > y->index) - (x->index < y->index);
 }
 
-/* Is item i a better pick than item j for the stretch starting at rank L? */
-static bool better_pick(const mp_item *it, const uint32_t *lo, const uint32_t *hi, size_t i,
-                        size_t j, uint32_t L) {
-  bool il = lo[i] == L, jl = lo[j] == L;
-  if (il != jl) return il;
-  if (it[i].size != it[j].size) return it[i].size > it[j].size;
-  if (hi[i] - lo[i] != hi[j] - lo[j]) return hi[i] - lo[i] > hi[j] - lo[j];
-  return i < j;
+/* Pack the layout `off` with first fit in offset order: every item lands
+ * at or below its offset in `off` (the items before it in that order sit
+ * below it, and only move down).  Writes the order to order[0..n), the
+ * packed layout to out, and its height to *height. */
+static mp_status pack(mp_firstfit *ff, const mp_item *items, size_t n, const uint64_t *off,
+                      uint32_t *order, uint64_t *out, uint64_t *height) {
+  by_offset *b = malloc((n ? n : 1) * sizeof *b);
+  if (!b) return MP_ERR_NOMEM;
+  for (size_t i = 0; i < n; i++) b[i] = (by_offset){items[i].size ? off[i] : 0, (uint32_t)i};
+  qsort(b, n, sizeof *b, cmp_by_offset);
+  for (size_t i = 0; i < n; i++) order[i] = b[i].index;
+  free(b);
+  *height = first_fit(ff, order, n, out);
+  return MP_OK;
 }
 
-/* Write the skyline order (see the file comment) of items[0..n) to order. */
-static mp_status skyline_order(const mp_item *it, size_t n, uint32_t *order) {
-  int32_t *times = malloc(n * sizeof *times);
-  uint32_t *lo = malloc(n * sizeof *lo), *hi = malloc(n * sizeof *hi);
-  by_offset *placed = malloc(n * sizeof *placed);
-  uint64_t *sky = calloc(n, sizeof *sky);
-  uint32_t *cover = calloc(n, sizeof *cover); /* unplaced items live at each rank */
-  bool *done = calloc(n, sizeof *done);
-  mp_status st = times && lo && hi && placed && sky && cover && done ? MP_OK : MP_ERR_NOMEM;
-  if (st != MP_OK) goto out;
-  /* time steps: the ranks of the distinct starts (the same overlaps) */
-  for (size_t i = 0; i < n; i++) times[i] = it[i].start;
-  qsort(times, n, sizeof *times, cmp_i32);
-  size_t T = 0;
-  for (size_t i = 0; i < n; i++)
-    if (T == 0 || times[T - 1] != times[i]) times[T++] = times[i];
-  for (size_t i = 0; i < n; i++) {
-    lo[i] = time_rank(times, T, it[i].start);
-    hi[i] = time_rank(times, T, it[i].end);
-    for (uint32_t t = lo[i]; t <= hi[i]; t++) cover[t]++;
+/* The skyline layout of the decoder's current picks as offsets of all n
+ * items (zero-size items at 0). */
+static void sky_layout(const skyline *k, size_t n, uint64_t *off) {
+  memset(off, 0, n * sizeof *off);
+  for (uint32_t j = 0; j < k->m; j++) off[k->item[j]] = k->off[j];
+}
+
+/* Everything one run holds; freed by run_free. */
+typedef struct run {
+  search s;
+  ffsearch f;
+  mp_firstfit *ff;     /* one-shot decoding: starts and packing */
+  uint32_t *order;     /* scratch orders of all n items */
+  uint64_t *sky_off;   /* the best skyline layout */
+  uint64_t *tmp;
+  uint32_t *best_order; /* the best skyline order (held items) */
+} run;
+
+static void run_free(run *r) {
+  sky_free(&r->s.k);
+  free(r->s.order);
+  free(r->s.cur);
+  free(r->s.pos);
+  free(r->s.pick);
+  free(r->s.tmp);
+  mp_firstfit_free(&r->f.ff);
+  free(r->f.order);
+  free(r->f.off);
+  free(r->f.peak);
+  mp_firstfit_free(&r->ff);
+  free(r->order);
+  free(r->sky_off);
+  free(r->tmp);
+  free(r->best_order);
+}
+
+/* Pack the best skyline layout; when that beats *best_h it becomes the
+ * result, and the first-fit search continues from it. */
+static mp_status take_packed(run *r, const mp_item *items, size_t n, uint64_t *best_h,
+                             uint64_t *best_off) {
+  uint64_t h;
+  mp_status st = pack(r->ff, items, n, r->sky_off, r->order, r->tmp, &h);
+  if (st == MP_OK && h < *best_h) {
+    *best_h = h;
+    memcpy(best_off, r->tmp, n * sizeof *r->tmp);
+    if (r->f.ff) ff_adopt(&r->f, r->order);
   }
-  /* a rank no unplaced item covers is a wall: never the lowest point */
-  for (size_t t = 0; t < T; t++)
-    if (!cover[t]) sky[t] = UINT64_MAX;
-  for (size_t left = n; left > 0;) {
-    size_t low = 0;
-    for (size_t t = 1; t < T; t++)
-      if (sky[t] < sky[low]) low = t;
-    uint64_t y = sky[low];
-    uint32_t L = (uint32_t)low, R = (uint32_t)low;
-    while (L > 0 && sky[L - 1] == y) L--;
-    while (R + 1 < T && sky[R + 1] == y) R++;
-    size_t pick = SIZE_MAX;
-    for (size_t i = 0; i < n; i++) {
-      if (done[i] || lo[i] < L || hi[i] > R || lo[i] > low || hi[i] < low) continue;
-      if (pick == SIZE_MAX || better_pick(it, lo, hi, i, pick, L)) pick = i;
-    }
-    if (pick == SIZE_MAX) {
-      /* nothing fits the stretch: an item covering `low` reaches a higher
-       * neighbour (walls are covered by nothing), so raise it to the lower one */
-      uint64_t up = UINT64_MAX;
-      if (L > 0) up = sky[L - 1];
-      if (R + 1 < T && sky[R + 1] < up) up = sky[R + 1];
-      for (uint32_t t = L; t <= R; t++) sky[t] = up;
-      continue;
-    }
-    placed[n - left] = (by_offset){y, (uint32_t)pick};
-    done[pick] = true;
-    left--;
-    for (uint32_t t = lo[pick]; t <= hi[pick]; t++) {
-      sky[t] = y + it[pick].size;
-      if (--cover[t] == 0) sky[t] = UINT64_MAX;
-    }
-  }
-  qsort(placed, n, sizeof *placed, cmp_by_offset);
-  for (size_t i = 0; i < n; i++) order[i] = placed[i].index;
-out:
-  free(times);
-  free(lo);
-  free(hi);
-  free(placed);
-  free(sky);
-  free(cover);
-  free(done);
   return st;
 }
 
-typedef struct search {
-  const mp_problem *p;
-  mp_firstfit *ff;
-  uint32_t *order;    /* current order */
-  uint64_t *cur_off;  /* layout of the current order */
-  uint64_t cur_h;
-  size_t valid;       /* the engine holds order[0..valid) placed */
-  uint32_t *peak;     /* scratch: items touching the current peak */
-} search;
+mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t n_opts,
+                            bool exact_tail, mp_solution *sol, mp_hill_climb_report *rep,
+                            const mp_diag_sink *dx) {
+  const mp_planner *self = &mp_planner_hill_climb;
+  uint64_t iterations = (uint64_t)mp_option_get(self, opts, n_opts, "iterations", DEFAULT_ITERATIONS);
+  uint64_t seed = (uint64_t)mp_option_get(self, opts, n_opts, "seed", DEFAULT_SEED);
+  uint64_t max_stall =
+      (uint64_t)mp_option_get(self, opts, n_opts, "max_stall_iterations", DEFAULT_STALL);
+  size_t n = p->n, nn = n ? n : 1;
+  uint64_t lb = sol->lower_bound ? sol->lower_bound : mp_problem_lower_bound(p);
+  mp_hill_climb_report dummy;
+  if (!rep) rep = &dummy;
+  memset(rep, 0, sizeof *rep);
 
-/* Re-place order[from..n) (from <= valid) with the current height as a
- * limit.  Returns true with all items placed when the height stays at or
- * below it; false as soon as one item does not fit. */
-static bool evaluate(search *s, size_t from) {
-  mp_firstfit_truncate(s->ff, from);
-  for (size_t k = from; k < s->p->n; k++) {
-    if (!mp_firstfit_place(s->ff, s->order[k], s->cur_h, NULL)) {
-      s->valid = k;
-      return false;
+  run r = {.s = {.rng = seed}};
+  search *s = &r.s;
+  r.order = malloc(nn * sizeof *r.order);
+  r.sky_off = malloc(nn * sizeof *r.sky_off);
+  r.tmp = malloc(nn * sizeof *r.tmp);
+  mp_status st = r.order && r.sky_off && r.tmp ? MP_OK : MP_ERR_NOMEM;
+  if (st == MP_OK) st = mp_firstfit_new(p->items, n, &r.ff);
+  if (st == MP_OK) st = mp_firstfit_order_by_size(p->items, n, r.order);
+  if (st != MP_OK) goto out;
+
+  /* 1. the starting layouts */
+  uint64_t best_h = first_fit(r.ff, r.order, n, sol->offsets);
+  if (best_h > lb && n >= 2) {
+    uint32_t *o2 = malloc(nn * sizeof *o2);
+    if (!o2 || mp_firstfit_order_by_start(p->items, n, o2) != MP_OK) {
+      free(o2);
+      st = MP_ERR_NOMEM;
+      goto out;
+    }
+    uint64_t h = first_fit(r.ff, o2, n, r.tmp);
+    free(o2);
+    if (h < best_h) {
+      best_h = h;
+      memcpy(sol->offsets, r.tmp, n * sizeof *r.tmp);
     }
   }
-  s->valid = s->p->n;
-  return true;
+  rep->search_height = best_h;
+  if (best_h <= lb || n < 2 || iterations == 0) goto tail;
+
+  /* 2. the skyline search starts from the greedy_by_size order */
+  if ((st = sky_init(&s->k, p->items, n, lb)) != MP_OK) goto out;
+  uint32_t m = s->m = s->k.m;
+  size_t mm = m ? m : 1;
+  s->order = malloc(mm * sizeof *s->order);
+  s->cur = malloc(mm * sizeof *s->cur);
+  s->pos = malloc(mm * sizeof *s->pos);
+  s->pick = malloc(mm * sizeof *s->pick);
+  s->tmp = malloc(mm * sizeof *s->tmp);
+  r.best_order = malloc(mm * sizeof *r.best_order);
+  r.f = (ffsearch){.items = p->items, .n = n};
+  r.f.order = malloc(nn * sizeof *r.f.order);
+  r.f.off = malloc(nn * sizeof *r.f.off);
+  r.f.peak = malloc(nn * sizeof *r.f.peak);
+  if (!s->order || !s->cur || !s->pos || !s->pick || !s->tmp || !r.best_order || !r.f.order ||
+      !r.f.off || !r.f.peak) {
+    st = MP_ERR_NOMEM;
+    goto out;
+  }
+  {
+    /* held items in greedy_by_size order (r.order still holds it); the
+     * first-fit search's scratch maps items to held indices meanwhile */
+    uint32_t q = 0, *held = r.f.peak;
+    for (uint32_t j = 0; j < m; j++) held[s->k.item[j]] = j;
+    for (size_t k = 0; k < n; k++)
+      if (p->items[r.order[k]].size) s->order[q++] = held[r.order[k]];
+  }
+  memcpy(s->cur, s->order, mm * sizeof *s->cur);
+  try_order(s, 0, true, &st);
+  if (st != MP_OK) goto out;
+  uint64_t sky_h = s->cur_h, sky_a = s->cur_a;
+  memcpy(r.best_order, s->cur, mm * sizeof *r.best_order);
+  sky_layout(&s->k, n, r.sky_off);
+  if ((st = take_packed(&r, p->items, n, &best_h, sol->offsets)) != MP_OK) goto out;
+
+  /* 3. the first-fit search starts from the best layout so far */
+  if ((st = mp_firstfit_new(p->items, n, &r.f.ff)) != MP_OK) goto out;
+  if ((st = pack(r.ff, p->items, n, sol->offsets, r.order, r.tmp, &r.f.h)) != MP_OK) goto out;
+  ff_adopt(&r.f, r.order);
+  if (r.f.h < best_h) {
+    best_h = r.f.h;
+    memcpy(sol->offsets, r.f.off, n * sizeof *r.f.off);
+  }
+
+  uint64_t stall = 0, idle = 0, it = 0, work_limit = sat_mul(iterations, WORK_PER_ITERATION);
+  while (it < iterations && best_h > lb && (max_stall == 0 || stall < max_stall) &&
+         s->k.work + r.f.work < work_limit) {
+    it++;
+    stall++;
+    if (next_rand(&s->rng) % 16 < FF_SHARE) {
+      if (ff_move(&r.f, &s->rng) && r.f.h < best_h) {
+        best_h = r.f.h;
+        memcpy(sol->offsets, r.f.off, n * sizeof *r.f.off);
+        stall = 0;
+      }
+      continue;
+    }
+    uint32_t first;
+    bool force = false;
+    if (idle >= KICK_AFTER) {
+      /* restart from the best order, shaken by 2-5 random swaps */
+      memcpy(s->order, r.best_order, mm * sizeof *s->order);
+      memcpy(s->cur, r.best_order, mm * sizeof *s->cur);
+      for (size_t q = 2 + rand_below(&s->rng, 4); q > 0; q--) {
+        size_t a = rand_below(&s->rng, m), b = rand_below(&s->rng, m);
+        uint32_t t = s->order[a];
+        s->order[a] = s->order[b];
+        s->order[b] = t;
+      }
+      first = 0;
+      force = true;
+      idle = 0;
+    } else {
+      first = propose(s);
+      if (first >= m) {
+        idle++;
+        continue;
+      }
+      if (first > s->valid) first = s->valid;
+    }
+    uint64_t old_h = s->cur_h, old_a = s->cur_a;
+    bool ok = try_order(s, first, force, &st);
+    if (st != MP_OK) goto out;
+    if (!ok) {
+      idle++;
+      continue;
+    }
+    if (!force) idle = s->cur_h < old_h || s->cur_a < old_a ? 0 : idle + 1;
+    if (s->cur_h < sky_h || (s->cur_h == sky_h && s->cur_a < sky_a)) {
+      bool lower = s->cur_h < sky_h;
+      sky_h = s->cur_h;
+      sky_a = s->cur_a;
+      memcpy(r.best_order, s->cur, mm * sizeof *r.best_order);
+      sky_layout(&s->k, n, r.sky_off);
+      stall = 0;
+      if (lower && (st = take_packed(&r, p->items, n, &best_h, sol->offsets)) != MP_OK) goto out;
+    }
+  }
+  sol->iterations = it;
+
+  /* 6. the best skyline layout, packed */
+  if ((st = take_packed(&r, p->items, n, &best_h, sol->offsets)) != MP_OK) goto out;
+  rep->search_height = best_h;
+
+tail:
+  /* 7. the exact tail */
+  if (exact_tail && best_h > lb && iterations > 0) {
+    mp_exact_params prm = {.time_limit_ms = 0,
+                           .node_limit = sat_mul(iterations, EXACT_NODES_PER_ITERATION),
+                           .capacity = 0};
+    mp_exact_result res;
+    st = mp_exact_improve(p, sol->offsets, &prm, &res, dx);
+    if (st != MP_OK) goto out;
+    rep->exact_nodes = res.nodes;
+    rep->exact_proved = res.proven_lower == res.proven_upper;
+    sol->proven_lower = res.proven_lower;
+  }
+out:
+  run_free(&r);
+  return st;
 }
 
 static mp_status hill_climb_solve(const mp_problem *p, const mp_option *opts, uint32_t n_opts,
                                   mp_solution *sol, const mp_diag_sink *dx) {
-  (void)dx;
-  const mp_planner *self = &mp_planner_hill_climb;
-  uint64_t iterations = (uint64_t)mp_option_get(self, opts, n_opts, "iterations", DEFAULT_ITERATIONS);
-  uint64_t rng = (uint64_t)mp_option_get(self, opts, n_opts, "seed", DEFAULT_SEED);
-  uint64_t max_stall =
-      (uint64_t)mp_option_get(self, opts, n_opts, "max_stall_iterations", DEFAULT_STALL);
-  size_t n = p->n;
-  uint64_t lb = sol->lower_bound ? sol->lower_bound : mp_problem_lower_bound(p);
-
-  search s = {.p = p};
-  size_t nn = n ? n : 1;
-  s.order = malloc(nn * sizeof *s.order);
-  s.cur_off = malloc(nn * sizeof *s.cur_off);
-  s.peak = malloc(nn * sizeof *s.peak);
-  mp_status st = (s.order && s.cur_off && s.peak) ? MP_OK : MP_ERR_NOMEM;
-  if (st == MP_OK) st = mp_firstfit_order_by_size(p->items, n, s.order);
-  if (st == MP_OK) st = mp_firstfit_new(p->items, n, &s.ff);
-  if (st != MP_OK) goto out;
-
-  s.cur_h = mp_firstfit_run(s.ff, s.order, n, 0, s.cur_off);
-  if (s.cur_h > lb && n >= 2) {
-    /* other starting orders; the engine ends up holding the chosen one */
-    uint32_t *alt = malloc(n * sizeof *alt);
-    if (!alt) {
-      st = MP_ERR_NOMEM;
-      goto out;
-    }
-    for (int k = 0; k < 2 && st == MP_OK; k++) {
-      if (k == 0)
-        st = mp_firstfit_order_by_start(p->items, n, alt);
-      else if (n <= SKYLINE_MAX_N)
-        st = skyline_order(p->items, n, alt);
-      else
-        break;
-      if (st != MP_OK) break;
-      uint64_t h = mp_firstfit_run(s.ff, alt, n, 0, NULL);
-      if (h < s.cur_h) {
-        memcpy(s.order, alt, n * sizeof *alt);
-        s.cur_h = h;
-      }
-    }
-    free(alt);
-    if (st != MP_OK) goto out;
-    s.cur_h = mp_firstfit_run(s.ff, s.order, n, 0, s.cur_off);
-  }
-  s.valid = n;
-  memcpy(sol->offsets, s.cur_off, n * sizeof *s.cur_off);
-  uint64_t best_h = s.cur_h, stall = 0, it = 0;
-
-  while (it < iterations && best_h > lb && n >= 2 && (max_stall == 0 || stall < max_stall)) {
-    it++;
-    /* 1. propose a move; remember how to undo it */
-    uint64_t kind = next_rand(&rng) % 4;
-    size_t a = rand_below(&rng, n), b = rand_below(&rng, n);
-    bool swap = false;
-    if (kind < 2) {
-      size_t n_peak = 0;
-      for (size_t k = 0; k < n; k++) {
-        uint32_t i = s.order[k];
-        if (k > 0 && s.cur_off[i] + p->items[i].size == s.cur_h) s.peak[n_peak++] = (uint32_t)k;
-      }
-      if (n_peak > 0) {
-        a = s.peak[rand_below(&rng, n_peak)];
-        b = rand_below(&rng, a);
-      }
-    } else if (kind == 2) {
-      swap = true;
-    }
-    if (a == b) {
-      stall++;
-      continue;
-    }
-    if (swap) {
-      uint32_t t = s.order[a];
-      s.order[a] = s.order[b];
-      s.order[b] = t;
-    } else {
-      move_entry(s.order, a, b);
-    }
-    size_t first = a < b ? a : b;
-
-    /* 2. evaluate from the first changed position */
-    if (evaluate(&s, first < s.valid ? first : s.valid)) {
-      for (size_t k = first; k < n; k++)
-        s.cur_off[s.order[k]] = mp_firstfit_offset(s.ff, s.order[k]);
-      s.cur_h = mp_firstfit_height(s.ff);
-      if (s.cur_h < best_h) {
-        best_h = s.cur_h;
-        memcpy(sol->offsets, s.cur_off, n * sizeof *s.cur_off);
-        stall = 0;
-        continue;
-      }
-    } else {
-      /* 3. reject: restore the order; the engine keeps the shared prefix */
-      if (swap) {
-        uint32_t t = s.order[a];
-        s.order[a] = s.order[b];
-        s.order[b] = t;
-      } else {
-        move_entry(s.order, b, a);
-      }
-      if (s.valid > first) s.valid = first;
-    }
-    stall++;
-  }
-  sol->iterations = it;
-out:
-  mp_firstfit_free(&s.ff);
-  free(s.order);
-  free(s.cur_off);
-  free(s.peak);
-  return st;
+  return mp_hill_climb_run(p, opts, n_opts, true, sol, NULL, dx);
 }
 
 const mp_planner mp_planner_hill_climb = {
     .name = "hill_climb",
-    .help = "Local search over greedy_by_size placement orders; never worse than "
-            "greedy_by_size, the same plan for the same seed, stops early at the "
-            "lower bound. Experimental.",
+    .help = "Local search over placement orders, decoded bottom-up (a skyline fill); "
+            "if it ends above the lower bound, a bounded exact search "
+            "(10 nodes per iteration) follows. Never worse than greedy_by_size, "
+            "the same plan for the same seed, stops early at the lower bound. "
+            "Experimental.",
     .n_options = sizeof hill_climb_options / sizeof hill_climb_options[0],
     .options = hill_climb_options,
     .solve = hill_climb_solve,

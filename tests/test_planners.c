@@ -217,7 +217,7 @@ static void hill_climb_documents_its_three_options(void **state) {
   const mp_planner *pl = mp_planner_find("hill_climb");
   assert_int_equal(pl->n_options, 3);
   const char *keys[] = {"iterations", "seed", "max_stall_iterations"};
-  const int64_t defs[] = {2000, 0, 500};
+  const int64_t defs[] = {2000, 0, 0};
   for (uint32_t k = 0; k < 3; k++) {
     assert_string_equal(pl->options[k].key, keys[k]);
     assert_true(pl->options[k].has_default);
@@ -701,7 +701,7 @@ static void planner_options_parse_from_json(void **state) {
   assert_string_equal(o[0].key, "iterations");
   assert_int_equal(o[0].value, 5000);
   assert_int_equal(mp_option_get(pl, o, n, "seed", -1), 3);
-  assert_int_equal(mp_option_get(pl, o, n, "max_stall_iterations", -1), 500);
+  assert_int_equal(mp_option_get(pl, o, n, "max_stall_iterations", -1), 0);
   mp_options_free(&o);
   assert_null(o);
   assert_int_equal(mp_planner_options_from_json(pl, "{}", "--x", &d.sink, &o, &n), MP_OK);

@@ -1,0 +1,29 @@
+/*
+ * planner_hill_climb.h — hill_climb's internal entry, for the benchmark
+ * (internal header).
+ *
+ * The planner table runs hill_climb with its exact tail (the bounded
+ * exact search it may run when the local search ends above the lower
+ * bound; planner_hill_climb.c explains both).  The benchmark also wants
+ * the local search alone, to measure what the tail buys, and the height
+ * the local search reached before the tail.
+ */
+#ifndef MP_PLANNER_HILL_CLIMB_H
+#define MP_PLANNER_HILL_CLIMB_H
+
+#include "memplan.h"
+
+typedef struct mp_hill_climb_report {
+  uint64_t search_height; /* height after the local search, before the tail */
+  uint64_t exact_nodes;   /* nodes the exact tail visited (0: it did not run) */
+  bool exact_proved;      /* the tail proved its result optimal */
+} mp_hill_climb_report;
+
+/* hill_climb with options `opts` as the planner table runs it, except that
+ * the exact tail runs only when `exact_tail` is true.  `rep` may be NULL.
+ * Fills sol like mp_solve's planner call (sol->lower_bound may be preset). */
+mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t n_opts,
+                            bool exact_tail, mp_solution *sol, mp_hill_climb_report *rep,
+                            const mp_diag_sink *dx);
+
+#endif /* MP_PLANNER_HILL_CLIMB_H */
