@@ -74,26 +74,19 @@ extern const mp_planner mp_planner_hill_climb;
 
 enum { DEFAULT_ITERATIONS = 2000, DEFAULT_SEED = 0, DEFAULT_STALL = 0 };
 
-/* Placements (decoding steps) allowed per iteration, over the whole
- * search: a move re-places the items after the first position it changes,
- * so it costs up to n placements.  Below ~1000 items this never binds;
- * above, it keeps the time per iteration what it is at ~1000 items, and a
- * large problem makes fewer moves. */
-#define WORK_PER_ITERATION 1000u
+#define WORK_PER_ITERATION MP_HILL_CLIMB_WORK_PER_ITERATION
 /* Sixteenths of the iterations that are first-fit moves. */
 #define FF_SHARE 4u
 /* Longest block a skyline block move takes (and at most half the items). */
 #define BLOCK_MAX 60u
 /* Moves without a better current layout before a restart from the best. */
 #define KICK_AFTER 200u
-/* Node budget of the exact tail per iteration: 20 000 nodes by default,
- * milliseconds on a few hundred buffers. */
-#define EXACT_NODES_PER_ITERATION 10u
+#define EXACT_NODES_PER_ITERATION MP_HILL_CLIMB_EXACT_NODES_PER_ITERATION
 
 static const mp_option_spec hill_climb_options[] = {
     {"iterations", 0, 100000000, DEFAULT_ITERATIONS, true,
      "Maximum number of moves (order perturbations) to evaluate; the exact "
-     "search that may follow is bounded by 10 nodes per iteration."},
+     "search that may follow is bounded by 5 nodes per iteration."},
     {"seed", 0, INT64_MAX, DEFAULT_SEED, true,
      "Seed of the planner's own pseudo-random generator; the same seed gives "
      "the same plan."},
@@ -879,7 +872,7 @@ const mp_planner mp_planner_hill_climb = {
     .name = "hill_climb",
     .help = "Local search over placement orders, decoded bottom-up (a skyline fill); "
             "if it ends above the lower bound, a bounded exact search "
-            "(10 nodes per iteration) follows. Never worse than greedy_by_size, "
+            "(5 nodes per iteration) follows. Never worse than greedy_by_size, "
             "the same plan for the same seed, stops early at the lower bound. "
             "Experimental.",
     .n_options = sizeof hill_climb_options / sizeof hill_climb_options[0],

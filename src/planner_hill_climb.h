@@ -13,6 +13,16 @@
 
 #include "memplan.h"
 
+/* The exact tail's node budget per iteration: 5 x `iterations` nodes in
+ * all (10 000 with the defaults; milliseconds on a few hundred buffers). */
+#define MP_HILL_CLIMB_EXACT_NODES_PER_ITERATION 5u
+/* Placements (decoding steps) allowed per iteration over the whole search:
+ * a move re-places the items after the first position it changes, so it
+ * costs up to n placements.  Below ~1000 items this never binds; above, it
+ * keeps the time per iteration what it is at ~1000 items, and a large
+ * problem makes fewer moves. */
+#define MP_HILL_CLIMB_WORK_PER_ITERATION 1000u
+
 typedef struct mp_hill_climb_report {
   uint64_t search_height; /* height after the local search, before the tail */
   uint64_t exact_nodes;   /* nodes the exact tail visited (0: it did not run) */

@@ -1,0 +1,18 @@
+#!/bin/sh
+# bench/run.sh — run memplan's benchmark and write bench/RESULTS.md.
+#
+# `make bench` builds the release binaries and calls this.  Extra arguments
+# go to the bench program (build/release/bench --help lists them), e.g.
+#   ./bench/run.sh --runs 9 --hard-count 60
+# The page records the compiler and the flags of the release build (read
+# from the Makefile), the machine and the date.  bench/before.md, a
+# measurement of the previous hill_climb kept for comparison, is appended.
+set -eu
+cd "$(dirname "$0")/.."
+BUILD=build/release
+[ -x "$BUILD/bench" ] || { echo "bench/run.sh: no $BUILD/bench; run 'make bench'" >&2; exit 1; }
+CC_USED=$(make -s --no-print-directory -pn MODE=release 2>/dev/null | sed -n 's/^CC = //p' | head -n 1)
+FLAGS=$(make -s --no-print-directory -pn MODE=release 2>/dev/null | sed -n 's/^CFLAGS_ALL := //p' | head -n 1)
+COMPILER=$(${CC_USED:-cc} --version 2>/dev/null | head -n 1)
+"$BUILD/bench" --compiler "${COMPILER:-unknown}" --flags "${FLAGS:-unknown}" \
+  --before bench/before.md --out bench/RESULTS.md "$@"

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# suite_bench_smoke.sh — the benchmark program at tiny sizes (seconds): it
+# runs every section (corpus, scale in forked children, hill_climb's rate,
+# hard instances) and writes a page with every table.  The numbers are not
+# checked: this is the benchmark's smoke test, not a benchmark.
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${MEMPLAN_BUILD:-build/${MODE:-asan}}
+BENCH=$BUILD/bench
+[ -x "$BENCH" ] || { echo "no bench binary at $BENCH"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { # pattern description
+  if grep -q -- "$1" "$tmp/RESULTS.md"; then echo "ok   $2"; else echo "FAIL $2 (no '$1')"; fail=1; fi
+}
+if ! "$BENCH" --smoke --out "$tmp/RESULTS.md" 2>"$tmp/stderr"; then
+  echo "FAIL bench --smoke exited with an error"; cat "$tmp/stderr"; exit 1
+fi
+check '^- machine: ' 'machine line'
+check '^- compiler: ' 'compiler line'
+check '^- date: ' 'date line'
+check 'shared and noisy' 'noise warning'
+check '^## Targets' 'targets section'
+check 'hill_climb reaches the lower bound on every corpus model | 1 of 1 | \*\*PASS\*\*' 'corpus target row'
+check '^## Corpus' 'corpus section'
+check '^| kws.tflite | 13 | 13 | 16000 |' 'example model row'
+check '^## Scale' 'scale section'
+for f in chain cnn transformer; do
+  for p in greedy greedy_by_size hill_climb exact; do
+    check "^| $f | 1000 | $p |" "scale row $f $p"
+  done
+done
+check '| chain | 1000 | greedy | - | [0-9.]* | [0-9.]* | [0-9.]*x / 10x |' 'growth column'
+check '^## hill_climb rate at 100 buffers' 'rate section'
+check '^## Hard instances' 'hard section'
+check '^| hill_climb 10x | ' 'hard row hill_climb 10x'
+check '^| exact | time_limit_ms 200 | ' 'hard row exact'
+# without --out the page goes to standard output
+"$BENCH" --smoke --sizes 100 --runs 1 >"$tmp/stdout.md" 2>/dev/null
+grep -q '^## Hard instances' "$tmp/stdout.md" && echo "ok   page on stdout" || { echo "FAIL page on stdout"; fail=1; }
+# a bad argument is a usage error
+"$BENCH" --frobnicate 2>/dev/null; rc=$?
+[ $rc -eq 2 ] && echo "ok   usage error" || { echo "FAIL usage error gave $rc"; fail=1; }
+exit $fail

@@ -1,0 +1,1002 @@
+/*
+ * bench.c — memplan's benchmark: planner quality and speed, side by side,
+ * in one run (not a test; `make bench` runs it through bench/run.sh).
+ *
+ *   build/release/bench [--out FILE] [--models DIR] [--example FILE]...
+ *                       [--runs N] [--sizes 1000,10000,100000]
+ *                       [--hard-count N] [--hard-n-min N] [--hard-n-max N]
+ *                       [--exact-ms MS] [--scale-exact-ms MS]
+ *                       [--compiler TEXT] [--flags TEXT] [--before FILE]
+ *                       [--smoke]
+ *
+ * Writes one Markdown page (stdout without --out):
+ *   - the machine, compiler, flags and date, and the issue's targets with
+ *     a PASS/FAIL mark;
+ *   - corpus: every model of --models (default ../shared/models) and each
+ *     --example (default examples/kws/kws.tflite), planned the way
+ *     memplan plans a scratch arena: subgraph 0, view aliasing on, the
+ *     tensors mp_graph_needs_slot selects, sizes rounded up to 16 bytes,
+ *     alignment 16, lifetimes g->storage, through mp_solve;
+ *   - scale: the synthetic families of synth.h at each size, every
+ *     measurement in a forked child that reports its wall times and its
+ *     peak RSS above its own baseline (the high-water mark is reset with
+ *     /proc/self/clear_refs once the problem is built);
+ *   - hill_climb's rate at 100 buffers;
+ *   - hard instances: hardgen rectangles (optimum H by construction), per
+ *     planner the fraction packed at H, the overshoot and the times.
+ * Times are medians of --runs runs (wall clock, CLOCK_MONOTONIC, in
+ * process), with CPU time beside them.  Every layout goes through this
+ * file's own overlap check (a sweep over time, no code shared with the
+ * planners); an invalid one aborts the run.  --smoke shrinks everything to
+ * seconds for the test suite.
+ */
+#include "hardgen.h"
+#include "memplan.h"
+#include "planner_hill_climb.h"
+#include "synth.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_RUNS 64
+#define MAX_SIZES 8
+#define HARD_H (UINT64_C(1) << 20)
+
+/* ---- clocks and statistics ------------------------------------------------ */
+
+static double clock_s(clockid_t id) {
+  struct timespec ts;
+  clock_gettime(id, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The p-quantile (0 <= p <= 1) of v[0..n), nearest rank; sorts v. */
+static double quantile(double *v, size_t n, double p) {
+  if (n == 0) return 0;
+  qsort(v, n, sizeof *v, cmp_double);
+  return v[(size_t)(p * (double)(n - 1) + 0.5)];
+}
+
+static double median(double *v, size_t n) {
+  if (n == 0) return 0;
+  qsort(v, n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ---- the layout check ------------------------------------------------------ */
+
+static const mp_item *chk_items;
+static const uint64_t *chk_off;
+
+static int cmp_by_start(const void *a, const void *b) {
+  uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+  if (chk_items[i].start != chk_items[j].start) return chk_items[i].start < chk_items[j].start ? -1 : 1;
+  return (i > j) - (i < j);
+}
+
+static int cmp_by_off(const void *a, const void *b) {
+  uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+  if (chk_off[i] != chk_off[j]) return chk_off[i] < chk_off[j] ? -1 : 1;
+  return (i > j) - (i < j);
+}
+
+/* True when every offset is aligned and no two items live at a common time
+ * share a byte; *height gets max(offset + size).  A sweep over the start
+ * times: the items live at a start time are sorted by offset and adjacent
+ * ones compared (two overlapping intervals imply an overlapping adjacent
+ * pair). */
+static bool check_layout(const mp_item *it, size_t n, const uint64_t *off, uint64_t *height) {
+  uint32_t *by_start = malloc((n ? n : 1) * sizeof *by_start);
+  uint32_t *live = malloc((n ? n : 1) * sizeof *live);
+  uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+  bool ok = by_start && live && tmp;
+  uint64_t h = 0;
+  for (size_t i = 0; ok && i < n; i++) {
+    if (it[i].align > 1 && off[i] % it[i].align) ok = false;
+    if (off[i] + it[i].size > h) h = off[i] + it[i].size;
+    by_start[i] = (uint32_t)i;
+  }
+  chk_items = it;
+  chk_off = off;
+  if (ok) qsort(by_start, n, sizeof *by_start, cmp_by_start);
+  size_t n_live = 0;
+  for (size_t k = 0; ok && k < n;) {
+    int32_t t = it[by_start[k]].start;
+    size_t w = 0;
+    for (size_t q = 0; q < n_live; q++)
+      if (it[live[q]].end >= t) live[w++] = live[q];
+    n_live = w;
+    for (; k < n && it[by_start[k]].start == t; k++)
+      if (it[by_start[k]].size) live[n_live++] = by_start[k];
+    memcpy(tmp, live, n_live * sizeof *tmp);
+    qsort(tmp, n_live, sizeof *tmp, cmp_by_off);
+    for (size_t q = 1; q < n_live; q++)
+      if (off[tmp[q - 1]] + it[tmp[q - 1]].size > off[tmp[q]]) ok = false;
+  }
+  free(by_start);
+  free(live);
+  free(tmp);
+  *height = h;
+  return ok;
+}
+
+/* ---- planner configurations -------------------------------------------------- */
+
+typedef struct cfg {
+  const char *label;   /* as shown */
+  const char *planner; /* the table's name */
+  int64_t iterations;  /* hill_climb: 0 = default */
+  int64_t time_ms;     /* exact: time_limit_ms, 0 = default */
+  bool no_tail;        /* hill_climb without its exact tail */
+} cfg;
+
+typedef struct outcome {
+  mp_status st;
+  uint64_t height, lower_bound, proven_lower, proven_upper, iterations;
+  bool timed_out;
+  double wall, cpu; /* seconds */
+} outcome;
+
+static int64_t hc_default_iterations(void) {
+  return mp_option_get(mp_planner_find("hill_climb"), NULL, 0, "iterations", 2000);
+}
+
+/* Run configuration c on p once; offsets to off.  Exits on an invalid
+ * layout: a benchmark of a wrong answer is worthless. */
+static outcome run_cfg(const cfg *c, const mp_problem *p, uint64_t *off) {
+  outcome o = {0};
+  const mp_planner *pl = mp_planner_find(c->planner);
+  char k_it[] = "iterations", k_ms[] = "time_limit_ms";
+  mp_option opts[2];
+  uint32_t n_opts = 0;
+  if (c->iterations) opts[n_opts++] = (mp_option){k_it, c->iterations};
+  if (c->time_ms) opts[n_opts++] = (mp_option){k_ms, c->time_ms};
+  mp_solution sol = {.offsets = off};
+  double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+  if (c->no_tail) {
+    sol.lower_bound = mp_problem_lower_bound(p);
+    o.st = mp_hill_climb_run(p, opts, n_opts, false, &sol, NULL, NULL);
+  } else {
+    o.st = mp_solve(pl, p, opts, n_opts, &sol, NULL);
+  }
+  o.wall = clock_s(CLOCK_MONOTONIC) - w0;
+  o.cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+  if (o.st != MP_OK) {
+    fprintf(stderr, "bench: %s failed: %s\n", c->label, mp_status_str(o.st));
+    exit(1);
+  }
+  uint64_t h = 0;
+  if (!check_layout(p->items, p->n, off, &h)) {
+    fprintf(stderr, "bench: %s produced an invalid layout (%zu items)\n", c->label, p->n);
+    exit(1);
+  }
+  o.height = h;
+  o.lower_bound = sol.lower_bound;
+  o.proven_lower = c->no_tail ? sol.lower_bound : sol.proven_lower;
+  o.proven_upper = c->no_tail ? h : sol.proven_upper;
+  o.iterations = sol.iterations;
+  o.timed_out = sol.timed_out;
+  return o;
+}
+
+/* ---- machine ------------------------------------------------------------------ */
+
+static void cpu_model(char *out, size_t n) {
+  snprintf(out, n, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10)) continue;
+    char *v = strchr(line, ':');
+    if (!v) break;
+    v++;
+    while (*v == ' ' || *v == '\t') v++;
+    v[strcspn(v, "\n")] = 0;
+    snprintf(out, n, "%s", v);
+    break;
+  }
+  fclose(f);
+}
+
+static void os_name(char *out, size_t n) {
+  struct utsname u;
+  char pretty[600] = "";
+  FILE *f = fopen("/etc/os-release", "r");
+  if (f) {
+    char line[512];
+    while (fgets(line, sizeof line, f))
+      if (!strncmp(line, "PRETTY_NAME=", 12)) {
+        char *v = line + 12;
+        v[strcspn(v, "\n")] = 0;
+        if (*v == '"') v++;
+        size_t l = strlen(v);
+        if (l && v[l - 1] == '"') v[l - 1] = 0;
+        snprintf(pretty, sizeof pretty, "%s, ", v);
+      }
+    fclose(f);
+  }
+  if (uname(&u) == 0)
+    snprintf(out, n, "%.300s%.64s %.100s %.64s", pretty, u.sysname, u.release, u.machine);
+  else
+    snprintf(out, n, "%.300sunknown", pretty);
+}
+
+static void load_avg(char *out, size_t n) {
+  double l[3];
+  if (getloadavg(l, 3) == 3)
+    snprintf(out, n, "%.2f %.2f %.2f", l[0], l[1], l[2]);
+  else
+    snprintf(out, n, "unknown");
+}
+
+/* ---- peak memory of a child -------------------------------------------------- */
+
+/* VmHWM of this process in KiB, or -1. */
+static long vm_hwm_kib(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f) return -1;
+  char line[256];
+  long v = -1;
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, "VmHWM:", 6)) v = strtol(line + 6, NULL, 10);
+  fclose(f);
+  return v;
+}
+
+/* Reset the high-water mark to the current RSS (Linux >= 4.0). */
+static bool reset_hwm(void) {
+  FILE *f = fopen("/proc/self/clear_refs", "w");
+  if (!f) return false;
+  bool ok = fputs("5", f) >= 0;
+  return fclose(f) == 0 && ok;
+}
+
+static long maxrss_kib(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+/* ---- the report ------------------------------------------------------------- */
+
+typedef struct opts {
+  const char *out, *models, *compiler, *flags, *before;
+  const char *examples[16];
+  int n_examples;
+  int runs;
+  size_t sizes[MAX_SIZES];
+  int n_sizes;
+  uint32_t hard_count, hard_nmin, hard_nmax;
+  int64_t exact_ms, scale_exact_ms;
+  bool smoke;
+} opts;
+
+typedef struct targets {
+  int corpus_models, corpus_at_lb;
+  double plan100k_worst_s; /* greedy / greedy_by_size at the largest size */
+  size_t plan100k_n;
+  double rate_min;          /* hill_climb iterations/s at 100, end to end */
+  int exact_models, exact_proven;
+  double exact_corpus_worst_s;
+  uint32_t hard_total, hard_exact_at_h;
+} targets;
+
+static const char *pass(bool ok) { return ok ? "**PASS**" : "**FAIL**"; }
+
+/* "123.4" for milliseconds with sensible precision. */
+static void fmt_ms(char *b, size_t n, double s) {
+  double ms = s * 1e3;
+  if (ms < 1)
+    snprintf(b, n, "%.3f", ms);
+  else if (ms < 100)
+    snprintf(b, n, "%.2f", ms);
+  else
+    snprintf(b, n, "%.0f", ms);
+}
+
+/* ---- corpus ------------------------------------------------------------------ */
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Paths of the corpus: every .tflite of dir (sorted), then the examples. */
+static size_t corpus_paths(const opts *o, char **paths, size_t max, bool *have_dir) {
+  size_t n = 0;
+  *have_dir = false;
+  DIR *d = o->models ? opendir(o->models) : NULL;
+  if (d) {
+    *have_dir = true;
+    struct dirent *de;
+    while ((de = readdir(d)) && n < max) {
+      size_t l = strlen(de->d_name);
+      if (l <= 7 || strcmp(de->d_name + l - 7, ".tflite")) continue;
+      size_t need = strlen(o->models) + l + 2;
+      paths[n] = malloc(need);
+      snprintf(paths[n], need, "%s/%s", o->models, de->d_name);
+      n++;
+    }
+    closedir(d);
+    qsort(paths, n, sizeof *paths, cmp_str);
+  }
+  for (int e = 0; e < o->n_examples && n < max; e++) paths[n++] = strdup(o->examples[e]);
+  return n;
+}
+
+static const char *base_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+static void corpus_section(const opts *o, mp_buf *b, targets *tg) {
+  int64_t hc_it = hc_default_iterations();
+  const cfg cfgs[] = {
+      {"greedy", "greedy", 0, 0, false},
+      {"greedy_by_size", "greedy_by_size", 0, 0, false},
+      {"hill_climb", "hill_climb", 0, 0, false},
+      {"hill_climb 10x", "hill_climb", 10 * hc_it, 0, false},
+      {"exact", "exact", 0, 0, false},
+  };
+  enum { NC = sizeof cfgs / sizeof cfgs[0] };
+  char *paths[256];
+  bool have_dir;
+  size_t np = corpus_paths(o, paths, 256, &have_dir);
+
+  mp_buf_printf(b, "## Corpus\n\n");
+  if (!have_dir)
+    mp_buf_printf(b, "NOTICE: the model folder `%s` is absent; only memplan's own examples "
+                     "are measured.\n\n",
+                  o->models ? o->models : "(none)");
+  mp_buf_printf(b,
+                "Each model's scratch arena as memplan plans it: subgraph 0, view aliasing on, "
+                "the tensors that need a slot, sizes rounded up to 16 bytes, alignment 16, "
+                "storage lifetimes, through `mp_solve`.  The lower bound is `memplan "
+                "inspect`'s (`mp_graph_lower_bound(g, 16)`).  Cells: scratch high-water mark "
+                "in bytes (ratio to the lower bound).  hill_climb 10x: `iterations` = %lld.  "
+                "exact: default options (time_limit_ms 10000); \"proven\" says whether it "
+                "proved its result optimal.\n\n",
+                (long long)(10 * hc_it));
+  mp_buf_puts(b, "| model | ops | scratch tensors | lower bound |");
+  for (int c = 0; c < NC; c++) mp_buf_printf(b, " %s |", cfgs[c].label);
+  mp_buf_puts(b, " exact proven |\n|---|---:|---:|---:|");
+  for (int c = 0; c < NC; c++) mp_buf_puts(b, "---:|");
+  mp_buf_puts(b, "---|\n");
+
+  mp_buf times;
+  mp_buf_init(&times);
+  mp_buf_printf(&times, "Median plan time in ms over %d runs (wall clock; CPU time in "
+                        "parentheses), runs of all planners interleaved:\n\n| model |",
+                o->runs);
+  for (int c = 0; c < NC; c++) mp_buf_printf(&times, " %s |", cfgs[c].label);
+  mp_buf_puts(&times, "\n|---|");
+  for (int c = 0; c < NC; c++) mp_buf_puts(&times, "---:|");
+  mp_buf_puts(&times, "\n");
+
+  for (size_t m = 0; m < np; m++) {
+    mp_model *model = NULL;
+    mp_graph *g = NULL;
+    const char *name = base_name(paths[m]);
+    if (mp_model_load(paths[m], NULL, &model) != MP_OK ||
+        mp_graph_build(model, 0, NULL, NULL, &g) != MP_OK) {
+      mp_buf_printf(b, "| %s | could not be loaded |\n", name);
+      mp_model_free(&model);
+      free(paths[m]);
+      continue;
+    }
+    mp_item *items = calloc(g->n_tensors + 1, sizeof *items);
+    uint64_t *off = calloc(g->n_tensors + 1, sizeof *off);
+    size_t n = 0;
+    for (uint32_t t = 0; t < g->n_tensors; t++)
+      if (mp_graph_needs_slot(g, t))
+        items[n++] = (mp_item){mp_align_up(g->tensors[t].size, 16), g->storage[t].start_op,
+                               g->storage[t].end_op, 16, t};
+    mp_problem p = {n, items, 0};
+    uint64_t lb = mp_graph_lower_bound(g, 16);
+    if (lb != mp_problem_lower_bound(&p)) {
+      fprintf(stderr, "bench: %s: lower bounds disagree\n", name);
+      exit(1);
+    }
+    double wall[NC][MAX_RUNS], cpu[NC][MAX_RUNS];
+    outcome last[NC];
+    for (int r = 0; r < o->runs; r++)
+      for (int c = 0; c < NC; c++) {
+        last[c] = run_cfg(&cfgs[c], &p, off);
+        wall[c][r] = last[c].wall;
+        cpu[c][r] = last[c].cpu;
+      }
+    mp_buf_printf(b, "| %s | %u | %zu | %llu |", name, g->n_ops, n, (unsigned long long)lb);
+    for (int c = 0; c < NC; c++)
+      mp_buf_printf(b, " %llu (%.3f) |", (unsigned long long)last[c].height,
+                    lb ? (double)last[c].height / (double)lb : 1.0);
+    const outcome *ex = &last[NC - 1];
+    if (ex->proven_lower == ex->proven_upper)
+      mp_buf_puts(b, " optimal |\n");
+    else
+      mp_buf_printf(b, " [%llu, %llu]%s |\n", (unsigned long long)ex->proven_lower,
+                    (unsigned long long)ex->proven_upper, ex->timed_out ? " (time limit)" : "");
+    mp_buf_printf(&times, "| %s |", name);
+    for (int c = 0; c < NC; c++) {
+      char w[32], u[32];
+      double mw = median(wall[c], (size_t)o->runs), mc = median(cpu[c], (size_t)o->runs);
+      fmt_ms(w, sizeof w, mw);
+      fmt_ms(u, sizeof u, mc);
+      mp_buf_printf(&times, " %s (%s) |", w, u);
+      if (c == NC - 1 && mw > tg->exact_corpus_worst_s) tg->exact_corpus_worst_s = mw;
+    }
+    mp_buf_puts(&times, "\n");
+    tg->corpus_models++;
+    tg->corpus_at_lb += last[2].height == lb;
+    tg->exact_models++;
+    tg->exact_proven += ex->proven_lower == ex->proven_upper;
+    free(items);
+    free(off);
+    mp_graph_free(&g);
+    mp_model_free(&model);
+    free(paths[m]);
+  }
+  mp_buf_puts(b, "\n");
+  mp_buf_append(b, times.data ? times.data : "", times.len);
+  mp_buf_puts(b, "\n");
+  mp_buf_free(&times);
+}
+
+/* ---- scale ------------------------------------------------------------------- */
+
+typedef struct child_result {
+  int ok;
+  int runs;
+  double wall[MAX_RUNS], cpu[MAX_RUNS];
+  uint64_t height, lower_bound, iterations;
+  long peak_kib;   /* above the baseline */
+  int hwm_method;  /* 1: VmHWM reset with clear_refs, 0: ru_maxrss */
+} child_result;
+
+/* In a forked child: build the problem, reset the high-water mark, run c
+ * `runs` times, report through the pipe. */
+static void scale_child(int fd, mp_synth_family f, size_t n, const cfg *c, int runs) {
+  child_result res = {0};
+  mp_item *items = calloc(n ? n : 1, sizeof *items);
+  uint64_t *off = calloc(n ? n : 1, sizeof *off);
+  mp_synth_make(f, n, 0x5eed0000u + (uint64_t)f * 1000003u + n, items);
+  mp_problem p = {n, items, 0};
+  long base;
+  if (reset_hwm() && (base = vm_hwm_kib()) >= 0) {
+    res.hwm_method = 1;
+  } else {
+    base = maxrss_kib();
+  }
+  outcome out = {0};
+  for (int r = 0; r < runs; r++) {
+    out = run_cfg(c, &p, off);
+    res.wall[r] = out.wall;
+    res.cpu[r] = out.cpu;
+  }
+  long peak = res.hwm_method ? vm_hwm_kib() : maxrss_kib();
+  res.peak_kib = peak - base;
+  res.runs = runs;
+  res.height = out.height;
+  res.lower_bound = out.lower_bound;
+  res.iterations = out.iterations;
+  res.ok = 1;
+  if (write(fd, &res, sizeof res) != (ssize_t)sizeof res) _exit(3);
+  free(items);
+  free(off);
+  _exit(0);
+}
+
+static bool scale_measure(mp_synth_family f, size_t n, const cfg *c, int runs, child_result *res) {
+  int fds[2];
+  memset(res, 0, sizeof *res);
+  if (pipe(fds)) return false;
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    close(fds[0]);
+    scale_child(fds[1], f, n, c, runs);
+  }
+  close(fds[1]);
+  size_t got = 0;
+  while (got < sizeof *res) {
+    ssize_t k = read(fds[0], (char *)res + got, sizeof *res - got);
+    if (k <= 0) break;
+    got += (size_t)k;
+  }
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return got == sizeof *res && res->ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static void scale_section(const opts *o, mp_buf *b, targets *tg) {
+  static const mp_synth_family fams[] = {MP_SYNTH_CHAIN, MP_SYNTH_CNN, MP_SYNTH_TRANSFORMER};
+  char ms[64];
+  snprintf(ms, sizeof ms, "time_limit_ms %lld", (long long)o->scale_exact_ms);
+  const cfg cfgs[] = {
+      {"greedy", "greedy", 0, 0, false},
+      {"greedy_by_size", "greedy_by_size", 0, 0, false},
+      {"hill_climb", "hill_climb", 0, 0, false},
+      {"exact", "exact", 0, o->scale_exact_ms, false},
+  };
+  const char *budget[] = {"-", "-", "defaults", ms};
+  int64_t it = hc_default_iterations();
+  enum { NC = sizeof cfgs / sizeof cfgs[0] };
+  mp_buf_printf(b, "## Scale\n\n");
+  mp_buf_printf(b,
+                "Synthetic problems (src/synth.c, fixed seeds): **chain** (tensor i live over "
+                "ops [i, i+1]), **cnn** (residual stages: block inputs live until the block's "
+                "add, op-local scratch), **transformer** (12-op layers, many small short-lived "
+                "tensors, a residual stream per layer, one long-lived cache in eight layers).  "
+                "Sizes rounded up to 16, alignment 16.  Each cell is measured in its own forked "
+                "process: the problem is built, the RSS high-water mark is reset, then the "
+                "planner runs %d times; *peak MiB* is the high-water mark above that baseline "
+                "(the planner's own memory).  *growth* is the median time divided by the median "
+                "time at the previous size (10x fewer items: linear growth is 10x, n log n about "
+                "13x).  Budgets: hill_climb runs its defaults at every size (its work bound "
+                "keeps large problems to a few seconds); exact runs with %s at every size (it "
+                "searches no component above 4096 buffers, so at 10k and 100k it returns its "
+                "heuristic start).  hill_climb's defaults: `iterations` %lld, which also bounds its "
+                "work to %lld placements (large problems make fewer moves), and an exact tail "
+                "of at most %lld nodes.\n\n",
+                o->runs, ms, (long long)it, (long long)(MP_HILL_CLIMB_WORK_PER_ITERATION * it),
+                (long long)(MP_HILL_CLIMB_EXACT_NODES_PER_ITERATION * it));
+  mp_buf_puts(b, "| family | items | planner | budget | median ms | cpu ms | growth | peak MiB "
+                 "| height / lower bound | moves / nodes |\n|---|---:|---|---|---:|---:|---:|---:|"
+                 "---:|---:|\n");
+  for (size_t fi = 0; fi < sizeof fams / sizeof fams[0]; fi++) {
+    for (int c = 0; c < NC; c++) {
+      double prev = 0;
+      size_t prev_n = 0;
+      for (int si = 0; si < o->n_sizes; si++) {
+        size_t n = o->sizes[si];
+        child_result res;
+        if (!scale_measure(fams[fi], n, &cfgs[c], o->runs, &res)) {
+          mp_buf_printf(b, "| %s | %zu | %s | %s | failed | | | | | |\n",
+                        mp_synth_name(fams[fi]), n, cfgs[c].label, budget[c]);
+          continue;
+        }
+        double mw = median(res.wall, (size_t)res.runs), mc = median(res.cpu, (size_t)res.runs);
+        char w[32], u[32], gr[32] = "-";
+        fmt_ms(w, sizeof w, mw);
+        fmt_ms(u, sizeof u, mc);
+        if (prev > 0 && prev_n > 0)
+          snprintf(gr, sizeof gr, "%.1fx / %zux", mw / prev, n / prev_n);
+        mp_buf_printf(b, "| %s | %zu | %s | %s | %s | %s | %s | %.1f | %.4f | %llu |\n",
+                      mp_synth_name(fams[fi]), n, cfgs[c].label, budget[c], w, u, gr,
+                      (double)res.peak_kib / 1024.0,
+                      res.lower_bound ? (double)res.height / (double)res.lower_bound : 1.0,
+                      (unsigned long long)res.iterations);
+        if (c < 2 && si == o->n_sizes - 1) {
+          if (mw > tg->plan100k_worst_s) tg->plan100k_worst_s = mw;
+          tg->plan100k_n = n;
+        }
+        prev = mw;
+        prev_n = n;
+        fflush(stdout);
+      }
+    }
+  }
+  mp_buf_puts(b, "\n");
+}
+
+/* ---- hill_climb's rate ------------------------------------------------------- */
+
+static void rate_section(const opts *o, mp_buf *b, targets *tg) {
+  int64_t it = (o->smoke ? 1 : 10) * hc_default_iterations();
+  mp_buf_printf(b, "## hill_climb rate at 100 buffers\n\n");
+  mp_buf_printf(b,
+                "hill_climb with `iterations` = %lld (and `max_stall_iterations` 0, its "
+                "default) on 100-buffer problems that the starting layouts leave above the "
+                "lower bound (the graph-shaped families reach it before any move): the "
+                "synthetic `random` family (random lifetimes over 50 steps, sizes 16 B to "
+                "16 KiB), which hill_climb packs at the lower bound before its last move, and "
+                "two more draws of it where one buffer in four is aligned to 4 KiB, which puts "
+                "the lower bound out of reach, so that every move is made.  The rate counts "
+                "the moves made.  "
+                "*search* is the local search alone, *end to end* includes the exact tail "
+                "(up to %u nodes per iteration).  Medians of %d runs.\n\n",
+                (long long)it, MP_HILL_CLIMB_EXACT_NODES_PER_ITERATION, o->runs);
+  mp_buf_puts(b, "| problem | lower bound | height (search) | height (end to end) | moves | "
+                 "search ms | moves/s (search) | end-to-end ms | moves/s (end to end) |\n"
+                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  tg->rate_min = -1;
+  for (int k = 0; k < 3; k++) {
+    size_t n = 100;
+    mp_item items[100];
+    uint64_t off[100];
+    char name[64];
+    mp_synth_make(MP_SYNTH_RANDOM, n, 0xbe4c0003u + (uint64_t)k, items);
+    if (k == 0) {
+      snprintf(name, sizeof name, "random");
+    } else {
+      /* one buffer in four aligned to 4 KiB: the lower bound is out of
+       * reach, so every move is made */
+      for (size_t i = 0; i < n; i += 4) items[i].align = 4096;
+      snprintf(name, sizeof name, "random, 4 KiB-aligned buffers #%d", k);
+    }
+    mp_problem p = {n, items, 0};
+    const cfg search = {"hill_climb (search)", "hill_climb", it, 0, true};
+    const cfg full = {"hill_climb", "hill_climb", it, 0, false};
+    double ws[MAX_RUNS], wf[MAX_RUNS];
+    outcome os = {0}, of = {0};
+    for (int r = 0; r < o->runs; r++) {
+      os = run_cfg(&search, &p, off);
+      of = run_cfg(&full, &p, off);
+      ws[r] = os.wall;
+      wf[r] = of.wall;
+    }
+    double ms = median(ws, (size_t)o->runs), mf = median(wf, (size_t)o->runs);
+    double rs = ms > 0 ? (double)os.iterations / ms : 0, rf = mf > 0 ? (double)of.iterations / mf : 0;
+    char a[32], c[32];
+    fmt_ms(a, sizeof a, ms);
+    fmt_ms(c, sizeof c, mf);
+    mp_buf_printf(b, "| %s | %llu | %llu | %llu | %llu | %s | %.0f | %s | %.0f |\n", name,
+                  (unsigned long long)os.lower_bound, (unsigned long long)os.height,
+                  (unsigned long long)of.height, (unsigned long long)os.iterations, a, rs, c, rf);
+    if (of.iterations > 0 && (tg->rate_min < 0 || rf < tg->rate_min)) tg->rate_min = rf;
+  }
+  mp_buf_puts(b, "\n");
+}
+
+/* ---- hard instances ---------------------------------------------------------- */
+
+typedef struct hard_stats {
+  uint32_t at_h;
+  double over_sum, over_max;
+  double secs[1024];
+  uint32_t n;
+  uint32_t timed_out;
+} hard_stats;
+
+static void hard_section(const opts *o, mp_buf *b, targets *tg) {
+  int64_t hc_it = hc_default_iterations();
+  char ms[64];
+  snprintf(ms, sizeof ms, "time_limit_ms %lld", (long long)o->exact_ms);
+  const cfg cfgs[] = {
+      {"greedy", "greedy", 0, 0, false},
+      {"greedy_by_size", "greedy_by_size", 0, 0, false},
+      {"hill_climb, local search alone", "hill_climb", 0, 0, true},
+      {"hill_climb", "hill_climb", 0, 0, false},
+      {"hill_climb 10x, local search alone", "hill_climb", 10 * hc_it, 0, true},
+      {"hill_climb 10x", "hill_climb", 10 * hc_it, 0, false},
+      {"exact", "exact", 0, o->exact_ms, false},
+  };
+  char b1[96], b2[96], b3[96], b4[96];
+  snprintf(b1, sizeof b1, "iterations %lld, no exact tail", (long long)hc_it);
+  int64_t tail = MP_HILL_CLIMB_EXACT_NODES_PER_ITERATION;
+  snprintf(b2, sizeof b2, "defaults: iterations %lld, exact tail of %lld nodes", (long long)hc_it,
+           (long long)(tail * hc_it));
+  snprintf(b3, sizeof b3, "iterations %lld, no exact tail", (long long)(10 * hc_it));
+  snprintf(b4, sizeof b4, "iterations %lld, exact tail of %lld nodes", (long long)(10 * hc_it),
+           (long long)(10 * tail * hc_it));
+  const char *budget[] = {"-", "-", b1, b2, b3, b4, ms};
+  enum { NC = sizeof cfgs / sizeof cfgs[0] };
+  uint32_t count = o->hard_count > 1024 ? 1024 : o->hard_count;
+  hard_stats *st = calloc(NC, sizeof *st);
+  mp_buf rows;
+  mp_buf_init(&rows);
+  mp_buf_puts(&rows, "| # | n |");
+  for (int c = 0; c < NC; c++) mp_buf_printf(&rows, " %s |", cfgs[c].label);
+  mp_buf_puts(&rows, " exact s |\n|---:|---:|");
+  for (int c = 0; c < NC; c++) mp_buf_puts(&rows, "---:|");
+  mp_buf_puts(&rows, "---:|\n");
+  uint32_t largest = 0;
+  for (uint32_t k = 0; k < count; k++) {
+    uint32_t n = count > 1 ? o->hard_nmin + (uint32_t)((uint64_t)(o->hard_nmax - o->hard_nmin) *
+                                                      k / (count - 1))
+                           : o->hard_nmin;
+    mp_hardgen_params hp = {n, HARD_H, 4 * n, 16, 1000003u + k};
+    mp_item *items = calloc(n, sizeof *items);
+    uint64_t *off = calloc(n, sizeof *off);
+    if (mp_hardgen_make(&hp, items, NULL, NULL) != MP_OK) {
+      fprintf(stderr, "bench: hardgen failed for n=%u\n", n);
+      exit(1);
+    }
+    if (n > largest) largest = n;
+    mp_problem p = {n, items, 0};
+    mp_buf_printf(&rows, "| %u | %u |", k, n);
+    double exact_s = 0;
+    for (int c = 0; c < NC; c++) {
+      outcome r = run_cfg(&cfgs[c], &p, off);
+      double over = (double)r.height / (double)HARD_H - 1;
+      st[c].at_h += r.height == HARD_H;
+      st[c].over_sum += over;
+      if (over > st[c].over_max) st[c].over_max = over;
+      st[c].secs[st[c].n++] = r.wall;
+      st[c].timed_out += r.timed_out;
+      mp_buf_printf(&rows, " %.4f |", (double)r.height / (double)HARD_H);
+      if (c == NC - 1) exact_s = r.wall;
+    }
+    mp_buf_printf(&rows, " %.3f |\n", exact_s);
+    free(items);
+    free(off);
+    fflush(stdout);
+  }
+  mp_buf_printf(b, "## Hard instances\n\n");
+  mp_buf_printf(b,
+                "%u instances from hardgen (src/hardgen.c): a full rectangle of height H = "
+                "2^20 bytes and T = 4n time steps cut into n pieces, n spread evenly over "
+                "[%u, %u], sizes multiples of 16, alignment 1, seeds 1000003 + k (the same "
+                "instances as `exactbench`).  The pieces tile the rectangle, so the optimum is "
+                "exactly H.  *at H*: instances packed at exactly H; overshoot: height / H - 1.  "
+                "hill_climb runs with seed 0.\n\n",
+                count, o->hard_nmin, o->hard_nmax);
+  mp_buf_puts(b, "| planner | budget | at H | mean overshoot | max overshoot | median s | p90 s "
+                 "| max s |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
+  for (int c = 0; c < NC; c++) {
+    hard_stats *s = &st[c];
+    double med = quantile(s->secs, s->n, 0.5), p90 = quantile(s->secs, s->n, 0.9),
+           mx = quantile(s->secs, s->n, 1.0);
+    mp_buf_printf(b, "| %s | %s | %u / %u (%.0f %%) | %.2f %% | %.2f %% | %.3f | %.3f | %.3f |\n",
+                  cfgs[c].label, budget[c], s->at_h, s->n, s->n ? 100.0 * s->at_h / s->n : 0,
+                  s->n ? 100 * s->over_sum / s->n : 0, 100 * s->over_max, med, p90, mx);
+  }
+  const hard_stats *ex = &st[NC - 1];
+  mp_buf_printf(b, "\nexact: %u of %u instances hit the %lld ms time limit.\n", ex->timed_out,
+                ex->n, (long long)o->exact_ms);
+  /* peak memory of exact on the largest instance, in a child */
+  if (largest) {
+    int fds[2];
+    child_result res = {0};
+    if (!pipe(fds)) {
+      fflush(NULL);
+      pid_t pid = fork();
+      if (pid == 0) {
+        close(fds[0]);
+        uint32_t n = largest;
+        mp_hardgen_params hp = {n, HARD_H, 4 * n, 16, 1000003u + (count ? count - 1 : 0)};
+        mp_item *items = calloc(n, sizeof *items);
+        uint64_t *off = calloc(n, sizeof *off);
+        mp_hardgen_make(&hp, items, NULL, NULL);
+        mp_problem p = {n, items, 0};
+        long base;
+        if (reset_hwm() && (base = vm_hwm_kib()) >= 0)
+          res.hwm_method = 1;
+        else
+          base = maxrss_kib();
+        outcome r = run_cfg(&cfgs[NC - 1], &p, off);
+        res.peak_kib = (res.hwm_method ? vm_hwm_kib() : maxrss_kib()) - base;
+        res.wall[0] = r.wall;
+        res.ok = 1;
+        if (write(fds[1], &res, sizeof res) != (ssize_t)sizeof res) _exit(3);
+        _exit(0);
+      }
+      close(fds[1]);
+      size_t got = 0;
+      while (pid > 0 && got < sizeof res) {
+        ssize_t k = read(fds[0], (char *)&res + got, sizeof res - got);
+        if (k <= 0) break;
+        got += (size_t)k;
+      }
+      close(fds[0]);
+      if (pid > 0) waitpid(pid, NULL, 0);
+      if (got == sizeof res && res.ok)
+        mp_buf_printf(b, "Peak memory of exact on the largest instance (n = %u): %.1f MiB above "
+                         "the process's baseline.\n",
+                      largest, (double)res.peak_kib / 1024.0);
+    }
+  }
+  /* what the tail and 10x buy */
+  mp_buf_printf(b,
+                "\nWhat the exact tail buys: with the default budget, %u instances at H "
+                "instead of %u (mean overshoot %.2f %% instead of %.2f %%); with 10x iterations "
+                "%u instead of %u (%.2f %% instead of %.2f %%).  What 10x iterations buy: the "
+                "local search alone goes from %u to %u instances at H (%.2f %% to %.2f %% mean "
+                "overshoot), hill_climb as a whole from %u to %u (%.2f %% to %.2f %%).\n\n",
+                st[3].at_h, st[2].at_h, 100 * st[3].over_sum / (st[3].n ? st[3].n : 1),
+                100 * st[2].over_sum / (st[2].n ? st[2].n : 1), st[5].at_h, st[4].at_h,
+                100 * st[5].over_sum / (st[5].n ? st[5].n : 1),
+                100 * st[4].over_sum / (st[4].n ? st[4].n : 1), st[2].at_h, st[4].at_h,
+                100 * st[2].over_sum / (st[2].n ? st[2].n : 1),
+                100 * st[4].over_sum / (st[4].n ? st[4].n : 1), st[3].at_h, st[5].at_h,
+                100 * st[3].over_sum / (st[3].n ? st[3].n : 1),
+                100 * st[5].over_sum / (st[5].n ? st[5].n : 1));
+  mp_buf_puts(b, "<details><summary>Per instance: height / H, and exact's time</summary>\n\n");
+  mp_buf_append(b, rows.data ? rows.data : "", rows.len);
+  mp_buf_puts(b, "\n</details>\n\n");
+  tg->hard_total = ex->n;
+  tg->hard_exact_at_h = ex->at_h;
+  mp_buf_free(&rows);
+  free(st);
+}
+
+/* ---- main ------------------------------------------------------------------- */
+
+static int parse_sizes(const char *s, size_t *out, int max) {
+  int n = 0;
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", s);
+  for (char *t = strtok(buf, ","); t && n < max; t = strtok(NULL, ",")) out[n++] = strtoull(t, NULL, 10);
+  return n;
+}
+
+static void usage(void) {
+  fprintf(stderr,
+          "usage: bench [--out FILE] [--models DIR] [--example FILE]... [--runs N]\n"
+          "             [--sizes 1000,10000,100000] [--hard-count N] [--hard-n-min N]\n"
+          "             [--hard-n-max N] [--exact-ms MS] [--scale-exact-ms MS]\n"
+          "             [--compiler TEXT] [--flags TEXT] [--before FILE] [--smoke]\n");
+}
+
+int main(int argc, char **argv) {
+  opts o = {.models = "../shared/models",
+            .runs = 5,
+            .hard_count = 40,
+            .hard_nmin = 100,
+            .hard_nmax = 500,
+            .exact_ms = 10000,
+            .scale_exact_ms = 1000};
+  o.n_sizes = parse_sizes("1000,10000,100000", o.sizes, MAX_SIZES);
+  bool sizes_set = false, runs_set = false, models_set = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--smoke")) {
+      o.smoke = true;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      usage();
+      return 2;
+    }
+    const char *v = argv[++i];
+    if (!strcmp(a, "--out")) o.out = v;
+    else if (!strcmp(a, "--models")) o.models = v, models_set = true;
+    else if (!strcmp(a, "--example") && o.n_examples < 16) o.examples[o.n_examples++] = v;
+    else if (!strcmp(a, "--runs")) o.runs = atoi(v), runs_set = true;
+    else if (!strcmp(a, "--sizes")) o.n_sizes = parse_sizes(v, o.sizes, MAX_SIZES), sizes_set = true;
+    else if (!strcmp(a, "--hard-count")) o.hard_count = (uint32_t)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--hard-n-min")) o.hard_nmin = (uint32_t)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--hard-n-max")) o.hard_nmax = (uint32_t)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--exact-ms")) o.exact_ms = strtoll(v, NULL, 10);
+    else if (!strcmp(a, "--scale-exact-ms")) o.scale_exact_ms = strtoll(v, NULL, 10);
+    else if (!strcmp(a, "--compiler")) o.compiler = v;
+    else if (!strcmp(a, "--flags")) o.flags = v;
+    else if (!strcmp(a, "--before")) o.before = v;
+    else {
+      usage();
+      return 2;
+    }
+  }
+  if (o.smoke) {
+    /* seconds, even under sanitizers: the tables, not the numbers */
+    if (!runs_set) o.runs = 1;
+    if (!sizes_set) o.n_sizes = parse_sizes("100,1000", o.sizes, MAX_SIZES);
+    if (!models_set) o.models = NULL;
+    o.hard_count = 3;
+    o.hard_nmin = 20;
+    o.hard_nmax = 40;
+    o.exact_ms = 200;
+    o.scale_exact_ms = 100;
+  }
+  if (o.n_examples == 0) o.examples[o.n_examples++] = "examples/kws/kws.tflite";
+  if (o.runs < 1) o.runs = 1;
+  if (o.runs > MAX_RUNS) o.runs = MAX_RUNS;
+  if (o.n_sizes < 1 || o.hard_count < 1 || o.hard_nmin < 1 || o.hard_nmax < o.hard_nmin ||
+      o.exact_ms < 1 || o.scale_exact_ms < 1) {
+    usage();
+    return 2;
+  }
+
+  char cpu[256], os[700], load0[64], load1[64], date[64];
+  cpu_model(cpu, sizeof cpu);
+  os_name(os, sizeof os);
+  load_avg(load0, sizeof load0);
+  time_t now = time(NULL);
+  strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
+  double t0 = clock_s(CLOCK_MONOTONIC);
+
+  targets tg = {0};
+  mp_buf corpus, scale, rate, hard;
+  mp_buf_init(&corpus);
+  mp_buf_init(&scale);
+  mp_buf_init(&rate);
+  mp_buf_init(&hard);
+  fprintf(stderr, "bench: corpus\n");
+  corpus_section(&o, &corpus, &tg);
+  fprintf(stderr, "bench: scale\n");
+  scale_section(&o, &scale, &tg);
+  fprintf(stderr, "bench: rate\n");
+  rate_section(&o, &rate, &tg);
+  fprintf(stderr, "bench: hard instances\n");
+  hard_section(&o, &hard, &tg);
+  load_avg(load1, sizeof load1);
+  double total = clock_s(CLOCK_MONOTONIC) - t0;
+
+  mp_buf b;
+  mp_buf_init(&b);
+  mp_buf_printf(&b, "# memplan benchmark results%s\n\n", o.smoke ? " (smoke run: tiny sizes)" : "");
+  mp_buf_printf(&b, "Written by `make bench` (bench/run.sh, tools/bench.c); do not edit by hand.\n\n");
+  mp_buf_printf(&b, "- date: %s; the run took %.0f s\n", date, total);
+  mp_buf_printf(&b, "- machine: %s, %ld cores online (%ld configured)\n", cpu,
+                sysconf(_SC_NPROCESSORS_ONLN), sysconf(_SC_NPROCESSORS_CONF));
+  mp_buf_printf(&b, "- OS: %s\n", os);
+#ifdef __VERSION__
+  mp_buf_printf(&b, "- compiler: %s\n", o.compiler ? o.compiler : __VERSION__);
+#else
+  mp_buf_printf(&b, "- compiler: %s\n", o.compiler ? o.compiler : "unknown");
+#endif
+  mp_buf_printf(&b, "- flags: `%s`\n", o.flags ? o.flags : "(not given)");
+  mp_buf_printf(&b, "- memplan %s; load average %s at the start, %s at the end\n\n", MP_VERSION,
+                load0, load1);
+  mp_buf_printf(&b,
+                "**The machine is shared and noisy**: other jobs run beside the benchmark, so "
+                "wall times can stretch (the CPU times beside them are less affected).  Times "
+                "are medians of %d runs measured side by side in this one run; compare them "
+                "within this page, not across runs.\n\n",
+                o.runs);
+
+  mp_buf_printf(&b, "## Targets\n\n| target | measured | |\n|---|---|---|\n");
+  mp_buf_printf(&b, "| hill_climb reaches the lower bound on every corpus model | %d of %d | %s |\n",
+                tg.corpus_at_lb, tg.corpus_models,
+                pass(tg.corpus_models > 0 && tg.corpus_at_lb == tg.corpus_models));
+  if (tg.plan100k_n >= 100000)
+    mp_buf_printf(&b,
+                  "| greedy and greedy_by_size plan 100k tensors in < 1 s | slowest median %.0f "
+                  "ms (of 3 families x 2 planners at %zu items) | %s |\n",
+                  tg.plan100k_worst_s * 1e3, tg.plan100k_n, pass(tg.plan100k_worst_s < 1.0));
+  else
+    mp_buf_printf(&b,
+                  "| greedy and greedy_by_size plan 100k tensors in < 1 s | not measured (largest "
+                  "size %zu) | - |\n",
+                  tg.plan100k_n);
+  mp_buf_printf(&b, "| hill_climb >= 10 000 iterations/s at 100 tensors | slowest %.0f moves/s "
+                    "(end to end, exact tail included) | %s |\n",
+                tg.rate_min, pass(tg.rate_min >= 10000));
+  mp_buf_printf(&b, "| exact (issue 9): every corpus arena proven optimal in < 100 ms | %d of %d "
+                    "proven, slowest %.1f ms | %s |\n",
+                tg.exact_proven, tg.exact_models, tg.exact_corpus_worst_s * 1e3,
+                pass(tg.exact_models > 0 && tg.exact_proven == tg.exact_models &&
+                     tg.exact_corpus_worst_s < 0.1));
+  mp_buf_printf(&b, "| exact (issue 9): >= 95 %% of hard instances packed at H within %lld ms | "
+                    "%u of %u (%.0f %%) | %s |\n\n",
+                (long long)o.exact_ms, tg.hard_exact_at_h, tg.hard_total,
+                tg.hard_total ? 100.0 * tg.hard_exact_at_h / tg.hard_total : 0,
+                pass(tg.hard_total > 0 && tg.hard_exact_at_h * 100 >= 95 * tg.hard_total));
+
+  mp_buf_append(&b, corpus.data ? corpus.data : "", corpus.len);
+  mp_buf_append(&b, scale.data ? scale.data : "", scale.len);
+  mp_buf_append(&b, rate.data ? rate.data : "", rate.len);
+  mp_buf_append(&b, hard.data ? hard.data : "", hard.len);
+  if (o.before) {
+    uint8_t *text = NULL;
+    size_t len = 0;
+    if (mp_read_file(o.before, &text, &len, NULL) == MP_OK) {
+      mp_buf_append(&b, (const char *)text, len);
+      free(text);
+    }
+  }
+  int rc = 0;
+  if (b.failed) {
+    fprintf(stderr, "bench: out of memory\n");
+    rc = 1;
+  } else if (o.out) {
+    if (mp_write_file(o.out, b.data, b.len, NULL) != MP_OK) {
+      fprintf(stderr, "bench: cannot write %s\n", o.out);
+      rc = 1;
+    } else {
+      fprintf(stderr, "bench: wrote %s\n", o.out);
+    }
+  } else {
+    fwrite(b.data, 1, b.len, stdout);
+  }
+  mp_buf_free(&b);
+  mp_buf_free(&corpus);
+  mp_buf_free(&scale);
+  mp_buf_free(&rate);
+  mp_buf_free(&hard);
+  return rc;
+}
