@@ -628,7 +628,7 @@ static bool one_module(const char *model_name, const mp_graph *g, const mp_plann
     mp_plan_free(&p0);
     cfg_free(&c0);
     if (!s) {
-      printf("NOTICE %s: no scratch arena to spill, skipped\n", what);
+      printf("skip %s: no scratch arena to spill\n", what);
       return false;
     }
   }
@@ -637,7 +637,7 @@ static bool one_module(const char *model_name, const mp_graph *g, const mp_plann
   mp_plan *p = NULL;
   mp_status st = mp_plan_build(g, &pf, &c.a, &sink, &p);
   if (st == MP_ERR_NOFIT && which == C_DTCM) {
-    printf("NOTICE %s: does not fit in dtcm, skipped\n", what);
+    printf("skip %s: does not fit in dtcm\n", what);
     cfg_free(&c);
     return false;
   }
@@ -722,7 +722,7 @@ static bool one_module(const char *model_name, const mp_graph *g, const mp_plann
 static void model_modules(const char *name, mp_model *m, bool broken) {
   mp_graph *g = NULL;
   if (mp_graph_build(m, 0, NULL, NULL, &g) != MP_OK) {
-    printf("NOTICE %s: no graph (a fixture of an invalid model), skipped\n", name);
+    printf("skip %s: no graph (a fixture of an invalid model)\n", name);
     return;
   }
   /* as memplan convert does: kernels' op-local scratch joins the graph */
@@ -988,7 +988,7 @@ int main(int argc, char **argv) {
           mp_model_parse(bytes, size, fx[i], NULL, &m) == MP_OK)
         model_modules(nm, m, false);
       else
-        printf("NOTICE fixture %s does not build or parse, skipped\n", fx[i]);
+        printf("skip fixture %s: does not build or parse\n", fx[i]);
       mp_model_free(&m);
       free(bytes);
     }
