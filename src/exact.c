@@ -4,41 +4,51 @@
  * none exists, and a driver that tightens the capacity to minimise height.
  *
  * The one idea: it is enough to search "canonical" layouts.  Push every
- * buffer of any feasible layout down while it fits; in the result every
- * buffer sits at offset 0 or directly on a buffer it overlaps in time.
- * Sorted by (offset, rank), such a layout is built by placing buffers one at
- * a time, each at its current minimum offset (the highest top, aligned up,
- * among placed buffers it overlaps), with (offset, rank) never decreasing.
- * So a node of the search only chooses WHICH buffer goes next.
+ * buffer of a feasible layout down while it fits; then every buffer sits at
+ * offset 0 or directly on a buffer it overlaps in time, and the layout is
+ * rebuilt by placing buffers in order of offset, each at its minoff (the
+ * highest top, aligned up, of the placed buffers it overlaps).  So the
+ * search never chooses offsets, only which buffers sit at the current
+ * level, and the levels only rise.
  *
  * Algorithm (one run at capacity C):
  *   1. Time is compressed into sections (maximal spans with a fixed live
- *      set); each buffer covers a range of sections.
- *   2. At a node, the candidates are the unplaced buffers whose key
- *      (minoff, rank) is above the key of the last placement, tried lowest
- *      key first.  Dominance: a candidate whose minoff is at or above some
- *      unplaced buffer's minoff + size is skipped (that buffer could drop
- *      into the gap below it, so a layout without the gap is found
- *      elsewhere).
- *   3. Spatial inference after each placement at offset y: in every
- *      section, the unplaced buffers must still stack above
- *      max(y, floor) where floor is the lowest minoff of the section's
- *      unplaced buffers; floor + remaining size > C prunes.  A buffer whose
- *      minoff + size > C prunes.
- *   4. Dynamic decomposition: when no unplaced buffer crosses a section
- *      boundary any more, the two sides are independent and are solved one
- *      after the other without backtracking between them.
- *   5. Runs are restarted with a doubling node limit, cycling through three
- *      static rankings (tie-breaks between equal minoffs); a run that ends
- *      below its limit is a proof.  All undo is by a trail.
+ *      set); a buffer covers a range of sections.
+ *   2. A node takes the lowest offset L an unplaced buffer can sit at, and
+ *      branches on one section s at that level: "buffer j sits at L over s"
+ *      for each candidate j, and "nothing sits at L over s" when s can
+ *      afford the gap (its candidates are then forbidden at L).  s is the
+ *      section with the fewest branches, so a section one buffer can fill
+ *      is a forced move.
+ *   3. Spatial inference after each placement: in every section the
+ *      unplaced buffers must still stack between their lowest possible
+ *      offset and C; a buffer that is stuck below the level or forbidden
+ *      where it stands must first be raised.  In the sections the placement
+ *      changed, the stronger single-machine bound with release dates
+ *      (each buffer's lowest possible offset) applies.
+ *   4. Dominance: a level at or above some unplaced buffer's minoff + size
+ *      fails (that buffer could drop into the gap below it: the pushed-down
+ *      layout is found elsewhere).  Twins (same lifetime and alignment)
+ *      stacked on each other are searched in one order only.
+ *   5. Dynamic decomposition: when no unplaced buffer crosses a section
+ *      boundary any more, the two sides are solved one after the other.
+ *   6. A table of failed states (a 128-bit hash of placed buffers, sky,
+ *      forbids, level and capacity; direct-mapped, fixed size) cuts
+ *      repeated subtrees, also across restarts.
+ *   7. Restarts: run r uses one of four rankings (tie-breaks of the
+ *      branches: bottom-left, most congested, largest, bottom-right; after
+ *      their first run with sizes perturbed by a hash of (r, buffer)) and a
+ *      node limit growing along the Luby sequence.  A run that ends below
+ *      its limit is a proof.  All undo is by a trail.
  * The driver splits the problem into independent components (time points
  * no buffer spans), probes C = lower bound first, then bisects between the
  * proven lower bound and the best height, and reports [lower, upper].
  *
- * It does not randomise (deterministic but for the wall clock), does not
- * search components above MAX_SEARCH_ITEMS buffers or MAX_ADJ overlaps
- * (bounded memory; those keep the given layout), and keeps no transposition
- * table.
+ * Deterministic for the same inputs (no clock in any decision; the
+ * perturbations are hashes), except where a time limit cuts the search.  It
+ * does not search components above MAX_SEARCH_ITEMS buffers or MAX_ADJ
+ * overlap entries (those keep the given layout, res->skipped), and every
+ * table has a fixed cap, so memory stays bounded.
  */
 #include "exact.h"
 
@@ -61,32 +71,12 @@
 /* Entries of a component's table of failed states (16 bytes each). */
 #define MEMO_MAX ((size_t)1 << 20)
 
-/* Strategy knobs: fixed in a normal build, read from the environment in an
- * EXACT_TUNE build (for experiments). */
-typedef struct tuning {
-  int sec;      /* section choice: 0 fewest branches, 1 leftmost, 2 fewest then leftmost */
-  int contact;  /* order candidates by contact first */
-  int kinds;    /* bit mask of the rankings the restarts cycle through */
-  int salt;     /* hashed secondary keys after the first round */
-  int base;     /* node limit unit, in multiples of n */
-  int fullrel;  /* release check of every section at every placement */
-  int noise;    /* salted rankings scale sizes by 1 +- noise / 1024 */
-} tuning;
-
-static tuning tune = {0, 0, 15, 1, 2, 0, 256};
-
-#ifdef EXACT_TUNE
-static void tune_from_env(void) {
-  const char *v;
-  if ((v = getenv("X_SEC"))) tune.sec = atoi(v);
-  if ((v = getenv("X_CONTACT"))) tune.contact = atoi(v);
-  if ((v = getenv("X_KINDS"))) tune.kinds = atoi(v);
-  if ((v = getenv("X_SALT"))) tune.salt = atoi(v);
-  if ((v = getenv("X_BASE"))) tune.base = atoi(v);
-  if ((v = getenv("X_FULLREL"))) tune.fullrel = atoi(v);
-  if ((v = getenv("X_NOISE"))) tune.noise = atoi(v);
-}
-#endif
+/* The restarts: run r uses ranking r % RK_COUNT and a node limit of
+ * RESTART_BASE * n * luby(r / RK_COUNT + 1). */
+#define RESTART_BASE 2u
+/* Rankings after a kind's first run scale sizes and areas by a factor in
+ * 1 +- RANK_NOISE / 1024, so restarts differ while big items stay first. */
+#define RANK_NOISE 256u
 
 /* ---- limits shared by every run of one call ------------------------------ */
 
@@ -139,7 +129,7 @@ typedef struct comp {
   uint32_t *sa, *sb; /* inclusive section range */
   uint32_t *adj_off, *adj;
   uint32_t *twin_off, *twins; /* same sections and alignment */
-  uint32_t *sec_off, *sec_items;
+  uint32_t *sec_off, *sec_items; /* items per section */
   uint64_t *load;   /* per section: sum of sizes live there */
   uint32_t *cut0;   /* per boundary k|k+1: buffers crossing it */
   uint64_t *peak;   /* per item: the highest load over its sections */
@@ -163,7 +153,6 @@ typedef struct comp {
   size_t memo_mask;
   uint64_t *forbid; /* per item: an offset it may not take (UNPLACED: none) */
   uint32_t *cnt, *minpre; /* per section: candidates at the level, best rank */
-  uint32_t nplaced;
   uint32_t *cut;
   uint32_t *mark;   /* per section stamp */
   uint32_t stamp;
@@ -185,12 +174,6 @@ typedef struct part {
   uint32_t n;   /* entries in the list (placed ones are skipped) */
   uint32_t s0, s1;
 } part;
-
-#ifdef EXACT_DEBUG
-#include <stdio.h>
-static uint32_t dbg_maxdepth;
-static uint64_t dbg_hits;
-#endif
 
 static bool trail_push(comp *c, uint32_t kind, uint32_t idx, uint64_t old) {
   if (c->ntrail == c->trail_cap) {
@@ -247,7 +230,6 @@ static void unplace(comp *c, uint32_t i) {
   for (uint32_t k = c->sa[i]; k <= c->sb[i]; k++) c->rem[k] += c->size[i];
   for (uint32_t k = c->sa[i]; k < c->sb[i]; k++) c->cut[k]++;
   c->off[i] = UNPLACED;
-  c->nplaced--;
 }
 
 /* Undo every change recorded after trail position `mark`, placements of
@@ -281,19 +263,6 @@ static bool place(comp *c, uint32_t i) {
   if (!trail_push(c, T_PLACE, i, 0)) goto nomem;
   c->off[i] = y;
   hash_placed(c, i, true);
-  c->nplaced++;
-#ifdef EXACT_DEBUG
-  if (c->nplaced > dbg_maxdepth) {
-    dbg_maxdepth = c->nplaced;
-    if (getenv("EXACT_SNAP")) {
-      FILE *f = fopen(getenv("EXACT_SNAP"), "w");
-      for (uint32_t q = 0; q < c->n; q++)
-        fprintf(f, "%u %u %u %llu %lld %llu\n", q, c->sa[q], c->sb[q], (unsigned long long)c->size[q],
-                c->off[q] == UNPLACED ? -1LL : (long long)c->off[q], (unsigned long long)c->minoff[q]);
-      fclose(f);
-    }
-  }
-#endif
   for (uint32_t k = c->sa[i]; k <= c->sb[i]; k++) {
     c->rem[k] -= c->size[i];
     if (c->sky[k] < t) {
@@ -362,11 +331,6 @@ nomem:
  * layout without violations that is also pushed down exists.)  True when
  * placing j at its minoff now breaks that order. */
 static bool twin_blocked(const comp *c, uint32_t j) {
-#ifdef EXACT_DEBUG
-  static int notwin = -1;
-  if (notwin < 0) notwin = getenv("NOTWIN") != NULL;
-  if (notwin) return false;
-#endif
   for (uint32_t a = c->twin_off[j]; a < c->twin_off[j + 1]; a++) {
     uint32_t k = c->twins[a];
     if (c->off[k] == UNPLACED) {
@@ -383,7 +347,7 @@ static bool twin_blocked(const comp *c, uint32_t j) {
  * forbidden (a branch decided nothing of it sits there) or twin-blocked;
  * then a later placement (at or above y) must first raise it, by at least
  * minsize. */
-static uint64_t release_of(const comp *c, uint32_t j, uint64_t y) {
+static inline uint64_t release_of(const comp *c, uint32_t j, uint64_t y) {
   uint64_t m = c->minoff[j];
   if (m < y) return y + c->minsize;
   if (m == c->forbid[j]) return m + c->minsize;
@@ -518,25 +482,21 @@ static bool place_and_check(comp *c, const part *pt, uint32_t j) {
     if (!section_release_fits(c, k, y)) return false;
   for (uint32_t q = 0; q < c->ntouched; q++)
     if (!section_release_fits(c, c->touched[q], y)) return false;
-  if (tune.fullrel)
-    for (uint32_t k = pt->s0; k <= pt->s1; k++)
-      if (!section_release_fits(c, k, y)) return false;
   return true;
 }
 
-/* Order of the candidates of a section: more contact first (an end of
- * the item that meets a neighbour section's sky at its new top, or the
- * edge, counts 2; one that stays below a higher neighbour counts 1), then
- * the ranking. */
-static uint64_t cand_key(const comp *c, uint32_t j, uint64_t L) {
-  uint64_t top = L + c->size[j];
-  uint32_t score = 0;
-  if (c->sa[j] == 0 || c->sky[c->sa[j] - 1] == top) score += 2;
-  else if (c->sky[c->sa[j] - 1] > top) score += 1;
-  if (c->sb[j] + 1 == c->S || c->sky[c->sb[j] + 1] == top) score += 2;
-  else if (c->sky[c->sb[j] + 1] > top) score += 1;
-  if (!tune.contact) score = 0;
-  return ((uint64_t)(4 - score) << 32) | c->pre[j];
+/* Is a gap at L over section k affordable?  With nothing sitting at L
+ * over k, its lowest item starts at the lowest release above L (an item
+ * that could sit at L but does not must first be raised: L + minsize). */
+static bool gap_fits(const comp *c, uint32_t k, uint64_t L) {
+  uint64_t low = L + c->minsize;
+  for (uint32_t e = c->sec_off[k]; e < c->sec_off[k + 1]; e++) {
+    uint32_t j = c->sec_items[e];
+    if (c->off[j] != UNPLACED) continue;
+    uint64_t r = release_of(c, j, L);
+    if (r > L && r < low) low = r;
+  }
+  return low + c->rem[k] <= c->cap;
 }
 
 /* Depth-first search of part `pt`, every placement at or above `level`.
@@ -575,12 +535,7 @@ static int search(comp *c, const part *pt, uint64_t level) {
   for (uint32_t h = 0; h < 2; h++)
     key[h] = c->hash[h] ^ zterm(h, Z_KEY, ((uint64_t)pt->s0 << 32) | pt->s1, L ^ (c->cap << 1));
   uint64_t *slot = &c->memo[2 * (key[0] & c->memo_mask)];
-  if (slot[0] == key[0] && slot[1] == key[1]) {
-#ifdef EXACT_DEBUG
-    dbg_hits++;
-#endif
-    return R_FAIL;
-  }
+  if (slot[0] == key[0] && slot[1] == key[1]) return R_FAIL;
   int res = search_level(c, pt, L, left);
   if (res == R_FAIL) {
     slot[0] = key[0];
@@ -608,15 +563,27 @@ static int search_level(comp *c, const part *pt, uint64_t L, uint32_t left) {
     }
   }
 
-  /* count the candidates over each section */
+  /* The candidates: unplaced items that can sit at L now. */
+  size_t cl = stk_reserve(c, here.n);
+  if (cl == SIZE_MAX) {
+    c->bud->mem_cut = true;
+    c->nstk = saved;
+    return R_ABORT;
+  }
+  uint32_t ncand = 0;
+  for (uint32_t q = 0; q < here.n; q++) {
+    uint32_t j = c->stk[here.base + q];
+    if (c->off[j] == UNPLACED && c->minoff[j] == L && release_of(c, j, L) == L)
+      c->stk[cl + ncand++] = j;
+  }
+  /* Count the candidates over each section and pick the one to branch on. */
   if (++c->stamp == 0) {
     memset(c->mark, 0, c->S * sizeof *c->mark);
     c->stamp = 1;
   }
   uint32_t ntouch = 0;
-  for (uint32_t q = 0; q < here.n; q++) {
-    uint32_t j = c->stk[here.base + q];
-    if (c->off[j] != UNPLACED || c->minoff[j] != L || release_of(c, j, L) != L) continue;
+  for (uint32_t q = 0; q < ncand; q++) {
+    uint32_t j = c->stk[cl + q];
     for (uint32_t k = c->sa[j]; k <= c->sb[j]; k++) {
       if (c->mark[k] != c->stamp) {
         c->mark[k] = c->stamp;
@@ -632,22 +599,17 @@ static int search_level(comp *c, const part *pt, uint64_t L, uint32_t left) {
   bool s_gap = false;
   for (uint32_t q = 0; q < ntouch; q++) {
     uint32_t k = c->touched[q];
-    /* a gap at L over k is possible unless k must be filled from L up */
+    /* cheap estimate for the choice; the chosen section is checked exactly */
     bool gap = L + c->minsize + c->rem[k] <= c->cap;
     uint32_t br = c->cnt[k] + (gap ? 1u : 0u);
-    bool better;
-    if (s == UINT32_MAX) better = true;
-    else if (tune.sec == 1) better = k < s;
-    else if (tune.sec == 2) better = br < s_branches || (br == s_branches && k < s);
-    else better = br < s_branches || (br == s_branches && c->minpre[k] < c->minpre[s]);
-    if (better) {
+    if (s == UINT32_MAX || br < s_branches || (br == s_branches && c->minpre[k] < c->minpre[s])) {
       s = k;
       s_branches = br;
-      s_gap = gap;
     }
   }
+  s_gap = gap_fits(c, s, L);
 
-  /* the candidates over s, best rank first */
+  /* the candidates over s, best first */
   uint32_t nc = 0;
   size_t cbase = stk_reserve(c, c->cnt[s]);
   if (cbase == SIZE_MAX) {
@@ -655,12 +617,11 @@ static int search_level(comp *c, const part *pt, uint64_t L, uint32_t left) {
     c->nstk = saved;
     return R_ABORT;
   }
-  for (uint32_t e = c->sec_off[s]; e < c->sec_off[s + 1]; e++) {
-    uint32_t j = c->sec_items[e];
-    if (c->off[j] != UNPLACED || c->minoff[j] != L || release_of(c, j, L) != L) continue;
+  for (uint32_t q2 = 0; q2 < ncand; q2++) {
+    uint32_t j = c->stk[cl + q2];
+    if (c->sa[j] > s || c->sb[j] < s) continue;
     uint32_t q = nc++;
-    uint64_t kj = cand_key(c, j, L);
-    while (q > 0 && cand_key(c, c->stk[cbase + q - 1], L) > kj) {
+    while (q > 0 && c->pre[c->stk[cbase + q - 1]] > c->pre[j]) {
       c->stk[cbase + q] = c->stk[cbase + q - 1];
       q--;
     }
@@ -719,7 +680,6 @@ static int run(comp *c, uint64_t cap, uint64_t limit) {
   c->run_cut = false;
   c->ntrail = 0;
   c->nstk = 0;
-  c->nplaced = 0;
   for (uint32_t i = 0; i < c->n; i++) {
     c->off[i] = UNPLACED;
     c->minoff[i] = 0;
@@ -758,7 +718,7 @@ static int cmp_sortkey(const void *x, const void *y) {
 }
 
 
-enum { RK_BOTTOM_LEFT, RK_PEAK, RK_SIZE, RK_BOTTOM_RIGHT, RK_LONG, RK_SMALL, RK_COUNT };
+enum { RK_BOTTOM_LEFT, RK_PEAK, RK_SIZE, RK_BOTTOM_RIGHT, RK_COUNT };
 
 /* Fill c->rankbuf with ranking `kind`: the tie-break between candidates at
  * the same minoff.  salt != 0 replaces the secondary key by a hash of
@@ -769,7 +729,7 @@ static void make_ranking(comp *c, uint32_t kind, uint64_t salt) {
     uint64_t area = c->size[i] * len;
     /* salted: sizes and areas scaled by a factor in [1 - noise, 1 + noise) */
     uint64_t f = 1024;
-    if (salt) f = 1024 - (uint64_t)tune.noise + mix64(salt * 0x100000001b3ULL + i) % (2 * (uint64_t)tune.noise + 1);
+    if (salt) f = 1024 - RANK_NOISE + mix64(salt * 0x100000001b3ULL + i) % (2 * RANK_NOISE + 1);
     uint64_t size = c->size[i] > UINT64_MAX / 4096 ? c->size[i] : c->size[i] * f;
     area = area > UINT64_MAX / 4096 ? area : area * f;
     uint32_t id = c->gidx[i];
@@ -778,8 +738,6 @@ static void make_ranking(comp *c, uint32_t kind, uint64_t salt) {
     case RK_BOTTOM_LEFT: k = (sortkey){c->S - c->sa[i], size, len, id, i}; break;
     case RK_BOTTOM_RIGHT: k = (sortkey){c->sb[i] + 1, size, len, id, i}; break;
     case RK_PEAK: k = (sortkey){c->peak[i], area, size, id, i}; break;
-    case RK_LONG: k = (sortkey){len, size, 0, id, i}; break;
-    case RK_SMALL: k = (sortkey){UINT64_MAX - size, len, 0, id, i}; break;
     default: k = (sortkey){size, len, c->peak[i], id, i}; break;
     }
     c->keys[i] = k;
@@ -810,11 +768,7 @@ static decision decide(comp *c, uint64_t cap) {
   if (c->height <= cap) return D_FOUND;
   if (c->lb > cap || c->maxsize > cap || c->lower > cap) return D_INFEASIBLE;
   if (!c->searchable) return D_UNKNOWN;
-  uint64_t base = c->n < 64 ? 128 : (uint64_t)tune.base * c->n;
-  uint32_t kinds[RK_COUNT], nk = 0;
-  for (uint32_t k = 0; k < RK_COUNT; k++)
-    if (tune.kinds & (1 << k)) kinds[nk++] = k;
-  if (nk == 0) kinds[nk++] = RK_BOTTOM_LEFT;
+  uint64_t base = c->n < 64 ? 128 : (uint64_t)RESTART_BASE * c->n;
   for (uint64_t r = 0;; r++) {
     if (c->bud->nodes >= c->bud->node_cap) {
       c->bud->node_cut = true;
@@ -824,18 +778,11 @@ static decision decide(comp *c, uint64_t cap) {
       c->bud->time_cut = true;
       return D_UNKNOWN;
     }
-    uint64_t m = r / nk;
+    uint64_t m = r / RK_COUNT;
     uint64_t l = luby(m + 1);
     uint64_t limit = l > UINT64_MAX / base ? UINT64_MAX : base * l;
-    make_ranking(c, kinds[r % nk], tune.salt ? m : 0);
+    make_ranking(c, (uint32_t)(r % RK_COUNT), m);
     int res = run(c, cap, limit);
-#ifdef EXACT_DEBUG
-    fprintf(stderr, "run n=%u cap=%llu r=%llu limit=%llu -> %d nodes=%llu maxdepth=%u hits=%llu\n", c->n,
-            (unsigned long long)cap, (unsigned long long)r, (unsigned long long)limit, res,
-            (unsigned long long)c->run_nodes, dbg_maxdepth, (unsigned long long)dbg_hits);
-    dbg_hits = 0;
-    dbg_maxdepth = 0;
-#endif
     if (res == R_FOUND) {
       uint64_t ht = 0;
       for (uint32_t i = 0; i < c->n; i++) {
@@ -1145,9 +1092,6 @@ static bool budget_left(const budget *b) {
 mp_status mp_exact_improve(const mp_problem *p, uint64_t *offsets, const mp_exact_params *prm,
                            mp_exact_result *res, const mp_diag_sink *dx) {
   memset(res, 0, sizeof *res);
-#ifdef EXACT_TUNE
-  tune_from_env();
-#endif
   uint64_t t0 = now_ns();
   budget b = {0};
   b.deadline_ns = prm->time_limit_ms ? t0 + prm->time_limit_ms * 1000000u : 0;
@@ -1281,54 +1225,3 @@ done:
   return st;
 }
 
-#ifdef EXACT_DEBUG
-/* Replay a known layout (single component) as a canonical sequence under
- * ranking `kind` and report the first check that rejects it. */
-int mp_exact_debug_path(const mp_problem *p, const uint64_t *truth, uint64_t cap, uint32_t kind);
-int mp_exact_debug_path(const mp_problem *p, const uint64_t *truth, uint64_t cap, uint32_t kind) {
-  ctx x = {p, mp_pool_new(), NULL};
-  start_ord *ord = malloc(p->n * sizeof *ord);
-  uint32_t *idx = malloc(p->n * sizeof *idx);
-  for (size_t i = 0; i < p->n; i++) ord[i] = (start_ord){p->items[i].start, p->items[i].end, (uint32_t)i};
-  qsort(ord, p->n, sizeof *ord, cmp_start_ord);
-  for (size_t i = 0; i < p->n; i++) idx[i] = ord[i].idx;
-  comp cc, *c = &cc;
-  size_t adj = 0;
-  budget b = {0};
-  b.node_cap = UINT64_MAX;
-  if (comp_build(&x, c, idx, (uint32_t)p->n, truth, &adj) != MP_OK) { fprintf(stderr, "build failed\n"); return 1; }
-  c->bud = &b;
-  make_ranking(c, kind, 0);
-  c->cap = cap; c->pre = c->rankbuf; c->run_limit = UINT64_MAX;
-  for (uint32_t i = 0; i < c->n; i++) { c->off[i] = UNPLACED; c->minoff[i] = 0; c->forbid[i] = UNPLACED; }
-  for (uint32_t k = 0; k < c->S; k++) { c->rem[k] = c->load[k]; c->floor[k] = 0; if (k + 1 < c->S) c->cut[k] = c->cut0[k]; }
-  /* sequence: by (truth offset, rank) */
-  uint32_t *seq = malloc(c->n * sizeof *seq);
-  for (uint32_t i = 0; i < c->n; i++) seq[i] = i;
-  for (uint32_t i = 1; i < c->n; i++) {
-    uint32_t v = seq[i], q = i;
-    while (q > 0 && (c->best[seq[q-1]] > c->best[v] || (c->best[seq[q-1]] == c->best[v] && c->pre[seq[q-1]] > c->pre[v]))) { seq[q] = seq[q-1]; q--; }
-    seq[q] = v;
-  }
-  uint64_t ko = 0; uint32_t kp = 0;
-  int bad = 0;
-  for (uint32_t s = 0; s < c->n && !bad; s++) {
-    uint32_t j = seq[s];
-    uint64_t mh = UNPLACED;
-    for (uint32_t u = 0; u < c->n; u++) if (c->off[u] == UNPLACED) mh = mp_min_u64(mh, c->minoff[u] + c->size[u]);
-    if (c->minoff[j] != c->best[j]) { fprintf(stderr, "step %u item %u: minoff %llu != truth %llu\n", s, j, (unsigned long long)c->minoff[j], (unsigned long long)c->best[j]); bad = 1; break; }
-    if (c->minoff[j] >= mh) { fprintf(stderr, "step %u item %u: dominance\n", s, j); bad = 1; }
-    if (twin_blocked(c, j)) { fprintf(stderr, "step %u item %u: twin blocked\n", s, j); bad = 1; }
-    if (c->minoff[j] < ko || (c->minoff[j] == ko && c->pre[j] < kp)) { fprintf(stderr, "step %u: key order\n", s); bad = 1; }
-    ko = c->minoff[j]; kp = c->pre[j] + 1;
-    if (!place(c, j)) { fprintf(stderr, "step %u item %u: place rejects\n", s, j); bad = 1; }
-    else {
-      for (uint32_t k = 0; k < c->S; k++) if (!section_fits(c, k, ko)) { fprintf(stderr, "step %u item %u: section %u unfit (floor %llu rem %llu)\n", s, j, k, (unsigned long long)c->floor[k], (unsigned long long)c->rem[k]); bad = 1; break; }
-      for (uint32_t k = 0; k < c->S && !bad; k++) if (!section_release_fits(c, k, ko)) { fprintf(stderr, "step %u item %u: release section %u\n", s, j, k); bad = 1; }
-    }
-  }
-  if (!bad) fprintf(stderr, "path ok\n");
-  free(seq); free(ord); free(idx); comp_free(c); mp_pool_free(&x.pool);
-  return bad;
-}
-#endif

@@ -3,21 +3,25 @@
  * interval on the optimum when time runs out.
  *
  * Algorithm:
- *   1. Run the fast heuristics of the table (greedy_by_size, greedy) and
- *      keep the lowest layout: the incumbent, and the first upper bound.
+ *   1. Run the heuristics of the table (greedy_by_size, greedy, and
+ *      hill_climb when the time limit is at least HILL_CLIMB_MIN_MS and the
+ *      others missed the lower bound) and keep the lowest layout: the
+ *      incumbent, and the first upper bound.
  *   2. Hand it to the exact search (exact.c): branch and bound over
  *      canonical layouts, which probes the capacity "lower bound" first and
  *      then bisects between the proven lower bound and the best height,
  *      until they meet or the time limit is reached.
  *   3. Report the best layout, [proven_lower, proven_upper] and whether the
  *      time limit cut the search.
- * With the `capacity` option the planner answers a yes/no question instead:
- * the first layout within the capacity, or a proof (proven_lower >
- * capacity) that there is none; it then returns the incumbent, higher than
- * the capacity, with MP_OK, like any planner whose plan does not fit.
+ * With the `capacity` option (`memplan solve --capacity` sets it) the
+ * planner answers a yes/no question instead: the first layout within the
+ * capacity, or a proof (proven_lower > capacity) that there is none; then
+ * it spends the time left on the lowest layout above the capacity and
+ * returns it with MP_OK, like any planner whose plan does not fit.
  *
- * It is never the default.  The time limit bounds the search, not the
- * heuristics of step 1 (milliseconds at the sizes exact is meant for).
+ * It is never the default.  The time limit bounds the search; the
+ * heuristics of step 1 are not interruptible, but take milliseconds at the
+ * sizes exact is meant for, and their time is taken from the limit.
  * p->capacity is not a target: exact always minimises unless its own
  * `capacity` option is set.
  */
@@ -29,6 +33,9 @@
 #include <time.h>
 
 extern const mp_planner mp_planner_exact;
+
+/* hill_climb joins the start heuristics from this time limit up. */
+#define HILL_CLIMB_MIN_MS 200u
 
 static const mp_option_spec exact_options[] = {
     {"time_limit_ms", 1, 86400000, 10000, true,
@@ -65,8 +72,10 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
   uint64_t capacity = (uint64_t)mp_option_get(self, opts, n_opts, "capacity", 0);
   uint64_t node_limit = (uint64_t)mp_option_get(self, opts, n_opts, "node_limit", 0);
 
-  /* 1. the incumbent: the lowest of the heuristics */
-  static const char *const starts[] = {"greedy_by_size", "greedy"};
+  /* 1. the incumbent: the lowest of the heuristics.  hill_climb (which
+   * may itself call the search for a few thousand nodes) only runs when
+   * the limit leaves room for it: it is not interruptible. */
+  static const char *const starts[] = {"greedy_by_size", "greedy", "hill_climb"};
   uint64_t *tmp = malloc((p->n ? p->n : 1) * sizeof *tmp);
   if (!tmp) return MP_ERR_NOMEM;
   bool have = false;
@@ -74,6 +83,9 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
   for (size_t s = 0; s < sizeof starts / sizeof starts[0]; s++) {
     const mp_planner *h = mp_planner_find(starts[s]);
     if (!h) continue;
+    if (!strcmp(starts[s], "hill_climb") &&
+        (limit_ms < HILL_CLIMB_MIN_MS || best_h == mp_problem_lower_bound(p)))
+      continue;
     mp_solution hs = {.offsets = tmp};
     mp_status st = mp_solve(h, p, NULL, 0, &hs, dx);
     if (st != MP_OK) {
