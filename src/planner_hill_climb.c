@@ -786,7 +786,7 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
   }
 
   uint64_t stall = 0, idle = 0, it = 0, work_limit = sat_mul(iterations, WORK_PER_ITERATION);
-  while (it < iterations && best_h > lb && (max_stall == 0 || stall < max_stall) &&
+  while (it < iterations && best_h > lb && m >= 2 && (max_stall == 0 || stall < max_stall) &&
          s->k.work + r.f.work < work_limit) {
     it++;
     stall++;

@@ -20,6 +20,9 @@
 #include "testutil.h"
 
 #include "firstfit.h"
+#include "hardgen.h"
+#include "planner_hill_climb.h"
+#include "synth.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -136,7 +139,7 @@ static void definition_order(const mp_item *it, size_t n, bool by_size, uint32_t
 
 /* The lowest first-fit height over every order of a small problem. */
 static uint64_t best_over_orders(const mp_item *it, size_t n) {
-  uint32_t perm[8];
+  uint32_t perm[8] = {0};
   uint64_t off[8], best = UINT64_MAX;
   for (size_t i = 0; i < n; i++) perm[i] = (uint32_t)i;
   /* Heap's algorithm */
@@ -574,6 +577,137 @@ static void hill_climb_stops_after_max_stall_iterations(void **state) {
   if (s.height > s.lower_bound) assert_int_equal(s.iterations, 10);
 }
 
+/* ---- hill_climb's skyline search and exact tail ------------------------------------ */
+
+/* hill_climb without its exact tail (mp_hill_climb_run), checked like run(). */
+static mp_solution run_search(const mp_item *it, size_t n, uint64_t *off, const mp_option *opts,
+                              uint32_t n_opts, mp_hill_climb_report *rep) {
+  mp_problem p = {n, it, 0};
+  mp_solution sol = {.offsets = off};
+  sol.lower_bound = naive_lower_bound(it, n);
+  assert_int_equal(mp_hill_climb_run(&p, opts, n_opts, false, &sol, rep, NULL), MP_OK);
+  sol.height = check_layout(it, n, off);
+  return sol;
+}
+
+static void hill_climb_packs_cut_rectangles_at_their_optimum(void **state) {
+  (void)state;
+  /* hardgen's pieces tile an H x T rectangle: the optimum is H, which
+   * greedy_by_size misses by far on every one of these */
+  static const uint32_t sizes[] = {40, 60, 80, 100};
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    uint32_t n = sizes[k];
+    mp_hardgen_params hp = {n, 1u << 16, 4 * n, 16, 100 + k};
+    mp_item *it = calloc(n, sizeof *it);
+    uint64_t *off = calloc(n, sizeof *off);
+    assert_int_equal(mp_hardgen_make(&hp, it, NULL, NULL), MP_OK);
+    mp_solution g = run("greedy_by_size", it, n, off, NULL, 0);
+    assert_true(g.height > hp.height);
+    mp_solution h = run("hill_climb", it, n, off, NULL, 0);
+    assert_int_equal(h.lower_bound, hp.height);
+    assert_int_equal(h.height, hp.height);
+    assert_int_equal(h.proven_lower, hp.height);
+    free(it);
+    free(off);
+  }
+}
+
+static void hill_climb_is_byte_identical_for_a_seed_on_a_hard_instance(void **state) {
+  (void)state;
+  enum { N = 150 };
+  mp_hardgen_params hp = {N, 1u << 20, 4 * N, 16, 4242};
+  mp_item it[N];
+  uint64_t a[N], b[N];
+  assert_int_equal(mp_hardgen_make(&hp, it, NULL, NULL), MP_OK);
+  char k1[] = "seed", k2[] = "iterations";
+  for (int64_t seed = 0; seed < 3; seed++) {
+    mp_option o[] = {{k1, seed}, {k2, 300}};
+    mp_solution s1 = run("hill_climb", it, N, a, o, 2);
+    mp_solution s2 = run("hill_climb", it, N, b, o, 2);
+    assert_memory_equal(a, b, sizeof a);
+    assert_int_equal(s1.iterations, s2.iterations);
+    assert_int_equal(s1.proven_lower, s2.proven_lower);
+  }
+}
+
+static void hill_climb_proves_small_results_optimal_with_its_exact_tail(void **state) {
+  (void)state;
+  /* small problems whose best first-fit order (the optimum) is above the
+   * lower bound: the local search cannot know it has found the optimum,
+   * the exact tail proves it */
+  rng_state = 31;
+  int found = 0;
+  for (int trial = 0; trial < 20000 && found < 25; trial++) {
+    size_t n = 4 + (size_t)rand_below(3);
+    mp_item it[8];
+    random_problem(it, n, 3, 8, true);
+    uint64_t best = best_over_orders(it, n), off[8];
+    if (best == naive_lower_bound(it, n)) continue;
+    mp_solution h = run("hill_climb", it, n, off, NULL, 0);
+    assert_int_equal(h.height, best);
+    assert_int_equal(h.proven_lower, best);
+    found++;
+  }
+  assert_int_equal(found, 25);
+}
+
+static void hill_climb_without_iterations_runs_no_exact_tail(void **state) {
+  (void)state;
+  /* two 16-byte buffers aligned to 64 that overlap: 80 bytes, bound 32 */
+  const mp_item it[] = {{16, 0, 1, 64, 0}, {16, 1, 2, 64, 1}};
+  uint64_t off[2];
+  char key[] = "iterations";
+  mp_option o = {key, 0};
+  mp_solution h = run("hill_climb", it, 2, off, &o, 1);
+  assert_int_equal(h.height, 80);
+  assert_int_equal(h.proven_lower, 32);
+  h = run("hill_climb", it, 2, off, NULL, 0);
+  assert_int_equal(h.height, 80);
+  assert_int_equal(h.proven_lower, 80);
+}
+
+static void the_exact_tail_never_makes_hill_climb_worse(void **state) {
+  (void)state;
+  rng_state = 17;
+  for (int trial = 0; trial < 30; trial++) {
+    size_t n = 20 + (size_t)rand_below(40);
+    mp_item it[64];
+    random_problem(it, n, 15, 16, trial % 2 == 0);
+    uint64_t a[64], b[64], c[64];
+    char k1[] = "iterations", k2[] = "seed";
+    mp_option o[] = {{k1, 200}, {k2, (int64_t)trial}};
+    mp_hill_climb_report rep;
+    mp_solution s = run_search(it, n, a, o, 2, &rep);
+    mp_solution h = run("hill_climb", it, n, b, o, 2);
+    mp_solution g = run("greedy_by_size", it, n, c, NULL, 0);
+    assert_int_equal(rep.search_height, s.height);
+    assert_true(s.height <= g.height);
+    assert_true(h.height <= s.height);
+    /* the same local search: the tail starts from its layout */
+    assert_int_equal(h.iterations, s.iterations);
+  }
+}
+
+static void hill_climb_makes_fewer_moves_on_large_problems(void **state) {
+  (void)state;
+  /* the work bound: at most 1000 placements per iteration in all, and a
+   * move on 20 000 items costs thousands */
+  enum { N = 20000 };
+  mp_item *it = calloc(N, sizeof *it);
+  uint64_t *off = calloc(N, sizeof *off);
+  mp_synth_make(MP_SYNTH_TRANSFORMER, N, 5, it);
+  for (size_t i = 0; i < N; i++) it[i].align = 4096; /* the lower bound is out of reach */
+  char k1[] = "iterations";
+  mp_option o[] = {{k1, 50}};
+  mp_hill_climb_report rep;
+  mp_solution s = run_search(it, N, off, o, 1, &rep);
+  assert_true(s.height > s.lower_bound);
+  assert_true(s.iterations >= 1);
+  assert_true(s.iterations < 50);
+  free(it);
+  free(off);
+}
+
 /* ---- the engine ---------------------------------------------------------------- */
 
 /* Place, undo a random tail, re-place it in another order, many times;
@@ -843,6 +977,12 @@ int main(void) {
       cmocka_unit_test(hill_climb_is_never_worse_than_greedy_by_size),
       cmocka_unit_test(hill_climb_is_deterministic_for_a_seed),
       cmocka_unit_test(hill_climb_stops_after_max_stall_iterations),
+      cmocka_unit_test(hill_climb_packs_cut_rectangles_at_their_optimum),
+      cmocka_unit_test(hill_climb_is_byte_identical_for_a_seed_on_a_hard_instance),
+      cmocka_unit_test(hill_climb_proves_small_results_optimal_with_its_exact_tail),
+      cmocka_unit_test(hill_climb_without_iterations_runs_no_exact_tail),
+      cmocka_unit_test(the_exact_tail_never_makes_hill_climb_worse),
+      cmocka_unit_test(hill_climb_makes_fewer_moves_on_large_problems),
       cmocka_unit_test(engine_undo_restores_the_exact_earlier_state),
       cmocka_unit_test(engine_place_with_a_limit_fails_without_changing_anything),
       cmocka_unit_test(engine_matches_the_naive_first_fit_with_long_lived_items),

@@ -957,7 +957,7 @@ int main(int argc, char **argv) {
                     "(end to end, exact tail included) | %s |\n",
                 tg.rate_min, pass(tg.rate_min >= 10000));
   mp_buf_printf(&b, "| exact (issue 9): every corpus arena proven optimal in < 100 ms | %d of %d "
-                    "proven, slowest %.1f ms | %s |\n",
+                    "proven, slowest %.3f ms | %s |\n",
                 tg.exact_proven, tg.exact_models, tg.exact_corpus_worst_s * 1e3,
                 pass(tg.exact_models > 0 && tg.exact_proven == tg.exact_models &&
                      tg.exact_corpus_worst_s < 0.1));
