@@ -34,7 +34,9 @@
  *      boundary any more, the two sides are solved one after the other.
  *   6. A table of failed states (a 128-bit hash of placed buffers, sky,
  *      forbids, level and capacity; direct-mapped, fixed size) cuts
- *      repeated subtrees, also across restarts.
+ *      repeated subtrees, also across restarts.  (Only a collision of both
+ *      64-bit halves could cut a subtree wrongly: odds below 2^-100 per
+ *      lookup at the table's sizes.)
  *   7. Restarts: run r uses one of four rankings (tie-breaks of the
  *      branches: bottom-left, most congested, largest, bottom-right; after
  *      their first run with sizes perturbed by a hash of (r, buffer)) and a

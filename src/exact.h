@@ -16,9 +16,12 @@
  *     search with `node_limit` only (time_limit_ms = 0): node counts do not
  *     depend on the machine.  A time limit is a safety net; when it cuts the
  *     search the result may differ from run to run (res->timed_out says so);
- *   - the search uses no randomness, so it does not disturb a caller's seed.
- *   A budget of ~20 000 nodes costs roughly 10-50 ms on instances of a few
- *   hundred buffers, and is what hill_climb is expected to use by default.
+ *   - the search uses no random generator (its restarts perturb rankings by
+ *     hashes), so it does not disturb a caller's seed;
+ *   - it does not call other planners, so a planner may call it freely.
+ *   A node costs roughly 5-10 us on problems of a few hundred buffers
+ *   (less on small ones): a budget of 10 000 nodes is 50-100 ms.
+ *   hill_climb uses it as its "exact tail" (5 nodes per iteration).
  */
 #ifndef MP_EXACT_H
 #define MP_EXACT_H
@@ -26,7 +29,8 @@
 #include "memplan.h"
 
 typedef struct mp_exact_params {
-  uint64_t time_limit_ms; /* wall-clock limit; 0 = none (then node_limit must be set) */
+  uint64_t time_limit_ms; /* wall-clock limit; 0 = none (with node_limit 0 too, the
+                             search runs until the interval closes) */
   uint64_t node_limit;    /* search nodes over the whole call; 0 = none */
   uint64_t capacity;      /* 0: minimise the height.  Else stop at the first
                              layout of height <= capacity, or prove none exists */

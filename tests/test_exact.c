@@ -388,6 +388,46 @@ static void every_corpus_arena_is_proven_optimal(void **state) {
   }
 }
 
+static void empty_and_zero_size_problems_are_solved_at_height_zero(void **state) {
+  (void)state;
+  uint64_t off[3] = {7, 7, 7};
+  result r = run_exact(NULL, 0, off, NULL, 0, NULL, 0);
+  assert_int_equal(r.st, MP_OK);
+  assert_int_equal(r.sol.height, 0);
+  assert_int_equal(r.sol.proven_lower, 0);
+  assert_int_equal(r.sol.proven_upper, 0);
+  mp_item z[3] = {{0, 0, 4, 16, 0}, {0, 1, 2, 1, 1}, {0, 0, 0, 4, 2}};
+  r = run_exact(z, 3, off, NULL, 0, NULL, 0);
+  assert_int_equal(r.st, MP_OK);
+  assert_int_equal(check_layout(z, 3, off), 0);
+  assert_int_equal(r.sol.proven_upper, 0);
+}
+
+static void identical_buffers_are_stacked_once_not_in_every_order(void **state) {
+  (void)state;
+  /* the instance of an_optimum_above_the_lower_bound_is_proven in 16-byte
+   * units, plus six identical buffers live all the time: the optimum is 27
+   * units against a bound of 26.  The proof tries the six in one order
+   * only (in every order it takes millions of nodes) */
+  mp_item it[14] = {
+      {4, 0, 2, 1, 0}, {7, 0, 1, 1, 1}, {4, 1, 1, 1, 2}, {8, 3, 5, 1, 3},
+      {8, 2, 4, 1, 4}, {8, 0, 0, 1, 5}, {2, 1, 2, 1, 6}, {3, 1, 3, 1, 7},
+  };
+  for (uint32_t i = 0; i < 8; i++) {
+    it[i].size *= 16;
+    it[i].align = 16;
+  }
+  for (uint32_t i = 8; i < 14; i++) it[i] = (mp_item){16, 0, 5, 16, i};
+  uint64_t off[14];
+  result r = run_exact(it, 14, off, "time_limit_ms", 20000, NULL, 0);
+  assert_int_equal(r.st, MP_OK);
+  assert_int_equal(check_layout(it, 14, off), 27 * 16);
+  assert_int_equal(r.sol.lower_bound, 26 * 16);
+  assert_int_equal(r.sol.proven_lower, 27 * 16);
+  assert_false(r.sol.timed_out);
+  assert_true(r.sol.iterations < 5000);
+}
+
 /* ---- the entry for other planners --------------------------------------------- */
 
 static void improve_never_returns_a_worse_layout(void **state) {
@@ -528,6 +568,8 @@ int main(void) {
       cmocka_unit_test(the_same_options_give_the_same_offsets),
       cmocka_unit_test(independent_components_are_solved_separately),
       cmocka_unit_test(every_corpus_arena_is_proven_optimal),
+      cmocka_unit_test(empty_and_zero_size_problems_are_solved_at_height_zero),
+      cmocka_unit_test(identical_buffers_are_stacked_once_not_in_every_order),
       cmocka_unit_test(improve_never_returns_a_worse_layout),
       cmocka_unit_test(improve_rejects_an_invalid_start_layout),
       cmocka_unit_test(improve_with_a_node_limit_is_deterministic),
