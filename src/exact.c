@@ -487,6 +487,26 @@ static bool place_and_check(comp *c, const part *pt, uint32_t j) {
   return true;
 }
 
+/* The order of the candidates over a section: by contact, then rank.  A
+ * candidate whose new top meets a neighbour section's sky exactly (each
+ * side counts 2) leaves a flat surface; failing that, one that fills its
+ * stretch of the level from wall to wall (no neighbour at or below L)
+ * counts 1; one that leaves part of the level beside it uncovered, 0.
+ * Higher scores first: fewer, wider steps in the sky make the later
+ * levels easier to fill. */
+static uint64_t cand_key(const comp *c, uint32_t j, uint64_t L) {
+  uint64_t top = L + c->size[j];
+  bool has_l = c->sa[j] > 0, has_r = c->sb[j] + 1 < c->S;
+  uint32_t score = 0;
+  if (has_l && c->sky[c->sa[j] - 1] == top) score += 2;
+  if (has_r && c->sky[c->sb[j] + 1] == top) score += 2;
+  if (score == 0) {
+    bool flat_l = has_l && c->sky[c->sa[j] - 1] <= L, flat_r = has_r && c->sky[c->sb[j] + 1] <= L;
+    score = flat_l || flat_r ? 0 : 1;
+  }
+  return ((uint64_t)(4 - score) << 32) | c->pre[j];
+}
+
 /* Is a gap at L over section k affordable?  With nothing sitting at L
  * over k, its lowest item starts at the lowest release above L (an item
  * that could sit at L but does not must first be raised: L + minsize). */
@@ -611,7 +631,7 @@ static int search_level(comp *c, const part *pt, uint64_t L, uint32_t left) {
   }
   s_gap = gap_fits(c, s, L);
 
-  /* the candidates over s, best first */
+  /* the candidates over s, best first (cand_key) */
   uint32_t nc = 0;
   size_t cbase = stk_reserve(c, c->cnt[s]);
   if (cbase == SIZE_MAX) {
@@ -623,7 +643,8 @@ static int search_level(comp *c, const part *pt, uint64_t L, uint32_t left) {
     uint32_t j = c->stk[cl + q2];
     if (c->sa[j] > s || c->sb[j] < s) continue;
     uint32_t q = nc++;
-    while (q > 0 && c->pre[c->stk[cbase + q - 1]] > c->pre[j]) {
+    uint64_t kj = cand_key(c, j, L);
+    while (q > 0 && cand_key(c, c->stk[cbase + q - 1], L) > kj) {
       c->stk[cbase + q] = c->stk[cbase + q - 1];
       q--;
     }
