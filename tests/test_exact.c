@@ -492,6 +492,33 @@ static void improve_with_a_node_limit_is_deterministic(void **state) {
   free(b);
 }
 
+static void a_component_too_large_to_search_is_returned_as_given(void **state) {
+  (void)state;
+  /* a chain of 5000 buffers, each overlapping the next: one component,
+   * above the search's size cap.  Stacked one above the other it is valid
+   * but 2500 times too high; the interval stays honest. */
+  uint32_t n = 5000;
+  mp_item *it = calloc(n, sizeof *it);
+  uint64_t *off = calloc(n, sizeof *off);
+  for (uint32_t i = 0; i < n; i++) {
+    it[i] = (mp_item){16, (int32_t)i, (int32_t)i + 1, 16, i};
+    off[i] = 16 * (uint64_t)i;
+  }
+  mp_problem p = {n, it, 0};
+  mp_exact_params prm = {1000, 0, 0};
+  mp_exact_result res;
+  double t0 = now_ms();
+  assert_int_equal(mp_exact_improve(&p, off, &prm, &res, NULL), MP_OK);
+  assert_true(now_ms() - t0 < 1000);
+  assert_true(res.skipped);
+  assert_int_equal(res.height, 16 * (uint64_t)n);
+  assert_int_equal(res.proven_upper, 16 * (uint64_t)n);
+  assert_int_equal(res.proven_lower, 32);
+  for (uint32_t i = 0; i < n; i++) assert_int_equal(off[i], 16 * (uint64_t)i);
+  free(it);
+  free(off);
+}
+
 /* ---- the generator -------------------------------------------------------------- */
 
 static void hardgen_pieces_tile_the_rectangle(void **state) {
@@ -573,6 +600,7 @@ int main(void) {
       cmocka_unit_test(improve_never_returns_a_worse_layout),
       cmocka_unit_test(improve_rejects_an_invalid_start_layout),
       cmocka_unit_test(improve_with_a_node_limit_is_deterministic),
+      cmocka_unit_test(a_component_too_large_to_search_is_returned_as_given),
       cmocka_unit_test(hardgen_pieces_tile_the_rectangle),
       cmocka_unit_test(hardgen_is_a_function_of_its_parameters),
       cmocka_unit_test(hardgen_rejects_parameters_that_cannot_give_n_pieces),

@@ -11,9 +11,11 @@
  * rectangle cut into n pieces, n spread evenly over [n-min, n-max],
  * H = 2^20, T = 4 n, sizes multiples of `unit`), so the optimum is H by
  * construction.  Each is solved by exact with time_limit_ms = time-ms and
- * by greedy_by_size for comparison.  Prints one line per instance and the
- * fraction packed at exactly H, the time distribution (median, p90, max)
- * and the peak RSS of the process (getrusage).
+ * by greedy_by_size for comparison.  Prints one line per instance (time is
+ * the whole planner call, start heuristics included; nodes are the exact
+ * search's own, not those of hill_climb's exact tail) and the fraction
+ * packed at exactly H, the time distribution (median, p90, max) and the
+ * peak RSS of the process (getrusage).
  *
  * Part 2, corpus arenas: every model in DIR (default ../shared/models);
  * items are the tensors that need a scratch slot (mp_graph_needs_slot),
