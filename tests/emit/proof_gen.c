@@ -16,16 +16,25 @@
  * writes, taken from the model and the graph — never from the plan — and
  * adapters from probe.h to the module's typed API.
  *
- * With --golden DIR, the first planner's cold-constants module of every
- * corpus model whose operators all have kernels also gets probe/golden.c:
- * TFLM's case 0 (DIR/<model>/case0.*.bin) to run with the real kernels.
+ * With --golden DIR, every corpus model whose operators all have kernels
+ * and that has golden data gets OUT/golden/<model>.c (TFLM's three cases,
+ * case 0's tensor after every operator, the constants' hashes and the
+ * tensor names: golden.h's golden_model), and each of its modules with
+ * constants cold and staged, for every planner, gets probe/golden.c: the
+ * module's own sources in one translation unit, compiled with its
+ * kernels (<P>_WITH_KERNELS), and adapters to golden.h.  The first
+ * planner's cold module of each model also carries the wrong-kernel test
+ * (its middle operator) and gets probe/size_place.h for the code-size
+ * build.
  *
  * Then OUT/build.mk: explicit rules for one host test binary (gcc, ASan +
  * UBSan) holding every module, clang and Cortex-M4 compile checks, the
- * golden binaries, and Cortex-M55 images for QEMU's mps3-an547, the
- * modules packed into images so that each image's arenas fit the board's
- * DTCM, SRAM and QSPI.  A probed module is one translation unit (its glue
- * includes the module's sources) to keep the build fast.
+ * golden host binary and golden Cortex-M55 images (the kernels compiled
+ * once per target and linked into all of them), the code-size ELFs, and
+ * Cortex-M55 images for QEMU's mps3-an547, the modules packed into images
+ * so that each image's arenas fit the board's DTCM, SRAM and QSPI.  A
+ * probed module is one translation unit (its glue includes the module's
+ * sources) to keep the build fast.
  *
  * --broken writes one module whose plan has two live scratch tensors
  * forced onto the same bytes, emitted without the verifier: its proof must
@@ -59,10 +68,24 @@ typedef struct modrec {
   bool bound;
   bool compile_checks;      /* also compiled with clang and for Cortex-M4 */
   bool golden;              /* also built with its kernels against TFLM's outputs */
+  bool sized;               /* also built on its own for the code-size report */
   bool strong;              /* the glue defines <p>_hydrate_constants (probe/hydrate.c) */
   uint64_t need[T_COUNT];
   int image;
+  int gmodel;               /* golden: its model in gmodels[] */
+  int gimage;               /* golden: its Cortex-M55 image */
 } modrec;
+
+/* A corpus model run against its golden data (OUT/golden/<short>.c). */
+typedef struct gmodel_rec {
+  char name[128];  /* the model's file name without .tflite */
+  char sym[48];    /* golden_model_<sym> */
+  uint64_t bytes;  /* its golden data, for packing the target images */
+  uint32_t n_modules;
+} gmodel_rec;
+#define MAX_GMODELS 64
+static gmodel_rec gmodels[MAX_GMODELS];
+static int n_gmodels;
 
 static modrec *mods;
 static size_t n_mods, cap_mods;
@@ -515,56 +538,241 @@ static void write_glue(const mp_plan *p, const char *prefix, const char *up, con
   free(written);
 }
 
-/* The golden glue: case 0's inputs and outputs and adapters (golden.h). */
-static bool write_golden(const mp_graph *g, const char *prefix, const char *up,
-                         const char *model_name, const char *dir) {
+/* ---- the golden glue ------------------------------------------------------- */
+
+/* Read DIR/<model>/<file> into a new buffer; NULL when absent. */
+static uint8_t *golden_file(const char *model_name, const char *file, size_t *size) {
+  uint8_t *data = NULL;
+  *size = 0;
+  if (mp_read_file(pathf("%s/%s/%s", golden_dir, model_name, file), &data, size, NULL) != MP_OK)
+    return NULL;
+  return data;
+}
+
+/* Append `static const uint8_t <sym>[] = {...}` holding a golden file's
+ * bytes, checked against the tensor's size.  false when absent. */
+static bool golden_array(mp_buf *b, const char *model_name, const char *file, const char *sym,
+                         uint64_t want, uint64_t *bytes) {
+  size_t size = 0;
+  uint8_t *data = golden_file(model_name, file, &size);
+  if (!data) return false;
+  if (size != want)
+    die("%s/%s/%s: %zu bytes, the tensor has %llu", golden_dir, model_name, file, size,
+        (unsigned long long)want);
+  mp_buf_printf(b, "static const uint8_t %s[%zu] = {\n", sym, size ? size : 1);
+  emit_hex_bytes(b, data, size);
+  if (!size) mp_buf_puts(b, "  0\n");
+  mp_buf_puts(b, "};\n");
+  *bytes += size;
+  free(data);
+  return true;
+}
+
+/* OUT/golden/<sym>.c: the golden_model of one model (golden.h), from the
+ * model, the graph and DIR/<model>/.  Returns its index in gmodels[], or
+ * -1 when the model has no golden data. */
+static int write_golden_model(const mp_graph *g, const char *model_name, const char *sym) {
+  size_t probe_size = 0;
+  uint8_t *probe = golden_file(model_name, "case0.input0.bin", &probe_size);
+  if (!probe) return -1;
+  free(probe);
+  if (n_gmodels == MAX_GMODELS) die("more than %d golden models", MAX_GMODELS);
+  gmodel_rec *gm = &gmodels[n_gmodels];
+  memset(gm, 0, sizeof *gm);
+  snprintf(gm->name, sizeof gm->name, "%s", model_name);
+  snprintf(gm->sym, sizeof gm->sym, "%s", sym);
+  const mp_model *m = g->model;
+  const mp_subgraph_def *sg = &m->subgraphs[g->subgraph];
   mp_buf b;
   mp_buf_init(&b);
-  mp_buf_printf(&b, "/* Golden glue of module %s: TFLM's case 0 of %s.\n * Generated by "
-                    "tests/emit/proof_gen.c. */\n", prefix, model_name);
-  mp_buf_printf(&b, "#include \"%s_model.h\"\n#include \"golden.h\"\n\n", prefix);
-  for (int out = 0; out < 2; out++) {
-    uint32_t n = out ? g->n_outputs : g->n_inputs;
-    for (uint32_t i = 0; i < n; i++) {
-      uint8_t *data = NULL;
-      size_t size = 0;
-      const char *path = pathf("%s/%s/case0.%s%u.bin", golden_dir, model_name,
-                               out ? "output" : "input", i);
-      if (mp_read_file(path, &data, &size, NULL) != MP_OK) {
-        mp_buf_free(&b);
-        return false;
-      }
-      mp_buf_printf(&b, "static const uint8_t %s%u[%zu] = {\n", out ? "out" : "in", i,
-                    size ? size : 1);
-      emit_hex_bytes(&b, data, size);
-      if (!size) mp_buf_puts(&b, "  0\n");
-      mp_buf_puts(&b, "};\n");
-      free(data);
-    }
-  }
+  mp_buf_printf(&b,
+                "/* TFLM's golden data of %s (%s/%s) and the model's facts the golden\n"
+                " * run needs.  Generated by tests/emit/proof_gen.c. */\n"
+                "#include \"golden.h\"\n\n",
+                model_name, golden_dir, model_name);
+  /* the three cases */
   for (int out = 0; out < 2; out++) {
     uint32_t n = out ? g->n_outputs : g->n_inputs;
     const int32_t *ids = out ? g->outputs : g->inputs;
-    mp_buf_printf(&b, "static const golden_blob %s[] = {\n", out ? "outputs" : "inputs");
-    for (uint32_t i = 0; i < n; i++)
-      mp_buf_printf(&b, "    {%s%u, sizeof %s%u, %d},\n", out ? "out" : "in", i, out ? "out" : "in",
-                    i, g->tensors[ids[i]].dtype == MP_DTYPE_FLOAT32);
+    for (int k = 0; k < 3; k++)
+      for (uint32_t i = 0; i < n; i++) {
+        char file[64], arr[64];
+        snprintf(file, sizeof file, "case%d.%s%u.bin", k, out ? "output" : "input", i);
+        snprintf(arr, sizeof arr, "%s%d_%u", out ? "out" : "in", k, i);
+        if (!golden_array(&b, model_name, file, arr, g->tensors[ids[i]].size, &gm->bytes))
+          die("%s/%s/%s is missing", golden_dir, model_name, file);
+      }
+    mp_buf_printf(&b, "static const golden_blob gm_%s[] = {\n", out ? "outputs" : "inputs");
+    for (int k = 0; k < 3; k++)
+      for (uint32_t i = 0; i < n; i++)
+        mp_buf_printf(&b, "    {%s%d_%u, sizeof %s%d_%u, %d},\n", out ? "out" : "in", k, i,
+                      out ? "out" : "in", k, i, g->tensors[ids[i]].dtype == MP_DTYPE_FLOAT32);
+    if (!n) mp_buf_puts(&b, "    {0, 0, 0},\n");
     mp_buf_puts(&b, "};\n");
   }
+  /* case 0 after every operator: the operators' outputs */
+  bool *have = calloc(g->n_tensors + 1, sizeof *have);
+  for (uint32_t o = 0; o < g->n_ops; o++)
+    for (uint32_t k = 0; k < g->ops[o].n_outputs; k++) {
+      int32_t t = g->ops[o].outputs[k];
+      if (t < 0 || have[t] || (uint32_t)t >= g->n_model_tensors) continue;
+      char file[64], arr[64];
+      snprintf(file, sizeof file, "case0.tensor%d.bin", t);
+      snprintf(arr, sizeof arr, "t%d", t);
+      have[t] = golden_array(&b, model_name, file, arr, g->tensors[t].size, &gm->bytes);
+    }
+  mp_buf_printf(&b, "static const golden_blob gm_tensors[%u] = {\n", g->n_tensors);
+  for (uint32_t t = 0; t < g->n_tensors; t++)
+    if (have[t])
+      mp_buf_printf(&b, "    {t%u, sizeof t%u, %d},\n", t, t,
+                    g->tensors[t].dtype == MP_DTYPE_FLOAT32);
+    else
+      mp_buf_puts(&b, "    {0, 0, 0},\n");
+  free(have);
+  /* the constants: which, and the hash of the model's own bytes */
+  mp_buf_printf(&b, "};\nstatic const uint8_t gm_is_const[%u] = {", g->n_tensors);
+  for (uint32_t t = 0; t < g->n_tensors; t++)
+    mp_buf_printf(&b, "%s%d", t ? ", " : "",
+                  g->tensors[t].role == MP_ROLE_CONSTANT && t < g->n_model_tensors);
+  mp_buf_printf(&b, "};\nstatic const uint32_t gm_const_hash[%u] = {\n", 2 * g->n_tensors);
+  for (uint32_t t = 0; t < g->n_tensors; t++) {
+    uint64_t h = 0;
+    if (g->tensors[t].role == MP_ROLE_CONSTANT && t < g->n_model_tensors) {
+      const mp_buffer_def *buf = &m->buffers[sg->tensors[t].buffer];
+      h = fnv(buf->data, buf->size);
+    }
+    mp_buf_printf(&b, "    0x%08xu, 0x%08xu,\n", (unsigned)(uint32_t)h,
+                  (unsigned)(uint32_t)(h >> 32));
+  }
+  mp_buf_printf(&b, "};\nstatic const char *const gm_names[%u] = {\n", g->n_tensors);
+  for (uint32_t t = 0; t < g->n_tensors; t++) {
+    mp_buf_puts(&b, "    ");
+    emit_c_string(&b, g->tensors[t].name);
+    mp_buf_puts(&b, ",\n");
+  }
+  mp_buf_printf(&b,
+                "};\n\nconst golden_model golden_model_%s = {\n    \"%s\", %u, %u, %u,\n"
+                "    gm_inputs, gm_outputs, gm_tensors, gm_is_const, gm_const_hash, gm_names};\n",
+                sym, model_name, g->n_inputs, g->n_outputs, g->n_tensors);
+  if (mp_make_dirs(pathf("%s/golden", out_abs), &sink) != MP_OK)
+    die("cannot create %s/golden", out_abs);
+  write_text(pathf("%s/golden/%s.c", out_abs, sym), &b);
+  mp_buf_free(&b);
+  return n_gmodels++;
+}
+
+/* The operator the wrong-kernel test breaks: the middle one of those the
+ * hook sees whose first output has golden data. */
+static int32_t wrong_op_of(const mp_graph *g) {
+  uint32_t n = 0, k = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t o = 0; o < g->n_ops; o++) {
+      const mp_op *op = &g->ops[o];
+      if (op->is_view || op->n_outputs == 0 || op->outputs[0] < 0 ||
+          g->tensors[op->outputs[0]].size == 0)
+        continue;
+      if (pass == 0)
+        n++;
+      else if (k++ == n / 2)
+        return (int32_t)o;
+    }
+  return -1;
+}
+
+/* probe/golden.c of one module: the module's sources with its kernels and
+ * the adapters of golden.h; probe/size_place.h for the code-size build. */
+static void write_golden(const mp_plan *p, const char *prefix, const char *up, const char *what,
+                         int gmodel, int32_t wrong_op, const char *dir) {
+  const mp_graph *g = p->graph;
+  region_info *rg = calloc(p->n_arenas * 2 + 1, sizeof *rg);
+  uint32_t nr = regions_of(p, prefix, up, rg);
+  mp_buf b;
+  mp_buf_init(&b);
+  mp_buf_printf(&b,
+                "/* Golden glue of module %s: %s, with memplan's kernels.\n"
+                " * Generated by tests/emit/proof_gen.c. */\n"
+                "#include \"%s_model.h\"\n#include \"golden.h\"\n\n",
+                prefix, what, prefix);
+  mp_buf_printf(&b,
+                "/* The module's sources as they are (built with %s_WITH_KERNELS=1), in\n"
+                " * this translation unit: one compiler run per module, and the\n"
+                " * wrong-kernel test calls the module's kernel glue (op_kernels). */\n"
+                "#include \"../src/%s_model.c\"\n#include \"../src/%s_arenas.c\"\n\n",
+                up, prefix, prefix);
+  mp_buf_printf(&b,
+                "extern const golden_model golden_model_%s;\n"
+                "extern const golden_module golden_module_%s;\n\n",
+                gmodels[gmodel].sym, prefix);
+  mp_buf_puts(&b, "static const golden_region gg_regions[] = {\n");
+  for (uint32_t i = 0; i < nr; i++) {
+    const char *kind = "GOLDEN_CONST";
+    if (i < p->n_arenas) {
+      const mp_arena *a = &p->arenas[i];
+      kind = a->role == MP_ROLE_SCRATCH      ? "GOLDEN_SCRATCH"
+             : a->role == MP_ROLE_PERSISTENT ? "GOLDEN_PERSISTENT"
+             : a->is_staged                  ? "GOLDEN_STAGED"
+                                             : "GOLDEN_CONST";
+    }
+    mp_buf_printf(&b, "    {%s, %s_SIZE, %s},\n", rg[i].enum_name, rg[i].enum_name, kind);
+  }
+  mp_buf_puts(&b, "};\n\n");
   tpl(&b,
-      "\nstatic @p_model_context_t ctx = @P_MODEL_CONTEXT_INIT;\n"
-      "static int32_t init(void) { return @p_model_init(&ctx); }\n"
-      "static int32_t run(void) { return @p_model_run(&ctx); }\n"
-      "static void *io(int output, uint32_t i, size_t *size) {\n"
-      "  @p_io_t *x = output ? &ctx.outputs[i] : &ctx.inputs[i];\n"
-      "  *size = x->size;\n  return x->data;\n}\n\n",
+      "static @p_model_context_t gg_ctx = @P_MODEL_CONTEXT_INIT;\n\n"
+      "static int32_t gg_hook(@p_model_context_t *c, const @p_op_t *op,\n"
+      "                       @p_kernel_phase_t phase) {\n"
+      "  int32_t rc;\n"
+      "  if (c != &gg_ctx || op != &@p_ops[op->index]) return 99;\n"
+      "  rc = golden_kernel(&golden_module_@p, op->index, phase == @P_PHASE_INIT,\n"
+      "                     c->initialised == 0 &&\n"
+      "                         (@P_NUM_INPUTS == 0 || c->inputs[0].data != NULL));\n"
+      "  return rc == GOLDEN_DEFAULT ? @P_KERNEL_DEFAULT : rc;\n"
+      "}\n\n"
+      "static void gg_callback(const @p_op_t *op, @p_op_event_t event, void *user) {\n"
+      "  if (user == &gg_ctx && event == @P_OP_FINISHED)\n"
+      "    golden_op_finished(&golden_module_@p, op->index);\n"
+      "}\n\n"
+      "static int32_t gg_init(int hooked) {\n"
+      "  @p_model_context_t fresh = @P_MODEL_CONTEXT_INIT;\n"
+      "  gg_ctx = fresh;\n"
+      "  if (hooked) {\n"
+      "    gg_ctx.kernel_hook = gg_hook;\n    gg_ctx.callback = gg_callback;\n"
+      "    gg_ctx.user_data = &gg_ctx;\n  }\n"
+      "  return @p_model_init(&gg_ctx);\n}\n"
+      "static int32_t gg_run(void) { return @p_model_run(&gg_ctx); }\n"
+      "static int32_t gg_failed_op(void) { return gg_ctx.failed_op; }\n"
+      "static void *gg_io(int output, uint32_t i, size_t *size) {\n"
+      "  @p_io_t *x = output ? &gg_ctx.outputs[i] : &gg_ctx.inputs[i];\n"
+      "  *size = x->size;\n  return x->data;\n}\n"
+      "static int32_t gg_tensor_region(uint32_t id, uint32_t *size) {\n"
+      "  *size = 0;\n"
+      "  if (id >= @P_NUM_TENSORS || @p_tensors[id].region == @P_NO_REGION) return -1;\n"
+      "  *size = @p_tensors[id].size;\n  return @p_tensors[id].region;\n}\n"
+      "static void *gg_region_base(uint32_t r) { return @p_arena_buffer((@p_arena_region_t)r); }\n"
+      "static void gg_op(uint32_t i, golden_op *o) {\n"
+      "  const @p_op_t *op = &@p_ops[i];\n"
+      "  o->name = op->name;\n  o->n_inputs = op->n_inputs;\n  o->n_outputs = op->n_outputs;\n"
+      "  o->inputs = op->inputs;\n  o->outputs = op->outputs;\n  o->is_view = op->is_view;\n}\n"
+      "static int32_t gg_builtin(uint32_t i) {\n"
+      "  return i < @P_NUM_OPS && op_kernels[i].run != NULL ? op_kernels[i].run() : -1;\n}\n\n",
       prefix, up);
-  mp_buf_printf(&b, "const golden_module golden_module_%s = {\n"
-                    "    \"%s\", \"%s\", %u, %u, inputs, outputs, init, run, io};\n",
-                prefix, prefix, model_name, g->n_inputs, g->n_outputs);
+  mp_buf_printf(&b,
+                "const golden_module golden_module_%s = {\n"
+                "    \"%s\", \"%s\", &golden_model_%s, %u, %u, gg_regions, %d,\n"
+                "    gg_init, gg_run, gg_failed_op, gg_io, %s_tensor_data, gg_tensor_region,\n"
+                "    gg_region_base, gg_op, gg_builtin};\n",
+                prefix, prefix, what, gmodels[gmodel].sym, g->n_ops, nr, (int)wrong_op, prefix);
   write_text(pathf("%s/probe/golden.c", dir), &b);
   mp_buf_free(&b);
-  return true;
+  /* the code-size build: every read-only blob in a section of its own */
+  mp_buf_init(&b);
+  mp_buf_puts(&b, "/* Placement of the code-size build: read-only blobs (the weights) in\n"
+                  " * .mp_weights, counted apart from code.  Generated by proof_gen. */\n");
+  for (int mm = 0; mm < MP_MEM_COUNT; mm++)
+    mp_buf_printf(&b, "#define %s_PUT_CONST_IN_%s __attribute__((section(\".mp_weights\")))\n", up,
+                  emit_mem_upper((mp_memory)mm));
+  write_text(pathf("%s/probe/size_place.h", dir), &b);
+  mp_buf_free(&b);
+  free(rg);
 }
 
 /* ---- modules --------------------------------------------------------------- */
@@ -606,7 +814,7 @@ static const mp_arena *find_arena(const mp_plan *p, mp_role role, mp_memory m) {
 
 /* Plan, verify, emit and glue one module.  Returns false when skipped. */
 static bool one_module(const char *model_name, const mp_graph *g, const mp_planner *pl, int which,
-                       bool broken, bool runnable) {
+                       bool broken, int gmodel) {
   mp_platform pf;
   if (!mp_platform_builtin("apollo510_evb", &pf)) die("no apollo510_evb platform");
   char sn[40], pa[8], prefix[64], up[64], what[200], dir[PATH_MAX];
@@ -711,9 +919,18 @@ static bool one_module(const char *model_name, const mp_graph *g, const mp_plann
   mr->compile_checks = pl == mp_planner_at(0) || broken;
   mr->strong = which == C_STAGED;
   write_glue(p, prefix, up, what, which, dir);
-  /* the golden run: the first planner's plan with constants cold in mram */
-  if (runnable && golden_dir && pl == mp_planner_at(0) && which == C_COLD)
-    mr->golden = write_golden(g, prefix, up, model_name, dir);
+  /* the golden run: every planner's plans with constants cold and staged;
+   * the first planner's cold one carries the wrong-kernel test and is the
+   * one whose code size is reported */
+  mr->gmodel = -1;
+  if (gmodel >= 0 && (which == C_COLD || which == C_STAGED)) {
+    bool first = pl == mp_planner_at(0) && which == C_COLD;
+    write_golden(p, prefix, up, what, gmodel, first ? wrong_op_of(g) : -1, dir);
+    mr->golden = true;
+    mr->sized = first;
+    mr->gmodel = gmodel;
+    gmodels[gmodel].n_modules++;
+  }
   mp_plan_free(&p);
   cfg_free(&c);
   return true;
@@ -730,11 +947,20 @@ static void model_modules(const char *name, mp_model *m, bool broken) {
   bool runnable = st == MP_OK;
   if (st == MP_ERR_UNSUPPORTED) st = mp_kernels_prepare(g, true, NULL);
   if (st != MP_OK) die("%s: mp_kernels_prepare: %s", name, mp_status_str(st));
+  /* a model memplan can run, with golden data: run against TFLM */
+  int gmodel = -1;
+  if (runnable && golden_dir && !broken) {
+    char sn[40];
+    short_name(name, sn, sizeof sn);
+    gmodel = write_golden_model(g, name, sn);
+  }
   for (uint32_t k = 0; k < mp_planner_count(); k++)
     for (int c = 0; c < C_COUNT; c++) {
       if (broken && (k > 0 || c != C_COLD)) continue;
-      one_module(name, g, mp_planner_at(k), c, broken, runnable);
+      one_module(name, g, mp_planner_at(k), c, broken, gmodel);
     }
+  if (gmodel >= 0)
+    printf("golden %s: %u modules\n", name, (unsigned)gmodels[gmodel].n_modules);
   mp_graph_free(&g);
 }
 
@@ -765,18 +991,50 @@ static void pack_images(int *n_images) {
   *n_images = n;
 }
 
-/* The modules of one binary: image k's probed modules (-1: all of them),
- * or (golden) the modules run with their kernels. */
-/* The golden image holds every golden module: it must fit the board. */
-static void check_golden_fits(void) {
-  uint64_t need[T_COUNT] = {0};
-  for (size_t i = 0; i < n_mods; i++)
-    for (int k = 0; mods[i].golden && k < T_COUNT; k++) need[k] += mods[i].need[k];
-  for (int k = 0; k < T_COUNT; k++)
-    if (need[k] > target_capacity[k]) die("the golden modules need %llu bytes of %s",
-                                          (unsigned long long)need[k], tsec((uint32_t)k));
+/* Golden Cortex-M55 images: the golden modules, in model order, first fit
+ * into images whose arenas fit the board's DTCM, SRAM and QSPI and whose
+ * golden data and module tables fit beside the harness in SRAMC (2 MiB,
+ * tables estimated at GOLDEN_TABLES per module). */
+#define GOLDEN_SRAMC (1400u * 1024u)
+#define GOLDEN_TABLES (48u * 1024u)
+#define MAX_GOLDEN_PER_IMAGE 16
+static int pack_golden_images(void) {
+  typedef struct gimg {
+    uint64_t used[T_COUNT], sramc;
+    int count;
+    bool has[MAX_GMODELS];
+  } gimg;
+  gimg *im = calloc(n_mods + 1, sizeof *im);
+  int n = 0;
+  for (size_t i = 0; i < n_mods; i++) {
+    modrec *mr = &mods[i];
+    if (!mr->golden) continue;
+    int img = -1;
+    for (int j = 0; j <= n && img < 0; j++) {
+      if (j == n) n++;
+      gimg *x = &im[j];
+      bool fits = x->count < MAX_GOLDEN_PER_IMAGE;
+      for (int k = 0; k < T_COUNT; k++)
+        fits &= x->used[k] + mr->need[k] <= target_capacity[k];
+      uint64_t more = GOLDEN_TABLES + (x->has[mr->gmodel] ? 0 : gmodels[mr->gmodel].bytes);
+      fits &= x->sramc + more <= GOLDEN_SRAMC;
+      if (!fits && x->count == 0) die("%s does not fit a golden image", mr->what);
+      if (!fits) continue;
+      for (int k = 0; k < T_COUNT; k++)
+        x->used[k] += mr->need[k];
+      x->sramc += more;
+      x->has[mr->gmodel] = true;
+      x->count++;
+      img = j;
+    }
+    mr->gimage = img;
+  }
+  free(im);
+  return n;
 }
 
+/* The modules of one binary: image k's probed modules (-1: all of them),
+ * or (golden) the modules run with their kernels (-1: all of them). */
 static void write_registry(const char *path, int image, bool golden) {
   mp_buf b;
   mp_buf_init(&b);
@@ -785,7 +1043,7 @@ static void write_registry(const char *path, int image, bool golden) {
   for (size_t i = 0; i < n_mods; i++) {
     if (!golden && (image < 0 || mods[i].image == image))
       mp_buf_printf(&b, "extern const probe_module probe_module_%s;\n", mods[i].prefix);
-    if (golden && mods[i].golden)
+    if (golden && mods[i].golden && (image < 0 || mods[i].gimage == image))
       mp_buf_printf(&b, "extern const golden_module golden_module_%s;\n", mods[i].prefix);
   }
   mp_buf_puts(&b, "\nconst probe_module *const probe_modules[] = {\n");
@@ -794,13 +1052,123 @@ static void write_registry(const char *path, int image, bool golden) {
       mp_buf_printf(&b, "    &probe_module_%s,\n", mods[i].prefix);
   mp_buf_puts(&b, "    NULL};\n\nconst golden_module *const golden_modules[] = {\n");
   for (size_t i = 0; i < n_mods; i++)
-    if (golden && mods[i].golden) mp_buf_printf(&b, "    &golden_module_%s,\n", mods[i].prefix);
+    if (golden && mods[i].golden && (image < 0 || mods[i].gimage == image))
+      mp_buf_printf(&b, "    &golden_module_%s,\n", mods[i].prefix);
   mp_buf_puts(&b, "    NULL};\n");
   write_text(path, &b);
   mp_buf_free(&b);
 }
 
-static void write_makefile(int n_images) {
+/* The golden part of build.mk: the host binary, the golden Cortex-M55
+ * images and the code-size ELFs.  The kernels are compiled once per target
+ * (every module carries the same files) and linked into all of them. */
+static void write_golden_rules(mp_buf *b, int n_images) {
+  const char *kdir = NULL;
+  mp_buf_puts(b,
+              "\n# ---- golden: the modules with their kernels against TFLM\n"
+              "GOLDEN_HOST_OBJS :=\nGOLDEN_HOST_KERNELS :=\nGOLDEN_M55_KERNELS :=\nSIZE_ELFS :=\n");
+  for (int k = 0; k < n_images; k++)
+    mp_buf_printf(b, "GOLD%d_OBJS :=\n", k);
+  for (size_t i = 0; i < n_mods && !kdir; i++)
+    if (mods[i].golden) kdir = mods[i].prefix;
+  if (kdir) {
+    /* one copy of the kernels, first: the rules below expand the lists */
+    mp_buf_puts(b, "\n");
+    for (uint32_t k = 0; k < emit_runtime_count(); k++) {
+      const char *nm = emit_runtime_at(k)->name;
+      size_t l = strlen(nm);
+      if (l < 3 || strcmp(nm + l - 2, ".c")) continue;
+      mp_buf_printf(b,
+                    "$(O)/hostk/%.*s.o: $(O)/modules/%s/kernels/%s\n"
+                    "\t$(HOST_CC) $(GOLDEN_HOST_CFLAGS) -c $< -o $@\nGOLDEN_HOST_KERNELS += "
+                    "$(O)/hostk/%.*s.o\n",
+                    (int)(l - 2), nm, kdir, nm, (int)(l - 2), nm);
+      mp_buf_printf(
+          b,
+          "$(O)/m55k/%.*s.o: $(O)/modules/%s/kernels/%s\n"
+          "\t$(ARM_CC) $(GOLDEN_M55_CFLAGS) -c $< -o $@\nGOLDEN_M55_KERNELS += $(O)/m55k/%.*s.o\n",
+          (int)(l - 2), nm, kdir, nm, (int)(l - 2), nm);
+    }
+  }
+  for (size_t i = 0; i < n_mods; i++) {
+    const modrec *mr = &mods[i];
+    if (!mr->golden) continue;
+    const char *p = mr->prefix;
+    char up[64], incs[PATH_MAX];
+    for (size_t k = 0; k <= strlen(p); k++)
+      up[k] = (char)toupper((unsigned char)p[k]);
+    snprintf(incs, sizeof incs,
+             "-I$(O)/modules/%s/include -I$(O)/modules/%s/kernels -I$(PROBE_DIR)", p, p);
+    mp_buf_printf(b, "\n# %s\n", mr->what);
+    /* the glue with the module's sources, host and target */
+    mp_buf_printf(b,
+                  "$(O)/hostk/%s_golden.o: $(O)/modules/%s/probe/golden.c\n\t$(HOST_CC) "
+                  "$(GOLDEN_HOST_CFLAGS) %s -D%s_WITH_KERNELS=1 -c $< -o $@\n"
+                  "GOLDEN_HOST_OBJS += $(O)/hostk/%s_golden.o\n",
+                  p, p, incs, up, p);
+    mp_buf_printf(b,
+                  "$(O)/m55k/%s_golden.o: $(O)/modules/%s/probe/golden.c\n\t$(ARM_CC) "
+                  "$(GOLDEN_M55_CFLAGS) -include $(O)/modules/%s/probe/target_place.h %s "
+                  "-D%s_WITH_KERNELS=1 -c $< -o $@\nGOLD%d_OBJS += $(O)/m55k/%s_golden.o\n",
+                  p, p, p, incs, up, mr->gimage, p);
+    if (!mr->sized) continue;
+    /* the code size: the module on its own, weights in .mp_weights, linked
+     * with --gc-sections from model_init and model_run */
+    for (int f = 0; f < 2; f++) {
+      const char *stem = f ? "arenas" : "model";
+      mp_buf_printf(
+          b,
+          "$(O)/size/%s_%s.o: $(O)/modules/%s/src/%s_%s.c\n\t$(ARM_CC) $(GOLDEN_M55_CFLAGS) "
+          "-include $(O)/modules/%s/probe/size_place.h %s -D%s_WITH_KERNELS=1 -c $< -o $@\n",
+          p, stem, p, p, stem, p, incs, up);
+    }
+    mp_buf_printf(
+        b,
+        "$(O)/size/%s.elf: $(O)/size/%s_model.o $(O)/size/%s_arenas.o $(GOLDEN_M55_KERNELS)\n"
+        "\t$(ARM_CC) $(SIZE_LDFLAGS) -Wl,-e,%s_model_run -Wl,-u,%s_model_init $^ -o $@ "
+        "$(SIZE_LIBS)\n"
+        "SIZE_ELFS += $(O)/size/%s.elf\n",
+        p, p, p, p, p, p);
+  }
+  /* every model's golden data, once per binary that runs it */
+  for (int g = 0; g < n_gmodels; g++) {
+    const char *sym = gmodels[g].sym;
+    mp_buf_printf(b,
+                  "\n$(O)/hostk/gm_%s.o: $(O)/golden/%s.c\n\t$(HOST_CC) $(GOLDEN_HOST_CFLAGS) "
+                  "-I$(PROBE_DIR) -c $< -o $@\nGOLDEN_HOST_OBJS += $(O)/hostk/gm_%s.o\n",
+                  sym, sym, sym);
+    mp_buf_printf(b,
+                  "$(O)/m55k/gm_%s.o: $(O)/golden/%s.c\n\t$(ARM_CC) $(GOLDEN_M55_CFLAGS) "
+                  "-I$(PROBE_DIR) -c $< -o $@\n",
+                  sym, sym);
+    for (int k = 0; k < n_images; k++) {
+      bool in = false;
+      for (size_t i = 0; i < n_mods && !in; i++)
+        in = mods[i].golden && mods[i].gimage == k && mods[i].gmodel == g;
+      if (in) mp_buf_printf(b, "GOLD%d_OBJS += $(O)/m55k/gm_%s.o\n", k, sym);
+    }
+  }
+  mp_buf_puts(
+      b, "\n$(O)/host/registry_golden.o: $(O)/registry_golden.c\n\t$(HOST_CC) $(HOST_CFLAGS) "
+         "-I$(PROBE_DIR) -c $< -o $@\n"
+         "$(O)/host/golden: $(GOLDEN_HOST_OBJS) $(GOLDEN_HOST_KERNELS) $(O)/host/registry_golden.o "
+         "$(HOST_SUPPORT)\n\t$(HOST_CC) $(HOST_LDFLAGS) $^ -lm -o $@\n");
+  mp_buf_puts(b, "GOLDEN_IMAGES :=");
+  for (int k = 0; k < n_images; k++)
+    mp_buf_printf(b, " $(O)/m55/gold%d.elf", k);
+  mp_buf_puts(b, "\n");
+  for (int k = 0; k < n_images; k++)
+    mp_buf_printf(
+        b,
+        "$(O)/m55k/registry%d.o: $(O)/registry_gold%d.c\n\t$(ARM_CC) $(GOLDEN_M55_CFLAGS) "
+        "-I$(PROBE_DIR) -c $< -o $@\n"
+        "$(O)/m55/gold%d.elf: $(GOLD%d_OBJS) $(GOLDEN_M55_KERNELS) $(O)/m55k/registry%d.o "
+        "$(GOLDEN_M55_SUPPORT)\n\t$(ARM_CC) $(GOLDEN_M55_LDFLAGS) $^ -o $@ $(M55_LIBS) -lm\n",
+        k, k, k, k, k);
+  mp_buf_puts(b, "golden-images: $(GOLDEN_IMAGES)\nsizes: $(SIZE_ELFS)\n");
+}
+
+static void write_makefile(int n_images, int n_golden_images) {
   mp_buf b;
   mp_buf_init(&b);
   mp_buf_puts(&b, "# The emit proof's build. Generated by tests/emit/proof_gen.c; variables\n"
@@ -854,55 +1222,7 @@ static void write_makefile(int n_images) {
     mp_buf_printf(&b, "$(O)/m55/img%d.elf: $(IMG%d_OBJS) $(O)/m55/registry%d.o $(M55_SUPPORT)\n"
                       "\t$(ARM_CC) $(M55_LDFLAGS) $^ -o $@ $(M55_LIBS)\n", k, k, k);
   }
-  /* the golden binaries: the golden modules again, with their kernels */
-  mp_buf_puts(&b, "\nGOLDEN_HOST_OBJS :=\nGOLDEN_M55_OBJS :=\n");
-  const char *kdir = NULL;
-  for (size_t i = 0; i < n_mods; i++) {
-    const modrec *mr = &mods[i];
-    if (!mr->golden) continue;
-    const char *p = mr->prefix;
-    char up[64];
-    for (size_t k = 0; k <= strlen(p); k++) up[k] = (char)toupper((unsigned char)p[k]);
-    if (!kdir) kdir = p;
-    const char *srcs[3] = {"src/%s_model.c", "src/%s_arenas.c", "probe/golden.c"};
-    const char *stems[3] = {"%s_model", "%s_arenas", "%s_golden"};
-    for (int f = 0; f < 3; f++) {
-      char src[PATH_MAX], stem[128], incs[PATH_MAX];
-      snprintf(src, sizeof src, "$(O)/modules/%s/", p);
-      size_t l = strlen(src);
-      snprintf(src + l, sizeof src - l, srcs[f], p);
-      snprintf(stem, sizeof stem, stems[f], p);
-      snprintf(incs, sizeof incs, "-I$(O)/modules/%s/include -I$(O)/modules/%s/kernels -I$(PROBE_DIR) "
-               "-D%s_WITH_KERNELS=1", p, p, up);
-      mp_buf_printf(&b, "$(O)/hostk/%s.o: %s\n\t@mkdir -p $(dir $@)\n\t$(HOST_CC) $(HOST_CFLAGS) %s -c $< -o $@\n"
-                        "GOLDEN_HOST_OBJS += $(O)/hostk/%s.o\n", stem, src, incs, stem);
-      mp_buf_printf(&b, "$(O)/m55k/%s.o: %s\n\t@mkdir -p $(dir $@)\n\t$(ARM_CC) $(M55_CFLAGS) "
-                        "-include $(O)/modules/%s/probe/target_place.h %s -c $< -o $@\n"
-                        "GOLDEN_M55_OBJS += $(O)/m55k/%s.o\n", stem, src, p, incs, stem);
-    }
-  }
-  if (kdir) {
-    /* one copy of the kernels: every module carries the same files */
-    for (uint32_t k = 0; k < emit_runtime_count(); k++) {
-      const char *nm = emit_runtime_at(k)->name;
-      size_t l = strlen(nm);
-      if (l < 3 || strcmp(nm + l - 2, ".c")) continue;
-      mp_buf_printf(&b, "$(O)/hostk/%.*s.o: $(O)/modules/%s/kernels/%s\n\t@mkdir -p $(dir $@)\n"
-                        "\t$(HOST_CC) $(HOST_CFLAGS) -c $< -o $@\nGOLDEN_HOST_OBJS += $(O)/hostk/%.*s.o\n",
-                    (int)(l - 2), nm, kdir, nm, (int)(l - 2), nm);
-      mp_buf_printf(&b, "$(O)/m55k/%.*s.o: $(O)/modules/%s/kernels/%s\n\t@mkdir -p $(dir $@)\n"
-                        "\t$(ARM_CC) $(M55_CFLAGS) -c $< -o $@\nGOLDEN_M55_OBJS += $(O)/m55k/%.*s.o\n",
-                    (int)(l - 2), nm, kdir, nm, (int)(l - 2), nm);
-    }
-  }
-  mp_buf_puts(&b, "$(O)/host/registry_golden.o: $(O)/registry_golden.c\n\t$(HOST_CC) $(HOST_CFLAGS) "
-                  "-I$(PROBE_DIR) -c $< -o $@\n"
-                  "$(O)/host/golden: $(GOLDEN_HOST_OBJS) $(O)/host/registry_golden.o $(HOST_SUPPORT)\n"
-                  "\t$(HOST_CC) $(HOST_LDFLAGS) $^ -lm -o $@\n"
-                  "$(O)/m55/registry_golden.o: $(O)/registry_golden.c\n\t$(ARM_CC) $(M55_CFLAGS) "
-                  "-I$(PROBE_DIR) -c $< -o $@\n"
-                  "$(O)/m55/golden.elf: $(GOLDEN_M55_OBJS) $(O)/m55/registry_golden.o $(M55_SUPPORT)\n"
-                  "\t$(ARM_CC) $(M55_LDFLAGS) $^ -o $@ $(M55_LIBS) -lm\n");
+  write_golden_rules(&b, n_golden_images);
   mp_buf_puts(&b, "\nclang-check: $(CLANG_OBJS)\nm4-check: $(M4_OBJS)\n");
   char path[PATH_MAX];
   snprintf(path, sizeof path, "%s/build.mk", out_dir);
@@ -958,8 +1278,8 @@ int main(int argc, char **argv) {
   }
   if (!out_dir) die("usage: proof_gen OUT [--models DIR] [--golden DIR] [--example PATH] [--broken]");
   if (mp_make_dirs(out_dir, &sink) != MP_OK || !realpath(out_dir, out_abs)) die("bad OUT");
-  static const char *const subdirs[] = {"host", "clang", "m4", "m55"};
-  for (size_t i = 0; i < 4; i++)
+  static const char *const subdirs[] = {"host", "clang", "m4", "m55", "hostk", "m55k", "size"};
+  for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++)
     if (mp_make_dirs(pathf("%s/%s", out_abs, subdirs[i]), &sink) != MP_OK) die("bad OUT");
   if (broken) {
     /* the bundled example always exists; the corpus KWS when present */
@@ -1018,17 +1338,29 @@ int main(int argc, char **argv) {
   }
   snprintf(path, sizeof path, "%s/registry_golden.c", out_dir);
   write_registry(path, -1, true);
-  check_golden_fits();
-  write_makefile(n_images);
+  int n_gimages = pack_golden_images();
+  for (int k = 0; k < n_gimages; k++) {
+    snprintf(path, sizeof path, "%s/registry_gold%d.c", out_dir, k);
+    write_registry(path, k, true);
+  }
+  write_makefile(n_images, n_gimages);
   snprintf(path, sizeof path, "%s/manifest.txt", out_dir);
   FILE *f = fopen(path, "w");
   if (!f) die("cannot write %s", path);
   for (size_t i = 0; i < n_mods; i++)
     fprintf(f, "%s img%d %s\n", mods[i].prefix, mods[i].image, mods[i].what);
   fclose(f);
+  /* the golden modules: prefix, image, model, sized, wrong op */
+  snprintf(path, sizeof path, "%s/golden.txt", out_dir);
+  if (!(f = fopen(path, "w"))) die("cannot write %s", path);
+  for (size_t i = 0; i < n_mods; i++)
+    if (mods[i].golden)
+      fprintf(f, "%s gold%d %s %d\n", mods[i].prefix, mods[i].gimage, gmodels[mods[i].gmodel].name,
+              mods[i].sized);
+  fclose(f);
   size_t n_golden = 0;
   for (size_t i = 0; i < n_mods; i++) n_golden += mods[i].golden;
-  printf("proof_gen: %zu modules, %d target images, %zu golden, %d failures\n", n_mods, n_images,
-         n_golden, n_failed);
+  printf("proof_gen: %zu modules, %d target images, %zu golden, %d golden images, %u planners, "
+         "%d failures\n", n_mods, n_images, n_golden, n_gimages, (unsigned)mp_planner_count(), n_failed);
   return n_failed ? 1 : 0;
 }

@@ -6,6 +6,9 @@
  * reset handler enables the FPU/MVE coprocessors (the compiler may
  * vectorise), zeroes .bss and calls main.  A fault prints its registers
  * through semihosting and exits with status 3: a crash can never pass.
+ * SysTick's handler counts wraps of the 24-bit counter (systick_wraps):
+ * the golden run's clock (target_main.c), which only the golden images
+ * start.
  */
 #include "semihost.h"
 
@@ -16,6 +19,11 @@ extern uint32_t __bss_start__, __bss_end__, __stack_top;
 int main(void);
 void Reset_Handler(void);
 void Fault_Handler(void);
+void SysTick_Handler(void);
+
+volatile uint32_t systick_wraps;
+
+void SysTick_Handler(void) { systick_wraps++; }
 
 #define CPACR (*(volatile uint32_t *)0xE000ED88u)
 #define CFSR (*(volatile uint32_t *)0xE000ED28u)
@@ -54,5 +62,5 @@ __attribute__((section(".vectors"), used)) const vector vectors[16] = {
     Fault_Handler, /* DebugMonitor */
     0,
     Fault_Handler, /* PendSV */
-    Fault_Handler, /* SysTick */
+    SysTick_Handler,
 };
