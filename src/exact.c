@@ -113,7 +113,7 @@ static uint64_t zterm(uint32_t h, uint64_t what, uint64_t idx, uint64_t val) {
 /* ---- one independent component ------------------------------------------- */
 
 typedef struct trail_ent {
-  uint32_t kind; /* T_MINOFF, T_FLOOR or T_PLACE */
+  uint32_t kind; /* T_MINOFF, T_FLOOR, T_PLACE, T_FORBID or T_SKY */
   uint32_t idx;
   uint64_t old;
 } trail_ent;
@@ -151,7 +151,8 @@ typedef struct comp {
   uint64_t *off, *minoff, *rem, *floor;
   uint64_t *sky;   /* per section: the highest top of a placed item */
   uint64_t hash[2]; /* of the state: placed items, sky, forbids */
-  uint64_t *memo;  /* failed states: pairs of hashes, direct-mapped */
+  uint64_t *memo;  /* failed states: pairs of hashes, direct-mapped; malloc'd on
+                      the first search */
   size_t memo_mask;
   uint64_t *forbid; /* per item: an offset it may not take (UNPLACED: none) */
   uint32_t *cnt, *minpre; /* per section: candidates at the level, best rank */
@@ -791,6 +792,17 @@ static decision decide(comp *c, uint64_t cap) {
   if (c->height <= cap) return D_FOUND;
   if (c->lb > cap || c->maxsize > cap || c->lower > cap) return D_INFEASIBLE;
   if (!c->searchable) return D_UNKNOWN;
+  if (!c->memo) {
+    /* the table of failed states, made on the first search */
+    size_t entries = 256;
+    while (entries < MEMO_MAX && entries < 64 * (size_t)c->n) entries *= 2;
+    c->memo = calloc(2 * entries, sizeof *c->memo);
+    if (!c->memo) {
+      c->bud->mem_cut = true;
+      return D_UNKNOWN;
+    }
+    c->memo_mask = entries - 1;
+  }
   uint64_t base = c->n < 64 ? 128 : (uint64_t)RESTART_BASE * c->n;
   for (uint64_t r = 0;; r++) {
     if (c->bud->nodes >= c->bud->node_cap) {
@@ -1035,11 +1047,7 @@ static mp_status comp_build(ctx *x, comp *c, const uint32_t *idx, uint32_t n,
   c->mark = mp_pool_alloc(pool, S, sizeof *c->mark);
   c->touched = mp_pool_alloc(pool, S, sizeof *c->touched);
   c->sky = mp_pool_alloc(pool, S, sizeof *c->sky);
-  size_t entries = 4096;
-  while (entries < MEMO_MAX && entries < 256 * (size_t)n) entries *= 2;
-  c->memo = mp_pool_alloc(pool, 2 * entries, sizeof *c->memo);
-  c->memo_mask = entries - 1;
-  if (!c->sky || !c->memo) return MP_ERR_NOMEM;
+  if (!c->sky) return MP_ERR_NOMEM;
   c->forbid = mp_pool_alloc(pool, n, sizeof *c->forbid);
   c->cnt = mp_pool_alloc(pool, S, sizeof *c->cnt);
   c->minpre = mp_pool_alloc(pool, S, sizeof *c->minpre);
@@ -1055,8 +1063,10 @@ static mp_status comp_build(ctx *x, comp *c, const uint32_t *idx, uint32_t n,
 static void comp_free(comp *c) {
   free(c->trail);
   free(c->stk);
+  free(c->memo);
   c->trail = NULL;
   c->stk = NULL;
+  c->memo = NULL;
 }
 
 static uint64_t gcd_u64(uint64_t a, uint64_t b) {
