@@ -101,6 +101,7 @@ struct mp_firstfit {
   bool small;
   struct placed *by_off; /* placed items of non-zero size, by (offset, index) */
   size_t n_by_off;
+  uint64_t cost;         /* tree nodes visited and spans jumped by queries */
 };
 
 static int cmp_i32(const void *a, const void *b) {
@@ -404,12 +405,14 @@ typedef struct query {
   uint64_t x;       /* current candidate offset */
   bool bumped;      /* x moved during this pass */
   bool fail;        /* x + size passed the limit */
+  uint64_t cost;    /* nodes visited and spans jumped */
 } query;
 
 /* Move q->x above every span of s[0..len) (sorted, disjoint) that
  * collides with [x, x + size). */
 static void scan(const span *s, uint32_t len, query *q) {
   while (len && s[len - 1].top > q->x && s[0].off < q->x + q->size) {
+    q->cost++;
     uint64_t wend = q->x + q->size;
     /* the last span starting below the window's end is the only candidate:
      * the spans are disjoint and sorted, so tops grow with offsets */
@@ -435,6 +438,7 @@ static void scan(const span *s, uint32_t len, query *q) {
  * intersects the query interval and can hold a colliding span. */
 static void visit(mp_firstfit *ff, uint32_t v, uint32_t nl, uint32_t nr, query *q) {
   if (q->fail || nr < q->lo || nl > q->hi) return;
+  q->cost++;
   if (ff->agg_top[v] <= q->x || ff->agg_off[v] >= q->x + q->size) return;
   if (ff->uni && nr - nl + 1 >= UNION_MIN_LEAVES && q->lo <= nl && nr <= q->hi &&
       (ff->built[v] || build_union(ff, v))) {
@@ -506,15 +510,18 @@ bool mp_firstfit_find(mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off) 
     return true;
   }
   if (ff->small) return find_small(ff, i, limit, off);
-  query q = {ff->lo[i], ff->hi[i], it->size, it->align ? it->align : 1, limit, 0, false, false};
+  query q = {ff->lo[i], ff->hi[i], it->size, it->align ? it->align : 1, limit, 0, false, false, 0};
   do {
     q.bumped = false;
     visit(ff, 1, 0, ff->nleaf - 1, &q);
-    if (q.fail) return false;
-  } while (q.bumped);
+  } while (!q.fail && q.bumped);
+  ff->cost += q.cost;
+  if (q.fail) return false;
   *off = q.x;
   return true;
 }
+
+uint64_t mp_firstfit_cost(const mp_firstfit *ff) { return ff->cost; }
 
 /* ---- update --------------------------------------------------------------- */
 

@@ -102,6 +102,13 @@ uint64_t mp_firstfit_run(mp_firstfit *ff, const uint32_t *order, size_t n_order,
 mp_status mp_firstfit_solve(const mp_item *items, size_t n, const uint32_t *order,
                             uint64_t *offsets);
 
+/* What the time-indexed queries have cost so far: tree nodes visited plus
+ * spans jumped over (0 in "scan" mode, where a query costs at most the
+ * number of placed items).  A typical query costs a few dozen; queries
+ * among thousands of long-lived items cost far more.  Deterministic, so a
+ * search may bound its work by it. */
+uint64_t mp_firstfit_cost(const mp_firstfit *ff);
+
 /* How the engine indexes placed items: "scan" (small or dense problems:
  * one offset-sorted array) or "tree" (the time-indexed segment tree).  For
  * tests and benchmarks; both give the same offsets. */

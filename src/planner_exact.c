@@ -19,13 +19,14 @@
  * it spends the time left on the lowest layout above the capacity and
  * returns it with MP_OK, like any planner whose plan does not fit.
  *
- * It is never the default.  The time limit bounds the search; the
- * heuristics of step 1 are not interruptible, but take milliseconds at the
- * sizes exact is meant for, and their time is taken from the limit.
+ * It is never the default.  The time limit bounds everything but the two
+ * greedy starts (O(n log n), milliseconds even at 100k buffers): hill_climb
+ * gets a deadline of half the time left, the search the rest.
  * p->capacity is not a target: exact always minimises unless its own
  * `capacity` option is set.
  */
 #include "exact.h"
+#include "planner_hill_climb.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -34,8 +35,12 @@
 
 extern const mp_planner mp_planner_exact;
 
-/* hill_climb joins the start heuristics from this time limit up. */
+/* hill_climb joins the start heuristics from this time limit up, and up to
+ * this many buffers: above it the search does not run (exact.h's cap), and
+ * hill_climb's own start layouts on a dense problem of that size can take
+ * seconds, more than a time limit may allow. */
 #define HILL_CLIMB_MIN_MS 200u
+#define HILL_CLIMB_MAX_N 4096u
 
 static const mp_option_spec exact_options[] = {
     {"time_limit_ms", 1, 86400000, 10000, true,
@@ -84,10 +89,22 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
     const mp_planner *h = mp_planner_find(starts[s]);
     if (!h) continue;
     if (!strcmp(starts[s], "hill_climb") &&
-        (limit_ms < HILL_CLIMB_MIN_MS || best_h == mp_problem_lower_bound(p)))
+        (limit_ms < HILL_CLIMB_MIN_MS || p->n > HILL_CLIMB_MAX_N ||
+         best_h == mp_problem_lower_bound(p)))
       continue;
     mp_solution hs = {.offsets = tmp};
-    mp_status st = mp_solve(h, p, NULL, 0, &hs, dx);
+    mp_status st;
+    if (!strcmp(starts[s], "hill_climb")) {
+      /* hill_climb may take seconds on large problems: give it at most half
+       * of what is left, so the search keeps the rest and the limit holds */
+      uint64_t left = limit_ms > elapsed_ms(&t0) ? limit_ms - elapsed_ms(&t0) : 0;
+      mp_hill_climb_limits lim = {true, mp_hill_climb_now_ms() + left / 2};
+      hs.lower_bound = mp_problem_lower_bound(p);
+      st = mp_hill_climb_run(p, NULL, 0, &lim, &hs, NULL, dx);
+      if (st == MP_OK) hs.height = height_of(p, tmp);
+    } else {
+      st = mp_solve(h, p, NULL, 0, &hs, dx);
+    }
     if (st != MP_OK) {
       free(tmp);
       return st;

@@ -69,12 +69,20 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 extern const mp_planner mp_planner_hill_climb;
 
 enum { DEFAULT_ITERATIONS = 2000, DEFAULT_SEED = 0, DEFAULT_STALL = 0 };
 
 #define WORK_PER_ITERATION MP_HILL_CLIMB_WORK_PER_ITERATION
+/* Engine query cost (mp_firstfit_cost) that counts as one unit of work:
+ * placements among few live items cost a few dozen and barely count; on
+ * problems where thousands of long-lived items overlap, a placement costs
+ * thousands, and the work bound then stops the search after a few seconds
+ * instead of minutes. */
+#define FF_COST_PER_WORK 256u
+
 /* Sixteenths of the iterations that are first-fit moves. */
 #define FF_SHARE 4u
 /* Longest block a skyline block move takes (and at most half the items). */
@@ -636,15 +644,31 @@ static int cmp_by_offset(const void *a, const void *b) {
  * at or below its offset in `off` (the items before it in that order sit
  * below it, and only move down).  Writes the order to order[0..n), the
  * packed layout to out, and its height to *height. */
+static bool past_ms(uint64_t deadline_ms);
+
+/* With a deadline (0 = none) the packing gives up when it is reached:
+ * *height is then UINT64_MAX and `out` is not a layout. */
 static mp_status pack(mp_firstfit *ff, const mp_item *items, size_t n, const uint64_t *off,
-                      uint32_t *order, uint64_t *out, uint64_t *height) {
+                      uint32_t *order, uint64_t *out, uint64_t *height, uint64_t deadline_ms) {
   by_offset *b = malloc((n ? n : 1) * sizeof *b);
   if (!b) return MP_ERR_NOMEM;
   for (size_t i = 0; i < n; i++) b[i] = (by_offset){items[i].size ? off[i] : 0, (uint32_t)i};
   qsort(b, n, sizeof *b, cmp_by_offset);
   for (size_t i = 0; i < n; i++) order[i] = b[i].index;
   free(b);
-  *height = first_fit(ff, order, n, out);
+  if (deadline_ms == 0) {
+    *height = first_fit(ff, order, n, out);
+    return MP_OK;
+  }
+  mp_firstfit_truncate(ff, 0);
+  for (size_t i = 0; i < n; i++) {
+    if (i % 256 == 0 && past_ms(deadline_ms)) {
+      *height = UINT64_MAX;
+      return MP_OK;
+    }
+    mp_firstfit_place(ff, order[i], 0, &out[order[i]]);
+  }
+  *height = mp_firstfit_height(ff);
   return MP_OK;
 }
 
@@ -664,6 +688,7 @@ typedef struct run {
   uint64_t *sky_off;   /* the best skyline layout */
   uint64_t *tmp;
   uint32_t *best_order; /* the best skyline order (held items) */
+  uint64_t deadline_ms; /* CLOCK_MONOTONIC, 0 = none (mp_hill_climb_limits) */
 } run;
 
 static void run_free(run *r) {
@@ -689,19 +714,39 @@ static void run_free(run *r) {
 static mp_status take_packed(run *r, const mp_item *items, size_t n, uint64_t *best_h,
                              uint64_t *best_off) {
   uint64_t h;
-  mp_status st = pack(r->ff, items, n, r->sky_off, r->order, r->tmp, &h);
+  if (past_ms(r->deadline_ms)) return MP_OK;
+  mp_status st = pack(r->ff, items, n, r->sky_off, r->order, r->tmp, &h, r->deadline_ms);
   if (st == MP_OK && h < *best_h) {
     *best_h = h;
     memcpy(best_off, r->tmp, n * sizeof *r->tmp);
-    if (r->f.ff) ff_adopt(&r->f, r->order);
+    if (r->f.ff && !past_ms(r->deadline_ms)) ff_adopt(&r->f, r->order);
   }
   return st;
 }
 
+uint64_t mp_hill_climb_now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+static bool past_ms(uint64_t deadline_ms) {
+  return deadline_ms != 0 && mp_hill_climb_now_ms() >= deadline_ms;
+}
+
+/* True when a deadline is set and reached (the run then stops early). */
+static bool past(uint64_t deadline_ms, mp_solution *sol) {
+  if (!past_ms(deadline_ms)) return false;
+  sol->timed_out = true;
+  return true;
+}
+
 mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t n_opts,
-                            bool exact_tail, mp_solution *sol, mp_hill_climb_report *rep,
-                            const mp_diag_sink *dx) {
+                            const mp_hill_climb_limits *lim, mp_solution *sol,
+                            mp_hill_climb_report *rep, const mp_diag_sink *dx) {
   const mp_planner *self = &mp_planner_hill_climb;
+  bool exact_tail = lim ? lim->exact_tail : true;
+  uint64_t deadline = lim ? lim->deadline_ms : 0;
   uint64_t iterations = (uint64_t)mp_option_get(self, opts, n_opts, "iterations", DEFAULT_ITERATIONS);
   uint64_t seed = (uint64_t)mp_option_get(self, opts, n_opts, "seed", DEFAULT_SEED);
   uint64_t max_stall =
@@ -712,7 +757,7 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
   if (!rep) rep = &dummy;
   memset(rep, 0, sizeof *rep);
 
-  run r = {.s = {.rng = seed}};
+  run r = {.s = {.rng = seed}, .deadline_ms = deadline};
   search *s = &r.s;
   r.order = malloc(nn * sizeof *r.order);
   r.sky_off = malloc(nn * sizeof *r.sky_off);
@@ -724,7 +769,7 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
 
   /* 1. the starting layouts */
   uint64_t best_h = first_fit(r.ff, r.order, n, sol->offsets);
-  if (best_h > lb && n >= 2) {
+  if (best_h > lb && n >= 2 && !past(deadline, sol)) {
     uint32_t *o2 = malloc(nn * sizeof *o2);
     if (!o2 || mp_firstfit_order_by_start(p->items, n, o2) != MP_OK) {
       free(o2);
@@ -777,8 +822,11 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
   if ((st = take_packed(&r, p->items, n, &best_h, sol->offsets)) != MP_OK) goto out;
 
   /* 3. the first-fit search starts from the best layout so far */
+  if (past(deadline, sol)) goto tail;
   if ((st = mp_firstfit_new(p->items, n, &r.f.ff)) != MP_OK) goto out;
-  if ((st = pack(r.ff, p->items, n, sol->offsets, r.order, r.tmp, &r.f.h)) != MP_OK) goto out;
+  if ((st = pack(r.ff, p->items, n, sol->offsets, r.order, r.tmp, &r.f.h, deadline)) != MP_OK)
+    goto out;
+  if (r.f.h == UINT64_MAX || past(deadline, sol)) goto tail;
   ff_adopt(&r.f, r.order);
   if (r.f.h < best_h) {
     best_h = r.f.h;
@@ -787,7 +835,10 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
 
   uint64_t stall = 0, idle = 0, it = 0, work_limit = sat_mul(iterations, WORK_PER_ITERATION);
   while (it < iterations && best_h > lb && m >= 2 && (max_stall == 0 || stall < max_stall) &&
-         s->k.work + r.f.work < work_limit) {
+         s->k.work + r.f.work +
+                 (mp_firstfit_cost(r.f.ff) + mp_firstfit_cost(r.ff)) / FF_COST_PER_WORK <
+             work_limit &&
+         !past(deadline, sol)) {
     it++;
     stall++;
     if (next_rand(&s->rng) % 16 < FF_SHARE) {
@@ -847,8 +898,9 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
 
 tail:
   /* 7. the exact tail */
-  if (exact_tail && best_h > lb && iterations > 0) {
-    mp_exact_params prm = {.time_limit_ms = 0,
+  if (exact_tail && best_h > lb && iterations > 0 && !past(deadline, sol)) {
+    uint64_t now = deadline ? mp_hill_climb_now_ms() : 0;
+    mp_exact_params prm = {.time_limit_ms = deadline ? deadline - now : 0,
                            .node_limit = sat_mul(iterations, EXACT_NODES_PER_ITERATION),
                            .capacity = 0};
     mp_exact_result res;
@@ -865,7 +917,7 @@ out:
 
 static mp_status hill_climb_solve(const mp_problem *p, const mp_option *opts, uint32_t n_opts,
                                   mp_solution *sol, const mp_diag_sink *dx) {
-  return mp_hill_climb_run(p, opts, n_opts, true, sol, NULL, dx);
+  return mp_hill_climb_run(p, opts, n_opts, NULL, sol, NULL, dx);
 }
 
 const mp_planner mp_planner_hill_climb = {

@@ -29,11 +29,26 @@ typedef struct mp_hill_climb_report {
   bool exact_proved;      /* the tail proved its result optimal */
 } mp_hill_climb_report;
 
-/* hill_climb with options `opts` as the planner table runs it, except that
- * the exact tail runs only when `exact_tail` is true.  `rep` may be NULL.
- * Fills sol like mp_solve's planner call (sol->lower_bound may be preset). */
+/* How a caller bounds a run beyond the options. */
+typedef struct mp_hill_climb_limits {
+  bool exact_tail;        /* run the exact tail (the planner table does) */
+  /* CLOCK_MONOTONIC deadline in milliseconds, 0 = none.  Checked before
+   * every move and before the tail; a run that reaches it stops with its
+   * best layout so far (then the result depends on the machine's speed).
+   * The exact planner sets it so that its start heuristic cannot overrun
+   * exact's time limit; the planner table never does. */
+  uint64_t deadline_ms;
+} mp_hill_climb_limits;
+
+/* The CLOCK_MONOTONIC time in milliseconds (for deadlines). */
+uint64_t mp_hill_climb_now_ms(void);
+
+/* hill_climb with options `opts` as the planner table runs it, bounded by
+ * `lim` (NULL: the table's run: tail on, no deadline).  `rep` may be NULL.
+ * Fills sol like mp_solve's planner call (sol->lower_bound may be preset);
+ * sol->timed_out says when the deadline cut the run. */
 mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t n_opts,
-                            bool exact_tail, mp_solution *sol, mp_hill_climb_report *rep,
-                            const mp_diag_sink *dx);
+                            const mp_hill_climb_limits *lim, mp_solution *sol,
+                            mp_hill_climb_report *rep, const mp_diag_sink *dx);
 
 #endif /* MP_PLANNER_HILL_CLIMB_H */

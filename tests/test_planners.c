@@ -585,7 +585,7 @@ static mp_solution run_search(const mp_item *it, size_t n, uint64_t *off, const 
   mp_problem p = {n, it, 0};
   mp_solution sol = {.offsets = off};
   sol.lower_bound = naive_lower_bound(it, n);
-  assert_int_equal(mp_hill_climb_run(&p, opts, n_opts, false, &sol, rep, NULL), MP_OK);
+  assert_int_equal(mp_hill_climb_run(&p, opts, n_opts, &(mp_hill_climb_limits){false, 0}, &sol, rep, NULL), MP_OK);
   sol.height = check_layout(it, n, off);
   return sol;
 }
@@ -610,6 +610,30 @@ static void hill_climb_packs_cut_rectangles_at_their_optimum(void **state) {
     free(it);
     free(off);
   }
+}
+
+static void hill_climb_with_a_past_deadline_stops_at_its_first_layout_and_says_so(void **state) {
+  (void)state;
+  /* the exact planner gives hill_climb a deadline; once it has passed, the
+   * run returns its by-size start at once, marked timed out */
+  enum { N = 200 };
+  mp_hardgen_params hp = {N, 1u << 20, 4 * N, 16, 77};
+  mp_item it[N];
+  uint64_t a[N], b[N];
+  assert_int_equal(mp_hardgen_make(&hp, it, NULL, NULL), MP_OK);
+  mp_problem p = {N, it, 0};
+  mp_solution sol = {.offsets = a};
+  mp_hill_climb_limits lim = {true, 1}; /* 1 ms after the clock's epoch: long past */
+  assert_int_equal(mp_hill_climb_run(&p, NULL, 0, &lim, &sol, NULL, NULL), MP_OK);
+  assert_true(sol.timed_out);
+  assert_int_equal(sol.iterations, 0);
+  mp_solution g = run("greedy_by_size", it, N, b, NULL, 0);
+  assert_memory_equal(a, b, sizeof a);
+  assert_int_equal(check_layout(it, N, a), g.height);
+  /* without a deadline the same run is not marked */
+  mp_solution full = run("hill_climb", it, N, a, NULL, 0);
+  assert_false(full.timed_out);
+  assert_true(full.height < g.height);
 }
 
 static void hill_climb_is_byte_identical_for_a_seed_on_a_hard_instance(void **state) {
@@ -979,6 +1003,7 @@ int main(void) {
       cmocka_unit_test(hill_climb_stops_after_max_stall_iterations),
       cmocka_unit_test(hill_climb_packs_cut_rectangles_at_their_optimum),
       cmocka_unit_test(hill_climb_is_byte_identical_for_a_seed_on_a_hard_instance),
+      cmocka_unit_test(hill_climb_with_a_past_deadline_stops_at_its_first_layout_and_says_so),
       cmocka_unit_test(hill_climb_proves_small_results_optimal_with_its_exact_tail),
       cmocka_unit_test(hill_climb_without_iterations_runs_no_exact_tail),
       cmocka_unit_test(the_exact_tail_never_makes_hill_climb_worse),
