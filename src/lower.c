@@ -578,6 +578,24 @@ static mp_status conv_requant(ctx *c, int32_t in, int32_t filter, int32_t out, i
 /* Operators                                                                */
 /* ------------------------------------------------------------------------ */
 
+/* The element types a filter operator (CONV_2D, DEPTHWISE_CONV_2D,
+ * FULLY_CONNECTED) runs with: all int8 with an int32 bias (*s8 = true) or
+ * all float32; anything else is unsupported. */
+static mp_status filter_types(ctx *c, int32_t in, int32_t filter, int32_t bias, int32_t out,
+                              bool *s8) {
+  int32_t dti = dtype(c, in), dtf = dtype(c, filter), dto = dtype(c, out);
+  int32_t dtb = bias >= 0 ? dtype(c, bias) : -1;
+  *s8 = dti == MP_DTYPE_INT8 && dtf == MP_DTYPE_INT8 && dto == MP_DTYPE_INT8 &&
+        (bias < 0 || dtb == MP_DTYPE_INT32);
+  bool f32 = dti == MP_DTYPE_FLOAT32 && dtf == MP_DTYPE_FLOAT32 && dto == MP_DTYPE_FLOAT32 &&
+             (bias < 0 || dtb == MP_DTYPE_FLOAT32);
+  if (*s8 || f32) return MP_OK;
+  return unsupported(c,
+                     "input %s, filter %s, bias %s, output %s (supported: all int8 with int32 "
+                     "bias, or all float32)",
+                     dtname(dti), dtname(dtf), bias >= 0 ? dtname(dtb) : "none", dtname(dto));
+}
+
 static mp_status lower_conv(ctx *c, bool depthwise) {
   int32_t in = in_t(c, 0), filter = in_t(c, 1), bias = in_t(c, 2), out = out_t(c, 0);
   if (in < 0 || filter < 0 || out < 0)
@@ -592,17 +610,8 @@ static mp_status lower_conv(ctx *c, bool depthwise) {
   if (!o.ok) return malformed(c, "its options do not validate");
   if (rank(c, filter) != 4) return malformed(c, "filter must have rank 4");
 
-  int32_t dti = dtype(c, in), dtf = dtype(c, filter), dto = dtype(c, out);
-  int32_t dtb = bias >= 0 ? dtype(c, bias) : -1;
-  bool s8 = dti == MP_DTYPE_INT8 && dtf == MP_DTYPE_INT8 && dto == MP_DTYPE_INT8 &&
-            (bias < 0 || dtb == MP_DTYPE_INT32);
-  bool f32 = dti == MP_DTYPE_FLOAT32 && dtf == MP_DTYPE_FLOAT32 && dto == MP_DTYPE_FLOAT32 &&
-             (bias < 0 || dtb == MP_DTYPE_FLOAT32);
-  if (!s8 && !f32)
-    return unsupported(c,
-                       "input %s, filter %s, bias %s, output %s (supported: all int8 with "
-                       "int32 bias, or all float32)",
-                       dtname(dti), dtname(dtf), bias >= 0 ? dtname(dtb) : "none", dtname(dto));
+  bool s8;
+  if ((st = filter_types(c, in, filter, bias, out, &s8)) != MP_OK) return st;
 
   mpk_conv_geom g;
   memset(&g, 0, sizeof g);
@@ -666,17 +675,8 @@ static mp_status lower_fc(ctx *c) {
   if (!o.ok) return malformed(c, "its options do not validate");
   if (weights_format != 0) return unsupported(c, "shuffled weights format %d", weights_format);
   if (rank(c, filter) != 2) return malformed(c, "filter must have rank 2");
-  int32_t dti = dtype(c, in), dtf = dtype(c, filter), dto = dtype(c, out);
-  int32_t dtb = bias >= 0 ? dtype(c, bias) : -1;
-  bool s8 = dti == MP_DTYPE_INT8 && dtf == MP_DTYPE_INT8 && dto == MP_DTYPE_INT8 &&
-            (bias < 0 || dtb == MP_DTYPE_INT32);
-  bool f32 = dti == MP_DTYPE_FLOAT32 && dtf == MP_DTYPE_FLOAT32 && dto == MP_DTYPE_FLOAT32 &&
-             (bias < 0 || dtb == MP_DTYPE_FLOAT32);
-  if (!s8 && !f32)
-    return unsupported(c,
-                       "input %s, filter %s, bias %s, output %s (supported: all int8 with "
-                       "int32 bias, or all float32)",
-                       dtname(dti), dtname(dtf), bias >= 0 ? dtname(dtb) : "none", dtname(dto));
+  bool s8;
+  if ((st = filter_types(c, in, filter, bias, out, &s8)) != MP_OK) return st;
   int32_t n_in, n_filter, n_out;
   if (!elems_i32(c, in, &n_in) || !elems_i32(c, filter, &n_filter) || !elems_i32(c, out, &n_out))
     return unsupported(c, "more than 2^31 elements");
