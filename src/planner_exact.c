@@ -20,8 +20,10 @@
  * returns it with MP_OK, like any planner whose plan does not fit.
  *
  * It is never the default.  The time limit bounds everything but the two
- * greedy starts (O(n log n), milliseconds even at 100k buffers): hill_climb
- * gets a deadline of half the time left, the search the rest.
+ * greedy starts (O(n log n), milliseconds at 100k buffers of a typical
+ * graph, under a second on dense ones): hill_climb runs only when half the
+ * time left covers its setup, with a deadline at that half; the search
+ * gets the rest.
  * p->capacity is not a target: exact always minimises unless its own
  * `capacity` option is set.
  */
@@ -35,12 +37,13 @@
 
 extern const mp_planner mp_planner_exact;
 
-/* hill_climb joins the start heuristics from this time limit up, and up to
- * this many buffers: above it the search does not run (exact.h's cap), and
- * hill_climb's own start layouts on a dense problem of that size can take
- * seconds, more than a time limit may allow. */
+/* hill_climb joins the start heuristics from this time limit up, and only
+ * when half the time left covers HILL_CLIMB_SETUP_RUNS greedy_by_size runs:
+ * before its first move it lays the problem out about that many times,
+ * which on a large, dense problem takes longer than a short limit allows
+ * (its moves stop at the deadline; its setup cannot). */
 #define HILL_CLIMB_MIN_MS 200u
-#define HILL_CLIMB_MAX_N 4096u
+#define HILL_CLIMB_SETUP_RUNS 4u
 
 static const mp_option_spec exact_options[] = {
     {"time_limit_ms", 1, 86400000, 10000, true,
@@ -84,13 +87,15 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
   uint64_t *tmp = malloc((p->n ? p->n : 1) * sizeof *tmp);
   if (!tmp) return MP_ERR_NOMEM;
   bool have = false;
-  uint64_t best_h = 0;
+  uint64_t best_h = 0, by_size_ms = 0;
+  bool start_cut = false;
   for (size_t s = 0; s < sizeof starts / sizeof starts[0]; s++) {
     const mp_planner *h = mp_planner_find(starts[s]);
     if (!h) continue;
     if (!strcmp(starts[s], "hill_climb") &&
-        (limit_ms < HILL_CLIMB_MIN_MS || p->n > HILL_CLIMB_MAX_N ||
-         best_h == mp_problem_lower_bound(p)))
+        (limit_ms < HILL_CLIMB_MIN_MS || best_h == mp_problem_lower_bound(p) ||
+         (limit_ms > elapsed_ms(&t0) ? limit_ms - elapsed_ms(&t0) : 0) / 2 <
+             HILL_CLIMB_SETUP_RUNS * (by_size_ms + 1)))
       continue;
     mp_solution hs = {.offsets = tmp};
     mp_status st;
@@ -102,8 +107,11 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
       hs.lower_bound = mp_problem_lower_bound(p);
       st = mp_hill_climb_run(p, NULL, 0, &lim, &hs, NULL, dx);
       if (st == MP_OK) hs.height = height_of(p, tmp);
+      start_cut = hs.timed_out; /* its deadline made the start timing-dependent */
     } else {
+      uint64_t t = elapsed_ms(&t0);
       st = mp_solve(h, p, NULL, 0, &hs, dx);
+      if (!strcmp(starts[s], "greedy_by_size")) by_size_ms = elapsed_ms(&t0) - t;
     }
     if (st != MP_OK) {
       free(tmp);
@@ -137,7 +145,7 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
   /* 3. the interval (mp_solve recomputes height and clamps the bounds) */
   sol->proven_lower = res.proven_lower;
   sol->proven_upper = res.proven_upper;
-  sol->timed_out = res.timed_out;
+  sol->timed_out = res.timed_out || start_cut;
   sol->iterations = res.nodes;
   return MP_OK;
 }

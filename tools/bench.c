@@ -548,12 +548,13 @@ static void scale_section(const opts *o, mp_buf *b, targets *tg) {
                 "time at the previous size (10x fewer items: linear growth is 10x, n log n about "
                 "13x).  Budgets: hill_climb runs its defaults at every size (its work bound "
                 "keeps large problems to a few seconds); exact runs with %s at every size: "
-                "the limit bounds its search, not the start heuristics it runs first "
-                "(hill_climb among them), and it searches no component above a few thousand "
-                "buffers, so at 10k and 100k its result is its start\'s and its time can "
-                "exceed the limit.  hill_climb's defaults: `iterations` %lld, which also bounds its "
-                "work to %lld placements (large problems make fewer moves), and an exact tail "
-                "of at most %lld nodes.\n\n",
+                "the limit bounds everything but its two greedy starts (hill_climb, its third "
+                "start, runs under a deadline at half the time left, and only when that covers "
+                "its setup), and it searches no component above a few thousand buffers, so at "
+                "10k and 100k its result is its best start\'s.  hill_climb's defaults: "
+                "`iterations` %lld, which also bounds its work to %lld placements and the "
+                "first-fit queries they cost (large problems make fewer moves), and an exact "
+                "tail of at most %lld nodes.\n\n",
                 o->runs, ms, (long long)it, (long long)(MP_HILL_CLIMB_WORK_PER_ITERATION * it),
                 (long long)(MP_HILL_CLIMB_EXACT_NODES_PER_ITERATION * it));
   mp_buf_puts(b, "| family | items | planner | budget | median ms | cpu ms | growth | peak MiB "
