@@ -331,6 +331,15 @@ mp_status mp_kernels_prepare(mp_graph *g, bool allow_unsupported, const mp_diag_
  * not an alias, and live). */
 bool mp_graph_needs_slot(const mp_graph *g, uint32_t t);
 
+/* The scratch slots of `g` as a single-arena planning problem: one item per
+ * tensor for which mp_graph_needs_slot holds, sized to a multiple of, and
+ * aligned to, max(alignment, the tensor's align_hint), live over its storage
+ * lifetime, with the tensor id as item id.  `items` must hold g->n_tensors
+ * entries; returns how many were written.  (The plan driver builds the same
+ * items per memory bank; benchmarks and tests use this.) */
+struct mp_item;
+size_t mp_graph_scratch_items(const mp_graph *g, uint32_t alignment, struct mp_item *items);
+
 /* Scratch lower bound: the largest, over operators, sum of the sizes
  * (rounded up to `alignment`) of the scratch slots live at that operator. */
 uint64_t mp_graph_lower_bound(const mp_graph *g, uint32_t alignment);

@@ -316,6 +316,18 @@ bool mp_graph_needs_slot(const mp_graph *g, uint32_t t) {
          g->storage[t].start_op >= 0;
 }
 
+size_t mp_graph_scratch_items(const mp_graph *g, uint32_t alignment, mp_item *items) {
+  size_t n = 0;
+  for (uint32_t t = 0; t < g->n_tensors; t++) {
+    if (!mp_graph_needs_slot(g, t)) continue;
+    uint32_t a = alignment > g->tensors[t].align_hint ? alignment : g->tensors[t].align_hint;
+    if (a == 0) a = 1;
+    items[n++] = (mp_item){mp_align_up(g->tensors[t].size, a), g->storage[t].start_op,
+                           g->storage[t].end_op, a, t};
+  }
+  return n;
+}
+
 uint64_t mp_graph_lower_bound(const mp_graph *g, uint32_t alignment) {
   uint32_t n = g->n_ops > 0 ? g->n_ops : 1;
   /* difference array over op indices */

@@ -370,11 +370,7 @@ static void every_corpus_arena_is_proven_optimal(void **state) {
     assert_int_equal(mp_graph_build(model, 0, NULL, NULL, &g), MP_OK);
     mp_item *it = calloc(g->n_tensors + 1, sizeof *it);
     uint64_t *off = calloc(g->n_tensors + 1, sizeof *off);
-    size_t n = 0;
-    for (uint32_t t = 0; t < g->n_tensors; t++)
-      if (mp_graph_needs_slot(g, t))
-        it[n++] = (mp_item){(g->tensors[t].size + 15) / 16 * 16, g->storage[t].start_op,
-                            g->storage[t].end_op, 16, t};
+    size_t n = mp_graph_scratch_items(g, 16, it);
     result r = run_exact(it, n, off, "time_limit_ms", 10000, NULL, 0);
     assert_int_equal(r.st, MP_OK);
     assert_int_equal(check_layout(it, n, off), r.sol.height);

@@ -594,9 +594,40 @@ static void random_dags_follow_the_lifetime_contract(void **state) {
   }
 }
 
+static void scratch_items_are_the_slots_and_give_the_same_lower_bound(void **state) {
+  (void)state;
+  const char *const *names = fx_names();
+  for (size_t i = 0; names[i]; i++) {
+    mp_model *m = fx_model(names[i]);
+    assert_non_null(m);
+    mp_graph *g = NULL;
+    if (mp_graph_build(m, 0, NULL, NULL, &g) != MP_OK) { /* the invalid fixtures */
+      mp_model_free(&m);
+      continue;
+    }
+    mp_item *it = calloc(g->n_tensors + 1, sizeof *it);
+    size_t n = mp_graph_scratch_items(g, 16, it), slots = 0;
+    for (uint32_t t = 0; t < g->n_tensors; t++) slots += mp_graph_needs_slot(g, t);
+    assert_int_equal(n, slots);
+    for (size_t k = 0; k < n; k++) {
+      assert_true(mp_graph_needs_slot(g, it[k].id));
+      assert_int_equal(it[k].size % it[k].align, 0);
+      assert_true(it[k].size >= g->tensors[it[k].id].size);
+      assert_int_equal(it[k].start, g->storage[it[k].id].start_op);
+      assert_int_equal(it[k].end, g->storage[it[k].id].end_op);
+    }
+    mp_problem p = {n, it, 0};
+    assert_int_equal(mp_problem_lower_bound(&p), mp_graph_lower_bound(g, 16));
+    free(it);
+    mp_graph_free(&g);
+    mp_model_free(&m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(lifetimes_run_from_producer_to_last_reader),
+      cmocka_unit_test(scratch_items_are_the_slots_and_give_the_same_lower_bound),
       cmocka_unit_test(a_graph_input_first_read_late_lives_from_op_zero),
       cmocka_unit_test(an_output_never_read_lives_only_at_its_producer),
       cmocka_unit_test(a_graph_output_lives_until_the_last_op),

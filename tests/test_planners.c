@@ -925,11 +925,7 @@ static void corpus_models_reach_the_lower_bound_with_hill_climb(void **state) {
     assert_int_equal(mp_graph_build(model, 0, NULL, NULL, &g), MP_OK);
     mp_item *it = calloc(g->n_tensors + 1, sizeof *it);
     uint64_t *off = calloc(g->n_tensors + 1, sizeof *off);
-    size_t n = 0;
-    for (uint32_t t = 0; t < g->n_tensors; t++)
-      if (mp_graph_needs_slot(g, t))
-        it[n++] = (mp_item){round_up(g->tensors[t].size, 16), g->storage[t].start_op,
-                            g->storage[t].end_op, 16, t};
+    size_t n = mp_graph_scratch_items(g, 16, it);
     uint64_t lb = mp_graph_lower_bound(g, 16);
     mp_solution gr = run("greedy", it, n, off, NULL, 0);
     mp_solution gs = run("greedy_by_size", it, n, off, NULL, 0);
@@ -960,11 +956,8 @@ static void vww_packs_at_the_known_optimum_below_tflm(void **state) {
     assert_int_equal(mp_graph_build(model, 0, alias ? NULL : &no_alias, NULL, &g), MP_OK);
     mp_item it[256];
     uint64_t off[256];
-    size_t n = 0;
-    for (uint32_t t = 0; t < g->n_tensors && n < 256; t++)
-      if (mp_graph_needs_slot(g, t))
-        it[n++] = (mp_item){round_up(g->tensors[t].size, 16), g->storage[t].start_op,
-                            g->storage[t].end_op, 16, t};
+    assert_true(g->n_tensors <= 256);
+    size_t n = mp_graph_scratch_items(g, 16, it);
     mp_solution gs = run("greedy_by_size", it, n, off, NULL, 0);
     mp_solution hc = run("hill_climb", it, n, off, NULL, 0);
     assert_true(gs.height <= 73728); /* TFLite Micro's greedy planner */

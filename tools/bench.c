@@ -399,11 +399,7 @@ static void corpus_section(const opts *o, mp_buf *b, targets *tg) {
     }
     mp_item *items = calloc(g->n_tensors + 1, sizeof *items);
     uint64_t *off = calloc(g->n_tensors + 1, sizeof *off);
-    size_t n = 0;
-    for (uint32_t t = 0; t < g->n_tensors; t++)
-      if (mp_graph_needs_slot(g, t))
-        items[n++] = (mp_item){mp_align_up(g->tensors[t].size, 16), g->storage[t].start_op,
-                               g->storage[t].end_op, 16, t};
+    size_t n = mp_graph_scratch_items(g, 16, items);
     mp_problem p = {n, items, 0};
     uint64_t lb = mp_graph_lower_bound(g, 16);
     if (lb != mp_problem_lower_bound(&p)) {

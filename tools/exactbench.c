@@ -218,12 +218,7 @@ static int corpus_part(const char *dir, uint64_t time_ms) {
       continue;
     }
     mp_item *items = calloc(g->n_tensors ? g->n_tensors : 1, sizeof *items);
-    size_t n = 0;
-    for (uint32_t t = 0; t < g->n_tensors; t++) {
-      if (!mp_graph_needs_slot(g, t)) continue;
-      items[n++] = (mp_item){(g->tensors[t].size + 15) / 16 * 16, g->storage[t].start_op,
-                             g->storage[t].end_op, 16, t};
-    }
+    size_t n = mp_graph_scratch_items(g, 16, items);
     mp_problem p = {n, items, 0};
     run_out gb = run_planner("greedy_by_size", items, n, time_ms);
     run_out e = run_planner("exact", items, n, time_ms);
