@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "layout_check.h"
 #include "testutil.h"
 
 #include "exact.h"
@@ -45,24 +46,6 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-/* Assert that a layout is valid: offsets aligned, no two items live at the
- * same time share a byte.  Returns the height. */
-static uint64_t check_layout(const mp_item *it, size_t n, const uint64_t *off) {
-  uint64_t h = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (off[i] % it[i].align != 0)
-      fail_msg("item %zu at offset %llu is not aligned to %u", i, (unsigned long long)off[i],
-               it[i].align);
-    if (off[i] + it[i].size > h) h = off[i] + it[i].size;
-    for (size_t j = 0; j < i; j++) {
-      bool time = it[i].start <= it[j].end && it[j].start <= it[i].end;
-      bool space = off[i] < off[j] + it[j].size && off[j] < off[i] + it[i].size;
-      if (time && space && it[i].size && it[j].size)
-        fail_msg("items %zu and %zu overlap", i, j);
-    }
-  }
-  return h;
-}
 
 /* The optimum by brute force: every aligned offset below the best height
  * so far, item by item, with the overlap test written out again. */
@@ -170,7 +153,7 @@ static void exact_finds_the_brute_force_optimum_of_small_problems(void **state) 
     uint64_t opt = brute_optimum(it, n);
     result r = run_exact(it, n, off, "time_limit_ms", 20000, NULL, 0);
     assert_int_equal(r.st, MP_OK);
-    assert_int_equal(check_layout(it, n, off), r.sol.height);
+    assert_int_equal(tu_check_layout(it, n, off), r.sol.height);
     assert_int_equal(r.sol.height, opt);
     assert_int_equal(r.sol.proven_lower, opt);
     assert_int_equal(r.sol.proven_upper, opt);
@@ -191,7 +174,7 @@ static void a_capacity_below_the_optimum_is_proven_infeasible(void **state) {
     /* one byte below: no layout, and the planner says so */
     result r = run_exact(it, n, off, "capacity", (int64_t)opt - 1, "time_limit_ms", 20000);
     assert_int_equal(r.st, MP_OK);
-    uint64_t h = check_layout(it, n, off);
+    uint64_t h = tu_check_layout(it, n, off);
     assert_int_equal(h, r.sol.height);
     assert_true(r.sol.height > opt - 1);
     assert_true(r.sol.proven_lower > opt - 1);
@@ -201,7 +184,7 @@ static void a_capacity_below_the_optimum_is_proven_infeasible(void **state) {
     /* at the optimum: a layout within it */
     r = run_exact(it, n, off, "capacity", (int64_t)opt, "time_limit_ms", 20000);
     assert_int_equal(r.st, MP_OK);
-    assert_true(check_layout(it, n, off) <= opt);
+    assert_true(tu_check_layout(it, n, off) <= opt);
   }
   assert_true(proofs > 250);
 }
@@ -220,7 +203,7 @@ static void an_optimum_above_the_lower_bound_is_proven(void **state) {
   assert_int_equal(brute_optimum(it, 8), 21);
   result r = run_exact(it, 8, off, NULL, 0, NULL, 0);
   assert_int_equal(r.st, MP_OK);
-  assert_int_equal(check_layout(it, 8, off), 21);
+  assert_int_equal(tu_check_layout(it, 8, off), 21);
   assert_int_equal(r.sol.lower_bound, 20);
   assert_int_equal(r.sol.proven_lower, 21);
   assert_int_equal(r.sol.proven_upper, 21);
@@ -229,7 +212,7 @@ static void an_optimum_above_the_lower_bound_is_proven(void **state) {
   r = run_exact(it, 8, off, "capacity", 20, NULL, 0);
   assert_int_equal(r.st, MP_OK);
   assert_int_equal(r.sol.proven_lower, 21);
-  assert_int_equal(check_layout(it, 8, off), r.sol.height);
+  assert_int_equal(tu_check_layout(it, 8, off), r.sol.height);
 }
 
 static void constructed_hard_instances_are_packed_at_exactly_h(void **state) {
@@ -243,10 +226,10 @@ static void constructed_hard_instances_are_packed_at_exactly_h(void **state) {
     uint64_t *truth = calloc(n, sizeof *truth);
     uint64_t *off = calloc(n, sizeof *off);
     mp_item *it = hard_instance(n, cases[c].seed, truth);
-    assert_int_equal(check_layout(it, n, truth), 1u << 20);
+    assert_int_equal(tu_check_layout(it, n, truth), 1u << 20);
     result r = run_exact(it, n, off, "time_limit_ms", 60000, NULL, 0);
     assert_int_equal(r.st, MP_OK);
-    assert_int_equal(check_layout(it, n, off), r.sol.height);
+    assert_int_equal(tu_check_layout(it, n, off), r.sol.height);
     assert_int_equal(r.sol.height, 1u << 20);
     assert_int_equal(r.sol.proven_lower, 1u << 20);
     assert_int_equal(r.sol.proven_upper, 1u << 20);
@@ -266,7 +249,7 @@ static void one_granule_below_h_a_hard_instance_is_infeasible_at_once(void **sta
   assert_int_equal(r.st, MP_OK);
   assert_true(r.sol.proven_lower > (1u << 20) - 16);
   assert_false(r.sol.timed_out);
-  assert_int_equal(check_layout(it, 60, off), r.sol.height);
+  assert_int_equal(tu_check_layout(it, 60, off), r.sol.height);
   free(it);
 }
 
@@ -277,7 +260,7 @@ static void a_tiny_time_limit_returns_promptly_with_a_valid_layout(void **state)
   mp_item *it = hard_instance(n, 12345, NULL);
   result r = run_exact(it, n, off, "time_limit_ms", 1, NULL, 0);
   assert_int_equal(r.st, MP_OK);
-  assert_int_equal(check_layout(it, n, off), r.sol.height);
+  assert_int_equal(tu_check_layout(it, n, off), r.sol.height);
   assert_true(r.sol.timed_out);
   assert_true(r.sol.proven_lower <= r.sol.proven_upper);
   assert_int_equal(r.sol.proven_upper, r.sol.height);
@@ -302,7 +285,7 @@ static void a_time_limit_is_kept_on_a_search_that_cannot_finish(void **state) {
   it[0].size += 16;
   result r = run_exact(it, n, off, "time_limit_ms", 200, NULL, 0);
   assert_int_equal(r.st, MP_OK);
-  assert_int_equal(check_layout(it, n, off), r.sol.height);
+  assert_int_equal(tu_check_layout(it, n, off), r.sol.height);
   assert_true(r.sol.proven_lower <= r.sol.proven_upper);
   assert_true(r.sol.proven_lower >= r.sol.lower_bound);
   if (r.sol.proven_lower < r.sol.proven_upper) assert_true(r.sol.timed_out);
@@ -324,7 +307,7 @@ static void the_same_options_give_the_same_offsets(void **state) {
   assert_memory_equal(a, b, n * sizeof *a);
   assert_int_equal(ra.sol.iterations, rb.sol.iterations);
   assert_int_equal(ra.sol.proven_lower, rb.sol.proven_lower);
-  check_layout(it, n, a);
+  tu_check_layout(it, n, a);
   /* a search that finishes is deterministic under a time limit too */
   ra = run_exact(it, n, a, "time_limit_ms", 60000, NULL, 0);
   rb = run_exact(it, n, b, "time_limit_ms", 60000, NULL, 0);
@@ -352,7 +335,7 @@ static void independent_components_are_solved_separately(void **state) {
   }
   result r = run_exact(it, 100, off, "time_limit_ms", 60000, NULL, 0);
   assert_int_equal(r.st, MP_OK);
-  assert_int_equal(check_layout(it, 100, off), 1u << 20);
+  assert_int_equal(tu_check_layout(it, 100, off), 1u << 20);
   assert_int_equal(r.sol.proven_lower, 1u << 20);
   assert_int_equal(r.sol.proven_upper, 1u << 20);
   free(a);
@@ -373,7 +356,7 @@ static void every_corpus_arena_is_proven_optimal(void **state) {
     size_t n = mp_graph_scratch_items(g, 16, it);
     result r = run_exact(it, n, off, "time_limit_ms", 10000, NULL, 0);
     assert_int_equal(r.st, MP_OK);
-    assert_int_equal(check_layout(it, n, off), r.sol.height);
+    assert_int_equal(tu_check_layout(it, n, off), r.sol.height);
     assert_int_equal(r.sol.proven_lower, r.sol.proven_upper);
     assert_int_equal(r.sol.height, r.sol.proven_upper);
     assert_false(r.sol.timed_out);
@@ -395,7 +378,7 @@ static void empty_and_zero_size_problems_are_solved_at_height_zero(void **state)
   mp_item z[3] = {{0, 0, 4, 16, 0}, {0, 1, 2, 1, 1}, {0, 0, 0, 4, 2}};
   r = run_exact(z, 3, off, NULL, 0, NULL, 0);
   assert_int_equal(r.st, MP_OK);
-  assert_int_equal(check_layout(z, 3, off), 0);
+  assert_int_equal(tu_check_layout(z, 3, off), 0);
   assert_int_equal(r.sol.proven_upper, 0);
 }
 
@@ -417,7 +400,7 @@ static void identical_buffers_are_stacked_once_not_in_every_order(void **state) 
   uint64_t off[14];
   result r = run_exact(it, 14, off, "time_limit_ms", 20000, NULL, 0);
   assert_int_equal(r.st, MP_OK);
-  assert_int_equal(check_layout(it, 14, off), 27 * 16);
+  assert_int_equal(tu_check_layout(it, 14, off), 27 * 16);
   assert_int_equal(r.sol.lower_bound, 26 * 16);
   assert_int_equal(r.sol.proven_lower, 27 * 16);
   assert_false(r.sol.timed_out);
@@ -438,7 +421,7 @@ static void improve_never_returns_a_worse_layout(void **state) {
   mp_exact_params prm = {0, 20000, 0};
   mp_exact_result res;
   assert_int_equal(mp_exact_improve(&p, off, &prm, &res, NULL), MP_OK);
-  uint64_t h = check_layout(it, n, off);
+  uint64_t h = tu_check_layout(it, n, off);
   assert_int_equal(h, res.height);
   assert_true(h <= start);
   assert_true(res.proven_lower <= res.proven_upper);
@@ -482,7 +465,7 @@ static void improve_with_a_node_limit_is_deterministic(void **state) {
   assert_int_equal(mp_exact_improve(&p, b, &prm, &rb, NULL), MP_OK);
   assert_memory_equal(a, b, n * sizeof *a);
   assert_int_equal(ra.nodes, rb.nodes);
-  check_layout(it, n, a);
+  tu_check_layout(it, n, a);
   free(it);
   free(a);
   free(b);
@@ -524,7 +507,7 @@ static void hardgen_pieces_tile_the_rectangle(void **state) {
     mp_item *it = hard_instance(n, n, truth);
     mp_problem p = {n, it, 0};
     /* the pieces never overlap and fill every time step up to H exactly */
-    assert_int_equal(check_layout(it, n, truth), 1u << 20);
+    assert_int_equal(tu_check_layout(it, n, truth), 1u << 20);
     assert_int_equal(mp_problem_lower_bound(&p), 1u << 20);
     uint64_t area = 0;
     for (uint32_t i = 0; i < n; i++) {

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "layout_check.h"
 #include "testutil.h"
 
 #include "firstfit.h"
@@ -42,27 +43,6 @@ static uint64_t rand_below(uint64_t n) { return next_rand() % n; }
 
 static uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-/* Assert that a layout is valid: every offset aligned, no two items that
- * are live at the same time share a byte.  Returns the height. */
-static uint64_t check_layout(const mp_item *it, size_t n, const uint64_t *off) {
-  uint64_t h = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (off[i] % it[i].align != 0)
-      fail_msg("item %zu at offset %llu is not aligned to %u", i, (unsigned long long)off[i],
-               it[i].align);
-    if (off[i] + it[i].size > h) h = off[i] + it[i].size;
-    for (size_t j = 0; j < i; j++) {
-      bool time = it[i].start <= it[j].end && it[j].start <= it[i].end;
-      bool space = off[i] < off[j] + it[j].size && off[j] < off[i] + it[i].size;
-      if (time && space && it[i].size && it[j].size)
-        fail_msg("items %zu [%d,%d] @%llu+%llu and %zu [%d,%d] @%llu+%llu overlap", i,
-                 it[i].start, it[i].end, (unsigned long long)off[i],
-                 (unsigned long long)it[i].size, j, it[j].start, it[j].end,
-                 (unsigned long long)off[j], (unsigned long long)it[j].size);
-    }
-  }
-  return h;
-}
 
 /* Max over time of the live sum, computed per time step. */
 static uint64_t naive_lower_bound(const mp_item *it, size_t n) {
@@ -174,7 +154,7 @@ static mp_solution run(const char *planner, const mp_item *it, size_t n, uint64_
   tu_diags_init(&d);
   assert_int_equal(mp_solve(pl, &p, opts, n_opts, &sol, &d.sink), MP_OK);
   assert_int_equal(d.n_errors, 0);
-  assert_int_equal(check_layout(it, n, off), sol.height);
+  assert_int_equal(tu_check_layout(it, n, off), sol.height);
   assert_true(sol.height >= sol.lower_bound);
   assert_int_equal(sol.lower_bound, naive_lower_bound(it, n));
   return sol;
@@ -586,7 +566,7 @@ static mp_solution run_search(const mp_item *it, size_t n, uint64_t *off, const 
   mp_solution sol = {.offsets = off};
   sol.lower_bound = naive_lower_bound(it, n);
   assert_int_equal(mp_hill_climb_run(&p, opts, n_opts, &(mp_hill_climb_limits){false, 0}, &sol, rep, NULL), MP_OK);
-  sol.height = check_layout(it, n, off);
+  sol.height = tu_check_layout(it, n, off);
   return sol;
 }
 
@@ -629,7 +609,7 @@ static void hill_climb_with_a_past_deadline_stops_at_its_first_layout_and_says_s
   assert_int_equal(sol.iterations, 0);
   mp_solution g = run("greedy_by_size", it, N, b, NULL, 0);
   assert_memory_equal(a, b, sizeof a);
-  assert_int_equal(check_layout(it, N, a), g.height);
+  assert_int_equal(tu_check_layout(it, N, a), g.height);
   /* without a deadline the same run is not marked */
   mp_solution full = run("hill_climb", it, N, a, NULL, 0);
   assert_false(full.timed_out);
