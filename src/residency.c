@@ -191,6 +191,18 @@ char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
                   mp_memory_name(a->source_memory), (unsigned long long)a->total_size,
                   (unsigned long long)a->used, lb, a->n_tensors);
   }
+  for (uint32_t i = 0; i < p->n_arenas; i++) {
+    const mp_arena *a = &p->arenas[i];
+    if (a->role != MP_ROLE_SCRATCH || a->total_size == a->lower_bound) continue;
+    if (a->proven_lower == a->proven_upper)
+      mp_buf_printf(&b, "arena %u: %llu bytes is proven optimal (the lower bound %llu cannot be "
+                        "reached)\n", i, (unsigned long long)a->proven_upper,
+                    (unsigned long long)a->lower_bound);
+    else if (a->proven_lower > a->lower_bound || a->timed_out)
+      mp_buf_printf(&b, "arena %u: the optimum lies in [%llu, %llu]%s\n", i,
+                    (unsigned long long)a->proven_lower, (unsigned long long)a->proven_upper,
+                    a->timed_out ? " (the time limit cut the search)" : "");
+  }
   mp_buf_printf(&b, "\n%-6s %10s %10s %10s %10s %10s %10s %12s\n", "memory", "budget", "used",
                 "scratch", "persistent", "constant", "staged src", "headroom");
   for (int m = 0; m < MP_MEM_COUNT; m++) {
