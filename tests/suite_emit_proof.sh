@@ -209,19 +209,21 @@ check_golden() { # WHERE LOG...
     grep -h -v -E '^GOLDEN (PASS|CAUGHT|COUNT|CALIB)' "$@" | head -40; echo "FAIL: golden runs ($where)"; exit 1
   fi
   pass=$(cat "$@" | grep -c '^GOLDEN PASS' || true)
-  caught=$(cat "$@" | grep -c '^GOLDEN CAUGHT' || true)
-  named=$(cat "$@" | grep -c -E '^GOLDEN CAUGHT .* at op ([0-9]+) \([A-Z_0-9]+\) .* reported as: first difference at op \1 \(' || true)
+  caught=$(cat "$@" | grep -c '^GOLDEN CAUGHT .* changing byte' || true)
+  uninit=$(cat "$@" | grep -c '^GOLDEN CAUGHT .* reads its output before writing it' || true)
+  named=$(cat "$@" | grep -c -E '^GOLDEN CAUGHT .* at op ([0-9]+) \([A-Z_0-9]+\) .* reported (on garbage arenas )?as: first difference at op \1 \(' || true)
   [ "$pass" = "$n_golden" ] || { echo "FAIL: $pass of $n_golden golden modules passed ($where)"; exit 1; }
-  [ "$caught" = "$n_gmodels" ] && [ "$named" = "$n_gmodels" ] ||
-    { echo "FAIL: $named of $n_gmodels wrong kernels named at their op ($where)"; exit 1; }
+  [ "$caught" = "$n_gmodels" ] && [ "$uninit" = "$n_gmodels" ] && [ "$named" = $((2 * n_gmodels)) ] ||
+    { echo "FAIL: $named of $((2 * n_gmodels)) planted kernels (wrong output: $caught, reading uninitialised output: $uninit of $n_gmodels) named at their op ($where)"; exit 1; }
 }
 if [ "$n_golden" -gt 0 ]; then
   check_golden host "$OUT"/golden_host/*.log
   grep -h '^GOLDEN CAUGHT' "$OUT"/golden_host/*.log | head -n 1 | cut -c1-160 | sed 's/^/  /'
-  stamp "host: $n_golden modules with their kernels give TFLM's outputs; $n_gmodels wrong kernels caught and named"
+  grep -h '^GOLDEN CAUGHT .* reads its output' "$OUT"/golden_host/*.log | head -n 1 | cut -c1-200 | sed 's/^/  /'
+  stamp "host: $n_golden modules with their kernels give TFLM's outputs; $n_gmodels wrong kernels and $n_gmodels uninitialised reads caught and named"
   if [ $have_arm = 1 ]; then
     check_golden "qemu mps3-an547" $(for e in $gimages; do echo "${e%.elf}.log"; done)
-    stamp "qemu mps3-an547: $n_golden modules in $(echo $gimages | wc -w) images give TFLM's outputs; $n_gmodels wrong kernels caught and named"
+    stamp "qemu mps3-an547: $n_golden modules in $(echo $gimages | wc -w) images give TFLM's outputs; $n_gmodels wrong kernels and $n_gmodels uninitialised reads caught and named"
   fi
 fi
 

@@ -21,7 +21,10 @@
  *      apart and taken off) and its outputs checked.
  * The wrong-kernel test (golden_module_wrong_kernel) makes one operator
  * run its own kernel and then change one output byte, and requires the
- * report to name that operator.
+ * report to name that operator.  The uninitialised-read test
+ * (golden_module_uninit_kernel) makes it add what its output slot held
+ * before the op (an accumulator never zeroed) and requires the garbage
+ * pass to name that operator.
  *
  * C99, no heap; snprintf, memcpy and memset only, so it runs on the bare
  * target.  One module at a time (static state).
@@ -43,7 +46,10 @@ static struct {
   uint32_t staged;     /* ... of them in a staged region */
   int ran;             /* a run-phase hook call happened */
   int compare;         /* case 0: compare every op's outputs */
-  int wrong;           /* the wrong kernel is plugged in */
+  int wrong;           /* the wrong kernel is plugged in: 1 one byte flipped,
+                          2 the output used as an accumulator (it reads its
+                          output before writing it: uninitialised memory) */
+  uint8_t prior;       /* mode 2: the byte the output held before the op */
   uint32_t wrong_byte; /* the byte it changed */
   int32_t wrong_tensor;
   int32_t first_op; /* the first op whose output differs, -1 */
@@ -199,13 +205,26 @@ int32_t golden_kernel(const golden_module *m, uint32_t op, int init, int ready) 
   S.ran = 1;
   if (!S.wrong || (int32_t)op != m->wrong_op) return GOLDEN_DEFAULT;
   /* the wrong kernel: the module's own, then one output byte changed */
-  int32_t st = m->builtin(op);
-  if (st != 0 || o.n_outputs == 0) return st ? st : HOOK_FAILED;
+  if (o.n_outputs == 0) return HOOK_FAILED;
   const golden_blob *want = &m->model->tensors[o.outputs[0]];
   uint8_t *out = m->tensor_data((uint32_t)o.outputs[0]);
   if (!out || !want->data || want->size == 0) return HOOK_FAILED;
   uint32_t b = want->size / 2u / 4u * 4u;
-  if (want->is_float) {
+  S.prior = out[b];
+  int32_t st = m->builtin(op);
+  if (st != 0) return st;
+  if (S.wrong == 2) {
+    /* accumulate into the output as if it had been zeroed: right on a
+     * zeroed arena, wrong wherever the slot held something */
+    if (want->is_float) {
+      float x;
+      memcpy(&x, out + b, 4);
+      x += (float)S.prior;
+      memcpy(out + b, &x, 4);
+    } else {
+      out[b] = (uint8_t)(out[b] + S.prior);
+    }
+  } else if (want->is_float) {
     float x;
     memcpy(&x, out + b, 4);
     x += (absf(x) > 1.0f ? absf(x) : 1.0f) * 1e-3f;
@@ -440,6 +459,49 @@ int golden_module_wrong_kernel(const golden_module *m) {
            "GOLDEN CAUGHT %s: a wrong kernel at op %d (%s) changing byte %u "
            "of tensor %d is reported as: %s",
            m->name, (int)m->wrong_op, o.name, (unsigned)S.wrong_byte, (int)S.wrong_tensor, S.first);
+  probe_print(line);
+  return 0;
+}
+
+int golden_module_uninit_kernel(const golden_module *m) {
+  char line[700];
+  if (m->wrong_op < 0) return 0;
+  begin(m);
+  golden_op o;
+  m->op((uint32_t)m->wrong_op, &o);
+  /* the garbage pass of golden_module_run: arenas scrambled before
+   * model_init, scratch again before the run */
+  const unsigned all = 1u << GOLDEN_SCRATCH | 1u << GOLDEN_PERSISTENT | 1u << GOLDEN_STAGED;
+  fill(m, all, 7u);
+  int32_t st = init(m, 1);
+  if (!S.failed && st != 0) fail("model_init returned %d", (int)st);
+  fill(m, 1u << GOLDEN_SCRATCH, 11u);
+  if (!S.failed && !put_inputs(m, 0)) {
+    S.wrong = 2;
+    S.compare = 1;
+    st = m->run();
+    S.wrong = S.compare = 0;
+    if (!S.failed && st != 0) fail("model_run returned %d at op %d", (int)st, (int)m->failed_op());
+    if (!S.failed && S.wrong_tensor < 0)
+      fail("the uninitialised-read kernel at op %d never ran", (int)m->wrong_op);
+    if (!S.failed && S.prior == 0)
+      fail("op %d's output slot held 0 before the op: the demonstration needs another byte",
+           (int)m->wrong_op);
+    if (!S.failed && S.first_op != m->wrong_op)
+      fail("a kernel at op %d (%s) reading its output before writing it went unnoticed on "
+           "garbage arenas: the report says %s", (int)m->wrong_op, o.name,
+           S.first_op < 0 ? "no difference" : S.first);
+  }
+  if (S.failed) {
+    snprintf(line, sizeof line, "GOLDEN FAIL %s (%s): uninitialised-read test: %s", m->name,
+             m->what, S.msg);
+    probe_print(line);
+    return 1;
+  }
+  snprintf(line, sizeof line,
+           "GOLDEN CAUGHT %s: a kernel at op %d (%s) that reads its output before writing it "
+           "(byte %u held 0x%02x) is reported on garbage arenas as: %s",
+           m->name, (int)m->wrong_op, o.name, (unsigned)S.wrong_byte, (unsigned)S.prior, S.first);
   probe_print(line);
   return 0;
 }

@@ -113,6 +113,12 @@ int golden_module_run(const golden_module *m);
  * name that op.  Prints "GOLDEN CAUGHT ..." (0) or "GOLDEN FAIL ..." (1). */
 int golden_module_wrong_kernel(const golden_module *m);
 
+/* The garbage pass can catch a kernel that reads memory it did not write:
+ * op wrong_op's kernel adds what its output slot held before the op to its
+ * result (an accumulator never zeroed).  On garbage-filled arenas the
+ * report must name that op.  0 when it does. */
+int golden_module_uninit_kernel(const golden_module *m);
+
 /* Provided by the program: a tick counter, 0 when it has none (host).
  * On the target, SysTick under QEMU's -icount (see target_main.c). */
 int golden_clock(uint64_t *ticks);

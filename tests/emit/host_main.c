@@ -44,6 +44,7 @@ int main(int argc, char **argv) {
       n++;
       failed += golden_module_run(*g);
       failed += golden_module_wrong_kernel(*g);
+      failed += golden_module_uninit_kernel(*g);
     }
   printf("host: %d modules, %d failed\n", n, failed);
   return failed ? 1 : 0;

@@ -73,6 +73,7 @@ int main(void) {
   for (const golden_module *const *g = golden_modules; *g; g++, n++) {
     failed += golden_module_run(*g);
     failed += golden_module_wrong_kernel(*g);
+    failed += golden_module_uninit_kernel(*g);
   }
   char line[80];
   snprintf(line, sizeof line, "target: %d modules, %d failed", n, failed);
