@@ -36,7 +36,9 @@ static void print_diag(void *user, const mp_diag *d) {
     fprintf(stderr, "  %s\n", d->source_line);
     if (d->column) {
       fputs("  ", stderr);
-      for (uint32_t i = 1; i < d->column; i++) fputc(d->source_line[i - 1] == '\t' ? '\t' : ' ', stderr);
+      /* the line may be cut short of the column: stop at its end */
+      for (uint32_t i = 1; i < d->column && d->source_line[i - 1]; i++)
+        fputc(d->source_line[i - 1] == '\t' ? '\t' : ' ', stderr);
       fputs("^\n", stderr);
     }
   }

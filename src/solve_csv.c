@@ -59,6 +59,7 @@ static void row_error(reader *r, uint32_t col, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  if (col > strlen(r->text) + 1) col = 0; /* beyond the kept part of a long line */
   mp_loc loc = {r->name, r->line_no, col, -1, NULL, r->text};
   if (r->n_errors == CSV_MAX_ERRORS)
     mp_error(r->dx, loc, "%s (too many errors, stopping here)", msg);
@@ -112,10 +113,10 @@ static bool parse_int(const field *f, bool sign, int64_t *out) {
   for (; i < f->len; i++) {
     char c = f->s[i];
     if (c < '0' || c > '9') return false;
-    if (v > (UINT64_C(1) << 62)) return false; /* far beyond any valid value */
-    v = v * 10 + (uint64_t)(c - '0');
+    uint64_t d = (uint64_t)(c - '0');
+    if (v > ((uint64_t)INT64_MAX - d) / 10) return false; /* beyond int64: refused, never wrapped */
+    v = v * 10 + d;
   }
-  if (v > (uint64_t)INT64_MAX) return false;
   *out = neg ? -(int64_t)v : (int64_t)v;
   return true;
 }
