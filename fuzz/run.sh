@@ -27,7 +27,7 @@ mkdir -p "$OUT" "$CORPUS"
 
 # The target needs only the reader and the graph analysis: build just those,
 # so a file being written elsewhere in src/ cannot stop the fuzzer.
-LIB_SRCS="src/model.c src/flatbuf.c src/graph.c src/opnames.c src/util.c src/diag.c"
+LIB_SRCS="src/model.c src/validate.c src/flatbuf.c src/graph.c src/opnames.c src/util.c src/diag.c"
 FLAGS="-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror
   -fno-sanitize-recover=all -Iinclude -Isrc -Itests/support"
 echo "fuzz: building $OUT/fuzz_model"

@@ -139,6 +139,7 @@ typedef struct mp_tensor_def {
   bool has_quant;
   mp_quant quant;
   bool is_sparse;        /* has SparsityParameters */
+  uint32_t pos;          /* file offset of its Tensor table, for diagnostics */
 } mp_tensor_def;
 
 typedef struct mp_op_def {
@@ -219,6 +220,11 @@ mp_status mp_model_parse(const uint8_t *bytes, size_t size, const char *name,
                          const mp_diag_sink *dx, mp_model **out);
 
 void mp_model_free(mp_model **m);
+
+/* The model's file name: the last component of its path ("kws.tflite").
+ * Reports and emitted files record this, never the path as given, so that
+ * their bytes do not depend on the working directory or the machine. */
+const char *mp_model_file_name(const mp_model *m);
 
 /* ------------------------------------------------------------------------ */
 /* Graph: roles, sizes, lifetimes and aliases of one subgraph (SPEC §2-3)   */

@@ -271,6 +271,7 @@ typedef struct ctx {
   const mp_subgraph_def *sg;
   mp_lowered_op *lo;
   const mp_diag_sink *dx;
+  bool bad_multiplier;     /* a scale ratio with no Q31 form (set by qmult) */
 } ctx;
 
 static mp_loc model_loc(const ctx *c) { return (mp_loc){c->g->model->path, 0, 0, -1, NULL, NULL}; }
@@ -330,6 +331,7 @@ static bool elems_i32(const ctx *c, int32_t t, int32_t *out) {
 static bool quant(const ctx *c, int32_t t, float *scale, int32_t *zp) {
   const mp_tensor_def *td = tdef(c, t);
   if (!td->has_quant || td->quant.n_scale < 1) return false;
+  if (!(td->quant.scale[0] > 0.0f) || !isfinite(td->quant.scale[0])) return false;
   *scale = td->quant.scale[0];
   *zp = td->quant.n_zero_point > 0 ? (int32_t)td->quant.zero_point[0] : 0;
   return true;
@@ -419,8 +421,14 @@ static float opt_f32(opts *o, uint32_t id, float def) {
 /* TFLite's preparation arithmetic                                          */
 /* ------------------------------------------------------------------------ */
 
-/* QuantizeMultiplier: m = q * 2^shift with q in [0.5, 1) as Q31. */
-static void quantize_multiplier(double m, int32_t *qm, int32_t *shift) {
+/* QuantizeMultiplier: m = q * 2^shift with q in [0.5, 1) as Q31.  A ratio
+ * of scales that is not finite or needs a shift above 31 has no such form
+ * (TFLite asserts): it marks the op malformed and yields 0. */
+static void quantize_multiplier(ctx *c, double m, int32_t *qm, int32_t *shift) {
+  if (!isfinite(m) || m < 0.0 || m >= 2147483648.0) {
+    c->bad_multiplier = true;
+    m = 0.0;
+  }
   if (m == 0.0) {
     *qm = 0;
     *shift = 0;
@@ -443,10 +451,18 @@ static void quantize_multiplier(double m, int32_t *qm, int32_t *shift) {
 
 /* CalculateActivationRangeQuantized; false for activations without a
  * range (TANH, SIGN_BIT). */
+/* zp + round(f / scale) in float, as TFLite computes it, clamped to
+ * [qmin, qmax] before it becomes an int (a tiny scale gives infinity). */
+static int32_t quantize_clamped(float f, float scale, int32_t zp, int32_t qmin, int32_t qmax) {
+  double v = (double)zp + (double)roundf(f / scale);
+  if (!(v > (double)qmin)) return qmin; /* NaN too */
+  if (v > (double)qmax) return qmax;
+  return (int32_t)v;
+}
+
 static bool act_range_q(int32_t act, float scale, int32_t zp, int32_t qmin, int32_t qmax,
                         int32_t *lo, int32_t *hi) {
-  float inv = scale;
-#define QUANTIZE(f) (zp + (int32_t)roundf((f) / inv))
+#define QUANTIZE(f) quantize_clamped((f), scale, zp, qmin, qmax)
   switch (act) {
   case ACT_NONE: *lo = qmin, *hi = qmax; return true;
   case ACT_RELU:
@@ -481,22 +497,28 @@ static const char *act_name(int32_t act) {
   return act >= 0 && act <= 5 ? names[act] : "unknown";
 }
 
-/* ComputeOutSize / ComputePaddingWithOffset of TFLite. */
-static int32_t conv_out_size(int32_t padding, int32_t in, int32_t filter, int32_t stride,
+/* ComputeOutSize / ComputePaddingWithOffset of TFLite, in 64-bit
+ * arithmetic: the operands are int32 from the model, so no intermediate
+ * overflows; spatial() checks that the results fit the kernels' int32. */
+static int64_t conv_out_size(int32_t padding, int32_t in, int32_t filter, int32_t stride,
                              int32_t dilation) {
-  int32_t eff = (filter - 1) * dilation + 1;
+  int64_t eff = ((int64_t)filter - 1) * dilation + 1;
   if (stride <= 0) return 0;
-  return padding == PAD_SAME ? (in + stride - 1) / stride : (in + stride - eff) / stride;
+  return padding == PAD_SAME ? ((int64_t)in + stride - 1) / stride
+                             : ((int64_t)in + stride - eff) / stride;
 }
 
-static int32_t conv_pad(int32_t stride, int32_t dilation, int32_t in, int32_t filter, int32_t out) {
-  int32_t eff = (filter - 1) * dilation + 1;
-  int32_t total = (out - 1) * stride + eff - in;
+static int64_t conv_pad(int32_t stride, int32_t dilation, int32_t in, int32_t filter,
+                        int64_t out) {
+  int64_t eff = ((int64_t)filter - 1) * dilation + 1;
+  int64_t total = (out - 1) * stride + eff - in;
   return total > 0 ? total / 2 : 0;
 }
 
 /* Fill the spatial part of a geometry from padding/stride/dilation and the
- * NHWC input and output; checks the output size TFLite would compute. */
+ * NHWC input and output; checks the output size TFLite would compute, and
+ * that every index the kernels compute, up to (out - 1) * stride + (filter
+ * - 1) * dilation, fits in int32. */
 static mp_status spatial(ctx *c, mpk_conv_geom *g, int32_t in, int32_t out, int32_t padding,
                          int32_t stride_h, int32_t stride_w, int32_t dil_h, int32_t dil_w) {
   if (rank(c, in) != 4 || rank(c, out) != 4)
@@ -521,14 +543,27 @@ static mp_status spatial(ctx *c, mpk_conv_geom *g, int32_t in, int32_t out, int3
   g->stride_w = stride_w;
   g->dilation_h = dil_h;
   g->dilation_w = dil_w;
-  int32_t oh = conv_out_size(padding, g->in_h, g->filter_h, stride_h, dil_h);
-  int32_t ow = conv_out_size(padding, g->in_w, g->filter_w, stride_w, dil_w);
+  for (uint32_t d = 0; d < 4; d++)
+    if (dim(c, in, d) <= 0 || dim(c, out, d) <= 0)
+      return malformed(c, "input [%d,%d,%d,%d] and output [%d,%d,%d,%d] need positive "
+                       "dimensions", dim(c, in, 0), dim(c, in, 1), dim(c, in, 2), dim(c, in, 3),
+                       dim(c, out, 0), dim(c, out, 1), dim(c, out, 2), dim(c, out, 3));
+  if (g->filter_h <= 0 || g->filter_w <= 0)
+    return malformed(c, "filter window %dx%d must be positive", g->filter_h, g->filter_w);
+  int64_t oh = conv_out_size(padding, g->in_h, g->filter_h, stride_h, dil_h);
+  int64_t ow = conv_out_size(padding, g->in_w, g->filter_w, stride_w, dil_w);
   if (oh != g->out_h || ow != g->out_w || dim(c, out, 0) != g->batches)
-    return malformed(c, "output is %dx%dx%d but %s padding gives %dx%dx%d", dim(c, out, 0),
-                     g->out_h, g->out_w, padding == PAD_SAME ? "SAME" : "VALID", g->batches, oh,
-                     ow);
-  g->pad_h = conv_pad(stride_h, dil_h, g->in_h, g->filter_h, oh);
-  g->pad_w = conv_pad(stride_w, dil_w, g->in_w, g->filter_w, ow);
+    return malformed(c, "output is %dx%dx%d but %s padding gives %dx%lldx%lld", dim(c, out, 0),
+                     g->out_h, g->out_w, padding == PAD_SAME ? "SAME" : "VALID", g->batches,
+                     (long long)oh, (long long)ow);
+  int64_t reach_h = (oh - 1) * stride_h + ((int64_t)g->filter_h - 1) * dil_h;
+  int64_t reach_w = (ow - 1) * stride_w + ((int64_t)g->filter_w - 1) * dil_w;
+  if (reach_h > INT32_MAX || reach_w > INT32_MAX)
+    return malformed(c, "window %dx%d with strides (%d, %d) and dilations (%d, %d) reaches "
+                     "row %lld, column %lld: beyond 32-bit indexing", g->filter_h, g->filter_w,
+                     stride_h, stride_w, dil_h, dil_w, (long long)reach_h, (long long)reach_w);
+  g->pad_h = (int32_t)conv_pad(stride_h, dil_h, g->in_h, g->filter_h, oh);
+  g->pad_w = (int32_t)conv_pad(stride_w, dil_w, g->in_w, g->filter_w, ow);
   return MP_OK;
 }
 
@@ -566,7 +601,7 @@ static mp_status conv_requant(ctx *c, int32_t in, int32_t filter, int32_t out, i
       float product = in_scale * f_scale;
       real = (double)product / (double)out_scale;
     }
-    quantize_multiplier(real, &mult[i], &shift[i]);
+    quantize_multiplier(c, real, &mult[i], &shift[i]);
   }
   q->per_channel = n > 1 || always_per_channel;
   q->multiplier = mult;
@@ -848,9 +883,9 @@ static mp_status lower_add(ctx *c) {
     double twice_max = 2 * (double)(s1 > s2 ? s1 : s2);
     double r1 = (double)s1 / twice_max, r2 = (double)s2 / twice_max;
     double ro = twice_max / ((double)(1 << p->left_shift) * (double)so);
-    quantize_multiplier(r1, &p->in1_multiplier, &p->in1_shift);
-    quantize_multiplier(r2, &p->in2_multiplier, &p->in2_shift);
-    quantize_multiplier(ro, &p->out_multiplier, &p->out_shift);
+    quantize_multiplier(c, r1, &p->in1_multiplier, &p->in1_shift);
+    quantize_multiplier(c, r2, &p->in2_multiplier, &p->in2_shift);
+    quantize_multiplier(c, ro, &p->out_multiplier, &p->out_shift);
     if (p->in1_shift > 0 || p->in2_shift > 0 || p->out_shift > 0)
       return unsupported(c, "output scale too small for the inputs' (rescale above 1)");
     if (!act_range_q(act, so, zo, -128, 127, &p->act_min, &p->act_max))
@@ -913,7 +948,7 @@ static mp_status lower_softmax(ctx *c) {
   double max_real = (double)((1LL << 31) - 1);
   if (real > max_real) real = max_real;
   if (!(real > 1.0)) return unsupported(c, "beta * input scale too small");
-  quantize_multiplier(real, &p->input_multiplier, &p->input_left_shift);
+  quantize_multiplier(c, real, &p->input_multiplier, &p->input_left_shift);
   double radius =
       floor(1.0 * ((1 << 5) - 1) * (double)(1LL << (31 - 5)) / ldexp(1.0, p->input_left_shift));
   p->diff_min = -(int32_t)radius;
@@ -997,7 +1032,7 @@ static mp_status lower_quantize(ctx *c) {
   p->out_type = mpk_type(dto);
   p->input_zero_point = zi;
   p->output_zero_point = zo;
-  quantize_multiplier((double)si / (double)so, &p->multiplier, &p->shift);
+  quantize_multiplier(c, (double)si / (double)so, &p->multiplier, &p->shift);
   set_kernel(c, MP_K_REQUANTIZE);
   add_arg(c, in, false, "const void *");
   add_arg(c, out, true, "void *");
@@ -1050,6 +1085,9 @@ static mp_status lower_pad(ctx *c, bool v2) {
   for (uint32_t d = 0; d < r; d++) {
     uint32_t e = MPK_MAX_DIMS - r + d;
     if (pv[2 * d] < 0 || pv[2 * d + 1] < 0) return unsupported(c, "negative padding");
+    if (pv[2 * d] > INT32_MAX || pv[2 * d + 1] > INT32_MAX)
+      return malformed(c, "padding %lld, %lld of dimension %u is beyond 32 bits",
+                       (long long)pv[2 * d], (long long)pv[2 * d + 1], d);
     p->in_dims[e] = dim(c, in, d);
     p->out_dims[e] = dim(c, out, d);
     p->before[e] = (int32_t)pv[2 * d];
@@ -1204,7 +1242,8 @@ static mp_status lower_concat(ctx *c) {
   bool qo = quant(c, out, &so, &zo);
   uint64_t outer = 1;
   for (int32_t d = 0; d < axis; d++)
-    outer *= (uint64_t)dim(c, out, (uint32_t)d);
+    outer *= (uint64_t)(dim(c, out, (uint32_t)d) > 0 ? dim(c, out, (uint32_t)d) : 0);
+  if (outer > (uint64_t)INT32_MAX) return unsupported(c, "more than 2^31 slices");
   int32_t *bytes = add_array(c, "input_bytes", n);
   if (!bytes) return MP_ERR_NOMEM;
   uint64_t total = 0;
@@ -1217,8 +1256,8 @@ static mp_status lower_concat(ctx *c) {
     if (qo && (!quant(c, t, &si, &zi) || si != so || zi != zo))
       return unsupported(c, "input %u is quantised differently from the output", i);
     uint64_t inner = 1;
-    for (uint32_t d = (uint32_t)axis; d < r; d++)
-      inner *= (uint64_t)dim(c, t, d);
+    for (uint32_t d = (uint32_t)axis; d < r && inner <= (uint64_t)INT32_MAX; d++)
+      inner *= (uint64_t)(dim(c, t, d) > 0 ? dim(c, t, d) : 0);
     if (inner * (uint64_t)es > (uint64_t)INT32_MAX) return unsupported(c, "slice too large");
     bytes[i] = (int32_t)(inner * (uint64_t)es);
     total += inner * (uint64_t)es;
@@ -1296,7 +1335,7 @@ void mp_lower_free(mp_lowered_op *lo) {
 mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const mp_diag_sink *dx) {
   memset(out, 0, sizeof *out);
   if (op >= g->n_ops) return MP_ERR_INTERNAL;
-  ctx c = {g, &g->ops[op], &g->model->subgraphs[g->subgraph], out, dx};
+  ctx c = {g, &g->ops[op], &g->model->subgraphs[g->subgraph], out, dx, false};
   out->op = op;
   out->op_name = c.op->name;
   mp_status st;
@@ -1321,6 +1360,9 @@ mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const 
   case OP_LOGISTIC: st = lower_logistic(&c); break;
   default: st = unsupported(&c, "memplan has no kernel for %s", c.op->name); break;
   }
+  if (st == MP_OK && out->supported && c.bad_multiplier)
+    st = malformed(&c, "its quantisation scales give a rescale factor with no 32-bit "
+                       "fixed-point form");
   if (st != MP_OK || !out->supported) {
     /* keep the reason, drop any half-built params */
     char reason[sizeof out->reason];
@@ -1350,7 +1392,10 @@ static void describe_tensor(const mp_graph *g, int32_t t, mp_buf *b) {
   mp_buf_putc(b, ']');
 }
 
-mp_status mp_lower_check_all(const mp_graph *g, const mp_diag_sink *dx) {
+/* mp_lower_check_all with two sinks: malformed operators are errors on
+ * `dx` whatever the caller does with the unsupported ones, which go to
+ * `udx`. */
+static mp_status check_all(const mp_graph *g, const mp_diag_sink *dx, const mp_diag_sink *udx) {
   uint32_t n_bad = 0, n_names = 0;
   mp_status worst = MP_OK;
   const char **names = calloc(g->n_ops ? g->n_ops : 1, sizeof *names);
@@ -1379,7 +1424,7 @@ mp_status mp_lower_check_all(const mp_graph *g, const mp_diag_sink *dx) {
         if (k) mp_buf_puts(&b, ", ");
         describe_tensor(g, op->outputs[k], &b);
       }
-      mp_error(dx, loc, "%s", b.failed ? "out of memory" : mp_buf_str(&b));
+      mp_error(udx, loc, "%s", b.failed ? "out of memory" : mp_buf_str(&b));
       mp_buf_free(&b);
       bool seen = false;
       for (uint32_t k = 0; k < n_names; k++)
@@ -1394,7 +1439,7 @@ mp_status mp_lower_check_all(const mp_graph *g, const mp_diag_sink *dx) {
     mp_buf_init(&list);
     for (uint32_t k = 0; k < n_names; k++)
       mp_buf_printf(&list, "%s%s", k ? ", " : "", names[k]);
-    mp_error(dx, loc,
+    mp_error(udx, loc,
              "%u of %u operators are not supported (%s); memplan's kernels cannot run this "
              "model",
              n_bad, g->n_ops, mp_buf_str(&list));
@@ -1403,6 +1448,10 @@ mp_status mp_lower_check_all(const mp_graph *g, const mp_diag_sink *dx) {
   free(names);
   if (worst != MP_OK) return worst;
   return n_bad ? MP_ERR_UNSUPPORTED : MP_OK;
+}
+
+mp_status mp_lower_check_all(const mp_graph *g, const mp_diag_sink *dx) {
+  return check_all(g, dx, dx);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1528,7 +1577,9 @@ static void as_warning(void *user, const mp_diag *d) {
 mp_status mp_kernels_prepare(mp_graph *g, bool allow_unsupported, const mp_diag_sink *dx) {
   mp_diag_sink inner = dx ? *dx : (mp_diag_sink){NULL, NULL};
   mp_diag_sink soft = {as_warning, &inner};
-  mp_status st = mp_lower_check_all(g, allow_unsupported ? &soft : dx);
+  /* only the operators without a kernel are softened: a malformed one is
+   * an error even with allow_unsupported */
+  mp_status st = check_all(g, dx, allow_unsupported ? &soft : dx);
   if (st == MP_ERR_UNSUPPORTED && allow_unsupported) {
     mp_warning(dx, (mp_loc){g->model->path, 0, 0, -1, NULL, NULL},
                "--allow-unsupported: the module's run returns the unsupported-operator status "

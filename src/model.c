@@ -20,6 +20,7 @@
 #include "diag.h"
 #include "flatbuf.h"
 #include "util.h"
+#include "validate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,6 +241,7 @@ static bool read_tensor(reader *r, uint32_t sg, uint32_t i, const fb_table *t, m
   int8_t type;
   uint8_t var;
   td->index = i;
+  td->pos = t->pos;
   if (!copy_i32_vec(r, t, F_T_SHAPE, &td->rank, &td->shape) || !fb_i8(t, F_T_TYPE, 0, &type) ||
       !fb_u32(t, F_T_BUFFER, 0, &td->buffer) || !copy_string(r, t, F_T_NAME, &td->name) ||
       !fb_u8(t, F_T_IS_VARIABLE, 0, &var))
@@ -464,7 +466,7 @@ mp_status mp_model_parse(const uint8_t *bytes, size_t size, const char *name,
   fb_init(&r.f, copy, size, path, dx);
   r.pool = pool;
   r.m = m;
-  if (!read_model(&r)) {
+  if (!read_model(&r) || !mp_model_validate(m, dx)) {
     free(copy);
     mp_pool_free(&pool);
     return MP_ERR_MODEL;
@@ -482,6 +484,12 @@ mp_status mp_model_load(const char *path, const mp_diag_sink *dx, mp_model **out
   st = mp_model_parse(data, size, path, dx, out);
   free(data);
   return st;
+}
+
+const char *mp_model_file_name(const mp_model *m) {
+  const char *path = m && m->path && *m->path ? m->path : "model";
+  const char *s = strrchr(path, '/');
+  return s && s[1] ? s + 1 : path;
 }
 
 void mp_model_free(mp_model **m) {

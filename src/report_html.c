@@ -489,7 +489,7 @@ static void put_header(report *r) {
   char h[32];
   mp_buf_puts(b, "<header>\n<h1>memplan plan report<span class=\"v\">memplan " MP_VERSION
                  "</span></h1>\n<dl>\n<dt>model</dt><dd><code id=\"model\">");
-  esc(b, g->model->path);
+  esc(b, mp_model_file_name(g->model));
   mp_buf_printf(b, "</code> &middot; subgraph %u &middot; %u ops &middot; %u tensors</dd>\n",
                 g->subgraph, g->n_ops, g->n_tensors);
   mp_buf_puts(b, "<dt>planner</dt><dd><code id=\"planner\">");
@@ -1295,7 +1295,7 @@ mp_status mp_report_html(const mp_plan *p, const char *prefix, char **out) {
                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                   "<meta name=\"generator\" content=\"memplan " MP_VERSION "\">\n"
                   "<title>memplan report: ");
-  esc(&b, r.g->model->path);
+  esc(&b, mp_model_file_name(r.g->model));
   mp_buf_printf(&b,
                 "</title>\n<style>\n%s</style>\n</head>\n<body data-plan-hash="
                 "\"0x%016llx\">\n",

@@ -39,7 +39,7 @@ mp_status mp_residency_json(const mp_plan *p, const char *prefix, char **out) {
   if (!root) return MP_ERR_NOMEM;
   json_object_set_new(root, "schema", json_string("memplan.residency/1"));
   json_t *model = json_object();
-  json_object_set_new(model, "path", json_string(g->model->path));
+  json_object_set_new(model, "path", json_string(mp_model_file_name(g->model)));
   json_object_set_new(model, "subgraph", jint(g->subgraph));
   json_object_set_new(model, "ops", jint(g->n_ops));
   json_object_set_new(model, "tensors", jint(g->n_tensors));

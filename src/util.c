@@ -10,6 +10,7 @@
 #include "diag.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -197,15 +198,23 @@ mp_status mp_read_file(const char *path, uint8_t **data, size_t *size,
                        const mp_diag_sink *dx) {
   *data = NULL;
   *size = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) {
+  /* O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer;
+   * anything but a regular file is refused before a byte is read. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     mp_error(dx, (mp_loc){path, 0, 0, -1, NULL, NULL}, "cannot open: %s", strerror(errno));
     return MP_ERR_IO;
   }
   struct stat st;
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     mp_error(dx, (mp_loc){path, 0, 0, -1, NULL, NULL}, "not a regular file");
-    fclose(f);
+    close(fd);
+    return MP_ERR_IO;
+  }
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    mp_error(dx, (mp_loc){path, 0, 0, -1, NULL, NULL}, "cannot open: %s", strerror(errno));
+    close(fd);
     return MP_ERR_IO;
   }
   size_t cap = st.st_size > 0 ? (size_t)st.st_size : 0;

@@ -131,8 +131,8 @@ static mp_tfw_option i32opt(uint16_t field, int64_t v) {
 
 /* A conv model: input [1,5,5,2] (0.5, -1), filter [3,3,3,2] with three
  * per-channel scales, bias [3], output [1,out,out,3] (1.0, 2). */
-static void conv_model(built *b, int64_t padding, int64_t stride, int64_t act, int32_t out_hw,
-                       int32_t in_dtype) {
+static void conv_model_dilated(built *b, int64_t padding, int64_t stride, int64_t act,
+                               int32_t out_hw, int32_t in_dtype, int64_t dilation) {
   static int8_t filter[3 * 3 * 3 * 2];
   static int32_t bias[3] = {10, -20, 30};
   for (size_t i = 0; i < sizeof filter; i++)
@@ -170,9 +170,15 @@ static void conv_model(built *b, int64_t padding, int64_t stride, int64_t act, i
                                       .n_scale = 1,
                                       .scale = {1.0f},
                                       .zp = 2});
-  mp_tfw_option o[] = {i8opt(0, padding), i32opt(1, stride), i32opt(2, stride), i8opt(3, act)};
-  add_op(w, CONV_2D, 3, (const int32_t[]){in, f, bi}, out, MP_TFW_OPT_CONV2D, 4, o);
+  mp_tfw_option o[] = {i8opt(0, padding),    i32opt(1, stride),   i32opt(2, stride),
+                       i8opt(3, act),        i32opt(4, dilation), i32opt(5, dilation)};
+  add_op(w, CONV_2D, 3, (const int32_t[]){in, f, bi}, out, MP_TFW_OPT_CONV2D, 6, o);
   finish(w, 1, &in, 1, &out, b);
+}
+
+static void conv_model(built *b, int64_t padding, int64_t stride, int64_t act, int32_t out_hw,
+                       int32_t in_dtype) {
+  conv_model_dilated(b, padding, stride, act, out_hw, in_dtype, 1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -245,6 +251,49 @@ static void conv_with_a_wrong_output_shape_is_a_model_error(void **state) {
   assert_false(lo.supported);
   tu_diags_init(&d);
   assert_int_equal(mp_lower_check_all(b.g, &d.sink), MP_ERR_MODEL);
+  drop(&b);
+}
+
+static void conv_with_the_largest_stride_lowers_without_overflow(void **state) {
+  (void)state;
+  built b;
+  /* SAME: ceil(5 / (2^31 - 1)) = 1; TFLite's int arithmetic would overflow */
+  conv_model(&b, 0, INT32_MAX, 0, 1, MP_DTYPE_INT8);
+  mp_lowered_op lo;
+  lower0(&b, &lo);
+  assert_true(lo.supported);
+  assert_int_equal(lo.params.conv_s8.geom.out_h, 1);
+  assert_int_equal(lo.params.conv_s8.geom.pad_h, 0);
+  mp_lower_free(&lo);
+  drop(&b);
+}
+
+static void conv_whose_window_reaches_beyond_32_bits_is_a_model_error(void **state) {
+  (void)state;
+  built b;
+  /* (3 - 1) * (2^31 - 1) + 1 overflows int32: it was UB in conv_pad */
+  conv_model_dilated(&b, 0, 1, 0, 5, MP_DTYPE_INT8, INT32_MAX);
+  tu_diags d;
+  tu_diags_init(&d);
+  mp_lowered_op lo;
+  assert_int_equal(mp_lower_op(b.g, 0, &lo, &d.sink), MP_ERR_MODEL);
+  if (!tu_diags_has(&d, "operator 0 (CONV_2D): window 3x3 with strides (1, 1) and dilations "
+                        "(2147483647, 2147483647) reaches row 4294967298"))
+    fail_msg("got: %s", d.text);
+  mp_lower_free(&lo);
+  drop(&b);
+}
+
+static void a_malformed_operator_fails_kernel_preparation_even_when_unsupported_is_allowed(
+    void **state) {
+  (void)state;
+  built b;
+  conv_model(&b, 1 /* VALID */, 1, 0, 4, MP_DTYPE_INT8); /* VALID gives 3x3 */
+  tu_diags d;
+  tu_diags_init(&d);
+  assert_int_equal(mp_kernels_prepare(b.g, true, &d.sink), MP_ERR_MODEL);
+  assert_int_equal(d.n_errors, 1); /* an error, not a warning a quiet caller drops */
+  assert_true(tu_diags_has(&d, "error: operator 0 (CONV_2D): output is 1x4x4"));
   drop(&b);
 }
 
@@ -1098,6 +1147,9 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(conv_lowering_precomputes_padding_multipliers_and_relu6),
       cmocka_unit_test(conv_with_a_wrong_output_shape_is_a_model_error),
+      cmocka_unit_test(conv_with_the_largest_stride_lowers_without_overflow),
+      cmocka_unit_test(conv_whose_window_reaches_beyond_32_bits_is_a_model_error),
+      cmocka_unit_test(a_malformed_operator_fails_kernel_preparation_even_when_unsupported_is_allowed),
       cmocka_unit_test(conv_with_tanh_or_int16_is_unsupported_with_a_reason),
       cmocka_unit_test(depthwise_lowering_derives_the_depth_multiplier_and_dilation),
       cmocka_unit_test(fully_connected_takes_the_scale_product_in_float),
