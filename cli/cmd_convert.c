@@ -108,7 +108,10 @@ int cmd_convert(cli *c, int argc, char **argv) {
   if (st == MP_OK) st = mp_graph_build(m, cfg->subgraph, NULL, &c->sink, &g);
   /* every operator needs a kernel (or --allow-unsupported); kernels' op-local
    * scratch joins the graph before planning */
-  if (st == MP_OK) st = mp_kernels_prepare(g, cfg->allow_unsupported, &c->sink);
+  if (st == MP_OK) {
+    g->target = cfg->target; /* picks each operator's kernel variant */
+    st = mp_kernels_prepare(g, cfg->allow_unsupported, &c->sink);
+  }
   const mp_rule **mem_rule = NULL, **dst_rule = NULL;
   if (st == MP_OK) {
     size_t n = g->n_tensors ? g->n_tensors : 1;

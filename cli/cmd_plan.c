@@ -111,6 +111,7 @@ int cmd_plan(cli *c, int argc, char **argv) {
   if (st == MP_OK) {
     quiet q = {c, 0};
     mp_diag_sink qs = {quiet_diag, &q};
+    g->target = cfg->target;
     st = mp_kernels_prepare(g, true, &qs);
     if (st == MP_OK && q.warnings)
       fprintf(stderr, "memplan plan: note: some operators have no kernel in memplan; "

@@ -288,6 +288,28 @@ typedef struct mp_op {
   const mp_op_def *def;   /* the model's operator */
 } mp_op;
 
+/* The core an emitted module is built for (module.target).  It picks the
+ * kernel variant of each operator at convert time: on `generic` every
+ * operator runs memplan's reference kernels; on a Cortex-M target the
+ * convolutions and fully connected layers run specialised kernels whose
+ * inner loops use Helium (MVE, Cortex-M55) or the DSP extension (Cortex-M4,
+ * M7, M33) when the compiler predefines __ARM_FEATURE_MVE /
+ * __ARM_FEATURE_DSP, and portable C otherwise, so one module still compiles
+ * everywhere and gives the same bytes on every core. */
+typedef enum mp_target {
+  MP_TARGET_GENERIC = 0,
+  MP_TARGET_CORTEX_M4,
+  MP_TARGET_CORTEX_M7,
+  MP_TARGET_CORTEX_M33,
+  MP_TARGET_CORTEX_M55,
+  MP_TARGET_COUNT
+} mp_target;
+
+/* The config name of a target ("cortex-m55"); "generic" for an unknown value. */
+const char *mp_target_name(mp_target t);
+/* The target called `name` (exact, lower case); false when there is none. */
+bool mp_target_find(const char *name, mp_target *out);
+
 typedef struct mp_graph_options {
   bool alias_views;       /* alias view outputs to their inputs (default true) */
 } mp_graph_options;
@@ -307,6 +329,9 @@ typedef struct mp_graph {
   /* Storage lifetime per tensor: for an alias root, merged over every
    * tensor that aliases it; for an alias, a copy of its root's. */
   mp_lifetime *storage;
+  /* The core the kernels are chosen for; mp_graph_build sets generic.  Set
+   * it before mp_kernels_prepare: the lowering reads it. */
+  mp_target target;
   struct mp_pool *pool;
 } mp_graph;
 
@@ -456,6 +481,7 @@ typedef struct mp_config {
   char *module_path;
   char *module_name;
   char *prefix;             /* C identifier */
+  mp_target target;         /* module.target */
   mp_platform platform;
   mp_memory_args memory;
   int32_t verbose;

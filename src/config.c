@@ -894,6 +894,18 @@ static void read_model_module(vctx *v, const cfg_node *root, const cfg_src *file
   } else if (c->prefix) {
     c->module_name = mp_pool_strdup(v->pool, c->prefix);
   }
+  c->target = MP_TARGET_GENERIC;
+  if ((n = value_of(module, "target")) && read_string(v, n, "module.target", &s) &&
+      !mp_target_find(s, &c->target)) {
+    const char *names[MP_TARGET_COUNT];
+    for (int t = 0; t < MP_TARGET_COUNT; t++) names[t] = mp_target_name((mp_target)t);
+    const char *sug = mp_suggest(s, names, MP_TARGET_COUNT);
+    if (sug)
+      verr(v, n, "module.target", "unknown target '%s' " DASH " did you mean '%s'?", s, sug);
+    else
+      verr(v, n, "module.target", "unknown target '%s' (targets: %s)", s,
+           name_list(v, names, MP_TARGET_COUNT));
+  }
   if ((n = value_of(module, "path"))) {
     if (read_string(v, n, "module.path", &s)) c->module_path = resolve_path(v, n, s);
   } else {

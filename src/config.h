@@ -127,6 +127,7 @@ typedef enum cfg_type {
   T_MEMORY,    /* a memory name */
   T_MEMLIST,   /* list of memory names */
   T_PLANNER,   /* a planner name */
+  T_TARGET,    /* a module.target name */
   T_OPTIONS,   /* mapping option -> integer, checked against the planner */
   T_LIST,      /* list of mappings (constraints, rulesets) */
   T_RULETYPE,  /* "*", scratch, persistent, constant */

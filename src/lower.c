@@ -214,6 +214,16 @@ static const fdesc logistic_s8_fields[] = {F_I32(mpk_logistic_s8_params, size),
                                            F_END};
 static const fdesc logistic_f32_fields[] = {F_I32(mpk_logistic_f32_params, size), F_END};
 
+static const fdesc conv_s8_fast_fields[] = {
+    F_SUB(mpk_conv_s8_fast_params, geom, geom_fields),
+    F_SUB(mpk_conv_s8_fast_params, q, requant_fields),
+    F_PTR(mpk_conv_s8_fast_params, folded_bias, "folded_bias"),
+    F_I32(mpk_conv_s8_fast_params, col_len), F_END};
+static const fdesc fc_s8_fast_fields[] = {
+    F_I32(mpk_fc_s8_fast_params, batches), F_I32(mpk_fc_s8_fast_params, accum_depth),
+    F_I32(mpk_fc_s8_fast_params, out_depth), F_SUB(mpk_fc_s8_fast_params, q, requant_fields),
+    F_PTR(mpk_fc_s8_fast_params, folded_bias, "folded_bias"), F_END};
+
 typedef struct kinfo {
   const char *fn;
   const char *init_fn;
@@ -255,6 +265,14 @@ static const kinfo kinfos[MP_K_COUNT] = {
     [MP_K_LOGISTIC_S8] = {"mpk_logistic_s8", NULL, "mpk_logistic_s8_params", logistic_s8_fields},
     [MP_K_LOGISTIC_F32] = {"mpk_logistic_f32", NULL, "mpk_logistic_f32_params",
                            logistic_f32_fields},
+    [MP_K_CONV2D_S8_1X1] = {"mpk_conv2d_s8_1x1", NULL, "mpk_conv_s8_fast_params",
+                            conv_s8_fast_fields},
+    [MP_K_CONV2D_S8_IM2COL] = {"mpk_conv2d_s8_im2col", NULL, "mpk_conv_s8_fast_params",
+                               conv_s8_fast_fields},
+    [MP_K_DEPTHWISE_CONV2D_S8_FAST] = {"mpk_depthwise_conv2d_s8_fast", NULL,
+                                       "mpk_conv_s8_fast_params", conv_s8_fast_fields},
+    [MP_K_FULLY_CONNECTED_S8_FAST] = {"mpk_fully_connected_s8_fast", NULL,
+                                      "mpk_fc_s8_fast_params", fc_s8_fast_fields},
 };
 
 const char *mp_kernel_fn(mp_kernel k) {
@@ -345,24 +363,33 @@ static void add_arg(ctx *c, int32_t tensor, bool is_output, const char *ctype) {
   a->ctype = ctype;
 }
 
-/* A new int32 array owned by the lowered op. */
-static int32_t *add_array(ctx *c, const char *name, uint32_t n) {
-  mp_lower_array *a = &c->lo->arrays[c->lo->n_arrays];
+int32_t *mp_lower_add_array(mp_lowered_op *lo, const char *name, uint32_t n) {
+  if (lo->n_arrays >= MP_LOWER_MAX_ARRAYS) return NULL;
+  mp_lower_array *a = &lo->arrays[lo->n_arrays];
   a->data = calloc(n ? n : 1, sizeof(int32_t));
   if (!a->data) return NULL;
   a->name = name;
   a->n = n;
-  c->lo->n_arrays++;
+  lo->n_arrays++;
   return a->data;
+}
+
+/* A new int32 array owned by the lowered op. */
+static int32_t *add_array(ctx *c, const char *name, uint32_t n) {
+  return mp_lower_add_array(c->lo, name, n);
+}
+
+void mp_lower_use_kernel(mp_lowered_op *lo, mp_kernel k) {
+  lo->kernel = k;
+  lo->supported = true;
+  lo->fn = kinfos[k].fn;
+  lo->init_fn = kinfos[k].init_fn;
+  lo->params_type = kinfos[k].params_type;
 }
 
 static void set_kernel(ctx *c, mp_kernel k) {
   if (c->lo->reason[0]) return; /* a helper found it unsupported: stays so */
-  c->lo->kernel = k;
-  c->lo->supported = true;
-  c->lo->fn = kinfos[k].fn;
-  c->lo->init_fn = kinfos[k].init_fn;
-  c->lo->params_type = kinfos[k].params_type;
+  mp_lower_use_kernel(c->lo, k);
 }
 
 static const char *dtname(int32_t dt) { return mp_dtype_name(dt); }
@@ -1363,6 +1390,8 @@ mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const 
   if (st == MP_OK && out->supported && c.bad_multiplier)
     st = malformed(&c, "its quantisation scales give a rescale factor with no 32-bit "
                        "fixed-point form");
+  if (st == MP_OK && out->supported && g->target != MP_TARGET_GENERIC)
+    st = mp_lower_specialise(g, out);
   if (st != MP_OK || !out->supported) {
     /* keep the reason, drop any half-built params */
     char reason[sizeof out->reason];

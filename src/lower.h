@@ -55,6 +55,11 @@ typedef enum mp_kernel {
   MP_K_CONCAT,
   MP_K_LOGISTIC_S8,
   MP_K_LOGISTIC_F32,
+  /* the specialised kernels of a Cortex-M target (lower_fast.c) */
+  MP_K_CONV2D_S8_1X1,
+  MP_K_CONV2D_S8_IM2COL,
+  MP_K_DEPTHWISE_CONV2D_S8_FAST,
+  MP_K_FULLY_CONNECTED_S8_FAST,
   MP_K_COUNT
 } mp_kernel;
 
@@ -80,6 +85,8 @@ typedef union mp_kparams {
   mpk_concat_params concat;
   mpk_logistic_s8_params logistic_s8;
   mpk_logistic_f32_params logistic_f32;
+  mpk_conv_s8_fast_params conv_s8_fast; /* conv2d_s8_1x1, _im2col, depthwise_conv2d_s8_fast */
+  mpk_fc_s8_fast_params fc_s8_fast;
 } mp_kparams;
 
 typedef enum mp_larg_kind {
@@ -147,6 +154,23 @@ mp_status mp_lower_check_all(const mp_graph *g, const mp_diag_sink *dx);
 
 /* The function name of a kernel ("mpk_conv2d_s8"); "" for MP_K_NONE. */
 const char *mp_kernel_fn(mp_kernel k);
+
+/* Make lo run kernel k: its function, init hook and params type.  The
+ * caller fills the params. */
+void mp_lower_use_kernel(mp_lowered_op *lo, mp_kernel k);
+
+/* A new zeroed int32 array of n entries owned by lo (freed by
+ * mp_lower_free), or NULL when out of memory or lo has no room left. */
+int32_t *mp_lower_add_array(mp_lowered_op *lo, const char *name, uint32_t n);
+
+/* Ahead-of-time specialisation (lower_fast.c): when g->target is a
+ * Cortex-M core, turn a supported int8 CONV_2D, DEPTHWISE_CONV_2D or
+ * FULLY_CONNECTED that lo runs with a reference kernel into its specialised
+ * kernel (1x1, im2col, depthwise or fully connected), folding the input
+ * offset into the bias from the constant filter and sizing the im2col
+ * scratch; anything else is left as it is.  MP_ERR_NOMEM is the only
+ * failure. */
+mp_status mp_lower_specialise(const mp_graph *g, mp_lowered_op *lo);
 
 /* Append the C99 initializer of lo's params ("{.geom = {...}, ...}") to b.
  * Arrays are referenced as <sym>_<array name>.  Nothing for a no-op. */

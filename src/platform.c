@@ -91,3 +91,20 @@ bool mp_platform_builtin(const char *name, mp_platform *out) {
   }
   return false;
 }
+
+/* The cores module.target names (mp_target order). */
+static const char *const target_names[MP_TARGET_COUNT] = {"generic", "cortex-m4", "cortex-m7",
+                                                          "cortex-m33", "cortex-m55"};
+
+const char *mp_target_name(mp_target t) {
+  return (unsigned)t < MP_TARGET_COUNT ? target_names[t] : target_names[0];
+}
+
+bool mp_target_find(const char *name, mp_target *out) {
+  for (int t = 0; name && t < MP_TARGET_COUNT; t++)
+    if (!strcmp(target_names[t], name)) {
+      if (out) *out = (mp_target)t;
+      return true;
+    }
+  return false;
+}

@@ -8,6 +8,7 @@
  * Determinism: objects keep insertion order, numbers are integers, and
  * nothing depends on addresses or the clock.
  */
+#include "lower.h"
 #include "util.h"
 
 #include <jansson.h>
@@ -166,6 +167,23 @@ static void human_bytes(uint64_t v, char *buf, size_t n) {
     snprintf(buf, n, "%llu B", (unsigned long long)v);
 }
 
+/* The kernel every operator runs, as the lowering chose it for the
+ * graph's target, and the op-local scratch it asked for. */
+static void put_kernels(mp_buf *b, const mp_graph *g) {
+  mp_buf_printf(b, "\nkernels for target %s\n%-4s %-20s %-30s %10s\n", mp_target_name(g->target),
+                "op", "operator", "kernel", "scratch");
+  for (uint32_t o = 0; o < g->n_ops; o++) {
+    mp_lowered_op lo;
+    mp_status st = mp_lower_op(g, o, &lo, NULL);
+    const char *k = st != MP_OK || !lo.supported ? "(unsupported)"
+                    : lo.noop                    ? "(view, no code)"
+                                                 : lo.fn;
+    mp_buf_printf(b, "%-4u %-20s %-30s %10llu\n", o, g->ops[o].name, k,
+                  (unsigned long long)(st == MP_OK && lo.supported ? lo.scratch_bytes : 0));
+    mp_lower_free(&lo);
+  }
+}
+
 char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
   mp_buf b;
   mp_buf_init(&b);
@@ -216,6 +234,7 @@ char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
                   (unsigned long long)u->persistent, (unsigned long long)u->constant,
                   (unsigned long long)u->staged_source, hb);
   }
+  put_kernels(&b, g);
   if (verbose >= 2) {
     mp_buf_printf(&b, "\n%4s  %-32s %-10s %-6s %-6s %8s %8s %-11s %s\n", "id", "tensor", "role",
                   "memory", "source", "offset", "size", "lifetime", "alias_of");

@@ -129,6 +129,7 @@ static void a_minimal_config_gets_the_documented_defaults(void **state) {
   assert_string_equal(c->module_path, "cfg/out");
   assert_int_equal(c->verbose, 1);
   assert_string_equal(c->platform.name, "apollo510_evb");
+  assert_int_equal(c->target, MP_TARGET_GENERIC);
   assert_string_equal(c->memory.planner, "greedy");
   assert_int_equal(c->memory.n_options, 0);
   assert_int_equal(c->memory.n_constraints, 0);
@@ -257,6 +258,33 @@ static void the_command_line_overrides_the_file(void **state) {
   assert_int_equal(c->verbose, 2);
   assert_int_equal(c->subgraph, 1);
   mp_config_free(&c);
+}
+
+static void module_target_names_a_core_and_unknown_ones_are_refused(void **state) {
+  (void)state;
+  rec r;
+  mp_config *c = NULL;
+  const char *m4[] = {"--module.target", "cortex-m4", NULL};
+  assert_int_equal(load("model: {path: m.tflite}\nmodule: {target: cortex-m55}\n", m4, &r, &c),
+                   MP_OK);
+  assert_int_equal(c->target, MP_TARGET_CORTEX_M4);
+  mp_config_free(&c);
+  for (int t = 0; t < MP_TARGET_COUNT; t++) {
+    mp_target got;
+    assert_true(mp_target_find(mp_target_name((mp_target)t), &got));
+    assert_int_equal(got, t);
+  }
+  assert_int_equal(load("model: {path: m.tflite}\nmodule: {target: riscv}\n", NULL, &r, &c),
+                   MP_ERR_CONFIG);
+  assert_int_equal(r.errors, 1);
+  assert_string_equal(r.d[0].key, "module.target");
+  assert_int_equal(r.d[0].line, 2);
+  assert_int_equal(r.d[0].column, 18);
+  assert_string_equal(r.d[0].msg, "unknown target 'riscv' (targets: generic, cortex-m4, "
+                                  "cortex-m7, cortex-m33 and cortex-m55)");
+  assert_int_equal(load("model: {path: m.tflite}\nmodule: {target: [cortex-m4]}\n", NULL, &r, &c),
+                   MP_ERR_CONFIG);
+  assert_non_null(strstr(r.d[0].msg, "must be a string"));
 }
 
 static void the_last_of_two_overrides_wins(void **state) {
@@ -1000,6 +1028,7 @@ int main(void) {
       cmocka_unit_test(the_whole_config_can_be_given_on_the_command_line),
       cmocka_unit_test(a_positional_tflite_is_the_model_and_another_the_config),
       cmocka_unit_test(the_command_line_overrides_the_file),
+      cmocka_unit_test(module_target_names_a_core_and_unknown_ones_are_refused),
       cmocka_unit_test(the_last_of_two_overrides_wins),
       cmocka_unit_test(kebab_and_snake_case_name_the_same_key),
       cmocka_unit_test(booleans_take_no_prefix_and_an_optional_value),

@@ -99,7 +99,7 @@ static uint8_t *alloc16(uint64_t size) {
 
 /* Load, lower and give every tensor storage.  false when the model has an
  * operator without a kernel (n->all_supported is then false too). */
-static void net_open(net *n, const char *name, bool alias_views) {
+static void net_open_for(net *n, const char *name, bool alias_views, mp_target target) {
   memset(n, 0, sizeof *n);
   n->name = name;
   tu_diags d;
@@ -107,6 +107,7 @@ static void net_open(net *n, const char *name, bool alias_views) {
   assert_int_equal(mp_model_load(tu_model_path(name), &d.sink, &n->m), MP_OK);
   mp_graph_options opt = {.alias_views = alias_views};
   assert_int_equal(mp_graph_build(n->m, 0, &opt, &d.sink, &n->g), MP_OK);
+  n->g->target = target;
   uint32_t n_ops = n->g->n_ops;
   n->lo = calloc(n_ops ? n_ops : 1, sizeof *n->lo);
   n->scratch = calloc(n_ops ? n_ops : 1, sizeof *n->scratch);
@@ -154,6 +155,10 @@ static void net_open(net *n, const char *name, bool alias_views) {
 }
 
 /* Fill every buffer the test owns that is not a constant with garbage. */
+static void net_open(net *n, const char *name, bool alias_views) {
+  net_open_for(n, name, alias_views, MP_TARGET_GENERIC);
+}
+
 static void net_scramble(net *n, uint32_t seed) {
   uint32_t x = seed * 2654435761u + 1;
   for (uint32_t t = 0; t < n->g->n_tensors; t++) {
@@ -209,6 +214,14 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
   case MP_K_CONCAT: return mpk_concat(&p->concat, (const void *const *)a[0], a[1], scratch);
   case MP_K_LOGISTIC_S8: return mpk_logistic_s8(&p->logistic_s8, a[0], a[1], scratch);
   case MP_K_LOGISTIC_F32: return mpk_logistic_f32(&p->logistic_f32, a[0], a[1], scratch);
+  case MP_K_CONV2D_S8_1X1:
+    return mpk_conv2d_s8_1x1(&p->conv_s8_fast, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_CONV2D_S8_IM2COL:
+    return mpk_conv2d_s8_im2col(&p->conv_s8_fast, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_DEPTHWISE_CONV2D_S8_FAST:
+    return mpk_depthwise_conv2d_s8_fast(&p->conv_s8_fast, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_FULLY_CONNECTED_S8_FAST:
+    return mpk_fully_connected_s8_fast(&p->fc_s8_fast, a[0], a[1], a[2], a[3], scratch);
   case MP_K_COUNT: break;
   }
   return -1;
@@ -344,14 +357,38 @@ static void run_case(net *n, int k) {
 
 static bool corpus_present(void) { return tu_models_dir() && tu_golden_dir(); }
 
+/* The targets whose lowering differs: the reference kernels (generic) and
+ * the specialised ones (every Cortex-M target lowers alike; on the host
+ * their portable paths run). */
+static const mp_target lowerings[] = {MP_TARGET_GENERIC, MP_TARGET_CORTEX_M55};
+#define N_LOWERINGS (sizeof lowerings / sizeof lowerings[0])
+
+/* How many ops of n run a specialised kernel. */
+static uint32_t fast_ops(const net *n) {
+  uint32_t k = 0;
+  for (uint32_t o = 0; o < n->g->n_ops; o++)
+    k += n->lo[o].kernel >= MP_K_CONV2D_S8_1X1 && n->lo[o].kernel < MP_K_COUNT;
+  return k;
+}
+
 static void every_runnable_model_matches_tflm_on_all_cases(void **state) {
   (void)state;
   if (!corpus_present()) skip();
-  for (size_t i = 0; runnable[i]; i++) {
+  for (size_t i = 0; runnable[i]; i++)
+  for (size_t tg = 0; tg < N_LOWERINGS; tg++) {
     if (!have_golden(runnable[i])) fail_msg("no golden data for %s", runnable[i]);
     net n;
-    net_open(&n, runnable[i], true);
+    net_open_for(&n, runnable[i], true, lowerings[tg]);
     assert_true(n.all_supported);
+    /* every int8 filter op of the corpus has a specialised kernel */
+    uint32_t filters = 0;
+    for (uint32_t o = 0; o < n.g->n_ops; o++) {
+      const char *nm = n.g->ops[o].name;
+      filters += n.g->tensors[n.g->ops[o].inputs[0]].dtype == MP_DTYPE_INT8 &&
+                 (!strcmp(nm, "CONV_2D") || !strcmp(nm, "DEPTHWISE_CONV_2D") ||
+                  !strcmp(nm, "FULLY_CONNECTED"));
+    }
+    assert_int_equal(fast_ops(&n), lowerings[tg] == MP_TARGET_GENERIC ? 0 : filters);
     for (int garbage = 0; garbage < 2; garbage++) {
       for (int k = 0; k < 3; k++) {
         if (garbage)
@@ -361,8 +398,9 @@ static void every_runnable_model_matches_tflm_on_all_cases(void **state) {
         run_case(&n, k);
       }
     }
-    print_message("PASS  %-28s %u ops, 3 cases, zeroed and garbage buffers\n", runnable[i],
-                  n.g->n_ops);
+    print_message("PASS  %-28s %-10s %u ops (%u specialised), 3 cases, zeroed and garbage "
+                  "buffers\n", runnable[i], mp_target_name(lowerings[tg]), n.g->n_ops,
+                  fast_ops(&n));
     net_close(&n);
   }
 }
@@ -542,11 +580,16 @@ static void every_supported_operator_matches_tflm_in_isolation(void **state) {
 static const char *const *pointer_fields(mp_kernel k) {
   static const char *const requant[] = {"q.multiplier", "q.shift", NULL};
   static const char *const concat[] = {"input_bytes", NULL};
+  static const char *const fast[] = {"q.multiplier", "q.shift", "folded_bias", NULL};
   static const char *const none[] = {NULL};
   switch (k) {
   case MP_K_CONV2D_S8:
   case MP_K_DEPTHWISE_CONV2D_S8:
   case MP_K_FULLY_CONNECTED_S8: return requant;
+  case MP_K_CONV2D_S8_1X1:
+  case MP_K_CONV2D_S8_IM2COL:
+  case MP_K_DEPTHWISE_CONV2D_S8_FAST:
+  case MP_K_FULLY_CONNECTED_S8_FAST: return fast;
   case MP_K_CONCAT: return concat;
   default: return none;
   }
@@ -564,6 +607,18 @@ static void null_pointers(mp_kernel k, mp_kparams *p) {
     p->fc_s8.q.shift = NULL;
     break;
   case MP_K_CONCAT: p->concat.input_bytes = NULL; break;
+  case MP_K_CONV2D_S8_1X1:
+  case MP_K_CONV2D_S8_IM2COL:
+  case MP_K_DEPTHWISE_CONV2D_S8_FAST:
+    p->conv_s8_fast.q.multiplier = NULL;
+    p->conv_s8_fast.q.shift = NULL;
+    p->conv_s8_fast.folded_bias = NULL;
+    break;
+  case MP_K_FULLY_CONNECTED_S8_FAST:
+    p->fc_s8_fast.q.multiplier = NULL;
+    p->fc_s8_fast.q.shift = NULL;
+    p->fc_s8_fast.folded_bias = NULL;
+    break;
   default: break;
   }
 }
@@ -595,6 +650,10 @@ static size_t params_size(mp_kernel k) {
   case MP_K_CONCAT: return sizeof(mpk_concat_params);
   case MP_K_LOGISTIC_S8: return sizeof(mpk_logistic_s8_params);
   case MP_K_LOGISTIC_F32: return sizeof(mpk_logistic_f32_params);
+  case MP_K_CONV2D_S8_1X1:
+  case MP_K_CONV2D_S8_IM2COL:
+  case MP_K_DEPTHWISE_CONV2D_S8_FAST: return sizeof(mpk_conv_s8_fast_params);
+  case MP_K_FULLY_CONNECTED_S8_FAST: return sizeof(mpk_fc_s8_fast_params);
   default: return 0;
   }
 }
@@ -635,14 +694,16 @@ static void params_text_compiles_to_the_same_bytes(void **state) {
   mp_buf main_body;
   mp_buf_init(&main_body);
   uint32_t n_params = 0;
-  for (size_t i = 0; names[i]; i++) {
+  for (size_t i = 0; names[i]; i++)
+  for (size_t tg = 0; tg < N_LOWERINGS; tg++) {
     net n;
-    net_open(&n, names[i], false);
+    net_open_for(&n, names[i], false, lowerings[tg]);
     for (uint32_t o = 0; o < n.g->n_ops; o++) {
       const mp_lowered_op *lo = &n.lo[o];
       if (!lo->supported || lo->kernel == MP_K_NONE) continue;
+      if (tg > 0 && lo->kernel < MP_K_CONV2D_S8_1X1) continue; /* printed already */
       char sym[96];
-      snprintf(sym, sizeof sym, "m%zu_op%u_params", i, o);
+      snprintf(sym, sizeof sym, "m%zu_t%zu_op%u_params", i, tg, o);
       mp_lower_params_c(lo, sym, &src);
       emit_dump(&main_body, lo, sym);
       mp_kparams copy;
@@ -738,24 +799,6 @@ static const char target_startup[] =
     "    (void (*)(void))(uintptr_t)&__stack_top, Reset_Handler, Fault_Handler,\n"
     "    Fault_Handler, Fault_Handler, Fault_Handler, Fault_Handler, 0, 0, 0, 0,\n"
     "    Fault_Handler, Fault_Handler, 0, Fault_Handler, SysTick_Handler};\n";
-
-static const char target_ld[] =
-    "MEMORY {\n"
-    "  ITCM (rx)  : ORIGIN = 0x00000000, LENGTH = 512K\n"
-    "  DTCM (rw)  : ORIGIN = 0x20000000, LENGTH = 512K\n"
-    "  DDR  (rwx) : ORIGIN = 0x60000000, LENGTH = 64M\n"
-    "}\n"
-    "ENTRY(Reset_Handler)\n"
-    "SECTIONS {\n"
-    "  .vectors : { KEEP(*(.vectors)) } > ITCM\n"
-    "  .text : { *(.text*) } > ITCM\n"
-    "  .ARM.exidx : { *(.ARM.exidx*) } > ITCM\n"
-    "  .rodata : { *(.rodata*) } > DDR\n"
-    "  .data : { *(.data*) } > DDR\n"
-    "  .bss (NOLOAD) : { . = ALIGN(4); __bss_start = .; *(.bss*) *(COMMON)\n"
-    "                    . = ALIGN(4); __bss_end = .; } > DDR\n"
-    "  __stack_top = ORIGIN(DTCM) + LENGTH(DTCM);\n"
-    "}\n";
 
 static void put_bytes(mp_buf *b, const char *decl, const uint8_t *p, size_t n) {
   mp_buf_printf(b, "%s[%zu] __attribute__((aligned(16))) = {", decl, n ? n : 1);
@@ -921,78 +964,138 @@ static uint64_t field_after(const char *text, const char *key) {
   return p ? strtoull(p + strlen(key), NULL, 10) : 0;
 }
 
-/* Every runnable model, compiled for Cortex-M55 (hard float, MVE on) with
- * the kernels, run on qemu-system-arm -M mps3-an547: TFLM's outputs for all
- * three cases.  Prints the instructions of one inference (SysTick under
- * -icount, calibrated on a 2-instruction loop) and the code size. */
-static void every_runnable_model_matches_tflm_on_cortex_m55(void **state) {
-  (void)state;
+/* An emulated board: its core's compiler flags, its QEMU machine, and the
+ * memory map of its linker script (code, data, stack). */
+typedef struct board {
+  const char *name;   /* "Cortex-M55" */
+  const char *cflags; /* -mcpu=... */
+  const char *machine;
+  uint32_t code, code_len, stack, stack_len, data, data_len;
+  mp_target target; /* the specialised lowering it runs */
+} board;
+
+static const board m55 = {"Cortex-M55", "-mcpu=cortex-m55 -mthumb -mfloat-abi=hard",
+                          "mps3-an547", 0x00000000u, 512u << 10, 0x20000000u, 512u << 10,
+                          0x60000000u, 64u << 20, MP_TARGET_CORTEX_M55};
+/* mps2-an386: ZBT SSRAM1 (code), SSRAM2/3 (stack), PSRAM (data) */
+static const board m4f = {"Cortex-M4F",
+                          "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16",
+                          "mps2-an386", 0x00000000u, 4u << 20,  0x20000000u, 4u << 20,
+                          0x21000000u, 16u << 20, MP_TARGET_CORTEX_M4};
+
+static void write_board_ld(const board *b, mp_buf *ld) {
+  mp_buf_printf(ld,
+                "MEMORY {\n"
+                "  CODE  (rx)  : ORIGIN = 0x%08x, LENGTH = %u\n"
+                "  STACK (rw)  : ORIGIN = 0x%08x, LENGTH = %u\n"
+                "  DATA  (rwx) : ORIGIN = 0x%08x, LENGTH = %u\n"
+                "}\n"
+                "ENTRY(Reset_Handler)\n"
+                "SECTIONS {\n"
+                "  .vectors : { KEEP(*(.vectors)) } > CODE\n"
+                "  .text : { *(.text*) } > CODE\n"
+                "  .ARM.exidx : { *(.ARM.exidx*) } > CODE\n"
+                "  .rodata : { *(.rodata*) } > DATA\n"
+                "  .data : { *(.data*) } > DATA\n"
+                "  .bss (NOLOAD) : { . = ALIGN(4); __bss_start = .; *(.bss*) *(COMMON)\n"
+                "                    . = ALIGN(4); __bss_end = .; } > DATA\n"
+                "  __stack_top = ORIGIN(STACK) + LENGTH(STACK);\n"
+                "}\n",
+                b->code, b->code_len, b->stack, b->stack_len, b->data, b->data_len);
+}
+
+/* Every runnable model, compiled for the board's core with the kernels and
+ * run on its QEMU machine, once lowered for `generic` (the reference
+ * kernels) and once for the board's target (the specialised kernels, whose
+ * Helium or DSP paths the core's predefined macros select): TFLM's outputs
+ * for all three cases, on garbage-filled buffers.  Prints the instructions
+ * of one inference (SysTick under -icount, calibrated on a 2-instruction
+ * loop) of both, their ratio, and the code size. */
+static void every_runnable_model_matches_tflm_on(const board *b) {
   if (!corpus_present()) skip();
   if (tu_system("command -v arm-none-eabi-gcc >/dev/null 2>&1 && "
                 "command -v qemu-system-arm >/dev/null 2>&1") != 0) {
-    fprintf(stderr, "NOTICE: arm-none-eabi-gcc or qemu-system-arm not found: the Cortex-M55 "
-                    "run is skipped\n");
+    fprintf(stderr, "NOTICE: arm-none-eabi-gcc or qemu-system-arm not found: the %s run is "
+                    "skipped\n", b->name);
     skip();
   }
   const char *dir = tu_tmpdir();
   char path[4096];
   snprintf(path, sizeof path, "%s/startup.c", dir);
   assert_true(write_file(path, target_startup));
+  mp_buf ld;
+  mp_buf_init(&ld);
+  write_board_ld(b, &ld);
   snprintf(path, sizeof path, "%s/link.ld", dir);
-  assert_true(write_file(path, target_ld));
-  assert_int_equal(tu_system("arm-none-eabi-gcc -mcpu=cortex-m55 -mthumb -mfloat-abi=hard "
-                             "-std=c99 -O2 -Wall -Wextra -Werror -c %s/startup.c -o %s/startup.o",
-                             dir, dir),
+  assert_true(write_file(path, mp_buf_str(&ld)));
+  mp_buf_free(&ld);
+  assert_int_equal(tu_system("arm-none-eabi-gcc %s -std=c99 -O2 -Wall -Wextra -Werror -c "
+                             "%s/startup.c -o %s/startup.o",
+                             b->cflags, dir, dir),
                    0);
-  assert_int_equal(tu_system("for f in runtime/kernels/*.c; do arm-none-eabi-gcc "
-                             "-mcpu=cortex-m55 -mthumb -mfloat-abi=hard -std=c99 -O2 -Wall "
-                             "-Wextra -Werror -ffunction-sections -c $f "
+  assert_int_equal(tu_system("for f in runtime/kernels/*.c; do arm-none-eabi-gcc %s -std=c99 "
+                             "-O2 -Wall -Wextra -Werror -ffunction-sections -c $f "
                              "-o %s/$(basename $f .c).o || exit 1; done",
-                             dir),
+                             b->cflags, dir),
                    0);
-  print_message("%-26s %12s %10s %10s\n", "model (Cortex-M55)", "instructions", "text", "rodata");
+  print_message("%-26s %14s %14s %7s %10s %10s\n", b->name, "generic", mp_target_name(b->target),
+                "ratio", "text", "text");
   for (size_t i = 0; runnable[i]; i++) {
-    net n;
-    net_open(&n, runnable[i], true);
-    mp_buf c;
-    mp_buf_init(&c);
-    write_target_program(&n, &c);
-    assert_false(c.failed);
-    snprintf(path, sizeof path, "%s/model.c", dir);
-    assert_true(write_file(path, mp_buf_str(&c)));
-    mp_buf_free(&c);
-    if (tu_system("arm-none-eabi-gcc -mcpu=cortex-m55 -mthumb -mfloat-abi=hard -std=c99 -O2 "
-                  "-Wall -Wextra -Werror -Iruntime/kernels -c %s/model.c -o %s/model.o && "
-                  "arm-none-eabi-gcc -mcpu=cortex-m55 -mthumb -mfloat-abi=hard -nostartfiles "
-                  "--specs=nosys.specs -Wl,--gc-sections -T %s/link.ld %s/startup.o "
-                  "%s/model.o %s/mpk_*.o -lm -o %s/model.elf",
-                  dir, dir, dir, dir, dir, dir, dir) != 0)
-      fail_msg("%s: the Cortex-M55 build failed", runnable[i]);
-    int rc = tu_system("timeout 300 qemu-system-arm -M mps3-an547 -nographic -semihosting "
-                       "-icount shift=0 -kernel %s/model.elf > %s/qemu.out 2>&1",
-                       dir, dir);
-    snprintf(path, sizeof path, "%s/qemu.out", dir);
-    char *out = tu_read_text(path, NULL);
-    if (rc != 0)
-      fail_msg("%s on Cortex-M55: exit status %d (10+k: case k differs from TFLM; 100+o: op o "
-               "failed); output: %s",
-               runnable[i], rc, out ? out : "");
-    uint64_t t = field_after(out, "ticks "), cal = field_after(out, "calib ");
-    free(out);
-    assert_true(cal > 0);
-    tu_system("arm-none-eabi-size -A %s/model.elf | awk '$1==\".text\"{t=$2} "
-              "$1==\".rodata\"{r=$2} END{print t, r}' > %s/size.out",
-              dir, dir);
-    snprintf(path, sizeof path, "%s/size.out", dir);
-    char *sz = tu_read_text(path, NULL);
-    unsigned long text = 0, rodata = 0;
-    if (sz) sscanf(sz, "%lu %lu", &text, &rodata);
-    free(sz);
-    print_message("%-26s %12llu %10lu %10lu\n", runnable[i],
-                  (unsigned long long)((t * 2000000ull + cal / 2) / cal), text, rodata);
-    net_close(&n);
+    uint64_t instr[2] = {0, 0};
+    unsigned long text[2] = {0, 0};
+    for (int tg = 0; tg < 2; tg++) {
+      net n;
+      net_open_for(&n, runnable[i], true, tg ? b->target : MP_TARGET_GENERIC);
+      mp_buf c;
+      mp_buf_init(&c);
+      write_target_program(&n, &c);
+      assert_false(c.failed);
+      snprintf(path, sizeof path, "%s/model.c", dir);
+      assert_true(write_file(path, mp_buf_str(&c)));
+      mp_buf_free(&c);
+      if (tu_system("arm-none-eabi-gcc %s -std=c99 -O2 -Wall -Wextra -Werror -Iruntime/kernels "
+                    "-c %s/model.c -o %s/model.o && arm-none-eabi-gcc %s -nostartfiles "
+                    "--specs=nosys.specs -Wl,--gc-sections -T %s/link.ld %s/startup.o "
+                    "%s/model.o %s/mpk_*.o -lm -o %s/model.elf",
+                    b->cflags, dir, dir, b->cflags, dir, dir, dir, dir, dir) != 0)
+        fail_msg("%s: the %s build failed", runnable[i], b->name);
+      int rc = tu_system("timeout 300 qemu-system-arm -M %s -nographic -semihosting "
+                         "-icount shift=0 -kernel %s/model.elf > %s/qemu.out 2>&1",
+                         b->machine, dir, dir);
+      snprintf(path, sizeof path, "%s/qemu.out", dir);
+      char *out = tu_read_text(path, NULL);
+      if (rc != 0)
+        fail_msg("%s (%s) on %s: exit status %d (10+k: case k differs from TFLM; 100+o: op o "
+                 "failed); output: %s",
+                 runnable[i], mp_target_name(n.g->target), b->name, rc, out ? out : "");
+      uint64_t t = field_after(out, "ticks "), cal = field_after(out, "calib ");
+      free(out);
+      assert_true(cal > 0);
+      instr[tg] = (t * 2000000ull + cal / 2) / cal;
+      tu_system("arm-none-eabi-size -A %s/model.elf | awk '$1==\".text\"{t=$2} END{print t}' "
+                "> %s/size.out",
+                dir, dir);
+      snprintf(path, sizeof path, "%s/size.out", dir);
+      char *sz = tu_read_text(path, NULL);
+      if (sz) sscanf(sz, "%lu", &text[tg]);
+      free(sz);
+      net_close(&n);
+    }
+    print_message("%-26s %14llu %14llu %6.2fx %10lu %10lu\n", runnable[i],
+                  (unsigned long long)instr[0], (unsigned long long)instr[1],
+                  instr[1] ? (double)instr[0] / (double)instr[1] : 0.0, text[0], text[1]);
   }
   tu_rmtree(dir);
+}
+
+static void every_runnable_model_matches_tflm_on_cortex_m55(void **state) {
+  (void)state;
+  every_runnable_model_matches_tflm_on(&m55);
+}
+
+static void every_runnable_model_matches_tflm_on_cortex_m4f(void **state) {
+  (void)state;
+  every_runnable_model_matches_tflm_on(&m4f);
 }
 
 int main(void) {
@@ -1007,6 +1110,7 @@ int main(void) {
       cmocka_unit_test(every_supported_operator_matches_tflm_in_isolation),
       cmocka_unit_test(params_text_compiles_to_the_same_bytes),
       cmocka_unit_test(every_runnable_model_matches_tflm_on_cortex_m55),
+      cmocka_unit_test(every_runnable_model_matches_tflm_on_cortex_m4f),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -278,6 +278,27 @@ typedef struct mpk_logistic_f32_params {
   int32_t size;
 } mpk_logistic_f32_params;
 
+/* The specialised int8 filter kernels (mpk_conv_fast.c, mpk_fc_fast.c),
+ * which a module built for a Cortex-M target runs.  The lowering folds the
+ * input offset into the bias at convert time, from the constant filter:
+ *   folded_bias[oc] = bias[oc] + input_offset * (sum of oc's filter taps),
+ * so the inner loops are plain int8 dot products; a tap in the padding
+ * reads the input zero point (-input_offset), which adds exactly the 0 the
+ * reference kernels add.  Integer sums wrap alike in any order, so every
+ * path gives the reference kernels' bytes. */
+typedef struct mpk_conv_s8_fast_params {
+  mpk_conv_geom geom;
+  mpk_requant q;
+  const int32_t *folded_bias; /* out_c entries */
+  int32_t col_len;            /* im2col: bytes of one column, filter_h * filter_w * in_c */
+} mpk_conv_s8_fast_params;
+
+typedef struct mpk_fc_s8_fast_params {
+  int32_t batches, accum_depth, out_depth;
+  mpk_requant q;              /* filter_offset is 0 */
+  const int32_t *folded_bias; /* out_depth entries */
+} mpk_fc_s8_fast_params;
+
 /* ------------------------------------------------------------------------ */
 /* Kernels                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -339,6 +360,24 @@ MPK_API int32_t mpk_logistic_s8(const mpk_logistic_s8_params *p, const int8_t *i
                                 int8_t *output, void *scratch);
 MPK_API int32_t mpk_logistic_f32(const mpk_logistic_f32_params *p, const float *input,
                                  float *output, void *scratch);
+
+/* Specialised kernels (see mpk_conv_s8_fast_params).  `bias` is the
+ * model's bias (or NULL); the folded bias already holds it.
+ *   conv2d_s8_1x1: a 1x1 filter without padding, groups of 1; no scratch.
+ *   conv2d_s8_im2col: groups of 1; scratch: 2 * col_len bytes, 4-aligned.
+ *   depthwise_conv2d_s8_fast: no scratch. */
+MPK_API int32_t mpk_conv2d_s8_1x1(const mpk_conv_s8_fast_params *p, const int8_t *input,
+                                  const int8_t *filter, const int32_t *bias, int8_t *output,
+                                  void *scratch);
+MPK_API int32_t mpk_conv2d_s8_im2col(const mpk_conv_s8_fast_params *p, const int8_t *input,
+                                     const int8_t *filter, const int32_t *bias, int8_t *output,
+                                     void *scratch);
+MPK_API int32_t mpk_depthwise_conv2d_s8_fast(const mpk_conv_s8_fast_params *p,
+                                             const int8_t *input, const int8_t *filter,
+                                             const int32_t *bias, int8_t *output, void *scratch);
+MPK_API int32_t mpk_fully_connected_s8_fast(const mpk_fc_s8_fast_params *p, const int8_t *input,
+                                            const int8_t *filter, const int32_t *bias,
+                                            int8_t *output, void *scratch);
 
 /* ------------------------------------------------------------------------ */
 /* Init hooks (see the note at the top)                                     */

@@ -1,0 +1,136 @@
+/*
+ * lower_fast.c — ahead-of-time specialisation of the int8 filter operators
+ * for a Cortex-M target (module.target): which specialised kernel of
+ * runtime/kernels/mpk_conv_fast.c / mpk_fc_fast.c runs an operator, and
+ * the constants it needs.
+ *
+ * The one idea: the filter is known at convert time, so the input offset's
+ * share of every accumulator, input_offset * sum(filter row), is folded
+ * into the bias here, once; the kernels' inner loops are then plain int8
+ * dot products, which Helium and the DSP extension do 16 or 2 at a time.
+ * The folded bias is computed modulo 2^32, as the device's int32
+ * accumulators wrap, so the outputs stay the reference kernels' bytes.
+ *
+ * The choice, per operator, after mp_lower_op picked the reference kernel:
+ *   CONV_2D, groups of 1:   a 1x1 filter without padding -> conv2d_s8_1x1
+ *                           (the input pixel is the column, no scratch);
+ *                           any other filter -> conv2d_s8_im2col, with an
+ *                           op-local scratch of two columns
+ *                           (2 * filter_h * filter_w * in_c bytes);
+ *   DEPTHWISE_CONV_2D                     -> depthwise_conv2d_s8_fast;
+ *   FULLY_CONNECTED, filter zero point 0  -> fully_connected_s8_fast.
+ * Everything else (float, grouped convolutions, a filter or bias that is
+ * not a constant) keeps its reference kernel.
+ * The same choice is made for every Cortex-M target: the kernels carry
+ * their Helium, DSP and portable paths and the compiler picks one.
+ */
+#include "lower.h"
+
+#include <string.h>
+
+/* A constant int8 tensor's bytes, or NULL. */
+static const int8_t *const_s8(const mp_graph *g, int32_t t) {
+  return t >= 0 ? (const int8_t *)g->tensors[t].data : NULL;
+}
+
+/* bias[i] of a constant int32 bias (little-endian), 0 without a bias. */
+static uint32_t bias_at(const uint8_t *bias, uint32_t i) {
+  if (!bias) return 0;
+  const uint8_t *b = bias + 4u * i;
+  return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* The model's filter and bias constants of a filter op (args 1 and 2), or
+ * false when one of them is not a constant. */
+static bool filter_bias(const mp_graph *g, const mp_lowered_op *lo, const int8_t **filter,
+                        const uint8_t **bias) {
+  int32_t ft = lo->args[1].tensor, bt = lo->args[2].tensor;
+  *filter = const_s8(g, ft);
+  *bias = bt >= 0 ? g->tensors[bt].data : NULL;
+  return *filter && (bt < 0 || *bias);
+}
+
+/* folded[r] = bias[r] + input_offset * sum of filter[r * row_stride + k *
+ * tap_stride] over k < taps, modulo 2^32. */
+static int32_t *fold(mp_lowered_op *lo, const int8_t *filter, const uint8_t *bias,
+                     int32_t input_offset, uint32_t rows, uint32_t taps, size_t row_stride,
+                     size_t tap_stride) {
+  int32_t *fb = mp_lower_add_array(lo, "folded_bias", rows);
+  if (!fb) return NULL;
+  for (uint32_t r = 0; r < rows; r++) {
+    uint32_t sum = 0;
+    for (uint32_t k = 0; k < taps; k++)
+      sum += (uint32_t)(int32_t)filter[r * row_stride + k * tap_stride];
+    uint32_t v = bias_at(bias, r) + (uint32_t)input_offset * sum;
+    memcpy(&fb[r], &v, sizeof v);
+  }
+  return fb;
+}
+
+static mp_status specialise_conv(const mp_graph *g, mp_lowered_op *lo, bool depthwise) {
+  const int8_t *filter;
+  const uint8_t *bias;
+  if (!filter_bias(g, lo, &filter, &bias)) return MP_OK;
+  mpk_conv_s8_params ref = lo->params.conv_s8;
+  const mpk_conv_geom *gm = &ref.geom;
+  mp_kernel k;
+  int32_t col_len = 0;
+  int32_t *fb;
+  if (depthwise) {
+    k = MP_K_DEPTHWISE_CONV2D_S8_FAST;
+    fb = fold(lo, filter, bias, ref.q.input_offset, (uint32_t)gm->out_c,
+              (uint32_t)(gm->filter_h * gm->filter_w), 1, (size_t)gm->out_c);
+  } else {
+    if (gm->filter_c != gm->in_c) return MP_OK; /* grouped */
+    uint64_t taps = (uint64_t)gm->filter_h * (uint64_t)gm->filter_w * (uint64_t)gm->in_c;
+    if (taps > (uint64_t)INT32_MAX / 2) return MP_OK;
+    col_len = (int32_t)taps;
+    bool direct = gm->filter_h == 1 && gm->filter_w == 1 && gm->pad_h == 0 && gm->pad_w == 0;
+    k = direct ? MP_K_CONV2D_S8_1X1 : MP_K_CONV2D_S8_IM2COL;
+    fb = fold(lo, filter, bias, ref.q.input_offset, (uint32_t)gm->out_c, (uint32_t)col_len,
+              (size_t)col_len, 1);
+    if (!direct) {
+      lo->scratch_bytes = 2u * (uint64_t)col_len;
+      lo->scratch_align = 4;
+    }
+  }
+  if (!fb) return MP_ERR_NOMEM;
+  memset(&lo->params, 0, sizeof lo->params);
+  mpk_conv_s8_fast_params *p = &lo->params.conv_s8_fast;
+  p->geom = ref.geom;
+  p->q = ref.q;
+  p->folded_bias = fb;
+  p->col_len = col_len;
+  mp_lower_use_kernel(lo, k);
+  return MP_OK;
+}
+
+static mp_status specialise_fc(const mp_graph *g, mp_lowered_op *lo) {
+  const int8_t *filter;
+  const uint8_t *bias;
+  if (!filter_bias(g, lo, &filter, &bias)) return MP_OK;
+  mpk_fc_s8_params ref = lo->params.fc_s8;
+  if (ref.q.filter_offset != 0) return MP_OK;
+  int32_t *fb = fold(lo, filter, bias, ref.q.input_offset, (uint32_t)ref.out_depth,
+                     (uint32_t)ref.accum_depth, (size_t)ref.accum_depth, 1);
+  if (!fb) return MP_ERR_NOMEM;
+  memset(&lo->params, 0, sizeof lo->params);
+  mpk_fc_s8_fast_params *p = &lo->params.fc_s8_fast;
+  p->batches = ref.batches;
+  p->accum_depth = ref.accum_depth;
+  p->out_depth = ref.out_depth;
+  p->q = ref.q;
+  p->folded_bias = fb;
+  mp_lower_use_kernel(lo, MP_K_FULLY_CONNECTED_S8_FAST);
+  return MP_OK;
+}
+
+mp_status mp_lower_specialise(const mp_graph *g, mp_lowered_op *lo) {
+  if (g->target == MP_TARGET_GENERIC || !lo->supported || lo->n_args < 3) return MP_OK;
+  switch (lo->kernel) {
+  case MP_K_CONV2D_S8: return specialise_conv(g, lo, false);
+  case MP_K_DEPTHWISE_CONV2D_S8: return specialise_conv(g, lo, true);
+  case MP_K_FULLY_CONNECTED_S8: return specialise_fc(g, lo);
+  default: return MP_OK;
+  }
+}
