@@ -193,9 +193,10 @@ static const fdesc mean_s8_fields[] = {F_I32X6(mpk_mean_s8_params, in_dims),
                                        F_I32X6(mpk_mean_s8_params, out_strides),
                                        F_I32(mpk_mean_s8_params, out_size),
                                        F_I32(mpk_mean_s8_params, count),
+                                       F_I32(mpk_mean_s8_params, input_zero_point),
                                        F_I32(mpk_mean_s8_params, output_zero_point),
-                                       F_F32(mpk_mean_s8_params, scale),
-                                       F_F32(mpk_mean_s8_params, bias),
+                                       F_I32(mpk_mean_s8_params, multiplier),
+                                       F_I32(mpk_mean_s8_params, shift),
                                        F_END};
 static const fdesc mean_f32_fields[] = {
     F_I32X6(mpk_mean_f32_params, in_dims), F_I32X6(mpk_mean_f32_params, out_strides),
@@ -474,6 +475,21 @@ static void quantize_multiplier(ctx *c, double m, int32_t *qm, int32_t *shift) {
   }
   *qm = (int32_t)qf;
   *shift = e;
+}
+
+/* TFLite's MEAN rescaling: QuantizeMultiplier(real), then 1 / count
+ * folded into the multiplier by an integer division after a left shift of
+ * s = min(floor(log2 count), 32, 31 + shift) bits, which the shift gives
+ * back.  It is not the multiplier of real / count: the two round
+ * differently, and the kernel must round like TFLite. */
+static void mean_multiplier(ctx *c, double real, int32_t count, int32_t *qm, int32_t *shift) {
+  quantize_multiplier(c, real, qm, shift);
+  int s = 0;
+  while (s < 32 && ((int64_t)count >> (s + 1)) > 0)
+    s++;
+  if (s > 31 + *shift) s = 31 + *shift;
+  *qm = (int32_t)(((int64_t)*qm << s) / count);
+  *shift -= s;
 }
 
 /* CalculateActivationRangeQuantized; false for activations without a
@@ -1199,9 +1215,9 @@ static mp_status lower_mean(ctx *c) {
   memcpy(p->out_strides, strides, sizeof strides);
   p->out_size = s;
   p->count = count;
+  p->input_zero_point = zi;
   p->output_zero_point = zo;
-  p->scale = si / so;
-  p->bias = (float)(-zi) * p->scale;
+  mean_multiplier(c, (double)si / (double)so, count, &p->multiplier, &p->shift);
   set_kernel(c, MP_K_MEAN_S8);
   add_arg(c, in, false, "const int8_t *");
   add_arg(c, out, true, "int8_t *");

@@ -22,9 +22,12 @@
 #define MPK_API
 #include "../runtime/kernels/mpk.h"
 #include "../runtime/kernels/mpk_fixed.h"
+#include "lower.h"
 #include "testutil.h"
+#include "util.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Multiplier / shift pairs with exact effects. */
@@ -763,7 +766,81 @@ static void copy_moves_bytes(void **state) {
   assert_int_equal(mpk_copy(&p, in, out, NULL), MPK_ERR_PARAMS);
 }
 
-static void mean_clears_its_garbage_scratch_and_rounds_like_tflm(void **state) {
+/* A corpus file (malloc'd) of exactly `size` bytes. */
+static uint8_t *corpus_file(const char *dir, const char *file, size_t size) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  uint8_t *data = NULL;
+  size_t n = 0;
+  if (mp_read_file(path, &data, &n, NULL) != MP_OK) fail_msg("cannot read %s", path);
+  if (n != size) fail_msg("%s: %zu bytes, the tensor has %zu", path, n, size);
+  return data;
+}
+
+/* The int8 MEAN kernel rounds like TFLM's integer QuantizedMeanOrSum: every
+ * case of the conformance corpus's mean_int8 folder (TFLM's own outputs),
+ * lowered by memplan and run with its scratch and output full of garbage,
+ * must give TFLM's bytes. */
+static void mean_s8_clears_its_garbage_scratch_and_matches_tflm_on_the_corpus(void **state) {
+  (void)state;
+  const char *root = tu_conformance_dir();
+  if (!root) return;
+  int n_cases = 0, n_rounded = 0;
+  for (;; n_cases++) {
+    char dir[4200], model[4300];
+    snprintf(dir, sizeof dir, "%s/mean_int8/%03d", root, n_cases);
+    snprintf(model, sizeof model, "%s/model.tflite", dir);
+    FILE *f = fopen(model, "rb");
+    if (!f) break;
+    fclose(f);
+    tu_diags d;
+    tu_diags_init(&d);
+    mp_model *m = NULL;
+    mp_graph *g = NULL;
+    mp_graph_options opt = {.alias_views = true};
+    assert_int_equal(mp_model_load(model, &d.sink, &m), MP_OK);
+    assert_int_equal(mp_graph_build(m, 0, &opt, &d.sink, &g), MP_OK);
+    mp_lowered_op lo;
+    memset(&lo, 0, sizeof lo);
+    assert_int_equal(mp_lower_op(g, 0, &lo, &d.sink), MP_OK);
+    assert_int_equal(lo.kernel, MP_K_MEAN_S8);
+    const mpk_mean_s8_params *p = &lo.params.mean_s8;
+    const mp_op *op = &g->ops[0];
+    size_t in_size = (size_t)g->tensors[op->inputs[0]].size;
+    size_t out_size = (size_t)g->tensors[op->outputs[0]].size;
+    assert_int_equal(out_size, p->out_size);
+    uint8_t *in = corpus_file(dir, "input0.bin", in_size);
+    uint8_t *want = corpus_file(dir, "output0.bin", out_size);
+    int8_t *out = malloc(out_size);
+    void *scratch = malloc((size_t)lo.scratch_bytes);
+    assert_non_null(out);
+    assert_non_null(scratch);
+    memset(out, GARBAGE, out_size);
+    memset(scratch, GARBAGE, (size_t)lo.scratch_bytes);
+    assert_int_equal(mpk_mean_s8(p, (const int8_t *)in, out, scratch), MPK_OK);
+    if (memcmp(out, want, out_size)) {
+      for (size_t i = 0; i < out_size; i++)
+        if (out[i] != (int8_t)want[i])
+          fail_msg("mean_int8/%03d: output %zu is %d, TFLM has %d", n_cases, i, out[i],
+                   (int8_t)want[i]);
+    }
+    /* the cases where the mean is not a whole number of output steps are
+     * the ones that tell TFLM's rounding from another */
+    n_rounded += p->count > 1;
+    free(scratch);
+    free(out);
+    free(want);
+    free(in);
+    mp_lower_free(&lo);
+    mp_graph_free(&g);
+    mp_model_free(&m);
+  }
+  assert_true(n_cases > 0);
+  assert_true(n_rounded > 0);
+  print_message("  %d corpus cases of MEAN int8 match TFLM\n", n_cases);
+}
+
+static void mean_refuses_missing_scratch_and_averages_floats(void **state) {
   (void)state;
   /* [1,2,2,2] mean over H and W -> 2 outputs */
   mpk_mean_s8_params p;
@@ -776,25 +853,14 @@ static void mean_clears_its_garbage_scratch_and_rounds_like_tflm(void **state) {
   p.out_strides[5] = 1;
   p.out_size = 2;
   p.count = 4;
-  p.scale = 1.0f;
-  p.bias = 0.0f;
+  p.multiplier = HALF;
+  p.shift = -1; /* 1 / 4 */
   const int8_t in[8] = {1, -1, 2, -2, 3, -3, 5, -4};
-  int32_t scratch[2];
-  memset(scratch, GARBAGE, sizeof scratch);
   int8_t out[2];
-  memset(out, GARBAGE, sizeof out);
-  assert_int_equal(mpk_mean_s8(&p, in, out, scratch), MPK_OK);
-  assert_int_equal(out[0], 3);  /* 11 / 4 = 2.75 */
-  assert_int_equal(out[1], -3); /* -10 / 4 = -2.5 -> away from zero */
-  /* input scale 0.5, zero point 2; output zero point 4: 2.75*0.5 - 1 = 0.375 */
-  p.scale = 0.5f;
-  p.bias = -2 * 0.5f;
-  p.output_zero_point = 4;
-  memset(scratch, GARBAGE, sizeof scratch);
-  assert_int_equal(mpk_mean_s8(&p, in, out, scratch), MPK_OK);
-  assert_int_equal(out[0], 4);
-  assert_int_equal(out[1], 4 - 2); /* -1.25 - 1 = -2.25 */
   assert_int_equal(mpk_mean_s8(&p, in, out, NULL), MPK_ERR_PARAMS);
+  int32_t scratch[2];
+  p.shift = -32;
+  assert_int_equal(mpk_mean_s8(&p, in, out, scratch), MPK_ERR_PARAMS);
   mpk_mean_f32_params pf;
   memset(&pf, 0, sizeof pf);
   memcpy(pf.in_dims, p.in_dims, sizeof pf.in_dims);
@@ -872,7 +938,8 @@ int main(void) {
       cmocka_unit_test(transpose_walks_the_permuted_strides),
       cmocka_unit_test(concat_interleaves_slices_of_each_input),
       cmocka_unit_test(copy_moves_bytes),
-      cmocka_unit_test(mean_clears_its_garbage_scratch_and_rounds_like_tflm),
+      cmocka_unit_test(mean_s8_clears_its_garbage_scratch_and_matches_tflm_on_the_corpus),
+      cmocka_unit_test(mean_refuses_missing_scratch_and_averages_floats),
       cmocka_unit_test(kernels_compile_as_strict_c99_for_host_and_cortex_m),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

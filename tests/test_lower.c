@@ -765,8 +765,12 @@ static void mean_asks_for_int32_scratch_and_runs_on_garbage(void **state) {
   const mpk_mean_s8_params *p = &lo.params.mean_s8;
   assert_int_equal(p->count, 4);
   assert_int_equal(p->out_size, 3);
-  assert_true(p->scale == 2.0f);
-  assert_true(p->bias == -4.0f);
+  /* 0.5 / 0.25 = 2 = 2^30 * 2^2 / 2^31; the division by 4 folds into the
+   * multiplier's shift: 2^30 << 2 / 4 = 2^30, shift 2 - 2 */
+  assert_int_equal(p->multiplier, 1 << 30);
+  assert_int_equal(p->shift, 0);
+  assert_int_equal(p->input_zero_point, 2);
+  assert_int_equal(p->output_zero_point, -1);
   const int32_t strides[6] = {0, 0, 0, 0, 0, 1};
   assert_memory_equal(p->out_strides, strides, sizeof strides);
   /* the planner's view: an op-local scratch tensor live over [0, 0] */

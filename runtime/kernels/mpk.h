@@ -238,9 +238,13 @@ typedef struct mpk_mean_s8_params {
   int32_t out_strides[MPK_MAX_DIMS];
   int32_t out_size;
   int32_t count;
+  int32_t input_zero_point;
   int32_t output_zero_point;
-  float scale; /* input_scale / output_scale */
-  float bias;  /* -input_zero_point * scale */
+  /* input_scale / output_scale / count as TFLite folds it: the multiplier
+   * of input_scale / output_scale times 2^s, integer-divided by count,
+   * the shift less s (s = min(floor(log2 count), 32, 31 + shift)) */
+  int32_t multiplier;
+  int32_t shift;
 } mpk_mean_s8_params;
 
 typedef struct mpk_mean_f32_params {

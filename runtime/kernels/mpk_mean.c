@@ -4,19 +4,17 @@
  * One pass over the input adds every element into its output's
  * accumulator (output index = sum of coord * out_stride, stride 0 along the
  * reduced axes); a second pass turns sums into means.  For int8 that second
- * pass is TFLite Micro's reference arithmetic, which is float:
- *   out = clamp(round(sum / count * scale + bias) + output_zero_point)
- * with scale = input_scale / output_scale and bias = -input_zp * scale.
- * The product goes through a volatile so that no compiler fuses it with
- * the addition into an FMA: the result must round exactly like the
- * reference on every core.
+ * pass is TFLite Micro's integer arithmetic (QuantizedMeanOrSum):
+ *   out = clamp(MultiplyByQuantizedMultiplier(sum - input_zp * count,
+ *                                             multiplier, shift) + output_zp)
+ * where the multiplier already holds 1 / count (src/lower.c folds it in
+ * as TFLite does).  The subtraction wraps in 32 bits like TFLite's.
  *
  * The int8 accumulators live in the op's scratch (out_size int32s), which
  * is cleared here first: scratch holds garbage on entry.
  */
 #include "mpk.h"
-
-#include <math.h>
+#include "mpk_fixed.h"
 
 static int walk_ok(const int32_t *dims, const int32_t *strides, int32_t out_size) {
   if (out_size < 0) return 0;
@@ -49,20 +47,18 @@ MPK_API int32_t mpk_mean_s8(const mpk_mean_s8_params *p, const int8_t *input, in
                             void *scratch) {
   int32_t *sum = (int32_t *)scratch;
   if (!walk_ok(p->in_dims, p->out_strides, p->out_size) || p->count <= 0 ||
-      (p->out_size > 0 && !sum))
+      (p->out_size > 0 && !sum) || p->shift < -31 || p->shift > 31)
     return MPK_ERR_PARAMS;
   for (int32_t o = 0; o < p->out_size; o++)
     sum[o] = 0;
   const int32_t n = in_count(p->in_dims);
   for (int32_t i = 0; i < n; i++)
     sum[out_index(p->in_dims, p->out_strides, i)] += input[i];
+  const uint32_t offset = (uint32_t)p->input_zero_point * (uint32_t)p->count;
   for (int32_t o = 0; o < p->out_size; o++) {
-    float mean = (float)sum[o] / (float)p->count;
-    volatile float scaled = mean * p->scale;
-    float r = roundf(scaled + p->bias) + (float)p->output_zero_point;
-    if (r > 127.0f) r = 127.0f;
-    if (r < -128.0f) r = -128.0f;
-    output[o] = (int8_t)r;
+    int32_t shifted = (int32_t)((uint32_t)sum[o] - offset);
+    int32_t r = mpk_mbqm(shifted, p->multiplier, p->shift) + p->output_zero_point;
+    output[o] = (int8_t)mpk_clamp_i32(r, -128, 127);
   }
   return MPK_OK;
 }

@@ -16,15 +16,14 @@ static bool is_dir(const char *p) {
   return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static const char *shared_dir(const char *env, const char *sub, bool *warned) {
-  static char buf[2][4096];
-  char *b = buf[!strcmp(sub, "golden")];
+/* b: the caller's static buffer of 4096 bytes */
+static const char *shared_dir(const char *env, const char *sub, bool *warned, char *b) {
   const char *e = getenv(env);
   if (e && *e) {
-    snprintf(b, sizeof buf[0], "%s", e);
+    snprintf(b, 4096, "%s", e);
   } else {
     /* tests run from the repository root */
-    snprintf(b, sizeof buf[0], "../shared/%s", sub);
+    snprintf(b, 4096, "../shared/%s", sub);
   }
   if (is_dir(b)) return b;
   if (!*warned) {
@@ -36,12 +35,20 @@ static const char *shared_dir(const char *env, const char *sub, bool *warned) {
 
 const char *tu_models_dir(void) {
   static bool warned;
-  return shared_dir("MEMPLAN_MODELS", "models", &warned);
+  static char buf[4096];
+  return shared_dir("MEMPLAN_MODELS", "models", &warned, buf);
 }
 
 const char *tu_golden_dir(void) {
   static bool warned;
-  return shared_dir("MEMPLAN_GOLDEN", "golden", &warned);
+  static char buf[4096];
+  return shared_dir("MEMPLAN_GOLDEN", "golden", &warned, buf);
+}
+
+const char *tu_conformance_dir(void) {
+  static bool warned;
+  static char buf[4096];
+  return shared_dir("MEMPLAN_CONFORMANCE", "conformance", &warned, buf);
 }
 
 const char *tu_model_path(const char *name) {

@@ -17,6 +17,9 @@
 const char *tu_models_dir(void);
 /* Same for ../shared/golden ($MEMPLAN_GOLDEN). */
 const char *tu_golden_dir(void);
+/* Same for ../shared/conformance ($MEMPLAN_CONFORMANCE): single-operator
+ * models with TFLM's outputs (see tests/suite_conformance.sh). */
+const char *tu_conformance_dir(void);
 
 /* Path of a shared model by base name ("mlperf_kws_ref_int8"), in a static
  * buffer, or NULL when the folder is absent. */
