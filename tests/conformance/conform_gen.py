@@ -1,0 +1,322 @@
+#!/usr/bin/env python3
+"""conform_gen.py — the conformance suite's generator and judge
+(tests/suite_conformance.sh drives it).
+
+    conform_gen.py generate OUT --corpus DIR --memplan BIN [--jobs N] [--filter REGEX]
+    conform_gen.py summarise OUT
+
+generate: every case of the corpus's manifest.json goes through `memplan
+convert` (its model, the default configuration, a prefix of its own).
+memplan alone decides what it supports: a case whose convert fails with
+"operator N (OP) is not supported" is a listed skip, with the reason memplan
+gave; any other failure of convert is a failure of the suite.  Each module
+written gets its glue (OUT/m/<prefix>/conf_glue.c: the module's sources in
+one translation unit, compiled with its kernels, adapted to conform.h),
+then OUT/build.mk builds one host binary holding every case and Cortex-M55
+images for QEMU's mps3-an547, the cases packed so that each image's
+arenas fit the board's SRAM (scratch) and QSPI (constants).  OUT/cases.json
+records every case's verdict so far.
+
+summarise: reads OUT/cases.json and the run logs (OUT/host.log,
+OUT/m55/*.log) and prints, per (operator, dtype), the cases, how many
+memplan ran, how many matched TFLM on the host and on the target, and how
+many it skipped as unsupported (with memplan's reason); then every failure.
+Exits 1 when any case that memplan converted did not match everywhere it
+ran, or when a convert failed for another reason than an unsupported
+operator.
+"""
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+
+UNSUPPORTED = re.compile(r"error: operator (\d+) \(([A-Za-z0-9_]+)\) is not supported: (.*?)(?:; reads |$)",
+                         re.M)
+DTYPES = {"float32": 0, "int32": 2, "uint8": 3, "int64": 4, "bool": 6, "int16": 7, "int8": 9}
+MEMORIES = ["ITCM", "DTCM", "SRAM", "PSRAM", "MRAM"]
+
+# The an547 image (tests/target/an547.ld): scratch arenas in SRAM (4 MiB),
+# constant blobs in QSPI (8 MiB), 64 spare bytes around each area; module
+# code in ITCM (512 KiB) and tables in SRAMC (2 MiB) with the harness.
+IMAGE_SCRATCH = 4 * 1024 * 1024 - 4096
+IMAGE_CONST = 8 * 1024 * 1024 - 4096
+IMAGE_CASES = 160  # code and tables of a module: under 2 KiB each
+
+
+def die(msg):
+    sys.exit("conform_gen: " + msg)
+
+
+def convert(memplan, corpus, out, case, prefix):
+    """Run memplan convert on one case: (verdict, detail)."""
+    mdir = os.path.join(out, "m", prefix)
+    cmd = [memplan, "convert", os.path.join(corpus, case["folder"], "model.tflite"),
+           "--module.path", mdir, "--module.prefix", prefix, "--verbose", "0",
+           "--memory.dump-residency-json"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    text = p.stdout + p.stderr
+    m = UNSUPPORTED.search(text)
+    if p.returncode == 1 and m:
+        if os.path.exists(mdir):
+            return "convert-failed", "convert refused the model but wrote %s" % mdir
+        return "unsupported", "%s: %s" % (m.group(2), m.group(3))
+    if p.returncode != 0:
+        lines = [l for l in text.splitlines() if "error" in l] or text.splitlines()[-1:]
+        return "convert-failed", "memplan convert exited %d: %s" % (p.returncode, " | ".join(lines[:3]))
+    return "ran", ""
+
+
+def regions_of(mdir, prefix):
+    rep = json.load(open(os.path.join(mdir, prefix + "_residency.json")))
+    regions, scratch, const = [], 0, 0
+    n = len(rep["arenas"])
+    for a in rep["arenas"]:
+        kind = {"scratch": 0, "persistent": 1}.get(a["role"], 2 if a.get("staged") else 3)
+        regions.append((a["region_id"], a["size"], kind))
+        if kind == 3:
+            const += a["size"] + a["alignment"]
+        else:
+            scratch += a["size"] + a["alignment"]
+    k = n
+    for a in rep["arenas"]:  # the staged sources come last, in arena order
+        if a.get("staged"):
+            regions.append((k, a["size"], 3))
+            const += a["size"] + a["alignment"]
+            k += 1
+    return regions, scratch, const
+
+
+def write_glue(mdir, prefix, case, regions):
+    up = prefix.upper()
+    out_dtypes = []
+    for t in case["outputs"]:
+        if t["dtype"] not in DTYPES:
+            die("%s: output dtype %s" % (case["folder"], t["dtype"]))
+        out_dtypes.append(str(DTYPES[t["dtype"]]))
+    g = []
+    g.append("/* Conformance glue of %s (%s), written by tests/conformance/conform_gen.py. */"
+             % (prefix, case["folder"]))
+    g.append("#ifdef CONF_TARGET /* arenas where the an547 image has room (an547.ld) */")
+    for mem in MEMORIES:
+        g.append('#define %s_PUT_IN_%s __attribute__((section(".bss.mp_sram")))' % (up, mem))
+        g.append('#define %s_PUT_CONST_IN_%s __attribute__((section(".rodata.mp_mram")))' % (up, mem))
+    g.append("#endif")
+    g.append('#include "src/%s_model.c"' % prefix)
+    g.append('#include "src/%s_arenas.c"' % prefix)
+    g.append('#include "conform.h"\n')
+    g.append("typedef char %s_conf_io[(%s_NUM_INPUTS == %du && %s_NUM_OUTPUTS == %du) ? 1 : -1];"
+             % (prefix, up, len(case["inputs"]), up, len(case["outputs"])))
+    g.append("static %s_model_context_t %s_conf_ctx;" % (prefix, prefix))
+    g.append("static int32_t %s_conf_init(void) {\n  %s_model_context_t c = %s_MODEL_CONTEXT_INIT;\n"
+             "  %s_conf_ctx = c;\n  return %s_model_init(&%s_conf_ctx);\n}"
+             % (prefix, prefix, up, prefix, prefix, prefix))
+    g.append("static int32_t %s_conf_run(void) { return %s_model_run(&%s_conf_ctx); }"
+             % (prefix, prefix, prefix))
+    g.append("static int32_t %s_conf_failed_op(void) { return %s_conf_ctx.failed_op; }"
+             % (prefix, prefix))
+    g.append("static void *%s_conf_io_of(int output, uint32_t i, size_t *size) {\n"
+             "  %s_io_t *x = output ? &%s_conf_ctx.outputs[i] : &%s_conf_ctx.inputs[i];\n"
+             "  *size = x->size;\n  return x->data;\n}" % (prefix, prefix, prefix, prefix))
+    g.append("static void *%s_conf_base(uint32_t r) { return %s_arena_buffer((%s_arena_region_t)r); }"
+             % (prefix, prefix, prefix))
+    g.append("static const conf_region %s_conf_regions[] = {%s};" % (
+        prefix, ", ".join("{%du, %du, %d}" % r for r in regions)))
+    g.append("static const uint8_t %s_conf_dtypes[] = {%s};" % (prefix, ", ".join(out_dtypes)))
+    g.append("const conf_case conf_case_%s = {\n    \"%s\", %du, %du, %s_conf_dtypes, %du, %s_conf_regions,\n"
+             "    %s_conf_init, %s_conf_run, %s_conf_failed_op, %s_conf_io_of, %s_conf_base, %s_status_str};"
+             % (prefix, case["folder"], len(case["inputs"]), len(case["outputs"]), prefix, len(regions),
+                prefix, prefix, prefix, prefix, prefix, prefix, prefix))
+    with open(os.path.join(mdir, "conf_glue.c"), "w") as f:
+        f.write("\n".join(g) + "\n")
+
+
+def write_registry(path, prefixes, root):
+    lines = ['#include "conform.h"\n', "const char conf_root[] = \"%s\";" % root]
+    lines += ["extern const conf_case conf_case_%s;" % p for p in prefixes]
+    lines.append("const conf_case *const conf_cases[] = {")
+    lines += ["    &conf_case_%s," % p for p in prefixes]
+    lines.append("    NULL};")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def generate(args):
+    out, corpus, memplan = args["out"], args["corpus"], args["memplan"]
+    corpus = os.path.abspath(corpus)
+    manifest = json.load(open(os.path.join(corpus, "manifest.json")))
+    cases = manifest["cases"]
+    filt = re.compile(args.get("filter") or "")
+    todo = []
+    for i, c in enumerate(cases):
+        c["prefix"] = "cf%d" % i
+        if filt.search(c["folder"]):
+            todo.append(c)
+    os.makedirs(os.path.join(out, "m"), exist_ok=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=int(args.get("jobs") or 2)) as ex:
+        verdicts = list(ex.map(lambda c: convert(memplan, corpus, out, c, c["prefix"]), todo))
+    ran, images = [], []
+    cur = None
+    for c, (verdict, detail) in zip(todo, verdicts):
+        c["verdict"], c["detail"] = verdict, detail
+        if verdict != "ran":
+            continue
+        mdir = os.path.join(out, "m", c["prefix"])
+        regions, scratch, const = regions_of(mdir, c["prefix"])
+        if scratch > IMAGE_SCRATCH or const > IMAGE_CONST:
+            c["verdict"], c["detail"] = "too-big", "its arenas do not fit the an547 image"
+            continue
+        write_glue(mdir, c["prefix"], c, regions)
+        ran.append(c)
+        if (cur is None or cur["scratch"] + scratch > IMAGE_SCRATCH or cur["const"] + const > IMAGE_CONST
+                or len(cur["cases"]) == IMAGE_CASES):
+            cur = {"scratch": 0, "const": 0, "cases": []}
+            images.append(cur)
+        cur["scratch"] += scratch
+        cur["const"] += const
+        cur["cases"].append(c["prefix"])
+        c["image"] = len(images) - 1
+    write_registry(os.path.join(out, "registry_host.c"), [c["prefix"] for c in ran], corpus)
+    for k, im in enumerate(images):
+        write_registry(os.path.join(out, "registry_m55_%d.c" % k), im["cases"], corpus)
+    kdir = os.path.join(out, "m", ran[0]["prefix"], "kernels") if ran else ""
+    kernels = sorted(f[:-2] for f in os.listdir(kdir) if f.endswith(".c")) if ran else []
+    mk = ["# conformance build, written by tests/conformance/conform_gen.py", "O := " + os.path.abspath(out),
+          "KDIR := " + kdir, ""]
+    mk.append("HOST_KOBJS := " + " ".join("$(O)/host/k_%s.o" % k for k in kernels))
+    mk.append("M55_KOBJS := " + " ".join("$(O)/m55/k_%s.o" % k for k in kernels))
+    mk.append("$(O)/host/k_%.o: $(KDIR)/%.c\n\t@mkdir -p $(dir $@)\n\t$(HOST_CC) $(HOST_KCFLAGS) -c $< -o $@")
+    mk.append("$(O)/m55/k_%.o: $(KDIR)/%.c\n\t@mkdir -p $(dir $@)\n\t$(ARM_CC) $(M55_CFLAGS) -c $< -o $@")
+    glue_flags = "-I$(O)/m/%s/include -I$(KDIR) -I$(CONF_DIR) -D%s_WITH_KERNELS=1"
+    for c in ran:
+        p = c["prefix"]
+        mk.append("$(O)/host/%s.o: $(O)/m/%s/conf_glue.c\n\t@mkdir -p $(dir $@)\n\t$(HOST_CC) $(HOST_CFLAGS) %s -c $< -o $@"
+                  % (p, p, glue_flags % (p, p.upper())))
+        mk.append("$(O)/m55/%s.o: $(O)/m/%s/conf_glue.c\n\t@mkdir -p $(dir $@)\n\t$(ARM_CC) $(M55_CFLAGS) -DCONF_TARGET %s -c $< -o $@"
+                  % (p, p, glue_flags % (p, p.upper())))
+    mk.append("HOST_OBJS := " + " ".join("$(O)/host/%s.o" % c["prefix"] for c in ran))
+    mk.append("$(O)/host/registry.o: $(O)/registry_host.c\n\t$(HOST_CC) $(HOST_CFLAGS) -I$(CONF_DIR) -c $< -o $@")
+    mk.append("$(O)/host/conform: $(HOST_OBJS) $(HOST_KOBJS) $(O)/host/registry.o $(HOST_SUPPORT)\n"
+              "\t$(HOST_CC) $(HOST_LDFLAGS) $^ -lm -o $@")
+    elfs = []
+    for k, im in enumerate(images):
+        objs = " ".join("$(O)/m55/%s.o" % p for p in im["cases"])
+        mk.append("$(O)/m55/registry_%d.o: $(O)/registry_m55_%d.c\n\t$(ARM_CC) $(M55_CFLAGS) -I$(CONF_DIR) -c $< -o $@"
+                  % (k, k))
+        mk.append("$(O)/m55/img%d.elf: %s $(O)/m55/registry_%d.o $(M55_KOBJS) $(M55_SUPPORT)\n"
+                  "\t$(ARM_CC) $(M55_LDFLAGS) $^ $(M55_LIBS) -o $@" % (k, objs, k))
+        elfs.append("$(O)/m55/img%d.elf" % k)
+    mk.append("IMAGES := " + " ".join(elfs))
+    mk.append("host: $(O)/host/conform\nimages: $(IMAGES)\n.PHONY: host images")
+    with open(os.path.join(out, "build.mk"), "w") as f:
+        f.write("\n".join(mk) + "\n")
+    with open(os.path.join(out, "images.txt"), "w") as f:
+        f.write("".join("img%d %d\n" % (k, len(im["cases"])) for k, im in enumerate(images)))
+    keep = ("folder", "op", "dtype", "prefix", "verdict", "detail", "image")
+    json.dump([{k: c[k] for k in keep if k in c} for c in todo], open(os.path.join(out, "cases.json"), "w"),
+              indent=0)
+    n_uns = sum(c["verdict"] == "unsupported" for c in todo)
+    print("conform_gen: %d cases, %d converted, %d unsupported, %d convert failures, %d target images"
+          % (len(todo), len(ran), n_uns, len(todo) - len(ran) - n_uns, len(images)))
+
+
+def results(log):
+    """folder -> (passed, detail), from one log."""
+    got = {}
+    if not os.path.exists(log):
+        return got
+    for line in open(log, errors="replace"):
+        m = re.match(r"CONF (PASS|FAIL) ([^\s:]+):? ?(.*)$", line.rstrip("\n"))
+        if m:
+            got.setdefault(m.group(2), (m.group(1) == "PASS", m.group(3)))
+    return got
+
+
+def summarise(args):
+    out = args["out"]
+    cases = json.load(open(os.path.join(out, "cases.json")))
+    host = results(os.path.join(out, "host.log"))
+    m55_dir = os.path.join(out, "m55")
+    have_m55 = os.path.exists(os.path.join(out, "images.txt")) and os.path.isdir(m55_dir) and any(
+        f.endswith(".log") for f in os.listdir(m55_dir))
+    m55 = {}
+    if have_m55:
+        for f in sorted(os.listdir(m55_dir)):
+            if f.endswith(".log"):
+                m55.update(results(os.path.join(m55_dir, f)))
+    rows, order, failures, skips = {}, [], [], {}
+    for c in cases:
+        key = (c["op"], c["dtype"])
+        if key not in rows:
+            rows[key] = dict(cases=0, ran=0, host=0, m55=0, skipped=0, inexact=0)
+            order.append(key)
+        r = rows[key]
+        r["cases"] += 1
+        if c["verdict"] == "unsupported":
+            r["skipped"] += 1
+            skips.setdefault(key, {}).setdefault(c["detail"], []).append(c["folder"])
+            continue
+        if c["verdict"] != "ran":
+            failures.append("%s: %s" % (c["folder"], c["detail"]))
+            continue
+        r["ran"] += 1
+        inexact = False
+        for where, name in ((host, "host"), (m55, "m55")):
+            if name == "m55" and not have_m55:
+                continue
+            passed, detail = where.get(c["folder"], (False, "no result (the run stopped before it)"))
+            if passed:
+                r[name] += 1
+                inexact |= detail != ""
+            else:
+                failures.append("%s (%s): %s" % (c["folder"], name, detail))
+        r["inexact"] += inexact
+    w = max([len("%s %s" % k) for k in order] + [20])
+    print("%-*s %6s %6s %8s %8s %8s %8s" % (w, "operator dtype", "cases", "ran", "host ok",
+                                            "m55 ok" if have_m55 else "m55", "skipped", "inexact"))
+    tot = dict(cases=0, ran=0, host=0, m55=0, skipped=0, inexact=0)
+    for key in order:
+        r = rows[key]
+        for k in tot:
+            tot[k] += r[k]
+        print("%-*s %6d %6d %8d %8s %8d %8d" % (w, "%s %s" % key, r["cases"], r["ran"], r["host"],
+                                                r["m55"] if have_m55 else "-", r["skipped"], r["inexact"]))
+    print("%-*s %6d %6d %8d %8s %8d %8d" % (w, "total", tot["cases"], tot["ran"], tot["host"],
+                                            tot["m55"] if have_m55 else "-", tot["skipped"], tot["inexact"]))
+    print("(inexact: float32 cases that matched within the tolerance, not bit for bit, somewhere)")
+    print("\nskipped as unsupported (memplan convert's reason, first unsupported operator):")
+    for key in order:
+        for reason, folders in sorted(skips.get(key, {}).items()):
+            print("  %s %s: %d x %s" % (key[0], key[1], len(folders), reason))
+    if failures:
+        print("\n%d failures:" % len(failures))
+        for f in failures:
+            print("  FAIL " + f)
+        return 1
+    print("\nconformance: %d of %d converted cases match TFLM on the host%s; %d skipped as unsupported"
+          % (tot["host"], tot["ran"], " and on the Cortex-M55" if have_m55 else "", tot["skipped"]))
+    return 0
+
+
+def main(argv):
+    if len(argv) < 3 or argv[1] not in ("generate", "summarise"):
+        die(__doc__.split("\n\n")[1])
+    args = {"out": argv[2]}
+    i = 3
+    while i < len(argv):
+        if not argv[i].startswith("--") or i + 1 >= len(argv):
+            die("bad argument " + argv[i])
+        args[argv[i][2:]] = argv[i + 1]
+        i += 2
+    if argv[1] == "generate":
+        for k in ("corpus", "memplan"):
+            if k not in args:
+                die("generate needs --" + k)
+        generate(args)
+        return 0
+    return summarise(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# suite_conformance.sh — every case of the conformance corpus
+# (../shared/conformance, $MEMPLAN_CONFORMANCE: single-operator models and
+# small graphs with TensorFlow Lite Micro's outputs) whose operators memplan
+# supports runs through `memplan convert` and the emitted module, on the
+# host (ASan + UBSan) and on the emulated Cortex-M55 (qemu mps3-an547), on
+# arenas pre-filled with garbage.  Integer outputs must equal TFLM's bit
+# for bit; float32 outputs within 1e-6 + 1e-5 * |TFLM| (conform.h).
+#
+#  1. tests/conformance/conform_gen.py converts every case; memplan alone
+#     decides what it supports (convert refusing an operator as
+#     unsupported is a listed skip), so a new kernel's cases run as soon as
+#     convert accepts them; any other convert failure fails the suite;
+#  2. one make, on both cores: one host binary with every case's module
+#     (gcc -Wall -Wextra -Werror, ASan + UBSan; kernels -O1) and Cortex-M55
+#     images (-O2, hard float, kernels compiled once), the cases packed by
+#     arena size; the modules are the sources convert wrote, unchanged;
+#  3. the host binary and every image on qemu-system-arm, both cores busy;
+#     the runs read the corpus files (the target through semihosting);
+#  4. the table: per (operator, dtype) the cases, how many ran, matched on
+#     the host and on the M55, and were skipped as unsupported, then
+#     memplan's reason for every skip and every failure.
+# CONFORMANCE_FILTER (a regular expression on the case folder, e.g.
+# '^mean_int8/') runs a part of the corpus.  Skips with a NOTICE when the
+# corpus is absent; the target part with a NOTICE when the cross toolchain
+# or QEMU is missing.  Every step prints its elapsed time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+MODE=${MODE:-asan}
+BUILD=$ROOT/build/$MODE
+JOBS=${JOBS:-2}
+CORPUS=${MEMPLAN_CONFORMANCE:-../shared/conformance}
+start=$(date +%s)
+stamp() { echo "[$(( $(date +%s) - start ))s] $*"; }
+
+if [ ! -f "$CORPUS/manifest.json" ]; then
+  echo "NOTICE: $CORPUS is absent; the conformance suite is skipped"
+  exit 0
+fi
+[ -x "$BUILD/memplan" ] || { echo "missing $BUILD/memplan: run 'make MODE=$MODE tests' first"; exit 1; }
+OUT=$(mktemp -d "$BUILD/conformance.XXXXXX")
+trap 'status=$?; if [ $status = 0 ] && [ -z "${CONFORMANCE_KEEP:-}" ]; then rm -rf "$OUT"; else echo "conformance artifacts: $OUT"; fi' EXIT
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+# ---- 1. convert every case ---------------------------------------------------
+python3 tests/conformance/conform_gen.py generate "$OUT" --corpus "$CORPUS" --memplan "$BUILD/memplan" \
+  --jobs "$JOBS" --filter "${CONFORMANCE_FILTER:-}"
+stamp "converted"
+
+# ---- 2. build ------------------------------------------------------------------
+WARN="-Wall -Wextra -Werror"
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+CONF=$ROOT/tests/conformance
+HOST_CFLAGS="-std=c99 $WARN -O0 -g $SAN"
+cc $HOST_CFLAGS -c "$CONF/conform.c" -o "$OUT/conform.o"
+cc $HOST_CFLAGS -c "$CONF/conform_main.c" -o "$OUT/conform_main.o"
+have_arm=1
+for tool in arm-none-eabi-gcc qemu-system-arm; do command -v $tool >/dev/null || have_arm=0; done
+M55_CFLAGS="-std=c99 $WARN -O2 -mcpu=cortex-m55 -mthumb -mfloat-abi=hard -ffunction-sections -fdata-sections"
+M55_LDFLAGS="-mcpu=cortex-m55 -mthumb -mfloat-abi=hard -nostartfiles --specs=nano.specs --specs=nosys.specs \
+  -T tests/target/an547.ld -Wl,--gc-sections -Wl,--no-warn-rwx-segments -Wl,-u,_printf_float"
+MAKEVARS=(-f "$OUT/build.mk" -j"$JOBS" CONF_DIR="$CONF" HOST_CC=cc HOST_CFLAGS="$HOST_CFLAGS"
+  HOST_KCFLAGS="-std=c99 $WARN -O1 -g $SAN" HOST_LDFLAGS="$SAN"
+  HOST_SUPPORT="$OUT/conform.o $OUT/conform_main.o"
+  ARM_CC=arm-none-eabi-gcc M55_CFLAGS="$M55_CFLAGS" M55_LDFLAGS="$M55_LDFLAGS" M55_LIBS="-lm -lc -lnosys"
+  M55_SUPPORT="$OUT/m55/startup.o $OUT/m55/semihost.o $OUT/m55/conform.o $OUT/m55/conform_main.o")
+targets=host
+if [ $have_arm = 1 ]; then
+  mkdir -p "$OUT/m55"
+  for f in tests/target/startup.c tests/target/semihost.c "$CONF/conform.c"; do
+    arm-none-eabi-gcc $M55_CFLAGS -Itests/target -c "$f" -o "$OUT/m55/$(basename "${f%.c}").o"
+  done
+  arm-none-eabi-gcc $M55_CFLAGS -DCONF_TARGET -Itests/target -c "$CONF/conform_main.c" \
+    -o "$OUT/m55/conform_main.o"
+  targets="host images"
+else
+  echo "NOTICE: arm-none-eabi-gcc or qemu-system-arm is absent: the Cortex-M55 runs are skipped"
+fi
+make -s "${MAKEVARS[@]}" $targets
+n_images=$(wc -l < "$OUT/images.txt")
+stamp "built: the host binary$( [ $have_arm = 1 ] && echo " and $n_images Cortex-M55 images")"
+
+# ---- 3. run, both cores busy ---------------------------------------------------
+run_job() {
+  local kind=$1 arg=$2 log=$3 rc=0
+  case $kind in
+    host) "$arg" > "$log" 2>&1 || rc=$? ;;
+    qemu) timeout 300 qemu-system-arm -M mps3-an547 -nographic -semihosting -kernel "$arg" \
+            > "$log" 2>&1 || rc=$? ;;
+  esac
+  echo "exit $rc" >> "$log"
+}
+export -f run_job
+{
+  [ $have_arm = 1 ] && for k in $(cut -d' ' -f1 "$OUT/images.txt"); do echo "qemu $OUT/m55/$k.elf $OUT/m55/$k.log"; done
+  echo "host $OUT/host/conform $OUT/host.log"
+} > "$OUT/jobs.txt"
+xargs -P "$JOBS" -L 1 bash -c 'run_job "$@"' _ < "$OUT/jobs.txt"
+stamp "ran the host binary$( [ $have_arm = 1 ] && echo " and $n_images images on qemu mps3-an547")"
+# a run that crashed or was cut short shows in its log's tail
+for log in "$OUT/host.log" $( [ $have_arm = 1 ] && ls "$OUT"/m55/*.log); do
+  grep -q '^exit 0$' "$log" || { echo "--- $(basename "$log"):"; grep -v '^CONF PASS' "$log" | tail -n 15; }
+done
+
+# ---- 4. the table ----------------------------------------------------------------
+python3 tests/conformance/conform_gen.py summarise "$OUT"
+stamp "conformance suite done"
