@@ -14,6 +14,8 @@
  */
 #include "conform.h"
 
+#include "../emit/garbage.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,12 +45,7 @@ static void fill(const conf_case *c, unsigned kinds, uint32_t seed) {
     const conf_region *g = &c->regions[r];
     uint8_t *base = c->region_base(g->id);
     if (!(kinds & (1u << g->kind)) || !base) continue;
-    for (uint32_t i = 0; i < g->size; i++) {
-      x ^= x << 13;
-      x ^= x >> 17;
-      x ^= x << 5;
-      base[i] = (uint8_t)(x >> 8);
-    }
+    garbage_fill(base, g->size, &x);
   }
 }
 

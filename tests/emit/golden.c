@@ -31,6 +31,7 @@
  */
 #include "golden.h"
 
+#include "garbage.h"
 #include "probe.h"
 
 #include <stdarg.h>
@@ -122,12 +123,7 @@ static void fill(const golden_module *m, unsigned kinds, uint32_t seed) {
       memset(base, 0, g->size);
       continue;
     }
-    for (uint32_t i = 0; i < g->size; i++) {
-      x ^= x << 13;
-      x ^= x >> 17;
-      x ^= x << 5;
-      base[i] = (uint8_t)(x >> 8);
-    }
+    garbage_fill(base, g->size, &x);
   }
 }
 
