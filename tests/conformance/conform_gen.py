@@ -68,6 +68,13 @@ def convert(memplan, corpus, out, case, prefix):
     return "ran", ""
 
 
+def io_counts(mdir, prefix):
+    """(inputs, outputs) of the module, from its header."""
+    text = open(os.path.join(mdir, "include", prefix + "_model.h")).read()
+    n = [re.search(r"#define %s_NUM_%s (\d+)u" % (prefix.upper(), k), text) for k in ("INPUTS", "OUTPUTS")]
+    return tuple(int(m.group(1)) if m else -1 for m in n)
+
+
 def regions_of(mdir, prefix):
     rep = json.load(open(os.path.join(mdir, prefix + "_residency.json")))
     regions, scratch, const = [], 0, 0
@@ -163,6 +170,12 @@ def generate(args):
         if verdict != "ran":
             continue
         mdir = os.path.join(out, "m", c["prefix"])
+        io = io_counts(mdir, c["prefix"])
+        if io != (len(c["inputs"]), len(c["outputs"])):
+            c["verdict"], c["detail"] = "convert-failed", (
+                "the module has %d inputs and %d outputs, the case %d and %d"
+                % (io + (len(c["inputs"]), len(c["outputs"]))))
+            continue
         regions, scratch, const = regions_of(mdir, c["prefix"])
         if scratch > IMAGE_SCRATCH or const > IMAGE_CONST:
             c["verdict"], c["detail"] = "too-big", "its arenas do not fit the an547 image"
