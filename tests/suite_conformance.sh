@@ -11,10 +11,14 @@
 #     decides what it supports (convert refusing an operator as
 #     unsupported is a listed skip), so a new kernel's cases run as soon as
 #     convert accepts them; any other convert failure fails the suite;
-#  2. one make, on both cores: one host binary with every case's module
-#     (gcc -Wall -Wextra -Werror, ASan + UBSan; kernels -O1) and Cortex-M55
-#     images (-O2, hard float, kernels compiled once), the cases packed by
-#     arena size; the modules are the sources convert wrote, unchanged;
+#     each case convert accepts is converted once more with
+#     --module.target cortex-m55 ($CONFORMANCE_TARGET) for the target runs,
+#     the kernels a firmware engineer gets for that core (Helium paths);
+#  2. one make, on both cores: one host binary with every case's default
+#     (generic) module (gcc -Wall -Wextra -Werror, ASan + UBSan; kernels
+#     -O1) and Cortex-M55 images of the cortex-m55 modules (-O2, hard
+#     float, MVE; kernels compiled once), the cases packed by arena size;
+#     the modules are the sources convert wrote, unchanged;
 #  3. the host binary and every image on qemu-system-arm, both cores busy;
 #     the runs read the corpus files (the target through semihosting);
 #  4. the table: per (operator, dtype) the cases, how many ran, matched on
@@ -44,10 +48,15 @@ trap 'status=$?; if [ $status = 0 ] && [ -z "${CONFORMANCE_KEEP:-}" ]; then rm -
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
+have_arm=1
+for tool in arm-none-eabi-gcc qemu-system-arm; do command -v $tool >/dev/null || have_arm=0; done
+TARGET=${CONFORMANCE_TARGET:-cortex-m55}
+[ $have_arm = 1 ] || TARGET=generic
+
 # ---- 1. convert every case ---------------------------------------------------
 python3 tests/conformance/conform_gen.py generate "$OUT" --corpus "$CORPUS" --memplan "$BUILD/memplan" \
-  --jobs "$JOBS" --filter "${CONFORMANCE_FILTER:-}"
-stamp "converted"
+  --jobs "$JOBS" --filter "${CONFORMANCE_FILTER:-}" --target "$TARGET"
+stamp "converted (the host's modules for the generic target, the Cortex-M55's for $TARGET)"
 
 # ---- 2. build ------------------------------------------------------------------
 WARN="-Wall -Wextra -Werror"
@@ -56,8 +65,6 @@ CONF=$ROOT/tests/conformance
 HOST_CFLAGS="-std=c99 $WARN -O0 -g $SAN"
 cc $HOST_CFLAGS -c "$CONF/conform.c" -o "$OUT/conform.o"
 cc $HOST_CFLAGS -c "$CONF/conform_main.c" -o "$OUT/conform_main.o"
-have_arm=1
-for tool in arm-none-eabi-gcc qemu-system-arm; do command -v $tool >/dev/null || have_arm=0; done
 M55_CFLAGS="-std=c99 $WARN -O2 -mcpu=cortex-m55 -mthumb -mfloat-abi=hard -ffunction-sections -fdata-sections"
 M55_LDFLAGS="-mcpu=cortex-m55 -mthumb -mfloat-abi=hard -nostartfiles --specs=nano.specs --specs=nosys.specs \
   -T tests/target/an547.ld -Wl,--gc-sections -Wl,--no-warn-rwx-segments -Wl,-u,_printf_float"

@@ -3,14 +3,18 @@
 (tests/suite_conformance.sh drives it).
 
     conform_gen.py generate OUT --corpus DIR --memplan BIN [--jobs N] [--filter REGEX]
+                            [--target CORE]
     conform_gen.py summarise OUT
 
 generate: every case of the corpus's manifest.json goes through `memplan
 convert` (its model, the default configuration, a prefix of its own).
 memplan alone decides what it supports: a case whose convert fails with
 "operator N (OP) is not supported" is a listed skip, with the reason memplan
-gave; any other failure of convert is a failure of the suite.  Each module
-written gets its glue (OUT/m/<prefix>/conf_glue.c: the module's sources in
+gave; any other failure of convert is a failure of the suite.  A case
+convert accepts is converted a second time with --module.target CORE
+(cortex-m55 from the suite: the kernels a firmware engineer gets for that
+core) for the Cortex-M55 images; the host runs the default (generic)
+module.  Each module written gets its glue (OUT/m/<prefix>/conf_glue.c: the module's sources in
 one translation unit, compiled with its kernels, adapted to conform.h),
 then OUT/build.mk builds one host binary holding every case and Cortex-M55
 images for QEMU's mps3-an547, the cases packed so that each image's
@@ -49,12 +53,11 @@ def die(msg):
     sys.exit("conform_gen: " + msg)
 
 
-def convert(memplan, corpus, out, case, prefix):
-    """Run memplan convert on one case: (verdict, detail)."""
-    mdir = os.path.join(out, "m", prefix)
+def convert(memplan, corpus, mdir, case, prefix, extra=()):
+    """Run memplan convert on one case into mdir: (verdict, detail)."""
     cmd = [memplan, "convert", os.path.join(corpus, case["folder"], "model.tflite"),
            "--module.path", mdir, "--module.prefix", prefix, "--verbose", "0",
-           "--memory.dump-residency-json"]
+           "--memory.dump-residency-json"] + list(extra)
     p = subprocess.run(cmd, capture_output=True, text=True)
     text = p.stdout + p.stderr
     m = UNSUPPORTED.search(text)
@@ -66,6 +69,19 @@ def convert(memplan, corpus, out, case, prefix):
         lines = [l for l in text.splitlines() if "error" in l] or text.splitlines()[-1:]
         return "convert-failed", "memplan convert exited %d: %s" % (p.returncode, " | ".join(lines[:3]))
     return "ran", ""
+
+
+def convert_both(memplan, corpus, out, case, target):
+    """The host's module (the default target) in OUT/m/<prefix>, and the
+    Cortex-M55's (--module.target target) in OUT/t/<prefix>."""
+    p = case["prefix"]
+    verdict = convert(memplan, corpus, os.path.join(out, "m", p), case, p)
+    if verdict[0] != "ran" or target == "generic":
+        return verdict
+    v, detail = convert(memplan, corpus, os.path.join(out, "t", p), case, p, ["--module.target", target])
+    if v != "ran":
+        return "convert-failed", "with --module.target %s (the default target converts): %s" % (target, detail)
+    return verdict
 
 
 def io_counts(mdir, prefix):
@@ -160,27 +176,33 @@ def generate(args):
         c["prefix"] = "cf%d" % i
         if filt.search(c["folder"]):
             todo.append(c)
+    target = args.get("target") or "generic"
     os.makedirs(os.path.join(out, "m"), exist_ok=True)
     with concurrent.futures.ThreadPoolExecutor(max_workers=int(args.get("jobs") or 2)) as ex:
-        verdicts = list(ex.map(lambda c: convert(memplan, corpus, out, c, c["prefix"]), todo))
+        verdicts = list(ex.map(lambda c: convert_both(memplan, corpus, out, c, target), todo))
+    tsub = "m" if target == "generic" else "t"
     ran, images = [], []
     cur = None
     for c, (verdict, detail) in zip(todo, verdicts):
         c["verdict"], c["detail"] = verdict, detail
         if verdict != "ran":
             continue
-        mdir = os.path.join(out, "m", c["prefix"])
-        io = io_counts(mdir, c["prefix"])
-        if io != (len(c["inputs"]), len(c["outputs"])):
+        p = c["prefix"]
+        mdir, tdir = os.path.join(out, "m", p), os.path.join(out, tsub, p)
+        bad = [d for d in (mdir, tdir) if io_counts(d, p) != (len(c["inputs"]), len(c["outputs"]))]
+        if bad:
             c["verdict"], c["detail"] = "convert-failed", (
-                "the module has %d inputs and %d outputs, the case %d and %d"
-                % (io + (len(c["inputs"]), len(c["outputs"]))))
+                "the module in %s has %d inputs and %d outputs, the case %d and %d"
+                % ((bad[0],) + io_counts(bad[0], p) + (len(c["inputs"]), len(c["outputs"]))))
             continue
-        regions, scratch, const = regions_of(mdir, c["prefix"])
+        regions, _, _ = regions_of(mdir, p)
+        tregions, scratch, const = regions_of(tdir, p)
         if scratch > IMAGE_SCRATCH or const > IMAGE_CONST:
             c["verdict"], c["detail"] = "too-big", "its arenas do not fit the an547 image"
             continue
-        write_glue(mdir, c["prefix"], c, regions)
+        write_glue(mdir, p, c, regions)
+        if tdir != mdir:
+            write_glue(tdir, p, c, tregions)
         ran.append(c)
         if (cur is None or cur["scratch"] + scratch > IMAGE_SCRATCH or cur["const"] + const > IMAGE_CONST
                 or len(cur["cases"]) == IMAGE_CASES):
@@ -188,26 +210,28 @@ def generate(args):
             images.append(cur)
         cur["scratch"] += scratch
         cur["const"] += const
-        cur["cases"].append(c["prefix"])
+        cur["cases"].append(p)
         c["image"] = len(images) - 1
     write_registry(os.path.join(out, "registry_host.c"), [c["prefix"] for c in ran], corpus)
     for k, im in enumerate(images):
         write_registry(os.path.join(out, "registry_m55_%d.c" % k), im["cases"], corpus)
     kdir = os.path.join(out, "m", ran[0]["prefix"], "kernels") if ran else ""
+    tkdir = os.path.join(out, tsub, ran[0]["prefix"], "kernels") if ran else ""
     kernels = sorted(f[:-2] for f in os.listdir(kdir) if f.endswith(".c")) if ran else []
+    tkernels = sorted(f[:-2] for f in os.listdir(tkdir) if f.endswith(".c")) if ran else []
     mk = ["# conformance build, written by tests/conformance/conform_gen.py", "O := " + os.path.abspath(out),
-          "KDIR := " + kdir, ""]
+          "KDIR := " + kdir, "TKDIR := " + tkdir, ""]
     mk.append("HOST_KOBJS := " + " ".join("$(O)/host/k_%s.o" % k for k in kernels))
-    mk.append("M55_KOBJS := " + " ".join("$(O)/m55/k_%s.o" % k for k in kernels))
+    mk.append("M55_KOBJS := " + " ".join("$(O)/m55/k_%s.o" % k for k in tkernels))
     mk.append("$(O)/host/k_%.o: $(KDIR)/%.c\n\t@mkdir -p $(dir $@)\n\t$(HOST_CC) $(HOST_KCFLAGS) -c $< -o $@")
-    mk.append("$(O)/m55/k_%.o: $(KDIR)/%.c\n\t@mkdir -p $(dir $@)\n\t$(ARM_CC) $(M55_CFLAGS) -c $< -o $@")
-    glue_flags = "-I$(O)/m/%s/include -I$(KDIR) -I$(CONF_DIR) -D%s_WITH_KERNELS=1"
+    mk.append("$(O)/m55/k_%.o: $(TKDIR)/%.c\n\t@mkdir -p $(dir $@)\n\t$(ARM_CC) $(M55_CFLAGS) -c $< -o $@")
+    glue_flags = "-I$(O)/%s/%s/include -I%s -I$(CONF_DIR) -D%s_WITH_KERNELS=1"
     for c in ran:
         p = c["prefix"]
         mk.append("$(O)/host/%s.o: $(O)/m/%s/conf_glue.c\n\t@mkdir -p $(dir $@)\n\t$(HOST_CC) $(HOST_CFLAGS) %s -c $< -o $@"
-                  % (p, p, glue_flags % (p, p.upper())))
-        mk.append("$(O)/m55/%s.o: $(O)/m/%s/conf_glue.c\n\t@mkdir -p $(dir $@)\n\t$(ARM_CC) $(M55_CFLAGS) -DCONF_TARGET %s -c $< -o $@"
-                  % (p, p, glue_flags % (p, p.upper())))
+                  % (p, p, glue_flags % ("m", p, "$(KDIR)", p.upper())))
+        mk.append("$(O)/m55/%s.o: $(O)/%s/%s/conf_glue.c\n\t@mkdir -p $(dir $@)\n\t$(ARM_CC) $(M55_CFLAGS) -DCONF_TARGET %s -c $< -o $@"
+                  % (p, tsub, p, glue_flags % (tsub, p, "$(TKDIR)", p.upper())))
     mk.append("HOST_OBJS := " + " ".join("$(O)/host/%s.o" % c["prefix"] for c in ran))
     mk.append("$(O)/host/registry.o: $(O)/registry_host.c\n\t$(HOST_CC) $(HOST_CFLAGS) -I$(CONF_DIR) -c $< -o $@")
     mk.append("$(O)/host/conform: $(HOST_OBJS) $(HOST_KOBJS) $(O)/host/registry.o $(HOST_SUPPORT)\n"
