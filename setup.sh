@@ -9,10 +9,11 @@ cd "$(dirname "$0")"
 
 # Build and test tools, the libraries memplan links (libyaml, jansson), the
 # test framework (cmocka), the Cortex-M cross toolchain and emulator for the
-# on-target proof, and Chromium for the HTML report test.
+# on-target proof, Chromium for the HTML report test, and python3-jsonschema
+# for the residency report's schema test.
 PKGS="build-essential pkg-config clang libclang-rt-14-dev libyaml-dev libjansson-dev
       libcmocka-dev gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi
-      qemu-system-arm chromium python3"
+      qemu-system-arm chromium python3 python3-jsonschema"
 
 missing=""
 for p in $PKGS; do

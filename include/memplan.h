@@ -227,7 +227,7 @@ void mp_model_free(mp_model **m);
 const char *mp_model_file_name(const mp_model *m);
 
 /* ------------------------------------------------------------------------ */
-/* Graph: roles, sizes, lifetimes and aliases of one subgraph (SPEC §2-3)   */
+/* Graph: roles, sizes, lifetimes and aliases of one subgraph               */
 /* ------------------------------------------------------------------------ */
 
 /* ArenaRole of the seeds. */
@@ -269,7 +269,7 @@ typedef struct mp_tensor {
   int32_t producer;       /* op that writes it, -1 if none */
   int32_t alias_of;       /* root tensor whose storage this view shares, or -1 */
   uint32_t align_hint;    /* kernel alignment requirement in bytes, 0 = none */
-  mp_lifetime lifetime;   /* own lifetime (SPEC §3), before alias merging */
+  mp_lifetime lifetime;   /* own lifetime, before alias merging */
   const uint8_t *data;    /* constant bytes (into the model), else NULL */
   int32_t local_op;       /* op-local scratch: the op that owns it, else -1 */
 } mp_tensor;
@@ -414,7 +414,7 @@ const char *const *mp_platform_builtin_names(void);
 #define MP_DEFAULT_PLATFORM "apollo510_evb"
 
 /* ------------------------------------------------------------------------ */
-/* Configuration (SPEC §4; the memory section is the seeds' MemoryArgs)     */
+/* Configuration (the memory section is the seeds' MemoryArgs)              */
 /* ------------------------------------------------------------------------ */
 
 /* MemoryConstraint of the seeds. */
@@ -506,7 +506,7 @@ char *mp_config_help_text(void);
 
 void mp_config_free(mp_config **c);
 
-/* Resolve the attribute rulesets (SPEC §4) for every tensor of `g`:
+/* Resolve the attribute rulesets (the README's "Rulesets") for every tensor of `g`:
  * specificity (type "*" without id) < (type without id) < ("*" with id) <
  * (type with id), later rules winning ties, field by field.  out[t] gets the
  * merged attributes; out[t].has_memory means the tensor is pinned.  Fails
@@ -661,6 +661,48 @@ typedef struct mp_binding {
   uint64_t offset;          /* byte offset within the arena */
 } mp_binding;
 
+/* Why a tensor sits in its memory (the report's placement_reason). */
+typedef enum mp_reason_kind {
+  MP_REASON_NONE = 0,       /* not placed */
+  MP_REASON_PREFERRED = 1,  /* the first memory of the preference order that
+                               takes its role (writable for scratch and
+                               persistent tensors) */
+  MP_REASON_SPILLED = 2,    /* that memory's budget was full: it went down
+                               the preference order */
+  MP_REASON_PINNED = 3,     /* a ruleset of memory.tensors named its memory */
+  MP_REASON_ALIAS = 4,      /* a view: it shares its alias root's storage */
+} mp_reason_kind;
+
+typedef struct mp_placement_reason {
+  mp_reason_kind kind;
+  /* PINNED: the ruleset that named the memory (for a staged constant, its
+   * constant_destination_memory), as an index into memory.tensors, its key
+   * path ("memory.tensors[2]"), and where it was written: the config file's
+   * base name (NULL on the command line), line and column (0 = unknown). */
+  int32_t rule;
+  const char *rule_key;
+  const char *rule_file;
+  uint32_t rule_line, rule_column;
+  /* SPILLED: the preferred memory it could not enter, and why: a scratch
+   * tensor found no room at op `full_at_op` of its lifetime, where
+   * `full_live` bytes of that memory's scratch were already live against a
+   * scratch capacity of `full_capacity` bytes (what the budget leaves after
+   * the memory's other arenas).  full_at_op is -1 for tensors live the whole
+   * program (persistent, constant): the budget left less than its size. */
+  mp_memory spilled_from;
+  int32_t full_at_op;
+  uint64_t full_live;
+  uint64_t full_capacity;
+} mp_placement_reason;
+
+/* "preferred", "spilled", "pinned", "alias" ("none" when not placed). */
+const char *mp_reason_name(mp_reason_kind k);
+
+/* One line of text for a reason: "pinned by rule 2 (config.yaml:14:7)",
+ * "spilled from dtcm: full at op 5 (8000 of 8192 B live)", "first in
+ * preference order", "alias of tensor 7".  Writes into buf[n], returns buf. */
+const char *mp_reason_text(const mp_placement_reason *r, int32_t alias_of, char *buf, size_t n);
+
 /* TensorAllocation, indexed by tensor id in mp_plan.allocs. */
 typedef struct mp_allocation {
   uint32_t tensor_id;
@@ -675,6 +717,7 @@ typedef struct mp_allocation {
   uint32_t arena;           /* index into mp_plan.arenas */
   int32_t alias_of;         /* view alias root, or -1 */
   bool pinned;              /* a rule named its memory */
+  mp_placement_reason reason;
 } mp_allocation;
 
 /* ArenaUsage: one arena of one role in one memory. */
@@ -742,7 +785,7 @@ mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx);
 
 void mp_plan_free(mp_plan **p);
 
-/* The C symbol of an arena in an emitted module (SPEC §6):
+/* The C symbol of an arena in an emitted module:
  * scratch "<p>_arena_<mem>_buffer", persistent "<p>_arena_persistent_<mem>_buffer",
  * cold constant "<p>_arena_const_<mem>__blob", staged constant
  * "<p>_arena_const_<mem>_buffer" and, with `source`, its source blob
@@ -750,11 +793,11 @@ void mp_plan_free(mp_plan **p);
 const char *mp_arena_symbol(const char *prefix, const mp_arena *a, bool source, char *buf,
                             size_t n);
 
-/* The residency report (SPEC §7) as JSON text, byte-identical for identical
+/* The residency report (docs/residency.md) as JSON text, byte-identical for identical
  * inputs.  *out is malloc'd; the caller frees it. */
 mp_status mp_residency_json(const mp_plan *p, const char *prefix, char **out);
 
-/* Write the C module of SPEC §6 for a verified plan into cfg->module_path:
+/* Write the C module for a verified plan into cfg->module_path:
  * include/<p>_model.h, src/<p>_model.c, src/<p>_arenas.c (allocate_arenas;
  * without it, data/<symbol>.bin blobs for the caller to bind instead),
  * CMakeLists.txt, module.mk and, when an operator calls one, the reference

@@ -1,5 +1,5 @@
 /*
- * emit.c — mp_emit_module: a verified plan in, the C module of SPEC §6 out.
+ * emit.c — mp_emit_module: a verified plan in, the C module out.
  *
  * The one idea: gather first, format second, write last.  The emitter
  * gathers what the module says into an emit_ctx (the regions in id order,
@@ -363,7 +363,13 @@ mp_status mp_emit_module(const mp_plan *p, const mp_config *cfg, const mp_diag_s
           files[nf++] = (out_file){join(e.pool, dir, e.regions[r].file), e.regions[r].bytes,
                                    (size_t)e.regions[r].size};
     if (cfg->memory.dump_residency_json) {
-      st = mp_residency_json(p, cfg->prefix, &json);
+      mp_sidecar *side = mp_pool_alloc(e.pool, e.n_regions, sizeof *side);
+      uint32_t ns = 0;
+      for (uint32_t r = 0; side && !e.allocate && r < e.n_regions; r++)
+        if (e.regions[r].has_bytes)
+          side[ns++] = (mp_sidecar){e.regions[r].file, e.regions[r].id, e.regions[r].symbol,
+                                    e.regions[r].bytes, e.regions[r].size};
+      st = side ? mp_residency_json_files(p, cfg->prefix, side, ns, &json) : MP_ERR_NOMEM;
       if (st == MP_OK)
         files[nf++] = (out_file){mp_pool_printf(e.pool, "%s/%s_residency.json", dir, e.prefix),
                                  json, strlen(json)};

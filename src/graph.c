@@ -2,13 +2,14 @@
  * graph.c — from a model's subgraph to what the planner needs: every tensor's
  * role, byte size and lifetime, and which view outputs alias their inputs.
  *
- * Lifetimes follow SPEC §3.  Operators are numbered in execution order and a
- * tensor is live over the inclusive interval from its first to its last
- * touch: its producer (or op 0 for a subgraph input) to its last reader (or
- * the last op for a subgraph output); an op's intermediates live over that
- * op alone.  Building the interval with TensorLifetime.add_op over every op
- * that touches the tensor gives exactly that, and stays safe on odd graphs
- * (a tensor read before it is written just lives longer).
+ * Lifetimes (README, "Lifetimes, aliases and roles"): operators are
+ * numbered in execution order and a tensor is live over the inclusive
+ * interval from its first to its last touch: its producer (or op 0 for a
+ * subgraph input) to its last reader (or the last op for a subgraph
+ * output); an op's intermediates live over that op alone.  Building the
+ * interval with TensorLifetime.add_op over every op that touches the tensor
+ * gives exactly that, and stays safe on odd graphs (a tensor read before it
+ * is written just lives longer).
  *
  * Aliasing: the output of a view op (RESHAPE, SQUEEZE, EXPAND_DIMS, BITCAST)
  * has the same bytes as its data input, so when both are scratch tensors of

@@ -42,6 +42,8 @@ typedef struct planctx {
   const mp_diag_sink *dx;
   mp_plan *plan;
   mp_attributes *attrs;
+  const mp_rule **mem_rule;       /* the ruleset that set each tensor's memory */
+  const mp_rule **dst_rule;       /* ... its constant_destination_memory */
   const mp_planner *planner;
   uint32_t n_order;
   mp_memory order[MP_MEM_COUNT];  /* present memories, preferred first */
@@ -138,9 +140,37 @@ static bool try_bump(planctx *c, uint64_t *top, mp_memory m, const mp_tensor *t,
   return false;
 }
 
+/* The reason of a pinned tensor: the ruleset that decided its memory. */
+static mp_placement_reason pinned_reason(const planctx *c, uint32_t t) {
+  mp_placement_reason r = {.kind = MP_REASON_PINNED, .rule = -1, .full_at_op = -1};
+  const mp_rule *k = c->dst_rule[t] ? c->dst_rule[t] : c->mem_rule[t];
+  if (!k) return r;
+  r.rule = (int32_t)(k - c->mem->rules);
+  /* copies: the plan outlives the config */
+  r.rule_key = k->key_path ? mp_pool_strdup(c->plan->pool, k->key_path) : NULL;
+  if (k->file) {
+    const char *slash = strrchr(k->file, '/');
+    r.rule_file = mp_pool_strdup(c->plan->pool, slash ? slash + 1 : k->file);
+  }
+  r.rule_line = k->line;
+  r.rule_column = k->column;
+  return r;
+}
+
+/* The reason of a program-long tensor that could not enter memory `pref`. */
+static mp_placement_reason spilled_whole(const planctx *c, mp_memory pref) {
+  return (mp_placement_reason){.kind = MP_REASON_SPILLED, .rule = -1, .spilled_from = pref,
+                               .full_at_op = -1,
+                               .full_live = usage_total(mem_usage(c, pref)),
+                               .full_capacity = c->budget[pref]};
+}
+
 static void set_alloc(planctx *c, const mp_tensor *t, mp_role role, mp_memory m,
                       mp_memory src, uint64_t off, bool pinned) {
   mp_allocation *a = &c->plan->allocs[t->id];
+  a->reason = pinned ? pinned_reason(c, t->id)
+                     : (mp_placement_reason){.kind = MP_REASON_PREFERRED, .rule = -1,
+                                             .full_at_op = -1};
   a->placed = true;
   a->memory = m;
   a->offset = off;
@@ -177,12 +207,16 @@ static mp_status place_persistent(planctx *c, bool pinned_pass) {
       continue;
     }
     bool done = false;
+    mp_placement_reason why = {.kind = MP_REASON_PREFERRED, .rule = -1, .full_at_op = -1};
     for (uint32_t k = 0; k < c->n_order && !done; k++) {
       mp_memory m = c->order[k];
       if (!mp_memory_writable(m)) continue;
       if (try_bump(c, &c->pers_top[m], m, t, &off)) {
         set_alloc(c, t, MP_ROLE_PERSISTENT, m, m, off, false);
+        c->plan->allocs[i].reason = why;
         done = true;
+      } else if (why.kind == MP_REASON_PREFERRED) {
+        why = spilled_whole(c, m);
       }
     }
     if (!done) {
@@ -294,6 +328,7 @@ static mp_status place_constant(planctx *c, const mp_tensor *t, bool pinned_pass
     mp_memory m = c->order[k];
     if (try_constant(c, t, m, m, &off)) {
       set_alloc(c, t, MP_ROLE_CONSTANT, m, m, off, false);
+      if (k > 0) c->plan->allocs[t->id].reason = spilled_whole(c, c->order[0]);
       return MP_OK;
     }
   }
@@ -322,6 +357,7 @@ typedef struct sitem {
   int pinned;          /* memory or NO_MEM */
   int bank;            /* chosen memory */
   uint64_t offset;
+  mp_placement_reason spill; /* kind SPILLED when it left the preferred memory */
 } sitem;
 
 /* Largest scratch height memory m can take with everything else there. */
@@ -394,7 +430,11 @@ static mp_status assign_banks(planctx *c, sitem *items, size_t n, const uint64_t
   mp_firstfit *ff[MP_MEM_COUNT] = {NULL};
   uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
   uint32_t *visit = malloc((n ? n : 1) * sizeof *visit);
-  mp_status st = ord && visit ? MP_OK : MP_ERR_NOMEM;
+  /* live scratch bytes per op in the preferred memory, to say where it was
+   * full when a tensor spills */
+  size_t n_ops = c->g->n_ops ? c->g->n_ops : 1;
+  uint64_t *live = calloc(n_ops, sizeof *live);
+  mp_status st = ord && visit && live ? MP_OK : MP_ERR_NOMEM;
   mp_memory any = MP_MEM_COUNT;
   for (uint32_t b = 0; b < c->n_order && st == MP_OK; b++) {
     mp_memory m = c->order[b];
@@ -432,6 +472,26 @@ static mp_status assign_banks(planctx *c, sitem *items, size_t n, const uint64_t
       if (it->pinned != NO_MEM && it->pinned != (int)m) continue;
       if (mp_firstfit_place(ff[m], visit[k], cap[m], &it->offset)) it->bank = (int)m;
     }
+    if (it->bank != NO_MEM && it->pinned == NO_MEM && any != MP_MEM_COUNT &&
+        it->bank != (int)any) {
+      /* spilled: the op of its lifetime where the preferred memory was fullest */
+      mp_placement_reason r = {.kind = MP_REASON_SPILLED, .rule = -1, .spilled_from = any,
+                               .full_at_op = -1, .full_capacity = cap[any]};
+      if (cap[any] == 0) {
+        r.full_live = usage_total(mem_usage(c, any));
+        r.full_capacity = c->budget[any];
+      }
+      for (int32_t op = it->start; cap[any] && op <= it->end && op >= 0 && (size_t)op < n_ops;
+           op++)
+        if (r.full_at_op < 0 || live[op] > r.full_live) {
+          r.full_at_op = op;
+          r.full_live = live[op];
+        }
+      it->spill = r;
+    }
+    if (it->bank == (int)any)
+      for (int32_t op = it->start; op <= it->end && op >= 0 && (size_t)op < n_ops; op++)
+        live[op] += bi[any][visit[k]].size;
     if (it->bank != NO_MEM) continue;
     for (int m = 0; m < MP_MEM_COUNT; m++) c->scratch_h[m] = ff[m] ? mp_firstfit_height(ff[m]) : 0;
     if (it->pinned != NO_MEM) {
@@ -457,6 +517,7 @@ static mp_status assign_banks(planctx *c, sitem *items, size_t n, const uint64_t
   }
   free(ord);
   free(visit);
+  free(live);
   return st;
 }
 
@@ -541,6 +602,7 @@ static mp_status place_scratch(planctx *c) {
     const mp_tensor *t = &g->tensors[items[i].t];
     set_alloc(c, t, MP_ROLE_SCRATCH, (mp_memory)items[i].bank, (mp_memory)items[i].bank,
               items[i].offset, items[i].pinned != NO_MEM);
+    if (items[i].spill.kind == MP_REASON_SPILLED) c->plan->allocs[t->id].reason = items[i].spill;
   }
   free(items);
   return st;
@@ -686,6 +748,14 @@ static bool setup(planctx *c) {
   return true;
 }
 
+static void free_ctx(planctx *c) {
+  if (!c) return;
+  free(c->attrs);
+  free(c->mem_rule);
+  free(c->dst_rule);
+  free(c);
+}
+
 mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform, const mp_memory_args *mem,
                         const mp_diag_sink *dx, mp_plan **out) {
   *out = NULL;
@@ -728,11 +798,14 @@ mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform, const mp
   c->dx = dx;
   c->plan = p;
   c->planner = pl;
-  c->attrs = calloc(g->n_tensors ? g->n_tensors : 1, sizeof(mp_attributes));
-  if (!c->attrs) goto fail;
+  size_t nt = g->n_tensors ? g->n_tensors : 1;
+  c->attrs = calloc(nt, sizeof(mp_attributes));
+  c->mem_rule = calloc(nt, sizeof *c->mem_rule);
+  c->dst_rule = calloc(nt, sizeof *c->dst_rule);
+  if (!c->attrs || !c->mem_rule || !c->dst_rule) goto fail;
   st = MP_ERR_CONFIG;
   if (!setup(c)) goto fail;
-  st = mp_rules_resolve(g, platform, mem, dx, c->attrs);
+  st = mp_rules_resolve_traced(g, platform, mem, dx, c->attrs, c->mem_rule, c->dst_rule);
   if (st != MP_OK) goto fail;
   if ((st = place_persistent(c, true)) != MP_OK) goto fail;
   if ((st = place_persistent(c, false)) != MP_OK) goto fail;
@@ -747,20 +820,19 @@ mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform, const mp
     int32_t keep_alias = a->alias_of;
     uint64_t keep_size = a->size;
     *a = p->allocs[r];
+    a->reason = (mp_placement_reason){.kind = MP_REASON_ALIAS, .rule = -1, .full_at_op = -1};
     a->tensor_id = t;
     a->alias_of = keep_alias;
     a->size = keep_size;
   }
   if ((st = build_arenas(c)) != MP_OK) goto fail;
   p->hash = plan_hash(p);
-  free(c->attrs);
-  free(c);
+  free_ctx(c);
   *out = p;
   return MP_OK;
 
 fail:
-  if (c) free(c->attrs);
-  free(c);
+  free_ctx(c);
   mp_pool_free(&pool);
   return st;
 }

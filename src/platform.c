@@ -1,6 +1,6 @@
 /*
  * platform.c — memory banks (the seeds' MemoryType) and the built-in
- * platforms of SPEC §4.
+ * platforms (the README's table).
  *
  * A platform is plain data: which banks exist, their sizes in bytes, the
  * minimum slot alignment and the order in which unpinned tensors prefer the
@@ -47,7 +47,7 @@ typedef struct builtin {
   uint64_t size[MP_MEM_COUNT];
 } builtin;
 
-/* SPEC §4, KiB = 1024 bytes. */
+/* The README's platform table; KiB = 1024 bytes. */
 static const builtin builtins[] = {
     {"apollo510_evb",
      {[MP_MEM_MRAM] = 4 * MIB, [MP_MEM_SRAM] = 3 * MIB, [MP_MEM_DTCM] = 512 * KIB,

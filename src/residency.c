@@ -1,12 +1,15 @@
 /*
  * residency.c — what a plan says, for people and for tools: the arena
- * symbols of the emitted module, the residency report (SPEC §7,
- * `<prefix>_residency.json`) and the summary table the verbose log prints.
+ * symbols of the emitted module, the residency report
+ * (`<prefix>_residency.json`, documented field by field in
+ * docs/residency.md and docs/residency.schema.json) and the summary table
+ * the verbose log prints.
  *
  * Both views are built from the same plan fields in the same order, so the
  * JSON "mirrors the verbose log summary" (seeds, dump_residency_json).
- * Determinism: objects keep insertion order, numbers are integers, and
- * nothing depends on addresses or the clock.
+ * Determinism: objects keep insertion order, numbers are integers except
+ * quantisation scales (printed with 9 significant digits, which round-trip
+ * a float32), and nothing depends on addresses or the clock.
  */
 #include "lower.h"
 #include "util.h"
@@ -31,16 +34,122 @@ const char *mp_arena_symbol(const char *prefix, const mp_arena *a, bool source, 
   return buf;
 }
 
+const char *mp_reason_name(mp_reason_kind k) {
+  switch (k) {
+  case MP_REASON_PREFERRED: return "preferred";
+  case MP_REASON_SPILLED: return "spilled";
+  case MP_REASON_PINNED: return "pinned";
+  case MP_REASON_ALIAS: return "alias";
+  default: return "none";
+  }
+}
+
+const char *mp_reason_text(const mp_placement_reason *r, int32_t alias_of, char *buf, size_t n) {
+  switch (r->kind) {
+  case MP_REASON_PREFERRED: snprintf(buf, n, "first in preference order"); break;
+  case MP_REASON_ALIAS: snprintf(buf, n, "alias of tensor %d", alias_of); break;
+  case MP_REASON_PINNED:
+    if (r->rule < 0)
+      snprintf(buf, n, "pinned");
+    else if (r->rule_file && r->rule_line)
+      snprintf(buf, n, "pinned by rule %d (%s:%u)", r->rule, r->rule_file, r->rule_line);
+    else
+      snprintf(buf, n, "pinned by rule %d (%s)", r->rule,
+               r->rule_key ? r->rule_key : "memory.tensors");
+    break;
+  case MP_REASON_SPILLED:
+    if (r->full_at_op >= 0)
+      snprintf(buf, n, "spilled from %s: full at op %d (%llu of %llu B live)",
+               mp_memory_name(r->spilled_from), r->full_at_op, (unsigned long long)r->full_live,
+               (unsigned long long)r->full_capacity);
+    else
+      snprintf(buf, n, "spilled from %s: %llu of its %llu B budget in use",
+               mp_memory_name(r->spilled_from), (unsigned long long)r->full_live,
+               (unsigned long long)r->full_capacity);
+    break;
+  default: snprintf(buf, n, "not placed"); break;
+  }
+  return buf;
+}
+
 static json_t *jint(uint64_t v) { return json_integer((json_int_t)v); }
 
+static json_t *int_list(const int32_t *v, uint32_t n) {
+  json_t *a = json_array();
+  for (uint32_t i = 0; i < n; i++) json_array_append_new(a, json_integer(v[i]));
+  return a;
+}
+
+/* The model tensor behind graph tensor t, NULL for op-local scratch. */
+static const mp_tensor_def *tensor_def(const mp_graph *g, uint32_t t) {
+  if (t >= g->n_model_tensors || g->subgraph >= g->model->n_subgraphs) return NULL;
+  const mp_subgraph_def *sg = &g->model->subgraphs[g->subgraph];
+  return t < sg->n_tensors ? &sg->tensors[t] : NULL;
+}
+
+static json_t *quant_json(const mp_tensor_def *d) {
+  if (!d || !d->has_quant) return json_null();
+  json_t *q = json_object();
+  json_t *sc = json_array(), *zp = json_array();
+  for (uint32_t i = 0; i < d->quant.n_scale; i++)
+    json_array_append_new(sc, json_real(d->quant.scale[i]));
+  for (uint32_t i = 0; i < d->quant.n_zero_point; i++)
+    json_array_append_new(zp, json_integer((json_int_t)d->quant.zero_point[i]));
+  json_object_set_new(q, "scale", sc);
+  json_object_set_new(q, "zero_point", zp);
+  json_object_set_new(q, "quantized_dimension", json_integer(d->quant.quantized_dimension));
+  return q;
+}
+
+static json_t *reason_json(const mp_allocation *a) {
+  const mp_placement_reason *r = &a->reason;
+  char text[256];
+  json_t *j = json_object();
+  json_object_set_new(j, "kind", json_string(mp_reason_name(r->kind)));
+  json_object_set_new(j, "text", json_string(mp_reason_text(r, a->alias_of, text, sizeof text)));
+  if (r->kind == MP_REASON_PINNED) {
+    json_t *k = json_object();
+    json_object_set_new(k, "index", r->rule >= 0 ? json_integer(r->rule) : json_null());
+    json_object_set_new(k, "key_path", r->rule_key ? json_string(r->rule_key) : json_null());
+    json_object_set_new(k, "file", r->rule_file ? json_string(r->rule_file) : json_null());
+    json_object_set_new(k, "line", r->rule_line ? jint(r->rule_line) : json_null());
+    json_object_set_new(k, "column", r->rule_column ? jint(r->rule_column) : json_null());
+    json_object_set_new(j, "rule", k);
+  }
+  if (r->kind == MP_REASON_SPILLED) {
+    json_t *s = json_object();
+    json_object_set_new(s, "memory", json_string(mp_memory_name(r->spilled_from)));
+    json_object_set_new(s, "at_op", r->full_at_op >= 0 ? json_integer(r->full_at_op) : json_null());
+    json_object_set_new(s, "in_use", jint(r->full_live));
+    json_object_set_new(s, "capacity", jint(r->full_capacity));
+    json_object_set_new(j, "spilled_from", s);
+  }
+  if (r->kind == MP_REASON_ALIAS) json_object_set_new(j, "alias_of", json_integer(a->alias_of));
+  return j;
+}
+
 mp_status mp_residency_json(const mp_plan *p, const char *prefix, char **out) {
+  return mp_residency_json_files(p, prefix, NULL, 0, out);
+}
+
+mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp_sidecar *files,
+                                  uint32_t n_files, char **out) {
   *out = NULL;
   const mp_graph *g = p->graph;
   json_t *root = json_object();
   if (!root) return MP_ERR_NOMEM;
   json_object_set_new(root, "schema", json_string("memplan.residency/1"));
+  json_t *gen = json_object();
+  json_object_set_new(gen, "name", json_string("memplan"));
+  json_object_set_new(gen, "version", json_string(MP_VERSION));
+  json_object_set_new(root, "generator", gen);
   json_t *model = json_object();
+  char sha[65];
+  mp_sha256_hex(g->model->bytes, g->model->size, sha);
   json_object_set_new(model, "path", json_string(mp_model_file_name(g->model)));
+  json_object_set_new(model, "file", json_string(mp_model_file_name(g->model)));
+  json_object_set_new(model, "sha256", json_string(sha));
+  json_object_set_new(model, "size", jint(g->model->size));
   json_object_set_new(model, "subgraph", jint(g->subgraph));
   json_object_set_new(model, "ops", jint(g->n_ops));
   json_object_set_new(model, "tensors", jint(g->n_tensors));
@@ -110,6 +219,9 @@ mp_status mp_residency_json(const mp_plan *p, const char *prefix, char **out) {
     json_t *jt = json_object();
     json_object_set_new(jt, "id", jint(t));
     json_object_set_new(jt, "name", json_string(x->name));
+    json_object_set_new(jt, "dtype", json_string(mp_dtype_name(x->dtype)));
+    json_object_set_new(jt, "shape", int_list(x->shape, x->shape ? x->rank : 0));
+    json_object_set_new(jt, "quantization", quant_json(tensor_def(g, t)));
     json_object_set_new(jt, "role", json_string(mp_role_name(a->binding.role)));
     json_object_set_new(jt, "memory", json_string(mp_memory_name(a->memory)));
     json_object_set_new(jt, "source_memory", json_string(mp_memory_name(a->binding.source_memory)));
@@ -122,9 +234,23 @@ mp_status mp_residency_json(const mp_plan *p, const char *prefix, char **out) {
     json_object_set_new(jt, "alias_of", a->alias_of >= 0 ? json_integer(a->alias_of) : json_null());
     if (x->local_op >= 0) json_object_set_new(jt, "local_to_op", json_integer(x->local_op));
     json_object_set_new(jt, "pinned", json_boolean(a->pinned));
+    json_object_set_new(jt, "placement_reason", reason_json(a));
     json_array_append_new(tensors, jt);
   }
   json_object_set_new(root, "tensors", tensors);
+
+  json_t *ops = json_array();
+  for (uint32_t i = 0; i < g->n_ops; i++) {
+    const mp_op *o = &g->ops[i];
+    json_t *jo = json_object();
+    json_object_set_new(jo, "index", jint(o->index));
+    json_object_set_new(jo, "operator", json_string(o->name));
+    json_object_set_new(jo, "inputs", int_list(o->inputs, o->n_inputs));
+    json_object_set_new(jo, "outputs", int_list(o->outputs, o->n_outputs));
+    json_object_set_new(jo, "view", json_boolean(o->is_view));
+    json_array_append_new(ops, jo);
+  }
+  json_object_set_new(root, "ops", ops);
 
   json_t *mems = json_array();
   for (int m = 0; m < MP_MEM_COUNT; m++) {
@@ -141,7 +267,19 @@ mp_status mp_residency_json(const mp_plan *p, const char *prefix, char **out) {
     json_array_append_new(mems, jm);
   }
   json_object_set_new(root, "memories", mems);
-  char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+  json_t *side = json_array();
+  for (uint32_t i = 0; i < n_files; i++) {
+    json_t *jf = json_object();
+    json_object_set_new(jf, "file", json_string(files[i].file));
+    json_object_set_new(jf, "region_id", jint(files[i].region_id));
+    json_object_set_new(jf, "symbol", json_string(files[i].symbol));
+    json_object_set_new(jf, "size", jint(files[i].size));
+    json_object_set_new(jf, "crc32", jint(mp_crc32(files[i].bytes, (size_t)files[i].size)));
+    json_array_append_new(side, jf);
+  }
+  json_object_set_new(root, "sidecars", side);
+  char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
   json_decref(root);
   if (!s) return MP_ERR_NOMEM;
   size_t n = strlen(s);

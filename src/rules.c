@@ -1,7 +1,7 @@
 /*
  * rules.c — tensor attribute rulesets (memory.tensors) resolved per tensor.
  *
- * SPEC §4: every ruleset has a specificity level,
+ * Every ruleset has a specificity level (README, "Rulesets"),
  *     0 (type "*", no id) < 1 (type, no id) < 2 (type "*", id) < 3 (type, id),
  * and the attributes of a tensor are merged field by field from the matching
  * rulesets in order of level, then of position (a later ruleset wins a tie).

@@ -66,6 +66,29 @@ static inline uint64_t mp_min_u64(uint64_t a, uint64_t b) { return a < b ? a : b
 uint64_t mp_fnv1a(uint64_t h, const void *data, size_t n);
 #define MP_FNV_INIT 0xcbf29ce484222325ULL
 
+/* ---- digests (digest.c) ------------------------------------------------- */
+
+/* CRC-32 as zlib computes it (reflected 0xEDB88320, init and xor ~0). */
+uint32_t mp_crc32(const void *data, size_t n);
+/* SHA-256 of n bytes as 64 lower-case hex digits and a NUL. */
+void mp_sha256_hex(const void *data, size_t n, char out[65]);
+
+/* ---- the residency report (residency.c) ---------------------------------- */
+
+/* A file of an emitted module that carries bytes the application loads
+ * itself (a constant blob when allocate_arenas is false). */
+typedef struct mp_sidecar {
+  const char *file;         /* relative to the module folder: data/<symbol>.bin */
+  uint32_t region_id;
+  const char *symbol;
+  const uint8_t *bytes;
+  uint64_t size;
+} mp_sidecar;
+
+/* mp_residency_json, listing `n` sidecar files with their CRC-32. */
+mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp_sidecar *files,
+                                  uint32_t n, char **out);
+
 /* ---- files --------------------------------------------------------------- */
 
 /* Read a whole file into malloc'd memory (caller frees).  Reports I/O

@@ -27,7 +27,8 @@
 #     the init hooks, and a wrong kernel must be caught and named;
 #  4. every arena symbol in the images has exactly the size the residency
 #     report gives, lies in the memory the plan chose and is aligned; a
-#     module without allocate_arenas defines no arena symbol;
+#     module without allocate_arenas defines no arena symbol; every
+#     module's residency report validates (tests/check_residency.py);
 #  5. a plan with two live tensors forced onto the same bytes, emitted
 #     without the verifier, must fail its probe naming the op and tensor;
 #  6. `memplan convert` writes a module that builds on its own with its
@@ -270,6 +271,11 @@ PY
   stamp "arena symbols checked"
   arm-none-eabi-size $images $gimages | sort -k4 -n | tail -n 3 | sed 's/^/  /'
 fi
+
+# every module's residency report follows docs/residency.schema.json
+python3 tests/check_residency.py "$OUT"/modules/*/*_residency.json > "$OUT/residency.log" \
+  || { grep -A5 '^FAIL' "$OUT/residency.log" | head -n 40; exit 1; }
+stamp "$(tail -n 1 "$OUT/residency.log")"
 
 # ---- 5. a broken plan must fail ---------------------------------------------
 "$OUT/proof_gen" "$OUT/broken" --broken --example examples/kws/kws.tflite | tee "$OUT/broken/gen.log" | grep '^broken'

@@ -1,5 +1,5 @@
 /*
- * test_graph.c — lifetimes (SPEC §3), view aliasing, roles, sizes, op-local
+ * test_graph.c — lifetimes (inclusive operator intervals), view aliasing, roles, sizes, op-local
  * scratch and the scratch lower bound, on the fixtures of
  * tests/support/fixtures.c whose exact answers are documented there, and
  * on random DAGs checked against an independent re-derivation of the
@@ -541,7 +541,7 @@ static void random_dags_follow_the_lifetime_contract(void **state) {
     assert_int_equal(mp_graph_build(m, 0, &no_alias, NULL, &na), MP_OK);
     int32_t last = (int32_t)s->n_ops - 1;
     for (uint32_t t = 0; t < s->n_tensors; t++) {
-      /* SPEC §3, re-derived from the operator lists */
+      /* the lifetime rule, re-derived from the operator lists */
       int32_t start = -1, end = -1;
       bool input = false, output = false;
       for (uint32_t k = 0; k < s->n_inputs; k++) input |= s->inputs[k] == (int32_t)t;

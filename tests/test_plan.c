@@ -521,6 +521,14 @@ static void a_pinned_scratch_tensor_lands_in_its_memory_and_the_rest_stays_prefe
   assert_true(mp_plan_get_allocation(p, FX_KWS_CONV0_OUT)->pinned);
   assert_int_equal(mp_plan_get_allocation(p, FX_KWS_INPUT)->memory, MP_MEM_DTCM);
   assert_int_equal(mp_plan_get_allocation(p, FX_KWS_OUTPUT)->memory, MP_MEM_DTCM);
+  /* the reasons: the pin names its ruleset; the rest are preferred */
+  const mp_placement_reason *why = &mp_plan_get_allocation(p, FX_KWS_CONV0_OUT)->reason;
+  assert_int_equal(why->kind, MP_REASON_PINNED);
+  assert_int_equal(why->rule, 0);
+  char text[128];
+  assert_string_equal(mp_reason_text(why, -1, text, sizeof text),
+                      "pinned by rule 0 (memory.tensors)");
+  assert_int_equal(mp_plan_get_allocation(p, FX_KWS_INPUT)->reason.kind, MP_REASON_PREFERRED);
   mp_plan_free(&p);
   unload(&l);
 }
@@ -579,6 +587,32 @@ static void spilling_follows_the_preference_order_and_never_exceeds_a_budget(voi
   assert_int_equal(mp_plan_get_allocation(p, FX_KWS_INPUT)->memory, MP_MEM_SRAM);
   assert_int_equal(s1->total_size, 8000);
   assert_int_equal(s2->total_size, 8000);
+  /* every scratch tensor outside sram says it spilled from sram, at an op
+   * of its lifetime where sram's 4096 bytes could not take it as well */
+  uint32_t spilled = 0;
+  for (uint32_t t = 0; t < p->n_allocs; t++) {
+    const mp_allocation *al = &p->allocs[t];
+    if (!al->placed || al->binding.role != MP_ROLE_SCRATCH || al->alias_of >= 0) continue;
+    if (al->memory == MP_MEM_SRAM) {
+      assert_int_equal(al->reason.kind, MP_REASON_PREFERRED);
+      continue;
+    }
+    spilled++;
+    assert_int_equal(al->reason.kind, MP_REASON_SPILLED);
+    assert_int_equal(al->reason.spilled_from, MP_MEM_SRAM);
+    assert_int_equal(al->reason.full_capacity, 4096);
+    assert_in_range(al->reason.full_at_op, p->lifetimes[t].start_op, p->lifetimes[t].end_op);
+    assert_true(al->reason.full_live + al->slot_size > 4096);
+  }
+  assert_true(spilled >= 2);
+  /* constants pinned by a ruleset built in code: no file to name */
+  const mp_placement_reason *c0 = NULL;
+  for (uint32_t t = 0; t < p->n_allocs && !c0; t++)
+    if (p->allocs[t].placed && p->allocs[t].binding.role == MP_ROLE_CONSTANT)
+      c0 = &p->allocs[t].reason;
+  assert_non_null(c0);
+  assert_int_equal(c0->kind, MP_REASON_PINNED);
+  assert_null(c0->rule_file);
   mp_plan_free(&p);
   unload(&l);
 }

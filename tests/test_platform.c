@@ -1,5 +1,5 @@
 /*
- * test_platform.c — memory names and the built-in platforms of SPEC §4,
+ * test_platform.c — memory names and the built-in platforms of the README,
  * byte for byte.
  */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /*
- * test_rules.c — resolution of the tensor attribute rulesets (SPEC §4):
+ * test_rules.c — resolution of the tensor attribute rulesets (README, "Rulesets"):
  * specificity, order, field-by-field merging, id matching and the errors
  * that need the model.  The graphs are small hand-made ones (only ids,
  * names and roles matter here), plus the KWS reference model when the

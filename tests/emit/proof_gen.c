@@ -233,7 +233,7 @@ typedef struct region_info {
   uint32_t guard;
 } region_info;
 
-/* The regions as the module must number them (SPEC §6 + emit.c), derived
+/* The regions as the module must number them (emit.c, and the header's region enum), derived
  * here from the plan's arenas independently of the emitter. */
 static uint32_t regions_of(const mp_plan *p, const char *prefix, const char *up, region_info *r) {
   static const char *const role_up[] = {"SCRATCH", "PERSISTENT", "CONST"};

@@ -8,7 +8,7 @@
  * Conventions of the documented figures: activations are int8 [1,n]
  * (n bytes) unless said otherwise; "lb" is mp_graph_lower_bound at 16-byte
  * alignment, with view aliasing (the default) and without ("no alias").
- * Lifetimes are inclusive [start_op, end_op] (SPEC §3).
+ * Lifetimes are inclusive [start_op, end_op] (README, "Lifetimes, aliases and roles").
  *
  *   name              what it holds                                   lb (no alias)
  *   tiny              FC + SOFTMAX, quantised, metadata, description       32 (32)
