@@ -36,6 +36,7 @@ typedef struct vctx {
   mp_pool *pool;            /* the config's pool */
   const mp_diag_sink *dx;
   unsigned errors;
+  unsigned unknown_keys;    /* of those, unknown keys (a typo explains what is missing) */
   bool nomem;
 } vctx;
 
@@ -123,6 +124,7 @@ static void check_keys(vctx *v, const cfg_node *map, const char *schema, const c
     bool known = false;
     for (size_t k = 0; k < n && !known; k++) known = !strcmp(e->canon, names[k]);
     if (known) continue;
+    v->unknown_keys++;
     const char *full = join(v, display, e->key);
     const char *sug = mp_suggest(e->key, names, n);
     if (sug) {
@@ -855,8 +857,9 @@ static void read_model_module(vctx *v, const cfg_node *root, const cfg_src *file
   const char *s;
   if ((n = value_of(model, "path"))) {
     if (read_string(v, n, "model.path", &s)) c->model_path = resolve_path(v, n, s);
-  } else {
-    /* point at the model section when there is one */
+  } else if (v->unknown_keys == 0) {
+    /* point at the model section when there is one; after an unknown key
+     * ("modle:", "pth:") the typo is the error to fix, and says so */
     cfg_entry *me = cfg_map_find(root, "model");
     verr_at(v, me ? me->src : file, me ? me->line : 0, me ? me->column : 0, "model.path",
             "missing 'model.path': the .tflite model to plan (set it in the config or with "
@@ -1376,7 +1379,7 @@ static mp_status build(const char *text, size_t len, const char *name, int argc,
     return MP_ERR_NOMEM;
   }
   c->pool = pool;
-  vctx v = {pool, dx, 0, false};
+  vctx v = {pool, dx, 0, 0, false};
   args a = {0};
   parse_args(&v, argc, argv, &a, c);
   if (text && a.config_path) {
