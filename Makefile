@@ -4,6 +4,9 @@
 #   make check      the whole test suite, built with ASan + UBSan
 #   make fuzz       libFuzzer targets (clang), see fuzz/README.md
 #   make bench      benchmarks, writes bench/RESULTS.md
+#   make install    install under PREFIX (default /usr/local), staged under
+#                   DESTDIR: the memplan binary, memplan.1, bash and zsh
+#                   completion, include/memplan.h, libmemplan.a, memplan.pc
 #
 # Sources are found by wildcard: a new src/*.c joins the library, a new
 # tests/test_*.c becomes a test binary, a new tools/*.c a program.
@@ -56,7 +59,7 @@ TOOLS      := $(TOOL_SRCS:tools/%.c=$(BUILD)/%)
 TESTS      := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 LIB        := $(BUILD)/libmemplan.a
 
-.PHONY: all check tests fuzz bench clean format
+.PHONY: all check tests fuzz bench clean format install uninstall
 # keep objects between runs (they are intermediates of the link rules)
 .SECONDARY:
 all: $(LIB) $(BUILD)/memplan $(TOOLS)
@@ -111,6 +114,44 @@ fuzz:
 bench:
 	$(MAKE) MODE=release all
 	./bench/run.sh
+
+# ---- install ---------------------------------------------------------------
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+VERSION    := $(shell sed -n 's/^\#define MP_VERSION "\(.*\)"/\1/p' include/memplan.h)
+
+# memplan.pc is written for this PREFIX; libmemplan.a needs libyaml, jansson
+# and libm: `pkg-config --static --libs memplan`.
+install: $(LIB) $(BUILD)/memplan
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 755 $(BUILD)/memplan $(DESTDIR)$(BINDIR)/memplan
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libmemplan.a
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(patsubst $(PREFIX)%,$${prefix}%,$(LIBDIR))' \
+	  'includedir=$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))' '' \
+	  'Name: memplan' \
+	  'Description: ahead-of-time memory planner for TinyML models' \
+	  'Version: $(VERSION)' \
+	  'Requires.private: $(PKGS)' \
+	  'Cflags: -I$${includedir}' \
+	  'Libs: -L$${libdir} -lmemplan' \
+	  'Libs.private: -lm' > $(DESTDIR)$(LIBDIR)/pkgconfig/memplan.pc
+	install -m 644 include/memplan.h $(DESTDIR)$(INCLUDEDIR)/memplan.h
+	install -m 644 docs/memplan.1 $(DESTDIR)$(MANDIR)/man1/memplan.1
+	install -m 644 completions/memplan.bash $(DESTDIR)$(BASHCOMPDIR)/memplan
+	install -m 644 completions/_memplan $(DESTDIR)$(ZSHCOMPDIR)/_memplan
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/memplan $(DESTDIR)$(LIBDIR)/libmemplan.a \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig/memplan.pc $(DESTDIR)$(INCLUDEDIR)/memplan.h \
+	  $(DESTDIR)$(MANDIR)/man1/memplan.1 $(DESTDIR)$(BASHCOMPDIR)/memplan \
+	  $(DESTDIR)$(ZSHCOMPDIR)/_memplan
 
 format:
 	clang-format -i include/*.h src/*.c src/*.h cli/*.c cli/*.h tools/*.c tests/*.c

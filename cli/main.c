@@ -7,26 +7,52 @@
 
 static void usage(FILE *f) {
   fputs("usage: memplan <command> [options]\n"
+        "       memplan help <command> | memplan <command> --help\n"
+        "       memplan --version\n"
         "\n"
         "memplan is an ahead-of-time memory planner for TinyML models: it places\n"
         "every tensor of a .tflite model in static arenas across a microcontroller's\n"
         "memory banks and emits a standalone C module.\n"
         "\n"
         "commands:\n"
-        "  convert --path CONFIG.yaml [--key value ...]\n"
+        "  convert --path CONFIG.yaml [--KEY VALUE ...]\n"
         "                      plan a model from a config and emit the C module\n"
         "  plan MODEL.tflite   plan with the default platform, print the summary\n"
         "  inspect MODEL.tflite\n"
         "                      show ops, tensors, lifetimes, aliases, lower bound\n"
         "  solve PROBLEM.csv   offset assignment for an id,lower,upper,size CSV\n"
         "\n"
-        "'memplan <command> --help' describes a command; 'memplan convert --help'\n"
-        "lists every configuration key.\n"
+        "planners: greedy (the default) and the experimental greedy_by_size,\n"
+        "hill_climb and exact.  When the chosen planner ends above the lower bound,\n"
+        "the summary names the best other one (--quiet drops that hint).\n"
+        "\n"
+        "'memplan help convert' lists every configuration key; 'man memplan' has it\n"
+        "all.\n"
         "\n"
         "exit status: 0 success; 1 the plan does not fit, exceeds the capacity or\n"
         "the model has unsupported operators; 2 bad usage, config, model or file;\n"
         "3 internal error (please report it).\n",
         f);
+}
+
+typedef int (*command_fn)(cli *c, int argc, char **argv);
+
+static const struct {
+  const char *name;
+  command_fn run;
+} commands[] = {
+    {"convert", cmd_convert},
+    {"plan", cmd_plan},
+    {"inspect", cmd_inspect},
+    {"solve", cmd_solve},
+};
+
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static command_fn find_command(const char *name) {
+  for (size_t i = 0; i < N_COMMANDS; i++)
+    if (!strcmp(commands[i].name, name)) return commands[i].run;
+  return NULL;
 }
 
 int main(int argc, char **argv) {
@@ -37,24 +63,25 @@ int main(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   const char *cmd = argv[1];
-  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-    usage(stdout);
-    if (argc > 2 || !strcmp(cmd, "--help")) {
-      /* `memplan --help` also lists the configuration keys */
-      char *args[] = {argv[0], (char *)"--help", NULL};
-      fputs("\n", stdout);
-      return cmd_convert(&c, 2, args);
-    }
-    return CLI_EXIT_OK;
-  }
-  if (!strcmp(cmd, "--version")) {
+  if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) {
     printf("memplan %s\n", MP_VERSION);
     return CLI_EXIT_OK;
   }
-  if (!strcmp(cmd, "inspect")) return cmd_inspect(&c, argc - 1, argv + 1);
-  if (!strcmp(cmd, "plan")) return cmd_plan(&c, argc - 1, argv + 1);
-  if (!strcmp(cmd, "convert")) return cmd_convert(&c, argc - 1, argv + 1);
-  if (!strcmp(cmd, "solve")) return cmd_solve(&c, argc - 1, argv + 1);
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+    if (argc == 2 || strcmp(cmd, "help")) {
+      usage(stdout);
+      return CLI_EXIT_OK;
+    }
+    /* `memplan help CMD` is `memplan CMD --help` */
+    command_fn run = find_command(argv[2]);
+    if (!run)
+      return cli_usage_error(NULL, "no help for '%s' (commands: convert, plan, inspect, solve)",
+                             argv[2]);
+    char *args[] = {argv[2], (char *)"--help", NULL};
+    return run(&c, 2, args);
+  }
+  command_fn run = find_command(cmd);
+  if (run) return run(&c, argc - 1, argv + 1);
   return cli_usage_error(NULL, "unknown command '%s' (commands: convert, plan, inspect, solve)",
                          cmd);
 }
