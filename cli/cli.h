@@ -37,6 +37,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Parse a non-negative integer argument; false on junk or overflow. */
 bool cli_parse_u64(const char *s, uint64_t *out);
 
+/* Print the summary's hint line (nothing when no other planner beats the
+ * plan); `flag` is how the command selects a planner ("--planner"). */
+void cli_print_hint(const mp_plan *plan, const mp_memory_args *mem, const char *flag);
+
 int cmd_inspect(cli *c, int argc, char **argv);
 int cmd_plan(cli *c, int argc, char **argv);
 int cmd_convert(cli *c, int argc, char **argv);

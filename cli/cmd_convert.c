@@ -17,11 +17,6 @@
 
 int cmd_report_write(const mp_plan *plan, const mp_config *cfg, const char *path, cli *c);
 
-/* The last characters of a long tensor name, to keep the table aligned. */
-static const char *tail(const char *s, size_t n) {
-  size_t l = strlen(s);
-  return l > n ? s + l - n : s;
-}
 
 /* A ruleset's name in the table: its key path, else its place. */
 static const char *rule_label(const mp_rule *r) {
@@ -43,7 +38,9 @@ static void print_attributes(const mp_graph *g, const mp_attributes *at, const m
       snprintf(by, sizeof by, "%s, %s", rule_label(mem_rule[t]), rule_label(dst_rule[t]));
     else
       snprintf(by, sizeof by, "%s", rule_label(mem_rule[t] ? mem_rule[t] : dst_rule[t]));
-    printf("%5u  %-40s %-10s %10llu  %-6s %-11s %s\n", t, tail(x->name, 40), mp_role_name(x->role),
+    char nb[48];
+    printf("%5u  %-40s %-10s %10llu  %-6s %-11s %s\n", t, mp_name_fit(x->name, 40, nb, sizeof nb),
+           mp_role_name(x->role),
            (unsigned long long)x->size, at[t].has_memory ? mp_memory_name(at[t].memory) : "-",
            at[t].has_constant_destination_memory
                ? mp_memory_name(at[t].constant_destination_memory)
@@ -56,7 +53,7 @@ static void print_attributes(const mp_graph *g, const mp_attributes *at, const m
 
 /* Everything after the rules: plan, verify, summarise, emit.  Returns an
  * exit code. */
-static int convert_after_rules(cli *c, const mp_config *cfg, const mp_graph *g) {
+static int convert_after_rules(cli *c, const mp_config *cfg, const mp_graph *g, bool quiet) {
   mp_plan *plan = NULL;
   mp_status st = mp_plan_build(g, &cfg->platform, &cfg->memory, &c->sink, &plan);
   if (st == MP_OK) st = mp_plan_verify(plan, &c->sink);
@@ -65,6 +62,7 @@ static int convert_after_rules(cli *c, const mp_config *cfg, const mp_graph *g) 
     char *s = mp_plan_summary(plan, cfg->prefix, cfg->verbose);
     if (s) fputs(s, stdout);
     free(s);
+    if (!quiet) cli_print_hint(plan, &cfg->memory, "--memory.planner");
   }
   /* The C module (and <prefix>_residency.json with dump_residency_json). */
   if (st == MP_OK) {
@@ -95,6 +93,14 @@ int cmd_convert(cli *c, int argc, char **argv) {
       return CLI_EXIT_OK;
     }
   }
+  /* --quiet is the CLI's own: drop it before the config sees the rest */
+  bool quiet = false;
+  int kept = 1;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) quiet = true;
+    else argv[kept++] = argv[i];
+  }
+  argc = kept;
   if (argc < 2) return cli_usage_error("convert", "no config given (--path CONFIG.yaml)");
   mp_config *cfg = NULL;
   mp_model *m = NULL;
@@ -125,7 +131,7 @@ int cmd_convert(cli *c, int argc, char **argv) {
   }
   if (st == MP_OK && cfg->verbose >= 2) print_attributes(g, at, mem_rule, dst_rule);
   int rc = cli_exit_code(st);
-  if (st == MP_OK) rc = convert_after_rules(c, cfg, g);
+  if (st == MP_OK) rc = convert_after_rules(c, cfg, g, quiet);
   free(at);
   free(mem_rule);
   free(dst_rule);

@@ -137,6 +137,9 @@ static void print_trimmed(char *line) {
   puts(line);
 }
 
+/* Widest tensor-name column; longer names keep their head and tail. */
+#define NAME_COLS 48
+
 static void print_text(const mp_graph *g, const mp_graph *na, uint32_t align) {
   const mp_model *m = g->model;
   const mp_subgraph_def *sg = &m->subgraphs[g->subgraph];
@@ -163,8 +166,14 @@ static void print_text(const mp_graph *g, const mp_graph *na, uint32_t align) {
              op->is_view ? "   (view: no-op)" : "");
     print_trimmed(line);
   }
-  printf("\n%4s  %-32s %-8s %-18s %9s  %-10s %-11s %s\n", "id", "name", "dtype", "shape", "bytes",
-         "role", "lifetime", "alias_of");
+  /* the name column is as wide as the longest name, up to NAME_COLS */
+  int nw = 4;
+  for (uint32_t i = 0; i < g->n_tensors; i++) {
+    size_t l = strlen(g->tensors[i].name);
+    if (l > (size_t)nw) nw = l > NAME_COLS ? NAME_COLS : (int)l;
+  }
+  printf("\n%4s  %-*s %-8s %-18s %9s  %-10s %-11s %s\n", "id", nw, "name", "dtype", "shape",
+         "bytes", "role", "lifetime", "alias_of");
   for (uint32_t i = 0; i < g->n_tensors; i++) {
     const mp_tensor *t = &g->tensors[i];
     char shape[64], life[32] = "-", alias[16] = "";
@@ -176,13 +185,10 @@ static void print_text(const mp_graph *g, const mp_graph *na, uint32_t align) {
     else if (t->role != MP_ROLE_SCRATCH)
       snprintf(life, sizeof life, "program");
     if (t->alias_of >= 0) snprintf(alias, sizeof alias, "%d", t->alias_of);
-    /* long names keep their end, cut at a character boundary */
-    const char *name = t->name;
-    size_t nl = strlen(name);
-    if (nl > 32) name += nl - 32;
-    while ((*name & 0xc0) == 0x80) name++;
+    char nb[NAME_COLS + 8];
+    const char *name = mp_name_fit(t->name, (size_t)nw, nb, sizeof nb);
     char line[256];
-    snprintf(line, sizeof line, "%4u  %-32s %-8s %-18s %9llu  %-10s %-11s %s", i, name,
+    snprintf(line, sizeof line, "%4u  %-*s %-8s %-18s %9llu  %-10s %-11s %s", i, nw, name,
              mp_dtype_name(t->dtype), shape, (unsigned long long)t->size, mp_role_name(t->role),
              life, alias);
     print_trimmed(line);

@@ -16,16 +16,20 @@ static const char *USAGE =
     "usage: memplan plan MODEL.tflite [options]\n"
     "\n"
     "Plan a model on a built-in platform without a config file and print the\n"
-    "arena summary.\n"
+    "arena summary.  When the planner ends above the lower bound, a hint line\n"
+    "names the best other planner and the bytes it would save.\n"
     "\n"
-    "  --planner P            greedy (default), greedy_by_size, hill_climb, ...\n"
+    "  --planner P            greedy (the default), or the experimental\n"
+    "                         greedy_by_size, hill_climb and exact\n"
     "  --planner-options JSON planner tunables, e.g. '{\"iterations\": 2000}'\n"
     "  --platform NAME        built-in platform (default " MP_DEFAULT_PLATFORM ")\n"
     "  --subgraph N           subgraph to plan (default 0)\n"
     "  --prefix NAME          symbol prefix shown in the summary (default: model name)\n"
     "  --json                 print the residency JSON instead of the summary\n"
     "  --report PATH.html     also write the HTML plan report\n"
-    "  --verbose N            2 adds every tensor's placement to the summary\n"
+    "  --verbose N            2 adds every tensor's placement and why it is\n"
+    "                         there; 3 also each memory's fill over time\n"
+    "  --quiet                no hint line\n"
     "  --<config key> VALUE   any `memplan convert` key, e.g. --memory.constraints JSON\n";
 
 int cmd_report_write(const mp_plan *plan, const mp_config *cfg, const char *path, cli *c);
@@ -49,7 +53,7 @@ static void quiet_diag(void *user, const mp_diag *d) {
 int cmd_plan(cli *c, int argc, char **argv) {
   char *model = NULL;
   const char *report = NULL;
-  bool json = false;
+  bool json = false, quiet_hint = false;
   /* config arguments: "plan" + translated options */
   char **cargs = calloc((size_t)argc * 2 + 4, sizeof(char *));
   if (!cargs) return CLI_EXIT_BUG;
@@ -64,6 +68,8 @@ int cmd_plan(cli *c, int argc, char **argv) {
       return CLI_EXIT_OK;
     } else if (!strcmp(a, "--json")) {
       json = true;
+    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+      quiet_hint = true;
     } else if (!strcmp(a, "--report")) {
       if (i + 1 >= argc) {
         free(cargs);
@@ -131,6 +137,7 @@ int cmd_plan(cli *c, int argc, char **argv) {
       char *s = mp_plan_summary(plan, cfg->prefix, cfg->verbose);
       if (s) fputs(s, stdout);
       free(s);
+      if (!quiet_hint && cfg->verbose >= 1) cli_print_hint(plan, &cfg->memory, "--planner");
     }
     if (rc == CLI_EXIT_OK && report) rc = cmd_report_write(plan, cfg, report, c);
   }

@@ -779,6 +779,25 @@ mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform,
  * tensor without storage. */
 const mp_allocation *mp_plan_get_allocation(const mp_plan *p, uint32_t tensor_id);
 
+/* What another planner would save (mp_plan_hint). */
+typedef struct mp_plan_hint_result {
+  uint64_t scratch;         /* scratch bytes of the plan, summed over memories */
+  bool found;               /* another planner needs fewer */
+  char planner[32];         /* the best of them */
+  uint64_t alt_scratch;     /* its scratch bytes */
+  uint64_t saved;           /* scratch - alt_scratch */
+  bool reaches_bound;       /* its every scratch arena is at its lower bound */
+} mp_plan_hint_result;
+
+/* When a scratch arena of `p` ends above its lower bound (and is not proven
+ * optimal there), plan again with every other planner, on p's graph and
+ * platform and the memory args `mem` it was built from, and report the one
+ * with the fewest scratch bytes.  The heuristics run with their defaults,
+ * exact within a fixed node budget, so the answer is the same on every
+ * machine.  `p` is unchanged; the other plans' diagnostics are dropped.
+ * Fails only with MP_ERR_NOMEM. */
+mp_status mp_plan_hint(const mp_plan *p, const mp_memory_args *mem, mp_plan_hint_result *out);
+
 /* Independent check of a plan; shares no code with the planners.  Reports
  * the offending pair of tensors and returns MP_ERR_VERIFY on a violation. */
 mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx);
@@ -815,6 +834,12 @@ mp_status mp_emit_module(const mp_plan *p, const mp_config *cfg, const mp_diag_s
  * lower bound, budget headroom) and per memory; with verbose >= 2 also every
  * tensor's placement.  malloc'd text, NULL on allocation failure. */
 char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose);
+
+/* A name in at most `width` bytes for a table column: the name itself when
+ * it fits; else the first part of a fused name ("a/Relu;b/BiasAdd" ->
+ * "a/Relu;..."); else "..." and its end, cut at a UTF-8 character
+ * boundary.  Returns `name` or buf (n bytes, at least width + 1). */
+const char *mp_name_fit(const char *name, size_t width, char *buf, size_t n);
 
 /* The plan report: one self-contained HTML page (inline SVG, CSS and a
  * little script; no external assets) with a header, a bar per memory bank,

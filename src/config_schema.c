@@ -107,7 +107,10 @@ static const cfg_key keys[] = {
      "introspect arena layout, staged-vs-cold residency, and per-tensor placement "
      "post-planning."},
     {"verbose", T_VERBOSE, "0-3", "1",
-     "0 errors only; 1 a summary; 2 also every tensor's resolved attributes; 3 more detail."},
+     "0 errors only; 1 the summary and, when another planner would need fewer bytes, a "
+     "hint naming it; 2 also every tensor's resolved attributes, placement and why it is in "
+     "its memory (first in preference order, spilled, pinned by a rule, a view's alias); 3 "
+     "also each memory's fill at every operator."},
 };
 
 #define N_KEYS (sizeof keys / sizeof keys[0])
@@ -263,6 +266,8 @@ char *mp_config_help_text(void) {
               "  --report FILE         also write an HTML report of the plan to FILE\n"
               "  --allow-unsupported   plan models with operators memplan has no kernel for\n"
               "  --verbose N           as the key 'verbose' below\n"
+              "  --quiet               no hint line when another planner would need fewer\n"
+              "                        bytes\n"
               "  --help                this text\n"
               "\n"
               "configuration keys (type; default):\n");

@@ -297,8 +297,8 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
 }
 
 static void human_bytes(uint64_t v, char *buf, size_t n) {
-  if (v >= 1024 * 1024 && v % 1024 == 0)
-    snprintf(buf, n, "%.1f MiB", (double)v / (1024.0 * 1024.0));
+  if (v >= 1024 * 1024)
+    snprintf(buf, n, "%.2f MiB", (double)v / (1024.0 * 1024.0));
   else if (v >= 1024)
     snprintf(buf, n, "%.1f KiB", (double)v / 1024.0);
   else
@@ -322,6 +322,89 @@ static void put_kernels(mp_buf *b, const mp_graph *g) {
   }
 }
 
+const char *mp_name_fit(const char *s, size_t w, char *buf, size_t n) {
+  size_t l = strlen(s);
+  if (l <= w || w < 8 || w + 1 > n) return s;
+  /* a converter's fused name "a/b/Relu;a/c/BiasAdd;...": its first part
+   * names the op's output */
+  const char *semi = strchr(s, ';');
+  if (semi && (size_t)(semi - s) + 4 <= w) {
+    snprintf(buf, n, "%.*s;...", (int)(semi - s), s);
+    return buf;
+  }
+  /* else its end: scopes repeat at the front ("model/model/..."), the layer
+   * and the tensor's own name are at the back; never inside a UTF-8
+   * character */
+  const char *t = s + l - (w - 3);
+  while (*t && ((unsigned char)*t & 0xc0) == 0x80) t++;
+  snprintf(buf, n, "...%s", t);
+  return buf;
+}
+
+/* w, within [lo, hi]. */
+static size_t clamp_width(size_t w, size_t lo, size_t hi) { return w < lo ? lo : w > hi ? hi : w; }
+
+#define NAME_MAX_COLS 48
+
+/* verbose >= 3: per operator, what each memory holding scratch has in use:
+ * the scratch bytes live at that op plus its persistent, constant and staged
+ * arenas, against its budget. */
+static void fill_over_time(mp_buf *b, const mp_plan *p) {
+  const mp_graph *g = p->graph;
+  int mems[MP_MEM_COUNT];
+  int nm = 0;
+  for (uint32_t i = 0; i < p->n_arenas; i++) {
+    if (p->arenas[i].role != MP_ROLE_SCRATCH) continue;
+    bool seen = false;
+    for (int k = 0; k < nm; k++) seen |= mems[k] == (int)p->arenas[i].memory;
+    if (!seen) mems[nm++] = (int)p->arenas[i].memory;
+  }
+  if (nm == 0 || g->n_ops == 0) return;
+  uint64_t *live = calloc((size_t)g->n_ops * (size_t)nm, sizeof *live);
+  if (!live) {
+    b->failed = true;
+    return;
+  }
+  for (uint32_t t = 0; t < p->n_allocs; t++) {
+    const mp_allocation *a = &p->allocs[t];
+    if (!a->placed || a->binding.role != MP_ROLE_SCRATCH || a->alias_of >= 0) continue;
+    int k = 0;
+    while (k < nm && mems[k] != (int)a->memory) k++;
+    if (k == nm) continue;
+    for (int32_t op = p->lifetimes[t].start_op; op >= 0 && op <= p->lifetimes[t].end_op &&
+                                                (uint32_t)op < g->n_ops; op++)
+      live[(size_t)op * (size_t)nm + (size_t)k] += a->slot_size;
+  }
+  size_t ow = 8;
+  for (uint32_t i = 0; i < g->n_ops; i++) ow = mp_max_u64(ow, strlen(g->ops[i].name));
+  ow = clamp_width(ow, 8, 24);
+  mp_buf_printf(b, "\nmemory fill by operator (scratch live at the op + the memory's other "
+                   "arenas, of its budget):\n%4s  %-*s", "op", (int)ow, "operator");
+  /* each memory's name over its bytes column; a row's cell is 31 wide */
+  for (int k = 0; k < nm; k++)
+    mp_buf_printf(b, "  %10s%s", mp_memory_name((mp_memory)mems[k]), k + 1 < nm ? "                   " : "");
+  mp_buf_putc(b, '\n');
+  for (uint32_t i = 0; i < g->n_ops; i++) {
+    char nb[64];
+    mp_buf_printf(b, "%4u  %-*s", i, (int)ow, mp_name_fit(g->ops[i].name, ow, nb, sizeof nb));
+    for (int k = 0; k < nm; k++) {
+      const mp_memory_usage *u = &p->memories[mems[k]];
+      uint64_t used = live[(size_t)i * (size_t)nm + (size_t)k] + u->persistent + u->constant +
+                      u->staged_source;
+      double frac = u->budget ? (double)used / (double)u->budget : 0.0;
+      char bar[11];
+      int fill = (int)(frac * 10.0 + 0.5);
+      if (fill > 10) fill = 10;
+      if (fill == 0 && used > 0) fill = 1;
+      for (int j = 0; j < 10; j++) bar[j] = j < fill ? '#' : '.';
+      bar[10] = '\0';
+      mp_buf_printf(b, "  %10llu %5.1f %% %s", (unsigned long long)used, 100.0 * frac, bar);
+    }
+    mp_buf_putc(b, '\n');
+  }
+  free(live);
+}
+
 char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
   mp_buf b;
   mp_buf_init(&b);
@@ -332,8 +415,15 @@ char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
                   (long long)p->options[i].value);
   mp_buf_printf(&b, "%s, platform %s, hash 0x%016llx\n", p->n_options ? ")" : "",
                 p->platform.name, (unsigned long long)p->hash);
-  mp_buf_printf(&b, "\n%-3s %-38s %-10s %-6s %-6s %10s %10s %11s %s\n", "id", "arena", "role",
-                "memory", "source", "size", "used", "lower bound", "tensors");
+  /* the arena column is as wide as the longest symbol */
+  size_t aw = 0;
+  for (uint32_t i = 0; i < p->n_arenas; i++) {
+    char sym[160];
+    aw = mp_max_u64(aw, strlen(mp_arena_symbol(prefix, &p->arenas[i], false, sym, sizeof sym)));
+  }
+  aw = clamp_width(aw, 38, 160);
+  mp_buf_printf(&b, "\n%-3s %-*s %-10s %-6s %-6s %10s %10s %11s %s\n", "id", (int)aw, "arena",
+                "role", "memory", "source", "size", "used", "lower bound", "tensors");
   for (uint32_t i = 0; i < p->n_arenas; i++) {
     const mp_arena *a = &p->arenas[i];
     char sym[160], lb[48] = "-";
@@ -342,7 +432,7 @@ char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
       snprintf(lb, sizeof lb, "%llu", (unsigned long long)a->lower_bound);
       if (a->total_size == a->lower_bound) snprintf(lb, sizeof lb, "%llu =", (unsigned long long)a->lower_bound);
     }
-    mp_buf_printf(&b, "%-3u %-38s %-10s %-6s %-6s %10llu %10llu %11s %u\n", i, sym,
+    mp_buf_printf(&b, "%-3u %-*s %-10s %-6s %-6s %10llu %10llu %11s %u\n", i, (int)aw, sym,
                   mp_role_name(a->role), mp_memory_name(a->memory),
                   mp_memory_name(a->source_memory), (unsigned long long)a->total_size,
                   (unsigned long long)a->used, lb, a->n_tensors);
@@ -374,23 +464,29 @@ char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
   }
   put_kernels(&b, g);
   if (verbose >= 2) {
-    mp_buf_printf(&b, "\n%4s  %-32s %-10s %-6s %-6s %8s %8s %-11s %s\n", "id", "tensor", "role",
-                  "memory", "source", "offset", "size", "lifetime", "alias_of");
+    size_t nw = 0;
+    for (uint32_t t = 0; t < p->n_allocs; t++)
+      if (p->allocs[t].placed) nw = mp_max_u64(nw, strlen(g->tensors[t].name));
+    nw = clamp_width(nw, 6, NAME_MAX_COLS);
+    mp_buf_printf(&b, "\n%4s  %-*s %-10s %-6s %-6s %8s %8s %-11s %-8s %s\n", "id", (int)nw,
+                  "tensor", "role", "memory", "source", "offset", "size", "lifetime", "alias_of",
+                  "why there");
     for (uint32_t t = 0; t < p->n_allocs; t++) {
       const mp_allocation *a = &p->allocs[t];
       if (!a->placed) continue;
-      const char *nm = g->tensors[t].name;
-      size_t nl = strlen(nm);
-      char life[32] = "program", alias[16] = "";
+      char life[32] = "program", alias[16] = "", nb[NAME_MAX_COLS + 8], why[256];
       if (a->binding.role == MP_ROLE_SCRATCH)
         snprintf(life, sizeof life, "[%d, %d]", p->lifetimes[t].start_op, p->lifetimes[t].end_op);
       if (a->alias_of >= 0) snprintf(alias, sizeof alias, "%d", a->alias_of);
-      mp_buf_printf(&b, "%4u  %-32s %-10s %-6s %-6s %8llu %8llu %-11s %s\n", t,
-                    nl > 32 ? nm + nl - 32 : nm, mp_role_name(a->binding.role),
-                    mp_memory_name(a->memory), mp_memory_name(a->binding.source_memory),
-                    (unsigned long long)a->offset, (unsigned long long)a->size, life, alias);
+      mp_buf_printf(&b, "%4u  %-*s %-10s %-6s %-6s %8llu %8llu %-11s %-8s %s\n", t, (int)nw,
+                    mp_name_fit(g->tensors[t].name, nw, nb, sizeof nb),
+                    mp_role_name(a->binding.role), mp_memory_name(a->memory),
+                    mp_memory_name(a->binding.source_memory), (unsigned long long)a->offset,
+                    (unsigned long long)a->size, life, alias,
+                    mp_reason_text(&a->reason, a->alias_of, why, sizeof why));
     }
   }
+  if (verbose >= 3) fill_over_time(&b, p);
   if (b.failed) {
     mp_buf_free(&b);
     return NULL;

@@ -2,9 +2,13 @@
 # suite_cli_inspect.sh — golden tests of `memplan inspect`: the tables and
 # JSON it prints for memplan's fixture models and the bundled example, and
 # the exact error text and exit status for malformed, truncated or
-# unsupported models and bad usage.
+# unsupported models and bad usage; and of `memplan plan`'s summary
+# (tests/cli/plan/): the hint line, the placement reasons of --verbose 2
+# and the memory fill of --verbose 3; and of the help texts
+# (tests/cli/help/).
 #
-# One folder per case under tests/cli/inspect/:
+# One folder per case under tests/cli/inspect/, tests/cli/plan/ and
+# tests/cli/help/:
 #   cmd               the arguments after `memplan`, one line, shell words
 #   setup             shell commands run first, in the case folder (optional;
 #                     makes malformed files from the fixtures; $MKMODEL is
@@ -34,7 +38,7 @@ done
 cp examples/kws/kws.tflite "$fixtures/kws.tflite"
 
 fail=0; n=0
-for dir in tests/cli/inspect/*/; do
+for dir in tests/cli/inspect/*/ tests/cli/plan/*/ tests/cli/help/*/; do
   name=$(basename "$dir")
   n=$((n+1))
   tmp=$(mktemp -d)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README stays true: every configuration key `memplan convert --help`
 # lists appears in the README's reference, every command the README's
-# command table names exists, and the worked example's arena rows are what
-# convert prints today.
+# command table names exists, the worked example's arena rows and hint line
+# are what convert and plan print today, and the planners the README calls
+# experimental are called so by --help.
 set -u
 cd "$(dirname "$0")/.."
 MEMPLAN=${MEMPLAN:-build/${MODE:-asan}/memplan}
@@ -21,5 +22,28 @@ out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 for sym in kws_arena_dtcm_buffer kws_arena_const_mram__blob; do
   got=$(grep " $sym " "$out/stdout")
   if grep -qF -- "$got" README.md; then echo "ok   README row $sym"; else echo "FAIL README row for $sym differs from: $got"; fail=1; fi
+done
+# the hint line of the worked example is what plan prints for that model
+MEMPLAN=$(cd "$(dirname "$MEMPLAN")" && pwd)/$(basename "$MEMPLAN")
+MKMODEL=$(dirname "$MEMPLAN")/mkmodel
+if [ -x "$MKMODEL" ]; then
+  (cd "$out" && "$MKMODEL" random --seed 5 r5.tflite && "$MEMPLAN" plan r5.tflite > plan.txt 2>/dev/null) \
+    || { echo "FAIL the README's hint example does not run"; exit 1; }
+  for pat in '^hint ' ' r5_arena_dtcm_buffer '; do
+    got=$(grep -- "$pat" "$out/plan.txt")
+    if [ -n "$got" ] && grep -qxF -- "$got" README.md; then echo "ok   README line: ${got:0:40}..."
+    else echo "FAIL README lacks the line plan prints: $got"; fail=1; fi
+  done
+  if "$MEMPLAN" plan "$out/r5.tflite" --quiet 2>/dev/null | grep -q '^hint'; then
+    echo "FAIL --quiet keeps the hint"; fail=1
+  fi
+else
+  echo "FAIL no mkmodel beside $MEMPLAN"; fail=1
+fi
+for p in greedy_by_size hill_climb exact; do
+  if grep -q "^| \`$p\` | .*Experimental" README.md && "$MEMPLAN" convert --help \
+       | awk -v p="$p" '/^        [a-z]/ { f = ($1 == p) } f' | grep -qi experimental; then
+    echo "ok   $p is called experimental in the README and in --help"
+  else echo "FAIL $p is not called experimental in the README or convert --help"; fail=1; fi
 done
 exit $fail
