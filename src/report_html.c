@@ -45,9 +45,10 @@ enum {
   COL_MAX = 96,         /* widest op column for tiny models */
   PLOT_TARGET_W = 960,  /* aim for this plot width before scrolling */
   STATIC_MIN_W = 560,   /* plot width floor of persistent/constant arenas */
-  NAME_COL_MIN = 11,    /* op names drawn on the axis from this column width */
+  NAME_COL_MIN = 14,    /* op names drawn on the axis from this column width: a
+                           rotated 10 px label is about 13 px tall */
   OP_LABEL_MAX = 24,    /* op names longer than this are shortened */
-  AXIS_PLAIN_H = 30,    /* x axis height with op numbers only */
+  AXIS_PLAIN_H = 34,    /* x axis height with op numbers only, and the peak marks under them */
   YAXIS_W = 80,         /* fixed left axis */
   LABELS_W = 224,       /* fixed right column of line labels */
   BAR_W = 620,          /* memory bank bar width */
@@ -346,7 +347,10 @@ static const char CSS[] =
     ".scroll{overflow-x:auto;flex:0 1 auto;min-width:120px;border-left:1px solid var(--axis)}\n"
     ".chart svg{display:block;flex:none}\n"
     ".note{color:var(--mute);margin:6px 0 0}\n"
-    ".wide{overflow-x:auto}\n"
+    ".wide{overflow-x:auto;max-width:100%}\n"
+    ".wide.tall{max-height:80vh;overflow-y:auto}\n"
+    "table.grid td.sym{white-space:normal;min-width:18ch;max-width:44ch;overflow-wrap:anywhere}\n"
+    "@media (min-width:1800px){table.grid td.sym{max-width:none;white-space:nowrap}}\n"
     "svg text{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace;"
     "font-size:10px}\n"
     ".plot .op{fill:transparent}.plot .op.odd{fill:var(--band)}"
@@ -376,8 +380,9 @@ static const char CSS[] =
     "color:var(--mute)}\n"
     ".legend span{display:inline-flex;align-items:center;gap:5px}\n"
     ".legend svg{display:inline-block;vertical-align:middle}\n"
-    ".bank{display:grid;grid-template-columns:64px auto 1fr;gap:4px 14px;align-items:center;"
-    "margin:4px 0}\n"
+    ".bank{display:flex;flex-wrap:wrap;gap:4px 14px;align-items:center;margin:4px 0}\n"
+    ".bank .name{flex:0 0 64px}.bank svg.bar{flex:0 1 621px;min-width:160px;height:26px}\n"
+    ".bank .what{flex:1 1 300px;min-width:0}\n"
     ".bank .name{font-weight:600;font-family:ui-monospace,'DejaVu Sans Mono',monospace}\n"
     ".bank .what{color:var(--mute)}.bank .what b{color:var(--ink)}\n"
     ".bank .seg{stroke:var(--card);stroke-width:.8}\n"
@@ -388,7 +393,7 @@ static const char CSS[] =
     "#tensors th.asc::after{content:' \\25B2'}#tensors th.desc::after{content:' \\25BC'}\n"
     "#tensors tbody tr{cursor:pointer}#tensors tbody tr:hover{background:var(--hover)}\n"
     "#tensors tr.sel{background:var(--selrow)}\n"
-    "#tensors td.name{max-width:520px;overflow:hidden;text-overflow:ellipsis}\n"
+    "#tensors td.name{max-width:min(520px,36vw);overflow:hidden;text-overflow:ellipsis}\n"
     ".sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px;"
     "vertical-align:-1px;border:1px solid rgba(0,0,0,.25)}\n"
     "#tip{position:fixed;display:none;z-index:9;max-width:560px;padding:6px 9px;"
@@ -518,13 +523,19 @@ static void put_gap(mp_buf *b, uint64_t v, uint64_t lb) {
   mp_buf_printf(b, "<span class=\"warn\">+%s (+%.1f%%)</span>", hb(s, sizeof s, v - lb), pct);
 }
 
+/* What is known of the smallest possible arena: optimal (at the lower bound
+ * or proven by a search), an interval a search narrowed, or nothing beyond
+ * the lower bound (the heuristics do not search). */
 static void put_proof(mp_buf *b, const mp_arena *a) {
   char s1[32], s2[32];
   if (a->proven_lower == a->proven_upper)
-    mp_buf_printf(b, "<span class=\"ok\">optimal</span> (%s)", gb(s1, sizeof s1, a->proven_upper));
-  else
-    mp_buf_printf(b, "[%s, %s] B", gb(s1, sizeof s1, a->proven_lower),
+    mp_buf_printf(b, "<span class=\"ok\">optimal</span> (%s B)",
+                  gb(s1, sizeof s1, a->proven_upper));
+  else if (a->proven_lower > a->lower_bound || a->timed_out)
+    mp_buf_printf(b, "optimum in [%s, %s] B", gb(s1, sizeof s1, a->proven_lower),
                   gb(s2, sizeof s2, a->proven_upper));
+  else
+    mp_buf_puts(b, "not proven (the exact planner searches for a proof)");
   if (a->timed_out) mp_buf_puts(b, " <span class=\"warn\">timed out</span>");
 }
 
@@ -537,13 +548,15 @@ static void put_arena_table(report *r) {
                  "class=\"n\">region</th><th>symbol</th>"
                  "<th>role</th><th>memory</th><th class=\"n\">size</th><th class=\"n\">"
                  "high-water</th><th class=\"n\">lower bound</th><th>vs lower bound</th>"
-                 "<th>proven optimum</th><th class=\"n\">budget</th><th class=\"n\">headroom</th>"
+                 "<th>optimality</th><th class=\"n\" title=\"what the arena may grow to: its "
+                 "memory's budget less the memory's other arenas\">room</th><th class=\"n\" "
+                 "title=\"room less size\">free</th>"
                  "<th class=\"n\">slots</th></tr></thead>\n<tbody>\n");
   for (uint32_t i = 0; i < p->n_arenas; i++) {
     const mp_arena *a = &p->arenas[i];
     uint64_t bud = arena_budget(p, a);
     mp_buf_printf(b,
-                  "<tr data-arena=\"%u\"><td class=\"n\">%u</td><td><a href=\"#arena-%u\">"
+                  "<tr data-arena=\"%u\"><td class=\"n\">%u</td><td class=\"sym\"><a href=\"#arena-%u\">"
                   "<code>",
                   i, i, i);
     esc(b, mp_arena_symbol(r->prefix, a, false, sym, sizeof sym));
@@ -625,9 +638,10 @@ static void put_banks(report *r) {
                   "data-used=\"%llu\"><span class=\"name\">%s</span>\n",
                   mem, (unsigned long long)u->budget, (unsigned long long)u->used, mem);
     mp_buf_printf(b,
-                  "<svg width=\"%d\" height=\"26\"><rect class=\"free\" x=\"0.5\" y=\"1.5\" "
-                  "width=\"%d\" height=\"23\"/>",
-                  BAR_W + 1, BAR_W);
+                  "<svg class=\"bar\" width=\"%d\" height=\"26\" viewBox=\"0 0 %d 26\" "
+                  "preserveAspectRatio=\"none\"><rect class=\"free\" x=\"0.5\" y=\"1.5\" "
+                  "width=\"%d\" height=\"23\" vector-effect=\"non-scaling-stroke\"/>",
+                  BAR_W + 1, BAR_W + 1, BAR_W);
     double x = 0.5;
     put_seg(b, &x, u->scratch, scale, "scratch", C_SCRATCH, "scratch arena", mem);
     put_seg(b, &x, u->persistent, scale, "persistent", C_PERSISTENT, "persistent arena", mem);
@@ -709,7 +723,7 @@ static void put_legend(mp_buf *b) {
                  "<span><svg width=\"26\" height=\"10\"><line x1=\"0\" x2=\"26\" y1=\"5\" y2=\"5\" "
                  "class=\"lb\"/></svg>lower bound</span>"
                  "<span><svg width=\"26\" height=\"10\"><line x1=\"0\" x2=\"26\" y1=\"5\" y2=\"5\" "
-                 "class=\"budget\"/></svg>budget</span>"
+                 "class=\"budget\"/></svg>room: the memory's budget less its other arenas</span>"
                  "<span><svg width=\"26\" height=\"10\"><path d=\"M1,5 H25\" class=\"live-halo\"/>"
                  "<path d=\"M1,5 H25\" class=\"live\"/></svg>live bytes per op</span>"
                  "<span><svg width=\"14\" height=\"14\"><rect width=\"14\" height=\"14\" "
@@ -888,15 +902,21 @@ static void put_arena_head(report *r, const view *v) {
     mp_buf_printf(b, "<span><b>lower bound</b> %s (%s B) ", hb(s1, sizeof s1, a->lower_bound),
                   gb(s2, sizeof s2, a->lower_bound));
     put_gap(b, a->total_size, a->lower_bound);
-    mp_buf_puts(b, "</span><span><b>proven optimum</b> ");
+    mp_buf_puts(b, "</span><span><b>optimality</b> ");
     put_proof(b, a);
     mp_buf_puts(b, "</span>");
   }
-  mp_buf_printf(b, "<span><b>budget</b> %s", hb(s1, sizeof s1, v->budget));
+  /* the arena's room: its memory's budget less the memory's other arenas */
+  const mp_memory_usage *u = &r->p->memories[a->memory];
+  char s3[32];
+  mp_buf_printf(b, "<span><b>room</b> %s (%s budget %s", hb(s1, sizeof s1, v->budget),
+                mp_memory_name(a->memory), hb(s3, sizeof s3, u->budget));
+  if (u->budget > v->budget)
+    mp_buf_printf(b, " less %s of its other arenas", hb(s3, sizeof s3, u->budget - v->budget));
   if (v->budget >= a->total_size)
-    mp_buf_printf(b, " (%s free)</span>", hb(s2, sizeof s2, v->budget - a->total_size));
+    mp_buf_printf(b, "; %s free)</span>", hb(s2, sizeof s2, v->budget - a->total_size));
   else
-    mp_buf_printf(b, " <span class=\"warn\">(%s over)</span></span>",
+    mp_buf_printf(b, ") <span class=\"warn\">(%s over)</span></span>",
                   hb(s2, sizeof s2, a->total_size - v->budget));
   mp_buf_printf(b, "<span><b>slots</b> %u</span><span><b>alignment</b> %u B</span></div>\n",
                 a->n_tensors, a->alignment);
@@ -1026,7 +1046,7 @@ static int ylines(const view *v, yline ln[3]) {
   int n = 0;
   ln[n++] = (yline){"hwm", v->scratch ? "high-water" : "size", v->hw, false};
   if (v->scratch) ln[n++] = (yline){"lb", "lower bound", v->a->lower_bound, false};
-  ln[n++] = (yline){"budget", "budget", v->budget, v->budget > v->ymax};
+  ln[n++] = (yline){"budget", "room", v->budget, v->budget > v->ymax};
   return n;
 }
 
@@ -1093,7 +1113,7 @@ static void put_xaxis(report *r, const view *v) {
       mp_buf_printf(b,
                     "<text class=\"xlab peak\" x=\"%.2f\" y=\"%.2f\" "
                     "text-anchor=\"middle\">\xE2\x96\xB2</text>",
-                    cx, v->y0 + 25);
+                    cx, v->y0 + 30);
     }
     mp_buf_puts(b, "</g>\n");
   }
@@ -1216,7 +1236,7 @@ static void put_table(report *r) {
                 "memory, ...)\"> <span class=\"note\">%u placed of %u; click a header to sort, "
                 "a row to find its slot.</span>\n",
                 n_placed, p->n_allocs);
-  mp_buf_puts(b, "<table class=\"grid\" id=\"tensors\">\n<thead><tr><th class=\"n\">id</th>"
+  mp_buf_puts(b, "<div class=\"wide tall\"><table class=\"grid\" id=\"tensors\">\n<thead><tr><th class=\"n\">id</th>"
                  "<th>name</th><th>role</th><th>memory</th><th class=\"n\">offset</th>"
                  "<th class=\"n\">size</th><th class=\"n\">lifetime</th><th class=\"n\">alias of"
                  "</th><th>type</th></tr></thead>\n<tbody>\n");
@@ -1261,7 +1281,7 @@ static void put_table(report *r) {
     esc(b, sh);
     mp_buf_puts(b, "</td></tr>\n");
   }
-  mp_buf_puts(b, "</tbody></table>\n</section>\n");
+  mp_buf_puts(b, "</tbody></table></div>\n</section>\n");
 }
 
 /* ---- entry --------------------------------------------------------------- */

@@ -275,6 +275,123 @@ if [ -f examples/kws/config.yaml ]; then
     echo "FAIL convert --path examples/kws/config.yaml --report wrote no report"; fail=1
   fi
 fi
+# ---- layout at three widths ------------------------------------------------
+cat >"$tmp/layout.js" <<'EOF'
+(function () {
+  var errs = [], W = document.documentElement.clientWidth, ntext = 0, nsvg = 0;
+  function err(m) { if (errs.length < 30) errs.push(m); }
+  function box(el) { return el.getBoundingClientRect(); }
+  function say(el) {
+    var t = (el.textContent || '').trim().replace(/\s+/g, ' ');
+    return el.tagName.toLowerCase() + ' "' + t.slice(0, 48) + '"';
+  }
+  function px(v) { return Math.round(v * 10) / 10; }
+  if (document.documentElement.scrollWidth > W + 1)
+    err('the page is ' + document.documentElement.scrollWidth + ' px wide in a ' + W + ' px window');
+  document.querySelectorAll('section.card, header').forEach(function (c) {
+    var r = box(c);
+    if (r.left < -0.5 || r.right > W + 0.5) err(say(c) + ' spans ' + px(r.left) + '..' + px(r.right));
+  });
+  /* a scroll box stays inside its card */
+  document.querySelectorAll('.wide, .scroll').forEach(function (w) {
+    var r = box(w), c = box(w.closest('section.card'));
+    if (r.left < c.left - 1 || r.right > c.right + 1)
+      err('a scroll box spans ' + px(r.left) + '..' + px(r.right) + ' in a card ' + px(c.left) + '..' + px(c.right));
+  });
+  /* HTML text inside its box: the text's own extent (a Range), or the
+   * element's box when it clips its text by design (an ellipsis) */
+  var TEXT = 'h1, h2, h3, th, td, .stats > span, .bank .name, .bank .what, .legend > span, p.note, header dt, header dd';
+  document.querySelectorAll(TEXT).forEach(function (el) {
+    if (!el.textContent.trim()) return;
+    ntext++;
+    var cs = getComputedStyle(el), r;
+    if (cs.overflowX === 'hidden' || cs.textOverflow === 'ellipsis') r = box(el);
+    else { var rg = document.createRange(); rg.selectNodeContents(el); r = rg.getBoundingClientRect(); }
+    var c = el.parentElement.closest('.wide, .scroll, section.card, header'), cr = box(c);
+    var right = cr.right;
+    if (c.matches('.wide, .scroll')) right = cr.left - c.scrollLeft + c.scrollWidth;
+    if (r.left < cr.left - 1 || r.right > right + 1)
+      err(say(el) + ' runs outside its box: ' + px(r.left) + '..' + px(r.right) + ' in ' + px(cr.left) + '..' + px(right));
+    /* a figure squeezed into a sliver wraps into a column of words */
+    if (el.matches('.bank .what') && r.width < 200) err(say(el) + ' squeezed to ' + px(r.width) + ' px');
+  });
+  /* SVG labels inside their SVG; axis and line labels never overlap */
+  document.querySelectorAll('svg').forEach(function (svg) {
+    var sr = box(svg);
+    if (!sr.width) return;
+    nsvg++;
+    var labels = [];
+    svg.querySelectorAll('text').forEach(function (t) {
+      if (!t.textContent.trim()) return;
+      var r = box(t);
+      if (r.left < sr.left - 1 || r.right > sr.right + 1 || r.top < sr.top - 1 || r.bottom > sr.bottom + 1)
+        err('svg text "' + t.textContent.trim().slice(0, 40) + '" at ' + px(r.left) + '..' + px(r.right) +
+            ' outside its svg ' + px(sr.left) + '..' + px(sr.right));
+      if (t.matches('.xlab, .ylab, .lines text')) labels.push({t: t, r: r});
+    });
+    labels.sort(function (a, b) { return a.r.left - b.r.left; });
+    for (var i = 0; i < labels.length; i++)
+      for (var j = i + 1; j < labels.length && labels[j].r.left < labels[i].r.right; j++) {
+        var a = labels[i].r, b = labels[j].r;
+        if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
+          err('labels "' + labels[i].t.textContent.trim() + '" and "' + labels[j].t.textContent.trim() + '" overlap');
+      }
+  });
+  /* labels say what they mean */
+  if (/proven optimum/.test(document.body.innerText)) err('a "proven optimum" label');
+  document.querySelectorAll('section.arena').forEach(function (sec) {
+    var st = sec.querySelector('.stats').textContent;
+    if (!/\broom\b/.test(st)) err('arena ' + sec.dataset.arena + ': no room figure');
+    if (/\bbudget\b/.test(st) && !/ budget \d/.test(st)) err('arena ' + sec.dataset.arena + ': a bare "budget" figure: ' + st);
+  });
+  var out = document.createElement('pre');
+  out.id = 'layout-result';
+  out.textContent = errs.length ? 'FAIL\n' + errs.join('\n') : 'OK ' + ntext + ' text boxes, ' + nsvg + ' svgs at ' + W + ' px';
+  document.body.appendChild(out);
+  document.body.setAttribute('data-layout', errs.length ? 'fail' : 'ok');
+})();
+EOF
+cat >"$tmp/layout_inject.py" <<'EOF'
+import sys
+html = open(sys.argv[1], encoding='utf-8').read()
+i = html.rindex('</body>')
+open(sys.argv[3], 'w', encoding='utf-8').write(html[:i] + '<script>' + open(sys.argv[2]).read() + '</script>\n' + html[i:])
+EOF
+cat >"$tmp/layout_verdict.py" <<'EOF'
+import html, re, sys
+m = re.search(r'<pre id="layout-result">(.*?)</pre>', open(sys.argv[1]).read(), re.S)
+print(html.unescape(m.group(1)) if m else 'no verdict in the DOM')
+EOF
+layout_models=()
+if [ -x "$BUILD/mkmodel" ] && "$BUILD/mkmodel" random --seed 7 --ops 120 "$tmp/wide120.tflite" >/dev/null &&
+   "$BUILD/mkmodel" random --seed 3 --ops 84 "$tmp/ops84.tflite" >/dev/null; then
+  layout_models+=("$tmp/wide120.tflite" "$tmp/ops84.tflite")
+else
+  echo "NOTICE: $BUILD/mkmodel not built: no 120-op model in the layout test"
+fi
+layout_models+=(examples/kws/kws.tflite)
+PREFIX50=a_really_long_module_prefix_for_the_wake_word_net
+for model in "${layout_models[@]}"; do
+  name=$(basename "$model" .tflite)
+  "$MEMPLAN" plan "$model" --quiet --prefix "$PREFIX50" --report "$tmp/$name.layout.html" >/dev/null 2>&1 \
+    || { echo "FAIL $name: plan --report for the layout test"; fail=1; continue; }
+  python3 "$tmp/layout_inject.py" "$tmp/$name.layout.html" "$tmp/layout.js" "$tmp/$name.layout.check.html"
+  for w in 800 1400 2560; do
+    png="$BUILD/test-logs/report_${name}_$w.png"
+    rm -f "$png"
+    chrome --window-size=$w,1400 --screenshot="$png" "file://$tmp/$name.layout.html" >/dev/null
+    [ -s "$png" ] || { echo "FAIL $name at $w px: no screenshot"; fail=1; }
+    chrome --window-size=$w,1400 --virtual-time-budget=3000 --dump-dom \
+      "file://$tmp/$name.layout.check.html" >"$tmp/$name.$w.dom"
+    verdict=$(python3 "$tmp/layout_verdict.py" "$tmp/$name.$w.dom")
+    if grep -q '<body[^>]*data-layout="ok"' "$tmp/$name.$w.dom"; then
+      echo "ok   layout $name at $w px: $verdict ($png)"
+    else
+      echo "FAIL layout $name at $w px: $verdict" | head -n 14; fail=1
+    fi
+  done
+done
+
 # An unwritable report path is a usage/I-O error naming the path.
 "$MEMPLAN" plan "${models[0]}" --report "$tmp/missing/r.html" >/dev/null 2>"$tmp/err"
 rc=$?

@@ -384,6 +384,25 @@ static void a_tight_budget_is_drawn_and_a_far_one_is_marked_off_scale(void **sta
   unplan(&roomy);
 }
 
+static void an_arenas_room_is_labelled_with_its_memorys_budget_and_what_else_is_there(void **state) {
+  (void)state;
+  planned x;
+  /* KWS at 64 KiB of dtcm: scratch 16000 B and 24384 B of constants share it */
+  plan_fixture("kws", 64 * 1024, NULL, &x);
+  char *html = report(&x);
+  const char *head = strstr(html, "<section class=\"card arena\" id=\"arena-0\"");
+  assert_non_null(head);
+  /* 64 KiB less the 23.8 KiB constant arena: the room, named as such */
+  assert_non_null(strstr(head, "<b>room</b> 40.2 KiB (dtcm budget 64 KiB less 23.8 KiB of its "
+                               "other arenas; 24.6 KiB free)"));
+  assert_null(strstr(html, "<b>budget</b>"));
+  /* greedy reached the bound: optimal, and no "proven optimum" anywhere */
+  assert_non_null(strstr(head, "<b>optimality</b> <span class=\"ok\">optimal</span> (16,000 B)"));
+  assert_null(strstr(html, "proven optimum"));
+  free(html);
+  unplan(&x);
+}
+
 static void persistent_state_spans_the_whole_program(void **state) {
   (void)state;
   planned x;
@@ -433,6 +452,7 @@ int main(void) {
       cmocka_unit_test(slot_labels_fit_inside_their_slots),
       cmocka_unit_test(tall_narrow_slots_are_labelled_along_their_height),
       cmocka_unit_test(a_tight_budget_is_drawn_and_a_far_one_is_marked_off_scale),
+      cmocka_unit_test(an_arenas_room_is_labelled_with_its_memorys_budget_and_what_else_is_there),
       cmocka_unit_test(persistent_state_spans_the_whole_program),
       cmocka_unit_test(the_writer_replaces_the_file_whole_and_names_an_unwritable_path),
   };
