@@ -273,7 +273,8 @@ PY
 fi
 
 # every module's residency report follows docs/residency.schema.json
-python3 tests/check_residency.py "$OUT"/modules/*/*_residency.json > "$OUT/residency.log" \
+python3 tests/check_residency.py --models ../shared/models examples/kws -- \
+  "$OUT"/modules/*/*_residency.json > "$OUT/residency.log" \
   || { grep -A5 '^FAIL' "$OUT/residency.log" | head -n 40; exit 1; }
 stamp "$(tail -n 1 "$OUT/residency.log")"
 
