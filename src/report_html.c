@@ -535,7 +535,8 @@ static void put_proof(mp_buf *b, const mp_arena *a) {
     mp_buf_printf(b, "optimum in [%s, %s] B", gb(s1, sizeof s1, a->proven_lower),
                   gb(s2, sizeof s2, a->proven_upper));
   else
-    mp_buf_puts(b, "not proven (the exact planner searches for a proof)");
+    mp_buf_puts(b, "<span title=\"the heuristic planners do not search for a proof; the "
+                   "exact planner does\">not proven</span>");
   if (a->timed_out) mp_buf_puts(b, " <span class=\"warn\">timed out</span>");
 }
 

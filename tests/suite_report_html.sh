@@ -333,16 +333,16 @@ cat >"$tmp/layout.js" <<'EOF'
     for (var i = 0; i < labels.length; i++)
       for (var j = i + 1; j < labels.length && labels[j].r.left < labels[i].r.right; j++) {
         var a = labels[i].r, b = labels[j].r;
-        if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
+        if (a.left < b.right - 0.1 && b.left < a.right - 0.1 && a.top < b.bottom - 0.1 && b.top < a.bottom - 0.1)
           err('labels "' + labels[i].t.textContent.trim() + '" and "' + labels[j].t.textContent.trim() + '" overlap');
       }
   });
   /* labels say what they mean */
   if (/proven optimum/.test(document.body.innerText)) err('a "proven optimum" label');
   document.querySelectorAll('section.arena').forEach(function (sec) {
-    var st = sec.querySelector('.stats').textContent;
-    if (!/\broom\b/.test(st)) err('arena ' + sec.dataset.arena + ': no room figure');
-    if (/\bbudget\b/.test(st) && !/ budget \d/.test(st)) err('arena ' + sec.dataset.arena + ': a bare "budget" figure: ' + st);
+    var names = Array.prototype.map.call(sec.querySelectorAll('.stats b'), function (b) { return b.textContent; });
+    if (names.indexOf('room') < 0) err('arena ' + sec.dataset.arena + ': no room figure');
+    if (names.indexOf('budget') >= 0) err('arena ' + sec.dataset.arena + ': a bare "budget" figure');
   });
   var out = document.createElement('pre');
   out.id = 'layout-result';
