@@ -8,24 +8,36 @@
  * time values.  The tree is an implicit, power-of-two segment tree over
  * those ranks (node 1 is the root, leaves are nodes nleaf..2*nleaf-1).
  *
- * Each node owns a fixed slice of one pool, sized at construction to the
- * number of items whose interval decomposition contains the node, so
- * placing never allocates.  A slice holds the placed spans (offset, top)
- * sorted by offset; they are disjoint because every item stored in a node
- * covers the node's whole time range.  Per node the engine keeps the
- * largest top and the smallest offset placed anywhere in its subtree, to
- * skip subtrees that cannot collide with the current window.
+ * Every node keeps a set of blocks: the union of some placed spans
+ * [off, top) as sorted, disjoint blocks that do not even touch (a packed
+ * run of spans is one block), in a treap that also knows, per subtree, the
+ * widest gap between its blocks.  An item is stored at the nodes of its
+ * interval's decomposition and at their ancestors:
+ *   all(v)   holds every item that meets v's time range, except the items
+ *            stored at a "high" ancestor of v (more than PUSH_MAX leaves);
+ *            an item stored at a low node is stored at every node below it
+ *            too, so that a query never looks above its canonical nodes
+ *            for it;
+ *   own(v)   (high nodes only) the items stored at v: they cover v's range.
+ * So the placed items that meet [lo, hi] in time are those in all() of the
+ * canonical nodes of [lo, hi], plus those in own() of the high nodes that
+ * [lo, hi] overlaps in part (ancestors of the leaves lo and hi).  A query
+ * gathers those O(log T) sets and asks each in turn for the lowest window
+ * [x', x' + size), x' >= x, that none of its blocks meets (one descent of
+ * its treap, gaps too narrow skipped whole), and moves x there, until one
+ * whole round over the sets leaves x in place.  The sets of the canonical
+ * nodes hold everything live at their times, so on dense problems their
+ * gaps are the real holes of the layout: a query costs a few descents per
+ * set however many items are live.  An insertion merges the span into
+ * O(log T + PUSH_MAX) sets, O(log n) each.
  *
- * Long-lived items: a query that covers a big subtree would otherwise walk
- * every span in it.  The first time such a subtree (>= UNION_MIN_LEAVES
- * leaves) is covered by a query, the engine builds the union of all spans
- * in it as merged blocks and keeps it up to date on later insertions; the
- * query then does one binary search there, and one jump passes a whole
- * packed run of spans.  Unions cannot be un-merged, so the first undo
- * (mp_firstfit_truncate removing something) drops them for good and the
- * engine goes on with the subtree walk alone; local search, which undoes
- * constantly, works on small problems.  If memory for a union runs out the
- * engine drops them too: slower, never wrong.
+ * Undo: every change to a set goes on a trail (the set, the block
+ * inserted, and the subtree of the blocks it merged), and mark[k] is the
+ * trail length before the k-th placement, so truncating restores the sets
+ * exactly; truncating to no placement just empties them.  A one-shot run
+ * (mp_firstfit_solve) keeps no trail.  If the node pool or the trail
+ * cannot grow, the engine goes on with the scan below for good: slower,
+ * never wrong.
  *
  * Zero-size items are never stored: they collide with nothing.
  *
@@ -41,21 +53,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Subtrees smaller than this are cheap to walk; bigger ones get a union
- * when a query covers them. */
-#define UNION_MIN_LEAVES 32u
-
 /* Small or dense problems skip the tree: the placed items are kept in one
  * array sorted by offset and a query scans it once, skipping the items that
  * do not overlap in time.  That costs O(placed) per query, which beats the
  * tree when there are few items (local search on a model's tensors, with
- * constant undo), or when most items overlap most others anyway (then a
- * query visits most of the tree too).  Measured crossovers on this
- * machine: about 300 items on sparse problems, and up to several thousand
- * when the average item overlaps more than 1/16 of the others. */
+ * constant undo), or when most items overlap most others anyway. */
 #define SMALL_N 256u
-#define DENSE_N 4096u
+#define DENSE_N 1024u
 #define DENSE_FRACTION 16u
+
+/* Items stored at a node of at most this many leaves are stored in every
+ * node below it too (see all(v) above). */
+#define PUSH_MAX 64u
+
+/* Sets a query gathers at most: two canonical nodes and two high
+ * ancestors per level of a tree of at most 2^32 leaves. */
+#define MAX_QUERY_SETS 132u
+
+#define NONE UINT64_MAX
 
 typedef struct span {
   uint64_t off, top; /* [off, top) */
@@ -69,39 +84,174 @@ typedef struct placed {
   uint32_t index;
 } placed;
 
-/* Merged blocks: sorted, disjoint and not touching. */
-typedef struct span_set {
-  span *s;
-  uint32_t len, cap;
-} span_set;
+/* ---- treaps of disjoint spans -------------------------------------------------
+ *
+ * Shared by the block sets and the sweep: nodes in one array, linked by
+ * index (-1: none), ordered by offset (the spans are disjoint), with the
+ * subtree's lowest offset, highest top and widest gap between consecutive
+ * spans. */
+
+typedef struct tnode {
+  uint64_t off, top;       /* this span */
+  uint64_t min_off, max_top; /* of the subtree */
+  uint64_t gap;            /* widest gap between consecutive spans of the subtree */
+  uint32_t prio;
+  int32_t left, right;
+} tnode;
+
+static void tfix(tnode *t, int32_t v) {
+  tnode *x = &t[v];
+  x->min_off = x->off;
+  x->max_top = x->top;
+  x->gap = 0;
+  if (x->left >= 0) {
+    const tnode *l = &t[x->left];
+    x->min_off = l->min_off;
+    x->gap = mp_max_u64(l->gap, x->off - l->max_top);
+  }
+  if (x->right >= 0) {
+    const tnode *r = &t[x->right];
+    x->max_top = r->max_top;
+    x->gap = mp_max_u64(x->gap, mp_max_u64(r->gap, r->min_off - x->top));
+  }
+}
+
+/* Spans are disjoint, so the offset alone orders them. */
+static void tsplit(tnode *t, int32_t v, uint64_t off, int32_t *l, int32_t *r) {
+  if (v < 0) {
+    *l = *r = -1;
+    return;
+  }
+  if (t[v].off < off) {
+    tsplit(t, t[v].right, off, &t[v].right, r);
+    *l = v;
+  } else {
+    tsplit(t, t[v].left, off, l, &t[v].left);
+    *r = v;
+  }
+  tfix(t, v);
+}
+
+static int32_t tmerge(tnode *t, int32_t a, int32_t b) {
+  if (a < 0) return b;
+  if (b < 0) return a;
+  if (t[a].prio > t[b].prio) {
+    t[a].right = tmerge(t, t[a].right, b);
+    tfix(t, a);
+    return a;
+  }
+  t[b].left = tmerge(t, a, t[b].left);
+  tfix(t, b);
+  return b;
+}
+
+/* Split v into the spans whose top is below `top` (*l) and the rest (*r). */
+static void tsplit_top(tnode *t, int32_t v, uint64_t top, int32_t *l, int32_t *r) {
+  if (v < 0) {
+    *l = *r = -1;
+    return;
+  }
+  if (t[v].top < top) {
+    tsplit_top(t, t[v].right, top, &t[v].right, r);
+    *l = v;
+  } else {
+    tsplit_top(t, t[v].left, top, l, &t[v].left);
+    *r = v;
+  }
+  tfix(t, v);
+}
+
+/* Insert node x (a single span, disjoint from the others) into subtree v;
+ * returns the new root. */
+static int32_t tinsert_node(tnode *t, int32_t v, int32_t x) {
+  if (v < 0) return x;
+  if (t[x].prio > t[v].prio) {
+    tsplit(t, v, t[x].off, &t[x].left, &t[x].right);
+    tfix(t, x);
+    return x;
+  }
+  if (t[x].off < t[v].off)
+    t[v].left = tinsert_node(t, t[v].left, x);
+  else
+    t[v].right = tinsert_node(t, t[v].right, x);
+  tfix(t, v);
+  return v;
+}
+
+/* Take the span at offset `off` out of subtree v; returns the new root. */
+static int32_t tremove_at(tnode *t, int32_t v, uint64_t off) {
+  if (t[v].off == off) return tmerge(t, t[v].left, t[v].right);
+  if (off < t[v].off)
+    t[v].left = tremove_at(t, t[v].left, off);
+  else
+    t[v].right = tremove_at(t, t[v].right, off);
+  tfix(t, v);
+  return v;
+}
+
+/* Refresh the subtree figures on the path from v to the span at `off`
+ * (after that span grew without passing its neighbours). */
+static void tfix_path(tnode *t, int32_t v, uint64_t off) {
+  if (t[v].off != off) tfix_path(t, off < t[v].off ? t[v].left : t[v].right, off);
+  tfix(t, v);
+}
+
+/* The lowest aligned y >= x such that [y, y + size) lies in a gap of
+ * subtree v (the gap before its first span starts at `from`), or NONE;
+ * the space above its last span is the caller's. */
+static uint64_t tlowest(const tnode *t, int32_t v, uint64_t from, uint64_t x, uint64_t size,
+                        uint64_t align) {
+  if (v < 0) return NONE;
+  const tnode *n = &t[v];
+  if (n->max_top <= x) return NONE; /* every gap in it ends below x */
+  uint64_t lo = from > x ? from : x;
+  if ((n->min_off <= lo || n->min_off - lo < size) && n->gap < size) return NONE;
+  uint64_t r = tlowest(t, n->left, from, x, size, align);
+  if (r != NONE) return r;
+  uint64_t g0 = n->left >= 0 ? t[n->left].max_top : from;
+  uint64_t y = mp_align_up(g0 > x ? g0 : x, align);
+  if (y <= n->off && n->off - y >= size) return y;
+  return tlowest(t, n->right, n->top, x, size, align);
+}
+
+/* One change to a set:
+ *   CH_NEW   block `node` went in, and the blocks of subtree `other` (-1:
+ *            none) went out, merged into it;
+ *   CH_TOP   block `node` grew upwards from top `old`;
+ *   CH_OFF   block `node` grew downwards from offset `old`;
+ *   CH_JOIN  block `node` grew from top `old` over block `other`, which
+ *            went out. */
+enum { CH_NEW, CH_TOP, CH_OFF, CH_JOIN };
+typedef struct change {
+  uint32_t set, kind;
+  int32_t node, other;
+  uint64_t old;
+} change;
 
 struct mp_firstfit {
   const mp_item *items;
   size_t n;
   uint32_t nleaf;      /* leaves, a power of two >= the number of ranks */
   uint32_t *lo, *hi;   /* compressed inclusive interval per item */
-  uint32_t *base;      /* per node: start of its slice in pool */
-  uint32_t *len;       /* per node: spans placed in its slice */
-  span *pool;
-  uint64_t *agg_top;   /* per node: max top in its subtree, 0 when empty */
-  uint64_t *agg_off;   /* per node: min offset in its subtree, UINT64_MAX when empty */
+  int32_t *root;       /* per set: root[2v] own(v), root[2v + 1] all(v) */
+  tnode *pool;         /* the sets' nodes */
+  size_t n_pool, cap_pool;
+  int32_t free_node;   /* a list through .left */
+  uint64_t prio;       /* xorshift state for treap priorities */
+  uint32_t *stamp;     /* per node: the last insertion that reached it */
+  uint32_t stamp_now;
+  bool no_undo;        /* keep no trail: only truncation to 0 is allowed */
+  change *trail;
+  size_t n_trail, cap_trail;
+  size_t *mark;        /* mark[k]: trail length before the k-th placement */
   uint64_t *offset;    /* per item, valid while placed */
   uint32_t *stack;     /* placement order */
   uint64_t *heights;   /* heights[k]: height after k + 1 placements */
   size_t depth;
-  /* unions of subtrees; uni == NULL once unions are off for good */
-  span_set *uni;
-  uint8_t *built;      /* per node: uni[v] is built and current */
-  size_t n_built;
-  uint32_t *stamp;     /* per node: the last insertion that reached it */
-  uint32_t stamp_now;
-  span *tmp;           /* scratch for building a union */
-  size_t tmp_cap;
-  /* small problems (n <= SMALL_N) use only this */
-  bool small;
-  struct placed *by_off; /* placed items of non-zero size, by (offset, index) */
+  bool small;          /* the scan, not the tree */
+  struct placed *by_off; /* the scan's placed items of non-zero size, by (offset, index) */
   size_t n_by_off;
-  uint64_t cost;         /* tree nodes visited and spans jumped by queries */
+  uint64_t cost;       /* sets visited and moves made by queries */
 };
 
 static int cmp_i32(const void *a, const void *b) {
@@ -172,6 +322,8 @@ mp_status mp_firstfit_new(const mp_item *items, size_t n, mp_firstfit **out) {
   if (!ff) return MP_ERR_NOMEM;
   ff->items = items;
   ff->n = n;
+  ff->free_node = -1;
+  ff->prio = 0x2545f4914f6cdd1dULL;
   size_t nn = n ? n : 1;
   int32_t *starts = malloc(nn * sizeof *starts);
   ff->lo = malloc(nn * sizeof *ff->lo);
@@ -179,7 +331,10 @@ mp_status mp_firstfit_new(const mp_item *items, size_t n, mp_firstfit **out) {
   ff->offset = calloc(nn, sizeof *ff->offset);
   ff->stack = malloc(nn * sizeof *ff->stack);
   ff->heights = malloc(nn * sizeof *ff->heights);
-  if (!starts || !ff->lo || !ff->hi || !ff->offset || !ff->stack || !ff->heights) goto nomem;
+  /* the scan's array also backs the tree up when memory runs out */
+  ff->by_off = malloc(nn * sizeof *ff->by_off);
+  if (!starts || !ff->lo || !ff->hi || !ff->offset || !ff->stack || !ff->heights || !ff->by_off)
+    goto nomem;
 
   /* compress time to ranks of distinct starts */
   for (size_t i = 0; i < n; i++) starts[i] = items[i].start;
@@ -194,47 +349,19 @@ mp_status mp_firstfit_new(const mp_item *items, size_t n, mp_firstfit **out) {
   free(starts);
   starts = NULL;
   ff->small = n <= SMALL_N || (n <= DENSE_N && overlaps_per_item(ff) >= n / DENSE_FRACTION);
-  if (ff->small && !(ff->by_off = malloc(nn * sizeof *ff->by_off))) goto nomem;
+  if (ff->small) {
+    *out = ff;
+    return MP_OK;
+  }
 
   ff->nleaf = 1;
   while (ff->nleaf < m) ff->nleaf *= 2;
   size_t nodes = 2 * (size_t)ff->nleaf;
-  ff->base = calloc(nodes + 1, sizeof *ff->base);
-  ff->len = calloc(nodes, sizeof *ff->len);
-  ff->agg_top = calloc(nodes, sizeof *ff->agg_top);
-  ff->agg_off = malloc(nodes * sizeof *ff->agg_off);
-  if (!ff->base || !ff->len || !ff->agg_top || !ff->agg_off) goto nomem;
-  for (size_t v = 0; v < nodes; v++) ff->agg_off[v] = UINT64_MAX;
-  if (!ff->small && ff->nleaf >= UNION_MIN_LEAVES) {
-    /* optional: without them the engine is only slower */
-    ff->uni = calloc(nodes, sizeof *ff->uni);
-    ff->built = calloc(nodes, sizeof *ff->built);
-    ff->stamp = calloc(nodes, sizeof *ff->stamp);
-    if (!ff->uni || !ff->built || !ff->stamp) {
-      free(ff->uni);
-      ff->uni = NULL;
-    }
-  }
-
-  /* slice sizes: how many items decompose onto each node */
-  uint64_t total = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (items[i].size == 0) continue;
-    for (uint32_t l = ff->lo[i] + ff->nleaf, r = ff->hi[i] + ff->nleaf + 1; l < r;
-         l >>= 1, r >>= 1) {
-      if (l & 1) ff->base[l++]++, total++;
-      if (r & 1) ff->base[--r]++, total++;
-    }
-  }
-  if (total >= UINT32_MAX) goto nomem;
-  uint32_t acc = 0;
-  for (size_t v = 0; v <= nodes; v++) {
-    uint32_t c = ff->base[v];
-    ff->base[v] = acc;
-    acc += c;
-  }
-  ff->pool = malloc((total ? total : 1) * sizeof *ff->pool);
-  if (!ff->pool) goto nomem;
+  ff->root = malloc(2 * nodes * sizeof *ff->root);
+  ff->stamp = calloc(nodes, sizeof *ff->stamp);
+  ff->mark = malloc(nn * sizeof *ff->mark);
+  if (!ff->root || !ff->stamp || !ff->mark) goto nomem;
+  for (size_t k = 0; k < 2 * nodes; k++) ff->root[k] = -1;
   *out = ff;
   return MP_OK;
 nomem:
@@ -243,32 +370,26 @@ nomem:
   return MP_ERR_NOMEM;
 }
 
-/* Turn the unions off for good (after an undo, or when memory ran out). */
-static void drop_unions(mp_firstfit *ff) {
-  if (ff->uni)
-    for (size_t v = 0; v < 2 * (size_t)ff->nleaf; v++) free(ff->uni[v].s);
-  free(ff->uni);
-  free(ff->built);
+/* Free the tree's memory (when the engine ends, or falls back to the scan). */
+static void free_tree(mp_firstfit *ff) {
+  free(ff->root);
+  free(ff->pool);
   free(ff->stamp);
-  free(ff->tmp);
-  ff->uni = NULL;
-  ff->built = NULL;
+  free(ff->trail);
+  free(ff->mark);
+  ff->root = NULL;
+  ff->pool = NULL;
   ff->stamp = NULL;
-  ff->tmp = NULL;
-  ff->n_built = 0;
+  ff->trail = NULL;
+  ff->mark = NULL;
 }
 
 void mp_firstfit_free(mp_firstfit **pff) {
   if (!pff || !*pff) return;
   mp_firstfit *ff = *pff;
-  drop_unions(ff);
+  free_tree(ff);
   free(ff->lo);
   free(ff->hi);
-  free(ff->base);
-  free(ff->len);
-  free(ff->pool);
-  free(ff->agg_top);
-  free(ff->agg_off);
   free(ff->offset);
   free(ff->stack);
   free(ff->heights);
@@ -277,180 +398,298 @@ void mp_firstfit_free(mp_firstfit **pff) {
   *pff = NULL;
 }
 
-/* ---- unions --------------------------------------------------------------- */
+void mp_firstfit_no_undo(mp_firstfit *ff) {
+  ff->no_undo = true;
+  ff->n_trail = 0;
+}
 
-/* Merge e into the union u.  False when growing it fails. */
-static bool union_add(span_set *u, span e) {
-  /* the blocks [i, j) touch or overlap e: top >= e.off and off <= e.top */
-  uint32_t i = 0, b = u->len;
-  while (i < b) {
-    uint32_t mid = i + (b - i) / 2;
-    if (u->s[mid].top < e.off)
-      i = mid + 1;
-    else
-      b = mid;
-  }
-  uint32_t j = i;
-  b = u->len;
-  while (j < b) {
-    uint32_t mid = j + (b - j) / 2;
-    if (u->s[mid].off <= e.top)
-      j = mid + 1;
-    else
-      b = mid;
-  }
-  if (i == j) {
-    if (u->len == u->cap) {
-      uint32_t cap = u->cap ? 2 * u->cap : 4;
-      span *ns = realloc(u->s, cap * sizeof *ns);
-      if (!ns) return false;
-      u->s = ns;
-      u->cap = cap;
+/* ---- block sets ------------------------------------------------------------ */
+
+/* A new node holding span e, or -1 when the pool cannot grow. */
+static int32_t node_new(mp_firstfit *ff, span e) {
+  int32_t v = ff->free_node;
+  if (v >= 0) {
+    ff->free_node = ff->pool[v].left;
+  } else {
+    if (ff->n_pool == ff->cap_pool) {
+      size_t cap = ff->cap_pool ? 2 * ff->cap_pool : 1024;
+      if (cap > INT32_MAX) return -1;
+      tnode *p = realloc(ff->pool, cap * sizeof *p);
+      if (!p) return -1;
+      ff->pool = p;
+      ff->cap_pool = cap;
     }
-    memmove(u->s + i + 1, u->s + i, (u->len - i) * sizeof *u->s);
-    u->s[i] = e;
-    u->len++;
-    return true;
+    v = (int32_t)ff->n_pool++;
   }
-  span m = {mp_min_u64(u->s[i].off, e.off), mp_max_u64(u->s[j - 1].top, e.top)};
-  u->s[i] = m;
-  memmove(u->s + i + 1, u->s + j, (u->len - j) * sizeof *u->s);
-  u->len -= j - i - 1;
+  /* xorshift priorities: deterministic, and a balanced treap on average */
+  ff->prio ^= ff->prio << 13;
+  ff->prio ^= ff->prio >> 7;
+  ff->prio ^= ff->prio << 17;
+  ff->pool[v] = (tnode){e.off, e.top, e.off, e.top, 0, (uint32_t)(ff->prio >> 32), -1, -1};
+  return v;
+}
+
+/* Give the nodes of subtree v back to the pool. */
+static void free_subtree(mp_firstfit *ff, int32_t v) {
+  while (v >= 0) {
+    free_subtree(ff, ff->pool[v].right);
+    int32_t l = ff->pool[v].left;
+    ff->pool[v].left = ff->free_node;
+    ff->free_node = v;
+    v = l;
+  }
+}
+
+static bool trail_room(mp_firstfit *ff);
+
+/* Merge span e into set `id`, recording the change.  False (nothing
+ * changed) when memory runs out. */
+static bool set_add(mp_firstfit *ff, uint32_t id, span e) {
+  tnode *t = ff->pool;
+  /* already inside a block: the block starting last at or below e.off */
+  for (int32_t v = ff->root[id]; v >= 0;) {
+    if (t[v].off <= e.off) {
+      if (e.top <= t[v].top) return true;
+      v = t[v].right;
+    } else {
+      v = t[v].left;
+    }
+  }
+  if (!trail_room(ff)) return false;
+  int32_t x = node_new(ff, e);
+  if (x < 0) return false;
+  t = ff->pool;
+  /* below: top < e.off; touching or overlapping: off <= e.top; above */
+  int32_t l, mid, r;
+  tsplit_top(t, ff->root[id], e.off, &l, &mid);
+  tsplit(t, mid, e.top + 1, &mid, &r);
+  if (mid >= 0) {
+    t[x].off = t[x].min_off = mp_min_u64(e.off, t[mid].min_off);
+    t[x].top = t[x].max_top = mp_max_u64(e.top, t[mid].max_top);
+  }
+  ff->root[id] = tmerge(t, tmerge(t, l, x), r);
+  if (ff->no_undo)
+    free_subtree(ff, mid);
+  else
+    ff->trail[ff->n_trail++] = (change){id, CH_NEW, x, mid, 0};
   return true;
 }
 
-static int cmp_span(const void *a, const void *b) {
-  const span *x = a, *y = b;
-  if (x->off != y->off) return x->off < y->off ? -1 : 1;
-  return (x->top > y->top) - (x->top < y->top);
-}
-
-/* Append the spans placed in v's subtree to out[k..]; returns the new
- * count.  The caller sizes `out` with slice_total. */
-static size_t gather(const mp_firstfit *ff, uint32_t v, span *out, size_t k) {
-  if (ff->agg_top[v] == 0) return k;
-  memcpy(out + k, ff->pool + ff->base[v], ff->len[v] * sizeof *out);
-  k += ff->len[v];
-  if (v < ff->nleaf) {
-    k = gather(ff, 2 * v, out, k);
-    k = gather(ff, 2 * v + 1, out, k);
-  }
-  return k;
-}
-
-/* Number of slice entries (placed or not) in v's subtree: an upper bound on
- * its placed spans. */
-static size_t slice_total(const mp_firstfit *ff, uint32_t v) {
-  size_t t = 0;
-  /* the subtree's nodes form one contiguous index range per level */
-  for (uint32_t a = v, b = v; a < 2 * ff->nleaf; a = 2 * a, b = 2 * b + 1)
-    t += ff->base[b + 1] - ff->base[a];
-  return t;
-}
-
-/* Build the union of node v's subtree.  False (unions dropped) when memory
- * runs out. */
-static bool build_union(mp_firstfit *ff, uint32_t v) {
-  size_t need = slice_total(ff, v);
-  if (need > ff->tmp_cap) {
-    span *t = realloc(ff->tmp, need * sizeof *t);
-    if (!t) {
-      drop_unions(ff);
-      return false;
-    }
-    ff->tmp = t;
-    ff->tmp_cap = need;
-  }
-  size_t k = gather(ff, v, ff->tmp, 0);
-  qsort(ff->tmp, k, sizeof *ff->tmp, cmp_span);
-  span_set *u = &ff->uni[v];
-  u->len = 0;
-  for (size_t i = 0; i < k; i++) {
-    if (u->len && ff->tmp[i].off <= u->s[u->len - 1].top) {
-      u->s[u->len - 1].top = mp_max_u64(u->s[u->len - 1].top, ff->tmp[i].top);
-      continue;
-    }
-    if (u->len == u->cap) {
-      uint32_t cap = u->cap ? 2 * u->cap : 4;
-      span *ns = realloc(u->s, cap * sizeof *ns);
-      if (!ns) {
-        drop_unions(ff);
-        return false;
-      }
-      u->s = ns;
-      u->cap = cap;
-    }
-    u->s[u->len++] = ff->tmp[i];
-  }
-  ff->built[v] = 1;
-  ff->n_built++;
+static bool trail_room(mp_firstfit *ff) {
+  if (ff->no_undo || ff->n_trail < ff->cap_trail) return true;
+  size_t cap = ff->cap_trail ? 2 * ff->cap_trail : 1024;
+  change *c = realloc(ff->trail, cap * sizeof *c);
+  if (!c) return false;
+  ff->trail = c;
+  ff->cap_trail = cap;
   return true;
 }
 
-/* Add span e to the built unions of node c and its ancestors, stopping
- * where an earlier call of the same insertion already went. */
-static void union_up(mp_firstfit *ff, uint32_t c, span e) {
-  for (uint32_t v = c; v >= 1 && ff->uni; v >>= 1) {
-    if (ff->stamp[v] == ff->stamp_now) return;
+static void record(mp_firstfit *ff, change c) {
+  if (!ff->no_undo) ff->trail[ff->n_trail++] = c;
+}
+
+/* set_add for a span that meets no block of the set (it may touch one
+ * below and one above): at most one descent and one path to refresh.
+ * This holds for the sets at and below an item's decomposition nodes: the
+ * item covers their time ranges and was placed free of everything live
+ * there. */
+static bool set_add_free(mp_firstfit *ff, uint32_t id, span e) {
+  tnode *t = ff->pool;
+  int32_t pred = -1, succ = -1;
+  for (int32_t v = ff->root[id]; v >= 0;) {
+    if (t[v].off < e.off) {
+      pred = v;
+      v = t[v].right;
+    } else {
+      succ = v;
+      v = t[v].left;
+    }
+  }
+  bool below = pred >= 0 && t[pred].top == e.off, above = succ >= 0 && t[succ].off == e.top;
+  if (!trail_room(ff)) return false;
+  if (!below && !above) {
+    int32_t x = node_new(ff, e);
+    if (x < 0) return false;
+    t = ff->pool;
+    ff->root[id] = tinsert_node(t, ff->root[id], x);
+    record(ff, (change){id, CH_NEW, x, -1, 0});
+  } else if (!above) {
+    uint64_t old = t[pred].top;
+    t[pred].top = e.top;
+    tfix_path(t, ff->root[id], t[pred].off);
+    record(ff, (change){id, CH_TOP, pred, -1, old});
+  } else if (!below) {
+    uint64_t old = t[succ].off;
+    t[succ].off = e.off;
+    tfix_path(t, ff->root[id], e.off);
+    record(ff, (change){id, CH_OFF, succ, -1, old});
+  } else {
+    uint64_t old = t[pred].top;
+    ff->root[id] = tremove_at(t, ff->root[id], t[succ].off);
+    t[pred].top = t[succ].top;
+    tfix_path(t, ff->root[id], t[pred].off);
+    if (ff->no_undo) {
+      t[succ].left = ff->free_node;
+      ff->free_node = succ;
+    } else {
+      record(ff, (change){id, CH_JOIN, pred, succ, old});
+    }
+  }
+  return true;
+}
+
+/* Take the most recent change back. */
+static void undo_change(mp_firstfit *ff) {
+  const change *c = &ff->trail[--ff->n_trail];
+  tnode *t = ff->pool;
+  int32_t *root = &ff->root[c->set];
+  switch (c->kind) {
+  case CH_TOP:
+    t[c->node].top = c->old;
+    tfix_path(t, *root, t[c->node].off);
+    return;
+  case CH_OFF:
+    t[c->node].off = c->old;
+    tfix_path(t, *root, c->old);
+    return;
+  case CH_JOIN:
+    t[c->node].top = c->old;
+    tfix_path(t, *root, t[c->node].off);
+    t[c->other].left = t[c->other].right = -1;
+    tfix(t, c->other);
+    *root = tinsert_node(t, *root, c->other);
+    return;
+  default: break;
+  }
+  int32_t l, mid, r;
+  tsplit(t, ff->root[c->set], t[c->node].off, &l, &mid);
+  tsplit(t, mid, t[c->node].off + 1, &mid, &r); /* mid: the node alone */
+  t[c->node].left = ff->free_node;
+  ff->free_node = c->node;
+  ff->root[c->set] = tmerge(t, tmerge(t, l, c->other), r);
+}
+
+static uint32_t own_set(uint32_t v) { return 2 * v; }
+static uint32_t all_set(uint32_t v) { return 2 * v + 1; }
+
+/* Leaves under node v (v >= 1). */
+static uint32_t leaves_under(const mp_firstfit *ff, uint32_t v) {
+  uint32_t h = 0;
+  while (((uint64_t)v << h) < ff->nleaf) h++;
+  return (uint32_t)1 << h;
+}
+
+/* Store e at decomposition node d: in all(w) for every w under d when d
+ * is low, else in own(d) and all(d); then in all() of d's ancestors up to
+ * where this insertion already went. */
+static bool add_at(mp_firstfit *ff, uint32_t d, span e) {
+  uint32_t width = leaves_under(ff, d);
+  if (width <= PUSH_MAX) {
+    for (uint32_t first = d, w = 1; first < 2 * ff->nleaf; first <<= 1, w <<= 1)
+      for (uint32_t v = first; v < first + w; v++)
+        if (!set_add_free(ff, all_set(v), e)) return false;
+  } else if (!set_add_free(ff, own_set(d), e) || !set_add_free(ff, all_set(d), e)) {
+    return false;
+  }
+  for (uint32_t v = d >> 1; v >= 1; v >>= 1) {
+    if (ff->stamp[v] == ff->stamp_now) break;
     ff->stamp[v] = ff->stamp_now;
-    if (ff->built[v] && !union_add(&ff->uni[v], e)) drop_unions(ff);
+    if (!set_add(ff, all_set(v), e)) return false;
   }
+  return true;
+}
+
+static bool tree_add(mp_firstfit *ff, size_t i) {
+  span e = {ff->offset[i], ff->offset[i] + ff->items[i].size};
+  if (++ff->stamp_now == 0) {
+    memset(ff->stamp, 0, 2 * (size_t)ff->nleaf * sizeof *ff->stamp);
+    ff->stamp_now = 1;
+  }
+  for (uint32_t l = ff->lo[i] + ff->nleaf, r = ff->hi[i] + ff->nleaf + 1; l < r; l >>= 1, r >>= 1) {
+    if ((l & 1) && !add_at(ff, l++, e)) return false;
+    if ((r & 1) && !add_at(ff, --r, e)) return false;
+  }
+  return true;
+}
+
+static void tree_clear(mp_firstfit *ff) {
+  for (size_t k = 0; k < 4 * (size_t)ff->nleaf; k++) ff->root[k] = -1;
+  ff->n_pool = 0;
+  ff->free_node = -1;
+  ff->n_trail = 0;
+}
+
+static int cmp_placed(const void *a, const void *b) {
+  const placed *x = a, *y = b;
+  if (x->off != y->off) return x->off < y->off ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Memory ran out in the tree: go on with the scan, which needs none. */
+static void fall_back_to_scan(mp_firstfit *ff) {
+  free_tree(ff);
+  ff->small = true;
+  ff->n_by_off = 0;
+  for (size_t k = 0; k < ff->depth; k++) {
+    uint32_t i = ff->stack[k];
+    const mp_item *it = &ff->items[i];
+    if (it->size)
+      ff->by_off[ff->n_by_off++] =
+          (placed){ff->offset[i], ff->offset[i] + it->size, it->start, it->end, i};
+  }
+  qsort(ff->by_off, ff->n_by_off, sizeof *ff->by_off, cmp_placed);
 }
 
 /* ---- query ---------------------------------------------------------------- */
 
-typedef struct query {
-  uint32_t lo, hi;  /* compressed interval of the item being placed */
-  uint64_t size, align, limit;
-  uint64_t x;       /* current candidate offset */
-  bool bumped;      /* x moved during this pass */
-  bool fail;        /* x + size passed the limit */
-  uint64_t cost;    /* nodes visited and spans jumped */
-} query;
-
-/* Move q->x above every span of s[0..len) (sorted, disjoint) that
- * collides with [x, x + size). */
-static void scan(const span *s, uint32_t len, query *q) {
-  while (len && s[len - 1].top > q->x && s[0].off < q->x + q->size) {
-    q->cost++;
-    uint64_t wend = q->x + q->size;
-    /* the last span starting below the window's end is the only candidate:
-     * the spans are disjoint and sorted, so tops grow with offsets */
-    uint32_t a = 0, b = len;
-    while (a < b) {
-      uint32_t mid = a + (b - a) / 2;
-      if (s[mid].off < wend)
-        a = mid + 1;
-      else
-        b = mid;
-    }
-    if (a == 0 || s[a - 1].top <= q->x) return;
-    q->x = mp_align_up(s[a - 1].top, q->align);
-    q->bumped = true;
-    if (q->limit && q->x + q->size > q->limit) {
-      q->fail = true;
-      return;
-    }
+static bool find_tree(mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off) {
+  const mp_item *it = &ff->items[i];
+  uint64_t size = it->size, align = it->align ? it->align : 1;
+  uint32_t lo = ff->lo[i], hi = ff->hi[i];
+  int32_t sets[MAX_QUERY_SETS];
+  uint32_t k = 0;
+  /* the canonical nodes: every item that meets them, but those stored at
+   * high nodes above them */
+  for (uint32_t l = lo + ff->nleaf, r = hi + ff->nleaf + 1; l < r; l >>= 1, r >>= 1) {
+    if ((l & 1) && ff->root[all_set(l)] >= 0) sets[k++] = ff->root[all_set(l)];
+    if (l & 1) l++;
+    if ((r & 1) && ff->root[all_set(r - 1)] >= 0) sets[k++] = ff->root[all_set(r - 1)];
+    if (r & 1) r--;
   }
-}
-
-/* Visit node v (covering ranks [nl, nr]) and the part of its subtree that
- * intersects the query interval and can hold a colliding span. */
-static void visit(mp_firstfit *ff, uint32_t v, uint32_t nl, uint32_t nr, query *q) {
-  if (q->fail || nr < q->lo || nl > q->hi) return;
-  q->cost++;
-  if (ff->agg_top[v] <= q->x || ff->agg_off[v] >= q->x + q->size) return;
-  if (ff->uni && nr - nl + 1 >= UNION_MIN_LEAVES && q->lo <= nl && nr <= q->hi &&
-      (ff->built[v] || build_union(ff, v))) {
-    /* the whole subtree overlaps the item: its union says it all */
-    scan(ff->uni[v].s, ff->uni[v].len, q);
-    return;
+  /* the high nodes [lo, hi] overlaps in part: what is stored there covers
+   * them */
+  uint32_t a = lo + ff->nleaf, b = hi + ff->nleaf;
+  for (uint32_t h = 0; a >= 1; a >>= 1, b >>= 1, h++) {
+    if (((uint64_t)1 << h) <= PUSH_MAX) continue;
+    uint64_t first = ((uint64_t)a << h) - ff->nleaf, last = first + ((uint64_t)1 << h) - 1;
+    if ((first < lo || last > hi) && ff->root[own_set(a)] >= 0) sets[k++] = ff->root[own_set(a)];
+    if (b == a) continue;
+    first = ((uint64_t)b << h) - ff->nleaf;
+    last = first + ((uint64_t)1 << h) - 1;
+    if ((first < lo || last > hi) && ff->root[own_set(b)] >= 0) sets[k++] = ff->root[own_set(b)];
   }
-  scan(ff->pool + ff->base[v], ff->len[v], q);
-  if (v >= ff->nleaf) return;
-  uint32_t mid = nl + (nr - nl) / 2;
-  visit(ff, 2 * v, nl, mid, q);
-  visit(ff, 2 * v + 1, mid + 1, nr, q);
+  const tnode *t = ff->pool;
+  uint64_t x = 0, cost = k;
+  /* move x to each set's lowest free window at or above it, set after set,
+   * until a whole round of sets leaves it in place */
+  for (uint32_t j = 0, quiet = 0; quiet < k; j = j + 1 == k ? 0 : j + 1) {
+    int32_t v = sets[j];
+    uint64_t y = tlowest(t, v, 0, x, size, align);
+    if (y == NONE) y = mp_align_up(mp_max_u64(x, t[v].max_top), align);
+    if (y == x) {
+      quiet++;
+      continue;
+    }
+    x = y;
+    quiet = 1;
+    cost++;
+    if (limit && x + size > limit) break;
+  }
+  ff->cost += cost;
+  if (limit && x + size > limit) return false;
+  *off = x;
+  return true;
 }
 
 /* ---- small problems -------------------------------------------------------- */
@@ -510,94 +749,12 @@ bool mp_firstfit_find(mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off) 
     return true;
   }
   if (ff->small) return find_small(ff, i, limit, off);
-  query q = {ff->lo[i], ff->hi[i], it->size, it->align ? it->align : 1, limit, 0, false, false, 0};
-  do {
-    q.bumped = false;
-    visit(ff, 1, 0, ff->nleaf - 1, &q);
-  } while (!q.fail && q.bumped);
-  ff->cost += q.cost;
-  if (q.fail) return false;
-  *off = q.x;
-  return true;
+  return find_tree(ff, i, limit, off);
 }
 
 uint64_t mp_firstfit_cost(const mp_firstfit *ff) { return ff->cost; }
 
 /* ---- update --------------------------------------------------------------- */
-
-static void recompute(mp_firstfit *ff, uint32_t v) {
-  uint64_t top = 0, off = UINT64_MAX;
-  uint32_t len = ff->len[v];
-  if (len) {
-    const span *s = ff->pool + ff->base[v];
-    off = s[0].off;
-    top = s[len - 1].top;
-  }
-  if (v < ff->nleaf) {
-    top = mp_max_u64(top, mp_max_u64(ff->agg_top[2 * v], ff->agg_top[2 * v + 1]));
-    off = mp_min_u64(off, mp_min_u64(ff->agg_off[2 * v], ff->agg_off[2 * v + 1]));
-  }
-  ff->agg_top[v] = top;
-  ff->agg_off[v] = off;
-}
-
-/* Position of the first span of node v with offset >= off. */
-static uint32_t lower_pos(const mp_firstfit *ff, uint32_t v, uint64_t off) {
-  const span *s = ff->pool + ff->base[v];
-  uint32_t a = 0, b = ff->len[v];
-  while (a < b) {
-    uint32_t mid = a + (b - a) / 2;
-    if (s[mid].off < off)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  return a;
-}
-
-static void node_add(mp_firstfit *ff, uint32_t v, span e) {
-  span *s = ff->pool + ff->base[v];
-  uint32_t k = lower_pos(ff, v, e.off);
-  memmove(s + k + 1, s + k, (ff->len[v] - k) * sizeof *s);
-  s[k] = e;
-  ff->len[v]++;
-  if (ff->n_built) union_up(ff, v, e);
-}
-
-static void node_remove(mp_firstfit *ff, uint32_t v, uint64_t off) {
-  span *s = ff->pool + ff->base[v];
-  uint32_t k = lower_pos(ff, v, off);
-  memmove(s + k, s + k + 1, (ff->len[v] - k - 1) * sizeof *s);
-  ff->len[v]--;
-}
-
-/* Add (add = true) or remove the span of item i in every node of its
- * interval's decomposition, then refresh the aggregates above them. */
-static void update(mp_firstfit *ff, size_t i, bool add) {
-  span e = {ff->offset[i], ff->offset[i] + ff->items[i].size};
-  uint32_t L = ff->lo[i] + ff->nleaf, R = ff->hi[i] + ff->nleaf;
-  if (add && ff->n_built && ++ff->stamp_now == 0) {
-    memset(ff->stamp, 0, 2 * (size_t)ff->nleaf * sizeof *ff->stamp);
-    ff->stamp_now = 1;
-  }
-  for (uint32_t l = L, r = R + 1; l < r; l >>= 1, r >>= 1) {
-    if (l & 1) {
-      add ? node_add(ff, l, e) : node_remove(ff, l, e.off);
-      recompute(ff, l++);
-    }
-    if (r & 1) {
-      --r;
-      add ? node_add(ff, r, e) : node_remove(ff, r, e.off);
-      recompute(ff, r);
-    }
-  }
-  /* every ancestor of a decomposition node is an ancestor of leaf L or R;
-   * walk both paths level by level so children are done before parents */
-  for (L >>= 1, R >>= 1; L >= 1; L >>= 1, R >>= 1) {
-    recompute(ff, L);
-    if (R != L) recompute(ff, R);
-  }
-}
 
 void mp_firstfit_insert(mp_firstfit *ff, size_t i, uint64_t off) {
   const mp_item *it = &ff->items[i];
@@ -605,12 +762,13 @@ void mp_firstfit_insert(mp_firstfit *ff, size_t i, uint64_t off) {
   uint64_t h = ff->depth ? ff->heights[ff->depth - 1] : 0;
   ff->stack[ff->depth] = (uint32_t)i;
   ff->heights[ff->depth] = mp_max_u64(h, off + it->size);
+  if (!ff->small) ff->mark[ff->depth] = ff->n_trail;
   ff->depth++;
   if (it->size == 0) return;
   if (ff->small)
     small_add(ff, i);
-  else
-    update(ff, i, true);
+  else if (!tree_add(ff, i))
+    fall_back_to_scan(ff); /* the stack already holds item i */
 }
 
 bool mp_firstfit_place(mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off) {
@@ -638,14 +796,25 @@ uint64_t mp_firstfit_height_at(const mp_firstfit *ff, size_t k) {
 }
 
 void mp_firstfit_truncate(mp_firstfit *ff, size_t count) {
-  if (ff->depth > count) drop_unions(ff);
+  if (ff->depth <= count) return;
+  if (!ff->small) {
+    if (count == 0 || ff->no_undo) {
+      /* without a trail, the kept placements are made again */
+      tree_clear(ff);
+      for (size_t k = 0; k < count && !ff->small; k++)
+        if (ff->items[ff->stack[k]].size && !tree_add(ff, ff->stack[k])) {
+          ff->depth = count;
+          fall_back_to_scan(ff);
+        }
+    } else {
+      while (ff->n_trail > ff->mark[count]) undo_change(ff);
+    }
+    ff->depth = count;
+    return;
+  }
   while (ff->depth > count) {
     size_t i = ff->stack[--ff->depth];
-    if (ff->items[i].size == 0) continue;
-    if (ff->small)
-      small_remove(ff, i);
-    else
-      update(ff, i, false);
+    if (ff->items[i].size) small_remove(ff, i);
   }
 }
 
@@ -671,64 +840,10 @@ uint64_t mp_firstfit_run(mp_firstfit *ff, const uint32_t *order, size_t n_order,
  * end).  Same offsets as the general engine; mp_firstfit_solve picks it
  * when the order is sorted by start, which is the greedy planner's. */
 
-typedef struct tnode {
-  uint64_t off, top;       /* this span */
-  uint64_t min_off, max_top; /* of the subtree */
-  uint64_t gap;            /* widest gap between consecutive spans of the subtree */
-  uint32_t prio;
-  int32_t left, right;
-} tnode;
-
 typedef struct sweep {
   tnode *t;
   int32_t root;
 } sweep;
-
-static void tfix(tnode *t, int32_t v) {
-  tnode *x = &t[v];
-  x->min_off = x->off;
-  x->max_top = x->top;
-  x->gap = 0;
-  if (x->left >= 0) {
-    const tnode *l = &t[x->left];
-    x->min_off = l->min_off;
-    x->gap = mp_max_u64(l->gap, x->off - l->max_top);
-  }
-  if (x->right >= 0) {
-    const tnode *r = &t[x->right];
-    x->max_top = r->max_top;
-    x->gap = mp_max_u64(x->gap, mp_max_u64(r->gap, r->min_off - x->top));
-  }
-}
-
-/* Spans are disjoint, so the offset alone orders them. */
-static void tsplit(tnode *t, int32_t v, uint64_t off, int32_t *l, int32_t *r) {
-  if (v < 0) {
-    *l = *r = -1;
-    return;
-  }
-  if (t[v].off < off) {
-    tsplit(t, t[v].right, off, &t[v].right, r);
-    *l = v;
-  } else {
-    tsplit(t, t[v].left, off, l, &t[v].left);
-    *r = v;
-  }
-  tfix(t, v);
-}
-
-static int32_t tmerge(tnode *t, int32_t a, int32_t b) {
-  if (a < 0) return b;
-  if (b < 0) return a;
-  if (t[a].prio > t[b].prio) {
-    t[a].right = tmerge(t, t[a].right, b);
-    tfix(t, a);
-    return a;
-  }
-  t[b].left = tmerge(t, a, t[b].left);
-  tfix(t, b);
-  return b;
-}
 
 static void tinsert(sweep *sw, int32_t v) {
   int32_t l, r;
@@ -838,6 +953,7 @@ mp_status mp_firstfit_solve(const mp_item *items, size_t n, const uint32_t *orde
   mp_firstfit *ff = NULL;
   mp_status st = mp_firstfit_new(items, n, &ff);
   if (st != MP_OK) return st;
+  mp_firstfit_no_undo(ff);
   mp_firstfit_run(ff, order, n, 0, offsets);
   mp_firstfit_free(&ff);
   return MP_OK;

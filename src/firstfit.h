@@ -10,16 +10,14 @@
  * which is what makes incremental re-evaluation in local search cheap.
  *
  * The one idea: placed items are indexed by time in a segment tree over the
- * compressed start times.  An item is stored in the O(log T) nodes that
- * cover its interval; the items of one node all live at a common time, so
- * their byte ranges are disjoint and kept sorted by offset.  A query for
- * the interval [s, e] visits the nodes that intersect it and, per node,
- * binary-searches the one item that can collide with the window
- * [x, x + size); subtrees whose placed items all lie below x or above the
- * window are skipped using per-node aggregates, and big subtrees a query
- * covers whole answer from a merged union of their spans.  When a collision
- * is found the window jumps above the colliding item (every offset in
- * between would collide with it too), until a whole pass finds none.
+ * compressed start times, and every node keeps the union of the placed
+ * spans that meet its time range as merged blocks in a treap that knows its
+ * widest gap.  A query takes the O(log T) sets of the nodes that cover its
+ * interval and asks each in turn for the lowest window at or above the
+ * current candidate that fits between its blocks (gaps too narrow are
+ * skipped whole), until every set agrees.  On dense problems the blocks are
+ * the packed layout itself and the gaps its real holes, so a placement
+ * costs a few treap descents per set, however many items are live.
  * Small or dense problems skip the tree and scan one offset-sorted array
  * (mp_firstfit_mode says which); both give the same offsets.
  *
@@ -87,6 +85,11 @@ uint64_t mp_firstfit_height_at(const mp_firstfit *ff, size_t k);
  * count; otherwise a no-op).  Cost is that of the removed insertions. */
 void mp_firstfit_truncate(mp_firstfit *ff, size_t count);
 
+/* Keep no undo trail from now on (saves memory and time when the caller
+ * only ever truncates to 0): truncating to a count above 0 then places the
+ * kept items again. */
+void mp_firstfit_no_undo(mp_firstfit *ff);
+
 /* Place every item of `order` (n_order indices into the engine's items,
  * each at most once) in turn, after truncating to `keep` placements, with no
  * limit; writes each offset to offsets[item] when offsets is non-NULL and
@@ -102,11 +105,10 @@ uint64_t mp_firstfit_run(mp_firstfit *ff, const uint32_t *order, size_t n_order,
 mp_status mp_firstfit_solve(const mp_item *items, size_t n, const uint32_t *order,
                             uint64_t *offsets);
 
-/* What the time-indexed queries have cost so far: tree nodes visited plus
- * spans jumped over (0 in "scan" mode, where a query costs at most the
- * number of placed items).  A typical query costs a few dozen; queries
- * among thousands of long-lived items cost far more.  Deterministic, so a
- * search may bound its work by it. */
+/* What the time-indexed queries have cost so far: block sets consulted plus
+ * moves of the candidate offset (0 in "scan" mode, where a query costs at
+ * most the number of placed items).  A typical query costs ten or twenty.
+ * Deterministic, so a search may bound its work by it. */
 uint64_t mp_firstfit_cost(const mp_firstfit *ff);
 
 /* How the engine indexes placed items: "scan" (small or dense problems:

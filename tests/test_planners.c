@@ -766,6 +766,108 @@ static void engine_undo_restores_the_exact_earlier_state(void **state) {
   }
   check_undo(sparse, N, "tree");
   free(sparse);
+  /* dense and above the scan's size: the tree, every item meeting a third
+   * of the others, mixed alignments (many merged blocks and joins) */
+  enum { D = 1400 };
+  mp_item *dense2 = calloc(D, sizeof *dense2);
+  random_problem(dense2, D, 40, 64, true);
+  check_undo(dense2, D, "tree");
+  free(dense2);
+}
+
+static void engine_without_undo_trail_still_truncates_exactly(void **state) {
+  (void)state;
+  /* an engine told to keep no trail places the kept items again */
+  rng_state = 77;
+  enum { N = 1200 };
+  mp_item *it = calloc(N, sizeof *it);
+  uint64_t *a = calloc(N, sizeof *a), *b = calloc(N, sizeof *b);
+  uint32_t *order = calloc(N, sizeof *order);
+  random_problem(it, N, 500, 32, false);
+  definition_order(it, N, true, order);
+  mp_firstfit *ff = NULL;
+  assert_int_equal(mp_firstfit_new(it, N, &ff), MP_OK);
+  assert_string_equal(mp_firstfit_mode(ff), "tree");
+  mp_firstfit_no_undo(ff);
+  mp_firstfit_run(ff, order, N, 0, a);
+  naive_first_fit(it, N, order, b);
+  assert_offsets(a, b, N);
+  mp_firstfit_truncate(ff, N / 3);
+  assert_int_equal(mp_firstfit_count(ff), N / 3);
+  for (size_t k = N / 3; k + 1 < N; k += 2) {
+    uint32_t t = order[k];
+    order[k] = order[k + 1];
+    order[k + 1] = t;
+  }
+  uint64_t h = mp_firstfit_run(ff, order + N / 3, N - N / 3, N / 3, a);
+  assert_int_equal(h, naive_first_fit(it, N, order, b));
+  assert_offsets(a, b, N);
+  mp_firstfit_free(&ff);
+  free(it);
+  free(a);
+  free(b);
+  free(order);
+}
+
+/* The lowest aligned offset of item i clear of the placed items it meets
+ * in time, by definition. */
+static uint64_t naive_find(const mp_item *it, size_t n, const bool *placed, const uint64_t *off,
+                           uint32_t i) {
+  uint64_t x = 0;
+  for (bool moved = true; moved && it[i].size;) {
+    moved = false;
+    for (size_t j = 0; j < n; j++) {
+      if (!placed[j] || !it[j].size) continue;
+      bool time = it[i].start <= it[j].end && it[j].start <= it[i].end;
+      if (time && x < off[j] + it[j].size && off[j] < x + it[i].size) {
+        x = round_up(off[j] + it[j].size, it[i].align);
+        moved = true;
+      }
+    }
+  }
+  return x;
+}
+
+static void engine_tree_with_a_limit_places_what_fits_below_it(void **state) {
+  (void)state;
+  /* bank spilling on a large arena: once the limit binds, some items fail
+   * and change nothing, the others land where first fit puts them */
+  rng_state = 91;
+  enum { N = 1500 };
+  mp_item *it = calloc(N, sizeof *it);
+  uint32_t *order = calloc(N, sizeof *order);
+  uint64_t *off = calloc(N, sizeof *off);
+  bool *placed = calloc(N, sizeof *placed);
+  random_problem(it, N, 3000, 64, true);
+  definition_order(it, N, true, order);
+  mp_firstfit *ff = NULL;
+  assert_int_equal(mp_firstfit_new(it, N, &ff), MP_OK);
+  assert_string_equal(mp_firstfit_mode(ff), "tree");
+  uint64_t limit = 0;
+  size_t n_placed = 0, n_failed = 0;
+  for (size_t k = 0; k < N; k++) {
+    uint32_t i = order[k];
+    if (k == 100) limit = mp_firstfit_height(ff) + 256; /* from here on some fail */
+    uint64_t want = naive_find(it, N, placed, off, i), got = 0;
+    bool fits = limit == 0 || want + it[i].size <= limit;
+    assert_int_equal(mp_firstfit_place(ff, i, limit, &got), fits);
+    if (fits) {
+      assert_int_equal(got, want);
+      off[i] = got;
+      placed[i] = true;
+      n_placed++;
+    } else {
+      n_failed++;
+    }
+    assert_int_equal(mp_firstfit_count(ff), n_placed);
+  }
+  assert_true(n_failed > 0);
+  assert_true(mp_firstfit_height(ff) <= limit);
+  mp_firstfit_free(&ff);
+  free(it);
+  free(order);
+  free(off);
+  free(placed);
 }
 
 static void engine_place_with_a_limit_fails_without_changing_anything(void **state) {
@@ -983,6 +1085,8 @@ int main(void) {
       cmocka_unit_test(hill_climb_makes_fewer_moves_on_large_problems),
       cmocka_unit_test(engine_undo_restores_the_exact_earlier_state),
       cmocka_unit_test(engine_place_with_a_limit_fails_without_changing_anything),
+      cmocka_unit_test(engine_without_undo_trail_still_truncates_exactly),
+      cmocka_unit_test(engine_tree_with_a_limit_places_what_fits_below_it),
       cmocka_unit_test(engine_matches_the_naive_first_fit_with_long_lived_items),
       cmocka_unit_test(planner_options_parse_from_json),
       cmocka_unit_test(planner_option_errors_name_the_key),
