@@ -26,7 +26,27 @@ typedef struct cli {
   unsigned n_errors;
   unsigned n_warnings;
   int verbose;
+  /* progress of long planner runs (progress.c): `progress` is what the
+   * commands hand to the library, NULL when nothing is to be printed */
+  const mp_progress_sink *progress;
+  mp_progress_sink progress_sink;
+  bool progress_tty;     /* stderr is a terminal: rewrite one line */
+  bool progress_printed; /* a line of the current run is out */
 } cli;
+
+typedef enum cli_progress_mode {
+  CLI_PROGRESS_AUTO,     /* print when stderr is a terminal (the default) */
+  CLI_PROGRESS_ON,       /* --progress: print anyway */
+  CLI_PROGRESS_OFF,      /* --quiet: never print */
+} cli_progress_mode;
+
+/* Install the progress printer (c->progress) for `mode`. */
+void cli_progress_set(cli *c, cli_progress_mode mode);
+
+/* The progress flags of a command line: removes --progress from argv (the
+ * commands never see it) and leaves --quiet / -q, which the commands also
+ * read, in place. */
+cli_progress_mode cli_progress_take_flags(int *argc, char **argv);
 
 void cli_init(cli *c);
 int cli_exit_code(mp_status st);

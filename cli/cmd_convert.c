@@ -55,7 +55,9 @@ static void print_attributes(const mp_graph *g, const mp_attributes *at, const m
  * exit code. */
 static int convert_after_rules(cli *c, const mp_config *cfg, const mp_graph *g, bool quiet) {
   mp_plan *plan = NULL;
-  mp_status st = mp_plan_build(g, &cfg->platform, &cfg->memory, &c->sink, &plan);
+  mp_memory_args mem = cfg->memory;
+  mem.progress = c->progress;
+  mp_status st = mp_plan_build(g, &cfg->platform, &mem, &c->sink, &plan);
   if (st == MP_OK) st = mp_plan_verify(plan, &c->sink);
   int rc = cli_exit_code(st);
   if (st == MP_OK && cfg->verbose >= 1) {

@@ -123,7 +123,10 @@ int cmd_plan(cli *c, int argc, char **argv) {
       fprintf(stderr, "memplan plan: note: some operators have no kernel in memplan; "
                       "`memplan convert` lists them\n");
   }
-  if (st == MP_OK) st = mp_plan_build(g, &cfg->platform, &cfg->memory, &c->sink, &plan);
+  if (st == MP_OK) {
+    cfg->memory.progress = c->progress;
+    st = mp_plan_build(g, &cfg->platform, &cfg->memory, &c->sink, &plan);
+  }
   if (st == MP_OK) st = mp_plan_verify(plan, &c->sink);
   rc = cli_exit_code(st);
   if (st == MP_OK) {

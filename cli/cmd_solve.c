@@ -1,6 +1,7 @@
 /*
  * cmd_solve.c — `memplan solve PROBLEM.csv [--planner P] [--planner-options
- * JSON] [--capacity BYTES] [--alignment N] [-o OUT.csv]`.
+ * JSON] [--capacity BYTES] [--alignment N] [-o OUT.csv] [--verbose]
+ * [--progress | --quiet]`.
  *
  * A plain offset-assignment entry point: memplan's planners on a problem
  * that is not a TFLite model (another framework's buffers, an instance
@@ -15,6 +16,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void usage(FILE *f) {
   fputs("usage: memplan solve PROBLEM.csv [options]\n"
@@ -43,12 +45,22 @@ static void usage(FILE *f) {
         "                          to N (a power of two; default 1: no alignment)\n"
         "  -o, --output OUT.csv    write the solution to OUT.csv instead of standard\n"
         "                          output (then standard output gets the height line)\n"
+        "  --verbose               say on stderr what the run did: planner, height,\n"
+        "                          bounds, work and time (and show its progress)\n"
+        "  --progress              show the progress of a run longer than a second on\n"
+        "                          stderr even when it is not a terminal\n"
+        "  -q, --quiet             no progress, even on a terminal\n"
         "\n"
         "Output: the header id,lower,upper,size,offset, every row as read with its\n"
         "offset, then the line '# height=H lower_bound=L planner=P'.  The exact\n"
         "planner adds '# proven_lower=A proven_upper=B optimal=yes|no timed_out=yes|no':\n"
         "the optimum lies in [A, B]; with --capacity it searches for a layout within\n"
-        "it (or proves that none exists) instead of minimising.\n"
+        "it (or proves that none exists) instead of minimising.  When a time limit\n"
+        "left no room for greedy_by_size, the usual start, a last line\n"
+        "'# start=greedy' says the run started from start-order greedy.\n"
+        "\n"
+        "A run longer than a second shows its progress on stderr when stderr is a\n"
+        "terminal: elapsed time, best height, proven bound, nodes or moves.\n"
         "\n"
         "exit status: 0 solved; 1 the height exceeds --capacity; 2 bad usage or a bad\n"
         "problem file (rows are reported as FILE:LINE); 3 internal error.\n",
@@ -192,15 +204,39 @@ static char *read_stdin(size_t *len) {
   return buf;
 }
 
+/* --verbose: what the run did, on stderr. */
+static void print_run(const mp_planner *pl, size_t n, const mp_solution *sol, double secs) {
+  fprintf(stderr, "memplan solve: %s on %zu buffers: height %llu B, lower bound %llu B", pl->name,
+          n, (unsigned long long)sol->height, (unsigned long long)sol->lower_bound);
+  if (sol->lower_bound)
+    fprintf(stderr, " (%.4f x)", (double)sol->height / (double)sol->lower_bound);
+  if (sol->proven_lower > sol->lower_bound || sol->proven_lower == sol->height)
+    fprintf(stderr, ", proven %s", sol->proven_lower == sol->proven_upper ? "optimal" : "above");
+  if (sol->proven_lower != sol->proven_upper && sol->proven_lower > sol->lower_bound)
+    fprintf(stderr, " %llu B", (unsigned long long)sol->proven_lower);
+  fprintf(stderr, ", %llu %s%s%s, %.3f s\n", (unsigned long long)sol->iterations,
+          !strcmp(pl->name, "exact") ? "nodes" : !strcmp(pl->name, "hill_climb") ? "moves" : "passes",
+          sol->timed_out ? ", cut by its time limit" : "",
+          sol->cheap_start ? ", started from greedy (no time for greedy_by_size)" : "", secs);
+}
+
 int cmd_solve(cli *c, int argc, char **argv) {
   const char *path = NULL, *planner = "greedy", *options = NULL, *out_path = NULL;
   uint64_t capacity = 0, alignment = 1;
-  bool has_capacity = false;
+  bool has_capacity = false, verbose = false, quiet = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
       return CLI_EXIT_OK;
+    }
+    if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
+      verbose = true;
+      continue;
+    }
+    if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+      quiet = true;
+      continue;
     }
     bool takes_value = !strcmp(a, "--planner") || !strcmp(a, "--planner-options") ||
                        !strcmp(a, "--capacity") || !strcmp(a, "--alignment") ||
@@ -232,6 +268,7 @@ int cmd_solve(cli *c, int argc, char **argv) {
     }
   }
   if (!path) return cli_usage_error("solve", "no problem file given");
+  if (verbose && !quiet && !c->progress) cli_progress_set(c, CLI_PROGRESS_ON);
   const mp_planner *pl = mp_planner_find(planner);
   if (!pl) {
     char names[512] = "";
@@ -302,7 +339,14 @@ int cmd_solve(cli *c, int argc, char **argv) {
   if (st == MP_OK) {
     mp_problem p = {prob->n, prob->items, capacity};
     sol.offsets = offsets;
+    sol.progress = c->progress;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     st = mp_solve(pl, &p, call_opts, n_call, &sol, &c->sink);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (st == MP_OK && verbose)
+      print_run(pl, prob->n, &sol,
+                (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
   }
   if (call_opts != opts) free(call_opts);
   if (st != MP_OK) {
@@ -339,6 +383,7 @@ int cmd_solve(cli *c, int argc, char **argv) {
                  (unsigned long long)sol.proven_lower, (unsigned long long)sol.proven_upper,
                  sol.proven_lower == sol.proven_upper ? "yes" : "no",
                  sol.timed_out ? "yes" : "no");
+        if (sol.cheap_start) printf("# start=greedy\n");
       }
     } else {
       fputs(text, stdout);

@@ -58,6 +58,7 @@ static command_fn find_command(const char *name) {
 int main(int argc, char **argv) {
   cli c;
   cli_init(&c);
+  cli_progress_set(&c, cli_progress_take_flags(&argc, argv));
   if (argc < 2) {
     usage(stderr);
     return CLI_EXIT_USAGE;

@@ -78,6 +78,30 @@ typedef struct mp_diag_sink {
   void *user;
 } mp_diag_sink;
 
+/* Where a long planner run stands, reported to an mp_progress_sink.  Every
+ * pointer is valid only during the callback. */
+typedef struct mp_progress {
+  const char *planner;    /* the planner the caller ran ("exact") */
+  double elapsed_s;       /* wall-clock seconds since it started */
+  uint64_t best_height;   /* the lowest height found so far; 0 before the first layout */
+  uint64_t proven_lower;  /* no layout is lower: the lower bound, or what a search proved */
+  uint64_t moves;         /* local-search moves made so far (hill_climb) */
+  uint64_t nodes;         /* exact-search nodes visited so far */
+  bool done;              /* the run's last report (sent only after an earlier one) */
+} mp_progress;
+
+typedef void (*mp_progress_fn)(void *user, const mp_progress *p);
+
+/* A progress callback.  The planners that can run long (hill_climb, exact)
+ * call it about every interval_ms milliseconds of wall clock (0: 1000)
+ * while they work, then once with `done` set; short runs never call it.
+ * The library itself never prints. */
+typedef struct mp_progress_sink {
+  mp_progress_fn fn;
+  void *user;
+  uint32_t interval_ms;
+} mp_progress_sink;
+
 /* ------------------------------------------------------------------------ */
 /* Model: a read-only view of a LiteRT / TensorFlow Lite flatbuffer         */
 /* ------------------------------------------------------------------------ */
@@ -471,6 +495,8 @@ typedef struct mp_memory_args {
   bool allocate_arenas;     /* default true */
   bool auto_hydrate_constants; /* deprecated; default true, changes nothing */
   bool dump_residency_json; /* default false */
+  const mp_progress_sink *progress; /* optional: progress of long planner runs
+                                       (set by the caller, not by a config) */
 } mp_memory_args;
 
 typedef struct mp_config {
@@ -546,6 +572,7 @@ typedef struct mp_problem {
 
 typedef struct mp_solution {
   uint64_t *offsets;      /* n entries, allocated by the caller */
+  const mp_progress_sink *progress; /* in, optional: progress of long runs */
   uint64_t height;        /* max(offset + size) */
   uint64_t lower_bound;   /* max over time of the live sum */
   /* Proven interval on the optimum height: lower <= OPT <= upper.  Heuristic
@@ -553,6 +580,10 @@ typedef struct mp_solution {
   uint64_t proven_lower;
   uint64_t proven_upper;
   bool timed_out;         /* a time limit cut the search */
+  /* The time limit left no room for the usual starting layout
+   * (greedy_by_size on a large, dense problem): the run started from
+   * start-order greedy instead (exact, hill_climb with time_limit_ms). */
+  bool cheap_start;
   uint64_t iterations;    /* planner-defined work count */
 } mp_solution;
 
@@ -589,7 +620,8 @@ int64_t mp_option_get(const mp_planner *pl, const mp_option *opts, uint32_t n_op
 /* The lower bound of a problem: max over time of the sum of live sizes. */
 uint64_t mp_problem_lower_bound(const mp_problem *p);
 
-/* Run a planner on a problem; fills sol (offsets must hold p->n entries). */
+/* Run a planner on a problem; fills sol (offsets must hold p->n entries;
+ * sol->progress, when set, receives the progress of a long run). */
 mp_status mp_solve(const mp_planner *pl, const mp_problem *p, const mp_option *opts,
                    uint32_t n_opts, mp_solution *sol, const mp_diag_sink *dx);
 
@@ -644,7 +676,8 @@ void mp_csv_problem_free(mp_csv_problem **p);
 /* The solution as CSV text: the header `id,lower,upper,size,offset`, every
  * row as read plus its offset, then a final line
  * `# height=H lower_bound=L planner=NAME` (for the exact planner followed
- * by `# proven_lower=A proven_upper=B optimal=yes|no timed_out=yes|no`).
+ * by `# proven_lower=A proven_upper=B optimal=yes|no timed_out=yes|no`), and
+ * `# start=greedy` when sol->cheap_start is set.
  * Returns malloc'd text (the caller frees it), NULL when out of memory. */
 char *mp_csv_solution_text(const mp_csv_problem *p, const mp_solution *sol,
                            const char *planner);

@@ -64,7 +64,7 @@
 #define UNPLACED UINT64_MAX
 /* Recursion depth is at most the number of buffers of a component; this
  * keeps the C stack small, and the overlap lists below 128 MiB. */
-#define MAX_SEARCH_ITEMS 4096u
+#define MAX_SEARCH_ITEMS MP_EXACT_MAX_SEARCH_ITEMS
 #define MAX_ADJ (32u * 1024u * 1024u)
 /* Growable trail / part-list stacks never exceed this many entries. */
 #define MAX_STACK (64u * 1024u * 1024u)
@@ -89,6 +89,8 @@ typedef struct budget {
   bool time_cut;        /* the deadline stopped something */
   bool node_cut;        /* the node cap stopped something */
   bool mem_cut;         /* a stack cap stopped something */
+  mp_progress_clock *progress; /* NULL: no reports */
+  uint64_t node_base;   /* the clock's node count when the call began */
 } budget;
 
 static uint64_t now_ns(void) {
@@ -425,9 +427,14 @@ static bool out_of_budget(comp *c) {
     b->node_cut = true;
     return true;
   }
-  if (b->deadline_ns && (b->nodes % CLOCK_EVERY) == 0 && now_ns() >= b->deadline_ns) {
-    b->time_cut = true;
-    return true;
+  if ((b->nodes % CLOCK_EVERY) == 0) {
+    if (b->progress)
+      mp_progress_update(b->progress, MP_PROGRESS_KEEP, MP_PROGRESS_KEEP, MP_PROGRESS_KEEP,
+                         b->node_base + b->nodes);
+    if (b->deadline_ns && now_ns() >= b->deadline_ns) {
+      b->time_cut = true;
+      return true;
+    }
   }
   return false;
 }
@@ -1129,6 +1136,8 @@ mp_status mp_exact_improve(const mp_problem *p, uint64_t *offsets, const mp_exac
   budget b = {0};
   b.deadline_ns = prm->time_limit_ms ? t0 + prm->time_limit_ms * 1000000u : 0;
   b.node_cap = prm->node_limit ? prm->node_limit : UINT64_MAX;
+  b.progress = prm->progress;
+  b.node_base = prm->progress ? prm->progress->now.nodes : 0;
   res->lower_bound = mp_problem_lower_bound(p);
 
   ctx x = {p, mp_pool_new(), dx};
@@ -1232,6 +1241,8 @@ mp_status mp_exact_improve(const mp_problem *p, uint64_t *offsets, const mp_exac
       soft = T + g;
     }
     first = false;
+    mp_progress_update(b.progress, GU, mp_max_u64(GL, res->lower_bound), MP_PROGRESS_KEEP,
+                       b.node_base + b.nodes);
   }
   GL = 0;
   GU = 0;

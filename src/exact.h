@@ -27,6 +27,11 @@
 #define MP_EXACT_H
 
 #include "memplan.h"
+#include "progress.h"
+
+/* Components above this many buffers are not searched (their layout is
+ * kept; res->skipped). */
+#define MP_EXACT_MAX_SEARCH_ITEMS 4096u
 
 typedef struct mp_exact_params {
   uint64_t time_limit_ms; /* wall-clock limit; 0 = none (with node_limit 0 too, the
@@ -34,6 +39,8 @@ typedef struct mp_exact_params {
   uint64_t node_limit;    /* search nodes over the whole call; 0 = none */
   uint64_t capacity;      /* 0: minimise the height.  Else stop at the first
                              layout of height <= capacity, or prove none exists */
+  mp_progress_clock *progress; /* optional: the caller's progress clock; the
+                             search adds its nodes to the clock's count */
 } mp_exact_params;
 
 typedef struct mp_exact_result {

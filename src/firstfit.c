@@ -52,6 +52,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Small or dense problems skip the tree: the placed items are kept in one
  * array sorted by offset and a query scans it once, skipping the items that
@@ -944,8 +945,31 @@ static mp_status sweep_solve(const mp_item *items, size_t n, const uint32_t *ord
   return MP_OK;
 }
 
-mp_status mp_firstfit_solve(const mp_item *items, size_t n, const uint32_t *order,
-                            uint64_t *offsets) {
+/* CLOCK_MONOTONIC in milliseconds. */
+static uint64_t now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+/* Placements between two looks at the clock. */
+#define CLOCK_EVERY 256u
+
+uint64_t mp_firstfit_run_until(mp_firstfit *ff, const uint32_t *order, size_t n_order,
+                               size_t keep, uint64_t *offsets, uint64_t deadline_ms) {
+  mp_firstfit_truncate(ff, keep);
+  for (size_t k = 0; k < n_order; k++) {
+    if (deadline_ms && k % CLOCK_EVERY == 0 && k && now_ms() >= deadline_ms) return UINT64_MAX;
+    uint64_t off = 0;
+    mp_firstfit_place(ff, order[k], 0, &off);
+    if (offsets) offsets[order[k]] = off;
+  }
+  return mp_firstfit_height(ff);
+}
+
+mp_status mp_firstfit_solve_until(const mp_item *items, size_t n, const uint32_t *order,
+                                  uint64_t *offsets, uint64_t deadline_ms, bool *cut) {
+  *cut = false;
   bool by_start = true;
   for (size_t k = 1; k < n && by_start; k++)
     by_start = items[order[k - 1]].start <= items[order[k]].start;
@@ -954,9 +978,15 @@ mp_status mp_firstfit_solve(const mp_item *items, size_t n, const uint32_t *orde
   mp_status st = mp_firstfit_new(items, n, &ff);
   if (st != MP_OK) return st;
   mp_firstfit_no_undo(ff);
-  mp_firstfit_run(ff, order, n, 0, offsets);
+  *cut = mp_firstfit_run_until(ff, order, n, 0, offsets, deadline_ms) == UINT64_MAX;
   mp_firstfit_free(&ff);
   return MP_OK;
+}
+
+mp_status mp_firstfit_solve(const mp_item *items, size_t n, const uint32_t *order,
+                            uint64_t *offsets) {
+  bool cut;
+  return mp_firstfit_solve_until(items, n, order, offsets, 0, &cut);
 }
 
 /* ---- orders --------------------------------------------------------------- */

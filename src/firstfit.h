@@ -97,6 +97,13 @@ void mp_firstfit_no_undo(mp_firstfit *ff);
 uint64_t mp_firstfit_run(mp_firstfit *ff, const uint32_t *order, size_t n_order, size_t keep,
                          uint64_t *offsets);
 
+/* mp_firstfit_run with a CLOCK_MONOTONIC deadline in milliseconds (0 =
+ * none), looked at every few hundred placements: returns UINT64_MAX when
+ * the deadline stopped it (the engine then holds a prefix of the order and
+ * `offsets` a part of the layout). */
+uint64_t mp_firstfit_run_until(mp_firstfit *ff, const uint32_t *order, size_t n_order,
+                               size_t keep, uint64_t *offsets, uint64_t deadline_ms);
+
 /* One-shot helper for planners: place items in `order` (a permutation of
  * 0..n-1) on a fresh engine and write offsets[0..n).  An order sorted by
  * start is placed by a sweep over time, O(n log n) however many items are
@@ -104,6 +111,12 @@ uint64_t mp_firstfit_run(mp_firstfit *ff, const uint32_t *order, size_t n_order,
  * MP_OK. */
 mp_status mp_firstfit_solve(const mp_item *items, size_t n, const uint32_t *order,
                             uint64_t *offsets);
+
+/* mp_firstfit_solve with a CLOCK_MONOTONIC deadline in milliseconds (0 =
+ * none): *cut tells that it stopped there, and offsets[] is then not a
+ * layout.  The sweep of a start-ordered order (O(n log n)) is never cut. */
+mp_status mp_firstfit_solve_until(const mp_item *items, size_t n, const uint32_t *order,
+                                  uint64_t *offsets, uint64_t deadline_ms, bool *cut);
 
 /* What the time-indexed queries have cost so far: block sets consulted plus
  * moves of the candidate offset (0 in "scan" mode, where a query costs at

@@ -401,6 +401,7 @@ static mp_status solve_bank(planctx *c, sitem *items, size_t n, mp_memory m, uin
   mp_solution sol;
   memset(&sol, 0, sizeof sol);
   sol.offsets = offs;
+  sol.progress = c->mem->progress;
   mp_status st = mp_solve(c->planner, &p, c->mem->options, c->mem->n_options, &sol, c->dx);
   if (st == MP_OK) {
     c->scratch_lb[m] = sol.lower_bound;

@@ -86,8 +86,10 @@ uint64_t mp_problem_lower_bound(const mp_problem *p) {
 mp_status mp_solve(const mp_planner *pl, const mp_problem *p, const mp_option *opts,
                    uint32_t n_opts, mp_solution *sol, const mp_diag_sink *dx) {
   uint64_t *offsets = sol->offsets;
+  const mp_progress_sink *progress = sol->progress;
   memset(sol, 0, sizeof *sol);
   sol->offsets = offsets;
+  sol->progress = progress;
   uint64_t total = 0;
   for (size_t i = 0; i < p->n; i++) {
     const mp_item *it = &p->items[i];

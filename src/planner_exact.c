@@ -28,6 +28,7 @@
  * `capacity` option is set.
  */
 #include "exact.h"
+#include "firstfit.h"
 #include "planner_hill_climb.h"
 #include "util.h"
 
@@ -57,13 +58,6 @@ static const mp_option_spec exact_options[] = {
      "the time limit, gives the same result on every machine."},
 };
 
-static uint64_t elapsed_ms(const struct timespec *t0) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  int64_t ms = (int64_t)(t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
-  return ms > 0 ? (uint64_t)ms : 0;
-}
-
 /* Height of a layout. */
 static uint64_t height_of(const mp_problem *p, const uint64_t *off) {
   uint64_t h = 0;
@@ -73,79 +67,103 @@ static uint64_t height_of(const mp_problem *p, const uint64_t *off) {
 
 static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_t n_opts,
                              mp_solution *sol, const mp_diag_sink *dx) {
-  struct timespec t0;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+  uint64_t t0 = mp_hill_climb_now_ms();
   const mp_planner *self = &mp_planner_exact;
   uint64_t limit_ms = (uint64_t)mp_option_get(self, opts, n_opts, "time_limit_ms", 10000);
   uint64_t capacity = (uint64_t)mp_option_get(self, opts, n_opts, "capacity", 0);
   uint64_t node_limit = (uint64_t)mp_option_get(self, opts, n_opts, "node_limit", 0);
+  uint64_t deadline = t0 + limit_ms, lb = mp_problem_lower_bound(p);
+  size_t n = p->n, nn = n ? n : 1;
+  mp_progress_clock clk;
+  mp_progress_begin(&clk, sol->progress, "exact");
 
-  /* 1. the incumbent: the lowest of the heuristics.  hill_climb (which
-   * may itself call the search for a few thousand nodes) only runs when
-   * the limit leaves room for it: it is not interruptible. */
-  static const char *const starts[] = {"greedy_by_size", "greedy", "hill_climb"};
-  uint64_t *tmp = malloc((p->n ? p->n : 1) * sizeof *tmp);
-  if (!tmp) return MP_ERR_NOMEM;
-  bool have = false;
-  uint64_t best_h = 0, by_size_ms = 0;
-  bool start_cut = false;
-  for (size_t s = 0; s < sizeof starts / sizeof starts[0]; s++) {
-    const mp_planner *h = mp_planner_find(starts[s]);
-    if (!h) continue;
-    if (!strcmp(starts[s], "hill_climb") &&
-        (limit_ms < HILL_CLIMB_MIN_MS || best_h == mp_problem_lower_bound(p) ||
-         (limit_ms > elapsed_ms(&t0) ? limit_ms - elapsed_ms(&t0) : 0) / 2 <
-             HILL_CLIMB_SETUP_RUNS * (by_size_ms + 1)))
-      continue;
-    mp_solution hs = {.offsets = tmp};
-    mp_status st;
-    if (!strcmp(starts[s], "hill_climb")) {
-      /* hill_climb may take seconds on large problems: give it at most half
-       * of what is left, so the search keeps the rest and the limit holds */
-      uint64_t left = limit_ms > elapsed_ms(&t0) ? limit_ms - elapsed_ms(&t0) : 0;
-      mp_hill_climb_limits lim = {true, mp_hill_climb_now_ms() + left / 2};
-      hs.lower_bound = mp_problem_lower_bound(p);
-      st = mp_hill_climb_run(p, NULL, 0, &lim, &hs, NULL, dx);
-      if (st == MP_OK) hs.height = height_of(p, tmp);
-      start_cut = hs.timed_out; /* its deadline made the start timing-dependent */
-    } else {
-      uint64_t t = elapsed_ms(&t0);
-      st = mp_solve(h, p, NULL, 0, &hs, dx);
-      if (!strcmp(starts[s], "greedy_by_size")) by_size_ms = elapsed_ms(&t0) - t;
+  /* 1. the incumbent: the lowest of the start heuristics, all within the
+   * time limit.  greedy_by_size gets until half of it (on a large, dense
+   * problem it may not finish: then start-order greedy, a sweep that
+   * always does, stands in for it and the result says so). */
+  uint64_t *by_size = malloc(nn * sizeof *by_size), *tmp = malloc(nn * sizeof *tmp);
+  uint32_t *order = malloc(nn * sizeof *order);
+  mp_status st = by_size && tmp && order ? MP_OK : MP_ERR_NOMEM;
+  bool cut = false, start_cut = false;
+  uint64_t best_h = UINT64_MAX;
+  if (st == MP_OK) st = mp_firstfit_order_by_size(p->items, n, order);
+  if (st == MP_OK) st = mp_firstfit_solve_until(p->items, n, order, by_size, t0 + limit_ms / 2, &cut);
+  if (st == MP_OK && !cut) {
+    best_h = height_of(p, by_size);
+    memcpy(sol->offsets, by_size, n * sizeof *by_size);
+  }
+  sol->cheap_start = cut;
+  uint64_t by_size_ms = mp_hill_climb_now_ms() - t0;
+  if (st == MP_OK && best_h > lb) {
+    st = mp_firstfit_order_by_start(p->items, n, order);
+    if (st == MP_OK) st = mp_firstfit_solve(p->items, n, order, tmp);
+    if (st == MP_OK && height_of(p, tmp) < best_h) {
+      best_h = height_of(p, tmp);
+      memcpy(sol->offsets, tmp, n * sizeof *tmp);
     }
+  }
+  free(order);
+  if (st != MP_OK) {
+    free(by_size);
+    free(tmp);
+    return st;
+  }
+  mp_progress_update(&clk, best_h, lb, MP_PROGRESS_KEEP, MP_PROGRESS_KEEP);
+
+  /* hill_climb, when the limit leaves room for it: until half of what is
+   * left when the search can follow, else (above the search's size) until
+   * the limit itself */
+  uint64_t now = mp_hill_climb_now_ms(), left = deadline > now ? deadline - now : 0;
+  bool searchable = n <= MP_EXACT_MAX_SEARCH_ITEMS;
+  uint64_t hc_left = searchable ? left / 2 : left;
+  if (!cut && best_h > lb && limit_ms >= HILL_CLIMB_MIN_MS &&
+      hc_left >= HILL_CLIMB_SETUP_RUNS * (by_size_ms + 1)) {
+    mp_hill_climb_limits lim = {.exact_tail = true,
+                                .deadline_ms = now + hc_left,
+                                .progress = &clk,
+                                .by_size = by_size,
+                                .by_size_height = height_of(p, by_size)};
+    mp_solution hs = {.offsets = tmp, .lower_bound = lb};
+    st = mp_hill_climb_run(p, NULL, 0, &lim, &hs, NULL, dx);
     if (st != MP_OK) {
+      free(by_size);
       free(tmp);
       return st;
     }
-    if (!have || hs.height < best_h) {
-      memcpy(sol->offsets, tmp, p->n * sizeof *tmp);
-      best_h = hs.height;
-      have = true;
+    start_cut = hs.timed_out; /* its deadline made the start timing-dependent */
+    if (height_of(p, tmp) < best_h) {
+      best_h = height_of(p, tmp);
+      memcpy(sol->offsets, tmp, n * sizeof *tmp);
     }
   }
+  free(by_size);
   free(tmp);
-  if (!have) return MP_ERR_INTERNAL; /* the table always holds greedy */
+  mp_progress_update(&clk, best_h, lb, MP_PROGRESS_KEEP, MP_PROGRESS_KEEP);
 
   /* 2. the search, in what is left of the time limit */
-  uint64_t spent = elapsed_ms(&t0);
+  now = mp_hill_climb_now_ms();
   mp_exact_result res;
-  if (spent < limit_ms) {
-    mp_exact_params prm = {
-        .time_limit_ms = limit_ms - spent, .node_limit = node_limit, .capacity = capacity};
-    mp_status st = mp_exact_improve(p, sol->offsets, &prm, &res, dx);
+  if (now < deadline && best_h > lb) {
+    mp_exact_params prm = {.time_limit_ms = deadline - now,
+                           .node_limit = node_limit,
+                           .capacity = capacity,
+                           .progress = &clk};
+    st = mp_exact_improve(p, sol->offsets, &prm, &res, dx);
     if (st != MP_OK) return st;
   } else {
     memset(&res, 0, sizeof res);
     res.height = height_of(p, sol->offsets);
-    res.proven_lower = mp_problem_lower_bound(p);
+    res.proven_lower = lb;
     res.proven_upper = res.height;
-    res.timed_out = true;
+    res.timed_out = res.height > lb;
   }
+  mp_progress_update(&clk, res.height, res.proven_lower, MP_PROGRESS_KEEP, MP_PROGRESS_KEEP);
+  mp_progress_end(&clk);
 
   /* 3. the interval (mp_solve recomputes height and clamps the bounds) */
   sol->proven_lower = res.proven_lower;
   sol->proven_upper = res.proven_upper;
-  sol->timed_out = res.timed_out || start_cut;
+  sol->timed_out = res.timed_out || start_cut || cut;
   sol->iterations = res.nodes;
   return MP_OK;
 }

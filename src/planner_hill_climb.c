@@ -101,6 +101,10 @@ static const mp_option_spec hill_climb_options[] = {
     {"max_stall_iterations", 0, 100000000, DEFAULT_STALL, true,
      "Stop after this many consecutive moves without a new best layout "
      "(0: no limit)."},
+    {"time_limit_ms", 0, 86400000, 0, true,
+     "Wall-clock limit of the whole run in milliseconds, starts included "
+     "(0: none). A run it cuts returns its best layout so far and depends on "
+     "the machine's speed; without it the same seed gives the same plan."},
 };
 
 /* splitmix64: small, fast, and the same on every platform. */
@@ -167,6 +171,7 @@ typedef struct skyline {
   size_t n_trail, cap_trail;
   bool nomem;          /* the trail could not grow */
   uint64_t work;       /* picks and raises done, over the whole search */
+  uint64_t deadline_ms; /* CLOCK_MONOTONIC, 0 = none */
 } skyline;
 
 static int cmp_i32(const void *a, const void *b) {
@@ -387,7 +392,9 @@ static uint64_t area_above(const skyline *k, uint32_t j, uint64_t y) {
   return sat_mul(top - low, (uint64_t)((int64_t)it->end - it->start + 1));
 }
 
-typedef enum { DECODE_DONE, DECODE_WORSE, DECODE_NOMEM } decode_result;
+typedef enum { DECODE_DONE, DECODE_WORSE, DECODE_NOMEM, DECODE_CUT } decode_result;
+
+static bool past_ms(uint64_t deadline_ms);
 
 /* Continue the decoding with the priorities pos[] (pos[j]: position of held
  * item j in the order) until every item is picked.  Gives up with
@@ -395,7 +402,7 @@ typedef enum { DECODE_DONE, DECODE_WORSE, DECODE_NOMEM } decode_result;
  * higher than max_h, or as high with more area. */
 static decode_result sky_decode(skyline *k, const uint32_t *pos, uint64_t max_h, uint64_t max_a) {
   while (k->steps < k->m) {
-    k->work++;
+    if (++k->work % 256 == 0 && past_ms(k->deadline_ms)) return DECODE_CUT;
     uint64_t y = k->mn[1];
     uint32_t L = leftmost_min(k);
     uint32_t R = first_above(k, 1, 0, k->M - 1, L + 1, y) - 1;
@@ -520,6 +527,7 @@ static uint32_t propose(search *s) {
  * accepts whatever comes out.  *st gets MP_ERR_NOMEM when the trail could
  * not grow. */
 static bool try_order(search *s, uint32_t from, bool force, mp_status *st) {
+  /* (a decoding the deadline cuts is taken back like a worse one) */
   uint32_t m = s->m;
 
   for (uint32_t q = from; q < m; q++) s->pos[s->order[q]] = q;
@@ -563,18 +571,23 @@ typedef struct ffsearch {
   size_t valid;     /* the engine holds order[0..valid) placed */
   uint32_t *peak;   /* scratch: positions of peak items */
   uint64_t work;    /* placements done */
+  uint64_t deadline_ms; /* CLOCK_MONOTONIC, 0 = none */
+  bool cut;         /* the deadline stopped the last decoding: the engine no
+                       longer holds this order's layout */
 } ffsearch;
 
 /* Make `order` (all n items) current. */
 static void ff_adopt(ffsearch *f, const uint32_t *order) {
   memcpy(f->order, order, f->n * sizeof *order);
-  f->h = mp_firstfit_run(f->ff, f->order, f->n, 0, f->off);
+  f->h = mp_firstfit_run_until(f->ff, f->order, f->n, 0, f->off, f->deadline_ms);
   f->valid = f->n;
+  f->cut = f->h == UINT64_MAX;
 }
 
 /* One move; returns true when it lowered the height. */
 static bool ff_move(ffsearch *f, uint64_t *rng) {
   size_t n = f->n;
+  if (f->cut) return false;
   uint64_t kind = next_rand(rng) % 4;
   size_t a = rand_below(rng, n), b = rand_below(rng, n);
   if (kind < 2) {
@@ -601,7 +614,8 @@ static bool ff_move(ffsearch *f, uint64_t *rng) {
   mp_firstfit_truncate(f->ff, from);
   for (size_t k = from; k < n; k++) {
     f->work++;
-    if (!mp_firstfit_place(f->ff, f->order[k], f->h, NULL)) {
+    bool cut = (k - from) % 256 == 255 && past_ms(f->deadline_ms);
+    if (cut || !mp_firstfit_place(f->ff, f->order[k], f->h, NULL)) {
       /* reject: restore the order; the engine keeps the shared prefix */
       if (swap) {
         uint32_t t = f->order[a];
@@ -644,7 +658,6 @@ static int cmp_by_offset(const void *a, const void *b) {
  * at or below its offset in `off` (the items before it in that order sit
  * below it, and only move down).  Writes the order to order[0..n), the
  * packed layout to out, and its height to *height. */
-static bool past_ms(uint64_t deadline_ms);
 
 /* With a deadline (0 = none) the packing gives up when it is reached:
  * *height is then UINT64_MAX and `out` is not a layout. */
@@ -751,11 +764,18 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
   uint64_t seed = (uint64_t)mp_option_get(self, opts, n_opts, "seed", DEFAULT_SEED);
   uint64_t max_stall =
       (uint64_t)mp_option_get(self, opts, n_opts, "max_stall_iterations", DEFAULT_STALL);
+  uint64_t limit_ms = (uint64_t)mp_option_get(self, opts, n_opts, "time_limit_ms", 0);
+  if (limit_ms) {
+    uint64_t own = mp_hill_climb_now_ms() + limit_ms;
+    if (!deadline || own < deadline) deadline = own;
+  }
   size_t n = p->n, nn = n ? n : 1;
   uint64_t lb = sol->lower_bound ? sol->lower_bound : mp_problem_lower_bound(p);
   mp_hill_climb_report dummy;
   if (!rep) rep = &dummy;
   memset(rep, 0, sizeof *rep);
+  mp_progress_clock own_clock, *clk = lim && lim->progress ? lim->progress : &own_clock;
+  if (clk == &own_clock) mp_progress_begin(&own_clock, sol->progress, "hill_climb");
 
   run r = {.s = {.rng = seed}, .deadline_ms = deadline};
   search *s = &r.s;
@@ -767,27 +787,45 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
   if (st == MP_OK) st = mp_firstfit_order_by_size(p->items, n, r.order);
   if (st != MP_OK) goto out;
 
-  /* 1. the starting layouts */
-  uint64_t best_h = first_fit(r.ff, r.order, n, sol->offsets);
-  if (best_h > lb && n >= 2 && !past(deadline, sol)) {
+  /* 1. the starting layouts: greedy_by_size (the caller's, or made here
+   * within the deadline), then start-order greedy (a sweep, O(n log n)),
+   * which stands in for greedy_by_size when the deadline cut that */
+  uint64_t best_h;
+  if (lim && lim->by_size) {
+    memcpy(sol->offsets, lim->by_size, n * sizeof *sol->offsets);
+    best_h = lim->by_size_height;
+  } else {
+    best_h = mp_firstfit_run_until(r.ff, r.order, n, 0, sol->offsets, deadline);
+  }
+  if (best_h == UINT64_MAX) {
+    sol->cheap_start = true;
+    sol->timed_out = true;
+  }
+  if (best_h > lb && n >= 2 && (sol->cheap_start || !past(deadline, sol))) {
     uint32_t *o2 = malloc(nn * sizeof *o2);
-    if (!o2 || mp_firstfit_order_by_start(p->items, n, o2) != MP_OK) {
+    if (!o2 || mp_firstfit_order_by_start(p->items, n, o2) != MP_OK ||
+        mp_firstfit_solve(p->items, n, o2, r.tmp) != MP_OK) {
       free(o2);
       st = MP_ERR_NOMEM;
       goto out;
     }
-    uint64_t h = first_fit(r.ff, o2, n, r.tmp);
     free(o2);
+    uint64_t h = 0;
+    for (size_t i = 0; i < n; i++) h = mp_max_u64(h, r.tmp[i] + p->items[i].size);
     if (h < best_h) {
       best_h = h;
       memcpy(sol->offsets, r.tmp, n * sizeof *r.tmp);
     }
   }
+  mp_progress_update(clk, best_h, lb, MP_PROGRESS_KEEP, MP_PROGRESS_KEEP);
+  if (sol->cheap_start) goto done;
   rep->search_height = best_h;
   if (best_h <= lb || n < 2 || iterations == 0) goto tail;
 
   /* 2. the skyline search starts from the greedy_by_size order */
+  if (past(deadline, sol)) goto tail;
   if ((st = sky_init(&s->k, p->items, n, lb)) != MP_OK) goto out;
+  s->k.deadline_ms = deadline;
   uint32_t m = s->m = s->k.m;
   size_t mm = m ? m : 1;
   s->order = malloc(mm * sizeof *s->order);
@@ -796,7 +834,7 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
   s->pick = malloc(mm * sizeof *s->pick);
   s->tmp = malloc(mm * sizeof *s->tmp);
   r.best_order = malloc(mm * sizeof *r.best_order);
-  r.f = (ffsearch){.items = p->items, .n = n};
+  r.f = (ffsearch){.items = p->items, .n = n, .deadline_ms = deadline};
   r.f.order = malloc(nn * sizeof *r.f.order);
   r.f.off = malloc(nn * sizeof *r.f.off);
   r.f.peak = malloc(nn * sizeof *r.f.peak);
@@ -814,7 +852,11 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
       if (p->items[r.order[k]].size) s->order[q++] = held[r.order[k]];
   }
   memcpy(s->cur, s->order, mm * sizeof *s->cur);
-  try_order(s, 0, true, &st);
+  if (!try_order(s, 0, true, &st) && st == MP_OK) {
+    /* only the deadline stops a forced decoding */
+    sol->timed_out = true;
+    goto tail;
+  }
   if (st != MP_OK) goto out;
   uint64_t sky_h = s->cur_h, sky_a = s->cur_a;
   memcpy(r.best_order, s->cur, mm * sizeof *r.best_order);
@@ -828,6 +870,10 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
     goto out;
   if (r.f.h == UINT64_MAX || past(deadline, sol)) goto tail;
   ff_adopt(&r.f, r.order);
+  if (r.f.cut) {
+    sol->timed_out = true;
+    goto tail;
+  }
   if (r.f.h < best_h) {
     best_h = r.f.h;
     memcpy(sol->offsets, r.f.off, n * sizeof *r.f.off);
@@ -841,6 +887,7 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
          !past(deadline, sol)) {
     it++;
     stall++;
+    mp_progress_update(clk, best_h, lb, it, MP_PROGRESS_KEEP);
     if (next_rand(&s->rng) % 16 < FF_SHARE) {
       if (ff_move(&r.f, &s->rng) && r.f.h < best_h) {
         best_h = r.f.h;
@@ -900,16 +947,20 @@ tail:
   /* 7. the exact tail */
   if (exact_tail && best_h > lb && iterations > 0 && !past(deadline, sol)) {
     uint64_t now = deadline ? mp_hill_climb_now_ms() : 0;
-    mp_exact_params prm = {.time_limit_ms = deadline ? deadline - now : 0,
+    mp_exact_params prm = {.time_limit_ms = deadline ? (deadline > now ? deadline - now : 1) : 0,
                            .node_limit = sat_mul(iterations, EXACT_NODES_PER_ITERATION),
-                           .capacity = 0};
+                           .capacity = 0,
+                           .progress = clk};
     mp_exact_result res;
     st = mp_exact_improve(p, sol->offsets, &prm, &res, dx);
     if (st != MP_OK) goto out;
     rep->exact_nodes = res.nodes;
     rep->exact_proved = res.proven_lower == res.proven_upper;
     sol->proven_lower = res.proven_lower;
+    if (res.timed_out && deadline && past_ms(deadline)) sol->timed_out = true;
   }
+done:
+  if (clk == &own_clock) mp_progress_end(&own_clock);
 out:
   run_free(&r);
   return st;

@@ -12,6 +12,7 @@
 #define MP_PLANNER_HILL_CLIMB_H
 
 #include "memplan.h"
+#include "progress.h"
 
 /* The exact tail's node budget per iteration: 5 x `iterations` nodes in
  * all (10 000 with the defaults; milliseconds on a few hundred buffers). */
@@ -38,6 +39,14 @@ typedef struct mp_hill_climb_limits {
    * The exact planner sets it so that its start heuristic cannot overrun
    * exact's time limit; the planner table never does. */
   uint64_t deadline_ms;
+  /* Optional: the caller's progress clock (exact's), updated instead of
+   * hill_climb's own. */
+  mp_progress_clock *progress;
+  /* Optional: the greedy_by_size layout of the problem and its height,
+   * when the caller has it already (exact does), instead of computing it
+   * again. */
+  const uint64_t *by_size;
+  uint64_t by_size_height;
 } mp_hill_climb_limits;
 
 /* The CLOCK_MONOTONIC time in milliseconds (for deadlines). */
@@ -46,7 +55,9 @@ uint64_t mp_hill_climb_now_ms(void);
 /* hill_climb with options `opts` as the planner table runs it, bounded by
  * `lim` (NULL: the table's run: tail on, no deadline).  `rep` may be NULL.
  * Fills sol like mp_solve's planner call (sol->lower_bound may be preset);
- * sol->timed_out says when the deadline cut the run. */
+ * sol->timed_out says when a deadline (the limits' or the `time_limit_ms`
+ * option's) cut the run, sol->cheap_start when it cut the greedy_by_size
+ * start and the run started from start-order greedy. */
 mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t n_opts,
                             const mp_hill_climb_limits *lim, mp_solution *sol,
                             mp_hill_climb_report *rep, const mp_diag_sink *dx);

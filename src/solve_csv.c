@@ -403,6 +403,8 @@ char *mp_csv_solution_text(const mp_csv_problem *p, const mp_solution *sol,
                   (unsigned long long)sol->proven_lower, (unsigned long long)sol->proven_upper,
                   sol->proven_lower == sol->proven_upper ? "yes" : "no",
                   sol->timed_out ? "yes" : "no");
+  /* a time limit left no room for greedy_by_size: the run began from greedy */
+  if (sol->cheap_start) mp_buf_puts(&b, "# start=greedy\n");
   if (b.failed) {
     mp_buf_free(&b);
     return NULL;

@@ -418,7 +418,7 @@ static void improve_never_returns_a_worse_layout(void **state) {
   mp_solution sol = {.offsets = off};
   assert_int_equal(mp_solve(mp_planner_find("greedy"), &p, NULL, 0, &sol, NULL), MP_OK);
   uint64_t start = sol.height;
-  mp_exact_params prm = {0, 20000, 0};
+  mp_exact_params prm = {.node_limit = 20000};
   mp_exact_result res;
   assert_int_equal(mp_exact_improve(&p, off, &prm, &res, NULL), MP_OK);
   uint64_t h = tu_check_layout(it, n, off);
@@ -436,7 +436,7 @@ static void improve_rejects_an_invalid_start_layout(void **state) {
   mp_item it[2] = {{16, 0, 3, 16, 0}, {16, 2, 5, 16, 1}};
   uint64_t off[2] = {0, 0}; /* both at 0 while both live at 2 and 3 */
   mp_problem p = {2, it, 0};
-  mp_exact_params prm = {1000, 0, 0};
+  mp_exact_params prm = {.time_limit_ms = 1000};
   mp_exact_result res;
   tu_diags d;
   tu_diags_init(&d);
@@ -459,7 +459,7 @@ static void improve_with_a_node_limit_is_deterministic(void **state) {
   mp_solution sol = {.offsets = a};
   assert_int_equal(mp_solve(mp_planner_find("greedy"), &p, NULL, 0, &sol, NULL), MP_OK);
   memcpy(b, a, n * sizeof *a);
-  mp_exact_params prm = {0, 5000, 0};
+  mp_exact_params prm = {.node_limit = 5000};
   mp_exact_result ra, rb;
   assert_int_equal(mp_exact_improve(&p, a, &prm, &ra, NULL), MP_OK);
   assert_int_equal(mp_exact_improve(&p, b, &prm, &rb, NULL), MP_OK);
@@ -484,7 +484,7 @@ static void a_component_too_large_to_search_is_returned_as_given(void **state) {
     off[i] = 16 * (uint64_t)i;
   }
   mp_problem p = {n, it, 0};
-  mp_exact_params prm = {1000, 0, 0};
+  mp_exact_params prm = {.time_limit_ms = 1000};
   mp_exact_result res;
   double t0 = now_ms();
   assert_int_equal(mp_exact_improve(&p, off, &prm, &res, NULL), MP_OK);

@@ -195,13 +195,13 @@ static void the_table_lists_the_heuristics_first_in_order(void **state) {
   assert_int_equal(mp_planner_find("greedy_by_size")->n_options, 0);
 }
 
-static void hill_climb_documents_its_three_options(void **state) {
+static void hill_climb_documents_its_four_options(void **state) {
   (void)state;
   const mp_planner *pl = mp_planner_find("hill_climb");
-  assert_int_equal(pl->n_options, 3);
-  const char *keys[] = {"iterations", "seed", "max_stall_iterations"};
-  const int64_t defs[] = {2000, 0, 0};
-  for (uint32_t k = 0; k < 3; k++) {
+  assert_int_equal(pl->n_options, 4);
+  const char *keys[] = {"iterations", "seed", "max_stall_iterations", "time_limit_ms"};
+  const int64_t defs[] = {2000, 0, 0, 0};
+  for (uint32_t k = 0; k < 4; k++) {
     assert_string_equal(pl->options[k].key, keys[k]);
     assert_true(pl->options[k].has_default);
     assert_int_equal(pl->options[k].def, defs[k]);
@@ -565,7 +565,7 @@ static mp_solution run_search(const mp_item *it, size_t n, uint64_t *off, const 
   mp_problem p = {n, it, 0};
   mp_solution sol = {.offsets = off};
   sol.lower_bound = naive_lower_bound(it, n);
-  assert_int_equal(mp_hill_climb_run(&p, opts, n_opts, &(mp_hill_climb_limits){false, 0}, &sol, rep, NULL), MP_OK);
+  assert_int_equal(mp_hill_climb_run(&p, opts, n_opts, &(mp_hill_climb_limits){.exact_tail = false}, &sol, rep, NULL), MP_OK);
   sol.height = tu_check_layout(it, n, off);
   return sol;
 }
@@ -603,7 +603,7 @@ static void hill_climb_with_a_past_deadline_stops_at_its_first_layout_and_says_s
   assert_int_equal(mp_hardgen_make(&hp, it, NULL, NULL), MP_OK);
   mp_problem p = {N, it, 0};
   mp_solution sol = {.offsets = a};
-  mp_hill_climb_limits lim = {true, 1}; /* 1 ms after the clock's epoch: long past */
+  mp_hill_climb_limits lim = {.exact_tail = true, .deadline_ms = 1}; /* 1 ms after the clock's epoch: long past */
   assert_int_equal(mp_hill_climb_run(&p, NULL, 0, &lim, &sol, NULL, NULL), MP_OK);
   assert_true(sol.timed_out);
   assert_int_equal(sol.iterations, 0);
@@ -1052,7 +1052,7 @@ static void vww_packs_at_the_known_optimum_below_tflm(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(the_table_lists_the_heuristics_first_in_order),
-      cmocka_unit_test(hill_climb_documents_its_three_options),
+      cmocka_unit_test(hill_climb_documents_its_four_options),
       cmocka_unit_test(every_planner_accepts_zero_items),
       cmocka_unit_test(every_planner_puts_one_item_at_offset_zero),
       cmocka_unit_test(every_planner_reuses_one_slot_for_disjoint_lifetimes),

@@ -168,7 +168,7 @@ static outcome run_cfg(const cfg *c, const mp_problem *p, uint64_t *off) {
   double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
   if (c->no_tail) {
     sol.lower_bound = mp_problem_lower_bound(p);
-    o.st = mp_hill_climb_run(p, opts, n_opts, &(mp_hill_climb_limits){false, 0}, &sol, NULL, NULL);
+    o.st = mp_hill_climb_run(p, opts, n_opts, &(mp_hill_climb_limits){.exact_tail = false}, &sol, NULL, NULL);
   } else {
     o.st = mp_solve(pl, p, opts, n_opts, &sol, NULL);
   }
