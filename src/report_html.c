@@ -2,7 +2,8 @@
  * report_html.c — the plan as one self-contained HTML page: a header with
  * the run's identity, a bar per memory bank (budget against use, split by
  * role), a timeline per arena (x = operator index, y = byte offset, one
- * rectangle per slot) and a sortable table of every placed tensor.
+ * rectangle per slot) and a sortable table of every placed tensor, with
+ * why it is in its memory (its placement reason).
  *
  * The one idea: all geometry is computed here, in C, and written as static
  * inline SVG with the numbers it came from on every element (data-tensor,
@@ -1240,7 +1241,7 @@ static void put_table(report *r) {
   mp_buf_puts(b, "<div class=\"wide tall\"><table class=\"grid\" id=\"tensors\">\n<thead><tr><th class=\"n\">id</th>"
                  "<th>name</th><th>role</th><th>memory</th><th class=\"n\">offset</th>"
                  "<th class=\"n\">size</th><th class=\"n\">lifetime</th><th class=\"n\">alias of"
-                 "</th><th>type</th></tr></thead>\n<tbody>\n");
+                 "</th><th>type</th><th>why there</th></tr></thead>\n<tbody>\n");
   for (uint32_t t = 0; t < p->n_allocs; t++) {
     const mp_allocation *a = &p->allocs[t];
     if (!a->placed) continue;
@@ -1280,6 +1281,9 @@ static void put_table(report *r) {
     shape_str(x, sh, sizeof sh);
     mp_buf_puts(b, "<td class=\"mono\">");
     esc(b, sh);
+    char why[256];
+    mp_buf_puts(b, "</td><td class=\"why\">");
+    esc(b, mp_reason_text(&a->reason, a->alias_of, why, sizeof why));
     mp_buf_puts(b, "</td></tr>\n");
   }
   mp_buf_puts(b, "</tbody></table></div>\n</section>\n");

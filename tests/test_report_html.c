@@ -403,6 +403,33 @@ static void an_arenas_room_is_labelled_with_its_memorys_budget_and_what_else_is_
   unplan(&x);
 }
 
+static void every_tensor_row_says_why_the_tensor_is_in_its_memory(void **state) {
+  (void)state;
+  planned x;
+  /* 24 KiB of dtcm: the 16000-byte scratch arena fits, most constants spill */
+  plan_fixture("kws", 24 * 1024, NULL, &x);
+  char *html = report(&x);
+  assert_non_null(strstr(html, "<th>why there</th>"));
+  uint32_t rows = 0, spilled = 0, preferred = 0;
+  for (const char *c = strstr(html, "<td class=\"why\">"); c; c = strstr(c + 1, "<td class=\"why\">")) {
+    rows++;
+    c += strlen("<td class=\"why\">");
+    spilled += !strncmp(c, "spilled from dtcm: ", 19);
+    preferred += !strncmp(c, "first in preference order</td>", 30);
+  }
+  uint32_t placed = 0, in_sram = 0;
+  for (uint32_t t = 0; t < x.p->n_allocs; t++) {
+    placed += x.p->allocs[t].placed;
+    in_sram += x.p->allocs[t].placed && x.p->allocs[t].memory == MP_MEM_SRAM;
+  }
+  assert_int_equal(rows, placed);
+  assert_true(in_sram > 0);
+  assert_int_equal(spilled, in_sram);
+  assert_true(preferred > 0);
+  free(html);
+  unplan(&x);
+}
+
 static void persistent_state_spans_the_whole_program(void **state) {
   (void)state;
   planned x;
@@ -453,6 +480,7 @@ int main(void) {
       cmocka_unit_test(tall_narrow_slots_are_labelled_along_their_height),
       cmocka_unit_test(a_tight_budget_is_drawn_and_a_far_one_is_marked_off_scale),
       cmocka_unit_test(an_arenas_room_is_labelled_with_its_memorys_budget_and_what_else_is_there),
+      cmocka_unit_test(every_tensor_row_says_why_the_tensor_is_in_its_memory),
       cmocka_unit_test(persistent_state_spans_the_whole_program),
       cmocka_unit_test(the_writer_replaces_the_file_whole_and_names_an_unwritable_path),
   };
