@@ -335,6 +335,13 @@ static void api(const emit_ctx *e, mp_buf *b) {
       "int32_t %s_model_run(%s_model_context_t *ctx);\n\n",
       u, u, u, p, p);
   mp_buf_printf(b,
+      "/* Start a new stream: zero every variable tensor (the state of SVDF,\n"
+      " * LSTM and other stateful operators, which runs otherwise keep from one\n"
+      " * run to the next), as %s_model_init does.  Fails with\n"
+      " * %s_STATUS_NOT_INITIALISED before a successful %s_model_init. */\n"
+      "int32_t %s_reset_state(%s_model_context_t *ctx);\n\n",
+      p, u, p, p, p);
+  mp_buf_printf(b,
       "/* The base of a region (NULL when unbound or out of range). */\n"
       "void *%s_arena_buffer(%s_arena_region_t region);\n\n"
       "/* The bytes of tensor `id` (NULL when it has no storage or no such\n"

@@ -239,6 +239,20 @@ static void kernel_table(const emit_ctx *e, mp_buf *b) {
   mp_buf_puts(b, "};\n\n");
 }
 
+
+/* The memsets that zero every persistent arena (the variable tensors),
+ * after `comment`; false, and nothing written, when the plan has none. */
+static bool zero_persistent(const emit_ctx *e, const char *comment, mp_buf *b) {
+  bool any = false;
+  for (uint32_t r = 0; r < e->n_regions; r++) {
+    const emit_region *rg = &e->regions[r];
+    if (rg->is_source || rg->a->role != MP_ROLE_PERSISTENT) continue;
+    if (!any) mp_buf_puts(b, comment);
+    any = true;
+    mp_buf_printf(b, "  memset(arena_buffers[%s].rw, 0, %s_SIZE);\n", rg->enum_name, rg->enum_name);
+  }
+  return any;
+}
 static void runtime(const emit_ctx *e, mp_buf *b) {
   const char *u = e->up, *p = e->prefix;
   const mp_graph *g = e->g;
@@ -298,14 +312,7 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "    }\n"
       "  }\n",
       u, u, u, u, u, u);
-  bool any_persistent = false;
-  for (uint32_t r = 0; r < e->n_regions; r++) {
-    const emit_region *rg = &e->regions[r];
-    if (rg->is_source || rg->a->role != MP_ROLE_PERSISTENT) continue;
-    if (!any_persistent) mp_buf_puts(b, "  /* persistent arenas start every model_init at zero */\n");
-    any_persistent = true;
-    mp_buf_printf(b, "  memset(arena_buffers[%s].rw, 0, %s_SIZE);\n", rg->enum_name, rg->enum_name);
-  }
+  (void)zero_persistent(e, "  /* persistent arenas start every model_init at zero */\n", b);
   if (g->n_inputs)
     mp_buf_printf(b,
         "  for (i = 0; i < %s_NUM_INPUTS; i++) {\n"
@@ -382,6 +389,14 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "  return %s_STATUS_OK;\n"
       "}\n\n",
       p, p, p, u, p, u, u, u, u, u);
+  mp_buf_printf(b,
+      "int32_t %s_reset_state(%s_model_context_t *ctx) {\n"
+      "  if (ctx == NULL) return %s_STATUS_BAD_ARGUMENT;\n"
+      "  if (ctx->initialised != 1) return %s_STATUS_NOT_INITIALISED;\n",
+      p, p, u, u);
+  if (!zero_persistent(e, "  /* the variable tensors: every persistent arena */\n", b))
+    mp_buf_puts(b, "  /* no variable tensor: nothing to reset */\n");
+  mp_buf_printf(b, "  return %s_STATUS_OK;\n}\n\n", u);
   mp_buf_printf(b,
       "int32_t %s_model_run(%s_model_context_t *ctx) {\n"
       "  uint32_t i;\n"

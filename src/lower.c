@@ -22,7 +22,7 @@
  * This file does not place tensors or scratch (the planner does) and does
  * not write modules (the emitter does).
  */
-#include "lower.h"
+#include "lower_ops.h"
 
 #include "diag.h"
 #include "flatbuf.h"
@@ -45,11 +45,13 @@ enum {
   OP_LOGISTIC = 14,
   OP_MAX_POOL_2D = 17,
   OP_RESHAPE = 22,
+  OP_SVDF = 27,
   OP_SOFTMAX = 25,
   OP_PAD = 34,
   OP_TRANSPOSE = 39,
   OP_MEAN = 40,
   OP_SQUEEZE = 43,
+  OP_UNIDIRECTIONAL_SEQUENCE_LSTM = 44,
   OP_PADV2 = 60,
   OP_EXPAND_DIMS = 70,
   OP_QUANTIZE = 114,
@@ -75,31 +77,6 @@ enum { PAD_SAME = 0, PAD_VALID = 1 };
 /* ------------------------------------------------------------------------ */
 /* Kernel table and params field descriptions                               */
 /* ------------------------------------------------------------------------ */
-
-typedef enum fkind { FK_END, FK_I32, FK_F32, FK_I32X6, FK_U8X4, FK_PTR, FK_SUB } fkind;
-
-typedef struct fdesc {
-  const char *name;
-  fkind kind;
-  size_t offset;
-  const struct fdesc *sub; /* FK_SUB: the nested struct's fields */
-  const char *array;       /* FK_PTR: the lowered array it points to */
-} fdesc;
-
-#define F_I32(T, f)                                                                                \
-  { #f, FK_I32, offsetof(T, f), NULL, NULL }
-#define F_F32(T, f)                                                                                \
-  { #f, FK_F32, offsetof(T, f), NULL, NULL }
-#define F_I32X6(T, f)                                                                              \
-  { #f, FK_I32X6, offsetof(T, f), NULL, NULL }
-#define F_U8X4(T, f)                                                                               \
-  { #f, FK_U8X4, offsetof(T, f), NULL, NULL }
-#define F_PTR(T, f, arr)                                                                           \
-  { #f, FK_PTR, offsetof(T, f), NULL, arr }
-#define F_SUB(T, f, sub)                                                                           \
-  { #f, FK_SUB, offsetof(T, f), sub, NULL }
-#define F_END                                                                                      \
-  { NULL, FK_END, 0, NULL, NULL }
 
 static const fdesc geom_fields[] = {F_I32(mpk_conv_geom, batches),
                                     F_I32(mpk_conv_geom, in_h),
@@ -274,6 +251,8 @@ static const kinfo kinfos[MP_K_COUNT] = {
                                        "mpk_conv_s8_fast_params", conv_s8_fast_fields},
     [MP_K_FULLY_CONNECTED_S8_FAST] = {"mpk_fully_connected_s8_fast", NULL,
                                       "mpk_fc_s8_fast_params", fc_s8_fast_fields},
+    [MP_K_SVDF_S8] = {"mpk_svdf_s8", NULL, "mpk_svdf_s8_params", mp_lower_svdf_s8_fields},
+    [MP_K_LSTM_S8] = {"mpk_lstm_s8", NULL, "mpk_lstm_s8_params", mp_lower_lstm_s8_fields},
 };
 
 const char *mp_kernel_fn(mp_kernel k) {
@@ -284,27 +263,19 @@ const char *mp_kernel_fn(mp_kernel k) {
 /* Context and small helpers                                                */
 /* ------------------------------------------------------------------------ */
 
-typedef struct ctx {
-  const mp_graph *g;
-  const mp_op *op;
-  const mp_subgraph_def *sg;
-  mp_lowered_op *lo;
-  const mp_diag_sink *dx;
-  bool bad_multiplier;     /* a scale ratio with no Q31 form (set by qmult) */
-} ctx;
+typedef mp_lower_ctx ctx;
 
 static mp_loc model_loc(const ctx *c) { return (mp_loc){c->g->model->path, 0, 0, -1, NULL, NULL}; }
 
 /* The op is fine, but memplan has no kernel for this configuration. */
 static mp_status unsupported(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static mp_status vunsupported(ctx *c, const char *fmt, va_list ap);
 static mp_status unsupported(ctx *c, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(c->lo->reason, sizeof c->lo->reason, fmt, ap);
+  mp_status st = vunsupported(c, fmt, ap);
   va_end(ap);
-  c->lo->supported = false;
-  c->lo->kernel = MP_K_NONE;
-  return MP_OK;
+  return st;
 }
 
 /* The model contradicts itself: an error naming the operator. */
@@ -317,43 +288,6 @@ static mp_status malformed(ctx *c, const char *fmt, ...) {
   va_end(ap);
   mp_error(c->dx, model_loc(c), "operator %u (%s): %s", c->op->index, c->op->name, msg);
   return MP_ERR_MODEL;
-}
-
-static int32_t in_t(const ctx *c, uint32_t k) {
-  return k < c->op->n_inputs ? c->op->inputs[k] : -1;
-}
-static int32_t out_t(const ctx *c, uint32_t k) {
-  return k < c->op->n_outputs ? c->op->outputs[k] : -1;
-}
-static const mp_tensor_def *tdef(const ctx *c, int32_t t) { return &c->sg->tensors[t]; }
-static int32_t dtype(const ctx *c, int32_t t) { return tdef(c, t)->dtype; }
-static uint32_t rank(const ctx *c, int32_t t) { return tdef(c, t)->rank; }
-static int32_t dim(const ctx *c, int32_t t, uint32_t d) { return tdef(c, t)->shape[d]; }
-static bool is_const(const ctx *c, int32_t t) { return c->g->tensors[t].data != NULL; }
-
-static uint64_t elems(const ctx *c, int32_t t) {
-  uint64_t n = 1;
-  for (uint32_t d = 0; d < rank(c, t); d++)
-    n *= (uint64_t)(dim(c, t, d) > 0 ? dim(c, t, d) : 0);
-  return n;
-}
-
-/* A tensor's element count as an int32 kernel size. */
-static bool elems_i32(const ctx *c, int32_t t, int32_t *out) {
-  uint64_t n = elems(c, t);
-  if (n > (uint64_t)INT32_MAX) return false;
-  *out = (int32_t)n;
-  return true;
-}
-
-/* Per-tensor quantisation (the first scale and zero point). */
-static bool quant(const ctx *c, int32_t t, float *scale, int32_t *zp) {
-  const mp_tensor_def *td = tdef(c, t);
-  if (!td->has_quant || td->quant.n_scale < 1) return false;
-  if (!(td->quant.scale[0] > 0.0f) || !isfinite(td->quant.scale[0])) return false;
-  *scale = td->quant.scale[0];
-  *zp = td->quant.n_zero_point > 0 ? (int32_t)td->quant.zero_point[0] : 0;
-  return true;
 }
 
 static void add_arg(ctx *c, int32_t tensor, bool is_output, const char *ctype) {
@@ -399,12 +333,7 @@ static const char *dtname(int32_t dt) { return mp_dtype_name(dt); }
 /* Options                                                                  */
 /* ------------------------------------------------------------------------ */
 
-typedef struct opts {
-  fb_file f;
-  fb_table t;
-  bool present;
-  bool ok;
-} opts;
+typedef mp_lower_opts opts;
 
 /* Open the op's options table, which must be of union type `type` when
  * present.  Absent options read as the schema defaults. */
@@ -1365,6 +1294,63 @@ static mp_status lower_logistic(ctx *c) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* The helpers the operator-family files use (lower_ops.h)                  */
+/* ------------------------------------------------------------------------ */
+
+static mp_status vunsupported(ctx *c, const char *fmt, va_list ap) {
+  vsnprintf(c->lo->reason, sizeof c->lo->reason, fmt, ap);
+  c->lo->supported = false;
+  c->lo->kernel = MP_K_NONE;
+  return MP_OK;
+}
+
+mp_status mp_lower_unsupported(ctx *c, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  mp_status st = vunsupported(c, fmt, ap);
+  va_end(ap);
+  return st;
+}
+
+mp_status mp_lower_malformed(ctx *c, const char *fmt, ...) {
+  char msg[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return malformed(c, "%s", msg);
+}
+
+void mp_lower_add_arg(ctx *c, int32_t tensor, bool is_output, const char *ctype) {
+  add_arg(c, tensor, is_output, ctype);
+}
+
+void mp_lower_add_array_arg(ctx *c, const int32_t *tensors, uint32_t n, const char *ctype) {
+  mp_lower_arg *a = &c->lo->args[c->lo->n_args++];
+  a->kind = MP_LARG_TENSOR_ARRAY;
+  a->tensor = -1;
+  a->n_tensors = n;
+  a->tensors = tensors;
+  a->ctype = ctype;
+}
+
+void mp_lower_set_kernel(ctx *c, mp_kernel k) { set_kernel(c, k); }
+
+mp_status mp_lower_open_opts(ctx *c, uint8_t type, const char *what, opts *o) {
+  return open_opts(c, type, what, o);
+}
+int32_t mp_lower_opt_i32(opts *o, uint32_t id, int32_t def) { return opt_i32(o, id, def); }
+int32_t mp_lower_opt_i8(opts *o, uint32_t id, int8_t def) { return opt_i8(o, id, def); }
+bool mp_lower_opt_bool(opts *o, uint32_t id, bool def) { return opt_bool(o, id, def); }
+float mp_lower_opt_f32(opts *o, uint32_t id, float def) { return opt_f32(o, id, def); }
+
+void mp_lower_quantize_multiplier(ctx *c, double m, int32_t *qm, int32_t *shift) {
+  quantize_multiplier(c, m, qm, shift);
+}
+
+const char *mp_lower_act_name(int32_t act) { return act_name(act); }
+
+/* ------------------------------------------------------------------------ */
 /* Entry points                                                             */
 /* ------------------------------------------------------------------------ */
 
@@ -1401,6 +1387,8 @@ mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const 
   case OP_TRANSPOSE: st = lower_transpose(&c); break;
   case OP_CONCATENATION: st = lower_concat(&c); break;
   case OP_LOGISTIC: st = lower_logistic(&c); break;
+  case OP_SVDF: st = mp_lower_svdf(&c); break;
+  case OP_UNIDIRECTIONAL_SEQUENCE_LSTM: st = mp_lower_lstm(&c); break;
   default: st = unsupported(&c, "memplan has no kernel for %s", c.op->name); break;
   }
   if (st == MP_OK && out->supported && c.bad_multiplier)

@@ -60,6 +60,8 @@ typedef enum mp_kernel {
   MP_K_CONV2D_S8_IM2COL,
   MP_K_DEPTHWISE_CONV2D_S8_FAST,
   MP_K_FULLY_CONNECTED_S8_FAST,
+  MP_K_SVDF_S8,
+  MP_K_LSTM_S8,
   MP_K_COUNT
 } mp_kernel;
 
@@ -87,6 +89,8 @@ typedef union mp_kparams {
   mpk_logistic_f32_params logistic_f32;
   mpk_conv_s8_fast_params conv_s8_fast; /* conv2d_s8_1x1, _im2col, depthwise_conv2d_s8_fast */
   mpk_fc_s8_fast_params fc_s8_fast;
+  mpk_svdf_s8_params svdf_s8;
+  mpk_lstm_s8_params lstm_s8;
 } mp_kparams;
 
 typedef enum mp_larg_kind {

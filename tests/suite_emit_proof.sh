@@ -6,8 +6,8 @@
 #  1. tests/emit/proof_gen.c writes a module per model x planner x config
 #     (see its header) with its probe glue, the golden glue and golden data
 #     of every corpus model whose operators all have kernels, and build.mk;
-#     the golden models must be every model of ../shared/golden except the
-#     two memplan rejects (SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM);
+#     the golden models must be every model of ../shared/golden (the
+#     stateful ones, SVDF and LSTM, run their cases in sequence);
 #  2. one make builds, on both cores: one host binary with every module,
 #     gcc -Wall -Wextra -Werror with ASan + UBSan, running every probe; the
 #     module sources of the first planner's plans (the others differ only
@@ -22,7 +22,8 @@
 #     mps3-an547 (the golden images with -icount shift=0, so that SysTick
 #     counts instructions); reports and exit status come back through
 #     semihosting.  Golden: all three cases, on zeroed and on garbage-filled
-#     arenas, bit-exact (float32: 1e-5 relative), case 0 checked after
+#     arenas, in sequence (state kept), then case 0 again after
+#     reset_state, bit-exact (float32: 1e-5 relative), case 0 checked after
 #     every operator, model_init's order and hydrated constants checked by
 #     the init hooks, and a wrong kernel must be caught and named;
 #  4. every arena symbol in the images has exactly the size the residency
@@ -33,9 +34,10 @@
 #     without the verifier, must fail its probe naming the op and tensor;
 #  6. `memplan convert` writes a module that builds on its own with its
 #     module.mk and its CMakeLists.txt, with the reference kernels, and
-#     runs; the models memplan cannot run fail convert listing every
-#     unsupported operator, and with --allow-unsupported their module runs
-#     up to the first of them and returns the unsupported-operator status;
+#     runs; a model memplan cannot run (the custom_ops fixture) fails
+#     convert listing every unsupported operator, and with
+#     --allow-unsupported its module runs up to the first of them and
+#     returns the unsupported-operator status;
 #  7. the kernels report (tests/emit/golden_report.py): code size, arena
 #     sizes and instructions per inference of every golden model, written
 #     to $EMIT_PROOF_REPORT when set (docs/kernels_md.sh writes
@@ -53,7 +55,7 @@ JOBS=${JOBS:-2}
 start=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - start ))s] $*"; }
 
-for f in "$BUILD/libmemplan.a" "$BUILD/tests/support/fixtures.o" "$BUILD/memplan"; do
+for f in "$BUILD/libmemplan.a" "$BUILD/tests/support/fixtures.o" "$BUILD/memplan" "$BUILD/mkmodel"; do
   [ -f "$f" ] || { echo "missing $f: run 'make MODE=$MODE tests' first"; exit 1; }
 done
 # a folder of its own (runs may overlap in a shared tree), removed when
@@ -83,12 +85,11 @@ grep -q '^proof_gen: .* 0 failures' "$OUT/gen.log" || { echo "FAIL: module gener
 n_modules=$(wc -l < "$OUT/manifest.txt")
 n_golden=$(wc -l < "$OUT/golden.txt")
 n_planners=$(sed -n 's/^proof_gen: .*, \([0-9]*\) planners,.*/\1/p' "$OUT/gen.log")
-# the models memplan rejects (see tests/test_golden.c); every other model
-# with golden data runs against it, every planner, constants cold and staged
-REJECTED="tflm_keyword_scrambled_int8 tflm_mnist_lstm_int8"
+# every model with golden data runs against it, every planner, constants
+# cold and staged
 if [ -d "$MODELS" ] && [ -d "$GOLDEN" ]; then
   want=$(for d in "$GOLDEN"/*/; do m=$(basename "$d"); [ -f "$MODELS/$m.tflite" ] || continue
-           case " $REJECTED " in *" $m "*) ;; *) echo "$m: $((2 * n_planners)) modules" ;; esac; done)
+           echo "$m: $((2 * n_planners)) modules"; done)
   got=$(sed -n 's/^golden \(.*\)$/\1/p' "$OUT/gen.log" | sort)
   [ "$want" = "$got" ] || { printf 'FAIL: golden models\nwant:\n%s\ngot:\n%s\n' "$want" "$got"; exit 1; }
 fi
@@ -323,11 +324,11 @@ else
 fi
 stamp "memplan convert: the module builds with module.mk and CMake and runs with its kernels"
 
-# the models memplan has no kernels for: convert fails listing every such
-# operator and writes nothing; with --allow-unsupported the module runs
-# its supported operators and stops at the first unsupported one
-if [ -d "$MODELS" ]; then
-  cat > "$OUT/unsupported_app.c" <<'C'
+# a model memplan has no kernels for (two custom operators after an ADD):
+# convert fails listing every such operator and writes nothing; with
+# --allow-unsupported the module runs its supported operators and stops at
+# the first unsupported one
+cat > "$OUT/unsupported_app.c" <<'C'
 #include "rj_model.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,30 +344,29 @@ int main(int argc, char **argv) {
   return st == RJ_STATUS_UNSUPPORTED_OP && ctx.failed_op == atoi(argv[1]) ? 0 : 1;
 }
 C
-  for m in $REJECTED; do
-    [ -f "$MODELS/$m.tflite" ] || { echo "FAIL: $m is missing from $MODELS"; exit 1; }
-    rj=$OUT/rejected/$m
-    mkdir -p "$rj"
-    rc=0
-    "$BUILD/memplan" convert "$MODELS/$m.tflite" --module.path "$rj/module" --module.prefix rj \
-      --verbose 0 > "$rj/convert.log" 2>&1 || rc=$?
-    ops=$(sed -n 's/.*error: operator \([0-9]*\) (\([A-Z_]*\)) is not supported: memplan has no kernel for \2; reads .*; writes .*/\1/p' "$rj/convert.log")
-    n_ops=$(echo $ops | wc -w)
-    if [ $rc = 0 ] || [ -e "$rj/module" ] || [ "$n_ops" = 0 ] ||
-       ! grep -q "error: $n_ops of [0-9]* operators are not supported" "$rj/convert.log"; then
-      cat "$rj/convert.log"; echo "FAIL: convert of $m (status $rc) must fail listing every unsupported operator"; exit 1
-    fi
-    "$BUILD/memplan" convert "$MODELS/$m.tflite" --module.path "$rj/module" --module.prefix rj \
-      --allow-unsupported --verbose 0 > "$rj/allow.log" 2>&1 || { cat "$rj/allow.log"; exit 1; }
-    make -s -f "$rj/module/module.mk" CC=cc CFLAGS="$WARN -O1 $SAN" RJ_MODULE_BUILD="$rj/build"
-    cc -std=c99 $WARN $SAN -I"$rj/module/include" "$OUT/unsupported_app.c" "$rj/build/librj.a" -lm \
-      -o "$rj/app"
-    first=$(echo $ops | cut -d' ' -f1)
-    echo "$m: convert fails listing $n_ops unsupported operators (ops $(echo $ops | tr ' ' ','))"
-    "$rj/app" "$first" || { echo "FAIL: $m's module with --allow-unsupported must stop at op $first"; exit 1; }
-  done
-  stamp "memplan convert rejects the models it cannot run; with --allow-unsupported they stop at the first unsupported operator"
-fi
+for m in custom_ops; do
+  rj=$OUT/rejected/$m
+  mkdir -p "$rj"
+  "$BUILD/mkmodel" fixture "$m" "$rj/$m.tflite"
+  rc=0
+  "$BUILD/memplan" convert "$rj/$m.tflite" --module.path "$rj/module" --module.prefix rj \
+    --verbose 0 > "$rj/convert.log" 2>&1 || rc=$?
+  ops=$(sed -n 's/.*error: operator \([0-9]*\) (\([A-Z_]*\)) is not supported: memplan has no kernel for \2; reads .*; writes .*/\1/p' "$rj/convert.log")
+  n_ops=$(echo $ops | wc -w)
+  if [ $rc = 0 ] || [ -e "$rj/module" ] || [ "$n_ops" = 0 ] ||
+     ! grep -q "error: $n_ops of [0-9]* operators are not supported" "$rj/convert.log"; then
+    cat "$rj/convert.log"; echo "FAIL: convert of $m (status $rc) must fail listing every unsupported operator"; exit 1
+  fi
+  "$BUILD/memplan" convert "$rj/$m.tflite" --module.path "$rj/module" --module.prefix rj \
+    --allow-unsupported --verbose 0 > "$rj/allow.log" 2>&1 || { cat "$rj/allow.log"; exit 1; }
+  make -s -f "$rj/module/module.mk" CC=cc CFLAGS="$WARN -O1 $SAN" RJ_MODULE_BUILD="$rj/build"
+  cc -std=c99 $WARN $SAN -I"$rj/module/include" "$OUT/unsupported_app.c" "$rj/build/librj.a" -lm \
+    -o "$rj/app"
+  first=$(echo $ops | cut -d' ' -f1)
+  echo "$m: convert fails listing $n_ops unsupported operators (ops $(echo $ops | tr ' ' ','))"
+  "$rj/app" "$first" || { echo "FAIL: $m's module with --allow-unsupported must stop at op $first"; exit 1; }
+done
+stamp "memplan convert rejects a model it cannot run; with --allow-unsupported it stops at the first unsupported operator"
 
 # ---- 7. the kernels report ------------------------------------------------------
 if [ $have_arm = 1 ] && [ "$n_golden" -gt 0 ]; then

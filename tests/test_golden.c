@@ -14,10 +14,11 @@
  * buffers zeroed, and pre-filled with garbage, so that a kernel reading
  * memory it did not write fails.
  *
- * Models with operators memplan has no kernel for (SVDF,
- * UNIDIRECTIONAL_SEQUENCE_LSTM) must be rejected by mp_lower_check_all with
- * every such operator listed; their supported operators are still checked
- * one by one on TFLM's intermediate tensors.
+ * Stateful models (SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM) run as the golden
+ * data was made: their variable tensors start at zero and keep their
+ * values from case 0 to case 2 (the garbage pass scrambles everything
+ * else before each case).  Every supported operator is also checked on
+ * its own, fed TFLM's intermediate tensors (a state input from zero).
  *
  * Finally the params structs are printed as C, compiled with the host
  * compiler as C99, and must reproduce the lowered params byte for byte.
@@ -41,22 +42,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The int8 and float models every build must run bit-exactly. */
-static const char *const runnable[] = {
-    "mlperf_ad01_int8",       "mlperf_ic_resnet_int8",   "mlperf_kws_ref_int8",
-    "mlperf_vww_96_int8",     "tflm_hello_world_float",  "tflm_hello_world_int8",
-    "tflm_micro_speech_int8", "tflm_person_detect_int8", NULL};
-
-/* Models memplan must reject, and the operator it has no kernel for. */
-static const struct {
-  const char *name;
-  const char *op;
-  const char *summary;
-} rejected[] = {
-    {"tflm_keyword_scrambled_int8", "SVDF", "7 of 15 operators are not supported (SVDF)"},
-    {"tflm_mnist_lstm_int8", "UNIDIRECTIONAL_SEQUENCE_LSTM",
-     "1 of 4 operators are not supported (UNIDIRECTIONAL_SEQUENCE_LSTM)"},
-};
+/* The int8 and float models every build must run bit-exactly: every
+ * model of the corpus. */
+static const char *const runnable[] = {"mlperf_ad01_int8",
+                                       "mlperf_ic_resnet_int8",
+                                       "mlperf_kws_ref_int8",
+                                       "mlperf_vww_96_int8",
+                                       "tflm_hello_world_float",
+                                       "tflm_hello_world_int8",
+                                       "tflm_micro_speech_int8",
+                                       "tflm_person_detect_int8",
+                                       "tflm_keyword_scrambled_int8",
+                                       "tflm_mnist_lstm_int8",
+                                       NULL};
 
 /* ------------------------------------------------------------------------ */
 /* A model prepared to run                                                  */
@@ -154,15 +152,20 @@ static void net_open_for(net *n, const char *name, bool alias_views, mp_target t
     if (n->g->tensors[t].alias_of >= 0) n->buf[t] = n->buf[n->g->tensors[t].alias_of];
 }
 
-/* Fill every buffer the test owns that is not a constant with garbage. */
 static void net_open(net *n, const char *name, bool alias_views) {
   net_open_for(n, name, alias_views, MP_TARGET_GENERIC);
 }
 
+static bool is_state(const net *n, uint32_t t) {
+  return n->g->tensors[t].role == MP_ROLE_PERSISTENT;
+}
+
+/* Fill every buffer the test owns that is neither a constant nor a state
+ * with garbage. */
 static void net_scramble(net *n, uint32_t seed) {
   uint32_t x = seed * 2654435761u + 1;
   for (uint32_t t = 0; t < n->g->n_tensors; t++) {
-    if (!n->owned[t] || n->g->tensors[t].data) continue;
+    if (!n->owned[t] || n->g->tensors[t].data || is_state(n, t)) continue;
     size_t s = (size_t)mp_align_up(n->g->tensors[t].size ? n->g->tensors[t].size : 1, 16);
     for (size_t i = 0; i < s; i++) {
       x ^= x << 13;
@@ -173,9 +176,11 @@ static void net_scramble(net *n, uint32_t seed) {
   }
 }
 
-static void net_zero(net *n) {
+/* Zero the buffers the test owns that are not constants: the states
+ * when `states`, the others when not. */
+static void net_zero(net *n, bool states) {
   for (uint32_t t = 0; t < n->g->n_tensors; t++)
-    if (n->owned[t] && !n->g->tensors[t].data)
+    if (n->owned[t] && !n->g->tensors[t].data && is_state(n, t) == states)
       memset(n->owned[t], 0,
              (size_t)mp_align_up(n->g->tensors[t].size ? n->g->tensors[t].size : 1, 16));
 }
@@ -222,6 +227,9 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
     return mpk_depthwise_conv2d_s8_fast(&p->conv_s8_fast, a[0], a[1], a[2], a[3], scratch);
   case MP_K_FULLY_CONNECTED_S8_FAST:
     return mpk_fully_connected_s8_fast(&p->fc_s8_fast, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_SVDF_S8: return mpk_svdf_s8(&p->svdf_s8, a[0], a[1], a[2], a[3], a[4], a[5], scratch);
+  case MP_K_LSTM_S8:
+    return mpk_lstm_s8(&p->lstm_s8, a[0], (const void *const *)a[1], a[2], a[3], a[4], scratch);
   case MP_K_COUNT: break;
   }
   return -1;
@@ -237,7 +245,7 @@ static int32_t run_op(net *n, uint32_t o) {
     if (x->kind == MP_LARG_TENSOR_ARRAY) {
       assert_true(x->n_tensors <= 64);
       for (uint32_t k = 0; k < x->n_tensors; k++)
-        arr[k] = n->buf[x->tensors[k]];
+        arr[k] = x->tensors[k] >= 0 ? n->buf[x->tensors[k]] : NULL;
       a[i] = (void *)arr;
     } else {
       a[i] = x->tensor >= 0 ? n->buf[x->tensor] : NULL;
@@ -390,11 +398,12 @@ static void every_runnable_model_matches_tflm_on_all_cases(void **state) {
     }
     assert_int_equal(fast_ops(&n), lowerings[tg] == MP_TARGET_GENERIC ? 0 : filters);
     for (int garbage = 0; garbage < 2; garbage++) {
+      net_zero(&n, true); /* the states, once per sequence of cases */
       for (int k = 0; k < 3; k++) {
         if (garbage)
           net_scramble(&n, (uint32_t)(k + 1));
         else
-          net_zero(&n);
+          net_zero(&n, false);
         run_case(&n, k);
       }
     }
@@ -435,7 +444,7 @@ static void aliased_views_lower_to_no_ops(void **state) {
   net_close(&n);
 }
 
-static void every_model_of_the_corpus_is_runnable_or_rejected(void **state) {
+static void every_model_of_the_corpus_is_runnable(void **state) {
   (void)state;
   const char *const *names = tu_model_names();
   if (!names) skip();
@@ -443,9 +452,7 @@ static void every_model_of_the_corpus_is_runnable_or_rejected(void **state) {
     bool known = false;
     for (size_t k = 0; runnable[k]; k++)
       known |= !strcmp(runnable[k], names[i]);
-    for (size_t k = 0; k < sizeof rejected / sizeof rejected[0]; k++)
-      known |= !strcmp(rejected[k].name, names[i]);
-    if (!known) fail_msg("corpus model %s is neither runnable nor known-rejected", names[i]);
+    if (!known) fail_msg("corpus model %s is not in the list of runnable models", names[i]);
   }
 }
 
@@ -466,56 +473,8 @@ static void runnable_models_pass_the_check(void **state) {
   }
 }
 
-static void svdf_and_lstm_models_are_rejected_listing_every_operator(void **state) {
-  (void)state;
-  if (!tu_models_dir()) skip();
-  for (size_t i = 0; i < sizeof rejected / sizeof rejected[0]; i++) {
-    tu_diags d;
-    tu_diags_init(&d);
-    mp_model *m = NULL;
-    mp_graph *g = NULL;
-    assert_int_equal(mp_model_load(tu_model_path(rejected[i].name), NULL, &m), MP_OK);
-    assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &g), MP_OK);
-    assert_int_equal(mp_lower_check_all(g, &d.sink), MP_ERR_UNSUPPORTED);
-    print_message("%s", d.text);
-    uint32_t expected = 0;
-    for (uint32_t o = 0; o < g->n_ops; o++) {
-      if (strcmp(g->ops[o].name, rejected[i].op)) continue;
-      expected++;
-      char line[128];
-      snprintf(line, sizeof line, "operator %u (%s) is not supported: memplan has no kernel for %s",
-               o, rejected[i].op, rejected[i].op);
-      assert_true(tu_diags_has(&d, line));
-    }
-    assert_true(expected > 0);
-    assert_int_equal(d.n_errors, expected + 1); /* one per operator, one summary */
-    assert_true(tu_diags_has(&d, rejected[i].summary));
-    mp_graph_free(&g);
-    mp_model_free(&m);
-  }
-}
-
-static void the_rejection_names_the_tensors_an_operator_touches(void **state) {
-  (void)state;
-  if (!tu_models_dir()) skip();
-  tu_diags d;
-  tu_diags_init(&d);
-  mp_model *m = NULL;
-  mp_graph *g = NULL;
-  assert_int_equal(mp_model_load(tu_model_path("tflm_keyword_scrambled_int8"), NULL, &m), MP_OK);
-  assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &g), MP_OK);
-  assert_int_equal(mp_lower_check_all(g, &d.sink), MP_ERR_UNSUPPORTED);
-  /* op 1: SVDF 0 1 2 3 4 -> 5; tensor 4 is the [1,512] int8 state */
-  assert_true(tu_diags_has(&d, "operator 1 (SVDF) is not supported"));
-  assert_true(tu_diags_has(&d, "4 int8[1,512]"));
-  assert_true(tu_diags_has(&d, "; writes 5 int8[1,64]"));
-  mp_graph_free(&g);
-  mp_model_free(&m);
-}
-
 /* Every supported op of every model, fed TFLM's own case-0 inputs, gives
- * TFLM's case-0 output: this checks the supported operators of the rejected
- * models too (QUANTIZE int16->int8 and int16->int32, SOFTMAX int8->int16). */
+ * TFLM's case-0 output.  A state input starts at zero, as in case 0. */
 static void every_supported_operator_matches_tflm_in_isolation(void **state) {
   (void)state;
   const char *const *names = tu_model_names();
@@ -534,6 +493,10 @@ static void every_supported_operator_matches_tflm_in_isolation(void **state) {
       for (uint32_t k = 0; k < op->n_inputs; k++) {
         int32_t t = op->inputs[k];
         if (t < 0 || n.g->tensors[t].data) continue;
+        if (is_state(&n, (uint32_t)t)) {
+          memset(n.buf[t], 0, (size_t)n.g->tensors[t].size);
+          continue;
+        }
         char file[64];
         snprintf(file, sizeof file, "case0.tensor%d.bin", t);
         size_t size = 0;
@@ -654,6 +617,8 @@ static size_t params_size(mp_kernel k) {
   case MP_K_CONV2D_S8_IM2COL:
   case MP_K_DEPTHWISE_CONV2D_S8_FAST: return sizeof(mpk_conv_s8_fast_params);
   case MP_K_FULLY_CONNECTED_S8_FAST: return sizeof(mpk_fc_s8_fast_params);
+  case MP_K_SVDF_S8: return sizeof(mpk_svdf_s8_params);
+  case MP_K_LSTM_S8: return sizeof(mpk_lstm_s8_params);
   default: return 0;
   }
 }
@@ -824,7 +789,7 @@ static void write_target_program(net *n, mp_buf *c) {
       const mp_lower_arg *a = &n->lo[o].args[k];
       if (a->tensor >= 0) used[a->tensor] = true;
       for (uint32_t j = 0; j < a->n_tensors; j++)
-        used[a->tensors[j]] = true;
+        if (a->tensors[j] >= 0) used[a->tensors[j]] = true;
     }
   for (uint32_t t = 0; t < g->n_tensors; t++) {
     const mp_tensor *x = &g->tensors[t];
@@ -841,14 +806,19 @@ static void write_target_program(net *n, mp_buf *c) {
     }
   }
   free(used);
-  mp_buf_puts(c, "static uint8_t *const bufs[] = {");
-  for (uint32_t t = 0; t < g->n_tensors; t++)
-    if (!g->tensors[t].data && g->tensors[t].alias_of < 0) mp_buf_printf(c, "T%u, ", t);
-  mp_buf_puts(c, "0};\nstatic const uint32_t sizes[] = {");
-  for (uint32_t t = 0; t < g->n_tensors; t++)
-    if (!g->tensors[t].data && g->tensors[t].alias_of < 0)
-      mp_buf_printf(c, "%llu, ", (unsigned long long)g->tensors[t].size);
-  mp_buf_puts(c, "0};\n");
+  /* bufs: scrambled before each case; states: zeroed once, kept */
+  for (int st = 0; st < 2; st++) {
+    mp_buf_puts(c, st ? "static uint8_t *const states[] = {" : "static uint8_t *const bufs[] = {");
+    for (uint32_t t = 0; t < g->n_tensors; t++)
+      if (!g->tensors[t].data && g->tensors[t].alias_of < 0 && is_state(n, t) == (st == 1))
+        mp_buf_printf(c, "T%u, ", t);
+    mp_buf_puts(c, st ? "0};\nstatic const uint32_t state_sizes[] = {"
+                      : "0};\nstatic const uint32_t sizes[] = {");
+    for (uint32_t t = 0; t < g->n_tensors; t++)
+      if (!g->tensors[t].data && g->tensors[t].alias_of < 0 && is_state(n, t) == (st == 1))
+        mp_buf_printf(c, "%llu, ", (unsigned long long)g->tensors[t].size);
+    mp_buf_puts(c, "0};\n");
+  }
   for (uint32_t o = 0; o < g->n_ops; o++) {
     char sym[32];
     snprintf(sym, sizeof sym, "P%u", o);
@@ -862,8 +832,13 @@ static void write_target_program(net *n, mp_buf *c) {
     for (uint32_t k = 0; k < lo->n_args; k++) {
       if (lo->args[k].kind != MP_LARG_TENSOR_ARRAY) continue;
       mp_buf_printf(c, "    const void *const A%u[] = {", k);
-      for (uint32_t j = 0; j < lo->args[k].n_tensors; j++)
-        mp_buf_printf(c, "%sT%d", j ? ", " : "", lo->args[k].tensors[j]);
+      for (uint32_t j = 0; j < lo->args[k].n_tensors; j++) {
+        int32_t t = lo->args[k].tensors[j];
+        if (t < 0)
+          mp_buf_printf(c, "%sNULL", j ? ", " : "");
+        else
+          mp_buf_printf(c, "%sT%d", j ? ", " : "", t);
+      }
       mp_buf_puts(c, "};\n");
     }
     mp_buf_printf(c, "    st = %s(&P%u", lo->fn, o);
@@ -917,6 +892,7 @@ static void write_target_program(net *n, mp_buf *c) {
                  "  do { t[n++] = (char)('0' + x % 10); x /= 10; } while (x);\n"
                  "  while (n) b[m++] = t[--n];\n  b[m++] = '\\n'; b[m] = 0; sh_puts(b);\n}\n"
                  "int main(void) {\n  uint32_t x = 12345u;\n"
+                 "  for (int i = 0; states[i]; i++) memset(states[i], 0, state_sizes[i]);\n"
                  "  for (int k = 0; k < 3; k++) {\n"
                  "    for (int i = 0; bufs[i]; i++)\n"
                  "      for (uint32_t j = 0; j < sizes[i]; j++) {\n"
@@ -1100,10 +1076,8 @@ static void every_runnable_model_matches_tflm_on_cortex_m4f(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(every_model_of_the_corpus_is_runnable_or_rejected),
+      cmocka_unit_test(every_model_of_the_corpus_is_runnable),
       cmocka_unit_test(runnable_models_pass_the_check),
-      cmocka_unit_test(svdf_and_lstm_models_are_rejected_listing_every_operator),
-      cmocka_unit_test(the_rejection_names_the_tensors_an_operator_touches),
       cmocka_unit_test(aliased_views_lower_to_no_ops),
       cmocka_unit_test(every_runnable_model_matches_tflm_on_all_cases),
       cmocka_unit_test(unaliased_views_run_as_copies_and_still_match),

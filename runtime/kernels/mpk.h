@@ -405,4 +405,7 @@ MPK_API int32_t mpk_fully_connected_s8_init(const mpk_fc_s8_params *p, const int
 }
 #endif
 
+/* The operator families with a header of their own. */
+#include "mpk_recurrent.h"
+
 #endif /* MPK_H */

@@ -88,6 +88,7 @@ typedef struct golden_module {
   void *(*region_base)(uint32_t r);
   void (*op)(uint32_t i, golden_op *op);
   int32_t (*builtin)(uint32_t i); /* the module's own kernel glue of op i (op<i>_run) */
+  int32_t (*reset_state)(void);   /* <p>_reset_state of the context */
 } golden_module;
 
 /* The kernel hook's answer "run the built-in kernel" (the glue maps it to

@@ -739,6 +739,7 @@ static void write_golden(const mp_plan *p, const char *prefix, const char *up, c
       "    gg_ctx.user_data = &gg_ctx;\n  }\n"
       "  return @p_model_init(&gg_ctx);\n}\n"
       "static int32_t gg_run(void) { return @p_model_run(&gg_ctx); }\n"
+      "static int32_t gg_reset_state(void) { return @p_reset_state(&gg_ctx); }\n"
       "static int32_t gg_failed_op(void) { return gg_ctx.failed_op; }\n"
       "static void *gg_io(int output, uint32_t i, size_t *size) {\n"
       "  @p_io_t *x = output ? &gg_ctx.outputs[i] : &gg_ctx.inputs[i];\n"
@@ -759,7 +760,7 @@ static void write_golden(const mp_plan *p, const char *prefix, const char *up, c
                 "const golden_module golden_module_%s = {\n"
                 "    \"%s\", \"%s\", &golden_model_%s, %u, %u, gg_regions, %d,\n"
                 "    gg_init, gg_run, gg_failed_op, gg_io, %s_tensor_data, gg_tensor_region,\n"
-                "    gg_region_base, gg_op, gg_builtin};\n",
+                "    gg_region_base, gg_op, gg_builtin, gg_reset_state};\n",
                 prefix, prefix, what, gmodels[gmodel].sym, g->n_ops, nr, (int)wrong_op, prefix);
   write_text(pathf("%s/probe/golden.c", dir), &b);
   mp_buf_free(&b);

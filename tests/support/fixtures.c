@@ -374,6 +374,24 @@ static void build_dynamic_shape(mp_tfw *w) {
   mp_tfw_set_io(w, IDS(0), IDS(1));
 }
 
+/* custom_ops: float32 0 in [1,16]; op 0 ADD(0,0)->1, op 1 CUSTOM
+ * "MP_FX_CUSTOM"(1)->2, op 2 the same custom operator (2)->3.  A custom
+ * operator never has one of memplan's kernels: convert lists ops 1 and 2
+ * as unsupported, and with --allow-unsupported the module runs op 0 and
+ * stops at op 1. */
+static void build_custom_ops(mp_tfw *w) {
+  for (int i = 0; i < 4; i++) {
+    static const char *const names[] = {"in", "sum", "custom1", "custom2"};
+    mp_tfw_add_simple_tensor(w, names[i], MP_DTYPE_FLOAT32, 2, (const int32_t[]){1, 16});
+  }
+  op(w, FX_ADD, IDS(0, 0), IDS(1));
+  for (int32_t i = 1; i < 3; i++)
+    mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_CUSTOM, .custom_code = "MP_FX_CUSTOM",
+                                  .n_inputs = 1, .inputs = (const int32_t[]){i}, .n_outputs = 1,
+                                  .outputs = (const int32_t[]){i + 1}});
+  mp_tfw_set_io(w, IDS(0), IDS(3));
+}
+
 static const struct {
   const char *name;
   void (*build)(mp_tfw *w);
@@ -392,6 +410,7 @@ static const struct {
     {"written_twice", build_written_twice},
     {"writes_constant", build_writes_constant},
     {"dynamic_shape", build_dynamic_shape},
+    {"custom_ops", build_custom_ops},
 };
 #define N_FIXTURES (sizeof fixtures / sizeof fixtures[0])
 

@@ -1,0 +1,98 @@
+/*
+ * mpk_recurrent.h — the stateful operators' part of the kernel ABI (mpk.h
+ * includes it): SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM, int8.
+ *
+ * Their state tensors (SVDF's activation state, the LSTM's hidden and cell
+ * state) are the model's variable tensors: the plan puts them in a
+ * persistent arena that context_init zeroes, and the kernels read and
+ * update them in place, so a stream of runs carries its history from one
+ * run to the next.  Nothing else survives a run: the gate buffers and
+ * accumulators are op-local scratch.
+ */
+#ifndef MPK_RECURRENT_H
+#define MPK_RECURRENT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef MPK_API
+#define MPK_API __attribute__((weak))
+#endif
+
+/* SVDF, int8 input and output, int8 feature weights, int8 or int16 time
+ * weights and state (state_type, MPK_TYPE_INT8 or MPK_TYPE_INT16).  Each
+ * run shifts the state left by one element, writes the newest column
+ *   state[b][f][memory - 1] = clamp(mbqm(sum_i wf[f][i] * (in[b][i] -
+ *                                   input_zp), m1, s1) + state_zp)
+ * and reduces
+ *   out[b][u] = clamp(mbqm(bias[u] + sum_{f in unit u} sum_m wt[f][m] *
+ *                           (state[b][f][m] - state_zp), m2, s2) + out_zp).
+ * scratch: batches * (num_filters + num_units) int32 (4-byte aligned). */
+typedef struct mpk_svdf_s8_params {
+  int32_t batches, input_size, num_filters, num_units, rank, memory_size;
+  int32_t state_type;
+  int32_t input_zero_point, state_zero_point, output_zero_point;
+  int32_t feature_multiplier, feature_shift; /* input x feature weights -> state */
+  int32_t time_multiplier, time_shift;       /* state x time weights -> output */
+} mpk_svdf_s8_params;
+
+/* One LSTM gate's two fully connected layers (input and recurrent), both
+ * requantised to the gate's Q3.12 pre-activation. */
+typedef struct mpk_lstm_gate {
+  int32_t in_multiplier, in_shift;
+  int32_t rec_multiplier, rec_shift;
+} mpk_lstm_gate;
+
+/* The cell gate's activation. */
+#define MPK_LSTM_TANH 0
+#define MPK_LSTM_SIGMOID 1
+
+/* Gates, in the operator's input order. */
+#define MPK_LSTM_INPUT_GATE 0
+#define MPK_LSTM_FORGET_GATE 1
+#define MPK_LSTM_CELL_GATE 2
+#define MPK_LSTM_OUTPUT_GATE 3
+
+/* UNIDIRECTIONAL_SEQUENCE_LSTM, int8 input, hidden state and output, int8
+ * weights, int32 biases, int16 cell state and gates (TFLite Micro's
+ * integer LSTM: gates Q3.12 before and Q0.15 after their activation).
+ * Batch-major inputs run batch by batch, one batch row per step;
+ * time-major inputs run every batch row in each step. */
+typedef struct mpk_lstm_s8_params {
+  int32_t time_major;
+  int32_t batches, time_steps, input_size, state_size;
+  int32_t input_offset;                              /* minus the input zero point */
+  int32_t hidden_offset;                             /* minus the hidden state's zero point */
+  int32_t hidden_zero_point;                         /* the hidden state's zero point */
+  mpk_lstm_gate gate[4];                             /* MPK_LSTM_*_GATE */
+  int32_t cell_activation;                           /* MPK_LSTM_TANH or MPK_LSTM_SIGMOID */
+  int32_t forget_cell_multiplier, forget_cell_shift; /* forget gate x cell -> cell */
+  int32_t input_cell_multiplier, input_cell_shift;   /* input gate x cell gate -> cell */
+  int32_t hidden_multiplier, hidden_shift;           /* tanh(cell) x output gate -> hidden */
+  int32_t cell_clip;                                 /* quantised; 0: no clipping */
+  int32_t cell_tanh_multiplier, cell_tanh_shift;     /* int16 tanh of the cell state */
+} mpk_lstm_s8_params;
+
+/* weights_time and state are int8 or int16 as p->state_type says; bias
+ * may be NULL. */
+MPK_API int32_t mpk_svdf_s8(const mpk_svdf_s8_params *p, const int8_t *input,
+                            const int8_t *weights_feature, const void *weights_time,
+                            const int32_t *bias, void *state, int8_t *output, void *scratch);
+
+/* constants: the operator's inputs 1 to 15 — the 8 weight matrices
+ * (input-to-gate, then recurrent-to-gate, each in gate order), 3 unused
+ * peephole slots (NULL), the 4 int32 gate biases.  scratch: 4 int16
+ * buffers of (time_major ? batches : 1) * state_size elements (2-byte
+ * aligned). */
+MPK_API int32_t mpk_lstm_s8(const mpk_lstm_s8_params *p, const int8_t *input,
+                            const void *const *constants, int8_t *hidden, int16_t *cell,
+                            int8_t *output, void *scratch);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPK_RECURRENT_H */

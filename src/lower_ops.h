@@ -1,0 +1,150 @@
+/*
+ * lower_ops.h — what the lowering files share (internal to the library):
+ * the context an operator is lowered in, the accessors of its tensors,
+ * the helpers that fill an mp_lowered_op, and the field descriptions that
+ * print a params struct as C.
+ *
+ * src/lower.c holds the kernel table, the entry points and the original
+ * operator families; an operator family with a file of its own
+ * (src/lower_<family>.c, beside runtime/kernels/mpk_<family>.c) declares
+ * its lowering function and its params' field descriptions here and gets
+ * one row in lower.c's kernel table and dispatch switch.
+ */
+#ifndef MP_LOWER_OPS_H
+#define MP_LOWER_OPS_H
+
+#include "flatbuf.h"
+#include "lower.h"
+
+#include <math.h>
+#include <stddef.h>
+
+/* ---- params as C: one field table per params struct ---------------------- */
+
+typedef enum fkind { FK_END, FK_I32, FK_F32, FK_I32X6, FK_U8X4, FK_PTR, FK_SUB } fkind;
+
+typedef struct fdesc {
+  const char *name;
+  fkind kind;
+  size_t offset;
+  const struct fdesc *sub; /* FK_SUB: the nested struct's fields */
+  const char *array;       /* FK_PTR: the lowered array it points to */
+} fdesc;
+
+#define F_I32(T, f)                                                                                \
+  { #f, FK_I32, offsetof(T, f), NULL, NULL }
+#define F_F32(T, f)                                                                                \
+  { #f, FK_F32, offsetof(T, f), NULL, NULL }
+#define F_I32X6(T, f)                                                                              \
+  { #f, FK_I32X6, offsetof(T, f), NULL, NULL }
+#define F_U8X4(T, f)                                                                               \
+  { #f, FK_U8X4, offsetof(T, f), NULL, NULL }
+#define F_PTR(T, f, arr)                                                                           \
+  { #f, FK_PTR, offsetof(T, f), NULL, arr }
+#define F_SUB(T, f, sub)                                                                           \
+  { #f, FK_SUB, offsetof(T, f), sub, NULL }
+#define F_END                                                                                      \
+  { NULL, FK_END, 0, NULL, NULL }
+
+/* ---- the operator being lowered ------------------------------------------ */
+
+typedef struct mp_lower_ctx {
+  const mp_graph *g;
+  const mp_op *op;
+  const mp_subgraph_def *sg;
+  mp_lowered_op *lo;
+  const mp_diag_sink *dx;
+  bool bad_multiplier; /* a scale ratio with no Q31 form (set by the multiplier helper) */
+} mp_lower_ctx;
+
+static inline int32_t in_t(const mp_lower_ctx *c, uint32_t k) {
+  return k < c->op->n_inputs ? c->op->inputs[k] : -1;
+}
+static inline int32_t out_t(const mp_lower_ctx *c, uint32_t k) {
+  return k < c->op->n_outputs ? c->op->outputs[k] : -1;
+}
+static inline const mp_tensor_def *tdef(const mp_lower_ctx *c, int32_t t) {
+  return &c->sg->tensors[t];
+}
+static inline int32_t dtype(const mp_lower_ctx *c, int32_t t) { return tdef(c, t)->dtype; }
+static inline uint32_t rank(const mp_lower_ctx *c, int32_t t) { return tdef(c, t)->rank; }
+static inline int32_t dim(const mp_lower_ctx *c, int32_t t, uint32_t d) {
+  return tdef(c, t)->shape[d];
+}
+static inline bool is_const(const mp_lower_ctx *c, int32_t t) {
+  return c->g->tensors[t].data != NULL;
+}
+
+static inline uint64_t elems(const mp_lower_ctx *c, int32_t t) {
+  uint64_t n = 1;
+  for (uint32_t d = 0; d < rank(c, t); d++)
+    n *= (uint64_t)(dim(c, t, d) > 0 ? dim(c, t, d) : 0);
+  return n;
+}
+
+/* A tensor's element count as an int32 kernel size. */
+static inline bool elems_i32(const mp_lower_ctx *c, int32_t t, int32_t *out) {
+  uint64_t n = elems(c, t);
+  if (n > (uint64_t)INT32_MAX) return false;
+  *out = (int32_t)n;
+  return true;
+}
+
+/* Per-tensor quantisation (the first scale and zero point). */
+static inline bool quant(const mp_lower_ctx *c, int32_t t, float *scale, int32_t *zp) {
+  const mp_tensor_def *td = tdef(c, t);
+  if (!td->has_quant || td->quant.n_scale < 1) return false;
+  if (!(td->quant.scale[0] > 0.0f) || !isfinite(td->quant.scale[0])) return false;
+  *scale = td->quant.scale[0];
+  *zp = td->quant.n_zero_point > 0 ? (int32_t)td->quant.zero_point[0] : 0;
+  return true;
+}
+
+/* ---- filling the lowered op (src/lower.c) --------------------------------- */
+
+/* The op is fine, but memplan has no kernel for this configuration: sets
+ * the reason, returns MP_OK. */
+mp_status mp_lower_unsupported(mp_lower_ctx *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The model contradicts itself: an error naming the operator. */
+mp_status mp_lower_malformed(mp_lower_ctx *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Append a tensor argument (tensor -1: NULL). */
+void mp_lower_add_arg(mp_lower_ctx *c, int32_t tensor, bool is_output, const char *ctype);
+/* Append an array argument of n tensors (ids kept by reference: they must
+ * outlive the lowered op, as the op's own input list does). */
+void mp_lower_add_array_arg(mp_lower_ctx *c, const int32_t *tensors, uint32_t n, const char *ctype);
+/* Choose the kernel (unless a helper already found the op unsupported). */
+void mp_lower_set_kernel(mp_lower_ctx *c, mp_kernel k);
+
+/* The op's builtin options table, of union type `type` when present;
+ * absent options read as the schema defaults.  A reader that finds a field
+ * that does not validate clears o->ok. */
+typedef struct mp_lower_opts {
+  fb_file f;
+  fb_table t;
+  bool present;
+  bool ok;
+} mp_lower_opts;
+mp_status mp_lower_open_opts(mp_lower_ctx *c, uint8_t type, const char *what, mp_lower_opts *o);
+int32_t mp_lower_opt_i32(mp_lower_opts *o, uint32_t id, int32_t def);
+int32_t mp_lower_opt_i8(mp_lower_opts *o, uint32_t id, int8_t def);
+bool mp_lower_opt_bool(mp_lower_opts *o, uint32_t id, bool def);
+float mp_lower_opt_f32(mp_lower_opts *o, uint32_t id, float def);
+
+/* TFLite's QuantizeMultiplier: m = qm * 2^shift, qm a Q31 in [0.5, 1).  A
+ * ratio with no such form (not finite, negative, 2^31 or more) sets
+ * c->bad_multiplier, which makes the op a model error. */
+void mp_lower_quantize_multiplier(mp_lower_ctx *c, double m, int32_t *qm, int32_t *shift);
+/* "RELU6" for an ActivationFunctionType. */
+const char *mp_lower_act_name(int32_t act);
+
+/* ---- operator families in files of their own ------------------------------ */
+
+/* src/lower_recurrent.c: SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM */
+mp_status mp_lower_svdf(mp_lower_ctx *c);
+mp_status mp_lower_lstm(mp_lower_ctx *c);
+extern const fdesc mp_lower_svdf_s8_fields[];
+extern const fdesc mp_lower_lstm_s8_fields[];
+
+#endif /* MP_LOWER_OPS_H */
