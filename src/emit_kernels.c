@@ -64,7 +64,12 @@ static void array_args(const emit_ctx *e, const mp_lowered_op *lo, uint32_t op, 
   for (uint32_t k = 0; k < lo->n_args; k++) {
     const mp_lower_arg *a = &lo->args[k];
     if (a->kind != MP_LARG_TENSOR_ARRAY) continue;
-    mp_buf_printf(b, "  const void *const op%u_arg%u[%u] = {", op, k,
+    /* the element type is the argument's C type less its last '*'
+     * ("const void *const *" -> "const void *const") */
+    const char *star = strrchr(a->ctype, '*');
+    int elem_len = star ? (int)(star - a->ctype) : (int)strlen(a->ctype);
+    while (elem_len > 0 && a->ctype[elem_len - 1] == ' ') elem_len--;
+    mp_buf_printf(b, "  %.*s op%u_arg%u[%u] = {", elem_len, a->ctype, op, k,
                   a->n_tensors ? a->n_tensors : 1);
     for (uint32_t j = 0; j < a->n_tensors; j++) {
       int32_t t = a->tensors[j];

@@ -41,20 +41,42 @@ enum {
   OP_CONCATENATION = 2,
   OP_CONV_2D = 3,
   OP_DEPTHWISE_CONV_2D = 4,
+  OP_DEQUANTIZE = 6,
   OP_FULLY_CONNECTED = 9,
+  OP_MUL = 18,
+  OP_RELU = 19,
+  OP_RELU6 = 21,
   OP_LOGISTIC = 14,
   OP_MAX_POOL_2D = 17,
   OP_RESHAPE = 22,
   OP_SVDF = 27,
+  OP_TANH = 28,
+  OP_GATHER = 36,
   OP_SOFTMAX = 25,
   OP_PAD = 34,
   OP_TRANSPOSE = 39,
+  OP_SUB = 41,
+  OP_DIV = 42,
+  OP_EXP = 47,
+  OP_SPLIT = 49,
+  OP_CAST = 53,
   OP_MEAN = 40,
   OP_SQUEEZE = 43,
   OP_UNIDIRECTIONAL_SEQUENCE_LSTM = 44,
+  OP_STRIDED_SLICE = 45,
   OP_PADV2 = 60,
+  OP_SLICE = 65,
+  OP_MAXIMUM = 55,
+  OP_MINIMUM = 57,
   OP_EXPAND_DIMS = 70,
+  OP_RSQRT = 76,
+  OP_PACK = 83,
+  OP_UNPACK = 88,
+  OP_LEAKY_RELU = 98,
+  OP_SPLIT_V = 102,
+  OP_SQUARED_DIFFERENCE = 99,
   OP_QUANTIZE = 114,
+  OP_HARD_SWISH = 117,
   OP_BITCAST = 159,
 };
 
@@ -107,7 +129,7 @@ static const fdesc requant_fields[] = {F_I32(mpk_requant, input_offset),
                                        F_PTR(mpk_requant, shift, "shift"),
                                        F_END};
 
-static const fdesc bcast_fields[] = {
+const fdesc mp_lower_bcast_fields[] = {
     F_I32(mpk_broadcast, elementwise),   F_I32(mpk_broadcast, size),
     F_I32X6(mpk_broadcast, dims),        F_I32X6(mpk_broadcast, in1_strides),
     F_I32X6(mpk_broadcast, in2_strides), F_END};
@@ -130,15 +152,21 @@ static const fdesc pool_s8_fields[] = {F_SUB(mpk_pool_s8_params, geom, geom_fiel
 static const fdesc pool_f32_fields[] = {F_SUB(mpk_pool_f32_params, geom, geom_fields),
                                         F_F32(mpk_pool_f32_params, act_min),
                                         F_F32(mpk_pool_f32_params, act_max), F_END};
-static const fdesc add_s8_fields[] = {
-    F_SUB(mpk_add_s8_params, b, bcast_fields), F_I32(mpk_add_s8_params, left_shift),
-    F_I32(mpk_add_s8_params, in1_offset),      F_I32(mpk_add_s8_params, in1_multiplier),
-    F_I32(mpk_add_s8_params, in1_shift),       F_I32(mpk_add_s8_params, in2_offset),
-    F_I32(mpk_add_s8_params, in2_multiplier),  F_I32(mpk_add_s8_params, in2_shift),
-    F_I32(mpk_add_s8_params, out_offset),      F_I32(mpk_add_s8_params, out_multiplier),
-    F_I32(mpk_add_s8_params, out_shift),       F_I32(mpk_add_s8_params, act_min),
-    F_I32(mpk_add_s8_params, act_max),         F_END};
-static const fdesc add_f32_fields[] = {F_SUB(mpk_add_f32_params, b, bcast_fields),
+static const fdesc add_s8_fields[] = {F_SUB(mpk_add_s8_params, b, mp_lower_bcast_fields),
+                                      F_I32(mpk_add_s8_params, left_shift),
+                                      F_I32(mpk_add_s8_params, in1_offset),
+                                      F_I32(mpk_add_s8_params, in1_multiplier),
+                                      F_I32(mpk_add_s8_params, in1_shift),
+                                      F_I32(mpk_add_s8_params, in2_offset),
+                                      F_I32(mpk_add_s8_params, in2_multiplier),
+                                      F_I32(mpk_add_s8_params, in2_shift),
+                                      F_I32(mpk_add_s8_params, out_offset),
+                                      F_I32(mpk_add_s8_params, out_multiplier),
+                                      F_I32(mpk_add_s8_params, out_shift),
+                                      F_I32(mpk_add_s8_params, act_min),
+                                      F_I32(mpk_add_s8_params, act_max),
+                                      F_END};
+static const fdesc add_f32_fields[] = {F_SUB(mpk_add_f32_params, b, mp_lower_bcast_fields),
                                        F_F32(mpk_add_f32_params, act_min),
                                        F_F32(mpk_add_f32_params, act_max), F_END};
 static const fdesc softmax_s8_fields[] = {F_I32(mpk_softmax_s8_params, outer),
@@ -253,6 +281,18 @@ static const kinfo kinfos[MP_K_COUNT] = {
                                       "mpk_fc_s8_fast_params", fc_s8_fast_fields},
     [MP_K_SVDF_S8] = {"mpk_svdf_s8", NULL, "mpk_svdf_s8_params", mp_lower_svdf_s8_fields},
     [MP_K_LSTM_S8] = {"mpk_lstm_s8", NULL, "mpk_lstm_s8_params", mp_lower_lstm_s8_fields},
+    [MP_K_BINARY_Q] = {"mpk_binary_q", NULL, "mpk_binary_q_params", mp_lower_binary_q_fields},
+    [MP_K_BINARY_F32] = {"mpk_binary_f32", NULL, "mpk_binary_f32_params",
+                         mp_lower_binary_f32_fields},
+    [MP_K_UNARY_Q] = {"mpk_unary_q", NULL, "mpk_unary_q_params", mp_lower_unary_q_fields},
+    [MP_K_UNARY_F32] = {"mpk_unary_f32", NULL, "mpk_unary_f32_params", mp_lower_unary_f32_fields},
+    [MP_K_DEQUANTIZE] = {"mpk_dequantize", NULL, "mpk_dequantize_params",
+                         mp_lower_dequantize_fields},
+    [MP_K_CAST] = {"mpk_cast", NULL, "mpk_cast_params", mp_lower_cast_fields},
+    [MP_K_STRIDED_COPY] = {"mpk_strided_copy", NULL, "mpk_strided_copy_params",
+                           mp_lower_strided_copy_fields},
+    [MP_K_SPLIT] = {"mpk_split", NULL, "mpk_split_params", mp_lower_split_fields},
+    [MP_K_GATHER] = {"mpk_gather", NULL, "mpk_gather_params", mp_lower_gather_fields},
 };
 
 const char *mp_kernel_fn(mp_kernel k) {
@@ -1350,6 +1390,25 @@ void mp_lower_quantize_multiplier(ctx *c, double m, int32_t *qm, int32_t *shift)
 
 const char *mp_lower_act_name(int32_t act) { return act_name(act); }
 
+bool mp_lower_act_range_q(int32_t act, float scale, int32_t zp, int32_t qmin, int32_t qmax,
+                          int32_t *lo, int32_t *hi) {
+  return act_range_q(act, scale, zp, qmin, qmax, lo, hi);
+}
+
+bool mp_lower_act_range_f(int32_t act, float *lo, float *hi) { return act_range_f(act, lo, hi); }
+
+mp_status mp_lower_broadcast(ctx *c, int32_t a, int32_t b, int32_t out, mpk_broadcast *bc) {
+  return broadcast(c, a, b, out, bc);
+}
+
+int32_t *mp_lower_add_array(ctx *c, const char *name, uint32_t n) { return add_array(c, name, n); }
+
+bool mp_lower_const_ints(const ctx *c, int32_t t, int64_t *v, uint32_t max, uint32_t *n) {
+  return const_ints(c, t, v, max, n);
+}
+
+int32_t mp_lower_elem_size(int32_t dt) { return elem_size(dt); }
+
 /* ------------------------------------------------------------------------ */
 /* Entry points                                                             */
 /* ------------------------------------------------------------------------ */
@@ -1389,6 +1448,28 @@ mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const 
   case OP_LOGISTIC: st = lower_logistic(&c); break;
   case OP_SVDF: st = mp_lower_svdf(&c); break;
   case OP_UNIDIRECTIONAL_SEQUENCE_LSTM: st = mp_lower_lstm(&c); break;
+  case OP_SUB:
+  case OP_MUL:
+  case OP_DIV:
+  case OP_MAXIMUM:
+  case OP_MINIMUM:
+  case OP_SQUARED_DIFFERENCE: st = mp_lower_binary(&c); break;
+  case OP_DEQUANTIZE:
+  case OP_RELU:
+  case OP_RELU6:
+  case OP_TANH:
+  case OP_EXP:
+  case OP_CAST:
+  case OP_RSQRT:
+  case OP_LEAKY_RELU:
+  case OP_HARD_SWISH: st = mp_lower_unary(&c); break;
+  case OP_GATHER:
+  case OP_STRIDED_SLICE:
+  case OP_SPLIT:
+  case OP_SLICE:
+  case OP_PACK:
+  case OP_UNPACK:
+  case OP_SPLIT_V: st = mp_lower_slice(&c); break;
   default: st = unsupported(&c, "memplan has no kernel for %s", c.op->name); break;
   }
   if (st == MP_OK && out->supported && c.bad_multiplier)

@@ -62,6 +62,15 @@ typedef enum mp_kernel {
   MP_K_FULLY_CONNECTED_S8_FAST,
   MP_K_SVDF_S8,
   MP_K_LSTM_S8,
+  MP_K_BINARY_Q,
+  MP_K_BINARY_F32,
+  MP_K_UNARY_Q,
+  MP_K_UNARY_F32,
+  MP_K_DEQUANTIZE,
+  MP_K_CAST,
+  MP_K_STRIDED_COPY,
+  MP_K_SPLIT,
+  MP_K_GATHER,
   MP_K_COUNT
 } mp_kernel;
 
@@ -91,6 +100,15 @@ typedef union mp_kparams {
   mpk_fc_s8_fast_params fc_s8_fast;
   mpk_svdf_s8_params svdf_s8;
   mpk_lstm_s8_params lstm_s8;
+  mpk_binary_q_params binary_q;
+  mpk_binary_f32_params binary_f32;
+  mpk_unary_q_params unary_q;
+  mpk_unary_f32_params unary_f32;
+  mpk_dequantize_params dequantize;
+  mpk_cast_params cast;
+  mpk_strided_copy_params strided_copy;
+  mpk_split_params split;
+  mpk_gather_params gather;
 } mp_kparams;
 
 typedef enum mp_larg_kind {

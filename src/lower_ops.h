@@ -46,6 +46,9 @@ typedef struct fdesc {
 #define F_END                                                                                      \
   { NULL, FK_END, 0, NULL, NULL }
 
+/* The fields of mpk_broadcast, for params that embed one (src/lower.c). */
+extern const fdesc mp_lower_bcast_fields[];
+
 /* ---- the operator being lowered ------------------------------------------ */
 
 typedef struct mp_lower_ctx {
@@ -138,6 +141,25 @@ float mp_lower_opt_f32(mp_lower_opts *o, uint32_t id, float def);
 void mp_lower_quantize_multiplier(mp_lower_ctx *c, double m, int32_t *qm, int32_t *shift);
 /* "RELU6" for an ActivationFunctionType. */
 const char *mp_lower_act_name(int32_t act);
+/* CalculateActivationRangeQuantized / CalculateActivationRange; false for
+ * an activation without a range (TANH, SIGN_BIT). */
+bool mp_lower_act_range_q(int32_t act, float scale, int32_t zp, int32_t qmin, int32_t qmax,
+                          int32_t *lo, int32_t *hi);
+bool mp_lower_act_range_f(int32_t act, float *lo, float *hi);
+/* A new int32 array of n zeroed entries owned by the lowered op, printed
+ * as <sym>_<name> (at most MP_LOWER_MAX_ARRAYS per op); NULL when out of
+ * memory. */
+int32_t *mp_lower_add_array(mp_lower_ctx *c, const char *name, uint32_t n);
+/* A constant int32 or int64 vector tensor of at most `max` elements read
+ * into v; false when t is not one. */
+bool mp_lower_const_ints(const mp_lower_ctx *c, int32_t t, int64_t *v, uint32_t max, uint32_t *n);
+/* Bytes per element of the data-movement kernels (1 to 8); 0 for element
+ * types they cannot move. */
+int32_t mp_lower_elem_size(int32_t dt);
+/* The broadcast walk of output `out` over inputs a and b (shapes extended
+ * to MPK_MAX_DIMS); unsupported above that rank, malformed when the shapes
+ * do not broadcast. */
+mp_status mp_lower_broadcast(mp_lower_ctx *c, int32_t a, int32_t b, int32_t out, mpk_broadcast *bc);
 
 /* ---- operator families in files of their own ------------------------------ */
 
@@ -146,5 +168,25 @@ mp_status mp_lower_svdf(mp_lower_ctx *c);
 mp_status mp_lower_lstm(mp_lower_ctx *c);
 extern const fdesc mp_lower_svdf_s8_fields[];
 extern const fdesc mp_lower_lstm_s8_fields[];
+
+/* src/lower_binary.c: SUB, MUL, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE */
+mp_status mp_lower_binary(mp_lower_ctx *c);
+extern const fdesc mp_lower_binary_q_fields[];
+extern const fdesc mp_lower_binary_f32_fields[];
+
+/* src/lower_unary.c: RELU, RELU6, LEAKY_RELU, TANH, HARD_SWISH, EXP, RSQRT,
+ * DEQUANTIZE, CAST */
+mp_status mp_lower_unary(mp_lower_ctx *c);
+extern const fdesc mp_lower_unary_q_fields[];
+extern const fdesc mp_lower_unary_f32_fields[];
+extern const fdesc mp_lower_dequantize_fields[];
+extern const fdesc mp_lower_cast_fields[];
+
+/* src/lower_slice.c: STRIDED_SLICE, SLICE, SPLIT, SPLIT_V, UNPACK, PACK,
+ * GATHER */
+mp_status mp_lower_slice(mp_lower_ctx *c);
+extern const fdesc mp_lower_strided_copy_fields[];
+extern const fdesc mp_lower_split_fields[];
+extern const fdesc mp_lower_gather_fields[];
 
 #endif /* MP_LOWER_OPS_H */

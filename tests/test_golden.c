@@ -230,6 +230,15 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
   case MP_K_SVDF_S8: return mpk_svdf_s8(&p->svdf_s8, a[0], a[1], a[2], a[3], a[4], a[5], scratch);
   case MP_K_LSTM_S8:
     return mpk_lstm_s8(&p->lstm_s8, a[0], (const void *const *)a[1], a[2], a[3], a[4], scratch);
+  case MP_K_BINARY_Q: return mpk_binary_q(&p->binary_q, a[0], a[1], a[2], scratch);
+  case MP_K_BINARY_F32: return mpk_binary_f32(&p->binary_f32, a[0], a[1], a[2], scratch);
+  case MP_K_UNARY_Q: return mpk_unary_q(&p->unary_q, a[0], a[1], scratch);
+  case MP_K_UNARY_F32: return mpk_unary_f32(&p->unary_f32, a[0], a[1], scratch);
+  case MP_K_DEQUANTIZE: return mpk_dequantize(&p->dequantize, a[0], a[1], scratch);
+  case MP_K_CAST: return mpk_cast(&p->cast, a[0], a[1], scratch);
+  case MP_K_STRIDED_COPY: return mpk_strided_copy(&p->strided_copy, a[0], a[1], scratch);
+  case MP_K_SPLIT: return mpk_split(&p->split, a[0], (void *const *)a[1], scratch);
+  case MP_K_GATHER: return mpk_gather(&p->gather, a[0], a[1], a[2], scratch);
   case MP_K_COUNT: break;
   }
   return -1;
@@ -619,6 +628,15 @@ static size_t params_size(mp_kernel k) {
   case MP_K_FULLY_CONNECTED_S8_FAST: return sizeof(mpk_fc_s8_fast_params);
   case MP_K_SVDF_S8: return sizeof(mpk_svdf_s8_params);
   case MP_K_LSTM_S8: return sizeof(mpk_lstm_s8_params);
+  case MP_K_BINARY_Q: return sizeof(mpk_binary_q_params);
+  case MP_K_BINARY_F32: return sizeof(mpk_binary_f32_params);
+  case MP_K_UNARY_Q: return sizeof(mpk_unary_q_params);
+  case MP_K_UNARY_F32: return sizeof(mpk_unary_f32_params);
+  case MP_K_DEQUANTIZE: return sizeof(mpk_dequantize_params);
+  case MP_K_CAST: return sizeof(mpk_cast_params);
+  case MP_K_STRIDED_COPY: return sizeof(mpk_strided_copy_params);
+  case MP_K_SPLIT: return sizeof(mpk_split_params);
+  case MP_K_GATHER: return sizeof(mpk_gather_params);
   default: return 0;
   }
 }

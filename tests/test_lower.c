@@ -38,7 +38,7 @@ enum {
   FULLY_CONNECTED = 9,
   LOGISTIC = 14,
   MAX_POOL_2D = 17,
-  MUL = 18,
+  CUSTOM = 32,
   RESHAPE = 22,
   SOFTMAX = 25,
   PAD = 34,
@@ -990,22 +990,27 @@ static void check_all_lists_every_unsupported_operator(void **state) {
                                     .n_scale = 1,
                                     .scale = {1.0f / 256},
                                     .zp = -128});
-  add_op(w, MUL, 2, (const int32_t[]){a, a}, m1, 0, 0, NULL);
-  add_op(w, MUL, 2, (const int32_t[]){m1, a}, m2, 0, 0, NULL);
+  /* two custom operators: memplan never has a kernel for one */
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = CUSTOM, .custom_code = "MP_TEST_CUSTOM",
+                                .n_inputs = 2, .inputs = (const int32_t[]){a, a}, .n_outputs = 1,
+                                .outputs = (const int32_t[]){m1}});
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = CUSTOM, .custom_code = "MP_TEST_CUSTOM",
+                                .n_inputs = 2, .inputs = (const int32_t[]){m1, a}, .n_outputs = 1,
+                                .outputs = (const int32_t[]){m2}});
   add_op(w, SOFTMAX, 1, &m2, s, MP_TFW_OPT_SOFTMAX, 0, NULL);
   built b;
   finish(w, 1, &a, 1, &s, &b);
   tu_diags d;
   tu_diags_init(&d);
   assert_int_equal(mp_lower_check_all(b.g, &d.sink), MP_ERR_UNSUPPORTED);
-  assert_true(tu_diags_has(&d, "operator 0 (MUL) is not supported: memplan has no kernel for "
-                               "MUL; reads 0 'a' int8[1,4], 0 'a' int8[1,4]; writes 1 'm1' "
-                               "int8[1,4]"));
-  assert_true(tu_diags_has(&d, "operator 1 (MUL) is not supported"));
+  assert_true(tu_diags_has(&d, "operator 0 (MP_TEST_CUSTOM) is not supported: memplan has no "
+                               "kernel for MP_TEST_CUSTOM; reads 0 'a' int8[1,4], 0 'a' "
+                               "int8[1,4]; writes 1 'm1' int8[1,4]"));
+  assert_true(tu_diags_has(&d, "operator 1 (MP_TEST_CUSTOM) is not supported"));
   /* beta 0 (the schema default) makes the softmax unsupported too */
   assert_true(tu_diags_has(&d, "operator 2 (SOFTMAX) is not supported: beta * input scale too "
                                "small"));
-  assert_true(tu_diags_has(&d, "3 of 3 operators are not supported (MUL, SOFTMAX)"));
+  assert_true(tu_diags_has(&d, "3 of 3 operators are not supported (MP_TEST_CUSTOM, SOFTMAX)"));
   assert_int_equal(d.n_errors, 4);
   drop(&b);
 }

@@ -406,6 +406,9 @@ MPK_API int32_t mpk_fully_connected_s8_init(const mpk_fc_s8_params *p, const int
 #endif
 
 /* The operator families with a header of their own. */
+#include "mpk_binary.h"
 #include "mpk_recurrent.h"
+#include "mpk_slice.h"
+#include "mpk_unary.h"
 
 #endif /* MPK_H */

@@ -12,33 +12,10 @@
  * saturates outside the input radius, exactly as TFLite's reference does.
  */
 #include "mpk.h"
+#include "mpk_broadcast.h"
 #include "mpk_fixed.h"
 
 #include <math.h>
-
-/* Element index of input 1 / input 2 for flat output index `i`. */
-static void bcast_index(const mpk_broadcast *b, int32_t i, int32_t *i1, int32_t *i2) {
-  int32_t a = 0, c = 0;
-  for (int d = MPK_MAX_DIMS - 1; d >= 0; d--) {
-    int32_t coord = i % b->dims[d];
-    i /= b->dims[d];
-    a += coord * b->in1_strides[d];
-    c += coord * b->in2_strides[d];
-  }
-  *i1 = a;
-  *i2 = c;
-}
-
-static int bcast_ok(const mpk_broadcast *b) {
-  if (b->size < 0) return 0;
-  if (b->elementwise) return 1;
-  int32_t n = 1;
-  for (int d = 0; d < MPK_MAX_DIMS; d++) {
-    if (b->dims[d] <= 0) return 0;
-    n *= b->dims[d];
-  }
-  return n == b->size;
-}
 
 static int32_t add_s8_one(const mpk_add_s8_params *p, int32_t x1, int32_t x2) {
   int32_t s1 = mpk_shl_wrap(x1 + p->in1_offset, p->left_shift);
@@ -52,10 +29,10 @@ static int32_t add_s8_one(const mpk_add_s8_params *p, int32_t x1, int32_t x2) {
 MPK_API int32_t mpk_add_s8(const mpk_add_s8_params *p, const int8_t *input1, const int8_t *input2,
                            int8_t *output, void *scratch) {
   (void)scratch;
-  if (!bcast_ok(&p->b)) return MPK_ERR_PARAMS;
+  if (!mpk_bcast_ok(&p->b)) return MPK_ERR_PARAMS;
   for (int32_t i = 0; i < p->b.size; i++) {
     int32_t i1 = i, i2 = i;
-    if (!p->b.elementwise) bcast_index(&p->b, i, &i1, &i2);
+    if (!p->b.elementwise) mpk_bcast_index(&p->b, i, &i1, &i2);
     output[i] = (int8_t)add_s8_one(p, input1[i1], input2[i2]);
   }
   return MPK_OK;
@@ -64,10 +41,10 @@ MPK_API int32_t mpk_add_s8(const mpk_add_s8_params *p, const int8_t *input1, con
 MPK_API int32_t mpk_add_f32(const mpk_add_f32_params *p, const float *input1, const float *input2,
                             float *output, void *scratch) {
   (void)scratch;
-  if (!bcast_ok(&p->b)) return MPK_ERR_PARAMS;
+  if (!mpk_bcast_ok(&p->b)) return MPK_ERR_PARAMS;
   for (int32_t i = 0; i < p->b.size; i++) {
     int32_t i1 = i, i2 = i;
-    if (!p->b.elementwise) bcast_index(&p->b, i, &i1, &i2);
+    if (!p->b.elementwise) mpk_bcast_index(&p->b, i, &i1, &i2);
     float v = input1[i1] + input2[i2];
     if (v < p->act_min) v = p->act_min;
     if (v > p->act_max) v = p->act_max;

@@ -126,19 +126,29 @@ static inline int32_t mpk_exp_on_negative_values(int32_t a, int integer_bits) {
   return result;
 }
 
-/* 1 / (1 + a) for a in [0, 1); a and result Q0. */
-static inline int32_t mpk_one_over_one_plus_x(int32_t a) {
+/* 2 / (1 + a) for a in [0, 1) by Newton-Raphson; a Q0, result Q2. */
+static inline int32_t mpk_two_over_one_plus_x(int32_t a) {
   const int32_t c48_over_17 = 1515870810;     /* Q2 */
   const int32_t cneg32_over_17 = -1010580540; /* Q2 */
   const int32_t one_q2 = 1 << 29;
   int32_t half_denominator = mpk_rounding_half_sum(a, MPK_I32_MAX);
   int32_t x = c48_over_17 + mpk_srdhm(half_denominator, cneg32_over_17);
-  for (int i = 0; i < 3; i++) { /* Newton-Raphson */
+  for (int i = 0; i < 3; i++) {
     int32_t half_denominator_times_x = mpk_srdhm(half_denominator, x);
     int32_t one_minus = one_q2 - half_denominator_times_x;
     x = x + mpk_rescale(mpk_srdhm(x, one_minus), 4, 2);
   }
-  return mpk_rescale(x, 1, 0); /* x/2 seen as Q1, then Q0 */
+  return x;
+}
+
+/* 1 / (1 + a) for a in [0, 1); a and result Q0. */
+static inline int32_t mpk_one_over_one_plus_x(int32_t a) {
+  return mpk_rescale(mpk_two_over_one_plus_x(a), 1, 0); /* x/2 seen as Q1, then Q0 */
+}
+
+/* (1 - a) / (1 + a) for a in [0, 1); a and result Q0. */
+static inline int32_t mpk_one_minus_x_over_one_plus_x(int32_t a) {
+  return mpk_rescale(mpk_two_over_one_plus_x(a) - (1 << 29), 2, 0);
 }
 
 /* logistic(a); a is Q(integer_bits), the result Q0. */
@@ -148,6 +158,15 @@ static inline int32_t mpk_logistic_fixed(int32_t a, int integer_bits) {
   int32_t pos = mpk_one_over_one_plus_x(
       mpk_exp_on_negative_values((int32_t)(0u - (uint32_t)abs_a), integer_bits));
   return a > 0 ? pos : MPK_I32_MAX - pos;
+}
+
+/* tanh(a); a is Q(integer_bits), the result Q0 (gemmlowp's tanh: the
+ * negative half through exp(2a) read as Q(integer_bits + 1)). */
+static inline int32_t mpk_tanh_fixed(int32_t a, int integer_bits) {
+  if (a == 0) return 0;
+  int32_t neg = a < 0 ? a : (int32_t)(0u - (uint32_t)a);
+  int32_t t = mpk_one_minus_x_over_one_plus_x(mpk_exp_on_negative_values(neg, integer_bits + 1));
+  return a < 0 ? (int32_t)(0u - (uint32_t)t) : t;
 }
 
 /* TFLite's GetReciprocal: 1 / x for x in Q(integer_digits), returned Q0

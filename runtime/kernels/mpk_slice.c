@@ -1,0 +1,74 @@
+/*
+ * mpk_slice.c — STRIDED_SLICE / SLICE (strided copy), SPLIT / SPLIT_V /
+ * UNPACK (split) and GATHER, for any element type.
+ *
+ * The lowering resolves every begin / end / stride, mask and axis at
+ * convert time; the kernels only copy.
+ */
+#include "mpk.h"
+
+#include <string.h>
+
+MPK_API int32_t mpk_strided_copy(const mpk_strided_copy_params *p, const void *input, void *output,
+                                 void *scratch) {
+  (void)scratch;
+  const int32_t es = p->elem_size;
+  if (es != 1 && es != 2 && es != 4 && es != 8) return MPK_ERR_PARAMS;
+  int32_t n = 1;
+  for (int d = 0; d < MPK_MAX_DIMS; d++) {
+    if (p->dims[d] < 0) return MPK_ERR_PARAMS;
+    n *= p->dims[d];
+  }
+  const uint8_t *in = input;
+  uint8_t *out = output;
+  int32_t coord[MPK_MAX_DIMS] = {0};
+  int32_t src = p->in_offset;
+  for (int32_t i = 0; i < n; i++) {
+    memcpy(out + (size_t)i * (size_t)es, in + (ptrdiff_t)src * es, (size_t)es);
+    for (int d = MPK_MAX_DIMS - 1; d >= 0; d--) { /* odometer step */
+      src += p->in_strides[d];
+      if (++coord[d] < p->dims[d]) break;
+      src -= p->in_strides[d] * p->dims[d];
+      coord[d] = 0;
+    }
+  }
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_split(const mpk_split_params *p, const void *input, void *const *outputs,
+                          void *scratch) {
+  (void)scratch;
+  if (p->n_outputs < 1 || p->outer < 0 || !p->output_bytes) return MPK_ERR_PARAMS;
+  const uint8_t *in = input;
+  for (int32_t o = 0; o < p->outer; o++) {
+    for (int32_t k = 0; k < p->n_outputs; k++) {
+      size_t bytes = (size_t)p->output_bytes[k];
+      memcpy((uint8_t *)outputs[k] + (size_t)o * bytes, in, bytes);
+      in += bytes;
+    }
+  }
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_gather(const mpk_gather_params *p, const void *input, const int32_t *coords,
+                           void *output, void *scratch) {
+  (void)scratch;
+  if (p->elem_size <= 0 || p->batch_size < 0 || p->outer_size < 0 || p->axis_size < 0 ||
+      p->coord_size < 0 || p->inner_size < 0)
+    return MPK_ERR_PARAMS;
+  const size_t row = (size_t)p->inner_size * (size_t)p->elem_size;
+  const uint8_t *in = input;
+  uint8_t *out = output;
+  for (int32_t b = 0; b < p->batch_size; b++) {
+    for (int32_t o = 0; o < p->outer_size; o++) {
+      for (int32_t c = 0; c < p->coord_size; c++) {
+        int32_t at = coords[b * p->coord_size + c];
+        if (at < 0 || at >= p->axis_size) return MPK_ERR_INDEX;
+        size_t dst = ((size_t)(b * p->outer_size + o) * (size_t)p->coord_size + (size_t)c) * row;
+        size_t src = ((size_t)(b * p->outer_size + o) * (size_t)p->axis_size + (size_t)at) * row;
+        memcpy(out + dst, in + src, row);
+      }
+    }
+  }
+  return MPK_OK;
+}

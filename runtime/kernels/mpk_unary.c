@@ -1,0 +1,176 @@
+/*
+ * mpk_unary.c — the elementwise unary operators: RELU, RELU6, LEAKY_RELU,
+ * TANH and HARD_SWISH on int8 / int16 / float32, EXP and RSQRT on float32,
+ * DEQUANTIZE and CAST.
+ *
+ * The quantised paths are TFLite Micro's reference arithmetic: RELU and
+ * LEAKY_RELU requantise (LEAKY_RELU with one multiplier per sign), RELU6
+ * clamps the stored integers, TANH int8 is gemmlowp's fixed-point tanh on
+ * a Q4 input (as LOGISTIC is), HARD_SWISH int8 TFLite's int16 fixed point
+ * with its two rounding variants.  The float paths are the plain formulas
+ * in float.
+ */
+#include "mpk.h"
+#include "mpk_fixed.h"
+
+#include <math.h>
+
+/* ---- int16 fixed point of HARD_SWISH --------------------------------------- */
+
+static int32_t clamp16(int64_t v) { return v < -32768 ? -32768 : v > 32767 ? 32767 : (int32_t)v; }
+
+/* round(a * b / 2^15), saturating -1 * -1 (gemmlowp, int16). */
+static int32_t srdhm16(int32_t a, int32_t b) {
+  if (a == b && a == -32768) return 32767;
+  int32_t ab = a * b;
+  int32_t nudge = ab >= 0 ? (1 << 14) : (1 - (1 << 14));
+  return (int16_t)((ab + nudge) / (1 << 15));
+}
+
+/* a * b / 2^15 truncated, saturating -1 * -1 (TFLite's
+ * SaturatingDoublingHighMul). */
+static int32_t sdhm16(int32_t a, int32_t b) {
+  if (a == b && a == -32768) return 32767;
+  return (int16_t)((a * b) / (1 << 15));
+}
+
+static int32_t hard_swish_s8_one(const mpk_unary_q_params *p, int32_t x) {
+  const int32_t relu_exp = p->shift2;
+  int32_t in = (int16_t)(x - p->input_zero_point);
+  int32_t hires = (int16_t)(in * (1 << 7));
+  int32_t pre_out = srdhm16(hires, p->multiplier);
+  int32_t reluish = hires;
+  if (relu_exp > 0) reluish = clamp16((int64_t)reluish * ((int64_t)1 << (relu_exp - 1)));
+  reluish = srdhm16(reluish, p->multiplier2);
+  if (relu_exp > 0) reluish = clamp16((int64_t)reluish * 2);
+  if (relu_exp < 0) reluish = mpk_rdbpot(reluish, -relu_exp);
+  reluish = (int16_t)((reluish + (1 << 15)) >> 1);
+  int32_t out = mpk_rdbpot(sdhm16(reluish, pre_out), -p->shift);
+  out = (int16_t)(out + p->output_zero_point);
+  return mpk_clamp_i32(out, -128, 127);
+}
+
+/* ---- kernels ------------------------------------------------------------------ */
+
+static int32_t unary_q_one(const mpk_unary_q_params *p, int32_t x) {
+  int32_t v = x - p->input_zero_point;
+  switch (p->op) {
+  case MPK_UN_RELU: v = p->output_zero_point + mpk_mbqm(v, p->multiplier, p->shift); break;
+  case MPK_UN_CLAMP: v = x; break;
+  case MPK_UN_LEAKY_RELU:
+    v = p->output_zero_point +
+        (v >= 0 ? mpk_mbqm(v, p->multiplier, p->shift) : mpk_mbqm(v, p->multiplier2, p->shift2));
+    break;
+  case MPK_UN_TANH:
+    if (v <= -p->input_range_radius) return -128;
+    if (v >= p->input_range_radius) return 127;
+    v = mpk_rdbpot(mpk_tanh_fixed(mpk_mbqm(v, p->multiplier, p->shift), 4), 31 - 7);
+    break;
+  default: return hard_swish_s8_one(p, x);
+  }
+  return mpk_clamp_i32(v, p->act_min, p->act_max);
+}
+
+MPK_API int32_t mpk_unary_q(const mpk_unary_q_params *p, const void *input, void *output,
+                            void *scratch) {
+  (void)scratch;
+  if (p->size < 0 || p->op < MPK_UN_RELU || p->op > MPK_UN_HARD_SWISH ||
+      (p->type != MPK_TYPE_INT8 && p->type != MPK_TYPE_INT16) ||
+      (p->type == MPK_TYPE_INT16 && p->op >= MPK_UN_TANH))
+    return MPK_ERR_PARAMS;
+  if (p->type == MPK_TYPE_INT16) {
+    for (int32_t i = 0; i < p->size; i++)
+      ((int16_t *)output)[i] = (int16_t)unary_q_one(p, ((const int16_t *)input)[i]);
+  } else {
+    for (int32_t i = 0; i < p->size; i++)
+      ((int8_t *)output)[i] = (int8_t)unary_q_one(p, ((const int8_t *)input)[i]);
+  }
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_unary_f32(const mpk_unary_f32_params *p, const float *input, float *output,
+                              void *scratch) {
+  (void)scratch;
+  if (p->size < 0 || p->op < MPK_UN_RELU || p->op > MPK_UN_RSQRT || p->op == MPK_UN_CLAMP)
+    return MPK_ERR_PARAMS;
+  for (int32_t i = 0; i < p->size; i++) {
+    float x = input[i], v;
+    switch (p->op) {
+    case MPK_UN_RELU: v = x < 0.0f ? 0.0f : x; break;
+    case MPK_UN_RELU6: v = x > 6.0f ? 6.0f : x < 0.0f ? 0.0f : x; break;
+    case MPK_UN_RELU_N1_TO_1: v = x > 1.0f ? 1.0f : x < -1.0f ? -1.0f : x; break;
+    case MPK_UN_LEAKY_RELU: v = x > 0.0f ? x : x * p->alpha; break;
+    case MPK_UN_TANH: v = tanhf(x); break;
+    case MPK_UN_HARD_SWISH: {
+      float r = x + 3.0f;
+      r = r < 0.0f ? 0.0f : r;
+      r = r > 6.0f ? 6.0f : r;
+      v = x * r / 6.0f;
+      break;
+    }
+    case MPK_UN_EXP: v = expf(x); break;
+    default: v = 1.0f / sqrtf(x); break;
+    }
+    output[i] = v;
+  }
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_dequantize(const mpk_dequantize_params *p, const void *input, float *output,
+                               void *scratch) {
+  (void)scratch;
+  if (p->size < 0 || (p->in_type != MPK_TYPE_INT8 && p->in_type != MPK_TYPE_INT16))
+    return MPK_ERR_PARAMS;
+  for (int32_t i = 0; i < p->size; i++) {
+    int32_t x =
+        p->in_type == MPK_TYPE_INT16 ? ((const int16_t *)input)[i] : ((const int8_t *)input)[i];
+    output[i] = p->scale * (float)(x - p->zero_point); /* exact product, rounded once */
+  }
+  return MPK_OK;
+}
+
+/* One element of a CAST, read as an integer or a float. */
+typedef struct cast_value {
+  int is_float;
+  int64_t i;
+  float f;
+} cast_value;
+
+static cast_value cast_read(const void *in, int32_t type, int32_t k) {
+  cast_value v = {0, 0, 0.0f};
+  switch (type) {
+  case MPK_TYPE_INT8: v.i = ((const int8_t *)in)[k]; break;
+  case MPK_TYPE_UINT8: v.i = ((const uint8_t *)in)[k]; break;
+  case MPK_TYPE_INT16: v.i = ((const int16_t *)in)[k]; break;
+  case MPK_TYPE_INT32: v.i = ((const int32_t *)in)[k]; break;
+  case MPK_TYPE_BOOL: v.i = ((const uint8_t *)in)[k] != 0; break;
+  default: v.is_float = 1, v.f = ((const float *)in)[k]; break;
+  }
+  return v;
+}
+
+static void cast_write(void *out, int32_t type, int32_t k, cast_value v) {
+  /* float to integer: truncated toward zero through int32, as the hosts
+   * TFLite runs on convert */
+  int64_t i = v.i;
+  if (v.is_float)
+    i = v.f >= 2147483648.0f || v.f < -2147483648.0f || v.f != v.f ? INT32_MIN : (int32_t)v.f;
+  switch (type) {
+  case MPK_TYPE_INT8: ((int8_t *)out)[k] = (int8_t)(uint8_t)(uint64_t)i; break;
+  case MPK_TYPE_UINT8: ((uint8_t *)out)[k] = (uint8_t)(uint64_t)i; break;
+  case MPK_TYPE_INT16: ((int16_t *)out)[k] = (int16_t)(uint16_t)(uint64_t)i; break;
+  case MPK_TYPE_INT32: ((int32_t *)out)[k] = (int32_t)(uint32_t)(uint64_t)i; break;
+  case MPK_TYPE_BOOL: ((uint8_t *)out)[k] = v.is_float ? v.f != 0.0f : v.i != 0; break;
+  default: ((float *)out)[k] = v.is_float ? v.f : (float)v.i; break;
+  }
+}
+
+MPK_API int32_t mpk_cast(const mpk_cast_params *p, const void *input, void *output, void *scratch) {
+  (void)scratch;
+  if (p->size < 0 || p->in_type < 0 || p->in_type > MPK_TYPE_BOOL || p->out_type < 0 ||
+      p->out_type > MPK_TYPE_BOOL)
+    return MPK_ERR_PARAMS;
+  for (int32_t k = 0; k < p->size; k++)
+    cast_write(output, p->out_type, k, cast_read(input, p->in_type, k));
+  return MPK_OK;
+}

@@ -1,0 +1,85 @@
+/*
+ * mpk_unary.h — the elementwise unary operators' part of the kernel ABI
+ * (mpk.h includes it): RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU, TANH,
+ * HARD_SWISH, EXP, RSQRT, DEQUANTIZE and CAST.
+ */
+#ifndef MPK_UNARY_H
+#define MPK_UNARY_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef MPK_API
+#define MPK_API __attribute__((weak))
+#endif
+
+/* Element types beyond mpk.h's integer MPK_TYPE_* (CAST). */
+#define MPK_TYPE_FLOAT32 4
+#define MPK_TYPE_BOOL 5
+
+/* The operation of a unary kernel. */
+#define MPK_UN_RELU 0       /* int: requantise, clamp to [act_min, act_max] */
+#define MPK_UN_CLAMP 1      /* int: the stored integer clamped (RELU6, RELU_N1_TO_1) */
+#define MPK_UN_LEAKY_RELU 2 /* int: two requantisations by the input's sign */
+#define MPK_UN_TANH 3       /* int8: gemmlowp's fixed-point tanh */
+#define MPK_UN_HARD_SWISH 4 /* int8: TFLite's int16 fixed-point hard swish */
+#define MPK_UN_RELU6 5      /* float32 only, as the ones below */
+#define MPK_UN_RELU_N1_TO_1 6
+#define MPK_UN_EXP 7
+#define MPK_UN_RSQRT 8
+
+/* Quantised unary operator on int8 or int16 (type).  Per op:
+ *   RELU: clamp(out_zp + mbqm(x - in_zp, multiplier, shift));
+ *   CLAMP: clamp(x), the bounds in the input's own integers;
+ *   LEAKY_RELU: out_zp + mbqm(x - in_zp, multiplier / multiplier2 for
+ *     x - in_zp >= 0 / < 0), clamped;
+ *   TANH: x - in_zp outside +-input_range_radius saturates, else
+ *     mbqm(x - in_zp, multiplier, shift) is the Q4 input of tanh, whose Q0
+ *     result is rounded to 1/128 steps;
+ *   HARD_SWISH: multiplier / shift the int16 output multiplier and
+ *     exponent, multiplier2 / shift2 the int16 "reluish" ones. */
+typedef struct mpk_unary_q_params {
+  int32_t op, type, size;
+  int32_t input_zero_point, output_zero_point;
+  int32_t multiplier, shift;
+  int32_t multiplier2, shift2;
+  int32_t input_range_radius;
+  int32_t act_min, act_max;
+} mpk_unary_q_params;
+
+/* float32: RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU (alpha), TANH,
+ * HARD_SWISH, EXP, RSQRT. */
+typedef struct mpk_unary_f32_params {
+  int32_t op, size;
+  float alpha;
+} mpk_unary_f32_params;
+
+/* DEQUANTIZE int8 / int16 -> float32: scale * (x - zero_point). */
+typedef struct mpk_dequantize_params {
+  int32_t size, in_type;
+  float scale;
+  int32_t zero_point;
+} mpk_dequantize_params;
+
+/* CAST between int8, int16, int32, float32 and bool (MPK_TYPE_*): C's
+ * conversion of each element (float to integer truncates). */
+typedef struct mpk_cast_params {
+  int32_t size, in_type, out_type;
+} mpk_cast_params;
+
+MPK_API int32_t mpk_unary_q(const mpk_unary_q_params *p, const void *input, void *output,
+                            void *scratch);
+MPK_API int32_t mpk_unary_f32(const mpk_unary_f32_params *p, const float *input, float *output,
+                              void *scratch);
+MPK_API int32_t mpk_dequantize(const mpk_dequantize_params *p, const void *input, float *output,
+                               void *scratch);
+MPK_API int32_t mpk_cast(const mpk_cast_params *p, const void *input, void *output, void *scratch);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPK_UNARY_H */

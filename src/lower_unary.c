@@ -1,0 +1,230 @@
+/*
+ * lower_unary.c — lowering of the elementwise unary operators (RELU,
+ * RELU6, LEAKY_RELU, TANH, HARD_SWISH, EXP, RSQRT, DEQUANTIZE, CAST) onto
+ * runtime/kernels/mpk_unary.c.
+ *
+ * Each quantised operator gets what TensorFlow Lite Micro's Prepare
+ * computes, with the same float and double expressions: RELU's
+ * requantisation and clamp (CalculateReluOpData), RELU6's bounds in the
+ * input's integers (FloatToQuantizedType), LEAKY_RELU's two multipliers,
+ * TANH's Q4 input scaling and radius, HARD_SWISH's int16 multipliers
+ * (DownScaleInt32ToInt16Multiplier).
+ *
+ * Not here: int16 TANH and HARD_SWISH, int8 EXP and RSQRT, LOGISTIC
+ * (src/lower.c).
+ */
+#include "lower_ops.h"
+
+#include <math.h>
+
+/* BuiltinOperator codes and the options of the operators here. */
+enum {
+  OP_DEQUANTIZE = 6,
+  OP_RELU = 19,
+  OP_RELU6 = 21,
+  OP_TANH = 28,
+  OP_EXP = 47,
+  OP_CAST = 53,
+  OP_RSQRT = 76,
+  OP_LEAKY_RELU = 98,
+  OP_HARD_SWISH = 117
+};
+enum { OPT_LEAKY_RELU = 75 };
+
+const fdesc mp_lower_unary_q_fields[] = {F_I32(mpk_unary_q_params, op),
+                                         F_I32(mpk_unary_q_params, type),
+                                         F_I32(mpk_unary_q_params, size),
+                                         F_I32(mpk_unary_q_params, input_zero_point),
+                                         F_I32(mpk_unary_q_params, output_zero_point),
+                                         F_I32(mpk_unary_q_params, multiplier),
+                                         F_I32(mpk_unary_q_params, shift),
+                                         F_I32(mpk_unary_q_params, multiplier2),
+                                         F_I32(mpk_unary_q_params, shift2),
+                                         F_I32(mpk_unary_q_params, input_range_radius),
+                                         F_I32(mpk_unary_q_params, act_min),
+                                         F_I32(mpk_unary_q_params, act_max),
+                                         F_END};
+const fdesc mp_lower_unary_f32_fields[] = {F_I32(mpk_unary_f32_params, op),
+                                           F_I32(mpk_unary_f32_params, size),
+                                           F_F32(mpk_unary_f32_params, alpha), F_END};
+const fdesc mp_lower_dequantize_fields[] = {
+    F_I32(mpk_dequantize_params, size), F_I32(mpk_dequantize_params, in_type),
+    F_F32(mpk_dequantize_params, scale), F_I32(mpk_dequantize_params, zero_point), F_END};
+const fdesc mp_lower_cast_fields[] = {F_I32(mpk_cast_params, size), F_I32(mpk_cast_params, in_type),
+                                      F_I32(mpk_cast_params, out_type), F_END};
+
+/* The CAST / DEQUANTIZE element type code, -1 for the others. */
+static int32_t elem_type(int32_t dt) {
+  switch (dt) {
+  case MP_DTYPE_INT8: return MPK_TYPE_INT8;
+  case MP_DTYPE_INT16: return MPK_TYPE_INT16;
+  case MP_DTYPE_INT32: return MPK_TYPE_INT32;
+  case MP_DTYPE_FLOAT32: return MPK_TYPE_FLOAT32;
+  case MP_DTYPE_BOOL: return MPK_TYPE_BOOL;
+  default: return -1;
+  }
+}
+
+/* DownScaleInt32ToInt16Multiplier: a Q31 multiplier rounded to Q15. */
+static int32_t q15_multiplier(int32_t m) {
+  if (m >= INT32_MAX - (1 << 15)) return 32767;
+  return (m + (1 << 15)) >> 16;
+}
+
+/* The Q4 input scaling of TFLite's int8 TANH and LOGISTIC: a frexp
+ * multiplier of input_scale * 2^27, and the radius beyond which the
+ * function saturates (CalculateInputRadius). */
+static bool q4_input(float in_scale, int32_t *multiplier, int32_t *shift, int32_t *radius) {
+  int e = 0;
+  double q = frexp((double)in_scale * (double)(1 << (31 - 4)), &e);
+  int64_t m = (int64_t)round(q * (double)(1LL << 31));
+  if (m >= (1LL << 31) || e < 0 || e > 30) return false;
+  *multiplier = (int32_t)m;
+  *shift = e;
+  *radius = (int32_t)floor(1.0 * ((1 << 4) - 1) * (double)(1LL << (31 - 4)) / ldexp(1.0, e));
+  return true;
+}
+
+static mp_status lower_quantized(mp_lower_ctx *c, int32_t code, int32_t in, int32_t out,
+                                 int32_t size) {
+  int32_t dt = dtype(c, in);
+  bool wide = dt == MP_DTYPE_INT16;
+  int32_t qmin = wide ? -32768 : -128, qmax = wide ? 32767 : 127;
+  float si, so;
+  int32_t zi, zo;
+  if (!quant(c, in, &si, &zi) || !quant(c, out, &so, &zo))
+    return mp_lower_unsupported(c, "%s tensors without quantisation parameters", mp_dtype_name(dt));
+  if (wide && (zi != 0 || zo != 0))
+    return mp_lower_unsupported(c, "int16 tensors with a non-zero zero point");
+  mpk_unary_q_params *p = &c->lo->params.unary_q;
+  p->type = wide ? MPK_TYPE_INT16 : MPK_TYPE_INT8;
+  p->size = size;
+  p->input_zero_point = zi;
+  p->output_zero_point = zo;
+  p->act_min = qmin;
+  p->act_max = qmax;
+  switch (code) {
+  case OP_RELU: /* CalculateReluOpData */
+    p->op = MPK_UN_RELU;
+    mp_lower_quantize_multiplier(c, (double)si / (double)so, &p->multiplier, &p->shift);
+    p->act_min = zo > qmin ? zo : qmin;
+    break;
+  case OP_RELU6: { /* Relu6Prepare: the stored integers of 0 and 6 */
+    p->op = MPK_UN_CLAMP;
+    int32_t six = (int32_t)roundf(6.0f / si) + zi;
+    p->act_min = zi;
+    p->act_max = six < qmin ? qmin : six > qmax ? qmax : six;
+    break;
+  }
+  case OP_LEAKY_RELU: {
+    mp_lower_opts o;
+    mp_status st = mp_lower_open_opts(c, OPT_LEAKY_RELU, "LeakyReluOptions", &o);
+    if (st != MP_OK) return st;
+    float alpha = mp_lower_opt_f32(&o, 0, 0.0f);
+    if (!o.ok) return mp_lower_malformed(c, "its options do not validate");
+    p->op = MPK_UN_LEAKY_RELU;
+    mp_lower_quantize_multiplier(c, (double)(si / so), &p->multiplier, &p->shift);
+    mp_lower_quantize_multiplier(c, (double)(si * alpha / so), &p->multiplier2, &p->shift2);
+    break;
+  }
+  case OP_TANH:
+    if (wide) return mp_lower_unsupported(c, "int16 TANH");
+    if (zo != 0 || so != 1.0f / 128)
+      return mp_lower_unsupported(c, "int8 output must have scale 1/128 and zero point 0");
+    p->op = MPK_UN_TANH;
+    if (!q4_input(si, &p->multiplier, &p->shift, &p->input_range_radius))
+      return mp_lower_unsupported(c, "input scale out of range");
+    break;
+  case OP_HARD_SWISH: { /* HardSwishPrepare */
+    if (wide) return mp_lower_unsupported(c, "int16 HARD_SWISH");
+    p->op = MPK_UN_HARD_SWISH;
+    float hires = (1.0f / 128.0f) * si, reluish = 3.0f / 32768.0f;
+    int32_t m;
+    mp_lower_quantize_multiplier(c, (double)(hires / so), &m, &p->shift);
+    p->multiplier = q15_multiplier(m);
+    if (p->shift > 0) return mp_lower_unsupported(c, "output scale too small for the input's");
+    mp_lower_quantize_multiplier(c, (double)(hires / reluish), &m, &p->shift2);
+    p->multiplier2 = q15_multiplier(m);
+    break;
+  }
+  default:
+    return mp_lower_unsupported(c, "%s on %s (supported: float32)", c->op->name, mp_dtype_name(dt));
+  }
+  mp_lower_set_kernel(c, MP_K_UNARY_Q);
+  mp_lower_add_arg(c, in, false, "const void *");
+  mp_lower_add_arg(c, out, true, "void *");
+  return MP_OK;
+}
+
+static mp_status lower_float(mp_lower_ctx *c, int32_t code, int32_t in, int32_t out, int32_t size) {
+  mpk_unary_f32_params *p = &c->lo->params.unary_f32;
+  p->size = size;
+  switch (code) {
+  case OP_RELU: p->op = MPK_UN_RELU; break;
+  case OP_RELU6: p->op = MPK_UN_RELU6; break;
+  case OP_TANH: p->op = MPK_UN_TANH; break;
+  case OP_HARD_SWISH: p->op = MPK_UN_HARD_SWISH; break;
+  case OP_EXP: p->op = MPK_UN_EXP; break;
+  case OP_RSQRT: p->op = MPK_UN_RSQRT; break;
+  default: { /* LEAKY_RELU */
+    mp_lower_opts o;
+    mp_status st = mp_lower_open_opts(c, OPT_LEAKY_RELU, "LeakyReluOptions", &o);
+    if (st != MP_OK) return st;
+    p->alpha = mp_lower_opt_f32(&o, 0, 0.0f);
+    if (!o.ok) return mp_lower_malformed(c, "its options do not validate");
+    p->op = MPK_UN_LEAKY_RELU;
+    break;
+  }
+  }
+  mp_lower_set_kernel(c, MP_K_UNARY_F32);
+  mp_lower_add_arg(c, in, false, "const float *");
+  mp_lower_add_arg(c, out, true, "float *");
+  return MP_OK;
+}
+
+mp_status mp_lower_unary(mp_lower_ctx *c) {
+  int32_t in = in_t(c, 0), out = out_t(c, 0), size;
+  if (in < 0 || out < 0) return mp_lower_malformed(c, "needs an input and an output");
+  if (elems(c, in) != elems(c, out))
+    return mp_lower_malformed(c, "input and output differ in size");
+  if (!elems_i32(c, in, &size)) return mp_lower_unsupported(c, "more than 2^31 elements");
+  int32_t code = c->op->builtin_code, dti = dtype(c, in), dto = dtype(c, out);
+  if (code == OP_CAST) {
+    int32_t ti = elem_type(dti), to = elem_type(dto);
+    if (ti < 0 || to < 0)
+      return mp_lower_unsupported(c, "%s to %s (supported: int8, int16, int32, float32, bool)",
+                                  mp_dtype_name(dti), mp_dtype_name(dto));
+    mpk_cast_params *p = &c->lo->params.cast;
+    p->size = size;
+    p->in_type = ti;
+    p->out_type = to;
+    mp_lower_set_kernel(c, MP_K_CAST);
+    mp_lower_add_arg(c, in, false, "const void *");
+    mp_lower_add_arg(c, out, true, "void *");
+    return MP_OK;
+  }
+  if (code == OP_DEQUANTIZE) {
+    float s;
+    int32_t zp;
+    if ((dti != MP_DTYPE_INT8 && dti != MP_DTYPE_INT16) || dto != MP_DTYPE_FLOAT32)
+      return mp_lower_unsupported(c, "%s to %s (supported: int8 or int16 to float32)",
+                                  mp_dtype_name(dti), mp_dtype_name(dto));
+    if (!quant(c, in, &s, &zp) || tdef(c, in)->quant.n_scale != 1)
+      return mp_lower_unsupported(c, "input without per-tensor quantisation");
+    mpk_dequantize_params *p = &c->lo->params.dequantize;
+    p->size = size;
+    p->in_type = elem_type(dti);
+    p->scale = s;
+    p->zero_point = zp;
+    mp_lower_set_kernel(c, MP_K_DEQUANTIZE);
+    mp_lower_add_arg(c, in, false, "const void *");
+    mp_lower_add_arg(c, out, true, "float *");
+    return MP_OK;
+  }
+  if (dti == MP_DTYPE_FLOAT32 && dto == MP_DTYPE_FLOAT32)
+    return lower_float(c, code, in, out, size);
+  if (dti == dto && (dti == MP_DTYPE_INT8 || dti == MP_DTYPE_INT16))
+    return lower_quantized(c, code, in, out, size);
+  return mp_lower_unsupported(c, "input %s, output %s (supported: int8, int16 or float32)",
+                              mp_dtype_name(dti), mp_dtype_name(dto));
+}
