@@ -49,6 +49,7 @@ enum {
   OP_LOGISTIC = 14,
   OP_MAX_POOL_2D = 17,
   OP_RESHAPE = 22,
+  OP_RESIZE_BILINEAR = 23,
   OP_SVDF = 27,
   OP_TANH = 28,
   OP_GATHER = 36,
@@ -67,13 +68,17 @@ enum {
   OP_PADV2 = 60,
   OP_SLICE = 65,
   OP_MAXIMUM = 55,
+  OP_ARG_MAX = 56,
   OP_MINIMUM = 57,
   OP_EXPAND_DIMS = 70,
+  OP_SUM = 74,
   OP_RSQRT = 76,
+  OP_REDUCE_MAX = 82,
   OP_PACK = 83,
   OP_UNPACK = 88,
   OP_LEAKY_RELU = 98,
   OP_SPLIT_V = 102,
+  OP_RESIZE_NEAREST_NEIGHBOR = 97,
   OP_SQUARED_DIFFERENCE = 99,
   OP_QUANTIZE = 114,
   OP_HARD_SWISH = 117,
@@ -293,6 +298,14 @@ static const kinfo kinfos[MP_K_COUNT] = {
                            mp_lower_strided_copy_fields},
     [MP_K_SPLIT] = {"mpk_split", NULL, "mpk_split_params", mp_lower_split_fields},
     [MP_K_GATHER] = {"mpk_gather", NULL, "mpk_gather_params", mp_lower_gather_fields},
+    [MP_K_RESIZE_NEAREST] = {"mpk_resize_nearest", NULL, "mpk_resize_params",
+                             mp_lower_resize_fields},
+    [MP_K_RESIZE_BILINEAR_S8] = {"mpk_resize_bilinear_s8", NULL, "mpk_resize_params",
+                                 mp_lower_resize_fields},
+    [MP_K_RESIZE_BILINEAR_F32] = {"mpk_resize_bilinear_f32", NULL, "mpk_resize_params",
+                                  mp_lower_resize_fields},
+    [MP_K_REDUCE] = {"mpk_reduce", NULL, "mpk_reduce_params", mp_lower_reduce_fields},
+    [MP_K_ARG_MAX] = {"mpk_arg_max", NULL, "mpk_arg_max_params", mp_lower_arg_max_fields},
 };
 
 const char *mp_kernel_fn(mp_kernel k) {
@@ -1470,6 +1483,11 @@ mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const 
   case OP_PACK:
   case OP_UNPACK:
   case OP_SPLIT_V: st = mp_lower_slice(&c); break;
+  case OP_RESIZE_BILINEAR:
+  case OP_RESIZE_NEAREST_NEIGHBOR: st = mp_lower_resize(&c); break;
+  case OP_ARG_MAX:
+  case OP_SUM:
+  case OP_REDUCE_MAX: st = mp_lower_reduce(&c); break;
   default: st = unsupported(&c, "memplan has no kernel for %s", c.op->name); break;
   }
   if (st == MP_OK && out->supported && c.bad_multiplier)

@@ -71,6 +71,11 @@ typedef enum mp_kernel {
   MP_K_STRIDED_COPY,
   MP_K_SPLIT,
   MP_K_GATHER,
+  MP_K_RESIZE_NEAREST,
+  MP_K_RESIZE_BILINEAR_S8,
+  MP_K_RESIZE_BILINEAR_F32,
+  MP_K_REDUCE,
+  MP_K_ARG_MAX,
   MP_K_COUNT
 } mp_kernel;
 
@@ -109,6 +114,9 @@ typedef union mp_kparams {
   mpk_strided_copy_params strided_copy;
   mpk_split_params split;
   mpk_gather_params gather;
+  mpk_resize_params resize; /* resize_nearest, resize_bilinear_s8 / _f32 */
+  mpk_reduce_params reduce;
+  mpk_arg_max_params arg_max;
 } mp_kparams;
 
 typedef enum mp_larg_kind {

@@ -189,4 +189,13 @@ extern const fdesc mp_lower_strided_copy_fields[];
 extern const fdesc mp_lower_split_fields[];
 extern const fdesc mp_lower_gather_fields[];
 
+/* src/lower_resize.c: RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR */
+mp_status mp_lower_resize(mp_lower_ctx *c);
+extern const fdesc mp_lower_resize_fields[];
+
+/* src/lower_reduce.c: SUM, REDUCE_MAX, ARG_MAX */
+mp_status mp_lower_reduce(mp_lower_ctx *c);
+extern const fdesc mp_lower_reduce_fields[];
+extern const fdesc mp_lower_arg_max_fields[];
+
 #endif /* MP_LOWER_OPS_H */

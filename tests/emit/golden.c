@@ -401,14 +401,20 @@ static int count(const golden_module *m, char *line, size_t n) {
   uint32_t runs = 1;
   if (ticks < 100000u) {
     /* a tiny model: many runs, each after its inputs are copied again (a
-     * plan may reuse the input's bytes); the copies alone are timed first */
+     * plan may reuse the input's bytes) and its state reset (a stateful
+     * model must see case 0 from zero each time); the copies and resets
+     * alone are timed first */
     runs = ticks ? (uint32_t)(100000u / ticks) + 1u : 1000u;
     if (runs > 1000u) runs = 1000u;
     golden_clock(&t0);
-    for (uint32_t i = 0; i < runs; i++) put_inputs(m, 0);
+    for (uint32_t i = 0; i < runs; i++) {
+      put_inputs(m, 0);
+      m->reset_state();
+    }
     golden_clock(&t1);
     for (uint32_t i = 0; i < runs; i++) {
       put_inputs(m, 0);
+      m->reset_state();
       m->run();
     }
     golden_clock(&t2);
@@ -503,8 +509,8 @@ int golden_module_uninit_kernel(const golden_module *m) {
            (int)m->wrong_op);
     if (!S.failed && S.first_op != m->wrong_op)
       fail("a kernel at op %d (%s) reading its output before writing it went unnoticed on "
-           "garbage arenas: the report says %s", (int)m->wrong_op, o.name,
-           S.first_op < 0 ? "no difference" : S.first);
+           "garbage arenas: the report says %s",
+           (int)m->wrong_op, o.name, S.first_op < 0 ? "no difference" : S.first);
   }
   if (S.failed) {
     snprintf(line, sizeof line, "GOLDEN FAIL %s (%s): uninitialised-read test: %s", m->name,
