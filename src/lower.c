@@ -61,12 +61,14 @@ enum {
   OP_EXP = 47,
   OP_SPLIT = 49,
   OP_CAST = 53,
+  OP_PRELU = 54,
   OP_MEAN = 40,
   OP_SQUEEZE = 43,
   OP_UNIDIRECTIONAL_SEQUENCE_LSTM = 44,
   OP_STRIDED_SLICE = 45,
   OP_PADV2 = 60,
   OP_SLICE = 65,
+  OP_TRANSPOSE_CONV = 67,
   OP_MAXIMUM = 55,
   OP_ARG_MAX = 56,
   OP_MINIMUM = 57,
@@ -255,6 +257,11 @@ static const kinfo kinfos[MP_K_COUNT] = {
                                  "mpk_fc_s8_params", fc_s8_fields},
     [MP_K_FULLY_CONNECTED_F32] = {"mpk_fully_connected_f32", NULL, "mpk_fc_f32_params",
                                   fc_f32_fields},
+    [MP_K_CONV2D_S16] = {"mpk_conv2d_s16", NULL, "mpk_conv_s8_params", conv_s8_fields},
+    [MP_K_DEPTHWISE_CONV2D_S16] = {"mpk_depthwise_conv2d_s16", NULL, "mpk_conv_s8_params",
+                                   conv_s8_fields},
+    [MP_K_FULLY_CONNECTED_S16] = {"mpk_fully_connected_s16", NULL, "mpk_fc_s8_params",
+                                  fc_s8_fields},
     [MP_K_AVG_POOL2D_S8] = {"mpk_avg_pool2d_s8", NULL, "mpk_pool_s8_params", pool_s8_fields},
     [MP_K_AVG_POOL2D_F32] = {"mpk_avg_pool2d_f32", NULL, "mpk_pool_f32_params", pool_f32_fields},
     [MP_K_MAX_POOL2D_S8] = {"mpk_max_pool2d_s8", NULL, "mpk_pool_s8_params", pool_s8_fields},
@@ -306,6 +313,12 @@ static const kinfo kinfos[MP_K_COUNT] = {
                                   mp_lower_resize_fields},
     [MP_K_REDUCE] = {"mpk_reduce", NULL, "mpk_reduce_params", mp_lower_reduce_fields},
     [MP_K_ARG_MAX] = {"mpk_arg_max", NULL, "mpk_arg_max_params", mp_lower_arg_max_fields},
+    [MP_K_TRANSPOSE_CONV_S8] = {"mpk_transpose_conv_s8", NULL, "mpk_transpose_conv_params",
+                                mp_lower_transpose_conv_fields},
+    [MP_K_TRANSPOSE_CONV_S16] = {"mpk_transpose_conv_s16", NULL, "mpk_transpose_conv_params",
+                                 mp_lower_transpose_conv_fields},
+    [MP_K_TRANSPOSE_CONV_F32] = {"mpk_transpose_conv_f32", NULL, "mpk_transpose_conv_params",
+                                 mp_lower_transpose_conv_fields},
 };
 
 const char *mp_kernel_fn(mp_kernel k) {
@@ -533,8 +546,7 @@ static int64_t conv_out_size(int32_t padding, int32_t in, int32_t filter, int32_
                              : ((int64_t)in + stride - eff) / stride;
 }
 
-static int64_t conv_pad(int32_t stride, int32_t dilation, int32_t in, int32_t filter,
-                        int64_t out) {
+static int64_t conv_pad(int32_t stride, int32_t dilation, int32_t in, int32_t filter, int64_t out) {
   int64_t eff = ((int64_t)filter - 1) * dilation + 1;
   int64_t total = (out - 1) * stride + eff - in;
   return total > 0 ? total / 2 : 0;
@@ -570,9 +582,11 @@ static mp_status spatial(ctx *c, mpk_conv_geom *g, int32_t in, int32_t out, int3
   g->dilation_w = dil_w;
   for (uint32_t d = 0; d < 4; d++)
     if (dim(c, in, d) <= 0 || dim(c, out, d) <= 0)
-      return malformed(c, "input [%d,%d,%d,%d] and output [%d,%d,%d,%d] need positive "
-                       "dimensions", dim(c, in, 0), dim(c, in, 1), dim(c, in, 2), dim(c, in, 3),
-                       dim(c, out, 0), dim(c, out, 1), dim(c, out, 2), dim(c, out, 3));
+      return malformed(c,
+                       "input [%d,%d,%d,%d] and output [%d,%d,%d,%d] need positive "
+                       "dimensions",
+                       dim(c, in, 0), dim(c, in, 1), dim(c, in, 2), dim(c, in, 3), dim(c, out, 0),
+                       dim(c, out, 1), dim(c, out, 2), dim(c, out, 3));
   if (g->filter_h <= 0 || g->filter_w <= 0)
     return malformed(c, "filter window %dx%d must be positive", g->filter_h, g->filter_w);
   int64_t oh = conv_out_size(padding, g->in_h, g->filter_h, stride_h, dil_h);
@@ -584,9 +598,11 @@ static mp_status spatial(ctx *c, mpk_conv_geom *g, int32_t in, int32_t out, int3
   int64_t reach_h = (oh - 1) * stride_h + ((int64_t)g->filter_h - 1) * dil_h;
   int64_t reach_w = (ow - 1) * stride_w + ((int64_t)g->filter_w - 1) * dil_w;
   if (reach_h > INT32_MAX || reach_w > INT32_MAX)
-    return malformed(c, "window %dx%d with strides (%d, %d) and dilations (%d, %d) reaches "
-                     "row %lld, column %lld: beyond 32-bit indexing", g->filter_h, g->filter_w,
-                     stride_h, stride_w, dil_h, dil_w, (long long)reach_h, (long long)reach_w);
+    return malformed(c,
+                     "window %dx%d with strides (%d, %d) and dilations (%d, %d) reaches "
+                     "row %lld, column %lld: beyond 32-bit indexing",
+                     g->filter_h, g->filter_w, stride_h, stride_w, dil_h, dil_w, (long long)reach_h,
+                     (long long)reach_w);
   g->pad_h = (int32_t)conv_pad(stride_h, dil_h, g->in_h, g->filter_h, oh);
   g->pad_w = (int32_t)conv_pad(stride_w, dil_w, g->in_w, g->filter_w, ow);
   return MP_OK;
@@ -608,8 +624,12 @@ static mp_status conv_requant(ctx *c, int32_t in, int32_t filter, int32_t out, i
   for (uint32_t i = 0; i < fq->n_zero_point; i++)
     if (fq->zero_point[i] != 0 && !(c->op->builtin_code == OP_FULLY_CONNECTED && !per_channel))
       return unsupported(c, "int8 filter with a non-zero zero point");
-  if (!act_range_q(act, out_scale, out_zp, -128, 127, &q->act_min, &q->act_max))
+  bool wide = dtype(c, out) == MP_DTYPE_INT16; /* 16x8 */
+  if (!act_range_q(act, out_scale, out_zp, wide ? -32768 : -128, wide ? 32767 : 127, &q->act_min,
+                   &q->act_max))
     return unsupported(c, "fused activation %s", act_name(act));
+  if (wide && (in_zp != 0 || out_zp != 0))
+    return unsupported(c, "int16 tensors with a non-zero zero point");
   q->input_offset = -in_zp;
   q->output_offset = out_zp;
   uint32_t n = (per_channel || always_per_channel) ? (uint32_t)channels : 1;
@@ -656,6 +676,12 @@ static mp_status filter_types(ctx *c, int32_t in, int32_t filter, int32_t bias, 
                      dtname(dti), dtname(dtf), bias >= 0 ? dtname(dtb) : "none", dtname(dto));
 }
 
+/* 16x8: int16 input and output, int8 filter, int64 bias (or none). */
+static bool filter_is_s16(const ctx *c, int32_t in, int32_t filter, int32_t bias, int32_t out) {
+  return dtype(c, in) == MP_DTYPE_INT16 && dtype(c, filter) == MP_DTYPE_INT8 &&
+         dtype(c, out) == MP_DTYPE_INT16 && (bias < 0 || dtype(c, bias) == MP_DTYPE_INT64);
+}
+
 static mp_status lower_conv(ctx *c, bool depthwise) {
   int32_t in = in_t(c, 0), filter = in_t(c, 1), bias = in_t(c, 2), out = out_t(c, 0);
   if (in < 0 || filter < 0 || out < 0)
@@ -670,8 +696,8 @@ static mp_status lower_conv(ctx *c, bool depthwise) {
   if (!o.ok) return malformed(c, "its options do not validate");
   if (rank(c, filter) != 4) return malformed(c, "filter must have rank 4");
 
-  bool s8;
-  if ((st = filter_types(c, in, filter, bias, out, &s8)) != MP_OK) return st;
+  bool s8 = false, s16 = filter_is_s16(c, in, filter, bias, out);
+  if (!s16 && (st = filter_types(c, in, filter, bias, out, &s8)) != MP_OK) return st;
 
   mpk_conv_geom g;
   memset(&g, 0, sizeof g);
@@ -699,12 +725,20 @@ static mp_status lower_conv(ctx *c, bool depthwise) {
     return malformed(c, "bias has %llu elements for %d output channels",
                      (unsigned long long)elems(c, bias), g.out_c);
 
-  if (s8) {
+  if (s8 || s16) {
     mpk_conv_s8_params *p = &c->lo->params.conv_s8;
     p->geom = g;
     st = conv_requant(c, in, filter, out, act, g.out_c, true, &p->q);
     if (st != MP_OK) return st;
     if (c->lo->reason[0]) return MP_OK;
+    if (s16) {
+      set_kernel(c, depthwise ? MP_K_DEPTHWISE_CONV2D_S16 : MP_K_CONV2D_S16);
+      add_arg(c, in, false, "const int16_t *");
+      add_arg(c, filter, false, "const int8_t *");
+      add_arg(c, bias, false, "const int64_t *");
+      add_arg(c, out, true, "int16_t *");
+      return MP_OK;
+    }
     set_kernel(c, depthwise ? MP_K_DEPTHWISE_CONV2D_S8 : MP_K_CONV2D_S8);
     add_arg(c, in, false, "const int8_t *");
     add_arg(c, filter, false, "const int8_t *");
@@ -735,8 +769,8 @@ static mp_status lower_fc(ctx *c) {
   if (!o.ok) return malformed(c, "its options do not validate");
   if (weights_format != 0) return unsupported(c, "shuffled weights format %d", weights_format);
   if (rank(c, filter) != 2) return malformed(c, "filter must have rank 2");
-  bool s8;
-  if ((st = filter_types(c, in, filter, bias, out, &s8)) != MP_OK) return st;
+  bool s8 = false, s16 = filter_is_s16(c, in, filter, bias, out);
+  if (!s16 && (st = filter_types(c, in, filter, bias, out, &s8)) != MP_OK) return st;
   int32_t n_in, n_filter, n_out;
   if (!elems_i32(c, in, &n_in) || !elems_i32(c, filter, &n_filter) || !elems_i32(c, out, &n_out))
     return unsupported(c, "more than 2^31 elements");
@@ -751,7 +785,7 @@ static mp_status lower_fc(ctx *c) {
   if (bias >= 0 && elems(c, bias) != (uint64_t)out_depth)
     return malformed(c, "bias has %llu elements for %d outputs", (unsigned long long)elems(c, bias),
                      out_depth);
-  if (s8) {
+  if (s8 || s16) {
     mpk_fc_s8_params *p = &c->lo->params.fc_s8;
     p->batches = (int32_t)batches;
     p->accum_depth = accum;
@@ -765,6 +799,14 @@ static mp_status lower_fc(ctx *c) {
     if (p->q.per_channel && fzp != 0)
       return unsupported(c, "per-channel int8 filter with a non-zero zero point");
     p->q.filter_offset = -fzp;
+    if (s16) {
+      set_kernel(c, MP_K_FULLY_CONNECTED_S16);
+      add_arg(c, in, false, "const int16_t *");
+      add_arg(c, filter, false, "const int8_t *");
+      add_arg(c, bias, false, "const int64_t *");
+      add_arg(c, out, true, "int16_t *");
+      return MP_OK;
+    }
     set_kernel(c, MP_K_FULLY_CONNECTED_S8);
     add_arg(c, in, false, "const int8_t *");
     add_arg(c, filter, false, "const int8_t *");
@@ -890,9 +932,11 @@ static mp_status lower_add(ctx *c) {
   int32_t dta = dtype(c, a), dtb = dtype(c, b), dto = dtype(c, out);
   bool s8 = dta == MP_DTYPE_INT8 && dtb == MP_DTYPE_INT8 && dto == MP_DTYPE_INT8;
   bool f32 = dta == MP_DTYPE_FLOAT32 && dtb == MP_DTYPE_FLOAT32 && dto == MP_DTYPE_FLOAT32;
+  if (dta == MP_DTYPE_INT16 && dtb == MP_DTYPE_INT16 && dto == MP_DTYPE_INT16)
+    return mp_lower_binary(c); /* 16x8: the binary family's quantised kernel */
   if (!s8 && !f32)
-    return unsupported(c, "inputs %s and %s, output %s (supported: int8 or float32)", dtname(dta),
-                       dtname(dtb), dtname(dto));
+    return unsupported(c, "inputs %s and %s, output %s (supported: int8, int16 or float32)",
+                       dtname(dta), dtname(dtb), dtname(dto));
   if (s8) {
     mpk_add_s8_params *p = &c->lo->params.add_s8;
     st = broadcast(c, a, b, out, &p->b);
@@ -1312,6 +1356,8 @@ static mp_status lower_logistic(ctx *c) {
   if (elems(c, in) != elems(c, out) || !elems_i32(c, in, &size))
     return malformed(c, "input and output differ in size");
   int32_t dti = dtype(c, in), dto = dtype(c, out);
+  if (dti == MP_DTYPE_INT16 && dto == MP_DTYPE_INT16)
+    return mp_lower_unary(c); /* 16x8: the table lookup of the unary family */
   if (dti == MP_DTYPE_FLOAT32 && dto == MP_DTYPE_FLOAT32) {
     c->lo->params.logistic_f32.size = size;
     set_kernel(c, MP_K_LOGISTIC_F32);
@@ -1466,6 +1512,7 @@ mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const 
   case OP_DIV:
   case OP_MAXIMUM:
   case OP_MINIMUM:
+  case OP_PRELU:
   case OP_SQUARED_DIFFERENCE: st = mp_lower_binary(&c); break;
   case OP_DEQUANTIZE:
   case OP_RELU:
@@ -1488,6 +1535,7 @@ mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const 
   case OP_ARG_MAX:
   case OP_SUM:
   case OP_REDUCE_MAX: st = mp_lower_reduce(&c); break;
+  case OP_TRANSPOSE_CONV: st = mp_lower_transpose_conv(&c); break;
   default: st = unsupported(&c, "memplan has no kernel for %s", c.op->name); break;
   }
   if (st == MP_OK && out->supported && c.bad_multiplier)

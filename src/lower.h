@@ -76,14 +76,20 @@ typedef enum mp_kernel {
   MP_K_RESIZE_BILINEAR_F32,
   MP_K_REDUCE,
   MP_K_ARG_MAX,
+  MP_K_TRANSPOSE_CONV_S8,
+  MP_K_TRANSPOSE_CONV_S16,
+  MP_K_TRANSPOSE_CONV_F32,
+  MP_K_CONV2D_S16,
+  MP_K_DEPTHWISE_CONV2D_S16,
+  MP_K_FULLY_CONNECTED_S16,
   MP_K_COUNT
 } mp_kernel;
 
 /* The params of every kernel; which member is valid follows the kernel. */
 typedef union mp_kparams {
-  mpk_conv_s8_params conv_s8;   /* conv2d_s8, depthwise_conv2d_s8 */
+  mpk_conv_s8_params conv_s8;   /* conv2d_s8 / _s16, depthwise_conv2d_s8 / _s16 */
   mpk_conv_f32_params conv_f32; /* conv2d_f32, depthwise_conv2d_f32 */
-  mpk_fc_s8_params fc_s8;
+  mpk_fc_s8_params fc_s8;       /* fully_connected_s8 / _s16 */
   mpk_fc_f32_params fc_f32;
   mpk_pool_s8_params pool_s8;   /* avg_pool2d_s8, max_pool2d_s8 */
   mpk_pool_f32_params pool_f32; /* avg_pool2d_f32, max_pool2d_f32 */
@@ -117,6 +123,7 @@ typedef union mp_kparams {
   mpk_resize_params resize; /* resize_nearest, resize_bilinear_s8 / _f32 */
   mpk_reduce_params reduce;
   mpk_arg_max_params arg_max;
+  mpk_transpose_conv_params transpose_conv; /* transpose_conv_s8 / _s16 / _f32 */
 } mp_kparams;
 
 typedef enum mp_larg_kind {

@@ -1,6 +1,6 @@
 /*
  * lower_binary.c — lowering of the elementwise binary operators SUB, MUL,
- * DIV, MAXIMUM, MINIMUM and SQUARED_DIFFERENCE onto
+ * DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU and int16 ADD onto
  * runtime/kernels/mpk_binary.c.
  *
  * Each operator's Prepare in TensorFlow Lite Micro is redone here with its
@@ -9,15 +9,24 @@
  * scales into one double multiplier.  MAXIMUM and MINIMUM compare stored
  * integers, so their inputs must share the output's quantisation.
  *
- * Not here: ADD (src/lower.c), int32 operands, DIV on integers.
+ * ADD comes here for int16 only (src/lower.c lowers int8 and float32 ADD).
+ * Not here: int32 operands, DIV on integers.
  */
 #include "lower_ops.h"
 
 #include <float.h>
 
 /* BuiltinOperator codes and the options of the operators here. */
-enum { OP_MUL = 18, OP_SUB = 41, OP_DIV = 42, OP_MAXIMUM = 55, OP_MINIMUM = 57 };
-enum { OPT_MUL = 21, OPT_SUB = 28, OPT_DIV = 29 };
+enum {
+  OP_ADD = 0,
+  OP_MUL = 18,
+  OP_SUB = 41,
+  OP_DIV = 42,
+  OP_PRELU = 54,
+  OP_MAXIMUM = 55,
+  OP_MINIMUM = 57
+};
+enum { OPT_ADD = 11, OPT_MUL = 21, OPT_SUB = 28, OPT_DIV = 29 };
 
 const fdesc mp_lower_binary_q_fields[] = {F_SUB(mpk_binary_q_params, b, mp_lower_bcast_fields),
                                           F_I32(mpk_binary_q_params, op),
@@ -45,9 +54,11 @@ static int32_t binary_op(int32_t code, uint8_t *opt_type, const char **opt_name)
   *opt_type = 0;
   *opt_name = NULL;
   switch (code) {
+  case OP_ADD: *opt_type = OPT_ADD, *opt_name = "AddOptions"; return MPK_BIN_ADD;
   case OP_SUB: *opt_type = OPT_SUB, *opt_name = "SubOptions"; return MPK_BIN_SUB;
   case OP_MUL: *opt_type = OPT_MUL, *opt_name = "MulOptions"; return MPK_BIN_MUL;
   case OP_DIV: *opt_type = OPT_DIV, *opt_name = "DivOptions"; return MPK_BIN_DIV;
+  case OP_PRELU: return MPK_BIN_PRELU;
   case OP_MAXIMUM: return MPK_BIN_MAXIMUM;
   case OP_MINIMUM: return MPK_BIN_MINIMUM;
   default: return MPK_BIN_SQUARED_DIFFERENCE;
@@ -63,6 +74,15 @@ static void sub_scales(mp_lower_ctx *c, mpk_binary_q_params *p, float s1, float 
   mp_lower_quantize_multiplier(c, (double)r1, &p->in1_multiplier, &p->in1_shift);
   mp_lower_quantize_multiplier(c, (double)r2, &p->in2_multiplier, &p->in2_shift);
   mp_lower_quantize_multiplier(c, (double)ro, &p->out_multiplier, &p->out_shift);
+}
+
+/* ADD: CalculateOpDataAdd, whose scale ratios are computed in double. */
+static void add_scales(mp_lower_ctx *c, mpk_binary_q_params *p, float s1, float s2, float so) {
+  double twice_max = 2 * (double)(s1 > s2 ? s1 : s2);
+  mp_lower_quantize_multiplier(c, (double)s1 / twice_max, &p->in1_multiplier, &p->in1_shift);
+  mp_lower_quantize_multiplier(c, (double)s2 / twice_max, &p->in2_multiplier, &p->in2_shift);
+  mp_lower_quantize_multiplier(c, twice_max / ((double)(1 << p->left_shift) * (double)so),
+                               &p->out_multiplier, &p->out_shift);
 }
 
 /* SQUARED_DIFFERENCE (left shift 7 for int8, 0 for int16): its
@@ -103,6 +123,10 @@ static mp_status lower_quantized(mp_lower_ctx *c, int32_t op, int32_t act, int32
     p->left_shift = wide ? 15 : 20;
     sub_scales(c, p, s1, s2, so);
     break;
+  case MPK_BIN_ADD: /* CalculateOpDataAdd, in double */
+    p->left_shift = wide ? 15 : 20;
+    add_scales(c, p, s1, s2, so);
+    break;
   case MPK_BIN_MUL:
     mp_lower_quantize_multiplier(c, (double)s1 * (double)s2 / (double)so, &p->out_multiplier,
                                  &p->out_shift);
@@ -111,12 +135,17 @@ static mp_status lower_quantized(mp_lower_ctx *c, int32_t op, int32_t act, int32
     p->left_shift = wide ? 0 : 7;
     squared_difference_scales(c, p, s1, s2, so);
     break;
+  case MPK_BIN_PRELU: /* CalculatePreluParams, in double */
+    mp_lower_quantize_multiplier(c, (double)s1 / (double)so, &p->in1_multiplier, &p->in1_shift);
+    mp_lower_quantize_multiplier(c, (double)s1 * (double)s2 / (double)so, &p->out_multiplier,
+                                 &p->out_shift);
+    break;
   default: /* MAXIMUM, MINIMUM: stored integers */
     if (s1 != so || s2 != so || z1 != zo || z2 != zo)
       return mp_lower_unsupported(c, "inputs quantised differently from the output");
     break;
   }
-  if ((op == MPK_BIN_SUB || op == MPK_BIN_MUL) &&
+  if ((op == MPK_BIN_ADD || op == MPK_BIN_SUB || op == MPK_BIN_MUL) &&
       !mp_lower_act_range_q(act, so, zo, qmin, qmax, &p->act_min, &p->act_max))
     return mp_lower_unsupported(c, "fused activation %s", mp_lower_act_name(act));
   mp_lower_set_kernel(c, MP_K_BINARY_Q);

@@ -198,4 +198,8 @@ mp_status mp_lower_reduce(mp_lower_ctx *c);
 extern const fdesc mp_lower_reduce_fields[];
 extern const fdesc mp_lower_arg_max_fields[];
 
+/* src/lower_transpose_conv.c: TRANSPOSE_CONV */
+mp_status mp_lower_transpose_conv(mp_lower_ctx *c);
+extern const fdesc mp_lower_transpose_conv_fields[];
+
 #endif /* MP_LOWER_OPS_H */

@@ -10,8 +10,8 @@
  * TANH's Q4 input scaling and radius, HARD_SWISH's int16 multipliers
  * (DownScaleInt32ToInt16Multiplier).
  *
- * Not here: int16 TANH and HARD_SWISH, int8 EXP and RSQRT, LOGISTIC
- * (src/lower.c).
+ * LOGISTIC comes here for int16 only (src/lower.c lowers int8 and float32).
+ * Not here: int16 HARD_SWISH, int8 EXP and RSQRT.
  */
 #include "lower_ops.h"
 
@@ -20,6 +20,7 @@
 /* BuiltinOperator codes and the options of the operators here. */
 enum {
   OP_DEQUANTIZE = 6,
+  OP_LOGISTIC = 14,
   OP_RELU = 19,
   OP_RELU6 = 21,
   OP_TANH = 28,
@@ -85,6 +86,41 @@ static bool q4_input(float in_scale, int32_t *multiplier, int32_t *shift, int32_
   return true;
 }
 
+/* CheckedLog2: log2(x) rounded (in float, as TFLite), and whether x is
+ * a power of two to 1e-3 in the exponent. */
+static bool checked_log2(float x, int *log2) {
+  float l = logf(x) * (1.0f / logf(2.0f)), r = roundf(l);
+  *log2 = (int)r;
+  return fabsf(l - r) < 1e-3f;
+}
+
+/* int16 TANH / LOGISTIC (the table lookup): CalculateArithmeticOpData's
+ * input scaling to 1 / (3 * 4096), or a plain shift for a power-of-two
+ * input scale; the output must be Q0.15 (scale 2^-15). */
+static mp_status lut16(mp_lower_ctx *c, bool logistic, float si, float so, mpk_unary_q_params *p) {
+  int in_log2, out_log2;
+  bool pot = checked_log2(si, &in_log2);
+  int shift = (15 - 3) + in_log2;
+  pot = pot && (shift == 0 || (!logistic && shift == 1));
+  if (pot) {
+    p->multiplier = 0;
+  } else {
+    double m = (double)si * 4096.0 * 3.0;
+    shift = 0;
+    while (m <= 32767.0 / 2.0 && shift <= 30) {
+      shift++;
+      m = m * 2.0;
+    }
+    if (m > 32767.0) return mp_lower_unsupported(c, "input scale %g too large", (double)si);
+    p->multiplier = (int32_t)m;
+  }
+  p->shift = shift;
+  if (!checked_log2(so, &out_log2) || out_log2 != -15)
+    return mp_lower_unsupported(c, "int16 output scale %g (must be 2^-15)", (double)so);
+  p->op = logistic ? MPK_UN_LOGISTIC : MPK_UN_TANH;
+  return MP_OK;
+}
+
 static mp_status lower_quantized(mp_lower_ctx *c, int32_t code, int32_t in, int32_t out,
                                  int32_t size) {
   int32_t dt = dtype(c, in);
@@ -128,7 +164,11 @@ static mp_status lower_quantized(mp_lower_ctx *c, int32_t code, int32_t in, int3
     break;
   }
   case OP_TANH:
-    if (wide) return mp_lower_unsupported(c, "int16 TANH");
+    if (wide) {
+      mp_status st = lut16(c, false, si, so, p);
+      if (st != MP_OK || c->lo->reason[0]) return st;
+      break;
+    }
     if (zo != 0 || so != 1.0f / 128)
       return mp_lower_unsupported(c, "int8 output must have scale 1/128 and zero point 0");
     p->op = MPK_UN_TANH;
@@ -145,6 +185,13 @@ static mp_status lower_quantized(mp_lower_ctx *c, int32_t code, int32_t in, int3
     if (p->shift > 0) return mp_lower_unsupported(c, "output scale too small for the input's");
     mp_lower_quantize_multiplier(c, (double)(hires / reluish), &m, &p->shift2);
     p->multiplier2 = q15_multiplier(m);
+    break;
+  }
+  case OP_LOGISTIC: /* int16 only: src/lower.c lowers int8 and float32 */
+  {
+    if (!wide) return mp_lower_unsupported(c, "%s LOGISTIC", mp_dtype_name(dt));
+    mp_status st = lut16(c, true, si, so, p);
+    if (st != MP_OK || c->lo->reason[0]) return st;
     break;
   }
   default:

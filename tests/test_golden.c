@@ -244,6 +244,17 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
   case MP_K_RESIZE_BILINEAR_F32: return mpk_resize_bilinear_f32(&p->resize, a[0], a[1], scratch);
   case MP_K_REDUCE: return mpk_reduce(&p->reduce, a[0], a[1], scratch);
   case MP_K_ARG_MAX: return mpk_arg_max(&p->arg_max, a[0], a[1], scratch);
+  case MP_K_TRANSPOSE_CONV_S8:
+    return mpk_transpose_conv_s8(&p->transpose_conv, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_TRANSPOSE_CONV_S16:
+    return mpk_transpose_conv_s16(&p->transpose_conv, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_TRANSPOSE_CONV_F32:
+    return mpk_transpose_conv_f32(&p->transpose_conv, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_CONV2D_S16: return mpk_conv2d_s16(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_DEPTHWISE_CONV2D_S16:
+    return mpk_depthwise_conv2d_s16(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_FULLY_CONNECTED_S16:
+    return mpk_fully_connected_s16(&p->fc_s8, a[0], a[1], a[2], a[3], scratch);
   case MP_K_COUNT: break;
   }
   return -1;
@@ -558,16 +569,25 @@ static const char *const *pointer_fields(mp_kernel k) {
   static const char *const requant[] = {"q.multiplier", "q.shift", NULL};
   static const char *const concat[] = {"input_bytes", NULL};
   static const char *const fast[] = {"q.multiplier", "q.shift", "folded_bias", NULL};
+  static const char *const split[] = {"output_bytes", NULL};
+  static const char *const per_channel[] = {"multiplier", "shift", NULL};
   static const char *const none[] = {NULL};
   switch (k) {
   case MP_K_CONV2D_S8:
   case MP_K_DEPTHWISE_CONV2D_S8:
-  case MP_K_FULLY_CONNECTED_S8: return requant;
+  case MP_K_FULLY_CONNECTED_S8:
+  case MP_K_CONV2D_S16:
+  case MP_K_DEPTHWISE_CONV2D_S16:
+  case MP_K_FULLY_CONNECTED_S16: return requant;
   case MP_K_CONV2D_S8_1X1:
   case MP_K_CONV2D_S8_IM2COL:
   case MP_K_DEPTHWISE_CONV2D_S8_FAST:
   case MP_K_FULLY_CONNECTED_S8_FAST: return fast;
   case MP_K_CONCAT: return concat;
+  case MP_K_SPLIT: return split;
+  case MP_K_TRANSPOSE_CONV_S8:
+  case MP_K_TRANSPOSE_CONV_S16:
+  case MP_K_TRANSPOSE_CONV_F32: return per_channel;
   default: return none;
   }
 }
@@ -576,10 +596,13 @@ static void null_pointers(mp_kernel k, mp_kparams *p) {
   switch (k) {
   case MP_K_CONV2D_S8:
   case MP_K_DEPTHWISE_CONV2D_S8:
+  case MP_K_CONV2D_S16:
+  case MP_K_DEPTHWISE_CONV2D_S16:
     p->conv_s8.q.multiplier = NULL;
     p->conv_s8.q.shift = NULL;
     break;
   case MP_K_FULLY_CONNECTED_S8:
+  case MP_K_FULLY_CONNECTED_S16:
     p->fc_s8.q.multiplier = NULL;
     p->fc_s8.q.shift = NULL;
     break;
@@ -595,6 +618,13 @@ static void null_pointers(mp_kernel k, mp_kparams *p) {
     p->fc_s8_fast.q.multiplier = NULL;
     p->fc_s8_fast.q.shift = NULL;
     p->fc_s8_fast.folded_bias = NULL;
+    break;
+  case MP_K_SPLIT: p->split.output_bytes = NULL; break;
+  case MP_K_TRANSPOSE_CONV_S8:
+  case MP_K_TRANSPOSE_CONV_S16:
+  case MP_K_TRANSPOSE_CONV_F32:
+    p->transpose_conv.multiplier = NULL;
+    p->transpose_conv.shift = NULL;
     break;
   default: break;
   }
@@ -647,6 +677,12 @@ static size_t params_size(mp_kernel k) {
   case MP_K_RESIZE_BILINEAR_F32: return sizeof(mpk_resize_params);
   case MP_K_REDUCE: return sizeof(mpk_reduce_params);
   case MP_K_ARG_MAX: return sizeof(mpk_arg_max_params);
+  case MP_K_TRANSPOSE_CONV_S8:
+  case MP_K_TRANSPOSE_CONV_S16:
+  case MP_K_TRANSPOSE_CONV_F32: return sizeof(mpk_transpose_conv_params);
+  case MP_K_CONV2D_S16:
+  case MP_K_DEPTHWISE_CONV2D_S16: return sizeof(mpk_conv_s8_params);
+  case MP_K_FULLY_CONNECTED_S16: return sizeof(mpk_fc_s8_params);
   default: return 0;
   }
 }

@@ -1,7 +1,7 @@
 /*
  * mpk_binary.h — the elementwise binary operators' part of the kernel ABI
- * (mpk.h includes it): SUB, MUL, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE and
- * DIV, with broadcasting (mpk_broadcast), quantised (int8, int16) and
+ * (mpk.h includes it): SUB, MUL, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE,
+ * PRELU, DIV and int16 ADD, with broadcasting (mpk_broadcast), quantised (int8, int16) and
  * float32.
  */
 #ifndef MPK_BINARY_H
@@ -23,15 +23,20 @@ extern "C" {
 #define MPK_BIN_MAXIMUM 2
 #define MPK_BIN_MINIMUM 3
 #define MPK_BIN_SQUARED_DIFFERENCE 4
-#define MPK_BIN_DIV 5 /* float32 only */
+#define MPK_BIN_DIV 5   /* float32 only */
+#define MPK_BIN_ADD 6   /* int16 only (int8 and float32 ADD: mpk_add_*) */
+#define MPK_BIN_PRELU 7 /* input 2 is alpha */
 
 /* Quantised binary operator on int8 or int16 (type, MPK_TYPE_*):
- *   SUB, SQUARED_DIFFERENCE: both inputs offset, shifted left by
+ *   ADD, SUB, SQUARED_DIFFERENCE: both inputs offset, shifted left by
  *     left_shift, scaled to a common scale (in*_multiplier / shift),
- *     subtracted (and squared), scaled to the output;
+ *     added or subtracted (and squared), scaled to the output;
  *   MUL: out = mbqm((x1 + in1_offset) * (x2 + in2_offset)) + out_offset;
  *   MAXIMUM, MINIMUM: of the stored integers (the inputs and the output
  *     share their quantisation);
+ *   PRELU: v = x1 + in1_offset; v >= 0 ? mbqm(v, in1_multiplier,
+ *     in1_shift) : mbqm(v * (x2 + in2_offset), out_multiplier, out_shift);
+ *     plus out_offset;
  * then clamped to [act_min, act_max]. */
 typedef struct mpk_binary_q_params {
   mpk_broadcast b;
@@ -44,7 +49,8 @@ typedef struct mpk_binary_q_params {
   int32_t act_min, act_max;
 } mpk_binary_q_params;
 
-/* float32: out = clamp(x1 op x2, act_min, act_max). */
+/* float32: out = clamp(x1 op x2, act_min, act_max); PRELU: x1 >= 0 ? x1 :
+ * x1 * x2. */
 typedef struct mpk_binary_f32_params {
   mpk_broadcast b;
   int32_t op;

@@ -51,6 +51,15 @@ static inline int32_t mpk_mbqm(int32_t x, int32_t multiplier, int32_t shift) {
   return mpk_rdbpot(mpk_srdhm(mpk_shl_wrap(x, left), multiplier), right);
 }
 
+/* TFLite's MultiplyByQuantizedMultiplier for an int64 accumulator (the
+ * 16x8 kernels): the multiplier rounded to Q15, one rounding shift. */
+static inline int32_t mpk_mbqm64(int64_t x, int32_t multiplier, int32_t shift) {
+  int32_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+  int total_shift = 15 - shift;
+  x = x * (int64_t)reduced + ((int64_t)1 << (total_shift - 1));
+  return (int32_t)(x >> total_shift);
+}
+
 /* x * 2^exponent for exponent > 0, saturating (gemmlowp's
  * SaturatingRoundingMultiplyByPOT with a positive exponent). */
 static inline int32_t mpk_sat_shl(int32_t x, int exponent) {

@@ -30,15 +30,17 @@ extern "C" {
 #define MPK_UN_RELU_N1_TO_1 6
 #define MPK_UN_EXP 7
 #define MPK_UN_RSQRT 8
+#define MPK_UN_LOGISTIC 9 /* int16 only (int8, float32 LOGISTIC: mpk_logistic_*) */
 
 /* Quantised unary operator on int8 or int16 (type).  Per op:
  *   RELU: clamp(out_zp + mbqm(x - in_zp, multiplier, shift));
  *   CLAMP: clamp(x), the bounds in the input's own integers;
  *   LEAKY_RELU: out_zp + mbqm(x - in_zp, multiplier / multiplier2 for
  *     x - in_zp >= 0 / < 0), clamped;
- *   TANH: x - in_zp outside +-input_range_radius saturates, else
+ *   TANH int8: x - in_zp outside +-input_range_radius saturates, else
  *     mbqm(x - in_zp, multiplier, shift) is the Q4 input of tanh, whose Q0
  *     result is rounded to 1/128 steps;
+ *   TANH, LOGISTIC int16: the table lookups below, Q0.15 out;
  *   HARD_SWISH: multiplier / shift the int16 output multiplier and
  *     exponent, multiplier2 / shift2 the int16 "reluish" ones. */
 typedef struct mpk_unary_q_params {
@@ -69,6 +71,15 @@ typedef struct mpk_dequantize_params {
 typedef struct mpk_cast_params {
   int32_t size, in_type, out_type;
 } mpk_cast_params;
+
+/* TFLite's int16 logistic and tanh: the input scaled by multiplier /
+ * 2^shift (multiplier 0: by 3 * 2^shift) indexes a 256-entry table of the
+ * logistic function with linear interpolation; Q0.15 outputs.  In place
+ * or not.  Shared with the LSTM. */
+MPK_API void mpk_logistic_s16_lut(int32_t multiplier, int32_t shift, int32_t size,
+                                  const int16_t *input, int16_t *output);
+MPK_API void mpk_tanh_s16_lut(int32_t multiplier, int32_t shift, int32_t size, const int16_t *input,
+                              int16_t *output);
 
 MPK_API int32_t mpk_unary_q(const mpk_unary_q_params *p, const void *input, void *output,
                             void *scratch);

@@ -1,0 +1,35 @@
+/*
+ * mpk_conv_s16.h — the 16x8 filter operators' part of the kernel ABI
+ * (mpk.h includes it): CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED with
+ * int16 activations (zero point 0), int8 weights and int64 biases.  Their
+ * params are the int8 kernels' (mpk_conv_s8_params, mpk_fc_s8_params);
+ * input_offset and output_offset are 0 and the bounds are int16's.
+ */
+#ifndef MPK_CONV_S16_H
+#define MPK_CONV_S16_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef MPK_API
+#define MPK_API __attribute__((weak))
+#endif
+
+MPK_API int32_t mpk_conv2d_s16(const mpk_conv_s8_params *p, const int16_t *input,
+                               const int8_t *filter, const int64_t *bias, int16_t *output,
+                               void *scratch);
+MPK_API int32_t mpk_depthwise_conv2d_s16(const mpk_conv_s8_params *p, const int16_t *input,
+                                         const int8_t *filter, const int64_t *bias, int16_t *output,
+                                         void *scratch);
+MPK_API int32_t mpk_fully_connected_s16(const mpk_fc_s8_params *p, const int16_t *input,
+                                        const int8_t *filter, const int64_t *bias, int16_t *output,
+                                        void *scratch);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPK_CONV_S16_H */
