@@ -84,6 +84,7 @@ enum {
   OP_SQUARED_DIFFERENCE = 99,
   OP_QUANTIZE = 114,
   OP_HARD_SWISH = 117,
+  OP_BATCH_MATMUL = 126,
   OP_BITCAST = 159,
 };
 
@@ -262,6 +263,10 @@ static const kinfo kinfos[MP_K_COUNT] = {
                                    conv_s8_fields},
     [MP_K_FULLY_CONNECTED_S16] = {"mpk_fully_connected_s16", NULL, "mpk_fc_s8_params",
                                   fc_s8_fields},
+    [MP_K_BATCH_MATMUL_S8] = {"mpk_batch_matmul_s8", NULL, "mpk_batch_matmul_params",
+                              mp_lower_batch_matmul_fields},
+    [MP_K_BATCH_MATMUL_F32] = {"mpk_batch_matmul_f32", NULL, "mpk_batch_matmul_params",
+                               mp_lower_batch_matmul_fields},
     [MP_K_AVG_POOL2D_S8] = {"mpk_avg_pool2d_s8", NULL, "mpk_pool_s8_params", pool_s8_fields},
     [MP_K_AVG_POOL2D_F32] = {"mpk_avg_pool2d_f32", NULL, "mpk_pool_f32_params", pool_f32_fields},
     [MP_K_MAX_POOL2D_S8] = {"mpk_max_pool2d_s8", NULL, "mpk_pool_s8_params", pool_s8_fields},
@@ -293,6 +298,8 @@ static const kinfo kinfos[MP_K_COUNT] = {
                                       "mpk_fc_s8_fast_params", fc_s8_fast_fields},
     [MP_K_SVDF_S8] = {"mpk_svdf_s8", NULL, "mpk_svdf_s8_params", mp_lower_svdf_s8_fields},
     [MP_K_LSTM_S8] = {"mpk_lstm_s8", NULL, "mpk_lstm_s8_params", mp_lower_lstm_s8_fields},
+    [MP_K_SVDF_F32] = {"mpk_svdf_f32", NULL, "mpk_svdf_f32_params", mp_lower_svdf_f32_fields},
+    [MP_K_LSTM_F32] = {"mpk_lstm_f32", NULL, "mpk_lstm_f32_params", mp_lower_lstm_f32_fields},
     [MP_K_BINARY_Q] = {"mpk_binary_q", NULL, "mpk_binary_q_params", mp_lower_binary_q_fields},
     [MP_K_BINARY_F32] = {"mpk_binary_f32", NULL, "mpk_binary_f32_params",
                          mp_lower_binary_f32_fields},
@@ -301,6 +308,9 @@ static const kinfo kinfos[MP_K_COUNT] = {
     [MP_K_DEQUANTIZE] = {"mpk_dequantize", NULL, "mpk_dequantize_params",
                          mp_lower_dequantize_fields},
     [MP_K_CAST] = {"mpk_cast", NULL, "mpk_cast_params", mp_lower_cast_fields},
+    [MP_K_LUT_S8] = {"mpk_lut_s8", NULL, "mpk_lut_s8_params", mp_lower_lut_s8_fields},
+    [MP_K_SOFTMAX_S16] = {"mpk_softmax_s16", NULL, "mpk_softmax_s16_params",
+                          mp_lower_softmax_s16_fields},
     [MP_K_STRIDED_COPY] = {"mpk_strided_copy", NULL, "mpk_strided_copy_params",
                            mp_lower_strided_copy_fields},
     [MP_K_SPLIT] = {"mpk_split", NULL, "mpk_split_params", mp_lower_split_fields},
@@ -990,6 +1000,8 @@ static mp_status lower_softmax(ctx *c) {
   int32_t depth = dim(c, in, rank(c, in) - 1), total;
   if (depth <= 0 || !elems_i32(c, in, &total)) return malformed(c, "empty or huge last dimension");
   int32_t dti = dtype(c, in), dto = dtype(c, out);
+  if (dti == MP_DTYPE_INT16 && dto == MP_DTYPE_INT16)
+    return mp_lower_softmax_s16(c, beta, total / depth, depth); /* src/lower_unary.c */
   if (dti == MP_DTYPE_FLOAT32 && dto == MP_DTYPE_FLOAT32) {
     mpk_softmax_f32_params *p = &c->lo->params.softmax_f32;
     p->outer = total / depth;
@@ -1536,6 +1548,7 @@ mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const 
   case OP_SUM:
   case OP_REDUCE_MAX: st = mp_lower_reduce(&c); break;
   case OP_TRANSPOSE_CONV: st = mp_lower_transpose_conv(&c); break;
+  case OP_BATCH_MATMUL: st = mp_lower_batch_matmul(&c); break;
   default: st = unsupported(&c, "memplan has no kernel for %s", c.op->name); break;
   }
   if (st == MP_OK && out->supported && c.bad_multiplier)

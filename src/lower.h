@@ -82,6 +82,12 @@ typedef enum mp_kernel {
   MP_K_CONV2D_S16,
   MP_K_DEPTHWISE_CONV2D_S16,
   MP_K_FULLY_CONNECTED_S16,
+  MP_K_BATCH_MATMUL_S8,
+  MP_K_BATCH_MATMUL_F32,
+  MP_K_SVDF_F32,
+  MP_K_LSTM_F32,
+  MP_K_LUT_S8,
+  MP_K_SOFTMAX_S16,
   MP_K_COUNT
 } mp_kernel;
 
@@ -111,12 +117,16 @@ typedef union mp_kparams {
   mpk_fc_s8_fast_params fc_s8_fast;
   mpk_svdf_s8_params svdf_s8;
   mpk_lstm_s8_params lstm_s8;
+  mpk_svdf_f32_params svdf_f32;
+  mpk_lstm_f32_params lstm_f32;
   mpk_binary_q_params binary_q;
   mpk_binary_f32_params binary_f32;
   mpk_unary_q_params unary_q;
   mpk_unary_f32_params unary_f32;
   mpk_dequantize_params dequantize;
   mpk_cast_params cast;
+  mpk_lut_s8_params lut_s8;
+  mpk_softmax_s16_params softmax_s16;
   mpk_strided_copy_params strided_copy;
   mpk_split_params split;
   mpk_gather_params gather;
@@ -124,6 +134,7 @@ typedef union mp_kparams {
   mpk_reduce_params reduce;
   mpk_arg_max_params arg_max;
   mpk_transpose_conv_params transpose_conv; /* transpose_conv_s8 / _s16 / _f32 */
+  mpk_batch_matmul_params batch_matmul;     /* batch_matmul_s8 / _f32 */
 } mp_kparams;
 
 typedef enum mp_larg_kind {

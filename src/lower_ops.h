@@ -168,6 +168,8 @@ mp_status mp_lower_svdf(mp_lower_ctx *c);
 mp_status mp_lower_lstm(mp_lower_ctx *c);
 extern const fdesc mp_lower_svdf_s8_fields[];
 extern const fdesc mp_lower_lstm_s8_fields[];
+extern const fdesc mp_lower_svdf_f32_fields[];
+extern const fdesc mp_lower_lstm_f32_fields[];
 
 /* src/lower_binary.c: SUB, MUL, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE */
 mp_status mp_lower_binary(mp_lower_ctx *c);
@@ -181,6 +183,10 @@ extern const fdesc mp_lower_unary_q_fields[];
 extern const fdesc mp_lower_unary_f32_fields[];
 extern const fdesc mp_lower_dequantize_fields[];
 extern const fdesc mp_lower_cast_fields[];
+extern const fdesc mp_lower_lut_s8_fields[];
+/* int16 SOFTMAX over rows of `depth` (src/lower.c checked the shapes). */
+mp_status mp_lower_softmax_s16(mp_lower_ctx *c, float beta, int32_t outer, int32_t depth);
+extern const fdesc mp_lower_softmax_s16_fields[];
 
 /* src/lower_slice.c: STRIDED_SLICE, SLICE, SPLIT, SPLIT_V, UNPACK, PACK,
  * GATHER */
@@ -201,5 +207,9 @@ extern const fdesc mp_lower_arg_max_fields[];
 /* src/lower_transpose_conv.c: TRANSPOSE_CONV */
 mp_status mp_lower_transpose_conv(mp_lower_ctx *c);
 extern const fdesc mp_lower_transpose_conv_fields[];
+
+/* src/lower_matmul.c: BATCH_MATMUL */
+mp_status mp_lower_batch_matmul(mp_lower_ctx *c);
+extern const fdesc mp_lower_batch_matmul_fields[];
 
 #endif /* MP_LOWER_OPS_H */

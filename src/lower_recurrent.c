@@ -15,7 +15,10 @@
  * operator whose state is not variable is unsupported: its "state" would
  * be scratch, rewritten by other operators between runs.
  *
- * Not here: float32 SVDF and LSTM, int16 (16x8) variants, CIFG, peephole,
+ * float32 SVDF and LSTM run the same walk in float.  No model or corpus
+ * case checks them yet.
+ *
+ * Not here: hybrid (float with int8 weights) and int16 (16x8) variants, CIFG, peephole,
  * projection and layer-norm LSTMs (reported as unsupported).
  */
 #include "lower_ops.h"
@@ -42,6 +45,20 @@ const fdesc mp_lower_svdf_s8_fields[] = {F_I32(mpk_svdf_s8_params, batches),
                                          F_I32(mpk_svdf_s8_params, time_multiplier),
                                          F_I32(mpk_svdf_s8_params, time_shift),
                                          F_END};
+
+const fdesc mp_lower_svdf_f32_fields[] = {
+    F_I32(mpk_svdf_f32_params, batches),     F_I32(mpk_svdf_f32_params, input_size),
+    F_I32(mpk_svdf_f32_params, num_filters), F_I32(mpk_svdf_f32_params, num_units),
+    F_I32(mpk_svdf_f32_params, rank),        F_I32(mpk_svdf_f32_params, memory_size),
+    F_I32(mpk_svdf_f32_params, activation),  F_END};
+
+const fdesc mp_lower_lstm_f32_fields[] = {F_I32(mpk_lstm_f32_params, time_major),
+                                          F_I32(mpk_lstm_f32_params, batches),
+                                          F_I32(mpk_lstm_f32_params, time_steps),
+                                          F_I32(mpk_lstm_f32_params, input_size),
+                                          F_I32(mpk_lstm_f32_params, state_size),
+                                          F_F32(mpk_lstm_f32_params, cell_clip),
+                                          F_END};
 
 static const fdesc lstm_gate_fields[] = {
     F_I32(mpk_lstm_gate, in_multiplier), F_I32(mpk_lstm_gate, in_shift),
@@ -91,7 +108,7 @@ mp_status mp_lower_svdf(mp_lower_ctx *c) {
   mp_status st = mp_lower_open_opts(c, OPT_SVDF, "SVDFOptions", &o);
   if (st != MP_OK) return st;
   int32_t svdf_rank = mp_lower_opt_i32(&o, 0, 0);
-  (void)mp_lower_opt_i8(&o, 1, 0); /* the int8 kernel clamps to int8 whatever the activation */
+  int32_t act = mp_lower_opt_i8(&o, 1, 0); /* float only: int8 clamps to int8 whatever it is */
   if (!o.ok) return mp_lower_malformed(c, "its options do not validate");
   if (rank(c, in) != 2 || rank(c, wf) != 2 || rank(c, wt) != 2 || rank(c, state) != 2 ||
       rank(c, out) != 2)
@@ -109,8 +126,34 @@ mp_status mp_lower_svdf(mp_lower_ctx *c) {
                               "shapes do not agree: input [%d, %d], %d filters of memory %d, "
                               "%d units",
                               batches, input_size, filters, memory, units);
-  if (dtype(c, in) == MP_DTYPE_FLOAT32)
-    return mp_lower_unsupported(c, "float32 SVDF (memplan runs the int8 SVDF)");
+  if (dtype(c, in) == MP_DTYPE_FLOAT32) {
+    int32_t f = MP_DTYPE_FLOAT32;
+    if (dtype(c, wf) != f || dtype(c, wt) != f || dtype(c, state) != f || dtype(c, out) != f ||
+        (bias >= 0 && dtype(c, bias) != f))
+      return mp_lower_unsupported(c, "float32 input with other element types (hybrid SVDF)");
+    if (act < 0 || act > ACT_TANH)
+      return mp_lower_unsupported(c, "fused activation %s", mp_lower_act_name(act));
+    if (!is_variable(c, state))
+      return mp_lower_unsupported(c, "its state (input 4) is not a variable tensor");
+    mpk_svdf_f32_params *p = &c->lo->params.svdf_f32;
+    p->batches = batches;
+    p->input_size = input_size;
+    p->num_filters = filters;
+    p->num_units = units;
+    p->rank = svdf_rank;
+    p->memory_size = memory;
+    p->activation = act; /* MPK_ACT_* are ActivationFunctionType's values */
+    mp_lower_set_kernel(c, MP_K_SVDF_F32);
+    mp_lower_add_arg(c, in, false, "const float *");
+    mp_lower_add_arg(c, wf, false, "const float *");
+    mp_lower_add_arg(c, wt, false, "const float *");
+    mp_lower_add_arg(c, bias, false, "const float *");
+    mp_lower_add_arg(c, state, true, "float *");
+    mp_lower_add_arg(c, out, true, "float *");
+    c->lo->scratch_bytes = (uint64_t)batches * (uint64_t)filters * 4u;
+    c->lo->scratch_align = 4;
+    return MP_OK;
+  }
   float si, sf, st_s, swt, so;
   int32_t zi, zf, zs, zwt, zo;
   int32_t dts = dtype(c, state);
@@ -184,6 +227,48 @@ static void mul_multiplier(mp_lower_ctx *c, float a, float b, float out, int32_t
   mp_lower_quantize_multiplier(c, (double)a * (double)b / (double)out, m, s);
 }
 
+/* The float32 LSTM: every tensor float32, the shapes checked by the
+ * caller. */
+static mp_status lower_lstm_f32(mp_lower_ctx *c, bool time_major, float cell_clip, int32_t act) {
+  int32_t in = in_t(c, L_INPUT), hidden = in_t(c, L_HIDDEN), cell = in_t(c, L_CELL),
+          out = out_t(c, 0);
+  for (int k = L_INPUT; k < L_LAYER_NORM; k++) {
+    int32_t t = in_t(c, (uint32_t)k);
+    if (t >= 0 && dtype(c, t) != MP_DTYPE_FLOAT32)
+      return mp_lower_unsupported(c, "float32 input with %s input %d (hybrid LSTM)",
+                                  mp_dtype_name(dtype(c, t)), k);
+  }
+  if (dtype(c, out) != MP_DTYPE_FLOAT32)
+    return mp_lower_unsupported(c, "float32 input, other output");
+  if (!is_variable(c, hidden) || !is_variable(c, cell))
+    return mp_lower_unsupported(c, "its hidden and cell states are not variable tensors");
+  if (act != ACT_TANH)
+    return mp_lower_unsupported(c, "cell activation %s (supported: TANH)", mp_lower_act_name(act));
+  for (int k = L_INPUT_WEIGHTS; k < L_PROJECTION; k++) {
+    int32_t t = in_t(c, (uint32_t)k);
+    if (t >= 0 && !is_const(c, t))
+      return mp_lower_unsupported(c, "weights and biases must be constants");
+  }
+  mpk_lstm_f32_params *p = &c->lo->params.lstm_f32;
+  p->time_major = time_major;
+  p->batches = dim(c, in, time_major ? 1 : 0);
+  p->time_steps = dim(c, in, time_major ? 0 : 1);
+  p->input_size = dim(c, in, 2);
+  p->state_size = dim(c, in_t(c, L_INPUT_WEIGHTS), 0);
+  p->cell_clip = cell_clip;
+  mp_lower_set_kernel(c, MP_K_LSTM_F32);
+  mp_lower_add_arg(c, in, false, "const float *");
+  mp_lower_add_array_arg(c, &c->op->inputs[L_INPUT_WEIGHTS], L_PROJECTION - L_INPUT_WEIGHTS,
+                         "const void *const *");
+  mp_lower_add_arg(c, hidden, true, "float *");
+  mp_lower_add_arg(c, cell, true, "float *");
+  mp_lower_add_arg(c, out, true, "float *");
+  uint64_t rows = time_major ? (uint64_t)p->batches : 1u;
+  c->lo->scratch_bytes = 4u * rows * (uint64_t)p->state_size * 4u;
+  c->lo->scratch_align = 4;
+  return MP_OK;
+}
+
 mp_status mp_lower_lstm(mp_lower_ctx *c) {
   /* 20 inputs: a model of the schema before layer normalisation */
   if ((c->op->n_inputs != L_COUNT && c->op->n_inputs != L_LAYER_NORM) || c->op->n_outputs != 1)
@@ -237,8 +322,7 @@ mp_status mp_lower_lstm(mp_lower_ctx *c) {
   for (int k = L_BIAS; k < L_PROJECTION; k++)
     if (elems(c, in_t(c, (uint32_t)k)) != (uint64_t)state_size)
       return mp_lower_malformed(c, "bias %d must have %d elements", k, state_size);
-  if (dtype(c, in) == MP_DTYPE_FLOAT32)
-    return mp_lower_unsupported(c, "float32 LSTM (memplan runs the int8 LSTM)");
+  if (dtype(c, in) == MP_DTYPE_FLOAT32) return lower_lstm_f32(c, time_major, cell_clip, act);
 
   float si, sh, sc, so;
   int32_t zi, zh, zc, zo;

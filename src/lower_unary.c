@@ -11,9 +11,12 @@
  * (DownScaleInt32ToInt16Multiplier).
  *
  * LOGISTIC comes here for int16 only (src/lower.c lowers int8 and float32).
- * Not here: int16 HARD_SWISH, int8 EXP and RSQRT.
+ * int8 RSQRT becomes a table of its 256 results, computed here.
+ * Not here: int16 HARD_SWISH and RSQRT, int8 EXP.
  */
 #include "lower_ops.h"
+
+#include "../runtime/kernels/mpk_fixed.h"
 
 #include <math.h>
 
@@ -48,6 +51,9 @@ const fdesc mp_lower_unary_q_fields[] = {F_I32(mpk_unary_q_params, op),
 const fdesc mp_lower_unary_f32_fields[] = {F_I32(mpk_unary_f32_params, op),
                                            F_I32(mpk_unary_f32_params, size),
                                            F_F32(mpk_unary_f32_params, alpha), F_END};
+const fdesc mp_lower_lut_s8_fields[] = {F_I32(mpk_lut_s8_params, size),
+                                        F_I32(mpk_lut_s8_params, min_input),
+                                        F_PTR(mpk_lut_s8_params, table, "table"), F_END};
 const fdesc mp_lower_dequantize_fields[] = {
     F_I32(mpk_dequantize_params, size), F_I32(mpk_dequantize_params, in_type),
     F_F32(mpk_dequantize_params, scale), F_I32(mpk_dequantize_params, zero_point), F_END};
@@ -118,6 +124,77 @@ static mp_status lut16(mp_lower_ctx *c, bool logistic, float si, float so, mpk_u
   if (!checked_log2(so, &out_log2) || out_log2 != -15)
     return mp_lower_unsupported(c, "int16 output scale %g (must be 2^-15)", (double)so);
   p->op = logistic ? MPK_UN_LOGISTIC : MPK_UN_TANH;
+  return MP_OK;
+}
+
+/* GetInvSqrtQuantizedMultiplierExp: 1 / sqrt(x) for x > 1 by gemmlowp's
+ * Newton-Raphson in Q3, as a Q31 multiplier and a left shift. */
+static void inv_sqrt(int32_t x, int32_t *m, int32_t *shift) {
+  if (x <= 1) {
+    *m = INT32_MAX;
+    *shift = 0;
+    return;
+  }
+  int32_t s = 11;
+  while (x >= (1 << 29)) {
+    x /= 4;
+    s++;
+  }
+  int lz = 0;
+  for (uint32_t v = (uint32_t)x; !(v & 0x80000000u); v <<= 1)
+    lz++;
+  int pairs = (lz - 1) / 2 - 1;
+  s -= pairs;
+  x <<= 2 * pairs;
+  const int32_t in = x >> 1, half_in = mpk_rdbpot(in, 1);
+  const int32_t half_three = (1 << 28) + (1 << 27); /* 1.5 in Q3 */
+  int32_t r = 1 << 28;                              /* 1 in Q3 */
+  for (int i = 0; i < 5; i++) {
+    int32_t r3 = mpk_rescale(mpk_srdhm(mpk_srdhm(r, r), r), 9, 3);
+    r = mpk_rescale(mpk_srdhm(half_three, r) - mpk_srdhm(half_in, r3), 6, 3);
+  }
+  r = mpk_srdhm(r, 1518500250); /* x sqrt(2) / 2 */
+  if (s < 0) {
+    r = (int32_t)((uint32_t)r << -s);
+    s = 0;
+  }
+  *m = r;
+  *shift = -s; /* kReverseShift */
+}
+
+/* int8 RSQRT: its 256 results, with TFLite's RsqrtEvalQuantized
+ * arithmetic (SetRsqrtOutputMultiplier: the square root and the product
+ * in float, the reciprocal in double). */
+static mp_status lower_rsqrt_s8(mp_lower_ctx *c, int32_t in, int32_t out, int32_t size) {
+  float si, so;
+  int32_t zi, zo;
+  if (!quant(c, in, &si, &zi) || !quant(c, out, &so, &zo))
+    return mp_lower_unsupported(c, "int8 tensors without quantisation parameters");
+  int32_t m, shift;
+  float denominator = sqrtf(si) * so;
+  mp_lower_quantize_multiplier(c, 1.0 / (double)denominator, &m, &shift);
+  int32_t *table = mp_lower_add_array(c, "table", 256);
+  if (!table) return MP_ERR_NOMEM;
+  const int32_t k_shift = 20; /* keeps the intermediate an integer */
+  for (int32_t x = -128; x < 128; x++) {
+    int32_t v = x - zi, r;
+    if (v <= 0) {
+      r = 127; /* v == 0: the largest output; v < 0 is outside the domain */
+    } else {
+      int32_t im, is;
+      inv_sqrt(v, &im, &is);
+      int32_t data = mpk_mbqm(1, im, is + k_shift);
+      r = mpk_clamp_i32(mpk_mbqm(data, m, shift - k_shift) + zo, -128, 127);
+    }
+    table[x + 128] = r;
+  }
+  mpk_lut_s8_params *p = &c->lo->params.lut_s8;
+  p->size = size;
+  p->min_input = zi < -128 ? -128 : zi > 127 ? 128 : zi;
+  p->table = table;
+  mp_lower_set_kernel(c, MP_K_LUT_S8);
+  mp_lower_add_arg(c, in, false, "const int8_t *");
+  mp_lower_add_arg(c, out, true, "int8_t *");
   return MP_OK;
 }
 
@@ -270,8 +347,70 @@ mp_status mp_lower_unary(mp_lower_ctx *c) {
   }
   if (dti == MP_DTYPE_FLOAT32 && dto == MP_DTYPE_FLOAT32)
     return lower_float(c, code, in, out, size);
+  if (code == OP_RSQRT && dti == MP_DTYPE_INT8 && dto == MP_DTYPE_INT8)
+    return lower_rsqrt_s8(c, in, out, size);
   if (dti == dto && (dti == MP_DTYPE_INT8 || dti == MP_DTYPE_INT16))
     return lower_quantized(c, code, in, out, size);
   return mp_lower_unsupported(c, "input %s, output %s (supported: int8, int16 or float32)",
                               mp_dtype_name(dti), mp_dtype_name(dto));
+}
+
+/* ---- int16 SOFTMAX --------------------------------------------------------- */
+
+const fdesc mp_lower_softmax_s16_fields[] = {
+    F_I32(mpk_softmax_s16_params, outer),
+    F_I32(mpk_softmax_s16_params, depth),
+    F_I32(mpk_softmax_s16_params, input_multiplier),
+    F_I32(mpk_softmax_s16_params, input_shift),
+    F_PTR(mpk_softmax_s16_params, exp_table, "exp_table"),
+    F_PTR(mpk_softmax_s16_params, recip_table, "recip_table"),
+    F_END};
+
+static float exp_f(float x) { return expf(x); }
+static float one_over_one_plus_x(float x) { return 1.0f / (1.0f + x); }
+
+/* TFLite's gen_lut for an int16 table: 512 samples of func over [lo, hi]
+ * with output range [-1, 1], each biased by half its midpoint
+ * interpolation error, and the value at hi last; in float. */
+static void gen_lut16(float (*func)(float), float lo, float hi, int32_t *lut) {
+  const float step = (hi - lo) / 512, half = step / 2, scale = 65536.0f / 2.0f;
+  for (int i = 0; i < 512; i++) {
+    float v = func(lo + (float)i * step), mid = func(lo + (float)i * step + half);
+    float next = func(lo + (float)(i + 1) * step);
+    float sample = roundf(v * scale);
+    float interp = roundf((next * scale + roundf(v * scale)) / 2);
+    float bias = roundf((interp - roundf(mid * scale)) / 2);
+    float x = sample - bias;
+    lut[i] = (int32_t)(x < -32768.0f ? -32768.0f : x > 32767.0f ? 32767.0f : x);
+  }
+  float last = roundf(func(hi) * scale);
+  lut[512] = (int32_t)(last < -32768.0f ? -32768.0f : last > 32767.0f ? 32767.0f : last);
+}
+
+mp_status mp_lower_softmax_s16(mp_lower_ctx *c, float beta, int32_t outer, int32_t depth) {
+  int32_t in = in_t(c, 0), out = out_t(c, 0);
+  float si, so;
+  int32_t zi, zo;
+  if (!quant(c, in, &si, &zi) || !quant(c, out, &so, &zo))
+    return mp_lower_unsupported(c, "int16 tensors without quantisation parameters");
+  if (zi != 0 || zo != 0 || fabsf(so - 1.0f / 32768) > 1e-3f * (1.0f / 32768))
+    return mp_lower_unsupported(c, "int16 SOFTMAX needs zero points 0 and output scale 1/32768");
+  mpk_softmax_s16_params *p = &c->lo->params.softmax_s16;
+  p->outer = outer;
+  p->depth = depth;
+  /* SoftmaxPrepare: the input scaled so that 10.0 spans the int16 range */
+  float scaled = si * beta;
+  mp_lower_quantize_multiplier(c, (double)scaled / (10.0 / 65535.0), &p->input_multiplier,
+                               &p->input_shift);
+  int32_t *e = mp_lower_add_array(c, "exp_table", 513);
+  int32_t *r = e ? mp_lower_add_array(c, "recip_table", 513) : NULL;
+  if (!r) return MP_ERR_NOMEM;
+  gen_lut16(exp_f, -10.0f, 0.0f, e);
+  gen_lut16(one_over_one_plus_x, 0.0f, 1.0f, r);
+  p->exp_table = e;
+  p->recip_table = r;
+  mp_lower_set_kernel(c, MP_K_SOFTMAX_S16);
+  mp_lower_add_arg(c, in, false, "const int16_t *");
+  mp_lower_add_arg(c, out, true, "int16_t *");
+  return MP_OK;
 }

@@ -34,7 +34,9 @@
 #     without the verifier, must fail its probe naming the op and tensor;
 #  6. `memplan convert` writes a module that builds on its own with its
 #     module.mk and its CMakeLists.txt, with the reference kernels, and
-#     runs; a model memplan cannot run (the custom_ops fixture) fails
+#     runs; the stateful models' modules, linked from module.mk's static
+#     library, run their three cases in sequence and case 0 after
+#     reset_state; a model memplan cannot run (the custom_ops fixture) fails
 #     convert listing every unsupported operator, and with
 #     --allow-unsupported its module runs up to the first of them and
 #     returns the unsupported-operator status;
@@ -323,6 +325,26 @@ else
   echo "NOTICE: cmake is absent; the CMakeLists.txt build is not checked"
 fi
 stamp "memplan convert: the module builds with module.mk and CMake and runs with its kernels"
+
+# the stateful models, as an application builds them: convert, module.mk's
+# static library, the three cases in sequence and case 0 again after
+# reset_state (an archive links only the kernel files something asks for)
+if [ -d "$MODELS" ] && [ -d "$GOLDEN" ]; then
+  for m in tflm_keyword_scrambled_int8 tflm_mnist_lstm_int8; do
+    [ -f "$MODELS/$m.tflite" ] || { echo "FAIL: $m is missing from $MODELS"; exit 1; }
+    sd=$OUT/stream/$m
+    "$BUILD/memplan" convert --model.path "$MODELS/$m.tflite" --module.path "$sd/module" \
+      --module.prefix st --verbose 0 > "$sd.log" 2>&1 || { cat "$sd.log"; exit 1; }
+    make -s -f "$sd/module/module.mk" CC=cc CFLAGS="$WARN -O1 $SAN" ST_MODULE_BUILD="$sd/build"
+    cc -std=c99 $WARN $SAN -I"$sd/module/include" tests/emit/stream_app.c "$sd/build/libst.a" -lm \
+      -o "$sd/app"
+    g=$GOLDEN/$m
+    "$sd/app" "$g/case0.input0.bin" "$g/case0.output0.bin" "$g/case1.input0.bin" \
+      "$g/case1.output0.bin" "$g/case2.input0.bin" "$g/case2.output0.bin" ||
+      { echo "FAIL: $m's module built from module.mk"; exit 1; }
+  done
+  stamp "the stateful models' modules, built from module.mk, run their cases in sequence"
+fi
 
 # a model memplan has no kernels for (two custom operators after an ADD):
 # convert fails listing every such operator and writes nothing; with

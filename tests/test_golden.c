@@ -236,6 +236,8 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
   case MP_K_UNARY_F32: return mpk_unary_f32(&p->unary_f32, a[0], a[1], scratch);
   case MP_K_DEQUANTIZE: return mpk_dequantize(&p->dequantize, a[0], a[1], scratch);
   case MP_K_CAST: return mpk_cast(&p->cast, a[0], a[1], scratch);
+  case MP_K_LUT_S8: return mpk_lut_s8(&p->lut_s8, a[0], a[1], scratch);
+  case MP_K_SOFTMAX_S16: return mpk_softmax_s16(&p->softmax_s16, a[0], a[1], scratch);
   case MP_K_STRIDED_COPY: return mpk_strided_copy(&p->strided_copy, a[0], a[1], scratch);
   case MP_K_SPLIT: return mpk_split(&p->split, a[0], (void *const *)a[1], scratch);
   case MP_K_GATHER: return mpk_gather(&p->gather, a[0], a[1], a[2], scratch);
@@ -255,6 +257,14 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
     return mpk_depthwise_conv2d_s16(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
   case MP_K_FULLY_CONNECTED_S16:
     return mpk_fully_connected_s16(&p->fc_s8, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_BATCH_MATMUL_S8:
+    return mpk_batch_matmul_s8(&p->batch_matmul, a[0], a[1], a[2], scratch);
+  case MP_K_BATCH_MATMUL_F32:
+    return mpk_batch_matmul_f32(&p->batch_matmul, a[0], a[1], a[2], scratch);
+  case MP_K_SVDF_F32:
+    return mpk_svdf_f32(&p->svdf_f32, a[0], a[1], a[2], a[3], a[4], a[5], scratch);
+  case MP_K_LSTM_F32:
+    return mpk_lstm_f32(&p->lstm_f32, a[0], (const void *const *)a[1], a[2], a[3], a[4], scratch);
   case MP_K_COUNT: break;
   }
   return -1;
@@ -559,6 +569,87 @@ static void every_supported_operator_matches_tflm_in_isolation(void **state) {
   assert_true(checked > 100);
 }
 
+/* No model or corpus case runs a float32 LSTM.  The float kernel, given
+ * the int8 MNIST LSTM's weights, biases and case-0 input dequantised,
+ * must track TFLM's int8 LSTM output over all 28 steps within two output
+ * quantisation steps: the gate order, the weight indexing and the state
+ * updates of the two kernels agree. */
+static float dequant(const mp_tensor_def *td, int64_t q) {
+  int64_t zp = td->quant.n_zero_point ? td->quant.zero_point[0] : 0;
+  return td->quant.scale[0] * (float)(q - zp);
+}
+
+static void float_lstm_tracks_tflm_int8_lstm_on_mnist(void **state) {
+  (void)state;
+  if (!corpus_present()) skip();
+  const char *name = "tflm_mnist_lstm_int8";
+  net n;
+  net_open(&n, name, true);
+  const mp_op *op = &n.g->ops[0];
+  assert_int_equal(n.lo[0].kernel, MP_K_LSTM_S8);
+  const mp_subgraph_def *sg = &n.m->subgraphs[n.g->subgraph];
+  const mpk_lstm_s8_params *q = &n.lo[0].params.lstm_s8;
+  float *k[15] = {NULL};
+  const void *consts[15] = {NULL};
+  for (uint32_t i = 1; i <= 15; i++) {
+    int32_t t = op->inputs[i];
+    if (t < 0) continue;
+    const mp_tensor_def *td = &sg->tensors[t];
+    const mp_tensor *x = &n.g->tensors[t];
+    bool is_bias = td->dtype == MP_DTYPE_INT32;
+    size_t count = (size_t)x->size / (is_bias ? 4 : 1);
+    k[i - 1] = calloc(count, sizeof(float));
+    assert_non_null(k[i - 1]);
+    for (size_t j = 0; j < count; j++) {
+      if (is_bias) { /* scale: input scale x its input-to-gate weights' scale */
+        int32_t v;
+        memcpy(&v, x->data + 4 * j, 4);
+        float ws = sg->tensors[op->inputs[i - 11]].quant.scale[0];
+        k[i - 1][j] = (float)v * sg->tensors[op->inputs[0]].quant.scale[0] * ws;
+      } else {
+        k[i - 1][j] = dequant(td, (int8_t)x->data[j]);
+      }
+    }
+    consts[i - 1] = k[i - 1];
+  }
+  size_t in_size = 0, out_size = 0;
+  uint8_t *qin = golden(name, "case0.input0.bin", &in_size);
+  char file[64];
+  snprintf(file, sizeof file, "case0.tensor%d.bin", op->outputs[0]);
+  uint8_t *qout = golden(name, file, &out_size);
+  assert_non_null(qin);
+  assert_non_null(qout);
+  float *in = calloc(in_size, sizeof(float)), *out = calloc(out_size, sizeof(float));
+  float *h = calloc((size_t)q->state_size * (size_t)q->batches, sizeof(float));
+  float *cell = calloc((size_t)q->state_size * (size_t)q->batches, sizeof(float));
+  float *scratch = calloc(4u * (size_t)q->state_size * (size_t)q->batches, sizeof(float));
+  assert_true(in && out && h && cell && scratch);
+  for (size_t i = 0; i < in_size; i++)
+    in[i] = dequant(&sg->tensors[op->inputs[0]], (int8_t)qin[i]);
+  mpk_lstm_f32_params p = {q->time_major, q->batches,    q->time_steps,
+                           q->input_size, q->state_size, 0.0f};
+  assert_int_equal(mpk_lstm_f32(&p, in, consts, h, cell, out, scratch), MPK_OK);
+  const mp_tensor_def *od = &sg->tensors[op->outputs[0]];
+  double worst = 0.0;
+  for (size_t i = 0; i < out_size; i++) {
+    double e = fabs((double)out[i] - (double)dequant(od, (int8_t)qout[i]));
+    if (e > worst) worst = e;
+  }
+  print_message("float LSTM vs TFLM's int8 LSTM: %.2f output steps at most\n",
+                worst / (double)od->quant.scale[0]);
+  assert_true(worst <= 2.0 * (double)od->quant.scale[0]);
+  for (int i = 0; i < 15; i++)
+    free(k[i]);
+  free(qin);
+  free(qout);
+  free(in);
+  free(out);
+  free(h);
+  free(cell);
+  free(scratch);
+  net_close(&n);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The params as C text                                                     */
 /* ------------------------------------------------------------------------ */
@@ -570,6 +661,8 @@ static const char *const *pointer_fields(mp_kernel k) {
   static const char *const concat[] = {"input_bytes", NULL};
   static const char *const fast[] = {"q.multiplier", "q.shift", "folded_bias", NULL};
   static const char *const split[] = {"output_bytes", NULL};
+  static const char *const lut[] = {"table", NULL};
+  static const char *const softmax16[] = {"exp_table", "recip_table", NULL};
   static const char *const per_channel[] = {"multiplier", "shift", NULL};
   static const char *const none[] = {NULL};
   switch (k) {
@@ -585,6 +678,8 @@ static const char *const *pointer_fields(mp_kernel k) {
   case MP_K_FULLY_CONNECTED_S8_FAST: return fast;
   case MP_K_CONCAT: return concat;
   case MP_K_SPLIT: return split;
+  case MP_K_LUT_S8: return lut;
+  case MP_K_SOFTMAX_S16: return softmax16;
   case MP_K_TRANSPOSE_CONV_S8:
   case MP_K_TRANSPOSE_CONV_S16:
   case MP_K_TRANSPOSE_CONV_F32: return per_channel;
@@ -620,6 +715,11 @@ static void null_pointers(mp_kernel k, mp_kparams *p) {
     p->fc_s8_fast.folded_bias = NULL;
     break;
   case MP_K_SPLIT: p->split.output_bytes = NULL; break;
+  case MP_K_LUT_S8: p->lut_s8.table = NULL; break;
+  case MP_K_SOFTMAX_S16:
+    p->softmax_s16.exp_table = NULL;
+    p->softmax_s16.recip_table = NULL;
+    break;
   case MP_K_TRANSPOSE_CONV_S8:
   case MP_K_TRANSPOSE_CONV_S16:
   case MP_K_TRANSPOSE_CONV_F32:
@@ -669,6 +769,8 @@ static size_t params_size(mp_kernel k) {
   case MP_K_UNARY_F32: return sizeof(mpk_unary_f32_params);
   case MP_K_DEQUANTIZE: return sizeof(mpk_dequantize_params);
   case MP_K_CAST: return sizeof(mpk_cast_params);
+  case MP_K_LUT_S8: return sizeof(mpk_lut_s8_params);
+  case MP_K_SOFTMAX_S16: return sizeof(mpk_softmax_s16_params);
   case MP_K_STRIDED_COPY: return sizeof(mpk_strided_copy_params);
   case MP_K_SPLIT: return sizeof(mpk_split_params);
   case MP_K_GATHER: return sizeof(mpk_gather_params);
@@ -683,6 +785,10 @@ static size_t params_size(mp_kernel k) {
   case MP_K_CONV2D_S16:
   case MP_K_DEPTHWISE_CONV2D_S16: return sizeof(mpk_conv_s8_params);
   case MP_K_FULLY_CONNECTED_S16: return sizeof(mpk_fc_s8_params);
+  case MP_K_BATCH_MATMUL_S8:
+  case MP_K_BATCH_MATMUL_F32: return sizeof(mpk_batch_matmul_params);
+  case MP_K_SVDF_F32: return sizeof(mpk_svdf_f32_params);
+  case MP_K_LSTM_F32: return sizeof(mpk_lstm_f32_params);
   default: return 0;
   }
 }
@@ -1146,6 +1252,7 @@ int main(void) {
       cmocka_unit_test(every_runnable_model_matches_tflm_on_all_cases),
       cmocka_unit_test(unaliased_views_run_as_copies_and_still_match),
       cmocka_unit_test(every_supported_operator_matches_tflm_in_isolation),
+      cmocka_unit_test(float_lstm_tracks_tflm_int8_lstm_on_mnist),
       cmocka_unit_test(params_text_compiles_to_the_same_bytes),
       cmocka_unit_test(every_runnable_model_matches_tflm_on_cortex_m55),
       cmocka_unit_test(every_runnable_model_matches_tflm_on_cortex_m4f),

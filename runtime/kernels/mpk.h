@@ -401,18 +401,19 @@ MPK_API int32_t mpk_fully_connected_s8_init(const mpk_fc_s8_params *p, const int
                                             const int8_t *filter, const int32_t *bias,
                                             int8_t *output, void *persistent);
 
-#ifdef __cplusplus
-}
-#endif
-
 /* The operator families with a header of their own. */
 #include "mpk_binary.h"
 #include "mpk_conv_s16.h"
+#include "mpk_matmul.h"
 #include "mpk_recurrent.h"
 #include "mpk_reduce.h"
 #include "mpk_resize.h"
 #include "mpk_slice.h"
 #include "mpk_transpose_conv.h"
 #include "mpk_unary.h"
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* MPK_H */

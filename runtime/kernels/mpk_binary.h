@@ -7,15 +7,7 @@
 #ifndef MPK_BINARY_H
 #define MPK_BINARY_H
 
-#include <stdint.h>
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#ifndef MPK_API
-#define MPK_API __attribute__((weak))
-#endif
+/* Included by mpk.h, inside its extern "C"; not on its own. */
 
 /* The operation of a binary kernel. */
 #define MPK_BIN_SUB 0
@@ -61,9 +53,5 @@ MPK_API int32_t mpk_binary_q(const mpk_binary_q_params *p, const void *input1, c
                              void *output, void *scratch);
 MPK_API int32_t mpk_binary_f32(const mpk_binary_f32_params *p, const float *input1,
                                const float *input2, float *output, void *scratch);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif /* MPK_BINARY_H */

@@ -8,15 +8,7 @@
 #ifndef MPK_CONV_S16_H
 #define MPK_CONV_S16_H
 
-#include <stdint.h>
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#ifndef MPK_API
-#define MPK_API __attribute__((weak))
-#endif
+/* Included by mpk.h, inside its extern "C"; not on its own. */
 
 MPK_API int32_t mpk_conv2d_s16(const mpk_conv_s8_params *p, const int16_t *input,
                                const int8_t *filter, const int64_t *bias, int16_t *output,
@@ -27,9 +19,5 @@ MPK_API int32_t mpk_depthwise_conv2d_s16(const mpk_conv_s8_params *p, const int1
 MPK_API int32_t mpk_fully_connected_s16(const mpk_fc_s8_params *p, const int16_t *input,
                                         const int8_t *filter, const int64_t *bias, int16_t *output,
                                         void *scratch);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif /* MPK_CONV_S16_H */

@@ -10,13 +10,15 @@
  * The LSTM is TFLite Micro's integer LSTM: each gate is two fully
  * connected layers (input and hidden state) requantised to int16 Q3.12,
  * added with saturation and passed through the int16 logistic or tanh
- * (mpk_unary.c's table lookups, as TFLite's) to Q0.15; the cell
+ * (mpk_act.h's table lookups, as TFLite's) to Q0.15; the cell
  * state is int16 at a power-of-two scale; the hidden state is int8.  The
  * state tensors are the caller's persistent buffers, updated in place.
  */
 #include "mpk.h"
+#include "mpk_act.h"
 #include "mpk_fixed.h"
 
+#include <math.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------ */
@@ -136,9 +138,9 @@ static void gate(const lstm_step *st, int32_t g, const int8_t *x, const int8_t *
   for (int32_t i = 0; i < n; i++)
     out[i] = (int16_t)mpk_clamp_i32((int32_t)out[i] + (int32_t)tmp[i], -32768, 32767);
   if (activation == MPK_LSTM_SIGMOID)
-    mpk_logistic_s16_lut(0, 0, n, out, out);
+    mpk_logistic_s16(0, 0, n, out, out);
   else
-    mpk_tanh_s16_lut(0, 0, n, out, out); /* Q3.12 input: 3 * 2^0 */
+    mpk_tanh_s16(0, 0, n, out, out); /* Q3.12 input: 3 * 2^0 */
 }
 
 static void step(const lstm_step *st, const int8_t *x, int8_t *h, int16_t *c, int8_t *y) {
@@ -159,7 +161,7 @@ static void step(const lstm_step *st, const int8_t *x, int8_t *h, int16_t *c, in
   /* hidden = tanh(cell) * output gate */
   int16_t *output = st->buf[1], *tanh_cell = st->buf[0];
   gate(st, MPK_LSTM_OUTPUT_GATE, x, h, MPK_LSTM_SIGMOID, output);
-  mpk_tanh_s16_lut(p->cell_tanh_multiplier, p->cell_tanh_shift, n, c, tanh_cell);
+  mpk_tanh_s16(p->cell_tanh_multiplier, p->cell_tanh_shift, n, c, tanh_cell);
   for (int32_t i = 0; i < n; i++) {
     int32_t v = mpk_mbqm((int32_t)tanh_cell[i] * (int32_t)output[i], p->hidden_multiplier,
                          p->hidden_shift) +
@@ -190,6 +192,131 @@ MPK_API int32_t mpk_lstm_s8(const mpk_lstm_s8_params *p, const int8_t *input,
       for (int32_t t = 0; t < nt; t++)
         step(&st, input + (b * nt + t) * ni, hidden + b * ns, cell + b * ns,
              output + (b * nt + t) * ns);
+  }
+  return MPK_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* float32                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static float activate_f32(int32_t act, float x) {
+  switch (act) {
+  case MPK_ACT_RELU: return x < 0.0f ? 0.0f : x;
+  case MPK_ACT_RELU_N1_TO_1: return x > 1.0f ? 1.0f : x < -1.0f ? -1.0f : x;
+  case MPK_ACT_RELU6: return x > 6.0f ? 6.0f : x < 0.0f ? 0.0f : x;
+  case MPK_ACT_TANH: return tanhf(x);
+  default: return x;
+  }
+}
+
+MPK_API int32_t mpk_svdf_f32(const mpk_svdf_f32_params *p, const float *input,
+                             const float *weights_feature, const float *weights_time,
+                             const float *bias, float *state, float *output, void *scratch) {
+  const int32_t nb = p->batches, ni = p->input_size, nf = p->num_filters, nu = p->num_units;
+  const int32_t rank = p->rank, nm = p->memory_size;
+  if (nb <= 0 || ni <= 0 || nf <= 0 || nu <= 0 || rank <= 0 || nm <= 0 || nu * rank != nf ||
+      !scratch)
+    return MPK_ERR_PARAMS;
+  float *acc = scratch; /* batches x num_filters */
+  memmove(state, state + 1, ((size_t)nb * (size_t)nf * (size_t)nm - 1) * sizeof(float));
+  for (int32_t b = 0; b < nb; b++)
+    for (int32_t f = 0; f < nf; f++) {
+      float dot = 0.0f;
+      for (int32_t i = 0; i < ni; i++)
+        dot += weights_feature[f * ni + i] * input[b * ni + i];
+      state[(b * nf + f) * nm + nm - 1] = dot;
+    }
+  for (int32_t b = 0; b < nb; b++)
+    for (int32_t f = 0; f < nf; f++) {
+      float sum = 0.0f;
+      for (int32_t m = 0; m < nm; m++)
+        sum += weights_time[f * nm + m] * state[(b * nf + f) * nm + m];
+      acc[b * nf + f] = sum;
+    }
+  for (int32_t b = 0; b < nb; b++)
+    for (int32_t u = 0; u < nu; u++) {
+      float v = bias ? bias[u] : 0.0f;
+      for (int32_t r = 0; r < rank; r++)
+        v += acc[b * nf + u * rank + r];
+      output[b * nu + u] = activate_f32(p->activation, v);
+    }
+  return MPK_OK;
+}
+
+/* out[b][s] = sum_i w[s][i] * x[b][i] (+ bias[s]), in float. */
+static void gate_fc_f32(int32_t rows, int32_t depth, int32_t outs, const float *x, const float *w,
+                        const float *bias, float *out) {
+  for (int32_t b = 0; b < rows; b++)
+    for (int32_t s = 0; s < outs; s++) {
+      float total = 0.0f;
+      for (int32_t i = 0; i < depth; i++)
+        total += x[b * depth + i] * w[s * depth + i];
+      out[b * outs + s] = total + (bias ? bias[s] : 0.0f);
+    }
+}
+
+typedef struct lstm_step_f32 {
+  const mpk_lstm_f32_params *p;
+  const void *const *k;
+  int32_t rows;
+  float *buf[4];
+} lstm_step_f32;
+
+static void gate_f32(const lstm_step_f32 *st, int32_t g, const float *x, const float *h,
+                     int sigmoid, float *out) {
+  const mpk_lstm_f32_params *p = st->p;
+  const int32_t n = st->rows * p->state_size;
+  float *tmp = st->buf[3];
+  gate_fc_f32(st->rows, p->input_size, p->state_size, x, st->k[g], st->k[11 + g], out);
+  gate_fc_f32(st->rows, p->state_size, p->state_size, h, st->k[4 + g], NULL, tmp);
+  for (int32_t i = 0; i < n; i++)
+    out[i] = out[i] + tmp[i];
+  for (int32_t i = 0; i < n; i++)
+    out[i] = sigmoid ? mpk_logistic_f32_one(out[i]) : tanhf(out[i]);
+}
+
+static void step_f32(const lstm_step_f32 *st, const float *x, float *h, float *c, float *y) {
+  const mpk_lstm_f32_params *p = st->p;
+  const int32_t n = st->rows * p->state_size;
+  float *forget = st->buf[0], *input = st->buf[1], *cell = st->buf[2];
+  gate_f32(st, MPK_LSTM_FORGET_GATE, x, h, 1, forget);
+  gate_f32(st, MPK_LSTM_INPUT_GATE, x, h, 1, input);
+  gate_f32(st, MPK_LSTM_CELL_GATE, x, h, 0, cell);
+  for (int32_t i = 0; i < n; i++) {
+    float v = forget[i] * c[i] + input[i] * cell[i];
+    if (p->cell_clip > 0.0f)
+      v = v > p->cell_clip ? p->cell_clip : v < -p->cell_clip ? -p->cell_clip : v;
+    c[i] = v;
+  }
+  float *output = st->buf[1];
+  gate_f32(st, MPK_LSTM_OUTPUT_GATE, x, h, 1, output);
+  for (int32_t i = 0; i < n; i++)
+    h[i] = tanhf(c[i]) * output[i];
+  memcpy(y, h, (size_t)n * sizeof(float));
+}
+
+MPK_API int32_t mpk_lstm_f32(const mpk_lstm_f32_params *p, const float *input,
+                             const void *const *constants, float *hidden, float *cell,
+                             float *output, void *scratch) {
+  const int32_t nb = p->batches, nt = p->time_steps, ni = p->input_size, ns = p->state_size;
+  if (nb <= 0 || nt <= 0 || ni <= 0 || ns <= 0 || !scratch || !constants) return MPK_ERR_PARAMS;
+  for (int k = 0; k < 8; k++)
+    if (!constants[k]) return MPK_ERR_PARAMS;
+  lstm_step_f32 st;
+  st.p = p;
+  st.k = constants;
+  st.rows = p->time_major ? nb : 1;
+  for (int k = 0; k < 4; k++)
+    st.buf[k] = (float *)scratch + k * st.rows * ns;
+  if (p->time_major) {
+    for (int32_t t = 0; t < nt; t++)
+      step_f32(&st, input + t * nb * ni, hidden, cell, output + t * nb * ns);
+  } else {
+    for (int32_t b = 0; b < nb; b++)
+      for (int32_t t = 0; t < nt; t++)
+        step_f32(&st, input + (b * nt + t) * ni, hidden + b * ns, cell + b * ns,
+                 output + (b * nt + t) * ns);
   }
   return MPK_OK;
 }

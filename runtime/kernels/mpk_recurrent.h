@@ -1,6 +1,6 @@
 /*
  * mpk_recurrent.h — the stateful operators' part of the kernel ABI (mpk.h
- * includes it): SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM, int8.
+ * includes it): SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM, int8 and float32.
  *
  * Their state tensors (SVDF's activation state, the LSTM's hidden and cell
  * state) are the model's variable tensors: the plan puts them in a
@@ -12,15 +12,7 @@
 #ifndef MPK_RECURRENT_H
 #define MPK_RECURRENT_H
 
-#include <stdint.h>
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#ifndef MPK_API
-#define MPK_API __attribute__((weak))
-#endif
+/* Included by mpk.h, inside its extern "C"; not on its own. */
 
 /* SVDF, int8 input and output, int8 feature weights, int8 or int16 time
  * weights and state (state_type, MPK_TYPE_INT8 or MPK_TYPE_INT16).  Each
@@ -76,6 +68,30 @@ typedef struct mpk_lstm_s8_params {
   int32_t cell_tanh_multiplier, cell_tanh_shift;     /* int16 tanh of the cell state */
 } mpk_lstm_s8_params;
 
+/* SVDF, float32: the same window and reduction in float, then the fused
+ * activation (MPK_ACT_*).  scratch: batches * num_filters floats. */
+typedef struct mpk_svdf_f32_params {
+  int32_t batches, input_size, num_filters, num_units, rank, memory_size;
+  int32_t activation;
+} mpk_svdf_f32_params;
+
+/* The fused activations of the float recurrent kernels. */
+#define MPK_ACT_NONE 0
+#define MPK_ACT_RELU 1
+#define MPK_ACT_RELU_N1_TO_1 2
+#define MPK_ACT_RELU6 3
+#define MPK_ACT_TANH 4
+
+/* UNIDIRECTIONAL_SEQUENCE_LSTM, float32: the gates' fully connected
+ * layers in float, logistic / tanh, the cell state clipped to
+ * +-cell_clip when cell_clip > 0.  Same walk and buffers as the int8
+ * kernel (scratch: 4 float buffers). */
+typedef struct mpk_lstm_f32_params {
+  int32_t time_major;
+  int32_t batches, time_steps, input_size, state_size;
+  float cell_clip;
+} mpk_lstm_f32_params;
+
 /* weights_time and state are int8 or int16 as p->state_type says; bias
  * may be NULL. */
 MPK_API int32_t mpk_svdf_s8(const mpk_svdf_s8_params *p, const int8_t *input,
@@ -90,9 +106,11 @@ MPK_API int32_t mpk_svdf_s8(const mpk_svdf_s8_params *p, const int8_t *input,
 MPK_API int32_t mpk_lstm_s8(const mpk_lstm_s8_params *p, const int8_t *input,
                             const void *const *constants, int8_t *hidden, int16_t *cell,
                             int8_t *output, void *scratch);
-
-#ifdef __cplusplus
-}
-#endif
+MPK_API int32_t mpk_svdf_f32(const mpk_svdf_f32_params *p, const float *input,
+                             const float *weights_feature, const float *weights_time,
+                             const float *bias, float *state, float *output, void *scratch);
+MPK_API int32_t mpk_lstm_f32(const mpk_lstm_f32_params *p, const float *input,
+                             const void *const *constants, float *hidden, float *cell,
+                             float *output, void *scratch);
 
 #endif /* MPK_RECURRENT_H */

@@ -5,15 +5,7 @@
 #ifndef MPK_REDUCE_H
 #define MPK_REDUCE_H
 
-#include <stdint.h>
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#ifndef MPK_API
-#define MPK_API __attribute__((weak))
-#endif
+/* Included by mpk.h, inside its extern "C"; not on its own. */
 
 #define MPK_RED_SUM 0
 #define MPK_RED_MAX 1
@@ -45,9 +37,5 @@ MPK_API int32_t mpk_reduce(const mpk_reduce_params *p, const void *input, void *
                            void *scratch);
 MPK_API int32_t mpk_arg_max(const mpk_arg_max_params *p, const void *input, int32_t *output,
                             void *scratch);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif /* MPK_REDUCE_H */

@@ -6,15 +6,7 @@
 #ifndef MPK_RESIZE_H
 #define MPK_RESIZE_H
 
-#include <stdint.h>
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#ifndef MPK_API
-#define MPK_API __attribute__((weak))
-#endif
+/* Included by mpk.h, inside its extern "C"; not on its own. */
 
 typedef struct mpk_resize_params {
   int32_t elem_size; /* RESIZE_NEAREST_NEIGHBOR: 1, 2 or 4 bytes */
@@ -28,9 +20,5 @@ MPK_API int32_t mpk_resize_bilinear_s8(const mpk_resize_params *p, const int8_t 
                                        int8_t *output, void *scratch);
 MPK_API int32_t mpk_resize_bilinear_f32(const mpk_resize_params *p, const float *input,
                                         float *output, void *scratch);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif /* MPK_RESIZE_H */

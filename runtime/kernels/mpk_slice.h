@@ -8,15 +8,7 @@
 #ifndef MPK_SLICE_H
 #define MPK_SLICE_H
 
-#include <stdint.h>
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#ifndef MPK_API
-#define MPK_API __attribute__((weak))
-#endif
+/* Included by mpk.h, inside its extern "C"; not on its own. */
 
 /* A data-dependent failure: an index input out of range (GATHER). */
 #define MPK_ERR_INDEX 3
@@ -55,9 +47,5 @@ MPK_API int32_t mpk_split(const mpk_split_params *p, const void *input, void *co
  * outside [0, axis_size). */
 MPK_API int32_t mpk_gather(const mpk_gather_params *p, const void *input, const int32_t *coords,
                            void *output, void *scratch);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif /* MPK_SLICE_H */

@@ -6,15 +6,7 @@
 #ifndef MPK_TRANSPOSE_CONV_H
 #define MPK_TRANSPOSE_CONV_H
 
-#include <stdint.h>
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#ifndef MPK_API
-#define MPK_API __attribute__((weak))
-#endif
+/* Included by mpk.h, inside its extern "C"; not on its own. */
 
 /* Input element (b, y, x, ic) adds input * filter[oc][fy][fx][ic] into
  * output element (b, y * stride_h - pad_h + fy, x * stride_w - pad_w + fx,
@@ -40,9 +32,5 @@ MPK_API int32_t mpk_transpose_conv_s16(const mpk_transpose_conv_params *p, const
 MPK_API int32_t mpk_transpose_conv_f32(const mpk_transpose_conv_params *p, const float *input,
                                        const float *filter, const float *bias, float *output,
                                        void *scratch);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif /* MPK_TRANSPOSE_CONV_H */

@@ -12,6 +12,7 @@
  * in float.
  */
 #include "mpk.h"
+#include "mpk_act.h"
 #include "mpk_fixed.h"
 
 #include <math.h>
@@ -51,83 +52,6 @@ static int32_t hard_swish_s8_one(const mpk_unary_q_params *p, int32_t x) {
   return mpk_clamp_i32(out, -128, 127);
 }
 
-/* ------------------------------------------------------------------------ */
-/* int16 logistic and tanh by table lookup                                  */
-/* ------------------------------------------------------------------------ */
-
-/* TFLite's table of the logistic function in 0.16 fixed point: entry k
- * is close to 65536 / (1 + exp(-k / 24)) (within 1 below k = 100; the tail
- * is tuned for interpolation).  The int16 logistic and tanh interpolate
- * between its entries; bit-exactness with TFLite needs these values. */
-static const uint16_t sigmoid_table[256] = {
-    32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794,
-    41432, 42064, 42688, 43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443,
-    48964, 49475, 49975, 50464, 50942, 51409, 51865, 52311, 52745, 53169, 53581, 53983, 54374,
-    54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433, 57724, 58007, 58280, 58544,
-    58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110, 61279,
-    61441, 61599, 61750, 61896, 62036, 62172, 62302, 62428, 62549, 62666, 62778, 62886, 62990,
-    63090, 63186, 63279, 63368, 63454, 63536, 63615, 63691, 63765, 63835, 63903, 63968, 64030,
-    64090, 64148, 64204, 64257, 64308, 64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652,
-    64687, 64721, 64754, 64786, 64816, 64845, 64873, 64900, 64926, 64950, 64974, 64997, 65019,
-    65039, 65060, 65079, 65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208, 65221, 65234,
-    65246, 65258, 65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360,
-    65367, 65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433,
-    65438, 65442, 65445, 65449, 65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474, 65476,
-    65479, 65481, 65483, 65485, 65488, 65489, 65491, 65493, 65495, 65497, 65498, 65500, 65501,
-    65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513, 65514, 65515, 65516,
-    65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524,
-    65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529, 65529,
-    65529, 65530, 65530, 65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532,
-    65532, 65532, 65532, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65534, 65534,
-    65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535};
-
-/* The input scaled by multiplier / 2^shift with rounding; multiplier 0
- * means the power-of-two case, 3 * 2^shift. */
-static int32_t lut_input(int16_t x, int32_t multiplier, int32_t shift) {
-  if (multiplier == 0) {
-    multiplier = 3 * (1 << shift);
-    shift = 0;
-  }
-  int32_t round = shift > 0 ? 1 << (shift - 1) : 0;
-  return ((int32_t)x * multiplier + round) >> shift;
-}
-
-MPK_API void mpk_logistic_s16_lut(int32_t multiplier, int32_t shift, int32_t size,
-                                  const int16_t *in, int16_t *out) {
-  for (int32_t i = 0; i < size; i++) {
-    int32_t x = lut_input(in[i], multiplier, shift);
-    uint32_t ax = (uint32_t)(x < 0 ? -x : x);
-    uint32_t hi = ax >> 9, r;
-    if (hi >= 255) {
-      r = 0x7FFFu << 10;
-    } else {
-      uint32_t a = sigmoid_table[hi], b = sigmoid_table[hi + 1];
-      r = (a << 9) + (ax & 0x1FFu) * (b - a);
-    }
-    r = x >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1u;
-    out[i] = (int16_t)(r >> 10);
-  }
-}
-
-/* tanh(x) = 2 logistic(2x) - 1: the same table, read at twice the rate. */
-MPK_API void mpk_tanh_s16_lut(int32_t multiplier, int32_t shift, int32_t size, const int16_t *in,
-                              int16_t *out) {
-  for (int32_t i = 0; i < size; i++) {
-    int32_t x = lut_input(in[i], multiplier, shift);
-    uint32_t ax = (uint32_t)(x < 0 ? -x : x);
-    uint32_t hi = ax >> 8;
-    int32_t r;
-    if (hi >= 255) {
-      r = (int32_t)(0xFFFFu << 8);
-    } else {
-      uint32_t a = sigmoid_table[hi], b = sigmoid_table[hi + 1];
-      r = (int32_t)((a << 8) + (ax & 0xFFu) * (b - a));
-    }
-    r = x >= 0 ? r - (1 << 23) + (1 << 7) : -r + (1 << 23) + (1 << 7) - 1;
-    out[i] = (int16_t)(r >> 8);
-  }
-}
-
 /* ---- kernels ------------------------------------------------------------------ */
 
 static int32_t unary_q_one(const mpk_unary_q_params *p, int32_t x) {
@@ -158,9 +82,9 @@ MPK_API int32_t mpk_unary_q(const mpk_unary_q_params *p, const void *input, void
       (wide && p->op == MPK_UN_HARD_SWISH) || (!wide && p->op == MPK_UN_LOGISTIC) || p->op < 0)
     return MPK_ERR_PARAMS;
   if (wide && p->op == MPK_UN_TANH) {
-    mpk_tanh_s16_lut(p->multiplier, p->shift, p->size, input, output);
+    mpk_tanh_s16(p->multiplier, p->shift, p->size, input, output);
   } else if (wide && p->op == MPK_UN_LOGISTIC) {
-    mpk_logistic_s16_lut(p->multiplier, p->shift, p->size, input, output);
+    mpk_logistic_s16(p->multiplier, p->shift, p->size, input, output);
   } else if (wide) {
     for (int32_t i = 0; i < p->size; i++)
       ((int16_t *)output)[i] = (int16_t)unary_q_one(p, ((const int16_t *)input)[i]);
@@ -255,5 +179,54 @@ MPK_API int32_t mpk_cast(const mpk_cast_params *p, const void *input, void *outp
     return MPK_ERR_PARAMS;
   for (int32_t k = 0; k < p->size; k++)
     cast_write(output, p->out_type, k, cast_read(input, p->in_type, k));
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_lut_s8(const mpk_lut_s8_params *p, const int8_t *input, int8_t *output,
+                           void *scratch) {
+  (void)scratch;
+  if (p->size < 0 || !p->table) return MPK_ERR_PARAMS;
+  for (int32_t i = 0; i < p->size; i++) {
+    if (input[i] < p->min_input) return MPK_ERR_DOMAIN;
+    output[i] = (int8_t)p->table[input[i] + 128];
+  }
+  return MPK_OK;
+}
+
+/* TFLite's lut_lookup: 512 intervals over the int16 range, linear
+ * interpolation rounded to Q0.15. */
+static int16_t lut513(int16_t v, const int32_t *lut) {
+  int32_t index = 256 + (v >> 7), offset = v & 0x7f;
+  int32_t base = (int16_t)lut[index], slope = (int16_t)((int16_t)lut[index + 1] - base);
+  return (int16_t)(base + ((slope * offset + 64) >> 7));
+}
+
+MPK_API int32_t mpk_softmax_s16(const mpk_softmax_s16_params *p, const int16_t *input,
+                                int16_t *output, void *scratch) {
+  (void)scratch;
+  if (p->outer < 0 || p->depth <= 0 || !p->exp_table || !p->recip_table) return MPK_ERR_PARAMS;
+  for (int32_t r = 0; r < p->outer; r++) {
+    const int16_t *in = input + r * p->depth;
+    int16_t *out = output + r * p->depth; /* holds the exps first */
+    int32_t max = -32768, sum = 0;
+    for (int32_t k = 0; k < p->depth; k++)
+      max = in[k] > max ? in[k] : max;
+    for (int32_t k = 0; k < p->depth; k++) {
+      int32_t d = mpk_mbqm(in[k] - max, p->input_multiplier, p->input_shift) + 32767;
+      out[k] = lut513((int16_t)mpk_clamp_i32(d, -32768, 32767), p->exp_table);
+      sum += out[k];
+    }
+    int headroom = mpk_clz32((uint32_t)sum);
+    int32_t shifted = (int32_t)((((int64_t)sum << (headroom - 1)) + (1 << 13)) >> 14);
+    /* x = sum - 1 in Q0.16, recentred onto the table's int16 range */
+    int32_t x = shifted - ((1 << 15) + (1 << 16));
+    int16_t recip = lut513((int16_t)mpk_clamp_i32(x, -32768, 32767), p->recip_table);
+    int right = 31 - headroom;
+    int64_t round = (int64_t)1 << (right - 1);
+    for (int32_t k = 0; k < p->depth; k++) {
+      int32_t v = (int32_t)(((int64_t)out[k] * (int64_t)recip + round) >> right);
+      out[k] = (int16_t)mpk_clamp_i32(v, 0, 32767);
+    }
+  }
   return MPK_OK;
 }

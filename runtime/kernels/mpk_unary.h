@@ -1,20 +1,13 @@
 /*
  * mpk_unary.h — the elementwise unary operators' part of the kernel ABI
  * (mpk.h includes it): RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU, TANH,
- * HARD_SWISH, EXP, RSQRT, DEQUANTIZE and CAST.
+ * HARD_SWISH, EXP, RSQRT, DEQUANTIZE and CAST, and the table lookup of an
+ * int8 operator.
  */
 #ifndef MPK_UNARY_H
 #define MPK_UNARY_H
 
-#include <stdint.h>
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#ifndef MPK_API
-#define MPK_API __attribute__((weak))
-#endif
+/* Included by mpk.h, inside its extern "C"; not on its own. */
 
 /* Element types beyond mpk.h's integer MPK_TYPE_* (CAST). */
 #define MPK_TYPE_FLOAT32 4
@@ -72,15 +65,34 @@ typedef struct mpk_cast_params {
   int32_t size, in_type, out_type;
 } mpk_cast_params;
 
-/* TFLite's int16 logistic and tanh: the input scaled by multiplier /
- * 2^shift (multiplier 0: by 3 * 2^shift) indexes a 256-entry table of the
- * logistic function with linear interpolation; Q0.15 outputs.  In place
- * or not.  Shared with the LSTM. */
-MPK_API void mpk_logistic_s16_lut(int32_t multiplier, int32_t shift, int32_t size,
-                                  const int16_t *input, int16_t *output);
-MPK_API void mpk_tanh_s16_lut(int32_t multiplier, int32_t shift, int32_t size, const int16_t *input,
-                              int16_t *output);
+/* An int8 operator given as a table of its 256 results (int8 RSQRT, computed
+ * at convert time); inputs below `min_input` are outside its domain. */
+typedef struct mpk_lut_s8_params {
+  int32_t size;
+  int32_t min_input;
+  const int32_t *table; /* table[x + 128] */
+} mpk_lut_s8_params;
 
+/* SOFTMAX int16 (TFLite's SoftmaxInt16): input differences to the row's
+ * maximum scaled by multiplier / shift into [-10, 0], exp by a 513-entry
+ * table, the sum's reciprocal by another; tables of int16 values stored as
+ * int32.  Output Q0.15. */
+typedef struct mpk_softmax_s16_params {
+  int32_t outer, depth;
+  int32_t input_multiplier, input_shift;
+  const int32_t *exp_table, *recip_table;
+} mpk_softmax_s16_params;
+
+MPK_API int32_t mpk_softmax_s16(const mpk_softmax_s16_params *p, const int16_t *input,
+                                int16_t *output, void *scratch);
+
+/* A data-dependent failure: an input outside the operator's domain. */
+#define MPK_ERR_DOMAIN 4
+
+/* MPK_ERR_DOMAIN, the output partly written, when an input is below
+ * min_input. */
+MPK_API int32_t mpk_lut_s8(const mpk_lut_s8_params *p, const int8_t *input, int8_t *output,
+                           void *scratch);
 MPK_API int32_t mpk_unary_q(const mpk_unary_q_params *p, const void *input, void *output,
                             void *scratch);
 MPK_API int32_t mpk_unary_f32(const mpk_unary_f32_params *p, const float *input, float *output,
@@ -88,9 +100,5 @@ MPK_API int32_t mpk_unary_f32(const mpk_unary_f32_params *p, const float *input,
 MPK_API int32_t mpk_dequantize(const mpk_dequantize_params *p, const void *input, float *output,
                                void *scratch);
 MPK_API int32_t mpk_cast(const mpk_cast_params *p, const void *input, void *output, void *scratch);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif /* MPK_UNARY_H */

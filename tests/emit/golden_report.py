@@ -165,8 +165,11 @@ def main():
       "TensorFlow Lite Micro's outputs for all three cases of `../shared/golden` bit for bit\n"
       "(float32: within 1e-5 relative error), on arenas zeroed and pre-filled with garbage, on\n"
       "the host (ASan + UBSan) and on `qemu-system-arm -M mps3-an547`.  Case 0 is also compared\n"
-      "with TFLM's tensor after every operator.  `tflm_keyword_scrambled_int8` (SVDF) and\n"
-      "`tflm_mnist_lstm_int8` (UNIDIRECTIONAL_SEQUENCE_LSTM) are rejected by `memplan convert`.\n\n")
+      "with TFLM's tensor after every operator.  The stateful models\n"
+      "(`tflm_keyword_scrambled_int8`, SVDF; `tflm_mnist_lstm_int8`, UNIDIRECTIONAL_SEQUENCE_LSTM)\n"
+      "run their three cases in sequence, their state kept in the persistent arena, as TFLM\n"
+      "made them; the instruction count of a tiny model is a mean over runs that each start\n"
+      "from a reset state.\n\n")
     w("Cortex-M55 build (the numbers below): `arm-none-eabi-gcc " + cflags + "`\n"
       f"({tool_version(['arm-none-eabi-gcc', '--version'])}); emulator: "
       f"{tool_version(['qemu-system-arm', '--version'])}.\n\n")
@@ -199,17 +202,20 @@ def main():
             die(f"{prefix}: .mp_weights holds {weights} bytes, the plan's constants "
                 f"{cold and cold['size']}")
         scratch = arena(prefix, "scratch")
+        persistent = arena(prefix, "persistent")
+        pers = persistent["size"] if persistent else 0
         ram = totals.get(".data", 0) + totals.get(".bss", 0)
-        if ram - totals.get(".data", 0) != (scratch["size"] if scratch else 0):
-            die(f"{prefix}: .bss holds {ram} bytes, the plan's scratch arena "
-                f"{scratch and scratch['size']}")
+        if ram - totals.get(".data", 0) != (scratch["size"] if scratch else 0) + pers:
+            die(f"{prefix}: .bss holds {ram - totals.get('.data', 0)} bytes, the plan's scratch "
+                f"arena {scratch and scratch['size']} and persistent arena {pers}")
         staged_prefix = prefix.replace("_cold", "_staged")
         if staged_prefix not in res:
             die(f"{model}: no staged module")
         st_scratch = arena(staged_prefix, "scratch")
         st_const = arena(staged_prefix, "constant", True)
+        st_pers = arena(staged_prefix, "persistent")
         ram_staged = (totals.get(".data", 0) + (st_scratch["size"] if st_scratch else 0) +
-                      (st_const["size"] if st_const else 0))
+                      (st_pers["size"] if st_pers else 0) + (st_const["size"] if st_const else 0))
         counts = sorted(round(instr[m[0]]) for m in mods if m[2] == model)
         spread = "" if counts[-1] - counts[0] <= 2 * per_tick else f" ({counts[0]:,}–{counts[-1]:,})"
         w(f"| {model} | {res[prefix]['model']['ops']} "
@@ -228,9 +234,10 @@ def main():
       "  kernels' parameter structs (per-channel multipliers and shifts), operator names.\n"
       "- **weights**: the constant blob (`.mp_weights` in the link, checked equal to the plan's\n"
       "  constant arena).  **flash** = code + tables + weights.\n"
-      "- **RAM**: `.data` + `.bss`, i.e. the scratch arena (checked equal to the plan's) and the\n"
-      "  region pointers.  **RAM, staged**: the same with the plan that stages the constants\n"
-      "  in DTCM (its scratch arena + the staged copy of the weights).\n"
+      "- **RAM**: `.data` + `.bss`, i.e. the scratch arena and the persistent arena of a\n"
+      "  stateful model (checked equal to the plan's) and the region pointers.  **RAM,\n"
+      "  staged**: the same with the plan that stages the constants in DTCM (its arenas + the\n"
+      "  staged copy of the weights).\n"
       "- **instructions**: one `model_run` of case 0, no hook or callback, as counted below;\n"
       "  a range is shown when the 8 modules of the model (planners x cold/staged) differ.\n\n")
 

@@ -1,0 +1,79 @@
+/*
+ * mpk_matmul.c — BATCH_MATMUL, int8 and float32, in TFLite Micro's
+ * reference order: each output element sums over the depth in increasing
+ * order; the int8 sum is requantised once.
+ */
+#include "mpk.h"
+#include "mpk_fixed.h"
+
+/* The batch walk: for output matrix `b`, the lhs and rhs matrix indices. */
+static void batch_of(const mpk_batch_matmul_params *p, int32_t b, int32_t *l, int32_t *r) {
+  int32_t li = 0, ri = 0;
+  for (int d = MPK_MAX_DIMS - 1; d >= 0; d--) {
+    int32_t coord = b % p->batch_dims[d];
+    b /= p->batch_dims[d];
+    li += coord * p->lhs_strides[d];
+    ri += coord * p->rhs_strides[d];
+  }
+  *l = li;
+  *r = ri;
+}
+
+static int32_t n_batches(const mpk_batch_matmul_params *p) {
+  int32_t n = 1;
+  for (int d = 0; d < MPK_MAX_DIMS; d++)
+    n = p->batch_dims[d] > 0 && n >= 0 ? n * p->batch_dims[d] : -1;
+  return p->rows > 0 && p->cols > 0 && p->depth > 0 ? n : -1;
+}
+
+/* Element (i, k) of lhs and (k, j) of rhs within one matrix. */
+static int32_t lhs_at(const mpk_batch_matmul_params *p, int32_t i, int32_t k) {
+  return p->adj_x ? k * p->rows + i : i * p->depth + k;
+}
+static int32_t rhs_at(const mpk_batch_matmul_params *p, int32_t k, int32_t j) {
+  return p->adj_y ? j * p->depth + k : k * p->cols + j;
+}
+
+MPK_API int32_t mpk_batch_matmul_s8(const mpk_batch_matmul_params *p, const int8_t *lhs,
+                                    const int8_t *rhs, int8_t *output, void *scratch) {
+  (void)scratch;
+  const int32_t nb = n_batches(p), lsz = p->rows * p->depth, rsz = p->depth * p->cols;
+  if (nb < 0) return MPK_ERR_PARAMS;
+  for (int32_t b = 0; b < nb; b++) {
+    int32_t li, ri;
+    batch_of(p, b, &li, &ri);
+    const int8_t *l = lhs + li * lsz, *r = rhs + ri * rsz;
+    int8_t *out = output + b * p->rows * p->cols;
+    for (int32_t i = 0; i < p->rows; i++)
+      for (int32_t j = 0; j < p->cols; j++) {
+        int32_t acc = 0;
+        for (int32_t k = 0; k < p->depth; k++)
+          acc += ((int32_t)l[lhs_at(p, i, k)] + p->lhs_offset) *
+                 ((int32_t)r[rhs_at(p, k, j)] + p->rhs_offset);
+        int32_t v = mpk_mbqm(acc, p->multiplier, p->shift) + p->output_offset;
+        out[i * p->cols + j] = (int8_t)mpk_clamp_i32(v, -128, 127);
+      }
+  }
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_batch_matmul_f32(const mpk_batch_matmul_params *p, const float *lhs,
+                                     const float *rhs, float *output, void *scratch) {
+  (void)scratch;
+  const int32_t nb = n_batches(p), lsz = p->rows * p->depth, rsz = p->depth * p->cols;
+  if (nb < 0) return MPK_ERR_PARAMS;
+  for (int32_t b = 0; b < nb; b++) {
+    int32_t li, ri;
+    batch_of(p, b, &li, &ri);
+    const float *l = lhs + li * lsz, *r = rhs + ri * rsz;
+    float *out = output + b * p->rows * p->cols;
+    for (int32_t i = 0; i < p->rows; i++)
+      for (int32_t j = 0; j < p->cols; j++) {
+        float acc = 0.0f;
+        for (int32_t k = 0; k < p->depth; k++)
+          acc += l[lhs_at(p, i, k)] * r[rhs_at(p, k, j)];
+        out[i * p->cols + j] = acc;
+      }
+  }
+  return MPK_OK;
+}
