@@ -1472,7 +1472,6 @@ mp_status mp_lower_broadcast(ctx *c, int32_t a, int32_t b, int32_t out, mpk_broa
   return broadcast(c, a, b, out, bc);
 }
 
-int32_t *mp_lower_add_array(ctx *c, const char *name, uint32_t n) { return add_array(c, name, n); }
 
 bool mp_lower_const_ints(const ctx *c, int32_t t, int64_t *v, uint32_t max, uint32_t *n) {
   return const_ints(c, t, v, max, n);

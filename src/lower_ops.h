@@ -146,10 +146,8 @@ const char *mp_lower_act_name(int32_t act);
 bool mp_lower_act_range_q(int32_t act, float scale, int32_t zp, int32_t qmin, int32_t qmax,
                           int32_t *lo, int32_t *hi);
 bool mp_lower_act_range_f(int32_t act, float *lo, float *hi);
-/* A new int32 array of n zeroed entries owned by the lowered op, printed
- * as <sym>_<name> (at most MP_LOWER_MAX_ARRAYS per op); NULL when out of
- * memory. */
-int32_t *mp_lower_add_array(mp_lower_ctx *c, const char *name, uint32_t n);
+/* (mp_lower_add_array(c->lo, name, n), lower.h: a new int32 array owned
+ * by the lowered op, printed as <sym>_<name>.) */
 /* A constant int32 or int64 vector tensor of at most `max` elements read
  * into v; false when t is not one. */
 bool mp_lower_const_ints(const mp_lower_ctx *c, int32_t t, int64_t *v, uint32_t max, uint32_t *n);

@@ -228,7 +228,7 @@ static mp_status lower_split(mp_lower_ctx *c) {
     outer *= (uint64_t)dim(c, in, d);
   for (uint32_t d = (uint32_t)axis + 1; d < r; d++)
     inner *= (uint64_t)dim(c, in, d);
-  int32_t *bytes = mp_lower_add_array(c, "output_bytes", n);
+  int32_t *bytes = mp_lower_add_array(c->lo, "output_bytes", n);
   if (!bytes) return MP_ERR_NOMEM;
   uint64_t along = 0;
   for (uint32_t k = 0; k < n; k++) {
@@ -285,7 +285,7 @@ static mp_status lower_pack(mp_lower_ctx *c) {
     inner *= (uint64_t)dim(c, out, d);
   if (inner > (uint64_t)INT32_MAX || outer > (uint64_t)INT32_MAX)
     return mp_lower_unsupported(c, "slice too large");
-  int32_t *bytes = mp_lower_add_array(c, "input_bytes", n);
+  int32_t *bytes = mp_lower_add_array(c->lo, "input_bytes", n);
   if (!bytes) return MP_ERR_NOMEM;
   for (uint32_t k = 0; k < n; k++) {
     int32_t t = c->op->inputs[k];

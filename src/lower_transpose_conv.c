@@ -62,8 +62,8 @@ static mp_status requant(mp_lower_ctx *c, int32_t in, int32_t filter, int32_t ou
       return mp_lower_unsupported(c, "a filter with a non-zero zero point");
   if (wide && (zi != 0 || zo != 0))
     return mp_lower_unsupported(c, "int16 tensors with a non-zero zero point");
-  int32_t *m = mp_lower_add_array(c, "multiplier", (uint32_t)p->out_c);
-  int32_t *s = m ? mp_lower_add_array(c, "shift", (uint32_t)p->out_c) : NULL;
+  int32_t *m = mp_lower_add_array(c->lo, "multiplier", (uint32_t)p->out_c);
+  int32_t *s = m ? mp_lower_add_array(c->lo, "shift", (uint32_t)p->out_c) : NULL;
   if (!s) return MP_ERR_NOMEM;
   for (int32_t ch = 0; ch < p->out_c; ch++) {
     double fs = (double)fq->scale[fq->n_scale > 1 ? ch : 0];

@@ -173,7 +173,7 @@ static mp_status lower_rsqrt_s8(mp_lower_ctx *c, int32_t in, int32_t out, int32_
   int32_t m, shift;
   float denominator = sqrtf(si) * so;
   mp_lower_quantize_multiplier(c, 1.0 / (double)denominator, &m, &shift);
-  int32_t *table = mp_lower_add_array(c, "table", 256);
+  int32_t *table = mp_lower_add_array(c->lo, "table", 256);
   if (!table) return MP_ERR_NOMEM;
   const int32_t k_shift = 20; /* keeps the intermediate an integer */
   for (int32_t x = -128; x < 128; x++) {
@@ -402,8 +402,8 @@ mp_status mp_lower_softmax_s16(mp_lower_ctx *c, float beta, int32_t outer, int32
   float scaled = si * beta;
   mp_lower_quantize_multiplier(c, (double)scaled / (10.0 / 65535.0), &p->input_multiplier,
                                &p->input_shift);
-  int32_t *e = mp_lower_add_array(c, "exp_table", 513);
-  int32_t *r = e ? mp_lower_add_array(c, "recip_table", 513) : NULL;
+  int32_t *e = mp_lower_add_array(c->lo, "exp_table", 513);
+  int32_t *r = e ? mp_lower_add_array(c->lo, "recip_table", 513) : NULL;
   if (!r) return MP_ERR_NOMEM;
   gen_lut16(exp_f, -10.0f, 0.0f, e);
   gen_lut16(one_over_one_plus_x, 0.0f, 1.0f, r);
