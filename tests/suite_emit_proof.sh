@@ -333,6 +333,7 @@ if [ -d "$MODELS" ] && [ -d "$GOLDEN" ]; then
   for m in tflm_keyword_scrambled_int8 tflm_mnist_lstm_int8; do
     [ -f "$MODELS/$m.tflite" ] || { echo "FAIL: $m is missing from $MODELS"; exit 1; }
     sd=$OUT/stream/$m
+    mkdir -p "$sd"
     "$BUILD/memplan" convert --model.path "$MODELS/$m.tflite" --module.path "$sd/module" \
       --module.prefix st --verbose 0 > "$sd.log" 2>&1 || { cat "$sd.log"; exit 1; }
     make -s -f "$sd/module/module.mk" CC=cc CFLAGS="$WARN -O1 $SAN" ST_MODULE_BUILD="$sd/build"
