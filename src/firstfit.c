@@ -1036,3 +1036,82 @@ mp_status mp_firstfit_order_by_start(const mp_item *items, size_t n, uint32_t *o
 mp_status mp_firstfit_order_by_size(const mp_item *items, size_t n, uint32_t *order) {
   return sorted_order(items, n, order, cmp_by_size);
 }
+
+/* ---- the pressure order ----------------------------------------------------
+ *
+ * Largest first places a big buffer that lives at quiet times before a
+ * smaller one that lives at the peak, and the peak then packs around holes.
+ * The pressure order weighs each size by how full the busiest time of its
+ * lifetime is: key = size x (pressure / lower bound)^32, pressure the
+ * largest live sum over the buffer's lifetime.  Buffers that cover the peak
+ * keep their size order and go first; the others follow at a discount that
+ * grows fast as their times get quieter.  Integer arithmetic (32.32 fixed
+ * point, 128-bit products), so the order is the same on every machine. */
+
+typedef struct pkey {
+  unsigned __int128 key;
+  uint64_t size;
+  int64_t length;
+  int32_t start;
+  uint32_t id;
+  uint32_t index;
+} pkey;
+
+static int cmp_pkey(const void *a, const void *b) {
+  const pkey *x = a, *y = b;
+  if (x->key != y->key) return x->key > y->key ? -1 : 1;
+  if (x->size != y->size) return x->size > y->size ? -1 : 1;
+  if (x->length != y->length) return x->length > y->length ? -1 : 1;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  if (x->id != y->id) return x->id < y->id ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+mp_status mp_firstfit_order_by_pressure(const mp_item *items, size_t n, uint32_t *order) {
+  mp_firstfit *ff = NULL;
+  mp_status st = mp_firstfit_new(items, n, &ff);
+  if (st != MP_OK) return st;
+  /* live sums per compressed time (ranks of distinct starts keep every
+   * time where a live set begins, so the maxima are the same) */
+  uint32_t m = 0;
+  for (size_t i = 0; i < n; i++) m = ff->hi[i] + 1 > m ? ff->hi[i] + 1 : m;
+  size_t M = 1;
+  while (M < (m ? m : 1)) M *= 2;
+  uint64_t *tree = calloc(2 * M, sizeof *tree); /* range maxima, leaves at M + rank */
+  pkey *k = malloc((n ? n : 1) * sizeof *k);
+  if (!tree || !k) {
+    free(tree);
+    free(k);
+    mp_firstfit_free(&ff);
+    return MP_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < n; i++) {
+    tree[M + ff->lo[i]] += items[i].size;
+    if (ff->hi[i] + 1 < m) tree[M + ff->hi[i] + 1] -= items[i].size; /* wraps; the prefix sum below undoes it */
+  }
+  uint64_t run = 0, lb = 0;
+  for (size_t t = 0; t < m; t++) {
+    run += tree[M + t];
+    tree[M + t] = run;
+    lb = run > lb ? run : lb;
+  }
+  for (size_t v = M; v-- > 1;) tree[v] = mp_max_u64(tree[2 * v], tree[2 * v + 1]);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t pr = 0;
+    for (size_t l = ff->lo[i] + M, r = ff->hi[i] + M + 1; l < r; l >>= 1, r >>= 1) {
+      if (l & 1) pr = mp_max_u64(pr, tree[l++]);
+      if (r & 1) pr = mp_max_u64(pr, tree[--r]);
+    }
+    /* (pressure / lb)^32 in 32.32 fixed point: five squarings */
+    uint64_t x = lb ? (uint64_t)(((unsigned __int128)pr << 32) / lb) : (uint64_t)1 << 32;
+    for (int s = 0; s < 5; s++) x = (uint64_t)(((unsigned __int128)x * x) >> 32);
+    k[i] = (pkey){(unsigned __int128)items[i].size * x, items[i].size,
+                  (int64_t)items[i].end - items[i].start, items[i].start, items[i].id, (uint32_t)i};
+  }
+  qsort(k, n, sizeof *k, cmp_pkey);
+  for (size_t i = 0; i < n; i++) order[i] = k[i].index;
+  free(tree);
+  free(k);
+  mp_firstfit_free(&ff);
+  return MP_OK;
+}

@@ -140,4 +140,10 @@ const char *mp_firstfit_mode(const mp_firstfit *ff);
 mp_status mp_firstfit_order_by_start(const mp_item *items, size_t n, uint32_t *order);
 mp_status mp_firstfit_order_by_size(const mp_item *items, size_t n, uint32_t *order);
 
+/* A third order, for the search planners' starts on dense problems: size
+ * weighted by how full the busiest time of the item's lifetime is, so that
+ * the items at the peak of the live sum go first, largest first (firstfit.c
+ * gives the weight).  Ties as by size.  MP_ERR_NOMEM or MP_OK. */
+mp_status mp_firstfit_order_by_pressure(const mp_item *items, size_t n, uint32_t *order);
+
 #endif /* MP_FIRSTFIT_H */

@@ -44,6 +44,14 @@ extern const mp_planner mp_planner_exact;
  * which on a large, dense problem takes longer than a short limit allows
  * (its moves stop at the deadline; its setup cannot). */
 #define HILL_CLIMB_MIN_MS 200u
+/* hill_climb's iterations when no search follows it: its deadline, not
+ * its work bound, ends it, or HILL_CLIMB_ALONE_STALL moves in a row that
+ * find nothing better. */
+#define HILL_CLIMB_ALONE_ITERATIONS 100000000
+#define HILL_CLIMB_ALONE_STALL 4000
+/* The pressure start runs above this many buffers (below, the search and
+ * hill_climb do better, and plans of models stay as they were). */
+#define PRESSURE_MIN_ITEMS 256u
 #define HILL_CLIMB_SETUP_RUNS 4u
 
 static const mp_option_spec exact_options[] = {
@@ -102,6 +110,18 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
       memcpy(sol->offsets, tmp, n * sizeof *tmp);
     }
   }
+  /* the pressure order (firstfit.h), which packs dense problems tighter
+   * than both, until three quarters of the limit */
+  if (st == MP_OK && best_h > lb && !cut && n > PRESSURE_MIN_ITEMS) {
+    bool pcut = false;
+    st = mp_firstfit_order_by_pressure(p->items, n, order);
+    if (st == MP_OK)
+      st = mp_firstfit_solve_until(p->items, n, order, tmp, t0 + limit_ms / 4 * 3, &pcut);
+    if (st == MP_OK && !pcut && height_of(p, tmp) < best_h) {
+      best_h = height_of(p, tmp);
+      memcpy(sol->offsets, tmp, n * sizeof *tmp);
+    }
+  }
   free(order);
   if (st != MP_OK) {
     free(by_size);
@@ -121,10 +141,13 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
     mp_hill_climb_limits lim = {.exact_tail = true,
                                 .deadline_ms = now + hc_left,
                                 .progress = &clk,
-                                .by_size = by_size,
-                                .by_size_height = height_of(p, by_size)};
+                                .start = sol->offsets,
+                                .start_height = best_h};
     mp_solution hs = {.offsets = tmp, .lower_bound = lb};
-    st = mp_hill_climb_run(p, NULL, 0, &lim, &hs, NULL, dx);
+    /* when no search follows, hill_climb's moves may use all the time */
+    char k_it[] = "iterations", k_stall[] = "max_stall_iterations";
+    mp_option more[] = {{k_it, HILL_CLIMB_ALONE_ITERATIONS}, {k_stall, HILL_CLIMB_ALONE_STALL}};
+    st = mp_hill_climb_run(p, searchable ? NULL : more, searchable ? 0 : 2, &lim, &hs, NULL, dx);
     if (st != MP_OK) {
       free(by_size);
       free(tmp);

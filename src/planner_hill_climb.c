@@ -787,13 +787,13 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
   if (st == MP_OK) st = mp_firstfit_order_by_size(p->items, n, r.order);
   if (st != MP_OK) goto out;
 
-  /* 1. the starting layouts: greedy_by_size (the caller's, or made here
+  /* 1. the starting layouts: greedy_by_size (or the caller's best), made here
    * within the deadline), then start-order greedy (a sweep, O(n log n)),
    * which stands in for greedy_by_size when the deadline cut that */
   uint64_t best_h;
-  if (lim && lim->by_size) {
-    memcpy(sol->offsets, lim->by_size, n * sizeof *sol->offsets);
-    best_h = lim->by_size_height;
+  if (lim && lim->start) {
+    memcpy(sol->offsets, lim->start, n * sizeof *sol->offsets);
+    best_h = lim->start_height;
   } else {
     best_h = mp_firstfit_run_until(r.ff, r.order, n, 0, sol->offsets, deadline);
   }

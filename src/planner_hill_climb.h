@@ -42,11 +42,11 @@ typedef struct mp_hill_climb_limits {
   /* Optional: the caller's progress clock (exact's), updated instead of
    * hill_climb's own. */
   mp_progress_clock *progress;
-  /* Optional: the greedy_by_size layout of the problem and its height,
-   * when the caller has it already (exact does), instead of computing it
-   * again. */
-  const uint64_t *by_size;
-  uint64_t by_size_height;
+  /* Optional: the caller's best layout and its height, no worse than the
+   * greedy_by_size layout (exact's best start), used instead of computing
+   * greedy_by_size again. */
+  const uint64_t *start;
+  uint64_t start_height;
 } mp_hill_climb_limits;
 
 /* The CLOCK_MONOTONIC time in milliseconds (for deadlines). */

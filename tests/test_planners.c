@@ -925,6 +925,88 @@ static void engine_matches_the_naive_first_fit_with_long_lived_items(void **stat
   free(order);
 }
 
+/* ---- time limits and the pressure order -------------------------------------- */
+
+static void a_cut_greedy_by_size_start_falls_back_to_greedy_and_says_so(void **state) {
+  (void)state;
+  /* 20k dense buffers cannot be laid out largest first in a millisecond:
+   * exact and hill_climb with a 1 ms limit start from start-order greedy
+   * (a sweep that always finishes) and say so */
+  enum { N = 20000 };
+  mp_item *it = calloc(N, sizeof *it);
+  uint64_t *a = calloc(N, sizeof *a), *b = calloc(N, sizeof *b);
+  mp_synth_make(MP_SYNTH_RANDOM, N, 7, it);
+  mp_solution g = run("greedy", it, N, b, NULL, 0);
+  char k_ms[] = "time_limit_ms";
+  mp_option one_ms = {k_ms, 1};
+  const char *planners[] = {"exact", "hill_climb"};
+  for (int k = 0; k < 2; k++) {
+    mp_solution s = run(planners[k], it, N, a, &one_ms, 1);
+    assert_true(s.cheap_start);
+    assert_true(s.timed_out);
+    assert_int_equal(s.height, g.height);
+    assert_memory_equal(a, b, N * sizeof *a);
+    assert_true(s.proven_lower <= s.height);
+  }
+  free(it);
+  free(a);
+  free(b);
+}
+
+static void the_pressure_order_puts_the_peak_first_and_is_a_permutation(void **state) {
+  (void)state;
+  /* three buffers at the peak (t = 5), one big buffer at a quiet time: the
+   * peak goes first, largest first, the quiet one last despite its size */
+  mp_item it[] = {
+      {1024, 0, 1, 16, 0}, /* quiet: alone at t = 0..1 */
+      {256, 4, 6, 16, 1},  {512, 5, 5, 16, 2}, {1024, 3, 5, 16, 3},
+      {128, 8, 9, 16, 4}, /* quiet and small */
+  };
+  uint32_t order[5];
+  assert_int_equal(mp_firstfit_order_by_pressure(it, 5, order), MP_OK);
+  const uint32_t want[] = {3, 2, 1, 0, 4};
+  assert_memory_equal(order, want, sizeof want);
+  /* a permutation on a large problem, and the same twice */
+  enum { N = 5000 };
+  mp_item *big = calloc(N, sizeof *big);
+  uint32_t *o1 = calloc(N, sizeof *o1), *o2 = calloc(N, sizeof *o2);
+  bool *seen = calloc(N, sizeof *seen);
+  mp_synth_make(MP_SYNTH_RANDOM, N, 3, big);
+  assert_int_equal(mp_firstfit_order_by_pressure(big, N, o1), MP_OK);
+  assert_int_equal(mp_firstfit_order_by_pressure(big, N, o2), MP_OK);
+  assert_memory_equal(o1, o2, N * sizeof *o1);
+  for (size_t i = 0; i < N; i++) {
+    assert_true(o1[i] < N);
+    assert_false(seen[o1[i]]);
+    seen[o1[i]] = true;
+  }
+  free(big);
+  free(o1);
+  free(o2);
+  free(seen);
+}
+
+static void the_pressure_order_packs_a_dense_problem_tighter_than_by_size(void **state) {
+  (void)state;
+  /* 10k dense buffers over 50 steps: first fit in the pressure order ends
+   * well below largest first (exact uses it as a start) */
+  enum { N = 10000 };
+  mp_item *it = calloc(N, sizeof *it);
+  uint64_t *a = calloc(N, sizeof *a);
+  uint32_t *order = calloc(N, sizeof *order);
+  mp_synth_make(MP_SYNTH_RANDOM, N, 11, it);
+  mp_solution by_size = run("greedy_by_size", it, N, a, NULL, 0);
+  assert_int_equal(mp_firstfit_order_by_pressure(it, N, order), MP_OK);
+  assert_int_equal(mp_firstfit_solve(it, N, order, a), MP_OK);
+  uint64_t h = tu_check_layout(it, N, a);
+  assert_true(h < by_size.height);
+  /* at least half of greedy_by_size's excess over the lower bound goes */
+  assert_true(h - by_size.lower_bound < (by_size.height - by_size.lower_bound) / 2);
+  free(it);
+  free(a);
+  free(order);
+}
+
 /* ---- options as JSON -------------------------------------------------------------- */
 
 static void planner_options_parse_from_json(void **state) {
@@ -1086,6 +1168,9 @@ int main(void) {
       cmocka_unit_test(engine_undo_restores_the_exact_earlier_state),
       cmocka_unit_test(engine_place_with_a_limit_fails_without_changing_anything),
       cmocka_unit_test(engine_without_undo_trail_still_truncates_exactly),
+      cmocka_unit_test(a_cut_greedy_by_size_start_falls_back_to_greedy_and_says_so),
+      cmocka_unit_test(the_pressure_order_puts_the_peak_first_and_is_a_permutation),
+      cmocka_unit_test(the_pressure_order_packs_a_dense_problem_tighter_than_by_size),
       cmocka_unit_test(engine_tree_with_a_limit_places_what_fits_below_it),
       cmocka_unit_test(engine_matches_the_naive_first_fit_with_long_lived_items),
       cmocka_unit_test(planner_options_parse_from_json),
