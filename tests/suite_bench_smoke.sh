@@ -26,12 +26,14 @@ check 'hill_climb reaches the lower bound on every corpus model | 1 of 1 | \*\*P
 check '^## Corpus' 'corpus section'
 check '^| kws.tflite | 13 | 13 | 16000 |' 'example model row'
 check '^## Scale' 'scale section'
-for f in chain cnn transformer; do
-  for p in greedy greedy_by_size hill_climb exact; do
+for f in chain cnn transformer random; do
+  for p in greedy greedy_by_size hill_climb 'hill_climb, limited' exact; do
     check "^| $f | 1000 | $p |" "scale row $f $p"
   done
 done
-check '| chain | 1000 | greedy | - | [0-9.]* | [0-9.]* | [0-9.]*x / 10x |' 'growth column'
+check '| chain | 1000 | greedy | - | [0-9]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]*x / 10x |' 'growth column'
+check '^| random | [0-9.-]* | [0-9.-]* | [0-9.-]* | [0-9.-]* | [0-9.-]* |$' 'growth exponents of the random family'
+check 'every run with time_limit_ms t returns within t + 10 % + 50 ms .* runs over' 'time limit target row'
 check '^## hill_climb rate at 100 buffers' 'rate section'
 check '^## Hard instances' 'hard section'
 check '^| hill_climb 10x | ' 'hard row hill_climb 10x'
