@@ -5,7 +5,8 @@
  * load the model, analyse the configured subgraph, resolve the tensor
  * attribute rulesets, plan, verify the plan, then hand it to the emitter.
  * Every check that can fail on the user's input runs before anything is
- * written, so a bad config or model leaves the output folder untouched.
+ * written, and the emitter writes the module and the reports together, so
+ * a failed convert leaves the output folder and the report path untouched.
  *
  * The command is a thin shell: parsing and validation are
  * mp_config_from_args, the key list of --help is mp_config_help_text.
@@ -14,9 +15,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-int cmd_report_write(const mp_plan *plan, const mp_config *cfg, const char *path, cli *c);
-
 
 /* A ruleset's name in the table: its key path, else its place. */
 static const char *rule_label(const mp_rule *r) {
@@ -77,10 +75,9 @@ static int convert_after_rules(cli *c, const mp_config *cfg, const mp_graph *g, 
         printf("report    %s/%s_residency.json\n", cfg->module_path, cfg->prefix);
     }
   }
-  if (rc == CLI_EXIT_OK && cfg->report_path) {
-    rc = cmd_report_write(plan, cfg, cfg->report_path, c);
-    if (rc == CLI_EXIT_OK && cfg->verbose >= 1) printf("report    %s\n", cfg->report_path);
-  }
+  /* the emitter wrote the HTML report with the module, all or nothing */
+  if (rc == CLI_EXIT_OK && cfg->report_path && cfg->verbose >= 1)
+    printf("report    %s\n", cfg->report_path);
   mp_plan_free(&plan);
   return rc;
 }

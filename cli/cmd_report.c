@@ -1,6 +1,6 @@
 /*
- * cmd_report.c — write the HTML plan report for `memplan plan --report` and
- * `memplan convert --report` (mp_config.report_path).
+ * cmd_report.c — write the HTML plan report for `memplan plan --report`
+ * (`memplan convert --report` has the emitter write it with the module).
  *
  * The page itself is built by the library (mp_report_html, report_html.c);
  * this file only picks the symbol prefix from the config, writes the file

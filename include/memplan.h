@@ -854,10 +854,13 @@ mp_status mp_residency_json(const mp_plan *p, const char *prefix, char **out);
  * without it, data/<symbol>.bin blobs for the caller to bind instead),
  * CMakeLists.txt, module.mk and, when an operator calls one, the reference
  * kernels (kernels/), and <p>_residency.json when
- * cfg->memory.dump_residency_json.  <p> is cfg->prefix.  Region ids are the plan's
- * arena indices, then the staged arenas' source blobs in arena order.
- * Every file's text is built before any is written, each atomically, so a
- * failure writes nothing.  Identical inputs give identical bytes.  Does not
+ * cfg->memory.dump_residency_json, and the HTML report at cfg->report_path when
+ * set.  <p> is cfg->prefix.  Region ids are the plan's arena indices, then the
+ * staged arenas' source blobs in arena order.  Every file is written to a
+ * staging folder beside the module folder and moved into place only when
+ * all are written, so a failure changes nothing.  The folder keeps a
+ * manifest (.memplan-manifest) of the files written; the next emission into
+ * it removes those it does not write again, and never any other file.  Identical inputs give identical bytes.  Does not
  * verify the plan (call mp_plan_verify first).  Fails with MP_ERR_CONFIG
  * (prefix not a C identifier, no module path), MP_ERR_IO, MP_ERR_NOMEM, or
  * MP_ERR_INTERNAL / MP_ERR_UNSUPPORTED when the plan cannot be emitted. */

@@ -5,8 +5,8 @@
  * gathers what the module says into an emit_ctx (the regions in id order,
  * the bytes of every constant arena at its planned offsets, the kernel of
  * every operator), has one writer per file format it into memory, and only
- * when every file is complete writes them, each atomically.  A failure at
- * any step before the writes leaves the module folder untouched.
+ * when every file is complete hands them, with the reports, to output.c,
+ * which writes them all or nothing.
  *
  * Region ids: arena i of the plan is region i (the residency report's
  * region_id); the source blobs of staged constant arenas follow in arena
@@ -21,12 +21,11 @@
 #include "emit.h"
 
 #include "diag.h"
+#include "output.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static mp_loc noloc(void) { return MP_LOC_NONE; }
 
@@ -232,61 +231,32 @@ static mp_status gather_regions(emit_ctx *e) {
 /* ---- writing ------------------------------------------------------------- */
 
 typedef struct out_file {
-  char *path;
+  char *rel;                /* inside the module folder */
   const void *data;
   size_t size;
 } out_file;
 
-static char *join(mp_pool *pool, const char *dir, const char *name) {
-  size_t n = strlen(dir);
-  while (n > 1 && dir[n - 1] == '/') n--;
-  return mp_pool_printf(pool, "%.*s/%s", (int)n, dir, name);
-}
-
-/* Remove what an earlier emission of the same prefix left and this one
- * does not write: the arena file without allocate_arenas, the blob files
- * with it.  Only memplan's own file names are touched. */
-static void remove_stale(const emit_ctx *e, const char *dir) {
-  char *path;
-  if (!e->allocate) {
-    path = mp_pool_printf(e->pool, "%s/src/%s_arenas.c", dir, e->prefix);
-    if (path) unlink(path);
-    return;
-  }
-  char *data = join(e->pool, dir, "data");
-  DIR *d = data ? opendir(data) : NULL;
-  if (!d) return;
-  char *want = mp_pool_printf(e->pool, "%s_arena_", e->prefix);
-  struct dirent *de;
-  while (want && (de = readdir(d)) != NULL) {
-    size_t l = strlen(de->d_name);
-    if (strncmp(de->d_name, want, strlen(want)) || l < 4 || strcmp(de->d_name + l - 4, ".bin"))
-      continue;
-    path = join(e->pool, data, de->d_name);
-    if (path) unlink(path);
-  }
-  closedir(d);
-  rmdir(data); /* only succeeds when empty */
-}
-
+/* Stage every file, and the HTML report when the config asks for one, and
+ * commit them together: all appear, or nothing changes. */
 static mp_status write_all(const emit_ctx *e, const out_file *files, size_t n) {
+  char *html = NULL;
   mp_status st = MP_OK;
-  for (size_t i = 0; i < n && st == MP_OK; i++) {
-    char *parent = mp_pool_strdup(e->pool, files[i].path);
-    char *slash = parent ? strrchr(parent, '/') : NULL;
-    if (!parent) return MP_ERR_NOMEM;
-    if (slash) {
-      *slash = '\0';
-      st = mp_make_dirs(parent, e->dx);
-    }
-  }
+  if (e->cfg->report_path) st = mp_report_html(e->plan, e->prefix, &html);
+  mp_out *o = NULL;
+  if (st == MP_OK) st = mp_out_begin(e->dir, e->dx, &o);
   for (size_t i = 0; i < n && st == MP_OK; i++)
-    st = mp_write_file(files[i].path, files[i].data, files[i].size, e->dx);
-  if (st == MP_OK) remove_stale(e, e->dir);
+    st = mp_out_add(o, files[i].rel, files[i].data, files[i].size);
+  if (st == MP_OK && html) st = mp_out_add_extra(o, e->cfg->report_path, html, strlen(html));
+  if (st == MP_OK) st = mp_out_commit(o);
+  mp_out_free(&o);
+  free(html);
   return st;
 }
 
-mp_status mp_emit_module(const mp_plan *p, const mp_config *cfg, const mp_diag_sink *dx) {
+/* Everything of mp_emit_module but the writing: the files go to fn when
+ * given, else to write_all. */
+static mp_status emit_run(const mp_plan *p, const mp_config *cfg, const mp_diag_sink *dx,
+                          emit_file_fn fn, void *user) {
   if (!p || !cfg || !cfg->module_path || !*cfg->module_path) {
     mp_error(dx, noloc(), "mp_emit_module: no plan, config or module.path");
     return MP_ERR_CONFIG;
@@ -340,27 +310,25 @@ mp_status mp_emit_module(const mp_plan *p, const mp_config *cfg, const mp_diag_s
     if (!files) st = MP_ERR_NOMEM;
   }
   if (st == MP_OK) {
-    const char *dir = e.dir;
-    files[nf++] = (out_file){mp_pool_printf(e.pool, "%s/include/%s_model.h", dir, e.prefix),
+    files[nf++] = (out_file){mp_pool_printf(e.pool, "include/%s_model.h", e.prefix),
                              text[F_HEADER].data, text[F_HEADER].len};
-    files[nf++] = (out_file){mp_pool_printf(e.pool, "%s/src/%s_model.c", dir, e.prefix),
+    files[nf++] = (out_file){mp_pool_printf(e.pool, "src/%s_model.c", e.prefix),
                              text[F_SOURCE].data, text[F_SOURCE].len};
     if (e.allocate)
-      files[nf++] = (out_file){mp_pool_printf(e.pool, "%s/src/%s_arenas.c", dir, e.prefix),
+      files[nf++] = (out_file){mp_pool_printf(e.pool, "src/%s_arenas.c", e.prefix),
                                text[F_ARENAS].data, text[F_ARENAS].len};
-    files[nf++] = (out_file){join(e.pool, dir, "CMakeLists.txt"), text[F_CMAKE].data,
-                             text[F_CMAKE].len};
-    files[nf++] = (out_file){join(e.pool, dir, "module.mk"), text[F_MK].data, text[F_MK].len};
+    files[nf++] = (out_file){(char *)"CMakeLists.txt", text[F_CMAKE].data, text[F_CMAKE].len};
+    files[nf++] = (out_file){(char *)"module.mk", text[F_MK].data, text[F_MK].len};
     if (e.n_with_kernel > 0)
       for (uint32_t i = 0; i < emit_runtime_count(); i++) {
         const emit_file *rf = emit_runtime_at(i);
-        files[nf++] = (out_file){mp_pool_printf(e.pool, "%s/kernels/%s", dir, rf->name),
-                                 rf->text, strlen(rf->text)};
+        files[nf++] = (out_file){mp_pool_printf(e.pool, "kernels/%s", rf->name), rf->text,
+                                 strlen(rf->text)};
       }
     if (!e.allocate)
       for (uint32_t r = 0; r < e.n_regions; r++)
         if (e.regions[r].has_bytes)
-          files[nf++] = (out_file){join(e.pool, dir, e.regions[r].file), e.regions[r].bytes,
+          files[nf++] = (out_file){e.regions[r].file, e.regions[r].bytes,
                                    (size_t)e.regions[r].size};
     if (cfg->memory.dump_residency_json) {
       mp_sidecar *side = mp_pool_alloc(e.pool, e.n_regions, sizeof *side);
@@ -371,16 +339,30 @@ mp_status mp_emit_module(const mp_plan *p, const mp_config *cfg, const mp_diag_s
                                     e.regions[r].bytes, e.regions[r].size};
       st = side ? mp_residency_json_files(p, cfg->prefix, side, ns, &json) : MP_ERR_NOMEM;
       if (st == MP_OK)
-        files[nf++] = (out_file){mp_pool_printf(e.pool, "%s/%s_residency.json", dir, e.prefix),
-                                 json, strlen(json)};
+        files[nf++] = (out_file){mp_pool_printf(e.pool, "%s_residency.json", e.prefix), json,
+                                 strlen(json)};
     }
     for (size_t i = 0; i < nf; i++)
-      if (!files[i].path) st = MP_ERR_NOMEM;
+      if (!files[i].rel) st = MP_ERR_NOMEM;
   }
-  if (st == MP_OK) st = write_all(&e, files, nf);
+  if (st == MP_OK && fn)
+    for (size_t i = 0; i < nf && st == MP_OK; i++)
+      st = fn(user, files[i].rel, files[i].data, files[i].size);
+  else if (st == MP_OK)
+    st = write_all(&e, files, nf);
   for (int i = 0; i < F_N; i++) mp_buf_free(&text[i]);
   free(json);
   mp_buf_free(&e.glue);
   mp_pool_free(&e.pool);
   return st;
+}
+
+mp_status mp_emit_module(const mp_plan *p, const mp_config *cfg, const mp_diag_sink *dx) {
+  return emit_run(p, cfg, dx, NULL, NULL);
+}
+
+mp_status emit_module_files(const mp_plan *p, const mp_config *cfg, const mp_diag_sink *dx,
+                            emit_file_fn fn, void *user) {
+  if (!fn) return MP_ERR_INTERNAL;
+  return emit_run(p, cfg, dx, fn, user);
 }

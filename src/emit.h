@@ -110,4 +110,12 @@ typedef struct emit_file {
 uint32_t emit_runtime_count(void);
 const emit_file *emit_runtime_at(uint32_t i);
 
+/* The files mp_emit_module would write, handed to fn one by one (a path
+ * inside the module folder, the bytes) instead of written: nothing touches
+ * the disk, and cfg->report_path is ignored.  For the fuzzer and tests.
+ * Stops at the first status fn returns other than MP_OK. */
+typedef mp_status (*emit_file_fn)(void *user, const char *rel, const void *data, size_t size);
+mp_status emit_module_files(const mp_plan *p, const mp_config *cfg, const mp_diag_sink *dx,
+                            emit_file_fn fn, void *user);
+
 #endif /* MP_EMIT_H */
