@@ -62,14 +62,16 @@ static void status_codes(const emit_ctx *e, mp_buf *b) {
       " * of these as an int32_t: 0 on success, negative on failure. */\n"
       "typedef enum %s_status_t {\n"
       "  %s_STATUS_OK = 0,                 /* success */\n"
-      "  %s_STATUS_BAD_ARGUMENT = -1,      /* a NULL pointer or an out-of-range count */\n"
+      "  %s_STATUS_BAD_ARGUMENT = -1,      /* a NULL pointer, or a bind_arenas count\n"
+      "                                        above %s_NUM_REGIONS */\n"
       "  %s_STATUS_BAD_REGION = -2,        /* a region id that names no region */\n"
       "  %s_STATUS_UNBOUND_REGION = -3,    /* a region has no buffer: bind it before\n"
       "                                        %s_model_init */\n"
       "  %s_STATUS_REGION_TOO_SMALL = -4,  /* a buffer smaller than its region's _SIZE */\n"
       "  %s_STATUS_MISALIGNED = -5,        /* a buffer not aligned to its region's _ALIGN */\n"
-      "  %s_STATUS_PLAN_MISMATCH = -6,     /* the context was set up with the header of\n"
-      "                                        another plan (%s_PLAN_HASH differs\n"
+      "  %s_STATUS_PLAN_MISMATCH = -6,     /* the caller was compiled with the header\n"
+      "                                        of another plan, or the context was set\n"
+      "                                        up with one (%s_PLAN_HASH differs\n"
       "                                        from the compiled module) */\n"
       "  %s_STATUS_NOT_INITIALISED = -7,   /* %s_model_run before a successful\n"
       "                                        %s_model_init */\n"
@@ -78,10 +80,17 @@ static void status_codes(const emit_ctx *e, mp_buf *b) {
       "  %s_STATUS_UNSUPPORTED_OP = -9,    /* an operator has no kernel: none linked and\n"
       "                                        none from ctx->kernel_hook; the op is\n"
       "                                        ctx->failed_op */\n"
-      "  %s_STATUS_KERNEL_FAILED = -10     /* a kernel or init hook failed: the op is\n"
+      "  %s_STATUS_KERNEL_FAILED = -10,    /* a kernel or init hook failed: the op is\n"
       "                                        ctx->failed_op, its value ctx->error_code */\n"
+      "  %s_STATUS_DUPLICATE_REGION = -11, /* bind_arenas names a region twice */\n"
+      "  %s_STATUS_BUFFER_OVERLAP = -12,   /* a buffer overlaps the buffer of another\n"
+      "                                        region */\n"
+      "  %s_STATUS_REBOUND = -13           /* a region was bound again after this\n"
+      "                                        context's %s_model_init: its inputs and\n"
+      "                                        outputs point at the old buffers; call\n"
+      "                                        %s_model_init again */\n"
       "} %s_status_t;\n\n",
-      p, u, u, u, u, p, u, u, u, u, u, p, p, u, p, u, u, p);
+      p, u, u, u, u, u, p, u, u, u, u, u, p, p, u, p, u, u, u, u, u, p, p, p);
 }
 
 static void regions(const emit_ctx *e, mp_buf *b) {
@@ -230,13 +239,14 @@ static void types(const emit_ctx *e, mp_buf *b) {
       u, p, u, u, p, p, p, p, p, u, u, u, u, u, p, p, p, p, p);
   uint32_t ni = e->g->n_inputs ? e->g->n_inputs : 1, no = e->g->n_outputs ? e->g->n_outputs : 1;
   mp_buf_printf(b,
-      "/* The state of one model instance.  Set it up with %s_MODEL_CONTEXT_INIT;\n"
-      " * the application may then set callback, user_data and kernel_hook. */\n"
+      "/* The state of one model instance.  Set it up with %s_MODEL_CONTEXT_INIT,\n"
+      " * or zero it (a plain static context works); the application may then set\n"
+      " * callback, user_data and kernel_hook. */\n"
       "typedef struct %s_model_context_t {\n",
       u, p);
   /* fields with their comments in one column */
-  char decl[9][128];
-  const char *note[9] = {NULL};
+  char decl[11][128];
+  const char *note[11] = {NULL};
   snprintf(decl[0], sizeof decl[0], "uint64_t plan_hash;");
   snprintf(decl[1], sizeof decl[1], "%s_op_callback_t callback;", p);
   snprintf(decl[2], sizeof decl[2], "void *user_data;");
@@ -246,8 +256,10 @@ static void types(const emit_ctx *e, mp_buf *b) {
   snprintf(decl[6], sizeof decl[6], "int32_t initialised;");
   snprintf(decl[7], sizeof decl[7], "int32_t failed_op;");
   snprintf(decl[8], sizeof decl[8], "int32_t error_code;");
+  snprintf(decl[9], sizeof decl[9], "int32_t failed_region;");
+  snprintf(decl[10], sizeof decl[10], "uint32_t binding_epoch;");
   char n0[128], n4[128], n6[128];
-  snprintf(n0, sizeof n0, "%s_PLAN_HASH of the header it was set up with", u);
+  snprintf(n0, sizeof n0, "0, or %s_PLAN_HASH of the header it was set up with", u);
   snprintf(n4, sizeof n4, "pointed at their slots by %s_model_init", p);
   snprintf(n6, sizeof n6, "1 after a successful %s_model_init", p);
   note[0] = n0;
@@ -257,11 +269,13 @@ static void types(const emit_ctx *e, mp_buf *b) {
   note[4] = n4;
   note[6] = n6;
   note[7] = "the operator of the last failure, or -1";
-  note[8] = "what a failing kernel, hook or hydrate returned";
+  note[8] = "what a failing kernel, hook or hydrate returned, else 0";
+  note[9] = "the region a binding check refused, or -1";
+  note[10] = "the bindings model_init saw (internal)";
   size_t w = 0;
-  for (int i = 0; i < 9; i++)
+  for (int i = 0; i < 11; i++)
     if (strlen(decl[i]) > w) w = strlen(decl[i]);
-  for (int i = 0; i < 9; i++) {
+  for (int i = 0; i < 11; i++) {
     if (note[i])
       mp_buf_printf(b, "  %-*s /* %s */\n", (int)w, decl[i], note[i]);
     else
@@ -269,7 +283,8 @@ static void types(const emit_ctx *e, mp_buf *b) {
   }
   mp_buf_printf(b,
       "} %s_model_context_t;\n\n"
-      "#define %s_MODEL_CONTEXT_INIT {.plan_hash = %s_PLAN_HASH, .failed_op = -1}\n\n",
+      "#define %s_MODEL_CONTEXT_INIT \\\n"
+      "  {.plan_hash = %s_PLAN_HASH, .failed_op = -1, .failed_region = -1}\n\n",
       p, u, u);
 }
 
@@ -286,9 +301,13 @@ static void api(const emit_ctx *e, mp_buf *b) {
       " * _SIZE and aligned to its _ALIGN).  A constant region's buffer must\n"
       " * hold the region's bytes.  Bind before %s_model_init; the buffer stays\n"
       " * the caller's.  Fails with %s_STATUS_BAD_REGION, _BAD_ARGUMENT (buf\n"
-      " * NULL), _REGION_TOO_SMALL or _MISALIGNED and then binds nothing. */\n"
+      " * NULL), _REGION_TOO_SMALL, _MISALIGNED or _BUFFER_OVERLAP (its _SIZE\n"
+      " * bytes overlap another region's buffer) and then binds nothing.\n"
+      " * Binding after %s_model_init is allowed: a context initialised before\n"
+      " * then fails %s_model_run with _REBOUND until %s_model_init runs again\n"
+      " * and points its inputs and outputs at the new buffers. */\n"
       "int32_t %s_bind_arena(%s_arena_region_t region, void *buf, size_t size);\n\n",
-      p, u, p, p);
+      p, u, p, p, p, p, p);
   mp_buf_printf(b,
       "/* One region to bind with %s_bind_arenas. */\n"
       "typedef struct %s_arena_binding_t {\n"
@@ -297,13 +316,16 @@ static void api(const emit_ctx *e, mp_buf *b) {
       "  size_t size;\n"
       "} %s_arena_binding_t;\n\n"
       "/* Bind `count` regions at once: every binding is checked first (as\n"
-      " * %s_bind_arena does), and none is applied unless all are valid. */\n"
+      " * %s_bind_arena does; also _BAD_ARGUMENT for a count above _NUM_REGIONS,\n"
+      " * _DUPLICATE_REGION for a region named twice, _BUFFER_OVERLAP for two\n"
+      " * buffers that overlap), and none is applied unless all are valid. */\n"
       "int32_t %s_bind_arenas(const %s_arena_binding_t *bindings, size_t count);\n\n",
       p, p, p, p, p, p, p);
   mp_buf_printf(b,
-      "/* Check the context against the compiled module (%s_STATUS_PLAN_MISMATCH)\n"
-      " * and every region's binding (_UNBOUND_REGION, _REGION_TOO_SMALL,\n"
-      " * _MISALIGNED); zero every persistent arena; point ctx->inputs[] and\n"
+      "/* Check the context against the compiled module (%s_STATUS_PLAN_MISMATCH\n"
+      " * when ctx->plan_hash is set and differs) and every region's binding\n"
+      " * (_UNBOUND_REGION, _REGION_TOO_SMALL, _MISALIGNED, the region in\n"
+      " * ctx->failed_region); zero every persistent arena; point ctx->inputs[] and\n"
       " * ctx->outputs[] at their planned slots.  callback, user_data and\n"
       " * kernel_hook are kept.  Called by %s_model_init. */\n"
       "int32_t %s_context_init(%s_model_context_t *ctx);\n\n",
@@ -323,17 +345,23 @@ static void api(const emit_ctx *e, mp_buf *b) {
       "/* %s_context_init, then %s_hydrate_constants, then every operator's init\n"
       " * (ctx->kernel_hook with %s_PHASE_INIT, else the built-in kernel's init),\n"
       " * always in that order.  On success the context is ready to run and\n"
-      " * ctx->inputs[i].data / ctx->outputs[i].data point at the planned slots. */\n"
-      "int32_t %s_model_init(%s_model_context_t *ctx);\n\n",
-      p, p, u, p, p);
+      " * ctx->inputs[i].data / ctx->outputs[i].data point at the planned slots.\n"
+      " * %s_model_init passes the %s_PLAN_HASH its caller was compiled with, so\n"
+      " * a caller built with another plan's header gets %s_STATUS_PLAN_MISMATCH. */\n"
+      "int32_t %s_model_init_checked(%s_model_context_t *ctx, uint64_t header_plan_hash);\n"
+      "static inline int32_t %s_model_init(%s_model_context_t *ctx) {\n"
+      "  return %s_model_init_checked(ctx, %s_PLAN_HASH);\n"
+      "}\n\n",
+      p, p, u, p, u, u, p, p, p, p, p, u);
   mp_buf_printf(b,
       "/* Run every operator in order: write the inputs to ctx->inputs[i].data\n"
       " * first; the outputs are at ctx->outputs[i].data after.  Calls\n"
       " * ctx->callback around each operator.  Fails with\n"
-      " * %s_STATUS_NOT_INITIALISED, %s_STATUS_UNSUPPORTED_OP (no kernel) or\n"
-      " * %s_STATUS_KERNEL_FAILED, ctx->failed_op naming the operator. */\n"
+      " * %s_STATUS_NOT_INITIALISED, %s_STATUS_REBOUND, %s_STATUS_UNSUPPORTED_OP\n"
+      " * (no kernel) or %s_STATUS_KERNEL_FAILED, ctx->failed_op naming the\n"
+      " * operator. */\n"
       "int32_t %s_model_run(%s_model_context_t *ctx);\n\n",
-      u, u, u, p, p);
+      u, u, u, u, p, p);
   mp_buf_printf(b,
       "/* Start a new stream: zero every variable tensor (the state of SVDF,\n"
       " * LSTM and other stateful operators, which runs otherwise keep from one\n"

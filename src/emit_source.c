@@ -264,33 +264,62 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "  if (size < regions[region].size) return %s_STATUS_REGION_TOO_SMALL;\n"
       "  if ((uintptr_t)buf %% regions[region].align != 0u) return %s_STATUS_MISALIGNED;\n"
       "  return %s_STATUS_OK;\n"
-      "}\n\n",
+      "}\n\n"
+      "/* True when region a's bytes at pa and region b's at pb would overlap. */\n"
+      "static int regions_overlap(uint32_t a, const void *pa, uint32_t b, const void *pb) {\n"
+      "  uintptr_t x = (uintptr_t)pa, y = (uintptr_t)pb;\n"
+      "  return pa != NULL && pb != NULL && x < y + regions[b].size && y < x + regions[a].size;\n"
+      "}\n\n"
+      "/* Bumped by every successful bind: a context initialised under older\n"
+      " * bindings is refused by model_run. */\n"
+      "static uint32_t binding_epoch;\n\n",
       u, u, u, u, u, u);
   mp_buf_printf(b,
       "int32_t %s_bind_arena(%s_arena_region_t region, void *buf, size_t size) {\n"
+      "  uint32_t r;\n"
       "  int32_t st = check_binding((uint32_t)region, buf, size);\n"
       "  if (st != %s_STATUS_OK) return st;\n"
+      "  for (r = 0; r < (uint32_t)%s_NUM_REGIONS; r++)\n"
+      "    if (r != (uint32_t)region && regions_overlap((uint32_t)region, buf, r, arena_buffers[r].rw))\n"
+      "      return %s_STATUS_BUFFER_OVERLAP;\n"
       "  arena_buffers[region].rw = (uint8_t *)buf;\n"
       "  arena_sizes[region] = size;\n"
+      "  binding_epoch++;\n"
       "  return %s_STATUS_OK;\n"
       "}\n\n",
-      p, p, u, u);
+      p, p, u, u, u, u);
   mp_buf_printf(b,
       "int32_t %s_bind_arenas(const %s_arena_binding_t *bindings, size_t count) {\n"
-      "  size_t i;\n"
-      "  if (bindings == NULL && count > 0u) return %s_STATUS_BAD_ARGUMENT;\n"
+      "  size_t i, j;\n"
+      "  uint32_t r;\n"
+      "  if ((bindings == NULL && count > 0u) || count > (size_t)%s_NUM_REGIONS)\n"
+      "    return %s_STATUS_BAD_ARGUMENT;\n"
       "  for (i = 0; i < count; i++) {\n"
-      "    int32_t st = check_binding((uint32_t)bindings[i].region, bindings[i].buf,\n"
-      "                               bindings[i].size);\n"
+      "    uint32_t ri = (uint32_t)bindings[i].region;\n"
+      "    int32_t st = check_binding(ri, bindings[i].buf, bindings[i].size);\n"
       "    if (st != %s_STATUS_OK) return st;\n"
+      "    for (j = 0; j < i; j++) {\n"
+      "      if ((uint32_t)bindings[j].region == ri) return %s_STATUS_DUPLICATE_REGION;\n"
+      "      if (regions_overlap(ri, bindings[i].buf, (uint32_t)bindings[j].region, bindings[j].buf))\n"
+      "        return %s_STATUS_BUFFER_OVERLAP;\n"
+      "    }\n"
+      "    /* and the regions this call leaves as they are */\n"
+      "    for (r = 0; r < (uint32_t)%s_NUM_REGIONS; r++) {\n"
+      "      int kept = r != ri;\n"
+      "      for (j = 0; j < count && kept; j++)\n"
+      "        if ((uint32_t)bindings[j].region == r) kept = 0;\n"
+      "      if (kept && regions_overlap(ri, bindings[i].buf, r, arena_buffers[r].rw))\n"
+      "        return %s_STATUS_BUFFER_OVERLAP;\n"
+      "    }\n"
       "  }\n"
       "  for (i = 0; i < count; i++) {\n"
       "    arena_buffers[bindings[i].region].rw = (uint8_t *)bindings[i].buf;\n"
       "    arena_sizes[bindings[i].region] = bindings[i].size;\n"
       "  }\n"
+      "  if (count > 0u) binding_epoch++;\n"
       "  return %s_STATUS_OK;\n"
       "}\n\n",
-      p, p, u, u, u);
+      p, p, u, u, u, u, u, u, u, u);
   mp_buf_printf(b,
       "int32_t %s_context_init(%s_model_context_t *ctx) {\n"
       "  uint32_t r;\n",
@@ -301,13 +330,16 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "  ctx->initialised = 0;\n"
       "  ctx->failed_op = -1;\n"
       "  ctx->error_code = 0;\n"
-      "  if (ctx->plan_hash != %s_PLAN_HASH) return %s_STATUS_PLAN_MISMATCH;\n"
+      "  ctx->failed_region = -1;\n"
+      "  ctx->binding_epoch = binding_epoch;\n"
+      "  /* 0: a zeroed context; the header check is model_init's */\n"
+      "  if (ctx->plan_hash != 0u && ctx->plan_hash != %s_PLAN_HASH) return %s_STATUS_PLAN_MISMATCH;\n"
       "  for (r = 0; r < (uint32_t)%s_NUM_REGIONS; r++) {\n"
       "    int32_t st = arena_buffers[r].rw == NULL\n"
       "                     ? %s_STATUS_UNBOUND_REGION\n"
       "                     : check_binding(r, arena_buffers[r].rw, arena_sizes[r]);\n"
       "    if (st != %s_STATUS_OK) {\n"
-      "      ctx->error_code = (int32_t)r; /* the region at fault */\n"
+      "      ctx->failed_region = (int32_t)r;\n"
       "      return st;\n"
       "    }\n"
       "  }\n",
@@ -372,9 +404,15 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "}\n\n",
       p, p, p, p, u, u, u, u, u, u, u, u, u, u);
   mp_buf_printf(b,
-      "int32_t %s_model_init(%s_model_context_t *ctx) {\n"
+      "int32_t %s_model_init_checked(%s_model_context_t *ctx, uint64_t header_plan_hash) {\n"
       "  uint32_t i;\n"
-      "  int32_t st = %s_context_init(ctx);\n"
+      "  int32_t st;\n"
+      "  if (ctx == NULL) return %s_STATUS_BAD_ARGUMENT;\n"
+      "  if (header_plan_hash != %s_PLAN_HASH) {\n"
+      "    ctx->initialised = 0;\n"
+      "    return %s_STATUS_PLAN_MISMATCH;\n"
+      "  }\n"
+      "  st = %s_context_init(ctx);\n"
       "  if (st != %s_STATUS_OK) return st;\n"
       "  st = %s_hydrate_constants(ctx);\n"
       "  if (st != 0) {\n"
@@ -388,7 +426,7 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "  ctx->initialised = 1;\n"
       "  return %s_STATUS_OK;\n"
       "}\n\n",
-      p, p, p, u, p, u, u, u, u, u);
+      p, p, u, u, u, p, u, p, u, u, u, u, u);
   mp_buf_printf(b,
       "int32_t %s_reset_state(%s_model_context_t *ctx) {\n"
       "  if (ctx == NULL) return %s_STATUS_BAD_ARGUMENT;\n"
@@ -402,6 +440,7 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "  uint32_t i;\n"
       "  if (ctx == NULL) return %s_STATUS_BAD_ARGUMENT;\n"
       "  if (ctx->initialised != 1) return %s_STATUS_NOT_INITIALISED;\n"
+      "  if (ctx->binding_epoch != binding_epoch) return %s_STATUS_REBOUND;\n"
       "  ctx->failed_op = -1;\n"
       "  ctx->error_code = 0;\n"
       "  for (i = 0; i < %s_NUM_OPS; i++) {\n"
@@ -413,7 +452,7 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "  }\n"
       "  return %s_STATUS_OK;\n"
       "}\n\n",
-      p, p, u, u, u, p, u, u, u, p, u, u);
+      p, p, u, u, u, u, p, u, u, u, p, u, u);
   mp_buf_printf(b,
       "void *%s_arena_buffer(%s_arena_region_t region) {\n"
       "  if ((uint32_t)region >= (uint32_t)%s_NUM_REGIONS) return NULL;\n"
@@ -425,7 +464,8 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       p, p, u, p, u);
   static const char *const names[] = {
       "OK", "BAD_ARGUMENT", "BAD_REGION", "UNBOUND_REGION", "REGION_TOO_SMALL", "MISALIGNED",
-      "PLAN_MISMATCH", "NOT_INITIALISED", "HYDRATE_FAILED", "UNSUPPORTED_OP", "KERNEL_FAILED"};
+      "PLAN_MISMATCH", "NOT_INITIALISED", "HYDRATE_FAILED", "UNSUPPORTED_OP", "KERNEL_FAILED",
+      "DUPLICATE_REGION", "BUFFER_OVERLAP", "REBOUND"};
   mp_buf_printf(b, "const char *%s_status_str(int32_t status) {\n  switch (status) {\n", p);
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     mp_buf_printf(b, "  case %s_STATUS_%s: return \"%s_STATUS_%s\";\n", u, names[i], u, names[i]);

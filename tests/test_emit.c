@@ -207,18 +207,25 @@ static void the_header_declares_the_whole_api_returning_int32(void **state) {
       "int32_t kws_context_init(kws_model_context_t *ctx);",
       "int32_t kws_hydrate_constants(kws_model_context_t *ctx);",
       "int32_t kws_hydrate_constants_default(kws_model_context_t *ctx);",
-      "int32_t kws_model_init(kws_model_context_t *ctx);",
+      "int32_t kws_model_init_checked(kws_model_context_t *ctx, uint64_t header_plan_hash);",
+      "static inline int32_t kws_model_init(kws_model_context_t *ctx) {\n"
+      "  return kws_model_init_checked(ctx, KWS_PLAN_HASH);\n}",
       "int32_t kws_model_run(kws_model_context_t *ctx);",
       "int32_t kws_reset_state(kws_model_context_t *ctx);",
       "  kws_io_t inputs[1];",
       "  kws_io_t outputs[1];",
       "  kws_op_callback_t callback;",
       "  void *user_data;",
-      "#define KWS_MODEL_CONTEXT_INIT {.plan_hash = KWS_PLAN_HASH, .failed_op = -1}",
+      "#define KWS_MODEL_CONTEXT_INIT \\\n"
+      "  {.plan_hash = KWS_PLAN_HASH, .failed_op = -1, .failed_region = -1}",
+      "  int32_t failed_region;",
       "#ifndef KWS_PUT_IN_DTCM\n#define KWS_PUT_IN_DTCM\n#endif",
       "#ifndef KWS_PUT_CONST_IN_MRAM\n#define KWS_PUT_CONST_IN_MRAM KWS_PUT_IN_MRAM\n#endif",
       "KWS_STATUS_PLAN_MISMATCH = -6,",
       "KWS_STATUS_UNSUPPORTED_OP = -9,",
+      "KWS_STATUS_DUPLICATE_REGION = -11,",
+      "KWS_STATUS_BUFFER_OVERLAP = -12,",
+      "KWS_STATUS_REBOUND = -13 ",
   };
   for (size_t i = 0; i < sizeof decls / sizeof decls[0]; i++) {
     if (!strstr(h, decls[i])) fail_msg("missing from the header: %s", decls[i]);
@@ -226,7 +233,8 @@ static void the_header_declares_the_whole_api_returning_int32(void **state) {
   char *src = read_out(&e, "src/kws_model.c");
   assert_non_null(strstr(src, "KWS_WEAK int32_t kws_hydrate_constants(kws_model_context_t *ctx) {"));
   /* model_init: context_init, then hydrate, then the operator init loop */
-  const char *mi = strstr(src, "int32_t kws_model_init(kws_model_context_t *ctx) {");
+  const char *mi = strstr(src, "int32_t kws_model_init_checked(kws_model_context_t *ctx, "
+                                "uint64_t header_plan_hash) {");
   assert_non_null(mi);
   const char *a = strstr(mi, "kws_context_init(ctx)"), *b = strstr(mi, "kws_hydrate_constants(ctx)"),
              *c = strstr(mi, "call_kernel(ctx, i, KWS_PHASE_INIT)");

@@ -306,9 +306,10 @@ static int bind_all(const probe_module *m) {
       memset(bb + gb, 0xEE, b->size);
       memset(bb + gb + b->size, PROBE_GUARD_BYTE, gb);
     }
-    if (expect(m->bind_pair(a->id, ba + ga, a->size, b->id, bb + gb, b->size), m->st.ok,
-               "bind_arenas"))
-      return 1;
+    /* an odd region out binds alone: bind_arenas refuses a region twice */
+    int32_t st = b == a ? m->bind(a->id, ba + ga, a->size)
+                        : m->bind_pair(a->id, ba + ga, a->size, b->id, bb + gb, b->size);
+    if (expect(st, m->st.ok, b == a ? "bind_arena" : "bind_arenas")) return 1;
   }
   return 0;
 }
