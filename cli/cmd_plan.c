@@ -89,9 +89,14 @@ int cmd_plan(cli *c, int argc, char **argv) {
                                                                : "--module.prefix");
       cargs[nc++] = argv[++i];
     } else if (a[0] == '-' && a[1] == '-') {
-      /* any convert key passes through (with its value if it has one) */
+      /* any convert key passes through (with its value if it has one: the
+       * next argument unless it is an option or the model; "-1" is a value) */
       cargs[nc++] = argv[i];
-      if (i + 1 < argc && argv[i + 1][0] != '-' ) cargs[nc++] = argv[++i];
+      const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+      size_t nl = next ? strlen(next) : 0;
+      if (next && !(next[0] == '-' && next[1] == '-') &&
+          !(nl > 7 && !strcmp(next + nl - 7, ".tflite")))
+        cargs[nc++] = argv[++i];
     } else if (!model) {
       model = argv[i];
     } else {

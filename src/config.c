@@ -105,6 +105,7 @@ static const char *name_list(vctx *v, const char *const *names, size_t n) {
 /* Text of a value for messages: scalars as written, else their kind. */
 static const char *shown(vctx *v, const cfg_node *n) {
   if (n->kind == CFG_MAP || n->kind == CFG_SEQ || !n->text) return cfg_kind_name(n->kind);
+  if (!*n->text && n->kind != CFG_STR) return "an empty value"; /* `--key=` */
   const char *s = mp_pool_printf(v->pool, n->kind == CFG_STR ? "'%.60s'" : "%.60s", n->text);
   return s ? s : "?";
 }
@@ -369,6 +370,7 @@ static void read_platform(vctx *v, const cfg_node *root, mp_platform *pf) {
     snprintf(pf->name, sizeof pf->name, "%s", name ? name : "custom");
     pf->min_alignment = 16;
   }
+  unsigned errors_before = v->errors;
   if (has_memories && want_map(v, me->value, "platform.memories")) {
     const cfg_node *mm = me->value;
     for (uint32_t i = 0; i < mm->n; i++) {
@@ -407,7 +409,8 @@ static void read_platform(vctx *v, const cfg_node *root, mp_platform *pf) {
     any |= pf->present[m];
     writable |= pf->present[m] && mp_memory_writable((mp_memory)m);
   }
-  if (!writable) {
+  /* a memory whose size was refused above is not missing */
+  if (!writable && v->errors == errors_before) {
     verr(v, has_memories ? me->value : p, "platform.memories",
          "platform '%s' has no writable memory%s", pf->name, any ? " (mram is read-only)" : "");
     return;
@@ -1163,7 +1166,17 @@ static void parse_args(vctx *v, int argc, char **argv, args *a, mp_config *c) {
       full = name; /* as typed */
       const char *paths[64];
       size_t np = cli_paths(paths, 64);
-      const char *sug = mp_suggest(full, paths, np);
+      /* suggest keys as deep as the one typed: "memory.nosuch" is no typo
+       * of its own section "memory" */
+      const char *same_depth[64];
+      size_t ns = 0;
+      for (size_t p = 0; p < np; p++) {
+        size_t da = 0, db = 0;
+        for (const char *q = paths[p]; *q; q++) da += *q == '.';
+        for (const char *q = full; *q; q++) db += *q == '.';
+        if (da == db) same_depth[ns++] = paths[p];
+      }
+      const char *sug = mp_suggest(full, same_depth, ns);
       if (sug) {
         verr_at(v, src, 0, 0, full, "unknown key '%s' " DASH " did you mean '%s'?", full, sug);
       } else {
@@ -1191,8 +1204,22 @@ static void parse_args(vctx *v, int argc, char **argv, args *a, mp_config *c) {
           verr_at(v, src, 0, 0, full, "'%s' takes true or false, not '%s'", full, inline_val);
           continue;
         }
-      } else if (!negated && i + 1 < argc && bool_word(argv[i + 1], &b)) {
+      } else if (i + 1 < argc && bool_word(argv[i + 1], &b)) {
+        if (negated) {
+          const char *last = strrchr(name, '.');
+          last = last ? last + 1 : name;
+          verr_at(v, src, 0, 0, full, "'--%s' takes no value; write '--%.*s%s true' or "
+                  "'... false' instead", name, (int)(last - name), name, last + 3);
+          i++;
+          continue;
+        }
         i++;
+      } else if (i + 1 < argc && argv[i + 1][0] != '-' && !strchr(argv[i + 1], '.') &&
+                 !strchr(argv[i + 1], '/')) {
+        /* a word, not a path: a misspelt boolean ("maybe", "yes") */
+        verr_at(v, src, 0, 0, full, "'%s' takes true or false, not '%s'", full, argv[i + 1]);
+        i++;
+        continue;
       }
       value = cfg_new(v->pool, CFG_BOOL, src);
       if (value) {

@@ -456,8 +456,44 @@ mp_status cfg_load_yaml(mp_pool *pool, cfg_src *src, const mp_diag_sink *dx, cfg
 
 /* ---- JSON ------------------------------------------------------------------ */
 
+/* The number tokens of a JSON text, in order, so that messages quote a
+ * value as it was written ("1e3", not "1000").  jansson keeps objects in
+ * the order written, so from_json meets the numbers in this order. */
+typedef struct json_numbers {
+  const char **text;
+  size_t n, next;
+} json_numbers;
+
+static void scan_numbers(mp_pool *pool, const char *s, json_numbers *nums) {
+  size_t cap = 0;
+  for (const char *p = s; *p; p++) cap += *p == '-' || (*p >= '0' && *p <= '9');
+  nums->text = cap ? mp_pool_alloc(pool, cap, sizeof(char *)) : NULL;
+  nums->n = nums->next = 0;
+  if (cap && !nums->text) return;
+  for (const char *p = s; *p;) {
+    if (*p == '"') { /* skip a string, escapes included */
+      for (p++; *p && *p != '"'; p++)
+        if (*p == '\\' && p[1]) p++;
+      if (*p) p++;
+    } else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+      const char *e = p + 1;
+      while (*e && strchr("0123456789+-.eE", *e)) e++;
+      const char *t = mp_pool_strndup(pool, p, (size_t)(e - p));
+      if (t && nums->n < cap) nums->text[nums->n++] = t;
+      p = e;
+    } else {
+      p++;
+    }
+  }
+}
+
+/* The next number as written, or `fallback` when the scan lost count. */
+static const char *written(json_numbers *nums, const char *fallback) {
+  return nums && nums->next < nums->n ? nums->text[nums->next++] : fallback;
+}
+
 static cfg_node *from_json(mp_pool *pool, const cfg_src *src, json_t *j, uint32_t depth,
-                           bool *too_deep, const char **dup) {
+                           bool *too_deep, const char **dup, json_numbers *nums) {
   if (depth > CFG_MAX_DEPTH) {
     *too_deep = true;
     return NULL;
@@ -473,7 +509,7 @@ static cfg_node *from_json(mp_pool *pool, const cfg_src *src, json_t *j, uint32_
     const char *k;
     json_t *v;
     json_object_foreach(j, k, v) {
-      cfg_node *c = from_json(pool, src, v, depth + 1, too_deep, dup);
+      cfg_node *c = from_json(pool, src, v, depth + 1, too_deep, dup, nums);
       char *canon = cfg_canon(pool, k);
       if (canon && n && cfg_map_find(n, canon)) {
         *dup = mp_pool_strdup(pool, k);
@@ -492,7 +528,7 @@ static cfg_node *from_json(mp_pool *pool, const cfg_src *src, json_t *j, uint32_
     size_t i;
     json_t *v;
     json_array_foreach(j, i, v) {
-      cfg_node *c = from_json(pool, src, v, depth + 1, too_deep, dup);
+      cfg_node *c = from_json(pool, src, v, depth + 1, too_deep, dup, nums);
       if (!n || !c || !cfg_seq_push(pool, n, c)) return NULL;
     }
     break;
@@ -504,13 +540,13 @@ static cfg_node *from_json(mp_pool *pool, const cfg_src *src, json_t *j, uint32_
     if (n) {
       n->negative = v < 0;
       n->mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-      n->text = mp_pool_printf(pool, "%lld", (long long)v);
+      n->text = written(nums, mp_pool_printf(pool, "%lld", (long long)v));
     }
     break;
   }
   case JSON_REAL:
     n = cfg_new(pool, CFG_FLOAT, src);
-    if (n) n->text = mp_pool_printf(pool, "%g", json_real_value(j));
+    if (n) n->text = written(nums, mp_pool_printf(pool, "%g", json_real_value(j)));
     break;
   case JSON_TRUE:
   case JSON_FALSE:
@@ -544,7 +580,9 @@ mp_status cfg_load_json(mp_pool *pool, const cfg_src *src, const char *text, con
   }
   bool too_deep = false;
   const char *dup = NULL;
-  cfg_node *n = from_json(pool, src, j, 0, &too_deep, &dup);
+  json_numbers nums;
+  scan_numbers(pool, text, &nums);
+  cfg_node *n = from_json(pool, src, j, 0, &too_deep, &dup, &nums);
   json_decref(j);
   if (too_deep) {
     cfg_report(dx, pool, MP_SEV_ERROR, src, 0, 0, key_path,

@@ -253,6 +253,20 @@ static bool try_constant(planctx *c, const mp_tensor *t, mp_memory rt, mp_memory
   return false;
 }
 
+/* The memory a staged constant that try_constant refused overflows: its
+ * runtime memory `rt` when that cannot hold it, else its source. */
+static mp_memory staged_overflow(planctx *c, const mp_tensor *t, mp_memory rt, mp_memory src) {
+  int old_src = c->const_src[rt];
+  uint64_t old_top = c->const_top[rt];
+  uint32_t a = slot_align(c, t, rt);
+  c->const_src[rt] = (int)src;
+  c->const_top[rt] = mp_align_up(old_top, a) + mp_align_up(t->size, a);
+  mp_memory bad = fits(c, rt) ? src : rt;
+  c->const_top[rt] = old_top;
+  c->const_src[rt] = old_src;
+  return bad;
+}
+
 static mp_status constant_conflict(planctx *c, const mp_tensor *t, mp_memory rt, mp_memory src) {
   int32_t other = c->const_src_tensor[rt];
   mp_error(c->dx, noloc(),
@@ -277,8 +291,7 @@ static mp_status place_constant(planctx *c, const mp_tensor *t, bool pinned_pass
       if (c->const_src[rt] != NO_MEM && c->const_src[rt] != (int)src)
         return constant_conflict(c, t, rt, src);
       if (!try_constant(c, t, rt, src, &off)) {
-        mp_memory bad = fits(c, rt) ? src : rt;
-        /* recompute the growth against the memory that overflowed */
+        mp_memory bad = staged_overflow(c, t, rt, src);
         report_nofit(c, t, bad, mp_align_up(t->size, slot_align(c, t, rt)),
                      bad == rt ? "Raise its max_size in memory.constraints or choose another "
                                  "constant_destination_memory."
