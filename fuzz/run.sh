@@ -19,6 +19,8 @@ cd "$(dirname "$0")/.."
 FUZZ_SECONDS=${FUZZ_SECONDS:-600}
 # `./fuzz/run.sh config` runs the configuration fuzzer instead (fuzz/run_config.sh).
 if [ "${1:-}" = config ]; then exec ./fuzz/run_config.sh "$FUZZ_SECONDS"; fi
+# `./fuzz/run.sh pipeline` runs the whole-pipeline fuzzer (fuzz/run_pipeline.sh).
+if [ "${1:-}" = pipeline ]; then exec ./fuzz/run_pipeline.sh "$FUZZ_SECONDS"; fi
 OUT=build/fuzz
 CORPUS=$OUT/corpus_model
 CC=${FUZZ_CC:-clang}
@@ -41,19 +43,9 @@ echo "fuzz: building $OUT/mkmodel (seed writer)"
 
 SEEDS=$(mktemp -d)
 trap 'rm -rf "$SEEDS"' EXIT
-for f in $("$OUT/mkmodel" --list); do "$OUT/mkmodel" fixture "$f" "$SEEDS/fx_$f.tflite"; done
-"$OUT/mkmodel" kws "$SEEDS/kws.tflite"
-for s in 1 2 3 4 5 6 7 8; do "$OUT/mkmodel" random --seed "$s" --ops $((s * 6)) "$SEEDS/random_$s.tflite"; done
-head -c 600 "$SEEDS/fx_tiny.tflite" > "$SEEDS/cut_tiny.tflite"
-head -c 8 "$SEEDS/fx_tiny.tflite" > "$SEEDS/cut_header.tflite"
-SHARED=../shared/models
-if [ -d "$SHARED" ]; then
-  n=0
-  for m in "$SHARED"/*.tflite; do [ -f "$m" ] && cp "$m" "$SEEDS/shared_$(basename "$m")" && n=$((n+1)); done
-  echo "fuzz: also seeding with $n models read from $SHARED (temporary copies)"
-else
-  echo "NOTICE: $SHARED not found: seeding with memplan's own models only"
-fi
+# shellcheck source=fuzz/lib.sh
+. fuzz/lib.sh
+fuzz_seeds "$OUT/mkmodel" "$SEEDS"
 
 DICT=$OUT/model.dict
 cat > "$DICT" <<'DICT_END'
@@ -65,24 +57,6 @@ cat > "$DICT" <<'DICT_END'
 "\x08\x00"
 DICT_END
 
-echo "fuzz: running for $FUZZ_SECONDS s"
-artifacts() { find "$OUT" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \
-  -o -name 'oom-*' \) | sort; }
-before=$(artifacts)
-start=$(date +%s)
-set +e
-"$OUT/fuzz_model" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
-  -dict="$DICT" -artifact_prefix="$OUT/" -print_final_stats=1 "$CORPUS" "$SEEDS" \
-  2>&1 | tee "$OUT/fuzz_model.log"
-rc=${PIPESTATUS[0]}
-set -e
-echo "fuzz: ran $(( $(date +%s) - start )) s; corpus $(find "$CORPUS" -type f | wc -l) inputs"
-new=$(comm -13 <(echo "$before") <(artifacts))
-if [ -n "$new" ]; then
-  echo "fuzz: FINDING (exit $rc): see $OUT/fuzz_model.log and"; echo "$new" | sed 's/^/    /'
-  exit 1
-elif [ "$rc" -ne 0 ]; then
-  echo "fuzz: the fuzzer stopped with exit $rc and no finding (interrupted?)"
-  exit 1
-fi
-echo "fuzz: no finding"
+fuzz_run fuzz_model "$OUT/fuzz_model" "$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
+  -dict="$DICT" "$CORPUS" "$SEEDS"
+echo "fuzz: corpus $(find "$CORPUS" -type f | wc -l) inputs"
