@@ -222,8 +222,8 @@ check_golden() { # WHERE LOG...
 }
 if [ "$n_golden" -gt 0 ]; then
   check_golden host "$OUT"/golden_host/*.log
-  grep -h '^GOLDEN CAUGHT' "$OUT"/golden_host/*.log | head -n 1 | cut -c1-160 | sed 's/^/  /'
-  grep -h '^GOLDEN CAUGHT .* reads its output' "$OUT"/golden_host/*.log | head -n 1 | cut -c1-200 | sed 's/^/  /'
+  grep -h '^GOLDEN CAUGHT' "$OUT"/golden_host/*.log | sed -n 1p | cut -c1-160 | sed 's/^/  /'
+  grep -h '^GOLDEN CAUGHT .* reads its output' "$OUT"/golden_host/*.log | sed -n 1p | cut -c1-200 | sed 's/^/  /'
   stamp "host: $n_golden modules with their kernels give TFLM's outputs; $n_gmodels wrong kernels and $n_gmodels uninitialised reads caught and named"
   if [ $have_arm = 1 ]; then
     check_golden "qemu mps3-an547" $(for e in $gimages; do echo "${e%.elf}.log"; done)

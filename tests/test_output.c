@@ -1,0 +1,216 @@
+/*
+ * test_output.c — writing a module folder all at once (src/output.c): a
+ * commit into a new folder and into an existing one, the manifest and what
+ * the next commit removes by it (and what it never removes), and every
+ * failure leaving the folder, the extra file and the folder's parents as
+ * they were, with no staging folder behind.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "output.h"
+#include "testutil.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char base[256];
+
+static const char *at(const char *rel) {
+  static char buf[4][512];
+  static int k;
+  k = (k + 1) % 4;
+  snprintf(buf[k], sizeof buf[k], "%s/%s", base, rel);
+  return buf[k];
+}
+
+static bool exists(const char *rel) {
+  struct stat st;
+  return stat(at(rel), &st) == 0;
+}
+
+static char *text(const char *rel) { return tu_read_text(at(rel), NULL); }
+
+static void put(const char *rel, const char *s) {
+  FILE *f = fopen(at(rel), "wb");
+  assert_non_null(f);
+  fputs(s, f);
+  fclose(f);
+}
+
+/* Entries of `base` other than the ones named (a staging folder left
+ * behind would show here). */
+static int others(const char *keep1, const char *keep2) {
+  DIR *d = opendir(base);
+  assert_non_null(d);
+  int n = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+    if ((keep1 && !strcmp(de->d_name, keep1)) || (keep2 && !strcmp(de->d_name, keep2))) continue;
+    n++;
+  }
+  closedir(d);
+  return n;
+}
+
+static void fresh(void) {
+  const char *t = tu_tmpdir();
+  assert_non_null(t);
+  snprintf(base, sizeof base, "%s", t);
+}
+
+static mp_status write_module(const char *dir, const char *const *files, size_t n,
+                              const char *extra, tu_diags *d) {
+  tu_diags_init(d);
+  mp_out *o = NULL;
+  mp_status st = mp_out_begin(at(dir), &d->sink, &o);
+  for (size_t i = 0; i < n && st == MP_OK; i++) st = mp_out_add(o, files[i], files[i], strlen(files[i]));
+  if (st == MP_OK && extra) st = mp_out_add_extra(o, at(extra), "report", 6);
+  if (st == MP_OK) st = mp_out_commit(o);
+  mp_out_free(&o);
+  return st;
+}
+
+static void a_new_folder_appears_whole_with_its_manifest(void **state) {
+  (void)state;
+  fresh();
+  tu_diags d;
+  const char *files[] = {"include/a_model.h", "src/a_model.c", "module.mk"};
+  assert_int_equal(write_module("out", files, 3, "r.html", &d), MP_OK);
+  char *h = text("out/include/a_model.h"), *m = text("out/" MP_OUT_MANIFEST), *r = text("r.html");
+  assert_string_equal(h, "include/a_model.h");
+  assert_string_equal(r, "report");
+  assert_non_null(strstr(m, "\ninclude/a_model.h\nsrc/a_model.c\nmodule.mk\n"));
+  assert_int_equal(others("out", "r.html"), 0);
+  free(h);
+  free(m);
+  free(r);
+  tu_rmtree(base);
+}
+
+static void the_next_commit_removes_only_what_the_manifest_lists(void **state) {
+  (void)state;
+  fresh();
+  tu_diags d;
+  const char *first[] = {"include/a_model.h", "src/a_model.c", "data/a_blob.bin"};
+  assert_int_equal(write_module("out", first, 3, NULL, &d), MP_OK);
+  put("out/notes.txt", "mine");
+  put("victim.txt", "keep");
+  /* a hand-edited manifest naming files outside the folder */
+  FILE *f = fopen(at("out/" MP_OUT_MANIFEST), "ab");
+  assert_non_null(f);
+  fputs("../victim.txt\n/etc/hostname\nsrc/../../victim.txt\nnotes.txt/\n", f);
+  fclose(f);
+  const char *second[] = {"include/b_model.h", "src/b_model.c"};
+  assert_int_equal(write_module("out", second, 2, NULL, &d), MP_OK);
+  assert_false(exists("out/include/a_model.h"));
+  assert_false(exists("out/src/a_model.c"));
+  assert_false(exists("out/data")); /* emptied, so removed */
+  assert_true(exists("out/include/b_model.h"));
+  assert_true(exists("out/notes.txt"));
+  assert_true(exists("victim.txt"));
+  char *m = text("out/" MP_OUT_MANIFEST);
+  assert_null(strstr(m, "a_model"));
+  free(m);
+  assert_int_equal(others("out", "victim.txt"), 0);
+  tu_rmtree(base);
+}
+
+static void a_folder_in_the_way_fails_before_any_file_moves(void **state) {
+  (void)state;
+  fresh();
+  tu_diags d;
+  const char *files[] = {"include/a_model.h", "kernels/mpk_conv.c"};
+  assert_int_equal(write_module("out", files, 2, NULL, &d), MP_OK);
+  put("out/include/a_model.h", "old header");
+  assert_int_equal(unlink(at("out/kernels/mpk_conv.c")), 0);
+  assert_int_equal(mkdir(at("out/kernels/mpk_conv.c"), 0777), 0);
+  assert_int_equal(write_module("out", files, 2, "r.html", &d), MP_ERR_IO);
+  assert_true(tu_diags_has(&d, "a folder is in the way"));
+  char *h = text("out/include/a_model.h");
+  assert_string_equal(h, "old header"); /* not replaced */
+  free(h);
+  assert_false(exists("r.html"));
+  assert_int_equal(others("out", NULL), 0);
+  tu_rmtree(base);
+}
+
+static void an_extra_file_in_a_missing_folder_fails_and_writes_nothing(void **state) {
+  (void)state;
+  fresh();
+  tu_diags d;
+  const char *files[] = {"module.mk"};
+  assert_int_equal(write_module("new/deep/out", files, 1, "nodir/r.html", &d), MP_ERR_IO);
+  assert_true(tu_diags_has(&d, "cannot write"));
+  assert_false(exists("new")); /* the parents begin created are gone again */
+  assert_int_equal(others(NULL, NULL), 0);
+  tu_rmtree(base);
+}
+
+static void a_module_path_that_is_a_file_fails(void **state) {
+  (void)state;
+  fresh();
+  put("out", "a file");
+  tu_diags d;
+  const char *files[] = {"module.mk"};
+  assert_int_equal(write_module("out", files, 1, NULL, &d), MP_ERR_IO);
+  assert_true(tu_diags_has(&d, "module.path is not a folder"));
+  char *t = text("out");
+  assert_string_equal(t, "a file");
+  free(t);
+  assert_int_equal(others("out", NULL), 0);
+  tu_rmtree(base);
+}
+
+static void names_that_leave_the_folder_are_refused(void **state) {
+  (void)state;
+  fresh();
+  tu_diags d;
+  tu_diags_init(&d);
+  static const char *const bad[] = {"../x", "/etc/x", "a//b", "a/./b", "", "a/", MP_OUT_MANIFEST};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    mp_out *o = NULL;
+    assert_int_equal(mp_out_begin(at("out"), &d.sink, &o), MP_OK);
+    assert_int_equal(mp_out_add(o, bad[i], "x", 1), MP_ERR_INTERNAL);
+    assert_int_equal(mp_out_commit(o), MP_ERR_IO); /* sticky */
+    mp_out_free(&o);
+  }
+  assert_int_equal(others(NULL, NULL), 0);
+  tu_rmtree(base);
+}
+
+static void an_uncommitted_writer_leaves_nothing(void **state) {
+  (void)state;
+  fresh();
+  tu_diags d;
+  tu_diags_init(&d);
+  mp_out *o = NULL;
+  assert_int_equal(mp_out_begin(at("a/b/out"), &d.sink, &o), MP_OK);
+  assert_int_equal(mp_out_add(o, "src/x.c", "x", 1), MP_OK);
+  assert_int_equal(mp_out_add_extra(o, at("r.html"), "r", 1), MP_OK);
+  mp_out_free(&o);
+  assert_null(o);
+  assert_int_equal(others(NULL, NULL), 0);
+  tu_rmtree(base);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(a_new_folder_appears_whole_with_its_manifest),
+      cmocka_unit_test(the_next_commit_removes_only_what_the_manifest_lists),
+      cmocka_unit_test(a_folder_in_the_way_fails_before_any_file_moves),
+      cmocka_unit_test(an_extra_file_in_a_missing_folder_fails_and_writes_nothing),
+      cmocka_unit_test(a_module_path_that_is_a_file_fails),
+      cmocka_unit_test(names_that_leave_the_folder_are_refused),
+      cmocka_unit_test(an_uncommitted_writer_leaves_nothing),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
