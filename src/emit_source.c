@@ -271,8 +271,9 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "  return pa != NULL && pb != NULL && x < y + regions[b].size && y < x + regions[a].size;\n"
       "}\n\n"
       "/* Bumped by every successful bind: a context initialised under older\n"
-      " * bindings is refused by model_run. */\n"
-      "static uint32_t binding_epoch;\n\n",
+      " * bindings is refused by model_run.  It starts at 1 so that it lives in\n"
+      " * .data with the other binding state, and .bss holds only arenas. */\n"
+      "static uint32_t binding_epoch = 1u;\n\n",
       u, u, u, u, u, u);
   mp_buf_printf(b,
       "int32_t %s_bind_arena(%s_arena_region_t region, void *buf, size_t size) {\n"
