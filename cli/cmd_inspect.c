@@ -71,6 +71,8 @@ static int print_json(const mp_graph *g, const mp_graph *na, uint32_t align) {
   json_object_set_new(o, "lower_bound_bytes", json_integer((json_int_t)mp_graph_lower_bound(g, align)));
   json_object_set_new(o, "lower_bound_bytes_no_alias",
                       json_integer((json_int_t)mp_graph_lower_bound(na, align)));
+  json_object_set_new(o, "inplace_bound_bytes",
+                      json_integer((json_int_t)mp_graph_inplace_bound(g, align)));
   json_object_set_new(o, "peak_op", json_integer(peak_op(g, align)));
   json_t *ins = json_array(), *outs = json_array();
   for (uint32_t i = 0; i < g->n_inputs; i++) json_array_append_new(ins, json_integer(g->inputs[i]));
@@ -202,6 +204,8 @@ static void print_text(const mp_graph *g, const mp_graph *na, uint32_t align) {
   printf("scratch lower bound    %llu bytes at %u-byte alignment, peak at op %d\n",
          (unsigned long long)mp_graph_lower_bound(g, align), align, peak_op(g, align));
   printf("without view aliasing  %llu bytes\n", (unsigned long long)mp_graph_lower_bound(na, align));
+  printf("in-place bound         %llu bytes (memory.in_place: outputs over the inputs their "
+         "kernels allow)\n", (unsigned long long)mp_graph_inplace_bound(g, align));
   printf("constants              %llu bytes\n", (unsigned long long)consts);
   printf("persistent             %llu bytes\n", (unsigned long long)pers);
 }
@@ -244,6 +248,7 @@ int cmd_inspect(cli *c, int argc, char **argv) {
   mp_graph *g = NULL, *na = NULL;
   mp_status st = mp_model_load(path, &c->sink, &m);
   if (st == MP_OK) st = mp_graph_build(m, (uint32_t)subgraph, NULL, &c->sink, &g);
+  if (st == MP_OK) st = mp_kernels_overlaps(g);
   if (st == MP_OK) {
     mp_graph_options no_alias = {.alias_views = false};
     st = mp_graph_build(m, (uint32_t)subgraph, &no_alias, &c->sink, &na);

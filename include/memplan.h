@@ -334,6 +334,18 @@ const char *mp_target_name(mp_target t);
 /* The target called `name` (exact, lower case); false when there is none. */
 bool mp_target_find(const char *name, mp_target *out);
 
+/* An overlap an operator's kernel allows (memory.in_place): while `op` runs,
+ * its output tensor `output` may share bytes with its input tensor `input`
+ * when, in one arena, offset(input) - offset(output) >= min_gap bytes (a
+ * negative gap lets the output start above the input).  Tensor ids are the
+ * operator's own; either may be a view alias. */
+typedef struct mp_overlap {
+  uint32_t op;
+  uint32_t input;
+  uint32_t output;
+  int64_t min_gap;
+} mp_overlap;
+
 typedef struct mp_graph_options {
   bool alias_views;       /* alias view outputs to their inputs (default true) */
 } mp_graph_options;
@@ -356,6 +368,10 @@ typedef struct mp_graph {
   /* The core the kernels are chosen for; mp_graph_build sets generic.  Set
    * it before mp_kernels_prepare: the lowering reads it. */
   mp_target target;
+  /* The kernels' overlap contracts, one per (op, input, output), in op
+   * order; filled by mp_kernels_prepare (none before it). */
+  uint32_t n_overlaps;
+  mp_overlap *overlaps;
   struct mp_pool *pool;
 } mp_graph;
 
@@ -375,12 +391,19 @@ mp_status mp_graph_add_local(mp_graph *g, uint32_t op, uint64_t size,
 /* Ready a graph for memplan's kernels before planning: lower every operator
  * and add the op-local scratch buffers their kernels need (an im2col or
  * accumulator buffer, live over [op, op]) with mp_graph_add_local, so the
- * planner places them and the lower bound counts them.  Operators no kernel
+ * planner places them and the lower bound counts them, and record the
+ * kernels' overlap contracts in g->overlaps.  Operators no kernel
  * takes are reported all at once (name, index, the tensors they read and
  * write) and yield MP_ERR_UNSUPPORTED; with allow_unsupported they are
  * warnings and the emitted module returns its unsupported-operator status
  * at those operators. */
 mp_status mp_kernels_prepare(mp_graph *g, bool allow_unsupported, const mp_diag_sink *dx);
+
+/* Record the kernels' overlap contracts in g->overlaps (what
+ * mp_kernels_prepare also does), without adding op-local scratch: for
+ * reports of the in-place bound.  Operators without a kernel have none.
+ * Fails only with MP_ERR_NOMEM. */
+mp_status mp_kernels_overlaps(mp_graph *g);
 
 /* True when tensor t needs a scratch slot of its own (scratch role, used,
  * not an alias, and live). */
@@ -398,6 +421,13 @@ size_t mp_graph_scratch_items(const mp_graph *g, uint32_t alignment, struct mp_i
 /* Scratch lower bound: the largest, over operators, sum of the sizes
  * (rounded up to `alignment`) of the scratch slots live at that operator. */
 uint64_t mp_graph_lower_bound(const mp_graph *g, uint32_t alignment);
+
+/* The in-place bound: mp_graph_lower_bound less, at each operator, the most
+ * bytes the kernels' overlap contracts (g->overlaps) let its outputs share
+ * with the inputs it reads for the last time.  No plan that honours the
+ * contracts is below it; equal to mp_graph_lower_bound when no contract
+ * applies (or before mp_kernels_prepare). */
+uint64_t mp_graph_inplace_bound(const mp_graph *g, uint32_t alignment);
 
 void mp_graph_free(mp_graph **g);
 
@@ -497,6 +527,9 @@ typedef struct mp_memory_args {
   bool dump_residency_json; /* default false */
   const mp_progress_sink *progress; /* optional: progress of long planner runs
                                        (set by the caller, not by a config) */
+  bool in_place;            /* default false: tensors may share bytes with an
+                               input their producer is still reading, where
+                               the kernel's overlap contract allows it */
 } mp_memory_args;
 
 typedef struct mp_config {
@@ -763,6 +796,10 @@ typedef struct mp_arena {
   uint64_t used;            /* high-water mark (== total_size when bumped) */
   uint32_t alignment;       /* base alignment */
   uint64_t lower_bound;     /* scratch: live-sum lower bound; else total */
+  uint64_t inplace_bound;   /* scratch: the in-place bound (the live sum less
+                               what the kernels' overlap contracts let
+                               tensors share) with memory.in_place, else
+                               lower_bound */
   /* Optimality proof of a scratch arena (exact planner): lower <= OPT <= upper. */
   uint64_t proven_lower;
   uint64_t proven_upper;
@@ -795,6 +832,8 @@ typedef struct mp_plan {
   mp_arena *arenas;
   mp_memory_usage memories[MP_MEM_COUNT];
   mp_lifetime *lifetimes;   /* tensor_lifetimes: storage lifetime per tensor */
+  bool in_place;            /* memory.in_place: tensors may share bytes
+                               where the kernels' overlap contracts allow */
   uint64_t hash;            /* FNV-1a of the placement: detects mismatched
                                header/source pairs of an emitted module */
   struct mp_pool *pool;

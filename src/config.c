@@ -929,6 +929,7 @@ static void read_memory_section(vctx *v, const cfg_node *root, mp_config *c) {
   ma->allocate_arenas = true;
   ma->auto_hydrate_constants = true;
   ma->dump_residency_json = false;
+  ma->in_place = false;
   ma->planner = mp_pool_strdup(v->pool, "greedy");
   if (!ma->planner) v->nomem = true;
   const cfg_node *mem = section(v, root, "memory");
@@ -946,6 +947,7 @@ static void read_memory_section(vctx *v, const cfg_node *root, mp_config *c) {
           "'memory.auto_hydrate_constants' is deprecated and changes nothing: "
           "<prefix>_model_init always calls the weak <prefix>_hydrate_constants");
   }
+  if ((n = value_of(mem, "in_place"))) read_bool(v, n, "memory.in_place", &ma->in_place);
   if ((n = value_of(mem, "dump_residency_json")))
     read_bool(v, n, "memory.dump_residency_json", &ma->dump_residency_json);
 }

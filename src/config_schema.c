@@ -92,6 +92,12 @@ static const cfg_key keys[] = {
      "Per-tensor runtime destination memory for constants. When None (default) the constant is "
      "read in place from its source memory; when set the constant is hydrated into a writable "
      "arena slot in the destination memory. Must be a writable memory of the platform."},
+    {"memory.in_place", T_BOOL, "boolean", "false",
+     "If true, a scratch tensor may share bytes with a tensor its producer is still reading, "
+     "exactly where that operator's kernel declares it safe (an elementwise output over its "
+     "input, a 1x1 convolution's output trailing its input by a computed number of bytes, a "
+     "convolution's output rows trailing its input rows). The plan and report then give a "
+     "second lower bound, the in-place bound. False keeps every tensor's bytes its own."},
     {"memory.allocate_arenas", T_BOOL, "boolean", "true",
      "If true, the module will use internal, statically allocated arenas. If false, the caller "
      "must bind every region via <prefix>_bind_arena() / <prefix>_bind_arenas() before "

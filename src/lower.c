@@ -385,12 +385,34 @@ int32_t *mp_lower_add_array(mp_lowered_op *lo, const char *name, uint32_t n) {
   return a->data;
 }
 
+/* Declare the kernel's overlap contract for (input arg, output arg), the
+ * gap coming from the kernel's own contract function (mpk.h). */
+static void add_overlap(ctx *c, uint32_t in_arg, uint32_t out_arg, int64_t gap) {
+  if (gap == MPK_NO_OVERLAP || c->lo->n_overlaps >= MP_LOWER_MAX_OVERLAPS) return;
+  c->lo->overlaps[c->lo->n_overlaps++] = (mp_lower_overlap){in_arg, out_arg, gap};
+}
+
+/* Bytes of one element of tensor t (0 for sub-byte or unsized types). */
+static int32_t elem_bytes(const ctx *c, int32_t t) { return (int32_t)(mp_dtype_bits(dtype(c, t)) / 8); }
+
+/* The elementwise contract between input arg `k` (tensor t) and the output
+ * arg `o`: only for an input of the output's element count, which the
+ * kernels read at the output's index. */
+static void elementwise_overlap(ctx *c, uint32_t k, int32_t t, uint32_t o, int32_t out) {
+  int32_t n;
+  if (elems(c, t) != elems(c, out) || !elems_i32(c, out, &n)) return;
+  add_overlap(c, k, o, mpk_elementwise_overlap_gap(n, elem_bytes(c, t), elem_bytes(c, out)));
+}
+
 /* A new int32 array owned by the lowered op. */
 static int32_t *add_array(ctx *c, const char *name, uint32_t n) {
   return mp_lower_add_array(c->lo, name, n);
 }
 
 void mp_lower_use_kernel(mp_lowered_op *lo, mp_kernel k) {
+  /* overlap contracts belong to a kernel's loops: a new kernel starts
+   * without any (its lowering declares its own) */
+  lo->n_overlaps = 0;
   lo->kernel = k;
   lo->supported = true;
   lo->fn = kinfos[k].fn;
@@ -754,6 +776,7 @@ static mp_status lower_conv(ctx *c, bool depthwise) {
     add_arg(c, filter, false, "const int8_t *");
     add_arg(c, bias, false, "const int32_t *");
     add_arg(c, out, true, "int8_t *");
+    add_overlap(c, 0, 3, mpk_conv2d_overlap_gap(&g, 1, 1));
   } else {
     mpk_conv_f32_params *p = &c->lo->params.conv_f32;
     p->geom = g;
@@ -764,6 +787,7 @@ static mp_status lower_conv(ctx *c, bool depthwise) {
     add_arg(c, filter, false, "const float *");
     add_arg(c, bias, false, "const float *");
     add_arg(c, out, true, "float *");
+    add_overlap(c, 0, 3, mpk_conv2d_overlap_gap(&g, 4, 4));
   }
   return MP_OK;
 }
@@ -822,6 +846,7 @@ static mp_status lower_fc(ctx *c) {
     add_arg(c, filter, false, "const int8_t *");
     add_arg(c, bias, false, "const int32_t *");
     add_arg(c, out, true, "int8_t *");
+    add_overlap(c, 0, 3, mpk_fully_connected_overlap_gap(p->batches, accum, out_depth, 1, 1));
   } else {
     mpk_fc_f32_params *p = &c->lo->params.fc_f32;
     p->batches = (int32_t)batches;
@@ -834,6 +859,7 @@ static mp_status lower_fc(ctx *c) {
     add_arg(c, filter, false, "const float *");
     add_arg(c, bias, false, "const float *");
     add_arg(c, out, true, "float *");
+    add_overlap(c, 0, 3, mpk_fully_connected_overlap_gap(p->batches, accum, out_depth, 4, 4));
   }
   return MP_OK;
 }
@@ -873,6 +899,7 @@ static mp_status lower_pool(ctx *c, bool is_max) {
     set_kernel(c, is_max ? MP_K_MAX_POOL2D_S8 : MP_K_AVG_POOL2D_S8);
     add_arg(c, in, false, "const int8_t *");
     add_arg(c, out, true, "int8_t *");
+    add_overlap(c, 0, 1, mpk_pool2d_overlap_gap(&g, 1, 1));
   } else {
     mpk_pool_f32_params *p = &c->lo->params.pool_f32;
     if (!act_range_f(act, &p->act_min, &p->act_max))
@@ -881,6 +908,7 @@ static mp_status lower_pool(ctx *c, bool is_max) {
     set_kernel(c, is_max ? MP_K_MAX_POOL2D_F32 : MP_K_AVG_POOL2D_F32);
     add_arg(c, in, false, "const float *");
     add_arg(c, out, true, "float *");
+    add_overlap(c, 0, 1, mpk_pool2d_overlap_gap(&g, 4, 4));
   }
   return MP_OK;
 }
@@ -973,6 +1001,8 @@ static mp_status lower_add(ctx *c) {
     add_arg(c, a, false, "const int8_t *");
     add_arg(c, b, false, "const int8_t *");
     add_arg(c, out, true, "int8_t *");
+    elementwise_overlap(c, 0, a, 2, out);
+    elementwise_overlap(c, 1, b, 2, out);
   } else {
     mpk_add_f32_params *p = &c->lo->params.add_f32;
     st = broadcast(c, a, b, out, &p->b);
@@ -983,6 +1013,8 @@ static mp_status lower_add(ctx *c) {
     add_arg(c, a, false, "const float *");
     add_arg(c, b, false, "const float *");
     add_arg(c, out, true, "float *");
+    elementwise_overlap(c, 0, a, 2, out);
+    elementwise_overlap(c, 1, b, 2, out);
   }
   return MP_OK;
 }
@@ -1093,6 +1125,7 @@ static mp_status lower_quantize(ctx *c) {
     set_kernel(c, MP_K_QUANTIZE_F32);
     add_arg(c, in, false, "const float *");
     add_arg(c, out, true, "void *");
+    elementwise_overlap(c, 0, in, 1, out);
     return MP_OK;
   }
   /* the integer pairs TFLite Micro requantizes */
@@ -1117,6 +1150,7 @@ static mp_status lower_quantize(ctx *c) {
   set_kernel(c, MP_K_REQUANTIZE);
   add_arg(c, in, false, "const void *");
   add_arg(c, out, true, "void *");
+  elementwise_overlap(c, 0, in, 1, out);
   return MP_OK;
 }
 
@@ -1375,6 +1409,7 @@ static mp_status lower_logistic(ctx *c) {
     set_kernel(c, MP_K_LOGISTIC_F32);
     add_arg(c, in, false, "const float *");
     add_arg(c, out, true, "float *");
+    elementwise_overlap(c, 0, in, 1, out);
     return MP_OK;
   }
   if (dti != MP_DTYPE_INT8 || dto != MP_DTYPE_INT8)
@@ -1401,6 +1436,7 @@ static mp_status lower_logistic(ctx *c) {
   set_kernel(c, MP_K_LOGISTIC_S8);
   add_arg(c, in, false, "const int8_t *");
   add_arg(c, out, true, "int8_t *");
+  elementwise_overlap(c, 0, in, 1, out);
   return MP_OK;
 }
 
@@ -1766,6 +1802,74 @@ static void as_warning(void *user, const mp_diag *d) {
   dx->fn(dx->user, &w);
 }
 
+/* The storage root of tensor t. */
+static int32_t root_of(const mp_graph *g, int32_t t) {
+  return g->tensors[t].alias_of >= 0 ? g->tensors[t].alias_of : t;
+}
+
+/* g->overlaps from every supported operator's contracts.  A tensor the
+ * kernel reads through several arguments (ADD(x, x)) keeps a contract only
+ * when every one of those arguments has one with that output, with the
+ * largest of their gaps. */
+static mp_status record_overlaps(mp_graph *g) {
+  size_t cap = 0, n = 0;
+  mp_overlap *v = NULL;
+  mp_status st = MP_OK;
+  for (uint32_t i = 0; i < g->n_ops && st == MP_OK; i++) {
+    mp_lowered_op lo;
+    st = mp_lower_op(g, i, &lo, NULL);
+    if (st != MP_OK) {
+      st = st == MP_ERR_NOMEM ? st : MP_OK;
+      continue;
+    }
+    for (uint32_t k = 0; k < lo.n_overlaps; k++) {
+      const mp_lower_overlap *ov = &lo.overlaps[k];
+      int32_t in = lo.args[ov->in_arg].tensor, out = lo.args[ov->out_arg].tensor;
+      if (in < 0 || out < 0 || root_of(g, in) == root_of(g, out)) continue;
+      int64_t gap = ov->gap;
+      bool ok = true, first = true;
+      for (uint32_t a = 0; a < lo.n_args && ok; a++) {
+        const mp_lower_arg *arg = &lo.args[a];
+        if (arg->kind != MP_LARG_TENSOR || arg->is_output || arg->tensor < 0 ||
+            root_of(g, arg->tensor) != root_of(g, in))
+          continue;
+        bool found = false;
+        for (uint32_t q = 0; q < lo.n_overlaps; q++)
+          if (lo.overlaps[q].in_arg == a && lo.overlaps[q].out_arg == ov->out_arg) {
+            found = true;
+            if (lo.overlaps[q].gap > gap) gap = lo.overlaps[q].gap;
+            if (q < k) first = false; /* recorded with an earlier argument */
+          }
+        ok = found;
+      }
+      if (!ok || !first) continue;
+      if (n == cap) {
+        cap = cap ? 2 * cap : 16;
+        mp_overlap *nv = realloc(v, cap * sizeof *nv);
+        if (!nv) {
+          st = MP_ERR_NOMEM;
+          break;
+        }
+        v = nv;
+      }
+      v[n++] = (mp_overlap){i, (uint32_t)in, (uint32_t)out, gap};
+    }
+    mp_lower_free(&lo);
+  }
+  if (st == MP_OK) {
+    g->overlaps = mp_pool_alloc(g->pool, n ? n : 1, sizeof *g->overlaps);
+    if (!g->overlaps) st = MP_ERR_NOMEM;
+    else {
+      if (n) memcpy(g->overlaps, v, n * sizeof *v);
+      g->n_overlaps = (uint32_t)n;
+    }
+  }
+  free(v);
+  return st;
+}
+
+mp_status mp_kernels_overlaps(mp_graph *g) { return record_overlaps(g); }
+
 mp_status mp_kernels_prepare(mp_graph *g, bool allow_unsupported, const mp_diag_sink *dx) {
   mp_diag_sink inner = dx ? *dx : (mp_diag_sink){NULL, NULL};
   mp_diag_sink soft = {as_warning, &inner};
@@ -1784,6 +1888,7 @@ mp_status mp_kernels_prepare(mp_graph *g, bool allow_unsupported, const mp_diag_
   }
   if (st != MP_OK) return st;
   uint32_t n_ops = g->n_ops;
+  if ((st = record_overlaps(g)) != MP_OK) return st;
   for (uint32_t i = 0; i < n_ops; i++) {
     bool has_local = false;
     for (uint32_t t = g->n_model_tensors; t < g->n_tensors; t++)

@@ -159,7 +159,17 @@ typedef struct mp_lower_array {
   int32_t *data; /* owned by the lowered op */
 } mp_lower_array;
 
+/* An overlap contract of the kernel (mpk.h): output args[out_arg] may share
+ * bytes with input args[in_arg] when offset(input) - offset(output) >= gap
+ * within one arena. */
+typedef struct mp_lower_overlap {
+  uint32_t in_arg;
+  uint32_t out_arg;
+  int64_t gap;
+} mp_lower_overlap;
+
 #define MP_LOWER_MAX_ARGS 6
+#define MP_LOWER_MAX_OVERLAPS 2
 #define MP_LOWER_MAX_ARRAYS 3
 
 typedef struct mp_lowered_op {
@@ -176,6 +186,8 @@ typedef struct mp_lowered_op {
   mp_lower_arg args[MP_LOWER_MAX_ARGS];
   uint32_t n_arrays;
   mp_lower_array arrays[MP_LOWER_MAX_ARRAYS];
+  uint32_t n_overlaps;    /* the kernel's overlap contracts */
+  mp_lower_overlap overlaps[MP_LOWER_MAX_OVERLAPS];
   uint64_t scratch_bytes; /* op-local scratch, live over [op, op]; 0 = none */
   uint32_t scratch_align;
   uint64_t persistent_bytes; /* for an init hook's persistent buffer; 0 = none */

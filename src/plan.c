@@ -21,6 +21,13 @@
  * Preference order = memory.constraints order, then the platform's
  * preferred_memory_order for the memories the list does not name.
  *
+ * In-place planning (memory.in_place): before step 3, the kernels' overlap
+ * contracts group scratch slots into composite buffers (inplace.c), which
+ * the planner places like any buffer; each member then sits at its fixed
+ * offset from its composite's base.  When that layout ends above the
+ * tensor-level bound, the plain layout is planned too and the smaller one
+ * kept, so in_place never costs bytes.
+ *
  * A pinned tensor or a constant that cannot fit is an error that names the
  * tensor, the memory, its budget, what is already there and the shortfall,
  * and suggests the knob.  The driver never checks its own result: the
@@ -28,6 +35,7 @@
  */
 #include "diag.h"
 #include "firstfit.h"
+#include "inplace.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -364,14 +372,20 @@ static mp_status place_constants(planctx *c, bool pinned_pass) {
 /* ---- scratch ------------------------------------------------------------- */
 
 typedef struct sitem {
-  uint32_t t;          /* tensor id */
+  uint32_t t;          /* tensor id (a composite: its representative) */
   int32_t start, end;
-  uint64_t size;       /* unaligned bytes */
+  uint64_t size;       /* unaligned bytes (a composite: its extent) */
+  uint32_t align;      /* a composite's alignment, 0 = the tensor's */
   int pinned;          /* memory or NO_MEM */
   int bank;            /* chosen memory */
   uint64_t offset;
   mp_placement_reason spill; /* kind SPILLED when it left the preferred memory */
 } sitem;
+
+static uint32_t item_align(const planctx *c, const sitem *it, mp_memory m) {
+  uint32_t a = slot_align(c, &c->g->tensors[it->t], m);
+  return it->align > a ? it->align : a;
+}
 
 /* Largest scratch height memory m can take with everything else there. */
 static uint64_t scratch_capacity(planctx *c, mp_memory m) {
@@ -405,8 +419,7 @@ static mp_status solve_bank(planctx *c, sitem *items, size_t n, mp_memory m, uin
   k = 0;
   for (size_t i = 0; i < n; i++) {
     if (items[i].bank != (int)m) continue;
-    const mp_tensor *t = &c->g->tensors[items[i].t];
-    uint32_t a = slot_align(c, t, m);
+    uint32_t a = item_align(c, &items[i], m);
     pi[k] = (mp_item){mp_align_up(items[i].size, a), items[i].start, items[i].end, a, items[i].t};
     map[k++] = i;
   }
@@ -459,7 +472,7 @@ static mp_status assign_banks(planctx *c, sitem *items, size_t n, const uint64_t
       break;
     }
     for (size_t i = 0; i < n; i++) {
-      uint32_t al = slot_align(c, &c->g->tensors[items[i].t], m);
+      uint32_t al = item_align(c, &items[i], m);
       bi[m][i] = (mp_item){mp_align_up(items[i].size, al), items[i].start, items[i].end, al,
                            items[i].t};
     }
@@ -535,34 +548,13 @@ static mp_status assign_banks(planctx *c, sitem *items, size_t n, const uint64_t
   return st;
 }
 
-static mp_status place_scratch(planctx *c) {
-  const mp_graph *g = c->g;
-  size_t n = 0;
-  for (uint32_t i = 0; i < g->n_tensors; i++) n += mp_graph_needs_slot(g, i);
-  if (n == 0) return MP_OK;
-  sitem *items = calloc(n, sizeof *items);
-  if (!items) return MP_ERR_NOMEM;
-  n = 0;
+/* Lay out scratch items: the whole arena in the first writable memory when
+ * it fits (and nothing is pinned), else assignment to banks by first fit
+ * and each bank laid out again.  Fills items[].bank and offset and the
+ * per-memory scratch figures of c. */
+static mp_status layout_scratch(planctx *c, sitem *items, size_t n) {
   bool any_pinned = false;
-  for (uint32_t i = 0; i < g->n_tensors; i++) {
-    if (!mp_graph_needs_slot(g, i)) continue;
-    sitem *it = &items[n++];
-    it->t = i;
-    it->start = g->storage[i].start_op;
-    it->end = g->storage[i].end_op;
-    it->size = g->tensors[i].size;
-    it->pinned = c->attrs[i].has_memory ? (int)c->attrs[i].memory : NO_MEM;
-    if (it->pinned != NO_MEM) {
-      any_pinned = true;
-      if (!mp_memory_writable((mp_memory)it->pinned)) {
-        mp_error(c->dx, noloc(), "scratch tensor %u '%s' is pinned to %s, which is read-only; "
-                                 "activations need writable memory", i, g->tensors[i].name,
-                 mp_memory_name((mp_memory)it->pinned));
-        free(items);
-        return MP_ERR_CONFIG;
-      }
-    }
-  }
+  for (size_t i = 0; i < n; i++) any_pinned |= items[i].pinned != NO_MEM;
   uint64_t cap[MP_MEM_COUNT] = {0};
   for (uint32_t b = 0; b < c->n_order; b++) cap[c->order[b]] = scratch_capacity(c, c->order[b]);
   mp_memory first = MP_MEM_COUNT;
@@ -572,7 +564,6 @@ static mp_status place_scratch(planctx *c) {
   bool fit = false;
   if (first == MP_MEM_COUNT) {
     mp_error(c->dx, noloc(), "the platform has no writable memory for scratch tensors");
-    free(items);
     return MP_ERR_CONFIG;
   }
   if (!any_pinned) {
@@ -612,6 +603,223 @@ static mp_status place_scratch(planctx *c) {
       }
     }
   }
+  return st;
+}
+
+/* The per-memory scratch figures of a layout, to compare two of them. */
+typedef struct scratch_state {
+  uint64_t h[MP_MEM_COUNT], lb[MP_MEM_COUNT], lo[MP_MEM_COUNT], hi[MP_MEM_COUNT];
+  uint32_t n[MP_MEM_COUNT];
+  bool timed_out[MP_MEM_COUNT];
+} scratch_state;
+
+static void get_state(const planctx *c, scratch_state *s) {
+  memcpy(s->h, c->scratch_h, sizeof s->h);
+  memcpy(s->lb, c->scratch_lb, sizeof s->lb);
+  memcpy(s->lo, c->proven_lo, sizeof s->lo);
+  memcpy(s->hi, c->proven_hi, sizeof s->hi);
+  memcpy(s->n, c->scratch_n, sizeof s->n);
+  memcpy(s->timed_out, c->timed_out, sizeof s->timed_out);
+}
+
+static void set_state(planctx *c, const scratch_state *s) {
+  memcpy(c->scratch_h, s->h, sizeof s->h);
+  memcpy(c->scratch_lb, s->lb, sizeof s->lb);
+  memcpy(c->proven_lo, s->lo, sizeof s->lo);
+  memcpy(c->proven_hi, s->hi, sizeof s->hi);
+  memcpy(c->scratch_n, s->n, sizeof s->n);
+  memcpy(c->timed_out, s->timed_out, sizeof s->timed_out);
+}
+
+static uint64_t total_height(const planctx *c) {
+  uint64_t h = 0;
+  for (int m = 0; m < MP_MEM_COUNT; m++) h += mp_align_up(c->scratch_h[m], arena_align(c, (mp_memory)m));
+  return h;
+}
+
+/* A tensor's slot alignment in whichever writable memory it lands. */
+static uint32_t any_slot_align(const planctx *c, const mp_tensor *t) {
+  uint32_t a = 1;
+  for (uint32_t b = 0; b < c->n_order; b++)
+    if (mp_memory_writable(c->order[b])) {
+      uint32_t x = slot_align(c, t, c->order[b]);
+      if (x > a) a = x;
+    }
+  return a;
+}
+
+/* In-place layout: group the unpinned items into composites and lay out
+ * the composites and the other items.  On success items[i] gets its bank
+ * and offset (a member's: its composite's plus its relative offset) and
+ * *used tells whether any composite was formed. */
+static mp_status layout_in_place(planctx *c, sitem *items, size_t n, bool *used) {
+  const mp_graph *g = c->g;
+  *used = false;
+  mp_inplace_pair *pairs = NULL;
+  size_t np = 0;
+  mp_status st = mp_inplace_pairs(g, &pairs, &np);
+  if (st != MP_OK || np == 0) return st;
+  mp_inplace_slot *slots = malloc(n * sizeof *slots);
+  size_t *slot_item = malloc(n * sizeof *slot_item);
+  sitem *ci = malloc(n * sizeof *ci);
+  size_t *of = malloc(n * sizeof *of); /* item -> its composite item */
+  mp_inplace_composite *comps = NULL;
+  size_t nc = 0, ns = 0, k = 0;
+  if (!slots || !slot_item || !ci || !of) {
+    st = MP_ERR_NOMEM;
+    goto done;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (items[i].pinned != NO_MEM) continue;
+    uint32_t a = any_slot_align(c, &g->tensors[items[i].t]);
+    slots[ns] = (mp_inplace_slot){items[i].t, mp_align_up(items[i].size, a), a, items[i].start,
+                                  items[i].end, 0, 0};
+    slot_item[ns++] = i;
+  }
+  if ((st = mp_inplace_build(g, pairs, np, slots, ns, &comps, &nc)) != MP_OK || nc == 0) goto done;
+  /* composite items first, in slot order, then every other item */
+  size_t *comp_item = malloc(ns * sizeof *comp_item);
+  if (!comp_item) {
+    st = MP_ERR_NOMEM;
+    goto done;
+  }
+  for (size_t i = 0; i < n; i++) of[i] = SIZE_MAX;
+  for (size_t q = 0; q < nc; q++) {
+    const mp_inplace_composite *cp = &comps[q];
+    comp_item[cp->slot] = k;
+    ci[k++] = (sitem){slots[cp->slot].t, cp->start, cp->end, cp->extent, cp->align, NO_MEM,
+                      NO_MEM, 0};
+  }
+  for (size_t q = 0; q < ns; q++) {
+    bool in_comp = slots[q].group != q;
+    for (size_t r = 0; r < nc && !in_comp; r++) in_comp = comps[r].slot == q;
+    if (in_comp) of[slot_item[q]] = comp_item[slots[q].group];
+  }
+  for (size_t i = 0; i < n; i++)
+    if (of[i] == SIZE_MAX) {
+      of[i] = k;
+      ci[k++] = items[i];
+    }
+  free(comp_item);
+  /* lay out quietly: a composite layout that does not fit falls back to the
+   * plain one, which reports its own errors */
+  const mp_diag_sink *dx = c->dx;
+  c->dx = NULL;
+  st = layout_scratch(c, ci, k);
+  c->dx = dx;
+  if (st == MP_OK) {
+    for (size_t q = 0; q < ns; q++) {
+      sitem *it = &items[slot_item[q]];
+      const sitem *host = &ci[of[slot_item[q]]];
+      it->bank = host->bank;
+      it->offset = host->offset + slots[q].rel;
+    }
+    for (size_t i = 0; i < n; i++)
+      if (items[i].pinned != NO_MEM) {
+        items[i].bank = ci[of[i]].bank;
+        items[i].offset = ci[of[i]].offset;
+      }
+    *used = true;
+  }
+done:
+  free(pairs);
+  free(slots);
+  free(slot_item);
+  free(ci);
+  free(of);
+  free(comps);
+  return st;
+}
+
+static mp_status place_scratch(planctx *c) {
+  const mp_graph *g = c->g;
+  size_t n = 0;
+  for (uint32_t i = 0; i < g->n_tensors; i++) n += mp_graph_needs_slot(g, i);
+  if (n == 0) return MP_OK;
+  sitem *items = calloc(n, sizeof *items);
+  if (!items) return MP_ERR_NOMEM;
+  n = 0;
+  for (uint32_t i = 0; i < g->n_tensors; i++) {
+    if (!mp_graph_needs_slot(g, i)) continue;
+    sitem *it = &items[n++];
+    it->t = i;
+    it->start = g->storage[i].start_op;
+    it->end = g->storage[i].end_op;
+    it->size = g->tensors[i].size;
+    it->pinned = c->attrs[i].has_memory ? (int)c->attrs[i].memory : NO_MEM;
+    if (it->pinned != NO_MEM) {
+      if (!mp_memory_writable((mp_memory)it->pinned)) {
+        mp_error(c->dx, noloc(), "scratch tensor %u '%s' is pinned to %s, which is read-only; "
+                                 "activations need writable memory", i, g->tensors[i].name,
+                 mp_memory_name((mp_memory)it->pinned));
+        free(items);
+        return MP_ERR_CONFIG;
+      }
+    }
+  }
+  mp_status st = MP_OK;
+  bool placed = false;
+  if (c->mem->in_place) {
+    scratch_state before;
+    get_state(c, &before);
+    st = layout_in_place(c, items, n, &placed);
+    if (st == MP_ERR_NOMEM) {
+      free(items);
+      return st;
+    }
+    if (st != MP_OK) {
+      set_state(c, &before);
+      placed = false;
+    }
+    st = MP_OK;
+    if (placed) {
+      /* never above the tensor-level bound: when the composite layout is,
+       * plan the plain one too and keep the smaller */
+      mp_item *pi = malloc(n * sizeof *pi);
+      if (!pi) {
+        free(items);
+        return MP_ERR_NOMEM;
+      }
+      mp_memory first = c->order[0];
+      for (uint32_t b = 0; b < c->n_order; b++)
+        if (mp_memory_writable(c->order[b])) {
+          first = c->order[b];
+          break;
+        }
+      for (size_t i = 0; i < n; i++) {
+        uint32_t a = item_align(c, &items[i], first);
+        pi[i] = (mp_item){mp_align_up(items[i].size, a), items[i].start, items[i].end, a, items[i].t};
+      }
+      mp_problem pb = {n, pi, 0};
+      uint64_t lb0 = mp_align_up(mp_problem_lower_bound(&pb), arena_align(c, first));
+      free(pi);
+      if (total_height(c) > lb0) {
+        scratch_state with;
+        get_state(c, &with);
+        sitem *keep = malloc(n * sizeof *keep);
+        if (!keep) {
+          free(items);
+          return MP_ERR_NOMEM;
+        }
+        memcpy(keep, items, n * sizeof *keep);
+        uint64_t h_with = total_height(c);
+        set_state(c, &before);
+        st = layout_scratch(c, items, n);
+        if (st == MP_OK && total_height(c) >= h_with) {
+          memcpy(items, keep, n * sizeof *keep);
+          set_state(c, &with);
+        }
+        if (st != MP_OK && st != MP_ERR_NOMEM) {
+          /* the plain layout does not fit where the composite one did */
+          memcpy(items, keep, n * sizeof *keep);
+          set_state(c, &with);
+          st = MP_OK;
+        }
+        free(keep);
+      }
+    }
+  }
+  if (!placed && st == MP_OK) st = layout_scratch(c, items, n);
   for (size_t i = 0; st == MP_OK && i < n; i++) {
     const mp_tensor *t = &g->tensors[items[i].t];
     set_alloc(c, t, MP_ROLE_SCRATCH, (mp_memory)items[i].bank, (mp_memory)items[i].bank,
@@ -623,6 +831,39 @@ static mp_status place_scratch(planctx *c) {
 }
 
 /* ---- arenas, usage, hash ------------------------------------------------- */
+
+/* With memory.in_place, a scratch arena's bounds come from its tensors
+ * alone, whatever composites the planner placed: the tensor-level bound
+ * and the in-place bound.  A planner's proof then only covers the in-place
+ * bound (it was about the composites). */
+static mp_status inplace_bounds(planctx *c, mp_memory m, mp_arena *a) {
+  const mp_plan *p = c->plan;
+  const mp_graph *g = c->g;
+  mp_inplace_slot *slots = malloc((p->n_allocs ? p->n_allocs : 1) * sizeof *slots);
+  if (!slots) return MP_ERR_NOMEM;
+  size_t n = 0;
+  for (uint32_t t = 0; t < p->n_allocs; t++) {
+    const mp_allocation *al = &p->allocs[t];
+    if (!al->placed || al->binding.role != MP_ROLE_SCRATCH || al->memory != m || al->alias_of >= 0)
+      continue;
+    slots[n++] = (mp_inplace_slot){t, al->slot_size, al->align, g->storage[t].start_op,
+                                   g->storage[t].end_op, 0, 0};
+  }
+  mp_inplace_pair *pairs = NULL;
+  size_t np = 0;
+  mp_status st = mp_inplace_pairs(g, &pairs, &np);
+  if (st == MP_OK) {
+    a->lower_bound = mp_inplace_bound(g, NULL, 0, slots, n);
+    a->inplace_bound = mp_inplace_bound(g, pairs, np, slots, n);
+    if (a->inplace_bound < a->lower_bound) {
+      a->proven_lower = a->inplace_bound;
+      a->proven_upper = a->used;
+    }
+  }
+  free(pairs);
+  free(slots);
+  return st;
+}
 
 static mp_status build_arenas(planctx *c) {
   mp_plan *p = c->plan;
@@ -651,13 +892,18 @@ static mp_status build_arenas(planctx *c) {
       a->total_size = mp_align_up(top, a->alignment);
       if (role == MP_ROLE_SCRATCH) {
         a->lower_bound = c->scratch_lb[m];
+        a->inplace_bound = a->lower_bound;
         a->proven_lower = c->proven_lo[m];
         a->proven_upper = c->proven_hi[m];
         a->timed_out = c->timed_out[m];
+        if (c->mem->in_place) {
+          mp_status st = inplace_bounds(c, (mp_memory)m, a);
+          if (st != MP_OK) return st;
+        }
       } else {
         /* bump-allocated: used == total_size (ArenaUsage.used) */
         a->used = a->total_size;
-        a->lower_bound = a->total_size;
+        a->lower_bound = a->inplace_bound = a->total_size;
         a->proven_lower = a->proven_upper = a->total_size;
       }
       n++;
@@ -789,6 +1035,7 @@ mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform, const mp
   p->graph = g;
   p->platform = *platform;
   snprintf(p->planner, sizeof p->planner, "%s", pl->name);
+  p->in_place = mem->in_place;
   p->n_options = mem->n_options;
   p->options = mp_pool_alloc(pool, mem->n_options, sizeof(mp_option));
   p->n_allocs = g->n_tensors;

@@ -367,6 +367,8 @@ static const char CSS[] =
     ".lbl.alias-lbl{fill:#000;stroke:#fff}\n"
     "line.hwm{stroke:var(--hwm);stroke-width:2}\n"
     "line.lb{stroke:var(--lb);stroke-width:1.3;stroke-dasharray:6 4}\n"
+    "line.ib{stroke:#009E73;stroke-width:1.5;stroke-dasharray:2 3}\n"
+    ".shared{fill:rgba(204,0,0,.28);stroke:#c00;stroke-width:1.4;pointer-events:all}\n"
     "line.budget{stroke:var(--budget);stroke-width:2;stroke-dasharray:10 3 2 3}\n"
     "path.live{fill:none;stroke:var(--ink);stroke-width:1.6;stroke-dasharray:3 "
     "2;pointer-events:none}\n"
@@ -516,7 +518,13 @@ static void put_header(report *r) {
 /* "= lower bound", "+4.0 KiB (+8.1%)" */
 static void put_gap(mp_buf *b, uint64_t v, uint64_t lb) {
   char s[32];
-  if (v <= lb) {
+  if (v < lb) { /* in place: tensors share bytes */
+    double pct = 100.0 * (double)(lb - v) / (double)lb;
+    mp_buf_printf(b, "<span class=\"ok\">&minus;%s (&minus;%.1f%%) in place</span>",
+                  hb(s, sizeof s, lb - v), pct);
+    return;
+  }
+  if (v == lb) {
     mp_buf_puts(b, "<span class=\"ok\">at the lower bound</span>");
     return;
   }
@@ -693,6 +701,7 @@ typedef struct view {
   double axis_h; /* x axis height below the plot */
   double svg_h;
   bool names;    /* op names on the x axis */
+  bool in_place; /* memory.in_place: live slots may share bytes */
   uint64_t step; /* y tick step in bytes */
 } view;
 
@@ -710,7 +719,7 @@ static uint64_t tick_step(uint64_t ymax) {
   return s;
 }
 
-static void put_legend(mp_buf *b) {
+static void put_legend(mp_buf *b, bool in_place) {
   mp_buf_puts(b, "<div class=\"legend\">");
   for (int k = 0; k < K_COUNT; k++)
     mp_buf_printf(b,
@@ -725,7 +734,14 @@ static void put_legend(mp_buf *b) {
                  "<span><svg width=\"26\" height=\"10\"><line x1=\"0\" x2=\"26\" y1=\"5\" y2=\"5\" "
                  "class=\"lb\"/></svg>lower bound</span>"
                  "<span><svg width=\"26\" height=\"10\"><line x1=\"0\" x2=\"26\" y1=\"5\" y2=\"5\" "
-                 "class=\"budget\"/></svg>room: the memory's budget less its other arenas</span>"
+                 "class=\"budget\"/></svg>room: the memory's budget less its other arenas</span>");
+  if (in_place)
+    mp_buf_puts(b, "<span><svg width=\"26\" height=\"10\"><line x1=\"0\" x2=\"26\" y1=\"5\" "
+                   "y2=\"5\" class=\"ib\"/></svg>in-place bound</span>"
+                   "<span><svg width=\"16\" height=\"14\"><rect x=\"1\" y=\"1\" width=\"14\" "
+                   "height=\"12\" class=\"shared\"/></svg>bytes two live slots share (in place: an "
+                   "output written over the input its kernel is still reading)</span>");
+  mp_buf_puts(b,
                  "<span><svg width=\"26\" height=\"10\"><path d=\"M1,5 H25\" class=\"live-halo\"/>"
                  "<path d=\"M1,5 H25\" class=\"live\"/></svg>live bytes per op</span>"
                  "<span><svg width=\"14\" height=\"14\"><rect width=\"14\" height=\"14\" "
@@ -819,6 +835,22 @@ static void put_slot_label(report *r, uint32_t t, double x, double y, double w, 
   }
 }
 
+/* Do slots t and u (of one scratch arena) share bytes while both are live?
+ * Then [lo, hi) are the shared bytes and [c0, c1] the columns. */
+static bool shared_bytes(const report *r, uint32_t t, uint32_t u, uint64_t *lo, uint64_t *hi,
+                         uint32_t *c0, uint32_t *c1) {
+  const mp_allocation *a = &r->p->allocs[t], *b = &r->p->allocs[u];
+  *lo = mp_max_u64(a->offset, b->offset);
+  *hi = mp_min_u64(a->offset + a->slot_size, b->offset + b->slot_size);
+  if (*lo >= *hi) return false;
+  uint32_t a0, a1, b0, b1;
+  slot_cols(r, t, &a0, &a1);
+  slot_cols(r, u, &b0, &b1);
+  *c0 = a0 > b0 ? a0 : b0;
+  *c1 = a1 < b1 ? a1 : b1;
+  return *c0 <= *c1;
+}
+
 /* Per-column facts and the coordinate system of arena ai.  False (and
  * nothing to free) when out of memory. */
 static bool view_init(report *r, uint32_t ai, view *v) {
@@ -849,6 +881,18 @@ static bool view_init(report *r, uint32_t ai, view *v) {
       v->live[c] += al->slot_size;
       v->nlive[c]++;
       v->top[c] = mp_max_u64(v->top[c], al->offset + al->slot_size);
+    }
+  }
+  /* in place: the live bytes are the union, so take off what live slots
+   * share (pairs only: an output shares with one input at a time) */
+  v->in_place = p->in_place && v->scratch;
+  for (uint32_t t = 0; v->in_place && t < p->n_allocs; t++) {
+    if (!is_slot(r, t, ai)) continue;
+    for (uint32_t u = t + 1; u < p->n_allocs; u++) {
+      uint64_t lo, hi;
+      uint32_t c0, c1;
+      if (!is_slot(r, u, ai) || !shared_bytes(r, t, u, &lo, &hi, &c0, &c1)) continue;
+      for (uint32_t c = c0; c <= c1; c++) v->live[c] -= hi - lo;
     }
   }
   /* the y range shows the arena and its lower bound, and the budget when
@@ -904,6 +948,9 @@ static void put_arena_head(report *r, const view *v) {
     mp_buf_printf(b, "<span><b>lower bound</b> %s (%s B) ", hb(s1, sizeof s1, a->lower_bound),
                   gb(s2, sizeof s2, a->lower_bound));
     put_gap(b, a->total_size, a->lower_bound);
+    if (v->in_place)
+      mp_buf_printf(b, "</span><span><b>in-place bound</b> %s (%s B)",
+                    hb(s1, sizeof s1, a->inplace_bound), gb(s2, sizeof s2, a->inplace_bound));
     mp_buf_puts(b, "</span><span><b>optimality</b> ");
     put_proof(b, a);
     mp_buf_puts(b, "</span>");
@@ -992,6 +1039,29 @@ static void put_slots(report *r, const view *v) {
     put_slot_label(r, t, x, ytop, w, ybot - ytop);
     mp_buf_puts(b, "\n");
   }
+  /* in place: the bytes two live slots share, over the ops they share */
+  for (uint32_t t = 0; v->in_place && t < p->n_allocs; t++) {
+    if (!is_slot(r, t, v->ai)) continue;
+    for (uint32_t u = t + 1; u < p->n_allocs; u++) {
+      uint64_t lo, hi;
+      uint32_t c0, c1;
+      if (!is_slot(r, u, v->ai) || !shared_bytes(r, t, u, &lo, &hi, &c0, &c1)) continue;
+      /* the one born later is the output written over the other */
+      bool u_out = p->lifetimes[u].start_op >= p->lifetimes[t].start_op;
+      uint32_t in = u_out ? t : u, out = u_out ? u : t;
+      double x = c0 * v->col, w = (c1 - c0 + 1) * v->col;
+      double ybot = ypx(v, lo), ytop = ypx(v, hi);
+      if (ybot - ytop < 2) ytop = ybot - 2;
+      mp_buf_printf(b,
+                    "<rect class=\"shared\" data-in=\"%u\" data-out=\"%u\" data-offset=\"%llu\" "
+                    "data-size=\"%llu\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\">"
+                    "<title>#%u and #%u share %llu bytes [%llu, %llu) at op %u: its kernel writes #%u "
+                    "over the bytes of #%u it has finished reading</title></rect>\n",
+                    in, out, (unsigned long long)lo, (unsigned long long)(hi - lo), x, ytop, w,
+                    ybot - ytop, in, out, (unsigned long long)(hi - lo), (unsigned long long)lo,
+                    (unsigned long long)hi, c0, out, in);
+    }
+  }
   uint32_t nc = r->n_cols;
   for (uint32_t t = 0; t < p->n_allocs; t++) {
     const mp_allocation *al = &p->allocs[t];
@@ -1044,16 +1114,18 @@ typedef struct yline {
   bool offscale; /* above the plot: only its label is drawn */
 } yline;
 
-static int ylines(const view *v, yline ln[3]) {
+static int ylines(const view *v, yline ln[4]) {
   int n = 0;
   ln[n++] = (yline){"hwm", v->scratch ? "high-water" : "size", v->hw, false};
   if (v->scratch) ln[n++] = (yline){"lb", "lower bound", v->a->lower_bound, false};
+  if (v->scratch && v->in_place)
+    ln[n++] = (yline){"ib", "in-place bound", v->a->inplace_bound, false};
   ln[n++] = (yline){"budget", "room", v->budget, v->budget > v->ymax};
   return n;
 }
 
 static void put_lines(mp_buf *b, const view *v) {
-  yline ln[3];
+  yline ln[4];
   int n = ylines(v, ln);
   for (int i = 0; i < n; i++) {
     if (ln[i].offscale) continue;
@@ -1125,9 +1197,9 @@ static void put_xaxis(report *r, const view *v) {
  * pushed apart when they would overlap. */
 static void put_line_labels(mp_buf *b, const view *v) {
   char s[32];
-  yline ln[3];
-  int n = ylines(v, ln), order[3];
-  double at[3], pos[3];
+  yline ln[4];
+  int n = ylines(v, ln), order[4];
+  double at[4], pos[4];
   for (int i = 0; i < n; i++) {
     order[i] = i;
     at[i] = ln[i].offscale ? PLOT_TOP + 4 : ypx(v, ln[i].bytes);
@@ -1334,7 +1406,7 @@ mp_status mp_report_html(const mp_plan *p, const char *prefix, char **out) {
                   "<p class=\"note\">x: operator index in execution order; y: byte offset in the "
                   "arena. Hover a slot or a column for details; click a slot to highlight it "
                   "and its table row.</p>\n");
-  put_legend(&b);
+  put_legend(&b, p->in_place);
   mp_buf_puts(&b, "</section>\n");
   for (uint32_t i = 0; i < p->n_arenas; i++)
     put_arena(&r, i);

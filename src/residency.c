@@ -166,6 +166,7 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
       json_object_set_new(opts, k, json_integer(mp_option_get(pl, p->options, p->n_options, k, 0)));
   }
   json_object_set_new(planner, "options", opts);
+  if (p->in_place) json_object_set_new(planner, "in_place", json_true());
   json_object_set_new(root, "planner", planner);
   json_t *plat = json_object();
   json_object_set_new(plat, "name", json_string(p->platform.name));
@@ -200,6 +201,7 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     json_object_set_new(ja, "tensors", jint(a->n_tensors));
     if (a->role == MP_ROLE_SCRATCH) {
       json_object_set_new(ja, "lower_bound", jint(a->lower_bound));
+      if (p->in_place) json_object_set_new(ja, "inplace_bound", jint(a->inplace_bound));
       json_t *proof = json_object();
       json_object_set_new(proof, "lower", jint(a->proven_lower));
       json_object_set_new(proof, "upper", jint(a->proven_upper));
@@ -235,6 +237,19 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     if (x->local_op >= 0) json_object_set_new(jt, "local_to_op", json_integer(x->local_op));
     json_object_set_new(jt, "pinned", json_boolean(a->pinned));
     json_object_set_new(jt, "placement_reason", reason_json(a));
+    if (p->in_place && scratch && a->alias_of < 0) {
+      /* the slots this one shares bytes with while both are live */
+      json_t *sh = json_array();
+      for (uint32_t u = 0; u < p->n_allocs; u++) {
+        const mp_allocation *b = &p->allocs[u];
+        if (u == t || !b->placed || b->alias_of >= 0 || b->arena != a->arena) continue;
+        if (!mp_lifetime_overlaps(&p->lifetimes[t], &p->lifetimes[u])) continue;
+        if (b->offset < a->offset + a->slot_size && a->offset < b->offset + b->slot_size)
+          json_array_append_new(sh, jint(u));
+      }
+      if (json_array_size(sh)) json_object_set_new(jt, "shares_bytes_with", sh);
+      else json_decref(sh);
+    }
     json_array_append_new(tensors, jt);
   }
   json_object_set_new(root, "tensors", tensors);
@@ -437,9 +452,17 @@ char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
                   mp_memory_name(a->source_memory), (unsigned long long)a->total_size,
                   (unsigned long long)a->used, lb, a->n_tensors);
   }
+  for (uint32_t i = 0; p->in_place && i < p->n_arenas; i++) {
+    const mp_arena *a = &p->arenas[i];
+    if (a->role != MP_ROLE_SCRATCH) continue;
+    mp_buf_printf(&b, "arena %u: in place, %llu bytes against an in-place bound of %llu (the "
+                      "tensor-level bound is %llu)\n", i, (unsigned long long)a->total_size,
+                  (unsigned long long)a->inplace_bound, (unsigned long long)a->lower_bound);
+  }
   for (uint32_t i = 0; i < p->n_arenas; i++) {
     const mp_arena *a = &p->arenas[i];
     if (a->role != MP_ROLE_SCRATCH || a->total_size == a->lower_bound) continue;
+    if (p->in_place && a->total_size < a->lower_bound) continue;
     if (a->proven_lower == a->proven_upper)
       mp_buf_printf(&b, "arena %u: %llu bytes is proven optimal (the lower bound %llu cannot be "
                         "reached)\n", i, (unsigned long long)a->proven_upper,

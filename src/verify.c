@@ -8,7 +8,11 @@
  *     memory, and nothing else claims storage;
  *   - every slot is aligned and lies inside its arena;
  *   - no two slots of one arena overlap in bytes while their lifetimes
- *     overlap (scratch), or at all (persistent, constant);
+ *     overlap (scratch), or at all (persistent, constant) — except, with
+ *     memory.in_place, an operator's output over an input it reads for the
+ *     last time, where the kernel's own overlap contract (re-derived here
+ *     from the operator by the lowering, runtime/kernels/mpk.h) allows that
+ *     placement;
  *   - aliases share their root's storage;
  *   - every constant arena has exactly one source memory, staged iff that
  *     source differs from its memory, and writable runtime memory when
@@ -18,9 +22,12 @@
  * The overlap check is a sweep over time: slots start and end; the live
  * slots of an arena are kept sorted by offset and pairwise disjoint, so a
  * new slot conflicts with some live slot iff it conflicts with its neighbour
- * below or above.  A violation names the two tensors.
+ * below or above.  In-place plans may hold overlapping live slots, so there
+ * a new slot is checked against every live slot that starts below its end.
+ * A violation names the two tensors.
  */
 #include "diag.h"
+#include "lower.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -49,6 +56,89 @@ typedef struct live {
   uint64_t lo, hi;
   uint32_t t;
 } live;
+
+static int32_t vroot(const mp_graph *g, int32_t t) {
+  return g->tensors[t].alias_of >= 0 ? g->tensors[t].alias_of : t;
+}
+
+/* Does the kernel of op `op` let slot `out` (a root it writes) overlap slot
+ * `in` (a root it reads) at offset(in) - offset(out) = d?  Every argument
+ * through which the kernel reads `in` must carry a contract with that
+ * output, each met.  *gap gets the largest gap found (INT64_MAX: none). */
+static mp_status contract_allows(const mp_graph *g, int32_t op, uint32_t in, uint32_t out, int64_t d,
+                                 bool *ok, int64_t *gap) {
+  *ok = false;
+  *gap = INT64_MAX;
+  if (op < 0 || (uint32_t)op >= g->n_ops) return MP_OK;
+  mp_lowered_op lo;
+  mp_status st = mp_lower_op(g, (uint32_t)op, &lo, NULL);
+  if (st != MP_OK) return st == MP_ERR_NOMEM ? st : MP_OK;
+  bool all = lo.supported, any_in = false, any_out = false;
+  int64_t worst = INT64_MIN;
+  for (uint32_t o = 0; o < lo.n_args; o++) {
+    const mp_lower_arg *ao = &lo.args[o];
+    if (ao->kind != MP_LARG_TENSOR || !ao->is_output || ao->tensor < 0 ||
+        vroot(g, ao->tensor) != (int32_t)out)
+      continue;
+    any_out = true;
+    for (uint32_t i = 0; i < lo.n_args; i++) {
+      const mp_lower_arg *ai = &lo.args[i];
+      if (ai->is_output) continue;
+      bool reads_in = false;
+      if (ai->kind == MP_LARG_TENSOR)
+        reads_in = ai->tensor >= 0 && vroot(g, ai->tensor) == (int32_t)in;
+      else
+        for (uint32_t k = 0; k < ai->n_tensors; k++)
+          reads_in |= ai->tensors[k] >= 0 && vroot(g, ai->tensors[k]) == (int32_t)in;
+      if (!reads_in) continue;
+      any_in = true;
+      bool found = false;
+      for (uint32_t q = 0; q < lo.n_overlaps; q++)
+        if (lo.overlaps[q].in_arg == i && lo.overlaps[q].out_arg == o) {
+          found = true;
+          if (lo.overlaps[q].gap > worst) worst = lo.overlaps[q].gap;
+        }
+      all &= found && ai->kind == MP_LARG_TENSOR;
+    }
+  }
+  mp_lower_free(&lo);
+  if (!all || !any_in || !any_out) return MP_OK;
+  *gap = worst;
+  *ok = d >= worst;
+  return MP_OK;
+}
+
+/* May live slots u and v share bytes?  Only in an in-place plan, where the
+ * two meet at one operator that reads one for the last time and writes the
+ * other first, and that operator's kernel allows their placement.  On a
+ * refusal *why says what failed. */
+static mp_status overlap_allowed(const mp_plan *p, uint32_t u, uint32_t v, bool *ok, char *why,
+                                 size_t nwhy) {
+  *ok = false;
+  why[0] = 0;
+  if (!p->in_place) return MP_OK;
+  const mp_graph *g = p->graph;
+  const mp_lifetime *lu = &p->lifetimes[u], *lv = &p->lifetimes[v];
+  for (int k = 0; k < 2; k++) {
+    uint32_t in = k ? v : u, out = k ? u : v;
+    const mp_lifetime *li = k ? lv : lu, *lo = k ? lu : lv;
+    if (li->end_op != lo->start_op) continue;
+    int32_t op = li->end_op;
+    int64_t d = (int64_t)p->allocs[in].offset - (int64_t)p->allocs[out].offset, gap;
+    mp_status st = contract_allows(g, op, in, out, d, ok, &gap);
+    if (st != MP_OK || *ok) return st;
+    if (gap == INT64_MAX)
+      snprintf(why, nwhy, "; operator %d's kernel declares no overlap of tensor %u with %u", op,
+               out, in);
+    else
+      snprintf(why, nwhy, "; operator %d's kernel needs tensor %u to start at least %lld bytes "
+                          "below tensor %u, it starts %lld below", op, out, (long long)gap, in,
+               (long long)d);
+  }
+  if (!why[0])
+    snprintf(why, nwhy, "; their lifetimes do not meet at a single operator");
+  return MP_OK;
+}
 
 /* Check the slots of one arena; `whole_program` ignores lifetimes. */
 static mp_status check_arena_overlaps(const mp_plan *p, uint32_t arena, bool whole_program,
@@ -99,22 +189,31 @@ static mp_status check_arena_overlaps(const mp_plan *p, uint32_t arena, bool who
       else
         r = mid;
     }
-    const live *nb[2] = {l > 0 ? &act[l - 1] : NULL, l < na ? &act[l] : NULL};
-    for (int k = 0; k < 2; k++) {
-      if (nb[k] && nb[k]->lo < hi && lo < nb[k]->hi) {
-        uint32_t u = nb[k]->t;
-        mp_error(dx, vloc(),
-                 "plan verification failed: tensors %u '%s' [%llu, %llu) and %u '%s' [%llu, "
-                 "%llu) overlap in the %s %s arena while both are live (ops %d-%d and %d-%d). "
-                 "This is a memplan bug; please report it with the model and config.",
-                 u, tname(p, u), (unsigned long long)nb[k]->lo, (unsigned long long)nb[k]->hi,
-                 ev[i].t, tname(p, ev[i].t), (unsigned long long)lo, (unsigned long long)hi,
-                 mp_memory_name(p->arenas[arena].memory), mp_role_name(p->arenas[arena].role),
-                 p->lifetimes[u].start_op, p->lifetimes[u].end_op,
-                 p->lifetimes[ev[i].t].start_op, p->lifetimes[ev[i].t].end_op);
-        st = MP_ERR_VERIFY;
-        break;
+    /* plain plans: the live slots are disjoint, so the neighbours decide;
+     * in-place plans: every live slot starting below this one's end */
+    bool scan = p->in_place && !whole_program;
+    size_t k0 = scan ? 0 : (l > 0 ? l - 1 : 0), k1 = scan ? na : (l + 1 < na ? l + 1 : na);
+    for (size_t k = k0; k < k1 && st == MP_OK; k++) {
+      if (act[k].lo >= hi) break;
+      if (!(lo < act[k].hi)) continue;
+      uint32_t u = act[k].t;
+      bool ok = false;
+      char why[200] = "";
+      if (scan) {
+        st = overlap_allowed(p, u, ev[i].t, &ok, why, sizeof why);
+        if (st != MP_OK) break;
       }
+      if (ok) continue;
+      mp_error(dx, vloc(),
+               "plan verification failed: tensors %u '%s' [%llu, %llu) and %u '%s' [%llu, "
+               "%llu) overlap in the %s %s arena while both are live (ops %d-%d and %d-%d)%s. "
+               "This is a memplan bug; please report it with the model and config.",
+               u, tname(p, u), (unsigned long long)act[k].lo, (unsigned long long)act[k].hi,
+               ev[i].t, tname(p, ev[i].t), (unsigned long long)lo, (unsigned long long)hi,
+               mp_memory_name(p->arenas[arena].memory), mp_role_name(p->arenas[arena].role),
+               p->lifetimes[u].start_op, p->lifetimes[u].end_op, p->lifetimes[ev[i].t].start_op,
+               p->lifetimes[ev[i].t].end_op, why);
+      st = MP_ERR_VERIFY;
     }
     memmove(&act[l + 1], &act[l], (na - l) * sizeof *act);
     act[l] = (live){lo, hi, ev[i].t};
@@ -166,10 +265,12 @@ mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx) {
       if (p->arenas[j].role == a->role && p->arenas[j].memory == a->memory)
         FAIL("plan verification failed: two %s arenas in %s", mp_role_name(a->role),
              mp_memory_name(a->memory));
-    if (a->role == MP_ROLE_SCRATCH && a->lower_bound > a->total_size)
+    uint64_t floor_bytes = p->in_place && a->inplace_bound < a->lower_bound ? a->inplace_bound
+                                                                             : a->lower_bound;
+    if (a->role == MP_ROLE_SCRATCH && floor_bytes > a->total_size)
       FAIL("plan verification failed: scratch arena in %s is %llu bytes, below its lower bound "
            "%llu", mp_memory_name(a->memory), (unsigned long long)a->total_size,
-           (unsigned long long)a->lower_bound);
+           (unsigned long long)floor_bytes);
   }
   /* allocations */
   for (uint32_t t = 0; t < p->n_allocs; t++) {

@@ -401,6 +401,46 @@ MPK_API int32_t mpk_fully_connected_s8_init(const mpk_fc_s8_params *p, const int
                                             const int8_t *filter, const int32_t *bias,
                                             int8_t *output, void *persistent);
 
+/* ------------------------------------------------------------------------ */
+/* Overlap contracts                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Where a kernel lets its output share bytes with one of its inputs, as a
+ * function of the order in which its loops read and write.  Each contract
+ * is a minimum gap: with the input at byte I and the output at byte O of the
+ * same arena, the output may overlap the input whenever
+ *
+ *   I - O >= gap          (bytes; a negative gap lets the output start
+ *                          up to -gap bytes above the input)
+ *
+ * and nothing else changes: every byte the kernel writes lands either in
+ * input bytes it has finished reading or outside the input.  A larger I - O
+ * is always safe too (the writes only move further from the unread input).
+ * MPK_NO_OVERLAP says the pair may not share bytes at all.
+ *
+ * memplan's planner places tensors by these contracts (memory.in_place) and
+ * its verifier checks every shared byte against them; the contracts are
+ * evaluated at convert time, on the host, next to the loops they describe.
+ * Each sits beside its kernel with the arithmetic explained.  They are not
+ * called on the device. */
+#define MPK_NO_OVERLAP INT64_MAX
+
+/* CONV_2D, DEPTHWISE_CONV_2D (mpk_conv.c) and AVERAGE/MAX_POOL_2D
+ * (mpk_pool.c): output pixels in NHWC order, every channel of a pixel
+ * written while its window is still being read.  in_bytes / out_bytes are
+ * the element sizes. */
+int64_t mpk_conv2d_overlap_gap(const mpk_conv_geom *g, int32_t in_bytes, int32_t out_bytes);
+int64_t mpk_pool2d_overlap_gap(const mpk_conv_geom *g, int32_t in_bytes, int32_t out_bytes);
+/* FULLY_CONNECTED (mpk_fc.c): one input row per batch, its outputs written
+ * while the row is still being read. */
+int64_t mpk_fully_connected_overlap_gap(int32_t batches, int32_t accum_depth, int32_t out_depth,
+                                        int32_t in_bytes, int32_t out_bytes);
+/* ADD, LOGISTIC, QUANTIZE (mpk_elementwise.c): element i of the input is
+ * read before element i of the output is written, in increasing i.  For ADD
+ * this holds for an input of the output's shape (a broadcast input is read
+ * out of order and has no contract). */
+int64_t mpk_elementwise_overlap_gap(int32_t size, int32_t in_bytes, int32_t out_bytes);
+
 /* The operator families with a header of their own. */
 #include "mpk_binary.h"
 #include "mpk_conv_s16.h"

@@ -189,6 +189,63 @@ MPK_API int32_t mpk_depthwise_conv2d_f32(const mpk_conv_f32_params *p, const flo
   return MPK_OK;
 }
 
+/* Overlap contract of the convolutions (mpk.h).  The loops above visit the
+ * output pixels P = (b, oy, ox) in storage order and, for each, write its
+ * channels one by one while still reading its window for the next channel.
+ * So when pixel P is written, the input bytes still to be read are those at
+ * or above
+ *
+ *   M(P) = min over P' >= P of R(P'),
+ *
+ * R(P') being the lowest input byte of P''s window that lies inside the
+ * input: row max(y0, first row the dilated taps reach) and column likewise,
+ * times the row and pixel strides (every byte a window reads is at or above
+ * it, whatever the channel or group).  A window entirely in the padding reads
+ * nothing.  P's writes end at W(P) = (index of P + 1) * out_c * out_bytes.
+ * They are safe when O + W(P) <= I + M(P), i.e. I - O >= W(P) - M(P) for
+ * every P: the gap is the largest W(P) - M(P).  For a 1x1 convolution with
+ * stride 1 that is out_pixel + (out_pixel - in_pixel) * (pixels - 1) when the
+ * output is wider (a 8 -> 16 channel layer over n pixels: the output may start
+ * 8 (n - 1) + 16 bytes below its input) and one output pixel when it is not;
+ * a 3x3 stride-1 depthwise layer with padding 1 may trail its input by two
+ * rows.  The suffix minimum is taken walking the pixels backwards. */
+static int32_t first_tap(int32_t origin, int32_t dilation, int32_t taps, int32_t extent) {
+  for (int32_t f = 0; f < taps; f++) {
+    int32_t i = origin + dilation * f;
+    if (i >= extent) return -1;
+    if (i >= 0) return i;
+  }
+  return -1;
+}
+
+static int64_t window_gap(const mpk_conv_geom *g, int32_t dil_h, int32_t dil_w, int32_t in_bytes,
+                          int32_t out_bytes) {
+  if (g->batches <= 0 || g->out_h <= 0 || g->out_w <= 0 || in_bytes <= 0 || out_bytes <= 0)
+    return MPK_NO_OVERLAP;
+  const int64_t in_px = (int64_t)g->in_c * in_bytes, out_px = (int64_t)g->out_c * out_bytes;
+  int64_t m = INT64_MAX, gap = INT64_MIN;
+  for (int32_t b = g->batches - 1; b >= 0; b--)
+    for (int32_t oy = g->out_h - 1; oy >= 0; oy--) {
+      const int32_t iy = first_tap(oy * g->stride_h - g->pad_h, dil_h, g->filter_h, g->in_h);
+      for (int32_t ox = g->out_w - 1; ox >= 0; ox--) {
+        const int32_t ix = first_tap(ox * g->stride_w - g->pad_w, dil_w, g->filter_w, g->in_w);
+        if (iy >= 0 && ix >= 0) {
+          int64_t r = (((int64_t)b * g->in_h + iy) * g->in_w + ix) * in_px;
+          if (r < m) m = r;
+        }
+        if (m == INT64_MAX) continue; /* nothing is read from here on */
+        int64_t w = (((int64_t)b * g->out_h + oy) * g->out_w + ox + 1) * out_px;
+        if (w - m > gap) gap = w - m;
+      }
+    }
+  return gap == INT64_MIN ? INT64_MIN / 2 : gap;
+}
+
+int64_t mpk_conv2d_overlap_gap(const mpk_conv_geom *g, int32_t in_bytes, int32_t out_bytes) {
+  if (g->dilation_h <= 0 || g->dilation_w <= 0) return MPK_NO_OVERLAP;
+  return window_gap(g, g->dilation_h, g->dilation_w, in_bytes, out_bytes);
+}
+
 /* Shared check of the int8 init hooks: a filter, and an aligned bias. */
 static int32_t check_filter_bias(const int8_t *filter, const int32_t *bias) {
   if (!filter) return MPK_ERR_CONSTANT;

@@ -158,3 +158,19 @@ MPK_API int32_t mpk_requantize(const mpk_requantize_params *p, const void *input
   }
   return MPK_OK;
 }
+
+/* Overlap contract of ADD (for an input of the output's shape), LOGISTIC,
+ * QUANTIZE and requantisation (mpk.h).  Each loop reads element i of the
+ * input, then writes element i of the output, for i = 0, 1, ...: once
+ * output element i is written the unread input starts at element i + 1.
+ * The write is safe when O + (i + 1) * out_bytes <= I + (i + 1) * in_bytes,
+ * i.e. I - O >= (i + 1) * (out_bytes - in_bytes) for every i < size: a
+ * same-size element (int8 -> int8) may be rewritten in place (gap 0), a
+ * widening one (int8 -> int16) needs the output to start size * (out - in)
+ * bytes below the input, and a narrowing one (float -> int8) may start up
+ * to in - out bytes above it. */
+int64_t mpk_elementwise_overlap_gap(int32_t size, int32_t in_bytes, int32_t out_bytes) {
+  if (size <= 0 || in_bytes <= 0 || out_bytes <= 0) return MPK_NO_OVERLAP;
+  const int64_t step = (int64_t)out_bytes - in_bytes;
+  return step > 0 ? step * size : step;
+}

@@ -54,6 +54,22 @@ MPK_API int32_t mpk_fully_connected_f32(const mpk_fc_f32_params *p, const float 
   return MPK_OK;
 }
 
+/* Overlap contract (mpk.h).  Batch row b reads input bytes
+ * [b * accum_depth, (b + 1) * accum_depth) * in_bytes for every one of its
+ * outputs, and writes output bytes [b, b + 1) * out_depth * out_bytes while
+ * doing so; later rows read higher.  Row b's writes are safe when they end
+ * at or below the start of its own input row: I - O >= (b + 1) * out_row -
+ * b * in_row for every b, whose largest value is at the first row when the
+ * input row is the wider and at the last row otherwise. */
+int64_t mpk_fully_connected_overlap_gap(int32_t batches, int32_t accum_depth, int32_t out_depth,
+                                        int32_t in_bytes, int32_t out_bytes) {
+  if (batches <= 0 || accum_depth <= 0 || out_depth <= 0 || in_bytes <= 0 || out_bytes <= 0)
+    return MPK_NO_OVERLAP;
+  const int64_t in_row = (int64_t)accum_depth * in_bytes, out_row = (int64_t)out_depth * out_bytes;
+  const int64_t first = out_row, last = (int64_t)batches * out_row - (int64_t)(batches - 1) * in_row;
+  return first > last ? first : last;
+}
+
 MPK_API int32_t mpk_fully_connected_s8_init(const mpk_fc_s8_params *p, const int8_t *input,
                                             const int8_t *filter, const int32_t *bias,
                                             int8_t *output, void *persistent) {

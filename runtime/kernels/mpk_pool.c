@@ -127,3 +127,13 @@ MPK_API int32_t mpk_max_pool2d_f32(const mpk_pool_f32_params *p, const float *in
       }
   return MPK_OK;
 }
+
+/* Overlap contract (mpk.h): the convolutions' (mpk_conv.c).  Pooling visits
+ * its output pixels in the same order, writes each pixel's channels in turn
+ * while re-reading the window for the next one, and its window clipped to
+ * the input starts at the same first tap, with unit dilation. */
+int64_t mpk_pool2d_overlap_gap(const mpk_conv_geom *g, int32_t in_bytes, int32_t out_bytes) {
+  mpk_conv_geom u = *g;
+  u.dilation_h = u.dilation_w = 1;
+  return mpk_conv2d_overlap_gap(&u, in_bytes, out_bytes);
+}

@@ -1,0 +1,522 @@
+/*
+ * inplace.c — in-place planning: below the tensor-level bound, without
+ * touching the planners.
+ *
+ * A kernel declares, per (input, output) pair, how its output may overlap
+ * an input it is still reading (runtime/kernels/mpk.h, "Overlap
+ * contracts"): offset(input) - offset(output) >= gap.  Such an overlap can
+ * only be used at the operator where the input is read for the last time
+ * and the output is born, so their lifetimes meet there alone.
+ *
+ * The one idea: an allowed overlap fixes two slots' relative offset, so the
+ * two become one composite buffer — members at fixed offsets from its base,
+ * exactly like a view alias shares its root's storage — and every planner
+ * places the composite as an ordinary buffer of its extent, live over its
+ * members' joint lifetime.  Within a composite, two members that are live
+ * at once are disjoint or an allowed pair honouring its gap; members that
+ * are never live together may share bytes freely.
+ *
+ * Grouping, step by step:
+ *   1. start with every slot alone; the profile is, per operator, the sum of
+ *      the extents of the buffers live there (the planners' lower bound);
+ *   2. at the profile's peak operator, merge the two buffers of a pair
+ *      there, choosing the relative offset that gives the smallest extent
+ *      among the tight overlap and the offsets where one member touches
+ *      another (each checked against every member live at the same time);
+ *   3. a composite reserves its extent over its whole lifetime, which can
+ *      raise the profile elsewhere (an expanding 1x1 convolution's composite
+ *      is as large as its output, already while its input is being made):
+ *      at the new peak, merge in another buffer live there — a pair first,
+ *      else any buffer that fits in the composite's dead bytes — until the
+ *      peak is below the old one (keep all) or no merge helps (undo all);
+ *   4. repeat from 2 until the peak stops falling.
+ * So merges never raise the buffers' lower bound above the tensor-level one.
+ * The work is bounded (a budget of profile evaluations scaled to the graph).
+ *
+ * This file does not place buffers (the planners do) and does not check a
+ * plan (verify.c does, from the kernels' contracts, independently).
+ */
+#include "inplace.h"
+
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int32_t root_of(const mp_graph *g, uint32_t t) {
+  return g->tensors[t].alias_of >= 0 ? g->tensors[t].alias_of : (int32_t)t;
+}
+
+static int cmp_pair(const void *a, const void *b) {
+  const mp_inplace_pair *x = a, *y = b;
+  if (x->op != y->op) return x->op < y->op ? -1 : 1;
+  if (x->in != y->in) return x->in < y->in ? -1 : 1;
+  return (x->out > y->out) - (x->out < y->out);
+}
+
+mp_status mp_inplace_pairs(const mp_graph *g, mp_inplace_pair **out, size_t *n) {
+  *out = NULL;
+  *n = 0;
+  if (g->n_overlaps == 0) return MP_OK;
+  mp_inplace_pair *v = malloc(g->n_overlaps * sizeof *v);
+  if (!v) return MP_ERR_NOMEM;
+  size_t k = 0;
+  for (uint32_t i = 0; i < g->n_overlaps; i++) {
+    const mp_overlap *ov = &g->overlaps[i];
+    uint32_t in = (uint32_t)root_of(g, ov->input), o = (uint32_t)root_of(g, ov->output);
+    if (in == o || !mp_graph_needs_slot(g, in) || !mp_graph_needs_slot(g, o)) continue;
+    if (g->storage[in].end_op != (int32_t)ov->op || g->storage[o].start_op != (int32_t)ov->op)
+      continue;
+    /* the same pair through two views of one root: keep the larger gap */
+    bool dup = false;
+    for (size_t j = 0; j < k; j++)
+      if (v[j].op == ov->op && v[j].in == in && v[j].out == o) {
+        if (ov->min_gap > v[j].gap) v[j].gap = ov->min_gap;
+        dup = true;
+      }
+    if (!dup) v[k++] = (mp_inplace_pair){ov->op, in, o, ov->min_gap};
+  }
+  if (k == 0) {
+    free(v);
+    return MP_OK;
+  }
+  qsort(v, k, sizeof *v, cmp_pair);
+  *out = v;
+  *n = k;
+  return MP_OK;
+}
+
+/* The smallest multiple of a (a power of two) at or above v, and at or
+ * below v, for signed v. */
+static int64_t ceil_to(int64_t v, uint32_t a) {
+  int64_t r = v % (int64_t)a;
+  if (r < 0) r += a;
+  return r ? v + ((int64_t)a - r) : v;
+}
+static int64_t floor_to(int64_t v, uint32_t a) {
+  int64_t r = v % (int64_t)a;
+  if (r < 0) r += a;
+  return v - r;
+}
+
+/* Most bytes `out` (so bytes) can share with `in` (si bytes) when
+ * offset(in) - offset(out) must be >= gap and a multiple of a. */
+static uint64_t max_share(uint64_t si, uint64_t so, int64_t gap, uint32_t a) {
+  int64_t d = ceil_to(gap, a);
+  if (d <= 0) return si < so ? si : so; /* d = 0 is allowed */
+  if ((uint64_t)d >= so) return 0;
+  uint64_t room = so - (uint64_t)d;
+  return room < si ? room : si;
+}
+
+uint64_t mp_inplace_bound(const mp_graph *g, const mp_inplace_pair *pairs, size_t n_pairs,
+                          const mp_inplace_slot *slots, size_t n_slots) {
+  uint32_t n = g->n_ops > 0 ? g->n_ops : 1;
+  int64_t *diff = calloc((size_t)n + 1, sizeof *diff);
+  int64_t *save = calloc(n, sizeof *save);
+  int32_t *slot_of = malloc((g->n_tensors ? g->n_tensors : 1) * sizeof *slot_of);
+  uint64_t best = 0;
+  if (!diff || !save || !slot_of) goto done;
+  for (uint32_t t = 0; t < g->n_tensors; t++) slot_of[t] = -1;
+  for (size_t i = 0; i < n_slots; i++) {
+    slot_of[slots[i].t] = (int32_t)i;
+    diff[slots[i].start] += (int64_t)slots[i].size;
+    diff[slots[i].end + 1] -= (int64_t)slots[i].size;
+  }
+  /* per (op, output): the sum of what its inputs can share, capped at the
+   * output's size (its inputs are disjoint from one another) */
+  for (size_t i = 0; i < n_pairs;) {
+    size_t j = i;
+    uint64_t cap = 0;
+    uint64_t sum = 0;
+    while (j < n_pairs && pairs[j].op == pairs[i].op) j++;
+    for (size_t a = i; a < j; a++) {
+      int32_t so = slot_of[pairs[a].out], si = slot_of[pairs[a].in];
+      bool seen = false;
+      for (size_t b = i; b < a; b++) seen |= pairs[b].out == pairs[a].out;
+      if (so < 0 || seen) continue;
+      cap = slots[so].size;
+      sum = 0;
+      for (size_t b = a; b < j; b++) {
+        si = slot_of[pairs[b].in];
+        if (pairs[b].out != pairs[a].out || si < 0) continue;
+        uint32_t al = slots[si].align < slots[so].align ? slots[si].align : slots[so].align;
+        sum += max_share(slots[si].size, slots[so].size, pairs[b].gap, al ? al : 1);
+      }
+      save[pairs[i].op] += (int64_t)(sum < cap ? sum : cap);
+    }
+    i = j;
+  }
+  int64_t live = 0;
+  for (uint32_t op = 0; op < n; op++) {
+    live += diff[op];
+    int64_t v = live - save[op];
+    if (v > (int64_t)best) best = (uint64_t)v;
+  }
+done:
+  free(diff);
+  free(save);
+  free(slot_of);
+  return best;
+}
+
+uint64_t mp_graph_inplace_bound(const mp_graph *g, uint32_t alignment) {
+  mp_inplace_pair *pairs = NULL;
+  size_t np = 0;
+  mp_inplace_slot *slots = malloc((g->n_tensors ? g->n_tensors : 1) * sizeof *slots);
+  if (!slots || mp_inplace_pairs(g, &pairs, &np) != MP_OK) {
+    free(slots);
+    return mp_graph_lower_bound(g, alignment);
+  }
+  size_t n = 0;
+  for (uint32_t t = 0; t < g->n_tensors; t++) {
+    if (!mp_graph_needs_slot(g, t)) continue;
+    uint32_t a = alignment > g->tensors[t].align_hint ? alignment : g->tensors[t].align_hint;
+    if (a == 0) a = 1;
+    slots[n++] = (mp_inplace_slot){t, mp_align_up(g->tensors[t].size, a), a,
+                                   g->storage[t].start_op, g->storage[t].end_op, 0, 0};
+  }
+  uint64_t b = mp_inplace_bound(g, pairs, np, slots, n);
+  free(pairs);
+  free(slots);
+  return b;
+}
+
+/* ---- grouping ------------------------------------------------------------ */
+
+typedef struct gctx {
+  const mp_inplace_pair *pairs;
+  size_t n_pairs;
+  mp_inplace_slot *s;
+  size_t n;
+  uint32_t n_ops;
+  int32_t *slot_of;     /* tensor -> slot */
+  uint32_t *next;       /* member list of each composite, UINT32_MAX ends */
+  uint64_t *extent;     /* per representative slot */
+  uint32_t *galign;
+  int32_t *gstart, *gend;
+  int64_t *diff, *prof;
+  size_t *pair_at;      /* first pair of each op (n_ops + 1 entries) */
+} gctx;
+
+#define END UINT32_MAX
+
+static bool live_together(const mp_inplace_slot *a, const mp_inplace_slot *b) {
+  return a->start <= b->end && b->start <= a->end;
+}
+
+/* The pair joining slots a and b, or NULL. */
+static const mp_inplace_pair *pair_of(const gctx *c, uint32_t a, uint32_t b) {
+  uint32_t ta = c->s[a].t, tb = c->s[b].t;
+  /* a pair lives at the op where one ends and the other starts */
+  int32_t op = c->s[a].end == c->s[b].start ? c->s[a].end : c->s[b].end;
+  if (op < 0 || (uint32_t)op >= c->n_ops) return NULL;
+  for (size_t i = c->pair_at[op]; i < c->pair_at[op + 1]; i++) {
+    const mp_inplace_pair *p = &c->pairs[i];
+    if ((p->in == ta && p->out == tb) || (p->in == tb && p->out == ta)) return p;
+  }
+  return NULL;
+}
+
+/* May slot a at byte offset oa and slot b at ob coexist? */
+static bool coexist(const gctx *c, uint32_t a, int64_t oa, uint32_t b, int64_t ob) {
+  const mp_inplace_slot *x = &c->s[a], *y = &c->s[b];
+  if (!live_together(x, y)) return true;
+  if (oa + (int64_t)x->size <= ob || ob + (int64_t)y->size <= oa) return true;
+  const mp_inplace_pair *p = pair_of(c, a, b);
+  if (!p) return false;
+  int64_t d = p->in == x->t ? oa - ob : ob - oa;
+  return d >= p->gap;
+}
+
+/* Is composite B at offset delta against composite A valid? */
+static bool fits_at(const gctx *c, uint32_t A, uint32_t B, int64_t delta) {
+  for (uint32_t a = A; a != END; a = c->next[a])
+    for (uint32_t b = B; b != END; b = c->next[b])
+      if (!coexist(c, a, (int64_t)c->s[a].rel, b, (int64_t)c->s[b].rel + delta)) return false;
+  return true;
+}
+
+static uint64_t merged_extent(const gctx *c, uint32_t A, uint32_t B, int64_t delta) {
+  int64_t lo = delta < 0 ? delta : 0;
+  int64_t hi = (int64_t)c->extent[A];
+  if (delta + (int64_t)c->extent[B] > hi) hi = delta + (int64_t)c->extent[B];
+  return (uint64_t)(hi - lo);
+}
+
+/* The best offset of composite B against A: the smallest extent, then the
+ * smallest |delta|, then the smaller delta.  False when none is valid. */
+static bool best_offset(const gctx *c, uint32_t A, uint32_t B, int64_t *out) {
+  uint32_t al = c->galign[A] > c->galign[B] ? c->galign[A] : c->galign[B];
+  bool found = false;
+  int64_t best = 0;
+  uint64_t best_ext = 0;
+#define TRY(dv)                                                                                    \
+  do {                                                                                             \
+    int64_t d_ = (dv);                                                                             \
+    if (!fits_at(c, A, B, d_)) break;                                                              \
+    uint64_t e_ = merged_extent(c, A, B, d_);                                                      \
+    int64_t ad_ = d_ < 0 ? -d_ : d_, ab_ = best < 0 ? -best : best;                                \
+    if (!found || e_ < best_ext || (e_ == best_ext && (ad_ < ab_ || (ad_ == ab_ && d_ < best)))) { \
+      found = true;                                                                                \
+      best = d_;                                                                                   \
+      best_ext = e_;                                                                               \
+    }                                                                                              \
+  } while (0)
+  TRY(0);
+  for (uint32_t a = A; a != END; a = c->next[a])
+    for (uint32_t b = B; b != END; b = c->next[b]) {
+      const mp_inplace_slot *x = &c->s[a], *y = &c->s[b];
+      if (!live_together(x, y)) continue;
+      int64_t ra = (int64_t)x->rel, rb = (int64_t)y->rel;
+      TRY(ceil_to(ra + (int64_t)x->size - rb, al));  /* b just above a */
+      TRY(floor_to(ra - (int64_t)y->size - rb, al)); /* b just below a */
+      const mp_inplace_pair *p = pair_of(c, a, b);
+      if (!p) continue;
+      if (p->in == x->t)
+        TRY(floor_to(ra - rb - p->gap, al)); /* out = b, as high as the gap allows */
+      else
+        TRY(ceil_to(p->gap + ra - rb, al)); /* in = b, as low as the gap allows */
+    }
+#undef TRY
+  *out = best;
+  return found;
+}
+
+static void merge_at(gctx *c, uint32_t A, uint32_t B, int64_t delta) {
+  uint64_t ext = merged_extent(c, A, B, delta);
+  int64_t shift_a = delta < 0 ? -delta : 0, shift_b = delta < 0 ? 0 : delta;
+  for (uint32_t a = A; a != END; a = c->next[a]) c->s[a].rel += (uint64_t)shift_a;
+  for (uint32_t b = B; b != END; b = c->next[b]) c->s[b].rel += (uint64_t)shift_b;
+  uint32_t R = A < B ? A : B, O = A < B ? B : A;
+  /* splice O's members after R's */
+  uint32_t last = R;
+  while (c->next[last] != END) last = c->next[last];
+  c->next[last] = O;
+  for (uint32_t m = O; m != END; m = c->next[m]) c->s[m].group = R;
+  c->extent[R] = ext;
+  c->galign[R] = c->galign[A] > c->galign[B] ? c->galign[A] : c->galign[B];
+  c->gstart[R] = c->gstart[A] < c->gstart[B] ? c->gstart[A] : c->gstart[B];
+  c->gend[R] = c->gend[A] > c->gend[B] ? c->gend[A] : c->gend[B];
+}
+
+/* The profile; returns its peak and the first operator reaching it. */
+static int64_t profile(gctx *c, uint32_t *at) {
+  memset(c->diff, 0, ((size_t)c->n_ops + 1) * sizeof *c->diff);
+  for (size_t i = 0; i < c->n; i++) {
+    if (c->s[i].group != i) continue;
+    c->diff[c->gstart[i]] += (int64_t)c->extent[i];
+    c->diff[c->gend[i] + 1] -= (int64_t)c->extent[i];
+  }
+  int64_t live = 0, best = -1;
+  for (uint32_t op = 0; op < c->n_ops; op++) {
+    live += c->diff[op];
+    c->prof[op] = live;
+    if (live > best) {
+      best = live;
+      *at = op;
+    }
+  }
+  return best;
+}
+
+/* Saved grouping state, to undo a cascade. */
+typedef struct gsave {
+  uint64_t *rel, *extent;
+  uint32_t *group, *next, *galign;
+  int32_t *gstart, *gend;
+} gsave;
+
+static void save_state(const gctx *c, gsave *v) {
+  for (size_t i = 0; i < c->n; i++) {
+    v->rel[i] = c->s[i].rel;
+    v->group[i] = c->s[i].group;
+  }
+  memcpy(v->next, c->next, c->n * sizeof *c->next);
+  memcpy(v->extent, c->extent, c->n * sizeof *c->extent);
+  memcpy(v->galign, c->galign, c->n * sizeof *c->galign);
+  memcpy(v->gstart, c->gstart, c->n * sizeof *c->gstart);
+  memcpy(v->gend, c->gend, c->n * sizeof *c->gend);
+}
+
+static void restore_state(gctx *c, const gsave *v) {
+  for (size_t i = 0; i < c->n; i++) {
+    c->s[i].rel = v->rel[i];
+    c->s[i].group = v->group[i];
+  }
+  memcpy(c->next, v->next, c->n * sizeof *c->next);
+  memcpy(c->extent, v->extent, c->n * sizeof *c->extent);
+  memcpy(c->galign, v->galign, c->n * sizeof *c->galign);
+  memcpy(c->gstart, v->gstart, c->n * sizeof *c->gstart);
+  memcpy(c->gend, v->gend, c->n * sizeof *c->gend);
+}
+
+/* Composites live at op j, with their sizes. */
+static bool group_live_at(const gctx *c, uint32_t R, uint32_t j) {
+  return c->gstart[R] <= (int32_t)j && (int32_t)j <= c->gend[R];
+}
+
+/* Merge two composites live at op j so that op j's live sum falls the
+ * most: the pairs at j first, then any composite live there into the one
+ * grown last.  False when no merge lowers it. */
+static bool relieve(gctx *c, uint32_t j, uint32_t grown) {
+  uint32_t bestA = END, bestB = END;
+  int64_t best_d = 0, best_gain = 0;
+  for (size_t i = c->pair_at[j]; i < c->pair_at[j + 1]; i++) {
+    int32_t si = c->slot_of[c->pairs[i].in], so = c->slot_of[c->pairs[i].out];
+    if (si < 0 || so < 0) continue;
+    uint32_t A = c->s[si].group, B = c->s[so].group;
+    if (A == B) continue;
+    int64_t d;
+    if (!best_offset(c, A, B, &d)) continue;
+    int64_t gain = (int64_t)(c->extent[A] + c->extent[B]) - (int64_t)merged_extent(c, A, B, d);
+    if (gain > best_gain) {
+      best_gain = gain;
+      bestA = A;
+      bestB = B;
+      best_d = d;
+    }
+  }
+  if (grown != END) {
+    uint32_t G = c->s[grown].group;
+    for (size_t i = 0; i < c->n; i++) {
+      if (c->s[i].group != i || i == G || !group_live_at(c, (uint32_t)i, j)) continue;
+      int64_t d;
+      if (!best_offset(c, G, (uint32_t)i, &d)) continue;
+      int64_t gain =
+          (int64_t)(c->extent[G] + c->extent[i]) - (int64_t)merged_extent(c, G, (uint32_t)i, d);
+      if (gain > best_gain) {
+        best_gain = gain;
+        bestA = G;
+        bestB = (uint32_t)i;
+        best_d = d;
+      }
+    }
+  }
+  if (bestA == END) return false;
+  merge_at(c, bestA, bestB, best_d);
+  return true;
+}
+
+#define CASCADE_STEPS 32
+
+mp_status mp_inplace_build(const mp_graph *g, const mp_inplace_pair *pairs, size_t n_pairs,
+                           mp_inplace_slot *slots, size_t n_slots, mp_inplace_composite **groups,
+                           size_t *n_groups) {
+  *groups = NULL;
+  *n_groups = 0;
+  for (size_t i = 0; i < n_slots; i++) {
+    slots[i].group = (uint32_t)i;
+    slots[i].rel = 0;
+  }
+  if (n_pairs == 0 || n_slots < 2 || g->n_ops == 0) return MP_OK;
+  gctx c = {pairs, n_pairs, slots, n_slots, g->n_ops, NULL, NULL, NULL, NULL, NULL, NULL,
+            NULL,  NULL,    NULL};
+  gsave sv = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+  mp_status st = MP_ERR_NOMEM;
+  size_t n = n_slots;
+  c.slot_of = malloc((g->n_tensors ? g->n_tensors : 1) * sizeof *c.slot_of);
+  c.next = malloc(n * sizeof *c.next);
+  c.extent = malloc(n * sizeof *c.extent);
+  c.galign = malloc(n * sizeof *c.galign);
+  c.gstart = malloc(n * sizeof *c.gstart);
+  c.gend = malloc(n * sizeof *c.gend);
+  c.diff = malloc(((size_t)g->n_ops + 1) * sizeof *c.diff);
+  c.prof = malloc(((size_t)g->n_ops) * sizeof *c.prof);
+  c.pair_at = calloc((size_t)g->n_ops + 1, sizeof *c.pair_at);
+  sv.rel = malloc(n * sizeof *sv.rel);
+  sv.extent = malloc(n * sizeof *sv.extent);
+  sv.group = malloc(n * sizeof *sv.group);
+  sv.next = malloc(n * sizeof *sv.next);
+  sv.galign = malloc(n * sizeof *sv.galign);
+  sv.gstart = malloc(n * sizeof *sv.gstart);
+  sv.gend = malloc(n * sizeof *sv.gend);
+  if (!c.slot_of || !c.next || !c.extent || !c.galign || !c.gstart || !c.gend || !c.diff ||
+      !c.prof || !c.pair_at || !sv.rel || !sv.extent || !sv.group || !sv.next || !sv.galign ||
+      !sv.gstart || !sv.gend)
+    goto done;
+  for (uint32_t t = 0; t < g->n_tensors; t++) c.slot_of[t] = -1;
+  for (size_t i = 0; i < n; i++) {
+    c.slot_of[slots[i].t] = (int32_t)i;
+    c.next[i] = END;
+    c.extent[i] = slots[i].size;
+    c.galign[i] = slots[i].align ? slots[i].align : 1;
+    c.gstart[i] = slots[i].start;
+    c.gend[i] = slots[i].end;
+  }
+  /* pairs are sorted by op: pair_at[op] .. pair_at[op + 1] */
+  for (size_t i = 0; i < n_pairs; i++) c.pair_at[pairs[i].op + 1]++;
+  for (uint32_t op = 0; op < g->n_ops; op++) c.pair_at[op + 1] += c.pair_at[op];
+
+  /* a budget of profile evaluations: ~50M slot-or-op visits in all */
+  uint64_t budget = UINT64_C(50000000) / ((uint64_t)n + g->n_ops + 1);
+  if (budget < 64) budget = 64;
+  uint64_t evals = 0;
+  for (;;) {
+    uint32_t jstar = 0;
+    int64_t peak = profile(&c, &jstar);
+    evals++;
+    bool improved = false;
+    for (size_t i = c.pair_at[jstar]; i < c.pair_at[jstar + 1] && !improved; i++) {
+      int32_t si = c.slot_of[pairs[i].in], so = c.slot_of[pairs[i].out];
+      if (si < 0 || so < 0 || slots[si].group == slots[so].group) continue;
+      if (evals >= budget) break;
+      save_state(&c, &sv);
+      int64_t d;
+      uint32_t A = slots[si].group, B = slots[so].group;
+      bool ok = best_offset(&c, A, B, &d);
+      if (ok) merge_at(&c, A, B, d);
+      for (int step = 0; ok && step < CASCADE_STEPS && evals < budget; step++) {
+        uint32_t j = 0;
+        int64_t np = profile(&c, &j);
+        evals++;
+        if (np < peak) {
+          improved = true;
+          break;
+        }
+        ok = relieve(&c, j, (uint32_t)so);
+      }
+      if (!improved) restore_state(&c, &sv);
+    }
+    if (!improved) break;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) k += slots[i].group == i && c.next[i] != END;
+  st = MP_OK;
+  if (k) {
+    mp_inplace_composite *v = malloc(k * sizeof *v);
+    if (!v) {
+      st = MP_ERR_NOMEM;
+      goto done;
+    }
+    k = 0;
+    for (size_t i = 0; i < n; i++)
+      if (slots[i].group == i && c.next[i] != END)
+        v[k++] = (mp_inplace_composite){(uint32_t)i, c.extent[i], c.galign[i], c.gstart[i], c.gend[i]};
+    *groups = v;
+    *n_groups = k;
+  }
+done:
+  if (st != MP_OK)
+    for (size_t i = 0; i < n_slots; i++) {
+      slots[i].group = (uint32_t)i;
+      slots[i].rel = 0;
+    }
+  free(c.slot_of);
+  free(c.next);
+  free(c.extent);
+  free(c.galign);
+  free(c.gstart);
+  free(c.gend);
+  free(c.diff);
+  free(c.prof);
+  free(c.pair_at);
+  free(sv.rel);
+  free(sv.extent);
+  free(sv.group);
+  free(sv.next);
+  free(sv.galign);
+  free(sv.gstart);
+  free(sv.gend);
+  return st;
+}

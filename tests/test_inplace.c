@@ -1,0 +1,339 @@
+/*
+ * test_inplace.c — in-place planning (memory.in_place): the kernels'
+ * overlap contracts, the in-place bound, composite plans honoured by every
+ * planner, the verifier refusing an overlap its kernel does not allow, and
+ * the default (in_place off) left exactly as it was.
+ *
+ * Uses the bundled example (examples/kws) and the shared corpus (skipped
+ * with a notice when absent).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "testutil.h"
+
+#include "../runtime/kernels/mpk.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static mpk_conv_geom geom(int32_t h, int32_t w, int32_t in_c, int32_t out_h, int32_t out_w,
+                          int32_t out_c, int32_t k, int32_t stride, int32_t pad) {
+  mpk_conv_geom g;
+  memset(&g, 0, sizeof g);
+  g.batches = 1;
+  g.in_h = h;
+  g.in_w = w;
+  g.in_c = in_c;
+  g.out_h = out_h;
+  g.out_w = out_w;
+  g.out_c = out_c;
+  g.filter_h = g.filter_w = k;
+  g.filter_c = in_c;
+  g.depth_multiplier = 1;
+  g.stride_h = g.stride_w = stride;
+  g.dilation_h = g.dilation_w = 1;
+  g.pad_h = g.pad_w = pad;
+  return g;
+}
+
+static void a_widening_1x1_convolution_may_start_its_output_just_under_its_input(void **state) {
+  (void)state;
+  /* VWW's peak: 48x48x8 -> 48x48x16.  Pixel p's 16 output bytes are
+   * written while pixel p's 8 input bytes are still read: the last pixel
+   * needs its writes to end at its input's start, 16 + 8 (n - 1) below. */
+  mpk_conv_geom g = geom(48, 48, 8, 48, 48, 16, 1, 1, 0);
+  assert_int_equal(mpk_conv2d_overlap_gap(&g, 1, 1), 16 + 8 * (48 * 48 - 1));
+  /* narrowing 16 -> 8: only the first pixel constrains, one output pixel */
+  g = geom(48, 48, 16, 48, 48, 8, 1, 1, 0);
+  assert_int_equal(mpk_conv2d_overlap_gap(&g, 1, 1), 8);
+  /* float: four bytes an element */
+  g = geom(4, 4, 2, 4, 4, 2, 1, 1, 0);
+  assert_int_equal(mpk_conv2d_overlap_gap(&g, 4, 4), 8);
+}
+
+static void a_padded_3x3_depthwise_layer_may_trail_its_input_by_a_row_and_two_pixels(void **state) {
+  (void)state;
+  /* stride 1, padding 1: output pixel (y, x) still reads input pixel
+   * (y - 1, x - 1) for the next channel while it is written, so it must end
+   * there: (y, x + 1) - (y - 1, x - 1) = one row and two pixels */
+  mpk_conv_geom g = geom(112, 112, 96, 112, 112, 96, 3, 1, 1);
+  g.filter_c = 0;
+  assert_int_equal(mpk_conv2d_overlap_gap(&g, 1, 1), (112 + 2) * 96);
+  /* stride 2, no padding, 96x96x3 -> 48x48x8: pixel (y, x) ends at
+   * 8 (48 y + x + 1) and first reads 3 (192 y + 2 x); the largest
+   * difference is at (0, 47): 8 * 48 - 3 * 94 */
+  g = geom(96, 96, 3, 48, 48, 8, 3, 2, 0);
+  assert_int_equal(mpk_conv2d_overlap_gap(&g, 1, 1), 8 * 48 - 3 * 94);
+  /* a window entirely in the padding reads nothing: no constraint */
+  g = geom(1, 1, 4, 1, 1, 4, 1, 1, 0);
+  assert_int_equal(mpk_pool2d_overlap_gap(&g, 1, 1), 4);
+}
+
+static void elementwise_kernels_rewrite_equal_elements_in_place(void **state) {
+  (void)state;
+  assert_int_equal(mpk_elementwise_overlap_gap(100, 1, 1), 0);
+  assert_int_equal(mpk_elementwise_overlap_gap(100, 1, 2), 100); /* int8 -> int16 */
+  assert_int_equal(mpk_elementwise_overlap_gap(100, 4, 1), -3);  /* float -> int8 */
+  assert_true(mpk_elementwise_overlap_gap(0, 1, 1) == MPK_NO_OVERLAP);
+  /* fully connected, one row: the output must end where the row starts */
+  assert_int_equal(mpk_fully_connected_overlap_gap(1, 256, 12, 1, 1), 12);
+  assert_int_equal(mpk_fully_connected_overlap_gap(4, 8, 16, 1, 1), 4 * 16 - 3 * 8);
+}
+
+typedef struct loaded {
+  mp_model *m;
+  mp_graph *g;
+} loaded;
+
+static bool load_path(const char *path, loaded *l) {
+  memset(l, 0, sizeof *l);
+  if (!path) return false;
+  assert_int_equal(mp_model_load(path, NULL, &l->m), MP_OK);
+  assert_int_equal(mp_graph_build(l->m, 0, NULL, NULL, &l->g), MP_OK);
+  assert_int_equal(mp_kernels_prepare(l->g, true, NULL), MP_OK);
+  return true;
+}
+
+static void unload(loaded *l) {
+  mp_graph_free(&l->g);
+  mp_model_free(&l->m);
+}
+
+static mp_memory_args args(const char *planner, bool in_place) {
+  static char name[32];
+  mp_memory_args a;
+  memset(&a, 0, sizeof a);
+  snprintf(name, sizeof name, "%s", planner);
+  a.planner = name;
+  a.allocate_arenas = true;
+  a.in_place = in_place;
+  return a;
+}
+
+static const mp_arena *scratch_arena(const mp_plan *p) {
+  for (uint32_t i = 0; i < p->n_arenas; i++)
+    if (p->arenas[i].role == MP_ROLE_SCRATCH) return &p->arenas[i];
+  return NULL;
+}
+
+#define KWS_EXAMPLE "examples/kws/kws.tflite"
+
+static void the_kws_example_plans_below_its_tensor_level_bound_with_every_planner(void **state) {
+  (void)state;
+  loaded l;
+  load_path(KWS_EXAMPLE, &l);
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  uint64_t lb = mp_graph_lower_bound(l.g, 16), ib = mp_graph_inplace_bound(l.g, 16);
+  assert_true(l.g->n_overlaps > 0);
+  assert_true(ib < lb);
+  for (uint32_t k = 0; k < mp_planner_count(); k++) {
+    mp_memory_args a = args(mp_planner_at(k)->name, true);
+    mp_plan *p = NULL;
+    assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &p), MP_OK);
+    assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+    const mp_arena *s = scratch_arena(p);
+    assert_non_null(s);
+    assert_int_equal(s->lower_bound, lb);
+    assert_int_equal(s->inplace_bound, ib);
+    assert_true(s->total_size >= ib);
+    /* off: the plain plan; on: never worse than it */
+    mp_memory_args b = args(mp_planner_at(k)->name, false);
+    mp_plan *q = NULL;
+    assert_int_equal(mp_plan_build(l.g, &pf, &b, NULL, &q), MP_OK);
+    assert_true(s->total_size <= scratch_arena(q)->total_size);
+    if (!strcmp(mp_planner_at(k)->name, "hill_climb")) assert_true(s->total_size < lb);
+    mp_plan_free(&q);
+    mp_plan_free(&p);
+  }
+  unload(&l);
+}
+
+static void in_place_off_leaves_the_plan_and_its_report_unchanged(void **state) {
+  (void)state;
+  loaded l;
+  load_path(KWS_EXAMPLE, &l);
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  mp_memory_args a = args("greedy", false);
+  mp_plan *p = NULL;
+  assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &p), MP_OK);
+  assert_false(p->in_place);
+  char *json = NULL;
+  assert_int_equal(mp_residency_json(p, "kws", &json), MP_OK);
+  assert_null(strstr(json, "in_place"));
+  assert_null(strstr(json, "inplace_bound"));
+  assert_null(strstr(json, "shares_bytes_with"));
+  char *sum = mp_plan_summary(p, "kws", 1);
+  assert_null(strstr(sum, "in place"));
+  /* no two live slots share a byte */
+  for (uint32_t i = 0; i < p->n_allocs; i++)
+    for (uint32_t j = i + 1; j < p->n_allocs; j++) {
+      const mp_allocation *x = mp_plan_get_allocation(p, i), *y = mp_plan_get_allocation(p, j);
+      if (!x || !y || x->alias_of >= 0 || y->alias_of >= 0 || x->arena != y->arena ||
+          x->binding.role != MP_ROLE_SCRATCH ||
+          !mp_lifetime_overlaps(&p->lifetimes[i], &p->lifetimes[j]))
+        continue;
+      assert_true(x->offset + x->slot_size <= y->offset || y->offset + y->slot_size <= x->offset);
+    }
+  free(sum);
+  free(json);
+  mp_plan_free(&p);
+  unload(&l);
+}
+
+/* The first pair of live scratch slots of p that share bytes. */
+static bool shared_pair(const mp_plan *p, uint32_t *in, uint32_t *out) {
+  for (uint32_t i = 0; i < p->n_allocs; i++)
+    for (uint32_t j = 0; j < p->n_allocs; j++) {
+      const mp_allocation *x = mp_plan_get_allocation(p, i), *y = mp_plan_get_allocation(p, j);
+      if (i == j || !x || !y || x->alias_of >= 0 || y->alias_of >= 0 || x->arena != y->arena ||
+          x->binding.role != MP_ROLE_SCRATCH)
+        continue;
+      if (p->lifetimes[i].end_op != p->lifetimes[j].start_op) continue;
+      if (x->offset < y->offset + y->slot_size && y->offset < x->offset + x->slot_size) {
+        *in = i;
+        *out = j;
+        return true;
+      }
+    }
+  return false;
+}
+
+static void the_verifier_refuses_an_overlap_the_kernel_does_not_allow(void **state) {
+  (void)state;
+  loaded l;
+  load_path(KWS_EXAMPLE, &l);
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  mp_memory_args a = args("hill_climb", true);
+  mp_plan *p = NULL;
+  assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &p), MP_OK);
+  assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+  uint32_t in = 0, out = 0;
+  assert_true(shared_pair(p, &in, &out));
+  char *json = NULL;
+  assert_int_equal(mp_residency_json(p, "kws", &json), MP_OK);
+  assert_non_null(strstr(json, "\"inplace_bound\""));
+  assert_non_null(strstr(json, "\"shares_bytes_with\""));
+  free(json);
+  /* the same bytes without memory.in_place: an ordinary overlap */
+  p->in_place = false;
+  tu_diags d;
+  tu_diags_init(&d);
+  assert_int_equal(mp_plan_verify(p, &d.sink), MP_ERR_VERIFY);
+  assert_true(tu_diags_has(&d, "below its lower bound") || tu_diags_has(&d, "overlap"));
+  p->in_place = true;
+  /* the output moved up by the most its slot allows: closer to the unread
+   * input than its kernel's gap */
+  mp_allocation *o = &p->allocs[out];
+  uint64_t keep = o->offset;
+  uint64_t up = o->offset + o->align;
+  assert_true(up + o->slot_size <= p->arenas[o->arena].total_size &&
+              up < p->allocs[in].offset + p->allocs[in].slot_size);
+  {
+    o->offset = o->binding.offset = up;
+    for (uint32_t t = 0; t < p->n_allocs; t++)
+      if (p->allocs[t].alias_of == (int32_t)out) p->allocs[t].offset = p->allocs[t].binding.offset = up;
+    tu_diags_init(&d);
+    mp_status st = mp_plan_verify(p, &d.sink);
+    assert_int_equal(st, MP_ERR_VERIFY);
+    assert_true(tu_diags_has(&d, "kernel"));
+    o->offset = o->binding.offset = keep;
+    for (uint32_t t = 0; t < p->n_allocs; t++)
+      if (p->allocs[t].alias_of == (int32_t)out) p->allocs[t].offset = p->allocs[t].binding.offset = keep;
+  }
+  assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+  mp_plan_free(&p);
+  unload(&l);
+}
+
+static void vww_and_person_detection_need_at_most_40_kib_in_place(void **state) {
+  (void)state;
+  const char *names[] = {"mlperf_vww_96_int8", "tflm_person_detect_int8"};
+  if (!tu_models_dir()) skip();
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  for (size_t i = 0; i < 2; i++) {
+    loaded l;
+    load_path(tu_model_path(names[i]), &l);
+    assert_int_equal(mp_graph_lower_bound(l.g, 16), 55296);
+    for (uint32_t k = 0; k < mp_planner_count(); k++) {
+      mp_memory_args a = args(mp_planner_at(k)->name, true);
+      mp_plan *p = NULL;
+      assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &p), MP_OK);
+      assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+      const mp_arena *s = scratch_arena(p);
+      assert_true(s->total_size <= 40960);
+      assert_true(s->inplace_bound <= s->total_size);
+      assert_int_equal(s->lower_bound, 55296);
+      mp_plan_free(&p);
+    }
+    unload(&l);
+  }
+}
+
+static void every_corpus_model_plans_in_place_within_its_tensor_level_bound(void **state) {
+  (void)state;
+  const char *const *names = tu_model_names();
+  if (!names) skip();
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  for (size_t i = 0; names[i]; i++) {
+    loaded l;
+    load_path(tu_model_path(names[i]), &l);
+    mp_memory_args a = args("hill_climb", true);
+    mp_plan *p = NULL;
+    assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &p), MP_OK);
+    assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+    const mp_arena *s = scratch_arena(p);
+    if (s) {
+      assert_true(s->total_size <= (s->lower_bound + s->alignment - 1) / s->alignment * s->alignment);
+      assert_true(s->inplace_bound <= s->lower_bound);
+    }
+    mp_plan_free(&p);
+    unload(&l);
+  }
+}
+
+static void the_config_key_is_a_checked_boolean_off_by_default(void **state) {
+  (void)state;
+  mp_config *c = NULL;
+  char *a0[] = {(char *)"convert", (char *)"--model.path", (char *)"m.tflite", NULL};
+  assert_int_equal(mp_config_from_args(3, a0, NULL, &c), MP_OK);
+  assert_false(c->memory.in_place);
+  mp_config_free(&c);
+  char *a1[] = {(char *)"convert", (char *)"--model.path", (char *)"m.tflite",
+                (char *)"--memory.in-place", NULL};
+  assert_int_equal(mp_config_from_args(4, a1, NULL, &c), MP_OK);
+  assert_true(c->memory.in_place);
+  mp_config_free(&c);
+  char *a2[] = {(char *)"convert", (char *)"--model.path", (char *)"m.tflite",
+                (char *)"--memory.in_place=maybe", NULL};
+  tu_diags d;
+  tu_diags_init(&d);
+  assert_int_equal(mp_config_from_args(4, a2, &d.sink, &c), MP_ERR_CONFIG);
+  assert_true(tu_diags_has(&d, "memory.in_place"));
+  char *help = mp_config_help_text();
+  assert_non_null(strstr(help, "--memory.in-place  (boolean; default: false)"));
+  free(help);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(a_widening_1x1_convolution_may_start_its_output_just_under_its_input),
+      cmocka_unit_test(a_padded_3x3_depthwise_layer_may_trail_its_input_by_a_row_and_two_pixels),
+      cmocka_unit_test(elementwise_kernels_rewrite_equal_elements_in_place),
+      cmocka_unit_test(the_kws_example_plans_below_its_tensor_level_bound_with_every_planner),
+      cmocka_unit_test(in_place_off_leaves_the_plan_and_its_report_unchanged),
+      cmocka_unit_test(the_verifier_refuses_an_overlap_the_kernel_does_not_allow),
+      cmocka_unit_test(vww_and_person_detection_need_at_most_40_kib_in_place),
+      cmocka_unit_test(every_corpus_model_plans_in_place_within_its_tensor_level_bound),
+      cmocka_unit_test(the_config_key_is_a_checked_boolean_off_by_default),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
