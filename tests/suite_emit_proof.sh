@@ -15,7 +15,8 @@
 #     cortex-m4; Cortex-M55 images (tests/target: start-up, semihosting,
 #     an547.ld); the golden host binary (ASan + UBSan, -O1) and golden
 #     Cortex-M55 images (-O2, hard float) of every golden module — every
-#     planner, constants cold and staged — with the kernels compiled once
+#     planner, constants cold, staged and cold with memory.in_place (those
+#     run only here, not with the probes) — with the kernels compiled once
 #     per target; and the code-size ELF of each golden model;
 #  3. every run on both cores at once: the host probe, the golden host
 #     binary (one job per model) and every image on qemu-system-arm -M
@@ -88,15 +89,15 @@ n_modules=$(wc -l < "$OUT/manifest.txt")
 n_golden=$(wc -l < "$OUT/golden.txt")
 n_planners=$(sed -n 's/^proof_gen: .*, \([0-9]*\) planners,.*/\1/p' "$OUT/gen.log")
 # every model with golden data runs against it, every planner, constants
-# cold and staged
+# cold, staged and cold with memory.in_place
 if [ -d "$MODELS" ] && [ -d "$GOLDEN" ]; then
   want=$(for d in "$GOLDEN"/*/; do m=$(basename "$d"); [ -f "$MODELS/$m.tflite" ] || continue
-           echo "$m: $((2 * n_planners)) modules"; done)
+           echo "$m: $((3 * n_planners)) modules"; done)
   got=$(sed -n 's/^golden \(.*\)$/\1/p' "$OUT/gen.log" | sort)
   [ "$want" = "$got" ] || { printf 'FAIL: golden models\nwant:\n%s\ngot:\n%s\n' "$want" "$got"; exit 1; }
 fi
 n_gmodels=$(cut -d' ' -f3 "$OUT/golden.txt" | sort -u | wc -l)
-stamp "generated $n_modules modules; $n_golden of them ($n_gmodels models x $n_planners planners x cold/staged) also run with their kernels against TFLM"
+stamp "generated $n_modules modules; $n_golden of them ($n_gmodels models x $n_planners planners x cold/staged/in place) also run with their kernels against TFLM"
 
 # ---- 2. build ---------------------------------------------------------------
 # The probe builds favour compile speed (-O0 host, -O1 target: the probe is

@@ -10,7 +10,9 @@
  * configurations (everything in dtcm; constants cold in mram; constants
  * staged mram -> dtcm; a dtcm budget of half the scratch arena, forcing a
  * spill to sram; allocate_arenas false with half the constants cold and
- * half staged, the caller binding every region), it plans, verifies and
+ * half staged, the caller binding every region) — and, for the golden
+ * models, a sixth: constants cold with memory.in_place, whose modules run
+ * only with their real kernels against TFLM — it plans, verifies and
  * emits a module with mp_emit_module, then writes the module's probe glue
  * (probe/glue.c): what every tensor must hold and every operator reads and
  * writes, taken from the model and the graph — never from the plan — and
@@ -20,7 +22,7 @@
  * and that has golden data gets OUT/golden/<model>.c (TFLM's three cases,
  * case 0's tensor after every operator, the constants' hashes and the
  * tensor names: golden.h's golden_model), and each of its modules with
- * constants cold and staged, for every planner, gets probe/golden.c: the
+ * constants cold, staged and in place, for every planner, gets probe/golden.c: the
  * module's own sources in one translation unit, compiled with its
  * kernels (<P>_WITH_KERNELS), and adapters to golden.h.  The first
  * planner's cold module of each model also carries the wrong-kernel test
@@ -53,8 +55,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { C_DTCM, C_COLD, C_STAGED, C_SPILL, C_BOUND, C_COUNT };
-static const char *const config_names[C_COUNT] = {"dtcm", "cold", "staged", "spill", "bound"};
+enum { C_DTCM, C_COLD, C_STAGED, C_SPILL, C_BOUND, C_INPLACE, C_COUNT };
+static const char *const config_names[C_COUNT] = {"dtcm",  "cold",  "staged",
+                                                  "spill", "bound", "inplace"};
 
 /* Target memories of the an547 image (tests/target/an547.ld). */
 enum { T_DTCM, T_SRAM, T_QSPI, T_COUNT };
@@ -70,6 +73,7 @@ typedef struct modrec {
   bool golden;              /* also built with its kernels against TFLM's outputs */
   bool sized;               /* also built on its own for the code-size report */
   bool strong;              /* the glue defines <p>_hydrate_constants (probe/hydrate.c) */
+  bool probed;              /* run with the probe kernels (in-place modules: golden only) */
   uint64_t need[T_COUNT];
   int image;
   int gmodel;               /* golden: its model in gmodels[] */
@@ -183,6 +187,7 @@ static void make_config(cfg *c, int which, const mp_planner *pl, const mp_graph 
     r->attributes.memory = MP_MEM_DTCM;
     break;
   case C_COLD: break;
+  case C_INPLACE: c->a.in_place = true; break;
   case C_STAGED:
     r->attributes.has_constant_destination_memory = true;
     r->attributes.constant_destination_memory = MP_MEM_DTCM;
@@ -824,6 +829,10 @@ static bool one_module(const char *model_name, const mp_graph *g, const mp_plann
   snprintf(prefix, sizeof prefix, "%s_%s_%s%s", sn, pa, config_names[which], broken ? "_broken" : "");
   for (size_t i = 0; i <= strlen(prefix); i++) up[i] = (char)toupper((unsigned char)prefix[i]);
   snprintf(what, sizeof what, "%s / %s / %s", model_name, pl->name, config_names[which]);
+  /* in-place modules run with their real kernels against TFLM; the probe
+   * kernels check that no input byte changes while an op runs, which an
+   * in-place output does by design */
+  if (which == C_INPLACE && gmodel < 0) return false;
   uint64_t budget = 0;
   if (which == C_SPILL) {
     /* half of what the scratch arena takes in dtcm with constants in mram */
@@ -919,12 +928,14 @@ static bool one_module(const char *model_name, const mp_graph *g, const mp_plann
   mr->bound = which == C_BOUND;
   mr->compile_checks = pl == mp_planner_at(0) || broken;
   mr->strong = which == C_STAGED;
-  write_glue(p, prefix, up, what, which, dir);
+  mr->probed = which != C_INPLACE;
+  mr->image = -1;
+  if (mr->probed) write_glue(p, prefix, up, what, which, dir);
   /* the golden run: every planner's plans with constants cold and staged;
    * the first planner's cold one carries the wrong-kernel test and is the
    * one whose code size is reported */
   mr->gmodel = -1;
-  if (gmodel >= 0 && (which == C_COLD || which == C_STAGED)) {
+  if (gmodel >= 0 && (which == C_COLD || which == C_STAGED || which == C_INPLACE)) {
     bool first = pl == mp_planner_at(0) && which == C_COLD;
     write_golden(p, prefix, up, what, gmodel, first ? wrong_op_of(g) : -1, dir);
     mr->golden = true;
@@ -973,6 +984,7 @@ static void pack_images(int *n_images) {
   int n = 0;
   for (size_t i = 0; i < n_mods; i++) {
     modrec *mr = &mods[i];
+    if (!mr->probed) continue;
     for (int k = 0; k < T_COUNT; k++)
       if (mr->need[k] > target_capacity[k]) die("%s needs %llu bytes of %s", mr->what,
                                                (unsigned long long)mr->need[k], tsec((uint32_t)k));
@@ -1042,14 +1054,14 @@ static void write_registry(const char *path, int image, bool golden) {
   mp_buf_puts(&b, "/* The modules of one proof binary. Generated by proof_gen. */\n"
                   "#include \"golden.h\"\n#include \"probe.h\"\n\n");
   for (size_t i = 0; i < n_mods; i++) {
-    if (!golden && (image < 0 || mods[i].image == image))
+    if (!golden && mods[i].probed && (image < 0 || mods[i].image == image))
       mp_buf_printf(&b, "extern const probe_module probe_module_%s;\n", mods[i].prefix);
     if (golden && mods[i].golden && (image < 0 || mods[i].gimage == image))
       mp_buf_printf(&b, "extern const golden_module golden_module_%s;\n", mods[i].prefix);
   }
   mp_buf_puts(&b, "\nconst probe_module *const probe_modules[] = {\n");
   for (size_t i = 0; i < n_mods; i++)
-    if (!golden && (image < 0 || mods[i].image == image))
+    if (!golden && mods[i].probed && (image < 0 || mods[i].image == image))
       mp_buf_printf(&b, "    &probe_module_%s,\n", mods[i].prefix);
   mp_buf_puts(&b, "    NULL};\n\nconst golden_module *const golden_modules[] = {\n");
   for (size_t i = 0; i < n_mods; i++)
@@ -1188,7 +1200,7 @@ static void write_makefile(int n_images, int n_golden_images) {
      * includes the module's sources), the bound blobs, the application's
      * hydrate */
     const char *built[3] = {"glue.c", mr->bound ? "blobs.S" : NULL, mr->strong ? "hydrate.c" : NULL};
-    for (int f = 0; f < 3; f++) {
+    for (int f = 0; f < 3 && mr->probed; f++) {
       if (!built[f]) continue;
       char stem[128];
       snprintf(stem, sizeof stem, "%s_%.*s", p, (int)strlen(built[f]) - 2, built[f]);
@@ -1349,7 +1361,7 @@ int main(int argc, char **argv) {
   FILE *f = fopen(path, "w");
   if (!f) die("cannot write %s", path);
   for (size_t i = 0; i < n_mods; i++)
-    fprintf(f, "%s img%d %s\n", mods[i].prefix, mods[i].image, mods[i].what);
+    if (mods[i].probed) fprintf(f, "%s img%d %s\n", mods[i].prefix, mods[i].image, mods[i].what);
   fclose(f);
   /* the golden modules: prefix, image, model, sized, wrong op */
   snprintf(path, sizeof path, "%s/golden.txt", out_dir);
