@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # suite_bench_smoke.sh — the benchmark program at tiny sizes (seconds): it
-# runs every section (corpus, scale in forked children, hill_climb's rate,
-# hard instances) and writes a page with every table.  The numbers are not
+# runs every section (corpus, in place, scale in forked children,
+# hill_climb's rate, hard instances) and writes a page with every table.  The numbers are not
 # checked: this is the benchmark's smoke test, not a benchmark.
 set -u
 cd "$(dirname "$0")/.."
@@ -25,6 +25,9 @@ check '^## Targets' 'targets section'
 check 'hill_climb reaches the lower bound on every corpus model | 1 of 1 | \*\*PASS\*\*' 'corpus target row'
 check '^## Corpus' 'corpus section'
 check '^| kws.tflite | 13 | 13 | 16000 |' 'example model row'
+check '^## In place (memory.in_place)' 'in-place section'
+check '^| kws.tflite | 16000 | [0-9]* | [0-9]* (' 'in-place example row'
+check '| in place: hill_climb at or below the tensor-level bound on every model | 1 of 1 | \*\*PASS\*\*' 'in-place target row'
 check '^## Scale' 'scale section'
 for f in chain cnn transformer random; do
   for p in greedy greedy_by_size hill_climb 'hill_climb, limited' exact; do

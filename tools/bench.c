@@ -302,6 +302,9 @@ typedef struct targets {
   int exact_models, exact_proven;
   double exact_corpus_worst_s;
   uint32_t hard_total, hard_exact_at_h;
+  int ip_models, ip_within_lb;  /* in place: hill_climb at or below the tensor-level bound */
+  int ip_vww_total, ip_vww_ok;  /* VWW and person detection plans <= 40960 B */
+  double ip_time_ratio;         /* worst median plan time, in place / plain */
 } targets;
 
 static const char *pass(bool ok) { return ok ? "**PASS**" : "**FAIL**"; }
@@ -457,6 +460,114 @@ static void corpus_section(const opts *o, mp_buf *b, targets *tg) {
   mp_buf_append(b, times.data ? times.data : "", times.len);
   mp_buf_puts(b, "\n");
   mp_buf_free(&times);
+}
+
+/* ---- in place ---------------------------------------------------------------- */
+
+/* One plan of g through the plan driver; its scratch arena's size (0 when
+ * it has none), the plan verified.  Wall time in *wall. */
+static uint64_t plan_scratch(const mp_graph *g, const char *planner, bool in_place, double *wall,
+                             uint64_t *inplace_bound) {
+  mp_platform pf;
+  if (!mp_platform_builtin("apollo510_evb", &pf)) exit(1);
+  mp_memory_args a;
+  memset(&a, 0, sizeof a);
+  char name[32];
+  snprintf(name, sizeof name, "%s", planner);
+  a.planner = name;
+  a.allocate_arenas = true;
+  a.in_place = in_place;
+  mp_plan *p = NULL;
+  double t0 = clock_s(CLOCK_MONOTONIC);
+  mp_status st = mp_plan_build(g, &pf, &a, NULL, &p);
+  *wall = clock_s(CLOCK_MONOTONIC) - t0;
+  if (st != MP_OK || mp_plan_verify(p, NULL) != MP_OK) {
+    fprintf(stderr, "bench: %s plan (in_place %d) failed or did not verify\n", planner, in_place);
+    exit(1);
+  }
+  uint64_t size = 0;
+  for (uint32_t i = 0; i < p->n_arenas; i++)
+    if (p->arenas[i].role == MP_ROLE_SCRATCH) {
+      size += p->arenas[i].total_size;
+      if (inplace_bound) *inplace_bound = p->arenas[i].inplace_bound;
+    }
+  mp_plan_free(&p);
+  return size;
+}
+
+static void inplace_section(const opts *o, mp_buf *b, targets *tg) {
+  static const char *const planners[] = {"greedy", "greedy_by_size", "hill_climb", "exact"};
+  enum { NP = 4 };
+  char *paths[256];
+  bool have_dir;
+  size_t np = corpus_paths(o, paths, 256, &have_dir);
+  mp_buf_printf(b, "## In place (memory.in_place)\n\n");
+  mp_buf_printf(b,
+                "Each model through the plan driver (`mp_plan_build`, platform apollo510_evb, "
+                "defaults) after `mp_kernels_prepare`, so op-local scratch counts; every plan "
+                "verified.  *tensor-level*: the lower bound without shared bytes; *in-place*: "
+                "the in-place bound (`mp_graph_inplace_bound(g, 16)`: the live sum less what the "
+                "kernels' overlap contracts let outputs share with their inputs); then each "
+                "planner's scratch arena with `in_place: true` (ratio to the tensor-level "
+                "bound).  TFLM's own arena for these models is not measured on this machine "
+                "(no TFLM build here).  Plan time: median over %d runs of the whole "
+                "`mp_plan_build`, in place against plain, measured side by side.\n\n",
+                o->runs);
+  mp_buf_puts(b, "| model | tensor-level | in-place |");
+  for (int k = 0; k < NP; k++) mp_buf_printf(b, " %s |", planners[k]);
+  mp_buf_puts(b, " greedy time plain / in place (ms) | hill_climb time plain / in place (ms) |\n"
+                 "|---|---:|---:|");
+  for (int k = 0; k < NP; k++) mp_buf_puts(b, "---:|");
+  mp_buf_puts(b, "---:|---:|\n");
+  for (size_t m = 0; m < np; m++) {
+    mp_model *model = NULL;
+    mp_graph *g = NULL;
+    const char *name = base_name(paths[m]);
+    if (mp_model_load(paths[m], NULL, &model) != MP_OK ||
+        mp_graph_build(model, 0, NULL, NULL, &g) != MP_OK ||
+        mp_kernels_prepare(g, true, NULL) != MP_OK) {
+      mp_buf_printf(b, "| %s | could not be loaded |\n", name);
+      mp_graph_free(&g);
+      mp_model_free(&model);
+      free(paths[m]);
+      continue;
+    }
+    uint64_t lb = mp_graph_lower_bound(g, 16), ib = mp_graph_inplace_bound(g, 16);
+    mp_buf_printf(b, "| %s | %llu | %llu |", name, (unsigned long long)lb, (unsigned long long)ib);
+    bool vww = strstr(name, "vww") || strstr(name, "person_detect");
+    for (int k = 0; k < NP; k++) {
+      double w;
+      uint64_t arena_ib = 0;
+      uint64_t h = plan_scratch(g, planners[k], true, &w, &arena_ib);
+      mp_buf_printf(b, " %llu (%.3f) |", (unsigned long long)h, lb ? (double)h / (double)lb : 1.0);
+      if (!strcmp(planners[k], "hill_climb")) {
+        tg->ip_models++;
+        tg->ip_within_lb += h <= lb;
+      }
+      if (vww) {
+        tg->ip_vww_total++;
+        tg->ip_vww_ok += h <= 40960;
+      }
+    }
+    for (int k = 0; k < 3; k += 2) {
+      double plain[MAX_RUNS], inpl[MAX_RUNS];
+      for (int r = 0; r < o->runs; r++) {
+        plan_scratch(g, planners[k], false, &plain[r], NULL);
+        plan_scratch(g, planners[k], true, &inpl[r], NULL);
+      }
+      double mp = median(plain, (size_t)o->runs), mi = median(inpl, (size_t)o->runs);
+      char a[32], c[32];
+      fmt_ms(a, sizeof a, mp);
+      fmt_ms(c, sizeof c, mi);
+      mp_buf_printf(b, " %s / %s |", a, c);
+      if (mp > 0 && mi / mp > tg->ip_time_ratio) tg->ip_time_ratio = mi / mp;
+    }
+    mp_buf_puts(b, "\n");
+    mp_graph_free(&g);
+    mp_model_free(&model);
+    free(paths[m]);
+  }
+  mp_buf_puts(b, "\n");
 }
 
 /* ---- scale ------------------------------------------------------------------- */
@@ -976,13 +1087,16 @@ int main(int argc, char **argv) {
   double t0 = clock_s(CLOCK_MONOTONIC);
 
   targets tg = {0};
-  mp_buf corpus, scale, rate, hard;
+  mp_buf corpus, inplace, scale, rate, hard;
+  mp_buf_init(&inplace);
   mp_buf_init(&corpus);
   mp_buf_init(&scale);
   mp_buf_init(&rate);
   mp_buf_init(&hard);
   fprintf(stderr, "bench: corpus\n");
   corpus_section(&o, &corpus, &tg);
+  fprintf(stderr, "bench: in place\n");
+  inplace_section(&o, &inplace, &tg);
   fprintf(stderr, "bench: scale\n");
   scale_section(&o, &scale, &tg);
   fprintf(stderr, "bench: rate\n");
@@ -1050,12 +1164,22 @@ int main(int argc, char **argv) {
                 pass(tg.exact_models > 0 && tg.exact_proven == tg.exact_models &&
                      tg.exact_corpus_worst_s < 0.1));
   mp_buf_printf(&b, "| exact (issue 9): >= 95 %% of hard instances packed at H within %lld ms | "
-                    "%u of %u (%.0f %%) | %s |\n\n",
+                    "%u of %u (%.0f %%) | %s |\n",
                 (long long)o.exact_ms, tg.hard_exact_at_h, tg.hard_total,
                 tg.hard_total ? 100.0 * tg.hard_exact_at_h / tg.hard_total : 0,
                 pass(tg.hard_total > 0 && tg.hard_exact_at_h * 100 >= 95 * tg.hard_total));
+  mp_buf_printf(&b, "| in place: VWW and person detection scratch <= 40 960 B, every planner | "
+                    "%d of %d plans | %s |\n",
+                tg.ip_vww_ok, tg.ip_vww_total, pass(tg.ip_vww_total > 0 && tg.ip_vww_ok == tg.ip_vww_total));
+  mp_buf_printf(&b, "| in place: hill_climb at or below the tensor-level bound on every model | "
+                    "%d of %d | %s |\n",
+                tg.ip_within_lb, tg.ip_models, pass(tg.ip_models > 0 && tg.ip_within_lb == tg.ip_models));
+  mp_buf_printf(&b, "| in place: planning time within 2x of plain (greedy, hill_climb) | worst "
+                    "median ratio %.2f | %s |\n\n",
+                tg.ip_time_ratio, pass(tg.ip_models > 0 && tg.ip_time_ratio <= 2.0));
 
   mp_buf_append(&b, corpus.data ? corpus.data : "", corpus.len);
+  mp_buf_append(&b, inplace.data ? inplace.data : "", inplace.len);
   mp_buf_append(&b, scale.data ? scale.data : "", scale.len);
   mp_buf_append(&b, rate.data ? rate.data : "", rate.len);
   mp_buf_append(&b, hard.data ? hard.data : "", hard.len);
@@ -1083,6 +1207,7 @@ int main(int argc, char **argv) {
   }
   mp_buf_free(&b);
   mp_buf_free(&corpus);
+  mp_buf_free(&inplace);
   mp_buf_free(&scale);
   mp_buf_free(&rate);
   mp_buf_free(&hard);
