@@ -15,8 +15,8 @@
 #     cortex-m4; Cortex-M55 images (tests/target: start-up, semihosting,
 #     an547.ld); the golden host binary (ASan + UBSan, -O1) and golden
 #     Cortex-M55 images (-O2, hard float) of every golden module — every
-#     planner, constants cold, staged and cold with memory.in_place (those
-#     run only here, not with the probes) — with the kernels compiled once
+#     planner, constants cold, staged and cold with memory.in_place — with
+#     the kernels compiled once
 #     per target; and the code-size ELF of each golden model;
 #  3. every run on both cores at once: the host probe, the golden host
 #     binary (one job per model) and every image on qemu-system-arm -M
@@ -31,8 +31,11 @@
 #     report gives, lies in the memory the plan chose and is aligned; a
 #     module without allocate_arenas defines no arena symbol; every
 #     module's residency report validates (tests/check_residency.py);
-#  5. a plan with two live tensors forced onto the same bytes, emitted
-#     without the verifier, must fail its probe naming the op and tensor;
+#  5. a plan with two live tensors forced onto the same bytes, and an
+#     in-place plan with an output moved closer to its input than its
+#     kernel allows, emitted without the verifier, must fail their probes
+#     naming the op and tensor (the probe replays an in-place kernel's read
+#     and write order whenever an output shares bytes with its input);
 #  6. `memplan convert` writes a module that builds on its own with its
 #     module.mk and its CMakeLists.txt, with the reference kernels, and
 #     runs; the stateful models' modules, linked from module.mk's static
@@ -289,17 +292,20 @@ if "$OUT/broken/host/proof" > "$OUT/broken/host.log" 2>&1; then
   echo "FAIL: the probe passed a plan with two live tensors on the same bytes"; exit 1
 fi
 grep '^FAIL' "$OUT/broken/host.log"
-grep -Eq "^FAIL .*: op [0-9]+ \([A-Z_0-9]+\): .* tensor [0-9]+ '[^']*' .* it holds the pattern of tensor [0-9]+" \
+grep -Eq "^FAIL [a-z0-9_]*_cold_broken .*: op [0-9]+ \([A-Z_0-9]+\): .* tensor [0-9]+ '[^']*' .* it holds the pattern of tensor [0-9]+" \
   "$OUT/broken/host.log" || { echo "FAIL: the broken plan's failure does not name the op and tensor"; exit 1; }
+grep -Eq "^FAIL [a-z0-9_]*_inplace_broken .*: op [0-9]+ \([A-Z_0-9]+\): input tensor [0-9]+ '[^']*' byte [0-9]+ .* when the kernel reads it.* it holds the pattern of tensor [0-9]+" \
+  "$OUT/broken/host.log" || { echo "FAIL: the broken in-place plan's failure does not name the op and tensor"; exit 1; }
 if [ $have_arm = 1 ]; then
   make -s -f "$OUT/broken/build.mk" "${MAKEVARS[@]:2}" $(sed -n 's/^IMAGES := //p' "$OUT/broken/build.mk")
   rc=0
   timeout 120 qemu-system-arm -M mps3-an547 -nographic -semihosting -kernel "$OUT/broken/m55/img0.elf" \
     > "$OUT/broken/m55.log" 2>&1 || rc=$?
-  [ $rc != 0 ] && grep -q "^FAIL .*: op [0-9]* (.*tensor" "$OUT/broken/m55.log" \
+  [ $rc != 0 ] && grep -q "^FAIL .*_cold_broken .*: op [0-9]* (.*tensor" "$OUT/broken/m55.log" \
+    && grep -q "^FAIL .*_inplace_broken .*: op [0-9]* (.*when the kernel reads it" "$OUT/broken/m55.log" \
     || { echo "FAIL: the broken plan passed on the target"; cat "$OUT/broken/m55.log"; exit 1; }
 fi
-stamp "a broken plan fails its probe, naming the op and tensor"
+stamp "a broken plan and a broken in-place plan fail their probes, naming the op and tensor"
 
 # ---- 6. memplan convert: a module that builds on its own ----------------------
 CONV=$OUT/convert

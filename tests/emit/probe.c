@@ -189,6 +189,89 @@ static void write_tensor(const probe_module *m, int32_t t) {
   for (uint32_t b = 0; b < x->size; b++) d[b] = pattern((uint32_t)t, b, S.salt);
 }
 
+/* Do tensors t and u share bytes in the module? */
+static int shares_bytes(const probe_module *m, int32_t t, int32_t u) {
+  if (t < 0 || u < 0) return 0;
+  const uint8_t *a = m->tensor_data((uint32_t)t), *b = m->tensor_data((uint32_t)u);
+  if (!a || !b) return 0;
+  return a < b + m->tensors[u].size && b < a + m->tensors[t].size;
+}
+
+/* Input byte `b` of tensor t, read by the kernel of `op` while it writes
+ * tensor `out`: it must still hold its producer's pattern. */
+static int walk_read(const probe_module *m, uint32_t op, int32_t t, uint32_t b, int32_t out) {
+  const probe_tensor *x = &m->tensors[t];
+  const uint8_t *d = m->tensor_data((uint32_t)t);
+  if (b >= x->size) return fail("%s: the in-place walk reads byte %u of tensor %d '%s' (%u bytes)",
+                                at(m, op), (unsigned)b, (int)t, x->name, (unsigned)x->size);
+  uint32_t r = (uint32_t)x->root;
+  if (m->tensors[r].kind != PROBE_INPUT && m->tensors[r].kind != PROBE_PRODUCED) return 0;
+  uint8_t want = pattern(r, b, S.salt);
+  if (d[b] == want) return 0;
+  char who[160];
+  culprit(m, d + b, d[b], who, sizeof who);
+  return fail("%s: input tensor %d '%s' byte %u is 0x%02x when the kernel reads it, expected "
+              "0x%02x: it holds %s; the output %d '%s' was written over input it had not read yet",
+              at(m, op), (int)t, x->name, (unsigned)b, (unsigned)d[b], (unsigned)want, who,
+              (int)out, m->tensors[out].name);
+}
+
+static void walk_write(const probe_module *m, int32_t t, uint32_t b0, uint32_t n) {
+  uint8_t *d = m->tensor_data((uint32_t)t);
+  for (uint32_t b = b0; b < b0 + n && b < m->tensors[t].size; b++)
+    d[b] = pattern((uint32_t)t, b, S.salt);
+}
+
+/* Replay walk w of `op` from input tensor `in` to output tensor `out`, in
+ * the kernel's loop order (runtime/kernels: mpk_conv.c, mpk_pool.c,
+ * mpk_fc.c, mpk_elementwise.c). */
+static int walk(const probe_module *m, uint32_t op, const probe_walk *w, int32_t in, int32_t out) {
+  const int32_t *n = w->n;
+  const uint32_t ib = w->in_bytes, ob = w->out_bytes;
+  if (w->kind == PROBE_WALK_ELEMENTS) {
+    for (int32_t i = 0; i < n[0]; i++) {
+      for (uint32_t e = 0; e < ib; e++)
+        if (walk_read(m, op, in, (uint32_t)i * ib + e, out)) return 1;
+      walk_write(m, out, (uint32_t)i * ob, ob);
+    }
+    return 0;
+  }
+  if (w->kind == PROBE_WALK_ROWS) {
+    for (int32_t b = 0; b < n[0]; b++)
+      for (int32_t o = 0; o < n[2]; o++) {
+        for (uint32_t e = 0; e < (uint32_t)n[1] * ib; e++)
+          if (walk_read(m, op, in, (uint32_t)b * (uint32_t)n[1] * ib + e, out)) return 1;
+        walk_write(m, out, ((uint32_t)b * (uint32_t)n[2] + (uint32_t)o) * ob, ob);
+      }
+    return 0;
+  }
+  const int32_t batches = n[0], in_h = n[1], in_w = n[2], in_c = n[3], out_h = n[4],
+                out_w = n[5], out_c = n[6], fh = n[7], fw = n[8], fc = n[9], sh = n[10],
+                sw = n[11], dh = n[12], dw = n[13], ph = n[14], pw = n[15];
+  const int window = w->kind == PROBE_WALK_WINDOW;
+  if (fc <= 0 || (window && (in_c % fc || out_c % (in_c / fc)))) return fail("%s: bad walk", at(m, op));
+  const int32_t per_group = window ? out_c / (in_c / fc) : 0;
+  for (int32_t b = 0; b < batches; b++)
+    for (int32_t oy = 0; oy < out_h; oy++)
+      for (int32_t ox = 0; ox < out_w; ox++)
+        for (int32_t oc = 0; oc < out_c; oc++) {
+          const int32_t c0 = window ? (oc / per_group) * fc : oc / fc, nc = window ? fc : 1;
+          for (int32_t fy = 0; fy < fh; fy++) {
+            const int32_t iy = oy * sh - ph + dh * fy;
+            if (iy < 0 || iy >= in_h) continue;
+            for (int32_t fx = 0; fx < fw; fx++) {
+              const int32_t ix = ox * sw - pw + dw * fx;
+              if (ix < 0 || ix >= in_w) continue;
+              const uint32_t base = (uint32_t)(((b * in_h + iy) * in_w + ix) * in_c + c0) * ib;
+              for (uint32_t e = 0; e < (uint32_t)nc * ib; e++)
+                if (walk_read(m, op, in, base + e, out)) return 1;
+            }
+          }
+          walk_write(m, out, (uint32_t)(((b * out_h + oy) * out_w + ox) * out_c + oc) * ob, ob);
+        }
+  return 0;
+}
+
 int32_t probe_kernel(const probe_module *m, uint32_t op, int phase) {
   if (S.failed) return 1;
   if (m != S.m) return fail("the kernel hook of %s was called while %s runs", m->name, S.m->name);
@@ -219,9 +302,19 @@ int32_t probe_kernel(const probe_module *m, uint32_t op, int phase) {
   for (uint32_t k = 0; k < o->n_in; k++)
     if (io[k] >= 0 && m->tensors[io[k]].kind == PROBE_PERSISTENT) write_tensor(m, io[k]);
   uint32_t n_in = o->n_in, n_io = (uint32_t)o->n_in + o->n_out, n_all = n_io + o->n_extra;
-  for (uint32_t k = n_in; k < n_all; k++) write_tensor(m, io[k]);
+  /* an output over one of its inputs: replay the kernel's walk */
+  const probe_walk *w = NULL;
+  int32_t win = -1, wout = o->n_out ? io[n_in] : -1;
+  for (uint32_t k = 0; k < o->n_walks && !w; k++)
+    if (o->walks[k].in < n_in && shares_bytes(m, io[o->walks[k].in], wout)) {
+      w = &o->walks[k];
+      win = io[w->in];
+    }
+  for (uint32_t k = n_in; k < n_all; k++)
+    if (!w || io[k] != wout) write_tensor(m, io[k]);
+  if (w && walk(m, op, w, win, wout)) return 1;
   for (uint32_t k = 0; k < o->n_in; k++)
-    if (check_again(m, op, io[k])) return 1;
+    if (io[k] != win && check_again(m, op, io[k])) return 1;
   for (uint32_t k = n_in; k < n_all; k++)
     if (check_tensor(m, op, io[k], k < n_io ? "output" : "scratch")) return 1;
   return 0;

@@ -45,6 +45,34 @@ typedef struct probe_tensor {
   const char *name;
 } probe_tensor;
 
+/* How a kernel that may write its output over one of its inputs (its
+ * overlap contract, runtime/kernels/mpk.h) walks that pair.  When the
+ * module's layout makes the two share bytes, the probe replays the walk:
+ * it checks every input byte at the moment the kernel reads it and writes
+ * every output element at the moment the kernel writes it, so an output
+ * placed too close to its input shows up as an input byte that was already
+ * overwritten.  Taken from the operator (its lowered geometry), never from
+ * the plan or from the contract's own arithmetic. */
+enum {
+  PROBE_WALK_ELEMENTS = 1, /* element i read, then element i written */
+  PROBE_WALK_ROWS = 2,     /* FULLY_CONNECTED: every output of row b reads all of row b */
+  PROBE_WALK_WINDOW = 3,   /* CONV_2D: every output channel reads its group's window */
+  PROBE_WALK_CHANNEL = 4   /* DEPTHWISE_CONV_2D, pooling: every output channel reads the
+                              window of its one input channel */
+};
+
+typedef struct probe_walk {
+  uint8_t kind;      /* PROBE_WALK_* */
+  uint8_t in;        /* which input of the op */
+  uint8_t in_bytes;  /* element sizes */
+  uint8_t out_bytes;
+  /* ELEMENTS: count; ROWS: batches, accum_depth, out_depth; WINDOW and
+   * CHANNEL: batches, in_h, in_w, in_c, out_h, out_w, out_c, filter_h,
+   * filter_w, filter_c (WINDOW) or depth multiplier (CHANNEL), stride_h,
+   * stride_w, dilation_h, dilation_w, pad_h, pad_w */
+  int32_t n[16];
+} probe_walk;
+
 typedef struct probe_op {
   const char *name;
   uint16_t n_in;       /* op_io[first ...]: inputs (-1 absent) */
@@ -52,6 +80,8 @@ typedef struct probe_op {
   uint16_t n_extra;    /* then intermediates and op-local scratch it writes */
   uint8_t is_view;     /* aliased view: the module must not call the hook */
   uint32_t first;
+  uint8_t n_walks;     /* the kernel's in-place walks of output 0 */
+  const probe_walk *walks;
 } probe_op;
 
 typedef struct probe_region {

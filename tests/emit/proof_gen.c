@@ -39,8 +39,10 @@
  * sources) to keep the build fast.
  *
  * --broken writes one module whose plan has two live scratch tensors
- * forced onto the same bytes, emitted without the verifier: its proof must
- * fail and name the operator and the tensor.
+ * forced onto the same bytes, and one in-place module whose output sits
+ * closer to its input than its kernel's contract allows, both emitted
+ * without the verifier: their proofs must fail and name the operator and
+ * the tensor.
  */
 #include "emit.h"
 #include "fixtures.h"
@@ -293,6 +295,103 @@ static int tensor_kind(const mp_graph *g, uint32_t t, const bool *written) {
   return 5;                                                /* PROBE_UNWRITTEN */
 }
 
+/* The in-place walks of op i (probe.h's probe_walk): for each overlap
+ * contract its kernel declares between an input and output 0, how the
+ * kernel's loops visit the pair, from the lowered operator.  Returns how
+ * many were written to w (at most 2). */
+typedef struct walk_rec {
+  int kind;
+  uint32_t in, ib, ob;
+  int32_t n[16];
+} walk_rec;
+
+static uint32_t op_walks(const mp_graph *g, uint32_t i, walk_rec *w) {
+  const mp_op *op = &g->ops[i];
+  mp_lowered_op lo;
+  uint32_t nw = 0;
+  if (op->n_outputs < 1 || op->outputs[0] < 0) return 0;
+  if (mp_lower_op(g, i, &lo, NULL) != MP_OK || !lo.supported) {
+    mp_lower_free(&lo);
+    return 0;
+  }
+  for (uint32_t q = 0; q < lo.n_overlaps && nw < 2; q++) {
+    int32_t tin = lo.args[lo.overlaps[q].in_arg].tensor, tout = lo.args[lo.overlaps[q].out_arg].tensor;
+    if (tout != op->outputs[0]) continue;
+    uint32_t k = 0;
+    while (k < op->n_inputs && op->inputs[k] != tin) k++;
+    if (k == op->n_inputs) continue;
+    walk_rec *r = &w[nw];
+    memset(r, 0, sizeof *r);
+    r->in = k;
+    r->ib = mp_dtype_bits(g->tensors[tin].dtype) / 8;
+    r->ob = mp_dtype_bits(g->tensors[tout].dtype) / 8;
+    const mpk_conv_geom *cg = NULL;
+    switch (lo.kernel) {
+    case MP_K_CONV2D_S8: cg = &lo.params.conv_s8.geom; r->kind = 3; break;
+    case MP_K_CONV2D_F32: cg = &lo.params.conv_f32.geom; r->kind = 3; break;
+    case MP_K_DEPTHWISE_CONV2D_S8: cg = &lo.params.conv_s8.geom; r->kind = 4; break;
+    case MP_K_DEPTHWISE_CONV2D_F32: cg = &lo.params.conv_f32.geom; r->kind = 4; break;
+    case MP_K_AVG_POOL2D_S8:
+    case MP_K_MAX_POOL2D_S8: cg = &lo.params.pool_s8.geom; r->kind = 4; break;
+    case MP_K_AVG_POOL2D_F32:
+    case MP_K_MAX_POOL2D_F32: cg = &lo.params.pool_f32.geom; r->kind = 4; break;
+    case MP_K_FULLY_CONNECTED_S8:
+      r->kind = 2;
+      r->n[0] = lo.params.fc_s8.batches;
+      r->n[1] = lo.params.fc_s8.accum_depth;
+      r->n[2] = lo.params.fc_s8.out_depth;
+      break;
+    case MP_K_FULLY_CONNECTED_F32:
+      r->kind = 2;
+      r->n[0] = lo.params.fc_f32.batches;
+      r->n[1] = lo.params.fc_f32.accum_depth;
+      r->n[2] = lo.params.fc_f32.out_depth;
+      break;
+    default:
+      r->kind = 1;
+      r->n[0] = r->ob ? (int32_t)(g->tensors[tout].size / r->ob) : 0;
+      break;
+    }
+    if (cg) {
+      int32_t v[16] = {cg->batches,  cg->in_h,     cg->in_w,     cg->in_c,
+                       cg->out_h,    cg->out_w,    cg->out_c,    cg->filter_h,
+                       cg->filter_w, r->kind == 3 ? cg->filter_c : 0,
+                       cg->stride_h, cg->stride_w, cg->dilation_h, cg->dilation_w,
+                       cg->pad_h,    cg->pad_w};
+      if (r->kind == 4) {
+        bool pool = cg->depth_multiplier == 0;
+        v[9] = pool ? 1 : cg->depth_multiplier;
+        if (pool) v[12] = v[13] = 1;
+      }
+      memcpy(r->n, v, sizeof v);
+    }
+    nw++;
+  }
+  mp_lower_free(&lo);
+  return nw;
+}
+
+static uint32_t walk_count(const mp_graph *g, uint32_t i) {
+  walk_rec w[2];
+  return op_walks(g, i, w);
+}
+
+static void write_walks(const mp_graph *g, mp_buf *b) {
+  for (uint32_t i = 0; i < g->n_ops; i++) {
+    walk_rec w[2];
+    uint32_t nw = op_walks(g, i, w);
+    if (!nw) continue;
+    mp_buf_printf(b, "static const probe_walk pg_walks_%u[] = {\n", i);
+    for (uint32_t k = 0; k < nw; k++) {
+      mp_buf_printf(b, "    {%d, %u, %u, %u, {", w[k].kind, w[k].in, w[k].ib, w[k].ob);
+      for (int j = 0; j < 16; j++) mp_buf_printf(b, "%s%d", j ? ", " : "", w[k].n[j]);
+      mp_buf_puts(b, "}},\n");
+    }
+    mp_buf_puts(b, "};\n");
+  }
+  mp_buf_puts(b, "\n");
+}
+
 static void write_glue(const mp_plan *p, const char *prefix, const char *up, const char *what,
                        int which, const char *dir) {
   const mp_graph *g = p->graph;
@@ -342,7 +441,9 @@ static void write_glue(const mp_plan *p, const char *prefix, const char *up, con
     emit_c_string(&b, x->name);
     mp_buf_puts(&b, "},\n");
   }
-  mp_buf_puts(&b, "};\n\nstatic const int32_t pg_op_io[] = {\n");
+  mp_buf_puts(&b, "};\n\n");
+  write_walks(g, &b);
+  mp_buf_puts(&b, "static const int32_t pg_op_io[] = {\n");
   uint32_t pos = 0;
   mp_buf op_rows;
   mp_buf_init(&op_rows);
@@ -362,8 +463,13 @@ static void write_glue(const mp_plan *p, const char *prefix, const char *up, con
     mp_buf_puts(&b, "\n");
     mp_buf_puts(&op_rows, "    {");
     emit_c_string(&op_rows, op->name);
-    mp_buf_printf(&op_rows, ", %u, %u, %u, %d, %u},\n", op->n_inputs, op->n_outputs, n_extra,
-                  op->is_view ? 1 : 0, pos);
+    uint32_t nw = walk_count(g, i);
+    mp_buf_printf(&op_rows, ", %u, %u, %u, %d, %u, %u, ", op->n_inputs, op->n_outputs, n_extra,
+                  op->is_view ? 1 : 0, pos, nw);
+    if (nw)
+      mp_buf_printf(&op_rows, "pg_walks_%u},\n", i);
+    else
+      mp_buf_puts(&op_rows, "NULL},\n");
     pos += op->n_inputs + op->n_outputs + n_extra;
   }
   if (pos == 0) mp_buf_puts(&b, "    -1\n");
@@ -829,10 +935,6 @@ static bool one_module(const char *model_name, const mp_graph *g, const mp_plann
   snprintf(prefix, sizeof prefix, "%s_%s_%s%s", sn, pa, config_names[which], broken ? "_broken" : "");
   for (size_t i = 0; i <= strlen(prefix); i++) up[i] = (char)toupper((unsigned char)prefix[i]);
   snprintf(what, sizeof what, "%s / %s / %s", model_name, pl->name, config_names[which]);
-  /* in-place modules run with their real kernels against TFLM; the probe
-   * kernels check that no input byte changes while an op runs, which an
-   * in-place output does by design */
-  if (which == C_INPLACE && gmodel < 0) return false;
   uint64_t budget = 0;
   if (which == C_SPILL) {
     /* half of what the scratch arena takes in dtcm with constants in mram */
@@ -877,7 +979,29 @@ static bool one_module(const char *model_name, const mp_graph *g, const mp_plann
             (unsigned long long)budget);
     n_failed++;
   }
-  if (broken) {
+  if (broken && which == C_INPLACE) {
+    /* an in-place output moved onto its input's first byte, closer than its
+     * kernel's contract allows */
+    uint32_t a = UINT32_MAX, b = UINT32_MAX;
+    for (uint32_t k = 0; k < g->n_overlaps && b == UINT32_MAX; k++) {
+      const mp_overlap *ov = &g->overlaps[k];
+      int32_t ri = g->tensors[ov->input].alias_of >= 0 ? g->tensors[ov->input].alias_of : (int32_t)ov->input;
+      int32_t ro = g->tensors[ov->output].alias_of >= 0 ? g->tensors[ov->output].alias_of : (int32_t)ov->output;
+      const mp_allocation *x = mp_plan_get_allocation(p, (uint32_t)ri), *y = mp_plan_get_allocation(p, (uint32_t)ro);
+      if (ov->min_gap <= 0 || !x || !y || x->arena != y->arena ||
+          p->lifetimes[ri].end_op != (int32_t)ov->op || p->lifetimes[ro].start_op != (int32_t)ov->op ||
+          x->offset + y->slot_size > p->arenas[x->arena].total_size ||
+          !(x->offset < y->offset + y->slot_size && y->offset < x->offset + x->slot_size))
+        continue;
+      a = (uint32_t)ri;
+      b = (uint32_t)ro;
+    }
+    if (b == UINT32_MAX) die("%s: no in-place pair to break", what);
+    p->allocs[b].offset = p->allocs[b].binding.offset = p->allocs[a].offset;
+    if (mp_plan_verify(p, NULL) == MP_OK) die("%s: the verifier accepts the broken plan", what);
+    printf("broken in place: tensor %u '%s' moved onto tensor %u '%s' at offset %llu\n", b,
+           g->tensors[b].name, a, g->tensors[a].name, (unsigned long long)p->allocs[a].offset);
+  } else if (broken) {
     /* two scratch slots live at the same op, forced onto the same bytes */
     uint32_t a = UINT32_MAX, b = UINT32_MAX;
     for (uint32_t i = 0; i < p->n_allocs && b == UINT32_MAX; i++)
@@ -928,9 +1052,8 @@ static bool one_module(const char *model_name, const mp_graph *g, const mp_plann
   mr->bound = which == C_BOUND;
   mr->compile_checks = pl == mp_planner_at(0) || broken;
   mr->strong = which == C_STAGED;
-  mr->probed = which != C_INPLACE;
-  mr->image = -1;
-  if (mr->probed) write_glue(p, prefix, up, what, which, dir);
+  mr->probed = true;
+  write_glue(p, prefix, up, what, which, dir);
   /* the golden run: every planner's plans with constants cold and staged;
    * the first planner's cold one carries the wrong-kernel test and is the
    * one whose code size is reported */
@@ -968,7 +1091,7 @@ static void model_modules(const char *name, mp_model *m, bool broken) {
   }
   for (uint32_t k = 0; k < mp_planner_count(); k++)
     for (int c = 0; c < C_COUNT; c++) {
-      if (broken && (k > 0 || c != C_COLD)) continue;
+      if (broken && (k > 0 || (c != C_COLD && c != C_INPLACE))) continue;
       one_module(name, g, mp_planner_at(k), c, broken, gmodel);
     }
   if (gmodel >= 0)
