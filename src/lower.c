@@ -1224,6 +1224,7 @@ static mp_status lower_pad(ctx *c, bool v2) {
   set_kernel(c, MP_K_PAD);
   add_arg(c, in, false, "const void *");
   add_arg(c, out, true, "void *");
+  add_overlap(c, 0, 1, mpk_pad_overlap_gap(p));
   return MP_OK;
 }
 

@@ -13,8 +13,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "fixtures.h"
 #include "testutil.h"
 
+#define MPK_API /* strong declarations: the kernels come from libmemplan.a */
 #include "../runtime/kernels/mpk.h"
 
 #include <stdlib.h>
@@ -82,6 +84,167 @@ static void elementwise_kernels_rewrite_equal_elements_in_place(void **state) {
   /* fully connected, one row: the output must end where the row starts */
   assert_int_equal(mpk_fully_connected_overlap_gap(1, 256, 12, 1, 1), 12);
   assert_int_equal(mpk_fully_connected_overlap_gap(4, 8, 16, 1, 1), 4 * 16 - 3 * 8);
+}
+
+/* Int8 PAD of an h x w x c tensor by one pixel all round. */
+static mpk_pad_params pad_params(int32_t h, int32_t w, int32_t c) {
+  mpk_pad_params p;
+  memset(&p, 0, sizeof p);
+  p.elem_size = 1;
+  for (int d = 0; d < MPK_MAX_DIMS; d++) p.in_dims[d] = p.out_dims[d] = 1;
+  p.in_dims[3] = h;
+  p.in_dims[4] = w;
+  p.in_dims[5] = p.out_dims[5] = c;
+  p.out_dims[3] = h + 2;
+  p.out_dims[4] = w + 2;
+  p.before[3] = p.before[4] = 1;
+  return p;
+}
+
+static void padding_is_rewritten_into_its_padded_copy_from_a_few_rows_below(void **state) {
+  (void)state;
+  /* 112x112x96 int8 padded by one pixel all round: the padding written
+   * before the last input pixel is the top row (114), two border pixels on
+   * each of 111 rows and one more: 337 pixels of 96 bytes */
+  mpk_pad_params p = pad_params(112, 112, 96);
+  assert_int_equal(mpk_pad_overlap_gap(&p), 337 * 96);
+  /* padding only at the end: in place */
+  p.out_dims[5] = 100;
+  p.before[3] = p.before[4] = 0;
+  p.out_dims[3] = p.out_dims[4] = 112;
+  assert_int_equal(mpk_pad_overlap_gap(&p), (111 * 112 + 111) * 4);
+}
+
+/* ---- the kernels themselves, in place -------------------------------------- */
+
+/* A kernel run on input bytes `in` (n_in) into an output of n_out bytes:
+ * the kernel under test, wrapped. */
+typedef int32_t (*run_fn)(const void *params, const void *in, void *out);
+
+static uint32_t lcg(uint32_t *s) {
+  *s = *s * 1664525u + 1013904223u;
+  return *s >> 8;
+}
+
+/* Run `fn` out of place and then in one buffer with the output `d` bytes
+ * below the input (d rounded up to `align`); true when both outputs agree
+ * byte for byte. */
+static bool same_in_place(run_fn fn, const void *params, size_t n_in, size_t n_out, int64_t d,
+                          uint32_t align) {
+  uint32_t seed = 12345;
+  uint8_t *in = malloc(n_in), *ref = malloc(n_out);
+  for (size_t i = 0; i < n_in; i++) in[i] = (uint8_t)lcg(&seed);
+  memset(ref, 0xA5, n_out);
+  assert_int_equal(fn(params, in, ref), 0);
+  if (d % (int64_t)align) d += (int64_t)align - (d % (int64_t)align + (int64_t)align) % (int64_t)align;
+  size_t lo = d < 0 ? (size_t)-d : 0; /* output offset */
+  size_t ii = (size_t)((int64_t)lo + d); /* input offset = output + d */
+  size_t total = (ii + n_in > lo + n_out ? ii + n_in : lo + n_out) + 64;
+  uint8_t *buf = aligned_alloc(16, (total + 15) / 16 * 16);
+  memset(buf, 0x5A, total);
+  memcpy(buf + ii, in, n_in);
+  assert_int_equal(fn(params, buf + ii, buf + lo), 0);
+  bool same = memcmp(buf + lo, ref, n_out) == 0;
+  free(buf);
+  free(in);
+  free(ref);
+  return same;
+}
+
+static const int32_t one_mult[1] = {1 << 30}, one_shift[1] = {-6};
+
+static mpk_requant requant(void) {
+  mpk_requant q = {3, 0, -2, -128, 127, 0, one_mult, one_shift};
+  return q;
+}
+
+static int8_t filt[4096];
+static int32_t bias_v[256];
+
+static int32_t run_conv(const void *p, const void *in, void *out) {
+  return mpk_conv2d_s8(p, in, filt, bias_v, out, NULL);
+}
+static int32_t run_dw(const void *p, const void *in, void *out) {
+  return mpk_depthwise_conv2d_s8(p, in, filt, bias_v, out, NULL);
+}
+static int32_t run_avg(const void *p, const void *in, void *out) {
+  return mpk_avg_pool2d_s8(p, in, out, NULL);
+}
+static int32_t run_max(const void *p, const void *in, void *out) {
+  return mpk_max_pool2d_s8(p, in, out, NULL);
+}
+static int32_t run_fc(const void *p, const void *in, void *out) {
+  return mpk_fully_connected_s8(p, in, filt, bias_v, out, NULL);
+}
+static int32_t run_pad(const void *p, const void *in, void *out) { return mpk_pad(p, in, out, NULL); }
+static int32_t run_requant(const void *p, const void *in, void *out) {
+  return mpk_requantize(p, in, out, NULL);
+}
+
+static void every_kernel_gives_the_same_bytes_in_place_at_its_contract_gap(void **state) {
+  (void)state;
+  uint32_t seed = 7;
+  for (size_t i = 0; i < sizeof filt; i++) filt[i] = (int8_t)lcg(&seed);
+  for (size_t i = 0; i < 256; i++) bias_v[i] = (int32_t)(lcg(&seed) % 2001) - 1000;
+  /* 1x1 convolutions, widening and narrowing; a strided 3x3; a padded
+   * depthwise layer; pooling */
+  const struct {
+    int32_t h, w, ci, oh, ow, co, k, s, pad;
+    int kind; /* 0 conv, 1 depthwise, 2 avg pool, 3 max pool */
+  } cases[] = {
+      {12, 10, 8, 12, 10, 16, 1, 1, 0, 0}, {12, 10, 16, 12, 10, 8, 1, 1, 0, 0},
+      {9, 9, 3, 5, 5, 4, 3, 2, 1, 0},      {7, 6, 4, 7, 6, 4, 3, 1, 1, 1},
+      {8, 8, 6, 8, 8, 6, 3, 1, 1, 2},      {8, 8, 6, 4, 4, 6, 2, 2, 0, 3},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    mpk_conv_s8_params p;
+    memset(&p, 0, sizeof p);
+    p.geom = geom(cases[c].h, cases[c].w, cases[c].ci, cases[c].oh, cases[c].ow, cases[c].co,
+                  cases[c].k, cases[c].s, cases[c].pad);
+    p.q = requant();
+    run_fn fn = run_conv;
+    int64_t gap;
+    if (cases[c].kind == 1) {
+      p.geom.filter_c = 0;
+      fn = run_dw;
+    }
+    if (cases[c].kind >= 2) {
+      mpk_pool_s8_params pp;
+      memset(&pp, 0, sizeof pp);
+      pp.geom = p.geom;
+      pp.geom.filter_c = 0;
+      pp.geom.depth_multiplier = 0;
+      pp.act_min = -128;
+      pp.act_max = 127;
+      gap = mpk_pool2d_overlap_gap(&pp.geom, 1, 1);
+      fn = cases[c].kind == 2 ? run_avg : run_max;
+      size_t n_in = (size_t)(pp.geom.in_h * pp.geom.in_w * pp.geom.in_c),
+             n_out = (size_t)(pp.geom.out_h * pp.geom.out_w * pp.geom.out_c);
+      assert_true(same_in_place(fn, &pp, n_in, n_out, gap, 1));
+      continue;
+    }
+    gap = mpk_conv2d_overlap_gap(&p.geom, 1, 1);
+    size_t n_in = (size_t)(p.geom.in_h * p.geom.in_w * p.geom.in_c),
+           n_out = (size_t)(p.geom.out_h * p.geom.out_w * p.geom.out_c);
+    assert_true(same_in_place(fn, &p, n_in, n_out, gap, 1));
+    /* one output pixel closer than the contract: the kernel reads what it
+     * wrote (for the widening 1x1: channels of the last pixel over its own
+     * input) */
+    if (c == 0) assert_false(same_in_place(fn, &p, n_in, n_out, gap - 16, 1));
+  }
+  /* fully connected, 4 rows */
+  mpk_fc_s8_params fc = {4, 24, 10, requant()};
+  assert_true(same_in_place(run_fc, &fc, 4 * 24, 4 * 10,
+                            mpk_fully_connected_overlap_gap(4, 24, 10, 1, 1), 1));
+  /* PAD by one pixel all round, and int8 -> int16 requantisation */
+  mpk_pad_params pad = pad_params(9, 7, 5);
+  pad.value[0] = 0x80;
+  int64_t pg = mpk_pad_overlap_gap(&pad);
+  assert_true(same_in_place(run_pad, &pad, 9 * 7 * 5, 11 * 9 * 5, pg, 1));
+  assert_false(same_in_place(run_pad, &pad, 9 * 7 * 5, 11 * 9 * 5, pg - 5, 1));
+  mpk_requantize_params rq = {100, MPK_TYPE_INT8, MPK_TYPE_INT16, 3, -7, 1 << 30, 2};
+  assert_true(same_in_place(run_requant, &rq, 100, 200, mpk_elementwise_overlap_gap(100, 1, 2), 2));
+  assert_false(same_in_place(run_requant, &rq, 100, 200, mpk_elementwise_overlap_gap(100, 1, 2) - 2, 2));
 }
 
 typedef struct loaded {
@@ -300,6 +463,36 @@ static void every_corpus_model_plans_in_place_within_its_tensor_level_bound(void
   }
 }
 
+static void a_padded_mobilenet_v2_block_needs_under_55_percent_of_its_tensor_level_bound(void **state) {
+  (void)state;
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  assert_int_equal(fx_build("padded_block", &bytes, &size), MP_OK);
+  mp_model *m = NULL;
+  mp_graph *g = NULL;
+  assert_int_equal(mp_model_parse(bytes, size, "block.tflite", NULL, &m), MP_OK);
+  assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &g), MP_OK);
+  assert_int_equal(mp_kernels_prepare(g, false, NULL), MP_OK);
+  /* the peak: the expansion and its padded copy, 150528 + 161472 */
+  assert_int_equal(mp_graph_lower_bound(g, 16), 150528 + 161472);
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  for (uint32_t k = 0; k < mp_planner_count(); k++) {
+    mp_memory_args a = args(mp_planner_at(k)->name, true);
+    mp_plan *p = NULL;
+    assert_int_equal(mp_plan_build(g, &pf, &a, NULL, &p), MP_OK);
+    assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+    const mp_arena *s = scratch_arena(p);
+    /* no plan is below the padded copy alone */
+    assert_true(s->total_size >= 161472);
+    assert_true(s->total_size * 100 <= 55 * (150528 + 161472));
+    mp_plan_free(&p);
+  }
+  mp_graph_free(&g);
+  mp_model_free(&m);
+  free(bytes);
+}
+
 static void the_config_key_is_a_checked_boolean_off_by_default(void **state) {
   (void)state;
   mp_config *c = NULL;
@@ -328,6 +521,9 @@ int main(void) {
       cmocka_unit_test(a_widening_1x1_convolution_may_start_its_output_just_under_its_input),
       cmocka_unit_test(a_padded_3x3_depthwise_layer_may_trail_its_input_by_a_row_and_two_pixels),
       cmocka_unit_test(elementwise_kernels_rewrite_equal_elements_in_place),
+      cmocka_unit_test(padding_is_rewritten_into_its_padded_copy_from_a_few_rows_below),
+      cmocka_unit_test(every_kernel_gives_the_same_bytes_in_place_at_its_contract_gap),
+      cmocka_unit_test(a_padded_mobilenet_v2_block_needs_under_55_percent_of_its_tensor_level_bound),
       cmocka_unit_test(the_kws_example_plans_below_its_tensor_level_bound_with_every_planner),
       cmocka_unit_test(in_place_off_leaves_the_plan_and_its_report_unchanged),
       cmocka_unit_test(the_verifier_refuses_an_overlap_the_kernel_does_not_allow),

@@ -435,6 +435,9 @@ int64_t mpk_pool2d_overlap_gap(const mpk_conv_geom *g, int32_t in_bytes, int32_t
  * while the row is still being read. */
 int64_t mpk_fully_connected_overlap_gap(int32_t batches, int32_t accum_depth, int32_t out_depth,
                                         int32_t in_bytes, int32_t out_bytes);
+/* PAD / PADV2 (mpk_shape.c): output elements in storage order, each inside
+ * one copied from its input element right after reading it. */
+int64_t mpk_pad_overlap_gap(const mpk_pad_params *p);
 /* ADD, LOGISTIC, QUANTIZE (mpk_elementwise.c): element i of the input is
  * read before element i of the output is written, in increasing i.  For ADD
  * this holds for an input of the output's shape (a broadcast input is read

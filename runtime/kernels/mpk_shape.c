@@ -64,13 +64,38 @@ MPK_API int32_t mpk_pad(const mpk_pad_params *p, const void *input, void *output
       }
       src = src * p->in_dims[d] + c;
     }
-    if (inside)
-      memcpy(out + o * es, in + (size_t)src * es, es);
+    if (inside) /* memmove: in place, the output may be the element just read */
+      memmove(out + o * es, in + (size_t)src * es, es);
     else
       memcpy(out + o * es, p->value, es);
     o++;
   } while (next(coord, p->out_dims));
   return MPK_OK;
+}
+
+/* Overlap contract of PAD (mpk.h).  The loop above visits the output
+ * elements in storage order; one inside the input copies input element
+ * src (read, then written), the others write the pad value, and src grows
+ * with the output index.  With j(i) the output index of input element i,
+ * every write before input element i is read (up to output j(i) - 1) must
+ * end at or below it: I - O >= (j(i) - i) * es.  j(i) - i, the padding
+ * written before element i, only grows with i, so the gap is the padding
+ * before the last input element, (j(n - 1) - (n - 1)) * es: a 112x112x96
+ * int8 tensor padded by one pixel all round may be rewritten into its
+ * padded copy starting 337 pixels of 96 bytes below it (the top row's 114,
+ * two border pixels on each of the 111 rows before the last, and the last
+ * row's left one). */
+int64_t mpk_pad_overlap_gap(const mpk_pad_params *p) {
+  int32_t n_out = 0, n_in = 0;
+  if (p->elem_size <= 0 || p->elem_size > 4 || !dims_ok(p->out_dims, &n_out) ||
+      !dims_ok(p->in_dims, &n_in) || n_in == 0)
+    return MPK_NO_OVERLAP;
+  int64_t j = 0;
+  for (int d = 0; d < MPK_MAX_DIMS; d++) {
+    if (p->before[d] < 0 || p->before[d] + p->in_dims[d] > p->out_dims[d]) return MPK_NO_OVERLAP;
+    j = j * p->out_dims[d] + p->before[d] + p->in_dims[d] - 1;
+  }
+  return (j - ((int64_t)n_in - 1)) * p->elem_size;
 }
 
 MPK_API int32_t mpk_transpose(const mpk_transpose_params *p, const void *input, void *output,

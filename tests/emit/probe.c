@@ -245,6 +245,29 @@ static int walk(const probe_module *m, uint32_t op, const probe_walk *w, int32_t
       }
     return 0;
   }
+  if (w->kind == PROBE_WALK_PAD) {
+    const int32_t *in_d = n, *out_d = n + 6, *before = n + 12;
+    uint32_t total = 1;
+    for (int d = 0; d < 6; d++) total *= (uint32_t)out_d[d];
+    for (uint32_t o = 0; o < total; o++) {
+      int32_t coord[6];
+      uint32_t rem = o, src = 0;
+      int inside = 1;
+      for (int d = 5; d >= 0; d--) {
+        coord[d] = (int32_t)(rem % (uint32_t)out_d[d]);
+        rem /= (uint32_t)out_d[d];
+      }
+      for (int d = 0; d < 6; d++) {
+        int32_t x = coord[d] - before[d];
+        if (x < 0 || x >= in_d[d]) inside = 0;
+        src = src * (uint32_t)in_d[d] + (uint32_t)(x < 0 ? 0 : x);
+      }
+      for (uint32_t e = 0; inside && e < ib; e++)
+        if (walk_read(m, op, in, src * ib + e, out)) return 1;
+      walk_write(m, out, o * ob, ob);
+    }
+    return 0;
+  }
   const int32_t batches = n[0], in_h = n[1], in_w = n[2], in_c = n[3], out_h = n[4],
                 out_w = n[5], out_c = n[6], fh = n[7], fw = n[8], fc = n[9], sh = n[10],
                 sw = n[11], dh = n[12], dw = n[13], ph = n[14], pw = n[15];

@@ -57,8 +57,10 @@ enum {
   PROBE_WALK_ELEMENTS = 1, /* element i read, then element i written */
   PROBE_WALK_ROWS = 2,     /* FULLY_CONNECTED: every output of row b reads all of row b */
   PROBE_WALK_WINDOW = 3,   /* CONV_2D: every output channel reads its group's window */
-  PROBE_WALK_CHANNEL = 4   /* DEPTHWISE_CONV_2D, pooling: every output channel reads the
+  PROBE_WALK_CHANNEL = 4,  /* DEPTHWISE_CONV_2D, pooling: every output channel reads the
                               window of its one input channel */
+  PROBE_WALK_PAD = 5       /* PAD: output elements in order, each inside copied from its
+                              input element */
 };
 
 typedef struct probe_walk {
@@ -69,8 +71,9 @@ typedef struct probe_walk {
   /* ELEMENTS: count; ROWS: batches, accum_depth, out_depth; WINDOW and
    * CHANNEL: batches, in_h, in_w, in_c, out_h, out_w, out_c, filter_h,
    * filter_w, filter_c (WINDOW) or depth multiplier (CHANNEL), stride_h,
-   * stride_w, dilation_h, dilation_w, pad_h, pad_w */
-  int32_t n[16];
+   * stride_w, dilation_h, dilation_w, pad_h, pad_w; PAD: in_dims[6],
+   * out_dims[6], before[6] */
+  int32_t n[18];
 } probe_walk;
 
 typedef struct probe_op {

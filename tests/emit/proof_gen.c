@@ -302,7 +302,7 @@ static int tensor_kind(const mp_graph *g, uint32_t t, const bool *written) {
 typedef struct walk_rec {
   int kind;
   uint32_t in, ib, ob;
-  int32_t n[16];
+  int32_t n[18];
 } walk_rec;
 
 static uint32_t op_walks(const mp_graph *g, uint32_t i, walk_rec *w) {
@@ -335,6 +335,13 @@ static uint32_t op_walks(const mp_graph *g, uint32_t i, walk_rec *w) {
     case MP_K_MAX_POOL2D_S8: cg = &lo.params.pool_s8.geom; r->kind = 4; break;
     case MP_K_AVG_POOL2D_F32:
     case MP_K_MAX_POOL2D_F32: cg = &lo.params.pool_f32.geom; r->kind = 4; break;
+    case MP_K_PAD:
+      r->kind = 5;
+      r->ib = r->ob = (uint32_t)lo.params.pad.elem_size;
+      memcpy(r->n, lo.params.pad.in_dims, 6 * sizeof(int32_t));
+      memcpy(r->n + 6, lo.params.pad.out_dims, 6 * sizeof(int32_t));
+      memcpy(r->n + 12, lo.params.pad.before, 6 * sizeof(int32_t));
+      break;
     case MP_K_FULLY_CONNECTED_S8:
       r->kind = 2;
       r->n[0] = lo.params.fc_s8.batches;
@@ -384,7 +391,7 @@ static void write_walks(const mp_graph *g, mp_buf *b) {
     mp_buf_printf(b, "static const probe_walk pg_walks_%u[] = {\n", i);
     for (uint32_t k = 0; k < nw; k++) {
       mp_buf_printf(b, "    {%d, %u, %u, %u, {", w[k].kind, w[k].in, w[k].ib, w[k].ob);
-      for (int j = 0; j < 16; j++) mp_buf_printf(b, "%s%d", j ? ", " : "", w[k].n[j]);
+      for (int j = 0; j < 18; j++) mp_buf_printf(b, "%s%d", j ? ", " : "", w[k].n[j]);
       mp_buf_puts(b, "}},\n");
     }
     mp_buf_puts(b, "};\n");

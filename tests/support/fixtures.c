@@ -392,6 +392,62 @@ static void build_custom_ops(mp_tfw *w) {
   mp_tfw_set_io(w, IDS(0), IDS(3));
 }
 
+/* A quantised tensor of padded_block. */
+static int32_t block_tensor(mp_tfw *w, const char *name, int32_t dtype, uint32_t rank,
+                       const int32_t *shape, float scale, int64_t zp, const void *data,
+                       size_t bytes) {
+  mp_tfw_tensor t = {.name = name, .dtype = dtype, .rank = rank, .shape = shape, .has_quant = true,
+                     .quant = {1, &scale, 1, &zp, 0}};
+  if (data) t.buffer = mp_tfw_add_buffer(w, data, bytes);
+  return (int32_t)mp_tfw_add_tensor(w, &t);
+}
+
+/* A MobileNetV2-style block as a PyTorch conversion writes it: a 1x1
+ * expansion 8 -> 48 channels at 56x56, an explicit PAD, a VALID 3x3
+ * depthwise convolution and a 1x1 projection back to 8 channels. */
+static void build_padded_block(mp_tfw *w) {
+  static int8_t w1[48 * 8], wdw[9 * 48], w3[8 * 48];
+  static int32_t b1[48], bdw[48], b3[8];
+  for (int i = 0; i < 48 * 8; i++) w1[i] = w3[i] = (int8_t)((i * 37) % 255 - 127);
+  for (int i = 0; i < 9 * 48; i++) wdw[i] = (int8_t)((i * 53) % 255 - 127);
+  const int32_t pads[8] = {0, 0, 1, 1, 1, 1, 0, 0};
+  const int32_t s_in[4] = {1, 56, 56, 8}, s_a[4] = {1, 56, 56, 48}, s_p[4] = {1, 58, 58, 48},
+                s_w1[4] = {48, 1, 1, 8}, s_wdw[4] = {1, 3, 3, 48}, s_w3[4] = {8, 1, 1, 48},
+                s_b48[1] = {48}, s_b8[1] = {8}, s_pads[2] = {4, 2};
+  int32_t x = block_tensor(w, "input", MP_DTYPE_INT8, 4, s_in, 0.05f, -1, NULL, 0);
+  int32_t tw1 = block_tensor(w, "w1", MP_DTYPE_INT8, 4, s_w1, 0.01f, 0, w1, sizeof w1);
+  int32_t tb1 = block_tensor(w, "b1", MP_DTYPE_INT32, 1, s_b48, 0.0005f, 0, b1, sizeof b1);
+  int32_t a1 = block_tensor(w, "expand", MP_DTYPE_INT8, 4, s_a, 0.1f, -5, NULL, 0);
+  mp_tfw_tensor tp = {.name = "pads", .dtype = MP_DTYPE_INT32, .rank = 2, .shape = s_pads};
+  tp.buffer = mp_tfw_add_buffer(w, pads, sizeof pads);
+  int32_t tpads = (int32_t)mp_tfw_add_tensor(w, &tp);
+  int32_t p1 = block_tensor(w, "padded", MP_DTYPE_INT8, 4, s_p, 0.1f, -5, NULL, 0);
+  int32_t twd = block_tensor(w, "wdw", MP_DTYPE_INT8, 4, s_wdw, 0.01f, 0, wdw, sizeof wdw);
+  int32_t tbd = block_tensor(w, "bdw", MP_DTYPE_INT32, 1, s_b48, 0.001f, 0, bdw, sizeof bdw);
+  int32_t a2 = block_tensor(w, "depthwise", MP_DTYPE_INT8, 4, s_a, 0.1f, -5, NULL, 0);
+  int32_t tw3 = block_tensor(w, "w3", MP_DTYPE_INT8, 4, s_w3, 0.01f, 0, w3, sizeof w3);
+  int32_t tb3 = block_tensor(w, "b3", MP_DTYPE_INT32, 1, s_b8, 0.001f, 0, b3, sizeof b3);
+  int32_t y = block_tensor(w, "project", MP_DTYPE_INT8, 4, s_in, 0.05f, 3, NULL, 0);
+  const mp_tfw_option conv_opts[] = {{0, MP_TFW_I8, 1, 0, 0, NULL}, {1, MP_TFW_I32, 1, 0, 0, NULL},
+                                     {2, MP_TFW_I32, 1, 0, 0, NULL}, {3, MP_TFW_I8, 0, 0, 0, NULL}};
+  const mp_tfw_option dw_opts[] = {{0, MP_TFW_I8, 1, 0, 0, NULL}, {1, MP_TFW_I32, 1, 0, 0, NULL},
+                                   {2, MP_TFW_I32, 1, 0, 0, NULL}, {3, MP_TFW_I32, 1, 0, 0, NULL},
+                                   {4, MP_TFW_I8, 0, 0, 0, NULL}};
+  int32_t i0[3] = {x, tw1, tb1}, i1[2] = {a1, tpads}, i2[3] = {p1, twd, tbd}, i3[3] = {a2, tw3, tb3};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = 3, .n_inputs = 3, .inputs = i0, .n_outputs = 1,
+                                .outputs = &a1, .options_type = MP_TFW_OPT_CONV2D, .n_options = 4,
+                                .options = conv_opts});
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = 34, .n_inputs = 2, .inputs = i1, .n_outputs = 1,
+                                .outputs = &p1});
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = 4, .n_inputs = 3, .inputs = i2, .n_outputs = 1,
+                                .outputs = &a2, .options_type = MP_TFW_OPT_DEPTHWISE_CONV2D,
+                                .n_options = 5, .options = dw_opts});
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = 3, .n_inputs = 3, .inputs = i3, .n_outputs = 1,
+                                .outputs = &y, .options_type = MP_TFW_OPT_CONV2D, .n_options = 4,
+                                .options = conv_opts});
+  mp_tfw_set_io(w, 1, &x, 1, &y);
+}
+
 static const struct {
   const char *name;
   void (*build)(mp_tfw *w);
@@ -411,6 +467,7 @@ static const struct {
     {"writes_constant", build_writes_constant},
     {"dynamic_shape", build_dynamic_shape},
     {"custom_ops", build_custom_ops},
+    {"padded_block", build_padded_block},
 };
 #define N_FIXTURES (sizeof fixtures / sizeof fixtures[0])
 

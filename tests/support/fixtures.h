@@ -25,6 +25,9 @@
  *   written_twice     two ops write one tensor: mp_graph_build fails
  *   writes_constant   an op writes a constant: mp_graph_build fails
  *   dynamic_shape     a used tensor of shape [-1,8]: MP_ERR_UNSUPPORTED
+ *   padded_block      MobileNetV2 block with an explicit PAD (int8,  312000 (312000)
+ *                     56x56: 1x1 8->48, PAD 1, VALID 3x3 depthwise,
+ *                     1x1 48->8): the in-place planning case
  * Each builder's comment in fixtures.c lists the tensors and lifetimes.
  */
 #ifndef MP_FIXTURES_H
