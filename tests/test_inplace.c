@@ -316,6 +316,31 @@ static void the_kws_example_plans_below_its_tensor_level_bound_with_every_planne
   unload(&l);
 }
 
+static void the_specialised_cortex_m_kernels_declare_no_overlap_yet(void **state) {
+  (void)state;
+  /* module.target picks other loops for the int8 convolutions and fully
+   * connected layers; the reference kernels' contracts must not carry over */
+  mp_model *m = NULL;
+  mp_graph *g = NULL;
+  assert_int_equal(mp_model_load(KWS_EXAMPLE, NULL, &m), MP_OK);
+  assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &g), MP_OK);
+  g->target = MP_TARGET_CORTEX_M55;
+  assert_int_equal(mp_kernels_prepare(g, true, NULL), MP_OK);
+  for (uint32_t i = 0; i < g->n_overlaps; i++) {
+    int32_t code = g->ops[g->overlaps[i].op].builtin_code;
+    assert_true(code != 3 && code != 4 && code != 9); /* CONV_2D, DEPTHWISE, FC */
+  }
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  mp_memory_args a = args("hill_climb", true);
+  mp_plan *p = NULL;
+  assert_int_equal(mp_plan_build(g, &pf, &a, NULL, &p), MP_OK);
+  assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+  mp_plan_free(&p);
+  mp_graph_free(&g);
+  mp_model_free(&m);
+}
+
 static void in_place_off_leaves_the_plan_and_its_report_unchanged(void **state) {
   (void)state;
   loaded l;
@@ -526,6 +551,7 @@ int main(void) {
       cmocka_unit_test(a_padded_mobilenet_v2_block_needs_under_55_percent_of_its_tensor_level_bound),
       cmocka_unit_test(the_kws_example_plans_below_its_tensor_level_bound_with_every_planner),
       cmocka_unit_test(in_place_off_leaves_the_plan_and_its_report_unchanged),
+      cmocka_unit_test(the_specialised_cortex_m_kernels_declare_no_overlap_yet),
       cmocka_unit_test(the_verifier_refuses_an_overlap_the_kernel_does_not_allow),
       cmocka_unit_test(vww_and_person_detection_need_at_most_40_kib_in_place),
       cmocka_unit_test(every_corpus_model_plans_in_place_within_its_tensor_level_bound),
