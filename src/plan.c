@@ -687,8 +687,15 @@ static mp_status layout_in_place(planctx *c, sitem *items, size_t n, bool *used)
   for (size_t q = 0; q < nc; q++) {
     const mp_inplace_composite *cp = &comps[q];
     comp_item[cp->slot] = k;
-    ci[k++] = (sitem){slots[cp->slot].t, cp->start, cp->end, cp->extent, cp->align, NO_MEM,
-                      NO_MEM, 0};
+    sitem it;
+    memset(&it, 0, sizeof it);
+    it.t = slots[cp->slot].t;
+    it.start = cp->start;
+    it.end = cp->end;
+    it.size = cp->extent;
+    it.align = cp->align;
+    it.pinned = it.bank = NO_MEM;
+    ci[k++] = it;
   }
   for (size_t q = 0; q < ns; q++) {
     bool in_comp = slots[q].group != q;
@@ -713,11 +720,13 @@ static mp_status layout_in_place(planctx *c, sitem *items, size_t n, bool *used)
       const sitem *host = &ci[of[slot_item[q]]];
       it->bank = host->bank;
       it->offset = host->offset + slots[q].rel;
+      it->spill = host->spill;
     }
     for (size_t i = 0; i < n; i++)
       if (items[i].pinned != NO_MEM) {
         items[i].bank = ci[of[i]].bank;
         items[i].offset = ci[of[i]].offset;
+        items[i].spill = ci[of[i]].spill;
       }
     *used = true;
   }
