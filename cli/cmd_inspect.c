@@ -58,6 +58,32 @@ static uint32_t count_slots(const mp_graph *g) {
   return n;
 }
 
+/* The graph inputs or outputs with what an application needs to fill or
+ * read them: element type, shape, bytes and quantisation. */
+static json_t *io_json(const mp_graph *g, bool inputs) {
+  uint32_t n = inputs ? g->n_inputs : g->n_outputs;
+  const int32_t *ids = inputs ? g->inputs : g->outputs;
+  json_t *arr = json_array();
+  for (uint32_t i = 0; i < n; i++) {
+    const mp_tensor *t = &g->tensors[ids[i]];
+    mp_io_quant q = mp_graph_tensor_quant(g, (uint32_t)ids[i]);
+    json_t *jo = json_object();
+    json_object_set_new(jo, "index", json_integer(i));
+    json_object_set_new(jo, "tensor", json_integer(ids[i]));
+    json_object_set_new(jo, "name", json_string(t->name));
+    json_object_set_new(jo, "dtype", json_string(mp_dtype_name(t->dtype)));
+    json_t *sh = json_array();
+    for (uint32_t d = 0; d < t->rank; d++) json_array_append_new(sh, json_integer(t->shape[d]));
+    json_object_set_new(jo, "shape", sh);
+    json_object_set_new(jo, "size", json_integer((json_int_t)t->size));
+    json_object_set_new(jo, "quantised", json_boolean(q.quantised));
+    json_object_set_new(jo, "scale", q.quantised ? json_real((double)q.scale) : json_null());
+    json_object_set_new(jo, "zero_point", q.quantised ? json_integer(q.zero_point) : json_null());
+    json_array_append_new(arr, jo);
+  }
+  return arr;
+}
+
 static int print_json(const mp_graph *g, const mp_graph *na, uint32_t align) {
   json_t *o = json_object();
   const mp_model *m = g->model;
@@ -79,6 +105,8 @@ static int print_json(const mp_graph *g, const mp_graph *na, uint32_t align) {
   for (uint32_t i = 0; i < g->n_outputs; i++) json_array_append_new(outs, json_integer(g->outputs[i]));
   json_object_set_new(o, "inputs", ins);
   json_object_set_new(o, "outputs", outs);
+  json_object_set_new(o, "input_list", io_json(g, true));
+  json_object_set_new(o, "output_list", io_json(g, false));
   json_t *ops = json_array();
   for (uint32_t i = 0; i < g->n_ops; i++) {
     const mp_op *op = &g->ops[i];

@@ -429,6 +429,19 @@ uint64_t mp_graph_lower_bound(const mp_graph *g, uint32_t alignment);
  * applies (or before mp_kernels_prepare). */
 uint64_t mp_graph_inplace_bound(const mp_graph *g, uint32_t alignment);
 
+/* The affine quantisation of a tensor as an application sees it at the
+ * graph's edge: real = scale * (q - zero_point).  `quantised` holds only for
+ * per-tensor parameters (one scale, at most one zero point) with a finite
+ * scale above zero and a zero point that fits int32_t; otherwise (a float
+ * tensor, per-channel parameters) scale and zero_point are 0. */
+typedef struct mp_io_quant {
+  bool quantised;
+  float scale;
+  int32_t zero_point;
+} mp_io_quant;
+
+mp_io_quant mp_graph_tensor_quant(const mp_graph *g, uint32_t t);
+
 void mp_graph_free(mp_graph **g);
 
 /* ------------------------------------------------------------------------ */

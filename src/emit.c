@@ -100,6 +100,15 @@ void emit_hex_bytes(mp_buf *b, const uint8_t *data, uint64_t n) {
   }
 }
 
+void emit_float(mp_buf *b, float v) {
+  char t[40];
+  /* nine significant digits give back the same float */
+  snprintf(t, sizeof t, "%.9g", (double)v);
+  mp_buf_puts(b, t);
+  if (!strpbrk(t, ".eEn")) mp_buf_puts(b, ".0");
+  mp_buf_puts(b, "f");
+}
+
 void emit_provenance(const emit_ctx *e, mp_buf *b, const char *indent) {
   const mp_plan *p = e->plan;
   const mp_graph *g = e->g;

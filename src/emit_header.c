@@ -23,20 +23,125 @@ static void tensor_brief(mp_buf *b, const mp_tensor *t) {
   mp_buf_printf(b, "], %llu bytes", (unsigned long long)t->size);
 }
 
-static void io_list(const emit_ctx *e, mp_buf *b, const char *what, uint32_t n,
-                    const int32_t *ids) {
-  mp_buf_printf(b, "/* Graph %ss: ctx->%ss[i] after %s_model_init", what, what, e->prefix);
-  if (n == 0) mp_buf_puts(b, " (none)");
-  mp_buf_puts(b, ".\n");
-  for (uint32_t i = 0; i < n; i++) {
-    const mp_tensor *t = &e->g->tensors[ids[i]];
-    mp_buf_printf(b, " *   %u: tensor %d '", i, ids[i]);
-    emit_comment_text(b, t->name, 48);
-    mp_buf_puts(b, "', ");
-    tensor_brief(b, t);
-    mp_buf_puts(b, "\n");
+/* The C type of the helpers that quantise into / dequantise from an
+ * element type, or NULL when the header has none for it. */
+static const char *quant_ctype(int32_t dtype) {
+  switch (dtype) {
+  case MP_DTYPE_INT8: return "int8_t";
+  case MP_DTYPE_UINT8: return "uint8_t";
+  case MP_DTYPE_INT16: return "int16_t";
+  default: return NULL;
   }
+}
+
+/* One graph input or output: a comment, then its named constants
+ * (<P>_INPUT0_DTYPE, _SIZE, _SHAPE, _SCALE, ...). */
+static void io_constants(const emit_ctx *e, mp_buf *b, bool input, uint32_t i, int32_t id) {
+  const char *u = e->up, *p = e->prefix;
+  const mp_tensor *t = &e->g->tensors[id];
+  mp_io_quant q = mp_graph_tensor_quant(e->g, (uint32_t)id);
+  char m[96];
+  snprintf(m, sizeof m, "%s_%s%u", u, input ? "INPUT" : "OUTPUT", i);
+  char dt[32];
+  snprintf(dt, sizeof dt, "%s", mp_dtype_name(t->dtype));
+  for (char *c = dt; *c; c++)
+    if (*c >= 'a' && *c <= 'z') *c = (char)(*c - 'a' + 'A');
+  uint64_t elements = 1;
+  for (uint32_t d = 0; d < t->rank; d++) elements *= (uint64_t)(t->shape[d] > 0 ? t->shape[d] : 0);
+  mp_buf_printf(b, "/* %s %u: tensor %d '", input ? "Input" : "Output", i, id);
+  emit_comment_text(b, t->name, 48);
+  mp_buf_puts(b, "', ");
+  tensor_brief(b, t);
   mp_buf_puts(b, " */\n");
+  mp_buf_printf(b, "#define %s_TENSOR %du\n#define %s_DTYPE %s_DTYPE_%s\n", m, id, m, u, dt);
+  mp_buf_printf(b, "#define %s_SIZE %lluu\n#define %s_ELEMENTS %lluu\n", m,
+                (unsigned long long)t->size, m, (unsigned long long)elements);
+  mp_buf_printf(b, "#define %s_RANK %uu\n", m, t->rank);
+  if (t->rank) {
+    mp_buf_printf(b, "#define %s_SHAPE {", m);
+    for (uint32_t d = 0; d < t->rank; d++) mp_buf_printf(b, "%s%d", d ? ", " : "", t->shape[d]);
+    mp_buf_puts(b, "}\n");
+    for (uint32_t d = 0; d < t->rank; d++)
+      mp_buf_printf(b, "#define %s_DIM%u %d\n", m, d, t->shape[d]);
+  }
+  mp_buf_printf(b, "#define %s_QUANTISED %d\n#define %s_SCALE ", m, q.quantised ? 1 : 0, m);
+  emit_float(b, q.scale);
+  if (q.zero_point < 0)
+    mp_buf_printf(b, "\n#define %s_ZERO_POINT (%d)\n", m, q.zero_point);
+  else
+    mp_buf_printf(b, "\n#define %s_ZERO_POINT %d\n", m, q.zero_point);
+  if (q.quantised && quant_ctype(t->dtype)) {
+    if (input)
+      mp_buf_printf(b, "#define %s_QUANTISE(x) %s_quantise_%s((x), %s_SCALE, %s_ZERO_POINT)\n", m,
+                    p, mp_dtype_name(t->dtype), m, m);
+    else
+      mp_buf_printf(b, "#define %s_DEQUANTISE(q) %s_dequantise_%s((q), %s_SCALE, %s_ZERO_POINT)\n",
+                    m, p, mp_dtype_name(t->dtype), m, m);
+  }
+}
+
+static void io_list(const emit_ctx *e, mp_buf *b) {
+  const mp_graph *g = e->g;
+  mp_buf_printf(b,
+      "/* The graph inputs and outputs; ctx->inputs[i] / ctx->outputs[i] carry the\n"
+      " * same facts after %s_model_init.  _SIZE is in bytes.  A quantised tensor\n"
+      " * holds real = _SCALE * (q - _ZERO_POINT); both are 0 when it is not\n"
+      " * quantised per tensor (_QUANTISED 0).  _SHAPE is an initialiser, e.g.\n"
+      " *   static const int32_t shape[%s_INPUT0_RANK] = %s_INPUT0_SHAPE; */\n",
+      e->prefix, e->up, e->up);
+  if (g->n_inputs == 0) mp_buf_puts(b, "/* (no inputs) */\n");
+  for (uint32_t i = 0; i < g->n_inputs; i++) io_constants(e, b, true, i, g->inputs[i]);
+  if (g->n_outputs == 0) mp_buf_puts(b, "/* (no outputs) */\n");
+  for (uint32_t i = 0; i < g->n_outputs; i++) io_constants(e, b, false, i, g->outputs[i]);
+}
+
+/* The quantise/dequantise helpers of every element type a quantised input
+ * or output has.  Quantising follows TFLM's QUANTIZE: round half away from
+ * zero, add the zero point, saturate. */
+static void quant_helpers(const emit_ctx *e, mp_buf *b) {
+  const mp_graph *g = e->g;
+  static const int32_t types[] = {MP_DTYPE_INT8, MP_DTYPE_UINT8, MP_DTYPE_INT16};
+  static const int32_t lo[] = {-128, 0, -32768}, hi[] = {127, 255, 32767};
+  bool need[3] = {false, false, false}, any = false;
+  for (uint32_t i = 0; i < g->n_inputs + g->n_outputs; i++) {
+    int32_t id = i < g->n_inputs ? g->inputs[i] : g->outputs[i - g->n_inputs];
+    if (!mp_graph_tensor_quant(g, (uint32_t)id).quantised) continue;
+    for (int k = 0; k < 3; k++)
+      if (g->tensors[id].dtype == types[k]) need[k] = any = true;
+  }
+  if (!any) return;
+  mp_buf_printf(b,
+      "/* Quantise a real value for an input and dequantise an output element,\n"
+      " * with the _QUANTISE / _DEQUANTISE macros of each quantised input and\n"
+      " * output, e.g.\n"
+      " *   ((int8_t *)ctx.inputs[0].data)[k] = %s_INPUT0_QUANTISE(x);\n"
+      " *   float y = %s_OUTPUT0_DEQUANTISE(((const int8_t *)ctx.outputs[0].data)[k]);\n"
+      " * q = round(x / scale) + zero_point, rounding half away from zero and\n"
+      " * saturating to the type, as TFLM's QUANTIZE; NaN gives the zero point.\n"
+      " * Dequantising is scale * (q - zero_point). */\n",
+      e->up, e->up);
+  for (int k = 0; k < 3; k++) {
+    if (!need[k]) continue;
+    const char *ct = quant_ctype(types[k]), *dn = mp_dtype_name(types[k]), *p = e->prefix;
+    mp_buf_printf(b,
+        "static inline %s %s_quantise_%s(float x, float scale, int32_t zero_point) {\n"
+        "  float v = x / scale, frac;\n"
+        "  int64_t q;\n"
+        "  if (!(v == v)) v = 0.0f; /* NaN */\n"
+        "  if (v > 1073741824.0f) v = 1073741824.0f;\n"
+        "  if (v < -1073741824.0f) v = -1073741824.0f;\n"
+        "  q = (int64_t)v;\n"
+        "  frac = v - (float)q;\n"
+        "  if (frac >= 0.5f) q++;\n"
+        "  if (frac <= -0.5f) q--;\n"
+        "  q += zero_point;\n"
+        "  return (%s)(q < %d ? %d : q > %d ? %d : q);\n"
+        "}\n\n"
+        "static inline float %s_dequantise_%s(%s q, float scale, int32_t zero_point) {\n"
+        "  return scale * (float)((int32_t)q - zero_point);\n"
+        "}\n\n",
+        ct, p, dn, ct, lo[k], lo[k], hi[k], hi[k], p, dn, ct);
+  }
 }
 
 static void region_comment(const emit_ctx *e, const emit_region *r, mp_buf *b) {
@@ -208,12 +313,19 @@ static void types(const emit_ctx *e, mp_buf *b) {
       "} %s_op_t;\n\n",
       p, p);
   mp_buf_printf(b,
-      "/* A graph input or output: where to write it / read it. */\n"
+      "/* A graph input or output: where to write it or read it, and what it\n"
+      " * holds (the header's %s_INPUT<i>_ and %s_OUTPUT<i>_ constants). */\n"
       "typedef struct %s_io_t {\n"
       "  void *data;\n"
-      "  size_t size; /* bytes */\n"
+      "  size_t size;          /* bytes */\n"
+      "  uint32_t tensor;      /* tensor id */\n"
+      "  uint8_t dtype;        /* %s_dtype_t */\n"
+      "  uint8_t rank;\n"
+      "  const int32_t *shape; /* rank dimensions; NULL when rank is 0 */\n"
+      "  float scale;          /* real = scale * (q - zero_point); 0: not quantised */\n"
+      "  int32_t zero_point;\n"
       "} %s_io_t;\n\n",
-      p, p);
+      u, u, p, p, p);
   mp_buf_printf(b,
       "typedef enum %s_op_event_t { %s_OP_STARTED = 0, %s_OP_FINISHED = 1 } %s_op_event_t;\n"
       "typedef enum %s_kernel_phase_t { %s_PHASE_INIT = 0, %s_PHASE_RUN = 1 } "
@@ -473,14 +585,14 @@ void emit_header(const emit_ctx *e, mp_buf *b) {
   mp_buf_printf(b, "/* 1: the module defines its arenas; 0: the application binds them. */\n"
                    "#define %s_ALLOCATE_ARENAS %d\n\n",
                 u, e->allocate ? 1 : 0);
-  io_list(e, b, "input", g->n_inputs, g->inputs);
-  io_list(e, b, "output", g->n_outputs, g->outputs);
+  io_list(e, b);
   mp_buf_puts(b, "\n");
   status_codes(e, b);
   regions(e, b);
   toolchain_macros(e, b);
   arena_symbols(e, b);
   types(e, b);
+  quant_helpers(e, b);
   api(e, b);
   mp_buf_printf(b, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s_MODEL_H */\n", u);
 }

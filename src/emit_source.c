@@ -184,16 +184,20 @@ static void op_tables(const emit_ctx *e, mp_buf *b) {
     pos += op->n_inputs + op->n_outputs;
   }
   mp_buf_puts(b, "};\n\n");
-  if (g->n_inputs) {
-    mp_buf_printf(b, "/* The graph inputs and outputs, as tensor ids. */\n"
-                     "static const int32_t input_tensors[%s_NUM_INPUTS] = {", u);
-    for (uint32_t i = 0; i < g->n_inputs; i++) mp_buf_printf(b, "%s%d", i ? ", " : "", g->inputs[i]);
-    mp_buf_puts(b, "};\n");
-  }
-  if (g->n_outputs) {
-    mp_buf_printf(b, "static const int32_t output_tensors[%s_NUM_OUTPUTS] = {", u);
-    for (uint32_t i = 0; i < g->n_outputs; i++)
-      mp_buf_printf(b, "%s%d", i ? ", " : "", g->outputs[i]);
+  if (g->n_inputs || g->n_outputs)
+    mp_buf_puts(b, "/* The graph inputs and outputs: tensor id and quantisation (the header's\n"
+                   " * _TENSOR, _SCALE and _ZERO_POINT constants). */\n"
+                   "typedef struct io_quant {\n  uint32_t tensor;\n  float scale;\n"
+                   "  int32_t zero_point;\n} io_quant;\n");
+  const char *what[2] = {"INPUT", "OUTPUT"};
+  const char *list[2] = {"inputs", "outputs"};
+  uint32_t count[2] = {g->n_inputs, g->n_outputs};
+  for (int k = 0; k < 2; k++) {
+    if (!count[k]) continue;
+    mp_buf_printf(b, "static const io_quant %s[%s_NUM_%sS] = {\n", list[k], u, what[k]);
+    for (uint32_t i = 0; i < count[k]; i++)
+      mp_buf_printf(b, "    {%s_%s%u_TENSOR, %s_%s%u_SCALE, %s_%s%u_ZERO_POINT},\n", u, what[k], i,
+                    u, what[k], i, u, what[k], i);
     mp_buf_puts(b, "};\n");
   }
   mp_buf_puts(b, "\n");
@@ -321,6 +325,21 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "  return %s_STATUS_OK;\n"
       "}\n\n",
       p, p, u, u, u, u, u, u, u, u);
+  if (g->n_inputs || g->n_outputs)
+    mp_buf_printf(b,
+        "/* Point io at its tensor's slot and describe the tensor. */\n"
+        "static void io_describe(%s_io_t *io, const io_quant *q) {\n"
+        "  const %s_tensor_t *t = &%s_tensors[q->tensor];\n"
+        "  io->data = tensor_ptr((int32_t)q->tensor);\n"
+        "  io->size = t->size;\n"
+        "  io->tensor = q->tensor;\n"
+        "  io->dtype = t->dtype;\n"
+        "  io->rank = t->rank;\n"
+        "  io->shape = t->shape;\n"
+        "  io->scale = q->scale;\n"
+        "  io->zero_point = q->zero_point;\n"
+        "}\n\n",
+        p, p, p);
   mp_buf_printf(b,
       "int32_t %s_context_init(%s_model_context_t *ctx) {\n"
       "  uint32_t r;\n",
@@ -347,19 +366,12 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       u, u, u, u, u, u);
   (void)zero_persistent(e, "  /* persistent arenas start every model_init at zero */\n", b);
   if (g->n_inputs)
-    mp_buf_printf(b,
-        "  for (i = 0; i < %s_NUM_INPUTS; i++) {\n"
-        "    ctx->inputs[i].data = tensor_ptr(input_tensors[i]);\n"
-        "    ctx->inputs[i].size = %s_tensors[input_tensors[i]].size;\n"
-        "  }\n",
-        u, p);
+    mp_buf_printf(b, "  for (i = 0; i < %s_NUM_INPUTS; i++) io_describe(&ctx->inputs[i], &inputs[i]);\n",
+                  u);
   if (g->n_outputs)
     mp_buf_printf(b,
-        "  for (i = 0; i < %s_NUM_OUTPUTS; i++) {\n"
-        "    ctx->outputs[i].data = tensor_ptr(output_tensors[i]);\n"
-        "    ctx->outputs[i].size = %s_tensors[output_tensors[i]].size;\n"
-        "  }\n",
-        u, p);
+                  "  for (i = 0; i < %s_NUM_OUTPUTS; i++) io_describe(&ctx->outputs[i], &outputs[i]);\n",
+                  u);
   mp_buf_printf(b, "  return %s_STATUS_OK;\n}\n\n", u);
 
   mp_buf_printf(b, "int32_t %s_hydrate_constants_default(%s_model_context_t *ctx) {\n"

@@ -352,6 +352,21 @@ uint64_t mp_graph_lower_bound(const mp_graph *g, uint32_t alignment) {
   return (uint64_t)best;
 }
 
+mp_io_quant mp_graph_tensor_quant(const mp_graph *g, uint32_t t) {
+  mp_io_quant q = {false, 0.0f, 0};
+  if (t >= g->n_model_tensors) return q;
+  const mp_tensor_def *td = &g->model->subgraphs[g->subgraph].tensors[t];
+  if (!td->has_quant || td->quant.n_scale != 1 || td->quant.n_zero_point > 1) return q;
+  float s = td->quant.scale[0];
+  int64_t zp = td->quant.n_zero_point ? td->quant.zero_point[0] : 0;
+  /* s > 0 and s <= FLT_MAX: rejects NaN, infinities and non-positive scales */
+  if (!(s > 0.0f && s <= 3.40282347e38f) || zp < INT32_MIN || zp > INT32_MAX) return q;
+  q.quantised = true;
+  q.scale = s;
+  q.zero_point = (int32_t)zp;
+  return q;
+}
+
 void mp_graph_free(mp_graph **g) {
   if (!g || !*g) return;
   mp_pool *pool = (*g)->pool;

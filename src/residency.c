@@ -128,6 +128,36 @@ static json_t *reason_json(const mp_allocation *a) {
   return j;
 }
 
+/* The graph inputs (or outputs) as the emitted module's ctx.inputs[i]
+ * (ctx.outputs[j]) describe them. */
+static json_t *io_array(const mp_plan *p, bool inputs) {
+  const mp_graph *g = p->graph;
+  uint32_t n = inputs ? g->n_inputs : g->n_outputs;
+  const int32_t *ids = inputs ? g->inputs : g->outputs;
+  json_t *arr = json_array();
+  for (uint32_t i = 0; i < n; i++) {
+    const mp_tensor *t = &g->tensors[ids[i]];
+    const mp_allocation *a = &p->allocs[ids[i]];
+    mp_io_quant q = mp_graph_tensor_quant(g, (uint32_t)ids[i]);
+    json_t *jo = json_object();
+    json_object_set_new(jo, "index", jint(i));
+    json_object_set_new(jo, "tensor", jint((uint32_t)ids[i]));
+    json_object_set_new(jo, "name", json_string(t->name));
+    json_object_set_new(jo, "dtype", json_string(mp_dtype_name(t->dtype)));
+    json_t *sh = json_array();
+    for (uint32_t d = 0; d < t->rank; d++) json_array_append_new(sh, json_integer(t->shape[d]));
+    json_object_set_new(jo, "shape", sh);
+    json_object_set_new(jo, "size", jint(t->size));
+    json_object_set_new(jo, "quantised", json_boolean(q.quantised));
+    json_object_set_new(jo, "scale", q.quantised ? json_real((double)q.scale) : json_null());
+    json_object_set_new(jo, "zero_point", q.quantised ? json_integer(q.zero_point) : json_null());
+    json_object_set_new(jo, "region_id", a->placed ? jint(a->arena) : json_null());
+    json_object_set_new(jo, "offset", a->placed ? jint(a->offset) : json_null());
+    json_array_append_new(arr, jo);
+  }
+  return arr;
+}
+
 mp_status mp_residency_json(const mp_plan *p, const char *prefix, char **out) {
   return mp_residency_json_files(p, prefix, NULL, 0, out);
 }
@@ -253,6 +283,8 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     json_array_append_new(tensors, jt);
   }
   json_object_set_new(root, "tensors", tensors);
+  json_object_set_new(root, "inputs", io_array(p, true));
+  json_object_set_new(root, "outputs", io_array(p, false));
 
   json_t *ops = json_array();
   for (uint32_t i = 0; i < g->n_ops; i++) {

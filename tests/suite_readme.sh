@@ -3,7 +3,8 @@
 # lists appears in the README's reference, every command the README's
 # command table names exists, the worked example's arena rows and hint line
 # are what convert and plan print today, and the planners the README calls
-# experimental are called so by --help.
+# experimental are called so by --help; its firmware example compiles against
+# the module.
 set -u
 cd "$(dirname "$0")/.."
 MEMPLAN=${MEMPLAN:-build/${MODE:-asan}/memplan}
@@ -46,4 +47,11 @@ for p in greedy_by_size hill_climb exact; do
     echo "ok   $p is called experimental in the README and in --help"
   else echo "FAIL $p is not called experimental in the README or convert --help"; fail=1; fi
 done
+# The firmware example compiles against the module it describes.
+awk '/^Using it in firmware:/{f=1} f&&/^```c$/{on=1; next} on&&/^```$/{exit} on' README.md > "$out/app.c"
+if [ -s "$out/app.c" ] && cc -std=c99 -Wall -Wextra -Werror -I"$out/m/include" -c "$out/app.c" -o "$out/app.o" 2> "$out/cc.log"; then
+  echo "ok   README firmware example compiles"
+else
+  echo "FAIL README firmware example does not compile:"; cat "$out/cc.log"; fail=1
+fi
 exit $fail

@@ -510,6 +510,118 @@ static void the_module_compiles_as_pedantic_c99_for_the_host(void **state) {
   done(&e);
 }
 
+static void the_header_names_each_inputs_and_outputs_type_shape_and_quantisation(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "kws", COLD, true);
+  emit_ok(&e);
+  char *h = read_out(&e, "include/kws_model.h");
+  assert_non_null(strstr(h, "/* Input 0: tensor 0 'input', int8 [1,49,10,1], 490 bytes */\n"
+                            "#define KWS_INPUT0_TENSOR 0u\n"
+                            "#define KWS_INPUT0_DTYPE KWS_DTYPE_INT8\n"
+                            "#define KWS_INPUT0_SIZE 490u\n"
+                            "#define KWS_INPUT0_ELEMENTS 490u\n"
+                            "#define KWS_INPUT0_RANK 4u\n"
+                            "#define KWS_INPUT0_SHAPE {1, 49, 10, 1}\n"
+                            "#define KWS_INPUT0_DIM0 1\n"
+                            "#define KWS_INPUT0_DIM1 49\n"
+                            "#define KWS_INPUT0_DIM2 10\n"
+                            "#define KWS_INPUT0_DIM3 1\n"
+                            "#define KWS_INPUT0_QUANTISED 1\n"
+                            "#define KWS_INPUT0_SCALE 0.5f\n"
+                            "#define KWS_INPUT0_ZERO_POINT 80\n"
+                            "#define KWS_INPUT0_QUANTISE(x) kws_quantise_int8((x), "
+                            "KWS_INPUT0_SCALE, KWS_INPUT0_ZERO_POINT)\n"));
+  assert_non_null(strstr(h, "#define KWS_OUTPUT0_SCALE 0.00390625f\n"
+                            "#define KWS_OUTPUT0_ZERO_POINT (-128)\n"
+                            "#define KWS_OUTPUT0_DEQUANTISE(q) kws_dequantise_int8((q), "
+                            "KWS_OUTPUT0_SCALE, KWS_OUTPUT0_ZERO_POINT)\n"));
+  /* only the helpers of the types the I/O has */
+  assert_non_null(strstr(h, "static inline int8_t kws_quantise_int8(float x, float scale, "));
+  assert_null(strstr(h, "kws_quantise_uint8"));
+  free(h);
+  done(&e);
+}
+
+static void tensors_without_per_tensor_quantisation_say_so_and_get_no_helper(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "intermediates", COLD, true);
+  emit_ok(&e);
+  char *h = read_out(&e, "include/kws_model.h");
+  assert_non_null(strstr(h, "#define KWS_INPUT0_QUANTISED 0\n#define KWS_INPUT0_SCALE 0.0f\n"
+                            "#define KWS_INPUT0_ZERO_POINT 0\n"));
+  assert_null(strstr(h, "_QUANTISE("));
+  assert_null(strstr(h, "kws_quantise_"));
+  free(h);
+  done(&e);
+}
+
+/* A program against the emitted KWS module: ctx.inputs[0] / outputs[0]
+ * describe the tensors as the header's constants do, the helpers round
+ * half away from zero and saturate, and a quantised input runs. */
+static const char QUANT_APP[] =
+    "#include \"kws_model.h\"\n"
+    "#include <stdio.h>\n"
+    "#include <string.h>\n"
+    "#define CHECK(c) do { if (!(c)) { printf(\"failed: %s\\n\", #c); return 1; } } while (0)\n"
+    "int main(void) {\n"
+    "  static kws_model_context_t ctx = KWS_MODEL_CONTEXT_INIT;\n"
+    "  static const int32_t shape[KWS_INPUT0_RANK] = KWS_INPUT0_SHAPE;\n"
+    "  int8_t *in;\n"
+    "  float zero = 0.0f, sum = 0.0f;\n"
+    "  uint32_t k;\n"
+    "  CHECK(kws_model_init(&ctx) == KWS_STATUS_OK);\n"
+    "  CHECK(ctx.inputs[0].tensor == KWS_INPUT0_TENSOR && ctx.outputs[0].tensor == KWS_OUTPUT0_TENSOR);\n"
+    "  CHECK(ctx.inputs[0].dtype == KWS_INPUT0_DTYPE && ctx.inputs[0].rank == KWS_INPUT0_RANK);\n"
+    "  CHECK(ctx.inputs[0].size == KWS_INPUT0_SIZE && ctx.outputs[0].size == KWS_OUTPUT0_SIZE);\n"
+    "  CHECK(memcmp(ctx.inputs[0].shape, shape, sizeof shape) == 0);\n"
+    "  CHECK(ctx.inputs[0].scale == KWS_INPUT0_SCALE && ctx.inputs[0].zero_point == KWS_INPUT0_ZERO_POINT);\n"
+    "  CHECK(ctx.outputs[0].scale == KWS_OUTPUT0_SCALE && ctx.outputs[0].zero_point == KWS_OUTPUT0_ZERO_POINT);\n"
+    "  CHECK(ctx.outputs[0].shape[1] == KWS_OUTPUT0_DIM1);\n"
+    /* scale 0.5, zero point 80 */
+    "  CHECK(KWS_INPUT0_QUANTISE(0.0f) == 80);\n"
+    "  CHECK(KWS_INPUT0_QUANTISE(0.25f) == 81);\n"   /* 0.5 rounds up */
+    "  CHECK(KWS_INPUT0_QUANTISE(-0.25f) == 79);\n"  /* -0.5 rounds down */
+    "  CHECK(KWS_INPUT0_QUANTISE(0.2f) == 80);\n"
+    "  CHECK(KWS_INPUT0_QUANTISE(-0.3f) == 79);\n"
+    "  CHECK(KWS_INPUT0_QUANTISE(23.5f) == 127);\n"
+    "  CHECK(KWS_INPUT0_QUANTISE(24.0f) == 127);\n"
+    "  CHECK(KWS_INPUT0_QUANTISE(-104.0f) == -128);\n"
+    "  CHECK(KWS_INPUT0_QUANTISE(1e30f) == 127 && KWS_INPUT0_QUANTISE(-1e30f) == -128);\n"
+    "  CHECK(KWS_INPUT0_QUANTISE(zero / zero) == 80);\n"
+    /* scale 1/256, zero point -128 */
+    "  CHECK(KWS_OUTPUT0_DEQUANTISE(-128) == 0.0f);\n"
+    "  CHECK(KWS_OUTPUT0_DEQUANTISE(127) == 0.99609375f);\n"
+    "  CHECK(KWS_OUTPUT0_DEQUANTISE(0) == 0.5f);\n"
+    "  in = (int8_t *)ctx.inputs[0].data;\n"
+    "  for (k = 0; k < KWS_INPUT0_ELEMENTS; k++) in[k] = KWS_INPUT0_QUANTISE((float)(k % 7) - 3.0f);\n"
+    "  CHECK(kws_model_run(&ctx) == KWS_STATUS_OK);\n"
+    "  for (k = 0; k < KWS_OUTPUT0_ELEMENTS; k++)\n"
+    "    sum += KWS_OUTPUT0_DEQUANTISE(((const int8_t *)ctx.outputs[0].data)[k]);\n"
+    "  CHECK(sum > 0.9f && sum < 1.1f);\n" /* softmax scores */
+    "  return 0;\n"
+    "}\n";
+
+static void the_io_descriptors_and_quantise_helpers_work_in_a_host_program(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "kws", COLD, true);
+  emit_ok(&e);
+  char path[400];
+  snprintf(path, sizeof path, "%s/app.c", e.tmp);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(QUANT_APP, f);
+  fclose(f);
+  assert_int_equal(tu_system("cd '%s' && cc -std=c99 -Wall -Wextra -Wpedantic -Werror -Iinclude "
+                             "-Ikernels -DKWS_WITH_KERNELS=1 '%s/app.c' src/kws_model.c "
+                             "src/kws_arenas.c kernels/*.c -lm -o '%s/app' && '%s/app'",
+                             e.dir, e.tmp, e.tmp, e.tmp),
+                   0);
+  done(&e);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(
@@ -526,6 +638,9 @@ int main(void) {
       cmocka_unit_test(names_cannot_end_a_comment_splice_a_line_or_form_a_trigraph),
       cmocka_unit_test(operators_without_a_kernel_are_listed_in_the_header),
       cmocka_unit_test(the_module_compiles_as_pedantic_c99_for_the_host),
+      cmocka_unit_test(the_header_names_each_inputs_and_outputs_type_shape_and_quantisation),
+      cmocka_unit_test(tensors_without_per_tensor_quantisation_say_so_and_get_no_helper),
+      cmocka_unit_test(the_io_descriptors_and_quantise_helpers_work_in_a_host_program),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
