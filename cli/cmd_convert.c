@@ -24,8 +24,8 @@ static const char *rule_label(const mp_rule *r) {
 
 /* verbose >= 2: every tensor's resolved attributes, and the rulesets that
  * decided them. */
-static void print_attributes(const mp_graph *g, const mp_attributes *at, const mp_rule **mem_rule,
-                             const mp_rule **dst_rule) {
+static void print_attributes(const mp_graph *g, const mp_platform *pf, const mp_attributes *at,
+                             const mp_rule **mem_rule, const mp_rule **dst_rule) {
   printf("resolved tensor attributes (memory.tensors):\n");
   printf("%5s  %-40s %-10s %10s  %-6s %-11s %s\n", "id", "name", "role", "bytes", "memory",
          "destination", "decided by");
@@ -39,9 +39,9 @@ static void print_attributes(const mp_graph *g, const mp_attributes *at, const m
     char nb[48];
     printf("%5u  %-40s %-10s %10llu  %-6s %-11s %s\n", t, mp_name_fit(x->name, 40, nb, sizeof nb),
            mp_role_name(x->role),
-           (unsigned long long)x->size, at[t].has_memory ? mp_memory_name(at[t].memory) : "-",
+           (unsigned long long)x->size, at[t].has_memory ? mp_platform_memory_name(pf, at[t].memory) : "-",
            at[t].has_constant_destination_memory
-               ? mp_memory_name(at[t].constant_destination_memory)
+               ? mp_platform_memory_name(pf, at[t].constant_destination_memory)
                : "-",
            by);
   }
@@ -128,7 +128,7 @@ int cmd_convert(cli *c, int argc, char **argv) {
                                        dst_rule)
              : MP_ERR_NOMEM;
   }
-  if (st == MP_OK && cfg->verbose >= 2) print_attributes(g, at, mem_rule, dst_rule);
+  if (st == MP_OK && cfg->verbose >= 2) print_attributes(g, &cfg->platform, at, mem_rule, dst_rule);
   int rc = cli_exit_code(st);
   if (st == MP_OK) rc = convert_after_rules(c, cfg, g, quiet);
   free(at);

@@ -448,31 +448,54 @@ void mp_graph_free(mp_graph **g);
 /* Memories and platforms                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* MemoryType of the seeds.  Ordered by name so that region ids sorted by
- * memory name follow the enum. */
+/* A memory of a platform: an index into its memory table.  The seeds'
+ * MemoryType names keep fixed indices on every platform, present or not
+ * (dtcm, itcm, mram, psram, sram, in name order); a platform's other
+ * memories (axi_sram, flash, ocram, ...) follow from MP_MEM_FIRST_NAMED. */
 typedef enum mp_memory {
   MP_MEM_DTCM = 0,
   MP_MEM_ITCM = 1,
   MP_MEM_MRAM = 2,
   MP_MEM_PSRAM = 3,
   MP_MEM_SRAM = 4,
-  MP_MEM_COUNT = 5
+  MP_MEM_FIRST_NAMED = 5,
+  MP_MEM_COUNT = 16 /* most memories a platform has */
 } mp_memory;
 
-const char *mp_memory_name(mp_memory m);  /* "dtcm", ... */
-/* Case-insensitive lookup; returns false when `name` is no memory. */
-bool mp_memory_from_name(const char *name, mp_memory *out);
-/* mram is read-only storage; every other memory is writable. */
-bool mp_memory_writable(mp_memory m);
+#define MP_MEMORY_NAME_MAX 32 /* bytes of a memory name, NUL included */
 
 typedef struct mp_platform {
   char name[64];
+  uint32_t n_memories;             /* table entries in use, >= MP_MEM_FIRST_NAMED */
+  char memory_name[MP_MEM_COUNT][MP_MEMORY_NAME_MAX]; /* lower-case C identifiers */
   bool present[MP_MEM_COUNT];
   uint64_t size[MP_MEM_COUNT];     /* bytes */
+  bool read_only[MP_MEM_COUNT];    /* non-volatile storage: cold constants only */
+  uint32_t alignment[MP_MEM_COUNT]; /* arena base alignment it needs, 0 = none */
   uint32_t min_alignment;          /* bytes, power of two */
   uint32_t n_order;
   mp_memory order[MP_MEM_COUNT];   /* preferred_memory_order */
 } mp_platform;
+
+/* Start an empty platform called `name`: the seed memories in their slots,
+ * all absent (mram read-only), min_alignment 16, no order.  A platform built
+ * in code starts here; a zeroed struct is not a valid platform. */
+void mp_platform_init(mp_platform *pf, const char *name);
+/* The name of memory m of `pf` ("dtcm", "axi_sram"); "?" when out of range. */
+const char *mp_platform_memory_name(const mp_platform *pf, mp_memory m);
+/* Find a memory by name, case-insensitively, among the platform's table
+ * (the five seed names always resolve, present or not). */
+bool mp_platform_find_memory(const mp_platform *pf, const char *name, mp_memory *out);
+/* True when m is present on pf and writable (not read-only). */
+bool mp_platform_writable(const mp_platform *pf, mp_memory m);
+/* The present memories of pf in name order (region ids follow it); returns
+ * how many were written to out (MP_MEM_COUNT entries). */
+uint32_t mp_platform_by_name(const mp_platform *pf, mp_memory *out);
+/* Add (or find) memory `name` on pf: a C identifier of fewer than
+ * MP_MEMORY_NAME_MAX characters, stored in lower case.  New memories start
+ * absent, writable and unaligned.  False when the name is no identifier or
+ * the table is full. */
+bool mp_platform_add_memory(mp_platform *pf, const char *name, mp_memory *out);
 
 /* Look up a built-in platform by name; false when there is none. */
 bool mp_platform_builtin(const char *name, mp_platform *out);
@@ -777,10 +800,12 @@ typedef struct mp_placement_reason {
 /* "preferred", "spilled", "pinned", "alias" ("none" when not placed). */
 const char *mp_reason_name(mp_reason_kind k);
 
-/* One line of text for a reason: "pinned by rule 2 (config.yaml:14:7)",
+/* One line of text for a reason, memory names taken from pf (NULL: the
+ * seed memories only): "pinned by rule 2 (config.yaml:14:7)",
  * "spilled from dtcm: full at op 5 (8000 of 8192 B live)", "first in
  * preference order", "alias of tensor 7".  Writes into buf[n], returns buf. */
-const char *mp_reason_text(const mp_placement_reason *r, int32_t alias_of, char *buf, size_t n);
+const char *mp_reason_text(const mp_platform *pf, const mp_placement_reason *r, int32_t alias_of,
+                           char *buf, size_t n);
 
 /* TensorAllocation, indexed by tensor id in mp_plan.allocs. */
 typedef struct mp_allocation {
@@ -893,9 +918,10 @@ void mp_plan_free(mp_plan **p);
  * scratch "<p>_arena_<mem>_buffer", persistent "<p>_arena_persistent_<mem>_buffer",
  * cold constant "<p>_arena_const_<mem>__blob", staged constant
  * "<p>_arena_const_<mem>_buffer" and, with `source`, its source blob
- * "<p>_arena_const_<mem>__source".  Writes into buf[n] and returns buf. */
-const char *mp_arena_symbol(const char *prefix, const mp_arena *a, bool source, char *buf,
-                            size_t n);
+ * "<p>_arena_const_<mem>__source", <mem> the name of the arena's memory on
+ * the plan's platform.  Writes into buf[n] and returns buf. */
+const char *mp_arena_symbol(const mp_plan *p, const char *prefix, const mp_arena *a, bool source,
+                            char *buf, size_t n);
 
 /* The residency report (docs/residency.md) as JSON text, byte-identical for identical
  * inputs.  *out is malloc'd; the caller frees it. */

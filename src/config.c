@@ -276,39 +276,51 @@ static bool read_bool(vctx *v, const cfg_node *n, const char *path, bool *out) {
   return false;
 }
 
-static const char *const all_memories[MP_MEM_COUNT] = {"dtcm", "itcm", "mram", "psram", "sram"};
+static char *resolve_path(vctx *v, const cfg_node *n, const char *p);
+static const char *dir_of(mp_pool *pool, const char *path);
 
-static bool read_memory(vctx *v, const cfg_node *n, const char *path, mp_memory *out) {
-  if (n->kind == CFG_STR && n->text && mp_memory_from_name(n->text, out)) return true;
-  if (n->kind == CFG_STR && n->text) {
-    const char *sug = mp_suggest(n->text, all_memories, MP_MEM_COUNT);
-    if (sug)
-      verr(v, n, path, "'%s': unknown memory %s " DASH " did you mean '%s'?", path, shown(v, n),
-           sug);
-    else
-      verr(v, n, path, "'%s': unknown memory %s (memories: dtcm, itcm, mram, psram, sram)", path,
-           shown(v, n));
-  } else {
-    verr(v, n, path, "'%s' must be a memory name (dtcm, itcm, mram, psram, sram), not %s", path,
-         shown(v, n));
-  }
-  return false;
+/* The names of the memories pf has, for suggestions. */
+static size_t present_names(const mp_platform *pf, const char **names) {
+  mp_memory by_name[MP_MEM_COUNT];
+  uint32_t n = mp_platform_by_name(pf, by_name);
+  for (uint32_t i = 0; i < n; i++) names[i] = mp_platform_memory_name(pf, by_name[i]);
+  return n;
 }
 
 /* Memories a platform has, as a list for messages. */
 static const char *platform_memories(vctx *v, const mp_platform *pf) {
   const char *names[MP_MEM_COUNT];
-  size_t n = 0;
-  for (int m = 0; m < MP_MEM_COUNT; m++)
-    if (pf->present[m]) names[n++] = mp_memory_name((mp_memory)m);
-  return name_list(v, names, n);
+  size_t n = present_names(pf, names);
+  return n ? name_list(v, names, n) : "none";
+}
+
+/* A memory name, looked up on pf (the five seed names always resolve; the
+ * caller checks presence with memory_on_platform). */
+static bool read_memory(vctx *v, const cfg_node *n, const char *path, const mp_platform *pf,
+                        mp_memory *out) {
+  if (n->kind == CFG_STR && n->text && mp_platform_find_memory(pf, n->text, out)) return true;
+  const char *names[MP_MEM_COUNT];
+  size_t nn = present_names(pf, names);
+  if (n->kind == CFG_STR && n->text) {
+    const char *sug = mp_suggest(n->text, names, nn);
+    if (sug)
+      verr(v, n, path, "'%s': unknown memory %s " DASH " did you mean '%s'?", path, shown(v, n),
+           sug);
+    else
+      verr(v, n, path, "'%s': unknown memory %s (platform '%s' has %s)", path, shown(v, n),
+           pf->name, platform_memories(v, pf));
+  } else {
+    verr(v, n, path, "'%s' must be a memory name (platform '%s' has %s), not %s", path, pf->name,
+         platform_memories(v, pf), shown(v, n));
+  }
+  return false;
 }
 
 static bool memory_on_platform(vctx *v, const cfg_node *n, const char *path, mp_memory m,
                                const mp_platform *pf) {
   if (pf->present[m]) return true;
   verr(v, n, path, "'%s' is %s, which platform '%s' does not have (it has %s)", path,
-       mp_memory_name(m), pf->name, platform_memories(v, pf));
+       mp_platform_memory_name(pf, m), pf->name, platform_memories(v, pf));
   return false;
 }
 
@@ -333,6 +345,256 @@ static void unknown_platform(vctx *v, const cfg_node *n, const char *path, const
          name, name_list(v, names, nb));
 }
 
+/* True for two names that differ only in a trailing number (sram1, sram2). */
+static bool numbered_siblings(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  while (la && isdigit((unsigned char)a[la - 1])) la--;
+  while (lb && isdigit((unsigned char)b[lb - 1])) lb--;
+  return la == lb && strncasecmp(a, b, la) == 0;
+}
+
+/* One entry of platform.memories: `NAME: BYTES`, `NAME: null` (remove it)
+ * or `NAME: {size, read_only, alignment}`, merged into pf. */
+static void read_memory_entry(vctx *v, const cfg_entry *e, const char *path, mp_platform *pf) {
+  mp_memory m;
+  if (!mp_platform_find_memory(pf, e->key, &m)) {
+    bool ident = isalpha((unsigned char)e->key[0]) || e->key[0] == '_';
+    for (const char *c = e->key; *c && ident; c++) ident = isalnum((unsigned char)*c) || *c == '_';
+    if (!ident || strlen(e->key) >= MP_MEMORY_NAME_MAX) {
+      verr_at(v, e->src, e->line, e->column, path,
+              "memory name '%s' must be a C identifier of at most %d characters (it names the "
+              "emitted arena symbols)", e->key, MP_MEMORY_NAME_MAX - 1);
+      return;
+    }
+    if (e->value->kind == CFG_NULL) return; /* removing a memory it does not have */
+    const char *names[MP_MEM_COUNT];
+    const char *sug = mp_suggest(e->key, names, present_names(pf, names));
+    if (sug && !numbered_siblings(sug, e->key))
+      vwarn(v, e->src, e->line, e->column, path,
+            "'%s' adds a memory '%s' to platform '%s' " DASH " did you mean '%s'?", path, e->key,
+            pf->name, sug);
+    if (!mp_platform_add_memory(pf, e->key, &m)) {
+      verr_at(v, e->src, e->line, e->column, path, "platform '%s' has more than %d memories",
+              pf->name, MP_MEM_COUNT - MP_MEM_FIRST_NAMED + 1);
+      return;
+    }
+  }
+  const cfg_node *n = e->value;
+  if (n->kind == CFG_NULL) {
+    pf->present[m] = false;
+    pf->size[m] = 0;
+    return;
+  }
+  if (n->kind != CFG_MAP) {
+    uint64_t size;
+    if (!read_size(v, n, path, &size)) return;
+    if (size == 0) {
+      verr(v, n, path, "'%s' must be positive (null removes the memory)", path);
+      return;
+    }
+    pf->present[m] = true;
+    pf->size[m] = size;
+    return;
+  }
+  check_keys(v, n, "platform.memories[]", path);
+  cfg_entry *se = cfg_map_find(n, "size"), *re = cfg_map_find(n, "read_only"),
+            *ae = cfg_map_find(n, "alignment");
+  if (se && se->value->kind != CFG_NULL) {
+    const char *sp = join(v, path, "size");
+    uint64_t size;
+    if (!read_size(v, se->value, sp, &size)) return;
+    if (size == 0) {
+      verr(v, se->value, sp, "'%s' must be positive (null removes the memory)", sp);
+      return;
+    }
+    pf->size[m] = size;
+    pf->present[m] = true;
+  } else if (!pf->present[m]) {
+    verr(v, n, path, "'%s' needs a 'size': the platform has no %s to start from", path,
+         mp_platform_memory_name(pf, m));
+    return;
+  }
+  if (re && re->value->kind != CFG_NULL) read_bool(v, re->value, join(v, path, "read_only"), &pf->read_only[m]);
+  if (ae && ae->value->kind != CFG_NULL) read_align(v, ae->value, join(v, path, "alignment"), &pf->alignment[m]);
+}
+
+static bool read_platform_map(vctx *v, const cfg_node *p, mp_platform *pf, int depth);
+
+/* The preferred order after memory overrides: the base platform's order
+ * less the memories removed, each writable memory the overrides added
+ * (by name) before the first read-only one, read-only ones last. */
+static void merge_order(mp_platform *pf, const mp_platform *base) {
+  mp_memory order[MP_MEM_COUNT], by_name[MP_MEM_COUNT];
+  uint32_t n = 0, first_ro;
+  for (uint32_t i = 0; i < base->n_order; i++)
+    if (pf->present[base->order[i]]) order[n++] = base->order[i];
+  for (first_ro = 0; first_ro < n && !pf->read_only[order[first_ro]]; first_ro++) {
+  }
+  uint32_t nb = mp_platform_by_name(pf, by_name);
+  for (uint32_t i = 0; i < nb; i++) {
+    mp_memory m = by_name[i];
+    if (base->present[m] || m == MP_MEM_ITCM) continue; /* itcm: pinned tensors only */
+    if (pf->read_only[m]) {
+      order[n++] = m;
+      continue;
+    }
+    for (uint32_t k = n; k > first_ro; k--) order[k] = order[k - 1];
+    order[first_ro++] = m;
+    n++;
+  }
+  memcpy(pf->order, order, n * sizeof order[0]);
+  pf->n_order = n;
+  if (n == 0) mp_platform_default_order(pf);
+}
+
+/* A sink that keeps the last message (user: a char[256]). */
+static void keep_message(void *user, const mp_diag *d) {
+  snprintf((char *)user, 256, "%s", d->message);
+}
+
+/* platform.file: a YAML file whose top level is a platform mapping (or has
+ * one under `platform`), relative to the folder of the file naming it. */
+static bool read_platform_file(vctx *v, const cfg_node *n, mp_platform *pf, int depth) {
+  const char *path;
+  if (!read_string(v, n, "platform.file", &path)) return false;
+  if (depth > 0) {
+    verr(v, n, "platform.file", "a platform file cannot name another platform file");
+    return false;
+  }
+  char *full = resolve_path(v, n, path);
+  uint8_t *bytes = NULL;
+  size_t len = 0;
+  cfg_src *src = mp_pool_alloc(v->pool, 1, sizeof *src);
+  if (!full || !src) {
+    v->nomem = true;
+    return false;
+  }
+  char why[256] = "";
+  mp_diag_sink keep = {keep_message, why};
+  if (mp_read_file(full, &bytes, &len, &keep) != MP_OK) {
+    verr(v, n, "platform.file", "'platform.file': cannot read '%s': %s", full, why);
+    return false;
+  }
+  char *text = len <= CFG_MAX_FILE ? mp_pool_strndup(v->pool, (const char *)bytes, len) : NULL;
+  free(bytes);
+  if (len > CFG_MAX_FILE) {
+    verr(v, n, "platform.file", "'%s' is %zu bytes; more than %u is not a platform", full, len,
+         CFG_MAX_FILE);
+    return false;
+  }
+  if (!text) {
+    v->nomem = true;
+    return false;
+  }
+  src->file = full;
+  src->dir = dir_of(v->pool, full);
+  src->text = text;
+  src->len = len;
+  cfg_node *root = NULL;
+  mp_status st = cfg_load_yaml(v->pool, src, v->dx, &root);
+  if (st != MP_OK) {
+    if (st == MP_ERR_NOMEM) v->nomem = true;
+    v->errors++;
+    return false;
+  }
+  const cfg_entry *inner = cfg_map_find(root, "platform");
+  if (inner && root->n == 1) {
+    if (!want_map(v, inner->value, "platform")) return false;
+    root = inner->value;
+  }
+  mp_platform_init(pf, "custom");
+  return read_platform_map(v, root, pf, depth + 1);
+}
+
+/* A platform mapping merged into pf, which holds the default platform on
+ * entry: `file` or `name` choose where to start (a built-in name starts
+ * from it, another name starts an empty platform of that name, neither
+ * keeps the default), then memories, min_alignment and
+ * preferred_memory_order override it. */
+static bool read_platform_map(vctx *v, const cfg_node *p, mp_platform *pf, int depth) {
+  check_keys(v, p, "platform", "platform");
+  cfg_entry *ne = cfg_map_find(p, "name"), *me = cfg_map_find(p, "memories");
+  cfg_entry *ae = cfg_map_find(p, "min_alignment"), *oe = cfg_map_find(p, "preferred_memory_order");
+  cfg_entry *fe = cfg_map_find(p, "file");
+  const char *name = NULL;
+  if (ne && ne->value->kind != CFG_NULL && !read_string(v, ne->value, "platform.name", &name))
+    return false;
+  bool has_memories = me && me->value->kind != CFG_NULL;
+  bool fresh = false;
+  if (fe && fe->value->kind != CFG_NULL) {
+    if (name && depth == 0) {
+      verr(v, ne->value, "platform.name",
+           "'platform.name' and 'platform.file' both choose the platform to start from; give one");
+      return false;
+    }
+    if (!read_platform_file(v, fe->value, pf, depth)) return false;
+  }
+  if (!name) {
+    /* the default platform, or the file's */
+  } else if (mp_platform_builtin(name, pf)) {
+    /* a built-in, with inline overrides */
+  } else if (!has_memories) {
+    unknown_platform(v, ne->value, "platform.name", name);
+    return false;
+  } else {
+    if (strlen(name) >= sizeof pf->name) {
+      verr(v, ne->value, "platform.name", "'platform.name' is longer than %zu characters",
+           sizeof pf->name - 1);
+      return false;
+    }
+    mp_platform_init(pf, name);
+    fresh = true;
+  }
+  unsigned errors = v->errors;
+  mp_platform base = *pf;
+  if (has_memories && want_map(v, me->value, "platform.memories")) {
+    const cfg_node *mm = me->value;
+    for (uint32_t i = 0; i < mm->n; i++)
+      read_memory_entry(v, &mm->entries[i], join(v, "platform.memories", mm->entries[i].key), pf);
+  }
+  if (ae && ae->value->kind != CFG_NULL)
+    read_align(v, ae->value, "platform.min_alignment", &pf->min_alignment);
+  if (v->errors != errors) return false;
+  bool any = false, writable = false;
+  for (int m = 0; m < MP_MEM_COUNT; m++) {
+    any |= pf->present[m];
+    writable |= mp_platform_writable(pf, (mp_memory)m);
+  }
+  if (!writable) {
+    verr(v, has_memories ? me->value : p, "platform.memories",
+         "platform '%s' has no writable memory%s", pf->name,
+         any ? " (every memory it has is read-only)" : "");
+    return false;
+  }
+  if (oe && oe->value->kind != CFG_NULL) {
+    const cfg_node *o = oe->value;
+    const char *path = "platform.preferred_memory_order";
+    if (o->kind != CFG_SEQ || o->n == 0) {
+      verr(v, o, path, "'%s' must be a non-empty list of memories, not %s", path, shown(v, o));
+      return false;
+    }
+    bool seen[MP_MEM_COUNT] = {false};
+    pf->n_order = 0;
+    for (uint32_t i = 0; i < o->n; i++) {
+      const char *ip = index_path(v, path, i);
+      mp_memory m;
+      if (!read_memory(v, o->items[i], ip, pf, &m)) continue;
+      if (!memory_on_platform(v, o->items[i], ip, m, pf)) continue;
+      if (seen[m]) {
+        verr(v, o->items[i], ip, "'%s' names %s twice", path, mp_platform_memory_name(pf, m));
+        continue;
+      }
+      seen[m] = true;
+      pf->order[pf->n_order++] = m;
+    }
+  } else if (fresh) {
+    mp_platform_default_order(pf);
+  } else {
+    merge_order(pf, &base);
+  }
+  return true;
+}
+
 static void read_platform(vctx *v, const cfg_node *root, mp_platform *pf) {
   mp_platform_builtin(MP_DEFAULT_PLATFORM, pf);
   cfg_entry *pe = cfg_map_find(root, "platform");
@@ -344,101 +606,7 @@ static void read_platform(vctx *v, const cfg_node *root, mp_platform *pf) {
     if (!mp_platform_builtin(name, pf)) unknown_platform(v, p, "platform", name);
     return;
   }
-  check_keys(v, p, "platform", "platform");
-  cfg_entry *ne = cfg_map_find(p, "name"), *me = cfg_map_find(p, "memories");
-  cfg_entry *ae = cfg_map_find(p, "min_alignment"), *oe = cfg_map_find(p, "preferred_memory_order");
-  const char *name = NULL;
-  if (ne && ne->value->kind != CFG_NULL && !read_string(v, ne->value, "platform.name", &name))
-    return;
-  bool has_memories = me && me->value->kind != CFG_NULL;
-  if (name && mp_platform_builtin(name, pf)) {
-    /* a built-in, with inline overrides */
-  } else if (name && !has_memories) {
-    unknown_platform(v, ne->value, "platform.name", name);
-    return;
-  } else if (!has_memories) {
-    verr(v, p, "platform", "'platform' needs a built-in 'name' or the 'memories' of an inline "
-                           "platform");
-    return;
-  } else {
-    memset(pf, 0, sizeof *pf);
-    if (strlen(name ? name : "custom") >= sizeof pf->name) {
-      verr(v, ne->value, "platform.name", "'platform.name' is longer than %zu characters",
-           sizeof pf->name - 1);
-      return;
-    }
-    snprintf(pf->name, sizeof pf->name, "%s", name ? name : "custom");
-    pf->min_alignment = 16;
-  }
-  unsigned errors_before = v->errors;
-  if (has_memories && want_map(v, me->value, "platform.memories")) {
-    const cfg_node *mm = me->value;
-    for (uint32_t i = 0; i < mm->n; i++) {
-      const cfg_entry *e = &mm->entries[i];
-      const char *path = join(v, "platform.memories", e->key);
-      mp_memory m;
-      if (!mp_memory_from_name(e->key, &m)) {
-        const char *sug = mp_suggest(e->key, all_memories, MP_MEM_COUNT);
-        if (sug)
-          verr_at(v, e->src, e->line, e->column, path,
-                  "unknown memory '%s' " DASH " did you mean '%s'?", e->key, sug);
-        else
-          verr_at(v, e->src, e->line, e->column, path,
-                  "unknown memory '%s' (memories: dtcm, itcm, mram, psram, sram)", e->key);
-        continue;
-      }
-      if (e->value->kind == CFG_NULL) {
-        pf->present[m] = false;
-        pf->size[m] = 0;
-        continue;
-      }
-      uint64_t size;
-      if (!read_size(v, e->value, path, &size)) continue;
-      if (size == 0) {
-        verr(v, e->value, path, "'%s' must be positive (null removes the memory)", path);
-        continue;
-      }
-      pf->present[m] = true;
-      pf->size[m] = size;
-    }
-  }
-  if (ae && ae->value->kind != CFG_NULL)
-    read_align(v, ae->value, "platform.min_alignment", &pf->min_alignment);
-  bool any = false, writable = false;
-  for (int m = 0; m < MP_MEM_COUNT; m++) {
-    any |= pf->present[m];
-    writable |= pf->present[m] && mp_memory_writable((mp_memory)m);
-  }
-  /* a memory whose size was refused above is not missing */
-  if (!writable && v->errors == errors_before) {
-    verr(v, has_memories ? me->value : p, "platform.memories",
-         "platform '%s' has no writable memory%s", pf->name, any ? " (mram is read-only)" : "");
-    return;
-  }
-  if (oe && oe->value->kind != CFG_NULL) {
-    const cfg_node *o = oe->value;
-    const char *path = "platform.preferred_memory_order";
-    if (o->kind != CFG_SEQ || o->n == 0) {
-      verr(v, o, path, "'%s' must be a non-empty list of memories, not %s", path, shown(v, o));
-      return;
-    }
-    bool seen[MP_MEM_COUNT] = {false};
-    pf->n_order = 0;
-    for (uint32_t i = 0; i < o->n; i++) {
-      const char *ip = index_path(v, path, i);
-      mp_memory m;
-      if (!read_memory(v, o->items[i], ip, &m)) continue;
-      if (!memory_on_platform(v, o->items[i], ip, m, pf)) continue;
-      if (seen[m]) {
-        verr(v, o->items[i], ip, "'%s' names %s twice", path, mp_memory_name(m));
-        continue;
-      }
-      seen[m] = true;
-      pf->order[pf->n_order++] = m;
-    }
-  } else {
-    mp_platform_default_order(pf);
-  }
+  read_platform_map(v, p, pf, 0);
 }
 
 /* ---- planner and its options ----------------------------------------------------- */
@@ -577,15 +745,15 @@ static void read_constraints(vctx *v, const cfg_node *mem, const mp_platform *pf
     }
     mp_constraint k = {0};
     const char *np = join(v, cp, "name");
-    if (!read_memory(v, ne->value, np, &k.name)) continue;
+    if (!read_memory(v, ne->value, np, pf, &k.name)) continue;
     bool ok = memory_on_platform(v, ne->value, np, k.name, pf);
     if (ok && first[k.name]) {
       if (first[k.name]->src && first[k.name]->src->file && first[k.name]->line)
         verr(v, ne->value, np, "a second constraint for %s (the first is %s[%u], line %u)",
-             mp_memory_name(k.name), base, first_i[k.name], first[k.name]->line);
+             mp_platform_memory_name(pf, k.name), base, first_i[k.name], first[k.name]->line);
       else
         verr(v, ne->value, np, "a second constraint for %s (the first is %s[%u])",
-             mp_memory_name(k.name), base, first_i[k.name]);
+             mp_platform_memory_name(pf, k.name), base, first_i[k.name]);
       ok = false;
     }
     if (ok) {
@@ -601,7 +769,7 @@ static void read_constraints(vctx *v, const cfg_node *mem, const mp_platform *pf
       } else if (pf->present[k.name] && sz > pf->size[k.name]) {
         verr(v, se->value, sp, "'%s' is %llu bytes, more than the %llu bytes of %s on '%s'", sp,
              (unsigned long long)sz, (unsigned long long)pf->size[k.name],
-             mp_memory_name(k.name), pf->name);
+             mp_platform_memory_name(pf, k.name), pf->name);
         ok = false;
       } else {
         k.has_max_size = true;
@@ -729,13 +897,13 @@ static void read_rules(vctx *v, const cfg_node *mem, const mp_platform *pf, mp_m
         mp_attributes *at = &r.attributes;
         if (me && me->value->kind != CFG_NULL) {
           const char *mp = join(v, ap, "memory");
-          if (read_memory(v, me->value, mp, &at->memory) &&
+          if (read_memory(v, me->value, mp, pf, &at->memory) &&
               memory_on_platform(v, me->value, mp, at->memory, pf)) {
             at->has_memory = true;
             if ((r.type == MP_ROLE_SCRATCH || r.type == MP_ROLE_PERSISTENT) &&
-                !mp_memory_writable(at->memory)) {
+                !mp_platform_writable(pf, at->memory)) {
               verr(v, me->value, mp, "'%s' is %s, which is read-only: %s tensors need writable "
-                                     "memory", mp, mp_memory_name(at->memory),
+                                     "memory", mp, mp_platform_memory_name(pf, at->memory),
                    mp_role_name((mp_role)r.type));
               ok = false;
             }
@@ -745,12 +913,12 @@ static void read_rules(vctx *v, const cfg_node *mem, const mp_platform *pf, mp_m
         }
         if (de && de->value->kind != CFG_NULL) {
           const char *dp = join(v, ap, "constant_destination_memory");
-          if (read_memory(v, de->value, dp, &at->constant_destination_memory) &&
+          if (read_memory(v, de->value, dp, pf, &at->constant_destination_memory) &&
               memory_on_platform(v, de->value, dp, at->constant_destination_memory, pf)) {
-            if (!mp_memory_writable(at->constant_destination_memory)) {
+            if (!mp_platform_writable(pf, at->constant_destination_memory)) {
               verr(v, de->value, dp,
                    "'%s' is %s, which is read-only: constants are hydrated into a writable "
-                   "memory", dp, mp_memory_name(at->constant_destination_memory));
+                   "memory", dp, mp_platform_memory_name(pf, at->constant_destination_memory));
               ok = false;
             } else {
               at->has_constant_destination_memory = true;
@@ -1231,7 +1399,8 @@ static void parse_args(vctx *v, int argc, char **argv, args *a, mp_config *c) {
     } else {
       NEXT_VALUE(val);
       if (!val) continue;
-      mp_status st = cli_value(v, src, dynamic ? T_UINT : k->type, full, val, &value);
+      cfg_type vt = !dynamic ? k->type : k->type == T_MEMSIZES ? T_MEMSIZES : T_UINT;
+      mp_status st = cli_value(v, src, vt, full, val, &value);
       if (st == MP_ERR_CONFIG) {
         v->errors++;
         continue;

@@ -156,8 +156,9 @@ const char *mp_suggest(const char *word, const char *const *cands, size_t n);
 
 /* ---- platforms -------------------------------------------------------------- */
 
-/* Set p->order to the default preference (dtcm, sram, psram, mram) over the
- * memories p has. */
+/* Set p->order to the default preference over the memories p has: dtcm,
+ * sram, psram, the other writable memories but itcm by name, then the
+ * read-only ones by name. */
 void mp_platform_default_order(mp_platform *p);
 
 /* ---- entry point for tests and the fuzzer ------------------------------------- */

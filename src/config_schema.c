@@ -44,17 +44,32 @@ static const cfg_key keys[] = {
      "and runs anywhere. The summary lists the kernel each operator runs."},
     {"platform", T_PLATFORM, "name or mapping", MP_DEFAULT_PLATFORM,
      "Target platform: a built-in name (apollo510_evb, apollo4p_evb, apollo330p_evb, "
-     "apollo3p_evb), or a mapping of the keys below; a built-in name with inline keys "
-     "overrides that built-in's fields."},
+     "apollo3p_evb, stm32h743, imxrt1060_evk, esp32s3_devkitc), or a mapping of the keys "
+     "below.  The keys of a mapping override the platform it starts from: the built-in it "
+     "names, the platform of its file, else the default."},
     {"platform.name", T_STRING, "string", MP_DEFAULT_PLATFORM,
-     "Built-in platform to start from, or the name of an inline platform."},
-    {"platform.memories", T_MEMSIZES, "mapping memory: bytes", "the built-in's",
-     "Size in bytes of each memory bank (dtcm, itcm, sram, psram, mram); null removes a bank "
-     "of the built-in.  Sizes take an optional KiB, MiB or GiB suffix."},
+     "Built-in platform to start from, or the name of a new platform defined by its "
+     "memories."},
+    {"platform.file", T_PATH, "path", NULL,
+     "A YAML file holding the platform mapping (name, memories, min_alignment, "
+     "preferred_memory_order); relative to the config file's folder.  Keys beside it "
+     "override the file's."},
+    {"platform.memories", T_MEMSIZES, "mapping memory: bytes or {size, read_only, alignment}",
+     "the platform's",
+     "The memory banks, by name: any C identifier (dtcm, itcm, sram, psram and mram keep "
+     "their meaning; mram is read-only).  A size adds a bank or changes its size and keeps "
+     "the others; null removes a bank.  Sizes take an optional KiB, MiB or GiB suffix."},
+    {"platform.memories[].size", T_SIZE, "bytes", NULL, "Size of the bank."},
+    {"platform.memories[].read_only", T_BOOL, "bool", "true for mram, else false",
+     "Non-volatile storage (flash, MRAM): holds cold constants only; nothing is written "
+     "there at run time."},
+    {"platform.memories[].alignment", T_ALIGN, "bytes", "none",
+     "Base alignment every arena in this bank needs (a cache line, a DMA burst)."},
     {"platform.min_alignment", T_ALIGN, "bytes", "16",
      "Minimum alignment of every slot and arena; a power of two up to 4096."},
     {"platform.preferred_memory_order", T_MEMLIST, "list of memories",
-     "dtcm, sram, psram, mram (those present)",
+     "the platform's; for a new platform dtcm, sram, psram, other writable banks by name, "
+     "read-only banks",
      "Order in which unpinned tensors prefer the banks, after the order of "
      "memory.constraints.  On the command line a JSON list or dtcm,sram,..."},
     {"memory", T_SECTION, "mapping", NULL, "Memory configuration for the conversion process."},
@@ -319,12 +334,13 @@ char *mp_config_help_text(void) {
     mp_platform_builtin(*n, &p);
     mp_buf_printf(&b, "  %-16s", p.name);
     for (uint32_t o = 0; o < p.n_order; o++)
-      mp_buf_printf(&b, " %s %llu", mp_memory_name(p.order[o]), (unsigned long long)p.size[p.order[o]]);
+      mp_buf_printf(&b, " %s %llu%s", mp_platform_memory_name(&p, p.order[o]),
+                    (unsigned long long)p.size[p.order[o]], p.read_only[p.order[o]] ? " (read-only)" : "");
     for (int m = 0; m < MP_MEM_COUNT; m++) {
       bool in_order = false;
       for (uint32_t o = 0; o < p.n_order; o++) in_order |= p.order[o] == (mp_memory)m;
       if (p.present[m] && !in_order)
-        mp_buf_printf(&b, " %s %llu (pinned only)", mp_memory_name((mp_memory)m),
+        mp_buf_printf(&b, " %s %llu (pinned only)", mp_platform_memory_name(&p, (mp_memory)m),
                       (unsigned long long)p.size[m]);
     }
     mp_buf_putc(&b, '\n');

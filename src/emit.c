@@ -29,15 +29,12 @@
 
 static mp_loc noloc(void) { return MP_LOC_NONE; }
 
-const char *emit_mem_upper(mp_memory m) {
-  switch (m) {
-  case MP_MEM_DTCM: return "DTCM";
-  case MP_MEM_ITCM: return "ITCM";
-  case MP_MEM_MRAM: return "MRAM";
-  case MP_MEM_PSRAM: return "PSRAM";
-  case MP_MEM_SRAM: return "SRAM";
-  default: return "UNKNOWN";
-  }
+const char *emit_mem_name(const emit_ctx *e, mp_memory m) {
+  return mp_platform_memory_name(&e->plan->platform, m);
+}
+
+const char *emit_mem_upper(const emit_ctx *e, mp_memory m) {
+  return (unsigned)m < MP_MEM_COUNT ? e->mem_upper[m] : "UNKNOWN";
 }
 
 const emit_region *emit_source_region(const emit_ctx *e, uint32_t arena) {
@@ -191,7 +188,7 @@ static mp_status gather_regions(emit_ctx *e) {
     const mp_arena *a = &p->arenas[i];
     if (a->total_size == 0 || a->total_size > UINT32_MAX) {
       mp_error(e->dx, noloc(), "cannot emit the %s %s arena of %llu bytes (1 to 2^32-1 bytes)",
-               mp_role_name(a->role), mp_memory_name(a->memory),
+               mp_role_name(a->role), emit_mem_name(e, a->memory),
                (unsigned long long)a->total_size);
       return MP_ERR_UNSUPPORTED;
     }
@@ -203,8 +200,8 @@ static mp_status gather_regions(emit_ctx *e) {
     r->size = a->total_size;
     r->align = a->alignment;
     snprintf(r->enum_name, sizeof r->enum_name, "%s_REGION_%s_%s", e->up, role_enum(a->role),
-             emit_mem_upper(a->memory));
-    mp_arena_symbol(e->prefix, a, false, r->symbol, sizeof r->symbol);
+             emit_mem_upper(e, a->memory));
+    mp_arena_symbol(e->plan, e->prefix, a, false, r->symbol, sizeof r->symbol);
     const uint8_t *bytes = NULL;
     if (a->role == MP_ROLE_CONSTANT) {
       mp_status st = MP_OK;
@@ -226,8 +223,8 @@ static mp_status gather_regions(emit_ctx *e) {
       s->align = a->alignment;
       s->bytes = bytes;
       snprintf(s->enum_name, sizeof s->enum_name, "%s_REGION_CONST_%s_SOURCE", e->up,
-               emit_mem_upper(a->memory));
-      mp_arena_symbol(e->prefix, a, true, s->symbol, sizeof s->symbol);
+               emit_mem_upper(e, a->memory));
+      mp_arena_symbol(e->plan, e->prefix, a, true, s->symbol, sizeof s->symbol);
     }
   }
   for (uint32_t i = 0; i < n; i++)
@@ -280,6 +277,11 @@ static mp_status emit_run(const mp_plan *p, const mp_config *cfg, const mp_diag_
   memset(&e, 0, sizeof e);
   e.plan = p;
   e.g = p->graph;
+  for (int m = 0; m < MP_MEM_COUNT; m++) {
+    const char *nm = mp_platform_memory_name(&p->platform, (mp_memory)m);
+    for (size_t i = 0; nm[i] && i + 1 < MP_MEMORY_NAME_MAX; i++)
+      e.mem_upper[m][i] = (char)toupper((unsigned char)nm[i]);
+  }
   e.cfg = cfg;
   e.dx = dx;
   e.prefix = cfg->prefix;

@@ -69,14 +69,17 @@ typedef struct emit_ctx {
   uint32_t n_with_kernel;   /* ops with a built-in kernel call */
   uint32_t n_unsupported;   /* non-view ops without one */
   mp_buf glue;              /* kernel params and glue functions (model.c) */
+  char mem_upper[MP_MEM_COUNT][MP_MEMORY_NAME_MAX]; /* memory names in upper case */
   mp_pool *pool;
 } emit_ctx;
 
 /* The region id of arena i (== i) and of its source blob (staged only). */
 const emit_region *emit_source_region(const emit_ctx *e, uint32_t arena);
 
-/* Upper-case memory name ("DTCM"). */
-const char *emit_mem_upper(mp_memory m);
+/* A memory's name ("dtcm", "axi_sram") and in upper case ("DTCM"), on the
+ * plan's platform. */
+const char *emit_mem_name(const emit_ctx *e, mp_memory m);
+const char *emit_mem_upper(const emit_ctx *e, mp_memory m);
 
 /* Text safe inside a C comment (no comment end, no trigraph, printable
  * ASCII), cut to `max` characters keeping the end. */

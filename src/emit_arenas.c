@@ -91,27 +91,27 @@ void emit_arenas(const emit_ctx *e, mp_buf *b) {
   for (uint32_t i = 0; i < e->n_regions; i++) {
     const emit_region *r = &e->regions[i];
     const mp_arena *a = r->a;
-    const char *mu = emit_mem_upper(r->memory);
+    const char *mu = emit_mem_upper(e, r->memory);
     if (r->is_source)
       mp_buf_printf(b, "/* The source blob of the staged constants of %s, in %s: copied into\n"
                        " * %s by %s_hydrate_constants. */\n",
-                    mp_memory_name(a->memory), mp_memory_name(r->memory),
+                    emit_mem_name(e, a->memory), emit_mem_name(e, r->memory),
                     e->regions[r->arena].symbol, p);
     else if (a->role == MP_ROLE_SCRATCH)
       mp_buf_printf(b, "/* Scratch arena in %s: %u tensors, %llu bytes used (lower bound %llu).\n"
                        " * Holds nothing between runs. */\n",
-                    mp_memory_name(a->memory), a->n_tensors, (unsigned long long)a->used,
+                    emit_mem_name(e, a->memory), a->n_tensors, (unsigned long long)a->used,
                     (unsigned long long)a->lower_bound);
     else if (a->role == MP_ROLE_PERSISTENT)
       mp_buf_printf(b, "/* Persistent arena in %s: %u tensors, zeroed by %s_context_init. */\n",
-                    mp_memory_name(a->memory), a->n_tensors, p);
+                    emit_mem_name(e, a->memory), a->n_tensors, p);
     else if (a->is_staged)
       mp_buf_printf(b, "/* Staged constants in %s: %u tensors, hydrated from %s (in %s). */\n",
-                    mp_memory_name(a->memory), a->n_tensors,
-                    emit_source_region(e, r->arena)->symbol, mp_memory_name(a->source_memory));
+                    emit_mem_name(e, a->memory), a->n_tensors,
+                    emit_source_region(e, r->arena)->symbol, emit_mem_name(e, a->source_memory));
     else
       mp_buf_printf(b, "/* Cold constants in %s: %u tensors, read in place. */\n",
-                    mp_memory_name(a->memory), a->n_tensors);
+                    emit_mem_name(e, a->memory), a->n_tensors);
     if (!r->is_const) {
       mp_buf_printf(b, "%s_PUT_IN_%s %s_ALIGNED(%u) uint8_t %s[%s_SIZE];\n\n", u, mu, u, r->align,
                     r->symbol, r->enum_name);

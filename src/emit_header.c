@@ -147,13 +147,13 @@ static void quant_helpers(const emit_ctx *e, mp_buf *b) {
 static void region_comment(const emit_ctx *e, const emit_region *r, mp_buf *b) {
   const mp_arena *a = r->a;
   if (r->is_source)
-    mp_buf_printf(b, "source blob of %s_REGION_CONST_%s, in %s", e->up, emit_mem_upper(a->memory),
-                  mp_memory_name(r->memory));
+    mp_buf_printf(b, "source blob of %s_REGION_CONST_%s, in %s", e->up, emit_mem_upper(e, a->memory),
+                  emit_mem_name(e, r->memory));
   else if (a->role == MP_ROLE_CONSTANT)
     mp_buf_printf(b, "%s constants in %s", a->is_staged ? "staged" : "cold",
-                  mp_memory_name(a->memory));
+                  emit_mem_name(e, a->memory));
   else
-    mp_buf_printf(b, "%s arena in %s", mp_role_name(a->role), mp_memory_name(a->memory));
+    mp_buf_printf(b, "%s arena in %s", mp_role_name(a->role), emit_mem_name(e, a->memory));
   if (e->allocate)
     mp_buf_printf(b, ": %s", r->symbol);
   else if (r->has_bytes)
@@ -243,11 +243,14 @@ static void toolchain_macros(const emit_ctx *e, mp_buf *b) {
         " * %s_PUT_IN_<MEM>; define it apart when const and writable data need\n"
         " * different sections. */\n",
         u, u, u);
-    for (int m = 0; m < MP_MEM_COUNT; m++) {
-      if (!memory_used(e, (mp_memory)m, false)) continue;
-      const char *mu = emit_mem_upper((mp_memory)m);
+    mp_memory by_name[MP_MEM_COUNT];
+    uint32_t n_mem = mp_platform_by_name(&e->plan->platform, by_name);
+    for (uint32_t k = 0; k < n_mem; k++) {
+      mp_memory m = by_name[k];
+      if (!memory_used(e, m, false)) continue;
+      const char *mu = emit_mem_upper(e, m);
       mp_buf_printf(b, "#ifndef %s_PUT_IN_%s\n#define %s_PUT_IN_%s\n#endif\n", u, mu, u, mu);
-      if (memory_used(e, (mp_memory)m, true))
+      if (memory_used(e, m, true))
         mp_buf_printf(b, "#ifndef %s_PUT_CONST_IN_%s\n#define %s_PUT_CONST_IN_%s %s_PUT_IN_%s\n"
                          "#endif\n",
                       u, mu, u, mu, u, mu);

@@ -384,7 +384,7 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
         "  if (arena_buffers[%s].rw == NULL || arena_buffers[%s].ro == NULL)\n"
         "    return %s_STATUS_UNBOUND_REGION;\n"
         "  memcpy(arena_buffers[%s].rw, arena_buffers[%s].ro, %s_SIZE);\n",
-        mp_memory_name(dst->memory), mp_memory_name(src->memory), dst->enum_name, src->enum_name,
+        emit_mem_name(e, dst->memory), emit_mem_name(e, src->memory), dst->enum_name, src->enum_name,
         u, dst->enum_name, src->enum_name, dst->enum_name);
   }
   if (e->n_staged == 0) mp_buf_puts(b, "  /* no staged constant arena: nothing to copy */\n");

@@ -71,10 +71,17 @@ typedef struct planctx {
 
 static mp_loc noloc(void) { return MP_LOC_NONE; }
 
+/* The name of memory m and whether it is writable, on the plan's platform. */
+static const char *mem_name(const planctx *c, mp_memory m) {
+  return mp_platform_memory_name(c->pf, m);
+}
+static bool writable(const planctx *c, mp_memory m) { return mp_platform_writable(c->pf, m); }
+
 static uint32_t arena_align(const planctx *c, mp_memory m) {
   uint64_t a = 16;
   a = mp_max_u64(a, c->pf->min_alignment);
   a = mp_max_u64(a, c->calign[m]);
+  a = mp_max_u64(a, c->pf->alignment[m]);
   return (uint32_t)a;
 }
 
@@ -129,7 +136,7 @@ static void report_nofit(const planctx *c, const mp_tensor *t, mp_memory m, uint
            "%s tensor %u '%s' (%llu bytes) does not fit in %s: budget %llu bytes, %s; short "
            "by %llu bytes. %s",
            mp_role_name(t->role), t->id, t->name, (unsigned long long)t->size,
-           mp_memory_name(m), (unsigned long long)c->budget[m], ub,
+           mem_name(c, m), (unsigned long long)c->budget[m], ub,
            (unsigned long long)(need > avail ? need - avail : 0), hint);
 }
 
@@ -199,10 +206,10 @@ static mp_status place_persistent(planctx *c, bool pinned_pass) {
     uint64_t off;
     if (pinned) {
       mp_memory m = c->attrs[i].memory;
-      if (!mp_memory_writable(m)) {
+      if (!writable(c, m)) {
         mp_error(c->dx, noloc(), "persistent tensor %u '%s' is pinned to %s, which is read-only; "
                                  "variable tensors need writable memory", i, t->name,
-                 mp_memory_name(m));
+                 mem_name(c, m));
         return MP_ERR_CONFIG;
       }
       if (!try_bump(c, &c->pers_top[m], m, t, &off)) {
@@ -218,7 +225,7 @@ static mp_status place_persistent(planctx *c, bool pinned_pass) {
     mp_placement_reason why = {.kind = MP_REASON_PREFERRED, .rule = -1, .full_at_op = -1};
     for (uint32_t k = 0; k < c->n_order && !done; k++) {
       mp_memory m = c->order[k];
-      if (!mp_memory_writable(m)) continue;
+      if (!writable(c, m)) continue;
       if (try_bump(c, &c->pers_top[m], m, t, &off)) {
         set_alloc(c, t, MP_ROLE_PERSISTENT, m, m, off, false);
         c->plan->allocs[i].reason = why;
@@ -282,8 +289,8 @@ static mp_status constant_conflict(planctx *c, const mp_tensor *t, mp_memory rt,
            "tensor %d '%s' already sources that arena from %s; a constant arena has exactly one "
            "source memory. Give both the same `memory` in memory.tensors, or a different "
            "constant_destination_memory.",
-           t->id, t->name, mp_memory_name(rt), mp_memory_name(src), other,
-           other >= 0 ? c->g->tensors[other].name : "?", mp_memory_name((mp_memory)c->const_src[rt]));
+           t->id, t->name, mem_name(c, rt), mem_name(c, src), other,
+           other >= 0 ? c->g->tensors[other].name : "?", mem_name(c, (mp_memory)c->const_src[rt]));
   return MP_ERR_CONFIG;
 }
 
@@ -465,7 +472,7 @@ static mp_status assign_banks(planctx *c, sitem *items, size_t n, const uint64_t
   mp_memory any = MP_MEM_COUNT;
   for (uint32_t b = 0; b < c->n_order && st == MP_OK; b++) {
     mp_memory m = c->order[b];
-    if (!mp_memory_writable(m)) continue;
+    if (!writable(c, m)) continue;
     bi[m] = malloc((n ? n : 1) * sizeof(mp_item));
     if (!bi[m]) {
       st = MP_ERR_NOMEM;
@@ -559,7 +566,7 @@ static mp_status layout_scratch(planctx *c, sitem *items, size_t n) {
   for (uint32_t b = 0; b < c->n_order; b++) cap[c->order[b]] = scratch_capacity(c, c->order[b]);
   mp_memory first = MP_MEM_COUNT;
   for (uint32_t b = 0; b < c->n_order && first == MP_MEM_COUNT; b++)
-    if (mp_memory_writable(c->order[b])) first = c->order[b];
+    if (writable(c, c->order[b])) first = c->order[b];
   mp_status st = MP_OK;
   bool fit = false;
   if (first == MP_MEM_COUNT) {
@@ -641,7 +648,7 @@ static uint64_t total_height(const planctx *c) {
 static uint32_t any_slot_align(const planctx *c, const mp_tensor *t) {
   uint32_t a = 1;
   for (uint32_t b = 0; b < c->n_order; b++)
-    if (mp_memory_writable(c->order[b])) {
+    if (writable(c, c->order[b])) {
       uint32_t x = slot_align(c, t, c->order[b]);
       if (x > a) a = x;
     }
@@ -757,10 +764,10 @@ static mp_status place_scratch(planctx *c) {
     it->size = g->tensors[i].size;
     it->pinned = c->attrs[i].has_memory ? (int)c->attrs[i].memory : NO_MEM;
     if (it->pinned != NO_MEM) {
-      if (!mp_memory_writable((mp_memory)it->pinned)) {
+      if (!writable(c, (mp_memory)it->pinned)) {
         mp_error(c->dx, noloc(), "scratch tensor %u '%s' is pinned to %s, which is read-only; "
                                  "activations need writable memory", i, g->tensors[i].name,
-                 mp_memory_name((mp_memory)it->pinned));
+                 mem_name(c, (mp_memory)it->pinned));
         free(items);
         return MP_ERR_CONFIG;
       }
@@ -791,7 +798,7 @@ static mp_status place_scratch(planctx *c) {
       }
       mp_memory first = c->order[0];
       for (uint32_t b = 0; b < c->n_order; b++)
-        if (mp_memory_writable(c->order[b])) {
+        if (writable(c, c->order[b])) {
           first = c->order[b];
           break;
         }
@@ -878,8 +885,11 @@ static mp_status build_arenas(planctx *c) {
   mp_plan *p = c->plan;
   mp_arena tmp[3 * MP_MEM_COUNT];
   uint32_t n = 0;
+  mp_memory by_name[MP_MEM_COUNT];
+  uint32_t n_mem = mp_platform_by_name(c->pf, by_name);
   for (int role = 0; role < MP_ROLE_COUNT; role++) {
-    for (int m = 0; m < MP_MEM_COUNT; m++) {
+    for (uint32_t k = 0; k < n_mem; k++) {
+      mp_memory m = by_name[k];
       uint64_t top = role == MP_ROLE_SCRATCH      ? c->scratch_h[m]
                      : role == MP_ROLE_PERSISTENT ? c->pers_top[m]
                                                   : c->const_top[m];
@@ -990,7 +1000,7 @@ static bool setup(planctx *c) {
     const mp_constraint *k = &c->mem->constraints[i];
     if (!pf->present[k->name]) {
       mp_error(c->dx, noloc(), "memory.constraints[%u]: platform '%s' has no %s memory", i,
-               pf->name, mp_memory_name(k->name));
+               pf->name, mem_name(c, k->name));
       return false;
     }
     if (k->has_max_size) c->budget[k->name] = k->max_size;

@@ -569,11 +569,11 @@ static void put_arena_table(report *r) {
                   "<tr data-arena=\"%u\"><td class=\"n\">%u</td><td class=\"sym\"><a href=\"#arena-%u\">"
                   "<code>",
                   i, i, i);
-    esc(b, mp_arena_symbol(r->prefix, a, false, sym, sizeof sym));
+    esc(b, mp_arena_symbol(r->p, r->prefix, a, false, sym, sizeof sym));
     mp_buf_printf(b, "</code></a></td><td><span class=\"tag %s\">%s</span>%s</td><td>%s",
                   mp_role_name(a->role), mp_role_name(a->role), a->is_staged ? "staged" : "",
-                  mp_memory_name(a->memory));
-    if (a->is_staged) mp_buf_printf(b, " &larr; %s", mp_memory_name(a->source_memory));
+                  mp_platform_memory_name(&r->p->platform, a->memory));
+    if (a->is_staged) mp_buf_printf(b, " &larr; %s", mp_platform_memory_name(&r->p->platform, a->source_memory));
     mp_buf_printf(b, "</td><td class=\"n\" title=\"%llu B\">%s</td>",
                   (unsigned long long)a->total_size, hb(s, sizeof s, a->total_size));
     mp_buf_printf(b, "<td class=\"n\" title=\"%llu B\">%s</td>", (unsigned long long)a->used,
@@ -634,10 +634,13 @@ static void put_banks(report *r) {
                   LEG[i].fill, LEG[i].label);
   mp_buf_puts(b, "<span><svg width=\"14\" height=\"14\"><rect x=\".5\" y=\".5\" width=\"13\" "
                  "height=\"13\" class=\"free\"/></svg>free</span></div>\n");
-  for (int m = 0; m < MP_MEM_COUNT; m++) {
+  mp_memory by_name[MP_MEM_COUNT];
+  uint32_t n_mem = mp_platform_by_name(&p->platform, by_name);
+  for (uint32_t bank = 0; bank < n_mem; bank++) {
+    mp_memory m = by_name[bank];
     const mp_memory_usage *u = &p->memories[m];
     if (!u->present) continue;
-    const char *mem = mp_memory_name((mp_memory)m);
+    const char *mem = mp_platform_memory_name(&r->p->platform, m);
     bool staged_here = false;
     for (uint32_t i = 0; i < p->n_arenas; i++)
       staged_here |= p->arenas[i].memory == (mp_memory)m && p->arenas[i].is_staged;
@@ -760,9 +763,9 @@ static void put_slot_title(report *r, uint32_t t, bool alias) {
   esc(b, x->name);
   mp_buf_printf(b, "\n%s%s \xC2\xB7 %s", alias ? "view alias \xC2\xB7 " : "",
                 KINDS[r->kinds[alias ? (uint32_t)a->alias_of : t]].label,
-                mp_memory_name(a->memory));
+                mp_platform_memory_name(&r->p->platform, a->memory));
   if (a->binding.source_memory != a->memory)
-    mp_buf_printf(b, " (from %s)", mp_memory_name(a->binding.source_memory));
+    mp_buf_printf(b, " (from %s)", mp_platform_memory_name(&r->p->platform, a->binding.source_memory));
   mp_buf_printf(b, "\noffset %llu (0x%llx) \xC2\xB7 %s B", (unsigned long long)a->offset,
                 (unsigned long long)a->offset, gb(s1, sizeof s1, a->size));
   if (a->slot_size != a->size) mp_buf_printf(b, " (slot %s B)", gb(s2, sizeof s2, a->slot_size));
@@ -933,13 +936,13 @@ static void put_arena_head(report *r, const view *v) {
   mp_buf_printf(b,
                 "<section class=\"card arena\" id=\"arena-%u\" data-arena=\"%u\" "
                 "data-role=\"%s\" data-memory=\"%s\">\n<h3><span class=\"tag %s\">%s</span>",
-                v->ai, v->ai, role, mp_memory_name(a->memory), role, role);
-  mp_buf_printf(b, "%s &middot; <code>", mp_memory_name(a->memory));
-  esc(b, mp_arena_symbol(r->prefix, a, false, sym, sizeof sym));
+                v->ai, v->ai, role, mp_platform_memory_name(&r->p->platform, a->memory), role, role);
+  mp_buf_printf(b, "%s &middot; <code>", mp_platform_memory_name(&r->p->platform, a->memory));
+  esc(b, mp_arena_symbol(r->p, r->prefix, a, false, sym, sizeof sym));
   mp_buf_puts(b, "</code>");
   if (a->is_staged) {
-    mp_buf_printf(b, " hydrated from %s <code>", mp_memory_name(a->source_memory));
-    esc(b, mp_arena_symbol(r->prefix, a, true, sym, sizeof sym));
+    mp_buf_printf(b, " hydrated from %s <code>", mp_platform_memory_name(&r->p->platform, a->source_memory));
+    esc(b, mp_arena_symbol(r->p, r->prefix, a, true, sym, sizeof sym));
     mp_buf_puts(b, "</code>");
   }
   mp_buf_printf(b, "</h3>\n<div class=\"stats\"><span><b>size</b> %s (%s B)</span>",
@@ -959,7 +962,7 @@ static void put_arena_head(report *r, const view *v) {
   const mp_memory_usage *u = &r->p->memories[a->memory];
   char s3[32];
   mp_buf_printf(b, "<span><b>room</b> %s (%s budget %s", hb(s1, sizeof s1, v->budget),
-                mp_memory_name(a->memory), hb(s3, sizeof s3, u->budget));
+                mp_platform_memory_name(&r->p->platform, a->memory), hb(s3, sizeof s3, u->budget));
   if (u->budget > v->budget)
     mp_buf_printf(b, " less %s of its other arenas", hb(s3, sizeof s3, u->budget - v->budget));
   if (v->budget >= a->total_size)
@@ -1277,7 +1280,7 @@ static void put_arena(report *r, uint32_t ai) {
                 "data-scale=\"%.9g\" data-col-width=\"%.4f\" data-ops=\"%u\" "
                 "data-size=\"%llu\" data-used=\"%llu\" data-lower-bound=\"%llu\" "
                 "data-budget=\"%llu\" data-slots=\"%u\">\n",
-                v.width, v.svg_h, ai, mp_role_name(a->role), mp_memory_name(a->memory), v.y0, v.h,
+                v.width, v.svg_h, ai, mp_role_name(a->role), mp_platform_memory_name(&r->p->platform, a->memory), v.y0, v.h,
                 (unsigned long long)v.ymax, v.h / (double)v.ymax, v.col, r->g->n_ops,
                 (unsigned long long)a->total_size, (unsigned long long)a->used,
                 (unsigned long long)a->lower_bound, (unsigned long long)v.budget, a->n_tensors);
@@ -1331,9 +1334,9 @@ static void put_table(report *r) {
                   "</span>%s",
                   (int)a->binding.role, KINDS[k].cls, KINDS[k].fill, mp_role_name(a->binding.role));
     if (KINDS[k].note[0]) mp_buf_printf(b, " <span class=\"note\">(%s)</span>", KINDS[k].note);
-    mp_buf_printf(b, "</td><td>%s", mp_memory_name(a->memory));
+    mp_buf_printf(b, "</td><td>%s", mp_platform_memory_name(&r->p->platform, a->memory));
     if (a->binding.source_memory != a->memory)
-      mp_buf_printf(b, " &larr; %s", mp_memory_name(a->binding.source_memory));
+      mp_buf_printf(b, " &larr; %s", mp_platform_memory_name(&r->p->platform, a->binding.source_memory));
     mp_buf_printf(b, "</td><td class=\"n\" data-v=\"%llu\">%llu</td>",
                   (unsigned long long)a->offset, (unsigned long long)a->offset);
     mp_buf_printf(b, "<td class=\"n\" data-v=\"%llu\" title=\"%llu B\">%s</td>",

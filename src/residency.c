@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *mp_arena_symbol(const char *prefix, const mp_arena *a, bool source, char *buf,
-                            size_t n) {
-  const char *mem = mp_memory_name(a->memory);
+const char *mp_arena_symbol(const mp_plan *p, const char *prefix, const mp_arena *a, bool source,
+                            char *buf, size_t n) {
+  const char *mem = mp_platform_memory_name(&p->platform, a->memory);
   switch (a->role) {
   case MP_ROLE_SCRATCH: snprintf(buf, n, "%s_arena_%s_buffer", prefix, mem); break;
   case MP_ROLE_PERSISTENT: snprintf(buf, n, "%s_arena_persistent_%s_buffer", prefix, mem); break;
@@ -44,7 +44,8 @@ const char *mp_reason_name(mp_reason_kind k) {
   }
 }
 
-const char *mp_reason_text(const mp_placement_reason *r, int32_t alias_of, char *buf, size_t n) {
+const char *mp_reason_text(const mp_platform *pf, const mp_placement_reason *r, int32_t alias_of,
+                           char *buf, size_t n) {
   switch (r->kind) {
   case MP_REASON_PREFERRED: snprintf(buf, n, "first in preference order"); break;
   case MP_REASON_ALIAS: snprintf(buf, n, "alias of tensor %d", alias_of); break;
@@ -60,11 +61,11 @@ const char *mp_reason_text(const mp_placement_reason *r, int32_t alias_of, char 
   case MP_REASON_SPILLED:
     if (r->full_at_op >= 0)
       snprintf(buf, n, "spilled from %s: full at op %d (%llu of %llu B live)",
-               mp_memory_name(r->spilled_from), r->full_at_op, (unsigned long long)r->full_live,
+               mp_platform_memory_name(pf, r->spilled_from), r->full_at_op, (unsigned long long)r->full_live,
                (unsigned long long)r->full_capacity);
     else
       snprintf(buf, n, "spilled from %s: %llu of its %llu B budget in use",
-               mp_memory_name(r->spilled_from), (unsigned long long)r->full_live,
+               mp_platform_memory_name(pf, r->spilled_from), (unsigned long long)r->full_live,
                (unsigned long long)r->full_capacity);
     break;
   default: snprintf(buf, n, "not placed"); break;
@@ -101,12 +102,12 @@ static json_t *quant_json(const mp_tensor_def *d) {
   return q;
 }
 
-static json_t *reason_json(const mp_allocation *a) {
+static json_t *reason_json(const mp_plan *p, const mp_allocation *a) {
   const mp_placement_reason *r = &a->reason;
   char text[256];
   json_t *j = json_object();
   json_object_set_new(j, "kind", json_string(mp_reason_name(r->kind)));
-  json_object_set_new(j, "text", json_string(mp_reason_text(r, a->alias_of, text, sizeof text)));
+  json_object_set_new(j, "text", json_string(mp_reason_text(&p->platform, r, a->alias_of, text, sizeof text)));
   if (r->kind == MP_REASON_PINNED) {
     json_t *k = json_object();
     json_object_set_new(k, "index", r->rule >= 0 ? json_integer(r->rule) : json_null());
@@ -118,7 +119,7 @@ static json_t *reason_json(const mp_allocation *a) {
   }
   if (r->kind == MP_REASON_SPILLED) {
     json_t *s = json_object();
-    json_object_set_new(s, "memory", json_string(mp_memory_name(r->spilled_from)));
+    json_object_set_new(s, "memory", json_string(mp_platform_memory_name(&p->platform, r->spilled_from)));
     json_object_set_new(s, "at_op", r->full_at_op >= 0 ? json_integer(r->full_at_op) : json_null());
     json_object_set_new(s, "in_use", jint(r->full_live));
     json_object_set_new(s, "capacity", jint(r->full_capacity));
@@ -215,15 +216,15 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     char sym[160];
     json_t *ja = json_object();
     json_object_set_new(ja, "region_id", jint(i));
-    json_object_set_new(ja, "symbol", json_string(mp_arena_symbol(prefix, a, false, sym, sizeof sym)));
+    json_object_set_new(ja, "symbol", json_string(mp_arena_symbol(p, prefix, a, false, sym, sizeof sym)));
     if (a->is_staged) {
       json_object_set_new(ja, "source_symbol",
-                          json_string(mp_arena_symbol(prefix, a, true, sym, sizeof sym)));
+                          json_string(mp_arena_symbol(p, prefix, a, true, sym, sizeof sym)));
       json_object_set_new(ja, "source_region_id", jint(next_source++));
     }
     json_object_set_new(ja, "role", json_string(mp_role_name(a->role)));
-    json_object_set_new(ja, "memory", json_string(mp_memory_name(a->memory)));
-    json_object_set_new(ja, "source_memory", json_string(mp_memory_name(a->source_memory)));
+    json_object_set_new(ja, "memory", json_string(mp_platform_memory_name(&p->platform, a->memory)));
+    json_object_set_new(ja, "source_memory", json_string(mp_platform_memory_name(&p->platform, a->source_memory)));
     json_object_set_new(ja, "staged", json_boolean(a->is_staged));
     json_object_set_new(ja, "size", jint(a->total_size));
     json_object_set_new(ja, "used", jint(a->used));
@@ -255,8 +256,8 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     json_object_set_new(jt, "shape", int_list(x->shape, x->shape ? x->rank : 0));
     json_object_set_new(jt, "quantization", quant_json(tensor_def(g, t)));
     json_object_set_new(jt, "role", json_string(mp_role_name(a->binding.role)));
-    json_object_set_new(jt, "memory", json_string(mp_memory_name(a->memory)));
-    json_object_set_new(jt, "source_memory", json_string(mp_memory_name(a->binding.source_memory)));
+    json_object_set_new(jt, "memory", json_string(mp_platform_memory_name(&p->platform, a->memory)));
+    json_object_set_new(jt, "source_memory", json_string(mp_platform_memory_name(&p->platform, a->binding.source_memory)));
     json_object_set_new(jt, "region_id", jint(a->arena));
     json_object_set_new(jt, "offset", jint(a->offset));
     json_object_set_new(jt, "size", jint(a->size));
@@ -266,7 +267,7 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     json_object_set_new(jt, "alias_of", a->alias_of >= 0 ? json_integer(a->alias_of) : json_null());
     if (x->local_op >= 0) json_object_set_new(jt, "local_to_op", json_integer(x->local_op));
     json_object_set_new(jt, "pinned", json_boolean(a->pinned));
-    json_object_set_new(jt, "placement_reason", reason_json(a));
+    json_object_set_new(jt, "placement_reason", reason_json(p, a));
     if (p->in_place && scratch && a->alias_of < 0) {
       /* the slots this one shares bytes with while both are live */
       json_t *sh = json_array();
@@ -300,11 +301,15 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
   json_object_set_new(root, "ops", ops);
 
   json_t *mems = json_array();
-  for (int m = 0; m < MP_MEM_COUNT; m++) {
+  mp_memory by_name[MP_MEM_COUNT];
+  uint32_t n_mem = mp_platform_by_name(&p->platform, by_name);
+  for (uint32_t k = 0; k < n_mem; k++) {
+    mp_memory m = by_name[k];
     const mp_memory_usage *u = &p->memories[m];
     if (!u->present) continue;
     json_t *jm = json_object();
-    json_object_set_new(jm, "memory", json_string(mp_memory_name((mp_memory)m)));
+    json_object_set_new(jm, "memory", json_string(mp_platform_memory_name(&p->platform, m)));
+    json_object_set_new(jm, "read_only", json_boolean(p->platform.read_only[m]));
     json_object_set_new(jm, "budget", jint(u->budget));
     json_object_set_new(jm, "used", jint(u->used));
     json_object_set_new(jm, "scratch", jint(u->scratch));
@@ -429,7 +434,7 @@ static void fill_over_time(mp_buf *b, const mp_plan *p) {
                    "arenas, of its budget):\n%4s  %-*s", "op", (int)ow, "operator");
   /* each memory's name over its bytes column; a row's cell is 31 wide */
   for (int k = 0; k < nm; k++)
-    mp_buf_printf(b, "  %10s%s", mp_memory_name((mp_memory)mems[k]), k + 1 < nm ? "                   " : "");
+    mp_buf_printf(b, "  %10s%s", mp_platform_memory_name(&p->platform, (mp_memory)mems[k]), k + 1 < nm ? "                   " : "");
   mp_buf_putc(b, '\n');
   for (uint32_t i = 0; i < g->n_ops; i++) {
     char nb[64];
@@ -456,6 +461,13 @@ char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
   mp_buf b;
   mp_buf_init(&b);
   const mp_graph *g = p->graph;
+  const mp_platform *pf = &p->platform;
+  mp_memory by_name[MP_MEM_COUNT];
+  uint32_t n_mem = mp_platform_by_name(pf, by_name);
+  int mw = 6; /* the memory columns: as wide as the longest name */
+  for (uint32_t k = 0; k < n_mem; k++)
+    if ((int)strlen(mp_platform_memory_name(pf, by_name[k])) > mw)
+      mw = (int)strlen(mp_platform_memory_name(pf, by_name[k]));
   mp_buf_printf(&b, "plan      %s, planner %s", g->model->path, p->planner);
   for (uint32_t i = 0; i < p->n_options; i++)
     mp_buf_printf(&b, "%s%s=%lld", i ? ", " : " (", p->options[i].key,
@@ -466,22 +478,22 @@ char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
   size_t aw = 0;
   for (uint32_t i = 0; i < p->n_arenas; i++) {
     char sym[160];
-    aw = mp_max_u64(aw, strlen(mp_arena_symbol(prefix, &p->arenas[i], false, sym, sizeof sym)));
+    aw = mp_max_u64(aw, strlen(mp_arena_symbol(p, prefix, &p->arenas[i], false, sym, sizeof sym)));
   }
   aw = clamp_width(aw, 38, 160);
-  mp_buf_printf(&b, "\n%-3s %-*s %-10s %-6s %-6s %10s %10s %11s %s\n", "id", (int)aw, "arena",
-                "role", "memory", "source", "size", "used", "lower bound", "tensors");
+  mp_buf_printf(&b, "\n%-3s %-*s %-10s %-*s %-*s %10s %10s %11s %s\n", "id", (int)aw, "arena",
+                "role", mw, "memory", mw, "source", "size", "used", "lower bound", "tensors");
   for (uint32_t i = 0; i < p->n_arenas; i++) {
     const mp_arena *a = &p->arenas[i];
     char sym[160], lb[48] = "-";
-    mp_arena_symbol(prefix, a, false, sym, sizeof sym);
+    mp_arena_symbol(p, prefix, a, false, sym, sizeof sym);
     if (a->role == MP_ROLE_SCRATCH) {
       snprintf(lb, sizeof lb, "%llu", (unsigned long long)a->lower_bound);
       if (a->total_size == a->lower_bound) snprintf(lb, sizeof lb, "%llu =", (unsigned long long)a->lower_bound);
     }
-    mp_buf_printf(&b, "%-3u %-*s %-10s %-6s %-6s %10llu %10llu %11s %u\n", i, (int)aw, sym,
-                  mp_role_name(a->role), mp_memory_name(a->memory),
-                  mp_memory_name(a->source_memory), (unsigned long long)a->total_size,
+    mp_buf_printf(&b, "%-3u %-*s %-10s %-*s %-*s %10llu %10llu %11s %u\n", i, (int)aw, sym,
+                  mp_role_name(a->role), mw, mp_platform_memory_name(pf, a->memory), mw,
+                  mp_platform_memory_name(pf, a->source_memory), (unsigned long long)a->total_size,
                   (unsigned long long)a->used, lb, a->n_tensors);
   }
   for (uint32_t i = 0; p->in_place && i < p->n_arenas; i++) {
@@ -504,15 +516,16 @@ char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
                     (unsigned long long)a->proven_lower, (unsigned long long)a->proven_upper,
                     a->timed_out ? " (the time limit cut the search)" : "");
   }
-  mp_buf_printf(&b, "\n%-6s %10s %10s %10s %10s %10s %10s %12s\n", "memory", "budget", "used",
+  mp_buf_printf(&b, "\n%-*s %10s %10s %10s %10s %10s %10s %12s\n", mw, "memory", "budget", "used",
                 "scratch", "persistent", "constant", "staged src", "headroom");
-  for (int m = 0; m < MP_MEM_COUNT; m++) {
+  for (uint32_t k = 0; k < n_mem; k++) {
+    mp_memory m = by_name[k];
     const mp_memory_usage *u = &p->memories[m];
     if (!u->present) continue;
     char hb[32];
     human_bytes(u->budget - u->used, hb, sizeof hb);
-    mp_buf_printf(&b, "%-6s %10llu %10llu %10llu %10llu %10llu %10llu %12s\n",
-                  mp_memory_name((mp_memory)m), (unsigned long long)u->budget,
+    mp_buf_printf(&b, "%-*s %10llu %10llu %10llu %10llu %10llu %10llu %12s\n", mw,
+                  mp_platform_memory_name(pf, m), (unsigned long long)u->budget,
                   (unsigned long long)u->used, (unsigned long long)u->scratch,
                   (unsigned long long)u->persistent, (unsigned long long)u->constant,
                   (unsigned long long)u->staged_source, hb);
@@ -523,8 +536,8 @@ char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
     for (uint32_t t = 0; t < p->n_allocs; t++)
       if (p->allocs[t].placed) nw = mp_max_u64(nw, strlen(g->tensors[t].name));
     nw = clamp_width(nw, 6, NAME_MAX_COLS);
-    mp_buf_printf(&b, "\n%4s  %-*s %-10s %-6s %-6s %8s %8s %-11s %-8s %s\n", "id", (int)nw,
-                  "tensor", "role", "memory", "source", "offset", "size", "lifetime", "alias_of",
+    mp_buf_printf(&b, "\n%4s  %-*s %-10s %-*s %-*s %8s %8s %-11s %-8s %s\n", "id", (int)nw,
+                  "tensor", "role", mw, "memory", mw, "source", "offset", "size", "lifetime", "alias_of",
                   "why there");
     for (uint32_t t = 0; t < p->n_allocs; t++) {
       const mp_allocation *a = &p->allocs[t];
@@ -533,12 +546,12 @@ char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
       if (a->binding.role == MP_ROLE_SCRATCH)
         snprintf(life, sizeof life, "[%d, %d]", p->lifetimes[t].start_op, p->lifetimes[t].end_op);
       if (a->alias_of >= 0) snprintf(alias, sizeof alias, "%d", a->alias_of);
-      mp_buf_printf(&b, "%4u  %-*s %-10s %-6s %-6s %8llu %8llu %-11s %-8s %s\n", t, (int)nw,
+      mp_buf_printf(&b, "%4u  %-*s %-10s %-*s %-*s %8llu %8llu %-11s %-8s %s\n", t, (int)nw,
                     mp_name_fit(g->tensors[t].name, nw, nb, sizeof nb),
-                    mp_role_name(a->binding.role), mp_memory_name(a->memory),
-                    mp_memory_name(a->binding.source_memory), (unsigned long long)a->offset,
+                    mp_role_name(a->binding.role), mw, mp_platform_memory_name(pf, a->memory), mw,
+                    mp_platform_memory_name(pf, a->binding.source_memory), (unsigned long long)a->offset,
                     (unsigned long long)a->size, life, alias,
-                    mp_reason_text(&a->reason, a->alias_of, why, sizeof why));
+                    mp_reason_text(pf, &a->reason, a->alias_of, why, sizeof why));
     }
   }
   if (verbose >= 3) fill_over_time(&b, p);

@@ -187,19 +187,19 @@ static bool check_platform(const mp_rule *r, const mp_platform *pf, const mp_dia
   bool ok = true;
   if (a->has_memory && ((unsigned)a->memory >= MP_MEM_COUNT || !pf->present[a->memory])) {
     mp_error(dx, loc, "%s: memory %s is not a memory of platform '%s'", rule_name(r, nb, sizeof nb),
-             mp_memory_name(a->memory), pf->name);
+             mp_platform_memory_name(pf, a->memory), pf->name);
     ok = false;
   }
   if (a->has_constant_destination_memory) {
     mp_memory d = a->constant_destination_memory;
     if ((unsigned)d >= MP_MEM_COUNT || !pf->present[d]) {
       mp_error(dx, loc, "%s: constant_destination_memory %s is not a memory of platform '%s'",
-               rule_name(r, nb, sizeof nb), mp_memory_name(d), pf->name);
+               rule_name(r, nb, sizeof nb), mp_platform_memory_name(pf, d), pf->name);
       ok = false;
-    } else if (!mp_memory_writable(d)) {
+    } else if (!mp_platform_writable(pf, d)) {
       mp_error(dx, loc, "%s: constant_destination_memory %s is read-only: constants are "
                         "hydrated into a writable memory",
-               rule_name(r, nb, sizeof nb), mp_memory_name(d));
+               rule_name(r, nb, sizeof nb), mp_platform_memory_name(pf, d));
       ok = false;
     }
   }
@@ -256,7 +256,7 @@ mp_status mp_rules_resolve_traced(const mp_graph *g, const mp_platform *platform
   /* activations and state cannot live in read-only memory */
   for (uint32_t t = 0; t < g->n_tensors; t++) {
     const mp_tensor *x = &g->tensors[t];
-    if (!out[t].has_memory || x->role == MP_ROLE_CONSTANT || mp_memory_writable(out[t].memory))
+    if (!out[t].has_memory || x->role == MP_ROLE_CONSTANT || mp_platform_writable(platform, out[t].memory))
       continue;
     /* name the ruleset that put it there: the last applied that sets a memory */
     const mp_rule *by = NULL;
@@ -270,7 +270,7 @@ mp_status mp_rules_resolve_traced(const mp_graph *g, const mp_platform *platform
              "%s pins %s tensor %u '%s' to %s, which is read-only; give the ruleset a type "
              "(constant) or an id",
              by ? rule_name(by, nb, sizeof nb) : "a ruleset", mp_role_name(x->role), t, x->name,
-             mp_memory_name(out[t].memory));
+             mp_platform_memory_name(platform, out[t].memory));
     return MP_ERR_CONFIG;
   }
   return MP_OK;

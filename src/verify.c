@@ -210,7 +210,7 @@ static mp_status check_arena_overlaps(const mp_plan *p, uint32_t arena, bool who
                "This is a memplan bug; please report it with the model and config.",
                u, tname(p, u), (unsigned long long)act[k].lo, (unsigned long long)act[k].hi,
                ev[i].t, tname(p, ev[i].t), (unsigned long long)lo, (unsigned long long)hi,
-               mp_memory_name(p->arenas[arena].memory), mp_role_name(p->arenas[arena].role),
+               mp_platform_memory_name(&p->platform, p->arenas[arena].memory), mp_role_name(p->arenas[arena].role),
                p->lifetimes[u].start_op, p->lifetimes[u].end_op, p->lifetimes[ev[i].t].start_op,
                p->lifetimes[ev[i].t].end_op, why);
       st = MP_ERR_VERIFY;
@@ -246,10 +246,10 @@ mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx) {
     const mp_arena *a = &p->arenas[i];
     if (!p->platform.present[a->memory])
       FAIL("plan verification failed: arena %u is in %s, which the platform lacks", i,
-           mp_memory_name(a->memory));
+           mp_platform_memory_name(&p->platform, a->memory));
     if (!mp_is_pow2(a->alignment) || a->alignment < 16 || a->total_size % a->alignment)
       FAIL("plan verification failed: arena %u (%s %s) size %llu is not a multiple of its "
-           "alignment %u", i, mp_role_name(a->role), mp_memory_name(a->memory),
+           "alignment %u", i, mp_role_name(a->role), mp_platform_memory_name(&p->platform, a->memory),
            (unsigned long long)a->total_size, a->alignment);
     if (a->used > a->total_size)
       FAIL("plan verification failed: arena %u uses %llu of %llu bytes", i,
@@ -257,19 +257,19 @@ mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx) {
     bool staged = a->source_memory != a->memory;
     if (staged != a->is_staged || (a->role != MP_ROLE_CONSTANT && staged))
       FAIL("plan verification failed: arena %u (%s %s) has an inconsistent source memory", i,
-           mp_role_name(a->role), mp_memory_name(a->memory));
-    if ((a->role != MP_ROLE_CONSTANT || staged) && !mp_memory_writable(a->memory))
+           mp_role_name(a->role), mp_platform_memory_name(&p->platform, a->memory));
+    if ((a->role != MP_ROLE_CONSTANT || staged) && !mp_platform_writable(&p->platform, a->memory))
       FAIL("plan verification failed: %s arena %u is in read-only %s", mp_role_name(a->role), i,
-           mp_memory_name(a->memory));
+           mp_platform_memory_name(&p->platform, a->memory));
     for (uint32_t j = 0; j < i; j++)
       if (p->arenas[j].role == a->role && p->arenas[j].memory == a->memory)
         FAIL("plan verification failed: two %s arenas in %s", mp_role_name(a->role),
-             mp_memory_name(a->memory));
+             mp_platform_memory_name(&p->platform, a->memory));
     uint64_t floor_bytes = p->in_place && a->inplace_bound < a->lower_bound ? a->inplace_bound
                                                                              : a->lower_bound;
     if (a->role == MP_ROLE_SCRATCH && floor_bytes > a->total_size)
       FAIL("plan verification failed: scratch arena in %s is %llu bytes, below its lower bound "
-           "%llu", mp_memory_name(a->memory), (unsigned long long)a->total_size,
+           "%llu", mp_platform_memory_name(&p->platform, a->memory), (unsigned long long)a->total_size,
            (unsigned long long)floor_bytes);
   }
   /* allocations */
@@ -295,9 +295,9 @@ mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx) {
         a->binding.offset != a->offset || a->binding.source_memory != ar->source_memory)
       FAIL("plan verification failed: tensor %u '%s' binding (%s, source %s, offset %llu) "
            "disagrees with its arena (%s, source %s)", t, x->name,
-           mp_memory_name(a->binding.memory), mp_memory_name(a->binding.source_memory),
-           (unsigned long long)a->binding.offset, mp_memory_name(ar->memory),
-           mp_memory_name(ar->source_memory));
+           mp_platform_memory_name(&p->platform, a->binding.memory), mp_platform_memory_name(&p->platform, a->binding.source_memory),
+           (unsigned long long)a->binding.offset, mp_platform_memory_name(&p->platform, ar->memory),
+           mp_platform_memory_name(&p->platform, ar->source_memory));
     if (a->size != x->size || a->slot_size < a->size)
       FAIL("plan verification failed: tensor %u '%s' slot of %llu bytes for %llu bytes", t,
            x->name, (unsigned long long)a->slot_size, (unsigned long long)x->size);
@@ -346,11 +346,11 @@ mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx) {
   for (int m = 0; m < MP_MEM_COUNT; m++) {
     if (held[m] > p->memories[m].budget)
       FAIL("plan verification failed: %s holds %llu bytes, over its budget of %llu",
-           mp_memory_name((mp_memory)m), (unsigned long long)held[m],
+           mp_platform_memory_name(&p->platform, (mp_memory)m), (unsigned long long)held[m],
            (unsigned long long)p->memories[m].budget);
     if (held[m] != p->memories[m].used)
       FAIL("plan verification failed: %s holds %llu bytes but the plan reports %llu",
-           mp_memory_name((mp_memory)m), (unsigned long long)held[m],
+           mp_platform_memory_name(&p->platform, (mp_memory)m), (unsigned long long)held[m],
            (unsigned long long)p->memories[m].used);
   }
   return MP_OK;

@@ -589,11 +589,147 @@ static void an_inline_platform_without_a_builtin_name_has_only_its_memories(void
   assert_int_equal(p->order[0], MP_MEM_SRAM);
   assert_int_equal(p->order[1], MP_MEM_ITCM);
   mp_config_free(&c);
+}
+
+static void memories_without_a_platform_name_override_the_default_platform(void **state) {
+  (void)state;
+  rec r;
+  mp_config *c = NULL;
+  mp_platform want;
+  assert_true(mp_platform_builtin(MP_DEFAULT_PLATFORM, &want));
   assert_int_equal(load("model: {path: m.tflite}\nplatform: {memories: {sram: 1024}}\n", NULL, &r,
                         &c),
                    MP_OK);
-  assert_string_equal(c->platform.name, "custom");
-  assert_int_equal(c->platform.n_order, 1);
+  want.size[MP_MEM_SRAM] = 1024;
+  assert_memory_equal(&c->platform, &want, sizeof want);
+  mp_config_free(&c);
+  /* a lone min_alignment keeps the default platform too */
+  assert_int_equal(load("model: {path: m.tflite}\nplatform: {min_alignment: 32}\n", NULL, &r, &c),
+                   MP_OK);
+  assert_true(mp_platform_builtin(MP_DEFAULT_PLATFORM, &want));
+  want.min_alignment = 32;
+  assert_memory_equal(&c->platform, &want, sizeof want);
+  mp_config_free(&c);
+  /* one memory from the command line changes that memory and keeps the rest */
+  const char *args[] = {"--platform.memories.dtcm", "64KiB", NULL};
+  assert_int_equal(load("model: {path: m.tflite}\n", args, &r, &c), MP_OK);
+  assert_true(mp_platform_builtin(MP_DEFAULT_PLATFORM, &want));
+  want.size[MP_MEM_DTCM] = 64 * 1024;
+  assert_memory_equal(&c->platform, &want, sizeof want);
+  mp_config_free(&c);
+}
+
+static void memories_may_have_any_c_identifier_name_and_several_may_be_read_only(void **state) {
+  (void)state;
+  rec r;
+  mp_config *c = NULL;
+  assert_int_equal(load("model: {path: m.tflite}\nplatform:\n  name: h7_board\n  memories:\n"
+                        "    DTCM: 128KiB\n    axi_sram: {size: 512KiB, alignment: 32}\n"
+                        "    flash: {size: 2MiB, read_only: true}\n"
+                        "    qspi: {size: 16MiB, read_only: true}\n"
+                        "memory:\n  constraints: [{name: AXI_SRAM, max_size: 256KiB}]\n"
+                        "  tensors:\n    - {type: constant, attributes: {memory: qspi, "
+                        "constant_destination_memory: axi_sram}}\n",
+                        NULL, &r, &c),
+                   MP_OK);
+  const mp_platform *p = &c->platform;
+  mp_memory axi, flash, qspi;
+  assert_true(mp_platform_find_memory(p, "axi_sram", &axi));
+  assert_true(mp_platform_find_memory(p, "flash", &flash));
+  assert_true(mp_platform_find_memory(p, "qspi", &qspi));
+  assert_int_equal(p->size[axi], 512 * 1024);
+  assert_int_equal(p->alignment[axi], 32);
+  assert_false(p->read_only[axi]);
+  assert_true(p->read_only[flash] && p->read_only[qspi]);
+  assert_int_equal(p->size[qspi], 16 * 1024 * 1024);
+  /* the default order: dtcm, the other writable memories, the read-only ones by name */
+  assert_int_equal(p->n_order, 4);
+  assert_int_equal(p->order[0], MP_MEM_DTCM);
+  assert_int_equal(p->order[1], axi);
+  assert_int_equal(p->order[2], flash);
+  assert_int_equal(p->order[3], qspi);
+  assert_int_equal(c->memory.constraints[0].name, axi);
+  assert_int_equal(c->memory.rules[0].attributes.memory, qspi);
+  assert_int_equal(c->memory.rules[0].attributes.constant_destination_memory, axi);
+  mp_config_free(&c);
+  /* a field of a memory is changed on its own; an added memory joins the order */
+  const char *args[] = {"--platform.memories.mram", "{\"read_only\": true, \"alignment\": 64}",
+                        "--platform.memories.ext_ram", "8MiB", NULL};
+  assert_int_equal(load("model: {path: m.tflite}\nplatform: apollo4p_evb\n", args, &r, &c), MP_OK);
+  p = &c->platform;
+  assert_int_equal(p->size[MP_MEM_MRAM], 2000 * 1024);
+  assert_int_equal(p->alignment[MP_MEM_MRAM], 64);
+  mp_memory ext;
+  assert_true(mp_platform_find_memory(p, "ext_ram", &ext));
+  assert_int_equal(p->n_order, 4);
+  assert_int_equal(p->order[2], ext);
+  assert_int_equal(p->order[3], MP_MEM_MRAM);
+  mp_config_free(&c);
+}
+
+static void a_platform_may_live_in_its_own_file_and_the_config_overrides_it(void **state) {
+  (void)state;
+  const char *dir = tu_tmpdir();
+  assert_non_null(dir);
+  char path[512], cfg[512];
+  snprintf(path, sizeof path, "%s/board.yaml", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("name: my_h7\nmin_alignment: 32\nmemories:\n  dtcm: 128KiB\n"
+        "  axi_sram: {size: 512KiB, alignment: 32}\n  flash: {size: 2MiB, read_only: true}\n"
+        "preferred_memory_order: [axi_sram, dtcm, flash]\n",
+        f);
+  fclose(f);
+  snprintf(cfg, sizeof cfg, "%s/config.yaml", dir);
+  const char *yaml = "model: {path: m.tflite}\nplatform: {file: board.yaml, memories: {dtcm: 64KiB}}\n";
+  rec r;
+  rec_init(&r);
+  mp_config *c = NULL;
+  char *argv[] = {(char *)"convert", NULL};
+  assert_int_equal(mp_config_from_text(yaml, strlen(yaml), cfg, 1, argv, &r.sink, &c), MP_OK);
+  const mp_platform *p = &c->platform;
+  assert_string_equal(p->name, "my_h7");
+  assert_int_equal(p->min_alignment, 32);
+  assert_int_equal(p->size[MP_MEM_DTCM], 64 * 1024);
+  mp_memory axi, flash;
+  assert_true(mp_platform_find_memory(p, "axi_sram", &axi));
+  assert_true(mp_platform_find_memory(p, "flash", &flash));
+  assert_int_equal(p->size[axi], 512 * 1024);
+  assert_true(p->read_only[flash]);
+  assert_false(p->present[MP_MEM_SRAM]);
+  assert_int_equal(p->n_order, 3);
+  assert_int_equal(p->order[0], axi);
+  mp_config_free(&c);
+  /* an error inside the file names the file, its line and the key */
+  f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("name: my_h7\nmemories:\n  dtcm: lots\n", f);
+  fclose(f);
+  rec_init(&r);
+  assert_int_equal(mp_config_from_text(yaml, strlen(yaml), cfg, 1, argv, &r.sink, &c),
+                   MP_ERR_CONFIG);
+  int i = rec_find(&r, "platform.memories.dtcm", "must be a size in bytes");
+  assert_true(i >= 0);
+  assert_non_null(strstr(r.d[i].file, "board.yaml"));
+  assert_int_equal(r.d[i].line, 3);
+  tu_rmtree(dir);
+}
+
+static void a_memory_name_close_to_an_existing_one_warns(void **state) {
+  (void)state;
+  rec r;
+  mp_config *c = NULL;
+  assert_int_equal(load("model: {path: m.tflite}\nplatform: {memories: {dtmc: 64KiB}}\n", NULL, &r, &c),
+                   MP_OK);
+  assert_int_equal(r.warnings, 1);
+  assert_true(rec_find(&r, "platform.memories.dtmc", "adds a memory 'dtmc' to platform "
+                                                     "'apollo510_evb' \xe2\x80\x94 did you mean 'dtcm'?") >= 0);
+  mp_config_free(&c);
+  /* numbered banks are siblings, not typos */
+  assert_int_equal(load("model: {path: m.tflite}\nplatform: {name: stm32h743, memories: {sram5: 4KiB}}\n",
+                        NULL, &r, &c),
+                   MP_OK);
+  assert_int_equal(r.warnings, 0);
   mp_config_free(&c);
 }
 
@@ -924,12 +1060,26 @@ static const bad_case bad[] = {
     {"", {"--platform", "apolo4p_evb"}, "platform", "did you mean 'apollo4p_evb'?"},
     {"platform: {name: apollo4p_evb, min_alignment: 3}\n", {0}, "platform.min_alignment",
      "must be a power of two from 1 to 4096, not 3"},
-    {"platform: {name: apollo4p_evb, memories: {flsh: 1}}\n", {0}, "platform.memories.flsh",
-     "unknown memory 'flsh'"},
+    {"platform: {name: apollo4p_evb, memories: {fl-sh: 1}}\n", {0}, "platform.memories.fl-sh",
+     "memory name 'fl-sh' must be a C identifier"},
+    {"platform: {memories: {2fast: 1}}\n", {0}, "platform.memories.2fast",
+     "must be a C identifier of at most 31 characters"},
+    {"platform: {memories: {ext: {read_only: true}}}\n", {0}, "platform.memories.ext",
+     "needs a 'size': the platform has no ext to start from"},
+    {"platform: {memories: {sram: {size: 1KiB, speed: 3}}}\n", {0},
+     "platform.memories.sram.speed", "unknown key 'platform.memories.sram.speed'"},
+    {"platform: {memories: {sram: {size: 1KiB, alignment: 24}}}\n", {0},
+     "platform.memories.sram.alignment", "must be a power of two"},
+    {"platform: {file: no_such_board.yaml}\n", {0}, "platform.file", "cannot read"},
+    {"platform: {name: apollo4p_evb, file: b.yaml}\n", {0}, "platform.name",
+     "'platform.name' and 'platform.file' both choose the platform"},
+    {"memory: {tensors: [{attributes: {memory: flash}}]}\n", {0},
+     "memory.tensors[0].attributes.memory", "unknown memory 'flash' (platform 'apollo510_evb' has dtcm, itcm, mram, psram and sram)"},
     {"platform: {name: apollo4p_evb, memories: {dtcm: -5}}\n", {0}, "platform.memories.dtcm",
      "must be a non-negative size in bytes, not -5"},
     {"platform: {name: board}\n", {0}, "platform.name", "unknown platform 'board'"},
-    {"platform: {memories: {mram: 1024}}\n", {0}, "platform.memories", "has no writable memory"},
+    {"platform: {name: board, memories: {mram: 1024}}\n", {0}, "platform.memories",
+     "has no writable memory (every memory it has is read-only)"},
     {"platform: {name: apollo4p_evb, preferred_memory_order: [dtcm, dtcm]}\n", {0},
      "platform.preferred_memory_order[1]", "names dtcm twice"},
     /* model, module, verbose, booleans */
@@ -1042,6 +1192,10 @@ int main(void) {
       cmocka_unit_test(rulesets_in_a_file_record_line_and_column),
       cmocka_unit_test(inline_fields_override_a_builtin),
       cmocka_unit_test(an_inline_platform_without_a_builtin_name_has_only_its_memories),
+      cmocka_unit_test(memories_without_a_platform_name_override_the_default_platform),
+      cmocka_unit_test(memories_may_have_any_c_identifier_name_and_several_may_be_read_only),
+      cmocka_unit_test(a_platform_may_live_in_its_own_file_and_the_config_overrides_it),
+      cmocka_unit_test(a_memory_name_close_to_an_existing_one_warns),
       cmocka_unit_test(null_removes_a_memory_of_a_builtin),
       cmocka_unit_test(platform_fields_can_be_overridden_one_by_one_on_the_command_line),
       cmocka_unit_test(no_platform_means_the_default_builtin),

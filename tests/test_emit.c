@@ -75,6 +75,16 @@ static void plan_model(emitted *e, const char *model, int consts, bool allocate)
   e->cfg.module_name = (char *)"kws_nn";
 }
 
+/* A memory's name in upper case, as the emitted macros spell it. */
+static const char *upper(const mp_plan *p, mp_memory m) {
+  static char buf[MP_MEMORY_NAME_MAX];
+  const char *nm = mp_platform_memory_name(&p->platform, m);
+  size_t i = 0;
+  for (; nm[i] && i + 1 < sizeof buf; i++) buf[i] = (char)(nm[i] >= 'a' && nm[i] <= 'z' ? nm[i] - 32 : nm[i]);
+  buf[i] = '\0';
+  return buf;
+}
+
 static void emit_ok(emitted *e) {
   tu_diags d;
   tu_diags_init(&d);
@@ -285,8 +295,8 @@ static void every_arena_symbol_is_defined_with_its_size_alignment_and_placement(
   for (uint32_t i = 0; i < e.p->n_arenas; i++) {
     const mp_arena *ar = &e.p->arenas[i];
     char sym[160], want[400];
-    mp_arena_symbol("kws", ar, false, sym, sizeof sym);
-    const char *mem = emit_mem_upper(ar->memory);
+    mp_arena_symbol(e.p, "kws", ar, false, sym, sizeof sym);
+    const char *mem = upper(e.p, ar->memory);
     if (ar->role == MP_ROLE_PERSISTENT)
       snprintf(want, sizeof want, "KWS_PUT_IN_%s KWS_ALIGNED(%u) uint8_t %s[KWS_REGION_PERSISTENT_%s_SIZE];",
                mem, ar->alignment, sym, mem);
@@ -298,9 +308,9 @@ static void every_arena_symbol_is_defined_with_its_size_alignment_and_placement(
                mem, ar->alignment, sym, mem);
     if (!strstr(a, want)) fail_msg("missing: %s", want);
     if (ar->is_staged) {
-      mp_arena_symbol("kws", ar, true, sym, sizeof sym);
+      mp_arena_symbol(e.p, "kws", ar, true, sym, sizeof sym);
       snprintf(want, sizeof want, "KWS_PUT_CONST_IN_%s KWS_ALIGNED(%u) const uint8_t %s[", 
-               emit_mem_upper(ar->source_memory), ar->alignment, sym);
+               upper(e.p, ar->source_memory), ar->alignment, sym);
       if (!strstr(a, want)) fail_msg("missing: %s", want);
     }
   }
@@ -332,7 +342,7 @@ static void constant_blobs_are_the_models_bytes_at_their_planned_offsets(void **
     const mp_arena *c = arena(e.p, MP_ROLE_CONSTANT, consts == COLD ? MP_MEM_MRAM : MP_MEM_DTCM, &ai);
     assert_non_null(c);
     char sym[160];
-    mp_arena_symbol("kws", c, c->is_staged, sym, sizeof sym);
+    mp_arena_symbol(e.p, "kws", c, c->is_staged, sym, sizeof sym);
     size_t n;
     uint8_t *got = parse_array(a, sym, &n);
     uint8_t *want = expected_blob(&e, ai);
@@ -622,6 +632,57 @@ static void the_io_descriptors_and_quantise_helpers_work_in_a_host_program(void 
   done(&e);
 }
 
+static void memories_of_any_name_become_regions_symbols_and_placement_macros(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "kws", COLD, true);
+  mp_plan_free(&e.p);
+  /* kws on the STM32H743: activations in AXI SRAM, weights read in place from flash */
+  mp_platform pf;
+  assert_true(mp_platform_builtin("stm32h743", &pf));
+  mp_memory axi, flash;
+  assert_true(mp_platform_find_memory(&pf, "axi_sram", &axi));
+  assert_true(mp_platform_find_memory(&pf, "flash", &flash));
+  mp_rule rules[2];
+  memset(rules, 0, sizeof rules);
+  rules[0].type = MP_ROLE_SCRATCH;
+  rules[0].attributes = (mp_attributes){.has_memory = true, .memory = axi};
+  rules[1].type = MP_ROLE_CONSTANT;
+  rules[1].attributes = (mp_attributes){.has_memory = true, .memory = flash};
+  e.cfg.platform = pf;
+  e.cfg.memory.rules = rules;
+  e.cfg.memory.n_rules = 2;
+  assert_int_equal(mp_plan_build(e.g, &pf, &e.cfg.memory, NULL, &e.p), MP_OK);
+  assert_int_equal(mp_plan_verify(e.p, NULL), MP_OK);
+  /* regions by role, then memory name */
+  assert_int_equal(e.p->n_arenas, 2);
+  assert_int_equal(e.p->arenas[0].memory, axi);
+  assert_int_equal(e.p->arenas[0].alignment, 32); /* the bank's alignment */
+  assert_int_equal(e.p->arenas[1].memory, flash);
+  emit_ok(&e);
+  char *h = read_out(&e, "include/kws_model.h");
+  assert_non_null(strstr(h, "  KWS_REGION_SCRATCH_AXI_SRAM = 0, /* scratch arena in axi_sram: "
+                            "kws_arena_axi_sram_buffer */\n"));
+  assert_non_null(strstr(h, "  KWS_REGION_CONST_FLASH = 1, /* cold constants in flash: "
+                            "kws_arena_const_flash__blob */\n"));
+  assert_non_null(strstr(h, "#define KWS_REGION_SCRATCH_AXI_SRAM_ALIGN 32u\n"));
+  free(h);
+  char *a = read_out(&e, "src/kws_arenas.c");
+  assert_non_null(strstr(a, "KWS_PUT_IN_AXI_SRAM KWS_ALIGNED(32) uint8_t kws_arena_axi_sram_buffer["));
+  free(a);
+  char *j = read_out(&e, "kws_residency.json");
+  assert_non_null(strstr(j, "\"memory\": \"axi_sram\""));
+  assert_non_null(strstr(j, "\"memory\": \"flash\",\n      \"read_only\": true"));
+  free(j);
+  assert_int_equal(tu_system("cd '%s' && cc -std=c99 -Wall -Wextra -Wpedantic -Werror -Iinclude "
+                             "-Ikernels -DKWS_WITH_KERNELS=1 -c src/kws_model.c -o '%s/m.o' && "
+                             "cc -std=c99 -Wall -Wextra -Wpedantic -Werror -Iinclude -c "
+                             "src/kws_arenas.c -o '%s/a.o'",
+                             e.dir, e.tmp, e.tmp),
+                   0);
+  done(&e);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(
@@ -641,6 +702,7 @@ int main(void) {
       cmocka_unit_test(the_header_names_each_inputs_and_outputs_type_shape_and_quantisation),
       cmocka_unit_test(tensors_without_per_tensor_quantisation_say_so_and_get_no_helper),
       cmocka_unit_test(the_io_descriptors_and_quantise_helpers_work_in_a_host_program),
+      cmocka_unit_test(memories_of_any_name_become_regions_symbols_and_placement_macros),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,8 +19,7 @@
 
 static mp_platform platform(uint64_t dtcm, uint64_t sram) {
   mp_platform p;
-  memset(&p, 0, sizeof p);
-  snprintf(p.name, sizeof p.name, "test");
+  mp_platform_init(&p, "test");
   p.present[MP_MEM_DTCM] = true;
   p.size[MP_MEM_DTCM] = dtcm;
   p.present[MP_MEM_SRAM] = true;
@@ -408,8 +407,8 @@ static void staged_constants_count_in_both_the_source_and_the_runtime_memory(voi
   assert_int_equal(p->memories[MP_MEM_MRAM].staged_source, k->total_size);
   assert_int_equal(p->memories[MP_MEM_MRAM].used, k->total_size);
   char sym[128];
-  assert_string_equal(mp_arena_symbol("kws", k, false, sym, sizeof sym), "kws_arena_const_dtcm_buffer");
-  assert_string_equal(mp_arena_symbol("kws", k, true, sym, sizeof sym), "kws_arena_const_dtcm__source");
+  assert_string_equal(mp_arena_symbol(p, "kws", k, false, sym, sizeof sym), "kws_arena_const_dtcm_buffer");
+  assert_string_equal(mp_arena_symbol(p, "kws", k, true, sym, sizeof sym), "kws_arena_const_dtcm__source");
   mp_plan_free(&p);
   unload(&l);
 }
@@ -526,7 +525,7 @@ static void a_pinned_scratch_tensor_lands_in_its_memory_and_the_rest_stays_prefe
   assert_int_equal(why->kind, MP_REASON_PINNED);
   assert_int_equal(why->rule, 0);
   char text[128];
-  assert_string_equal(mp_reason_text(why, -1, text, sizeof text),
+  assert_string_equal(mp_reason_text(NULL, why, -1, text, sizeof text),
                       "pinned by rule 0 (memory.tensors)");
   assert_int_equal(mp_plan_get_allocation(p, FX_KWS_INPUT)->reason.kind, MP_REASON_PREFERRED);
   mp_plan_free(&p);

@@ -27,8 +27,7 @@
 
 static mp_platform platform(uint64_t dtcm) {
   mp_platform p;
-  memset(&p, 0, sizeof p);
-  snprintf(p.name, sizeof p.name, "test");
+  mp_platform_init(&p, "test");
   p.present[MP_MEM_DTCM] = true;
   p.size[MP_MEM_DTCM] = dtcm;
   p.present[MP_MEM_SRAM] = true;

@@ -76,20 +76,20 @@ static void each_reason_reads_as_a_sentence(void **state) {
   char t[128];
   mp_placement_reason r = {.kind = MP_REASON_PINNED, .rule = 2, .rule_key = "memory.tensors[2]",
                            .rule_file = "config.yaml", .rule_line = 14, .rule_column = 7};
-  assert_string_equal(mp_reason_text(&r, -1, t, sizeof t), "pinned by rule 2 (config.yaml:14)");
+  assert_string_equal(mp_reason_text(NULL, &r, -1, t, sizeof t), "pinned by rule 2 (config.yaml:14)");
   r.rule_file = NULL;
-  assert_string_equal(mp_reason_text(&r, -1, t, sizeof t), "pinned by rule 2 (memory.tensors[2])");
+  assert_string_equal(mp_reason_text(NULL, &r, -1, t, sizeof t), "pinned by rule 2 (memory.tensors[2])");
   r = (mp_placement_reason){.kind = MP_REASON_SPILLED, .spilled_from = MP_MEM_DTCM,
                             .full_at_op = 5, .full_live = 8000, .full_capacity = 8192};
-  assert_string_equal(mp_reason_text(&r, -1, t, sizeof t),
+  assert_string_equal(mp_reason_text(NULL, &r, -1, t, sizeof t),
                       "spilled from dtcm: full at op 5 (8000 of 8192 B live)");
   r.full_at_op = -1;
-  assert_string_equal(mp_reason_text(&r, -1, t, sizeof t),
+  assert_string_equal(mp_reason_text(NULL, &r, -1, t, sizeof t),
                       "spilled from dtcm: 8000 of its 8192 B budget in use");
   r = (mp_placement_reason){.kind = MP_REASON_PREFERRED};
-  assert_string_equal(mp_reason_text(&r, -1, t, sizeof t), "first in preference order");
+  assert_string_equal(mp_reason_text(NULL, &r, -1, t, sizeof t), "first in preference order");
   r.kind = MP_REASON_ALIAS;
-  assert_string_equal(mp_reason_text(&r, 28, t, sizeof t), "alias of tensor 28");
+  assert_string_equal(mp_reason_text(NULL, &r, 28, t, sizeof t), "alias of tensor 28");
   assert_string_equal(mp_reason_name(MP_REASON_SPILLED), "spilled");
 }
 
