@@ -854,6 +854,10 @@ typedef struct mp_memory_usage {
   uint64_t persistent;
   uint64_t constant;        /* runtime constant arenas in this memory */
   uint64_t staged_source;   /* source blobs of staged arenas stored here */
+  /* Read-only blobs (cold constants, staged sources) in this memory when it
+   * is writable RAM: their bytes need a load image in non-volatile memory
+   * and a copy at boot, like .data.  Not part of `used`. */
+  uint64_t load_image;
 } mp_memory_usage;
 
 /* MemoryPlan.  Arenas are ordered by region id: role (scratch, persistent,

@@ -97,6 +97,15 @@ void emit_hex_bytes(mp_buf *b, const uint8_t *data, uint64_t n) {
   }
 }
 
+uint32_t emit_crc32(const uint8_t *data, uint64_t n) {
+  uint32_t c = 0xFFFFFFFFu;
+  for (uint64_t i = 0; i < n; i++) {
+    c ^= data[i];
+    for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+  }
+  return ~c;
+}
+
 void emit_float(mp_buf *b, float v) {
   char t[40];
   /* nine significant digits give back the same float */
@@ -228,9 +237,11 @@ static mp_status gather_regions(emit_ctx *e) {
     }
   }
   for (uint32_t i = 0; i < n; i++)
-    if (e->regions[i].has_bytes)
+    if (e->regions[i].has_bytes) {
       snprintf(e->regions[i].file, sizeof e->regions[i].file, "data/%s.bin",
                e->regions[i].symbol);
+      e->regions[i].crc32 = emit_crc32(e->regions[i].bytes, e->regions[i].size);
+    }
   return MP_OK;
 }
 

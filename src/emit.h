@@ -41,6 +41,7 @@ typedef struct emit_region {
   char symbol[160];         /* kws_arena_dtcm_buffer */
   char file[192];           /* data/<symbol>.bin when the caller binds it */
   const uint8_t *bytes;     /* has_bytes: size bytes (owned by the context) */
+  uint32_t crc32;           /* has_bytes: CRC-32 (zlib's) of the bytes */
 } emit_region;
 
 /* How one operator runs (filled from the lowering by emit_kernels.c). */
@@ -88,6 +89,10 @@ void emit_comment_text(mp_buf *b, const char *s, size_t max);
 void emit_c_string(mp_buf *b, const char *s);
 /* Bytes as 0x.. initialiser lines, 16 per line, indented by 2. */
 void emit_hex_bytes(mp_buf *b, const uint8_t *data, uint64_t n);
+
+/* CRC-32 as zlib, `crc32` and Python's zlib.crc32 compute it (reflected
+ * polynomial 0xEDB88320, initial and final value 0xFFFFFFFF). */
+uint32_t emit_crc32(const uint8_t *data, uint64_t n);
 
 /* A float as a C literal that reads back as the same float ("0.00390625f"). */
 void emit_float(mp_buf *b, float v);

@@ -43,7 +43,7 @@ void emit_cmake(const emit_ctx *e, mp_buf *b) {
       "# In a firmware project:          add_subdirectory(<this folder>), then link %s\n"
       "# and include \"%s_model.h\".  Placement and toolchain macros (%s_PUT_IN_<MEM>,\n"
       "# ...) are compile definitions, e.g.\n"
-      "#   target_compile_definitions(%s PRIVATE \"%s_PUT_IN_DTCM=__attribute__((section(\\\".dtcm_bss\\\")))\")\n"
+      "#   target_compile_definitions(%s PRIVATE \"%s_PUT_IN_DTCM=__attribute__((section(\\\".bss.dtcm\\\")))\")\n"
       "cmake_minimum_required(VERSION 3.13)\n"
       "project(%s LANGUAGES C)\n\n",
       t, p, u, t, u, t);

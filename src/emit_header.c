@@ -190,12 +190,14 @@ static void status_codes(const emit_ctx *e, mp_buf *b) {
       "  %s_STATUS_DUPLICATE_REGION = -11, /* bind_arenas names a region twice */\n"
       "  %s_STATUS_BUFFER_OVERLAP = -12,   /* a buffer overlaps the buffer of another\n"
       "                                        region */\n"
-      "  %s_STATUS_REBOUND = -13           /* a region was bound again after this\n"
+      "  %s_STATUS_REBOUND = -13,          /* a region was bound again after this\n"
       "                                        context's %s_model_init: its inputs and\n"
       "                                        outputs point at the old buffers; call\n"
       "                                        %s_model_init again */\n"
+      "  %s_STATUS_BAD_CONSTANTS = -14     /* a constant region's bytes do not match\n"
+      "                                        its _CRC32 (%s_check_constants) */\n"
       "} %s_status_t;\n\n",
-      p, u, u, u, u, u, p, u, u, u, u, u, p, p, u, p, u, u, u, u, u, p, p, p);
+      p, u, u, u, u, u, p, u, u, u, u, u, p, p, u, p, u, u, u, u, u, p, p, u, p, p);
 }
 
 static void regions(const emit_ctx *e, mp_buf *b) {
@@ -222,12 +224,27 @@ static void regions(const emit_ctx *e, mp_buf *b) {
     mp_buf_printf(b, "#define %s_SIZE %lluu\n#define %s_ALIGN %uu\n", r->enum_name,
                   (unsigned long long)r->size, r->enum_name, r->align);
   }
+  bool any = false;
+  for (uint32_t i = 0; i < e->n_regions; i++) {
+    const emit_region *r = &e->regions[i];
+    if (!r->has_bytes) continue;
+    if (!any)
+      mp_buf_printf(b, "/* CRC-32 (zlib's: crc32, Python's zlib.crc32) of every constant\n"
+                       " * region's bytes%s: %s_check_constants compares. */\n",
+                    e->allocate ? "" : ", the file under data/ it comes from", e->prefix);
+    any = true;
+    mp_buf_printf(b, "#define %s_CRC32 0x%08xu\n", r->enum_name, (unsigned)r->crc32);
+  }
   mp_buf_puts(b, "\n");
 }
 
-static bool memory_used(const emit_ctx *e, mp_memory m, bool consts) {
+/* True when memory m holds a read-only region (consts) or a writable one
+ * (writable). */
+static bool memory_used(const emit_ctx *e, mp_memory m, bool consts, bool writable) {
   for (uint32_t i = 0; i < e->n_regions; i++)
-    if (e->regions[i].memory == m && (!consts || e->regions[i].is_const)) return true;
+    if (e->regions[i].memory == m &&
+        ((consts && e->regions[i].is_const) || (writable && !e->regions[i].is_const)))
+      return true;
   return false;
 }
 
@@ -235,25 +252,27 @@ static void toolchain_macros(const emit_ctx *e, mp_buf *b) {
   const char *u = e->up;
   if (e->allocate) {
     mp_buf_printf(b,
-        "/* Placement: each arena is defined with the macro of its memory, empty by\n"
-        " * default.  Define them (before this header, or with -D) to put the arenas\n"
-        " * where they belong, e.g.\n"
-        " *   -D'%s_PUT_IN_DTCM=__attribute__((section(\".dtcm_bss\")))'\n"
-        " * Read-only blobs use %s_PUT_CONST_IN_<MEM>, which defaults to\n"
-        " * %s_PUT_IN_<MEM>; define it apart when const and writable data need\n"
-        " * different sections. */\n",
+        "/* Placement: each region is defined with the macro of its memory, empty by\n"
+        " * default.  Define them (before this header, or with -D) to put the\n"
+        " * regions where they belong.  Zero-initialised arenas (scratch,\n"
+        " * persistent, staged copies) use %s_PUT_IN_<MEM>; give them a .bss.*\n"
+        " * section, which takes no space in the image, e.g.\n"
+        " *   -D'%s_PUT_IN_DTCM=__attribute__((section(\".bss.dtcm\")))'\n"
+        " * and NOLOAD in the linker script.  Read-only blobs (cold constants,\n"
+        " * staged sources) use %s_PUT_CONST_IN_<MEM>, e.g. a .rodata.* section;\n"
+        " * one in RAM needs a load image in flash and a copy at boot, like .data.\n"
+        " * The two never share a section. */\n",
         u, u, u);
     mp_memory by_name[MP_MEM_COUNT];
     uint32_t n_mem = mp_platform_by_name(&e->plan->platform, by_name);
     for (uint32_t k = 0; k < n_mem; k++) {
       mp_memory m = by_name[k];
-      if (!memory_used(e, m, false)) continue;
       const char *mu = emit_mem_upper(e, m);
-      mp_buf_printf(b, "#ifndef %s_PUT_IN_%s\n#define %s_PUT_IN_%s\n#endif\n", u, mu, u, mu);
-      if (memory_used(e, m, true))
-        mp_buf_printf(b, "#ifndef %s_PUT_CONST_IN_%s\n#define %s_PUT_CONST_IN_%s %s_PUT_IN_%s\n"
-                         "#endif\n",
-                      u, mu, u, mu, u, mu);
+      if (memory_used(e, m, false, true))
+        mp_buf_printf(b, "#ifndef %s_PUT_IN_%s\n#define %s_PUT_IN_%s\n#endif\n", u, mu, u, mu);
+      if (memory_used(e, m, true, false))
+        mp_buf_printf(b, "#ifndef %s_PUT_CONST_IN_%s\n#define %s_PUT_CONST_IN_%s\n#endif\n", u,
+                      mu, u, mu);
     }
     mp_buf_printf(b, "/* Arena base alignment (GCC and Clang syntax; redefine for other\n"
                      " * compilers). */\n"
@@ -456,6 +475,17 @@ static void api(const emit_ctx *e, mp_buf *b) {
       " * that wants it. */\n"
       "int32_t %s_hydrate_constants_default(%s_model_context_t *ctx);\n\n",
       p, p, p, u, p, p, p, p, p);
+  mp_buf_printf(b,
+      "/* Compare every constant region's bytes (as bound) with its _CRC32: a\n"
+      " * weights image of another plan, or a half-written one, is caught before\n"
+      " * it is used.  Returns %s_STATUS_OK, %s_STATUS_UNBOUND_REGION, or\n"
+      " * %s_STATUS_BAD_CONSTANTS; either way *region (unless NULL) is the region\n"
+      " * at fault.  %s_hydrate_constants_default calls it first when the module\n"
+      " * is compiled with %s_CHECK_CONSTANTS=1 (default 0: the check costs one\n"
+      " * pass over the weights at init). */\n"
+      "int32_t %s_check_constants(uint32_t *region);\n"
+      "#ifndef %s_CHECK_CONSTANTS\n#define %s_CHECK_CONSTANTS 0\n#endif\n\n",
+      u, u, u, p, u, p, u, u);
   mp_buf_printf(b,
       "/* %s_context_init, then %s_hydrate_constants, then every operator's init\n"
       " * (ctx->kernel_hook with %s_PHASE_INIT, else the built-in kernel's init),\n"

@@ -374,8 +374,56 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
                   u);
   mp_buf_printf(b, "  return %s_STATUS_OK;\n}\n\n", u);
 
+  bool any_bytes = false;
+  for (uint32_t r = 0; r < e->n_regions; r++) any_bytes |= e->regions[r].has_bytes;
+  if (any_bytes) {
+    mp_buf_puts(b, "/* CRC-32, reflected polynomial 0xEDB88320 (zlib's), bit by bit: no table. */\n"
+                   "static uint32_t crc32_bytes(const uint8_t *p, size_t n) {\n"
+                   "  uint32_t c = 0xFFFFFFFFu;\n"
+                   "  size_t i;\n"
+                   "  int k;\n"
+                   "  for (i = 0; i < n; i++) {\n"
+                   "    c ^= p[i];\n"
+                   "    for (k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));\n"
+                   "  }\n"
+                   "  return ~c;\n"
+                   "}\n\n");
+    mp_buf_printf(b, "/* The constant regions and the CRC-32 of their bytes. */\n"
+                     "typedef struct region_crc {\n  uint32_t region;\n  uint32_t crc32;\n} region_crc;\n"
+                     "static const region_crc constant_regions[] = {\n");
+    for (uint32_t r = 0; r < e->n_regions; r++)
+      if (e->regions[r].has_bytes)
+        mp_buf_printf(b, "    {%s, %s_CRC32},\n", e->regions[r].enum_name, e->regions[r].enum_name);
+    mp_buf_puts(b, "};\n\n");
+    mp_buf_printf(b,
+        "int32_t %s_check_constants(uint32_t *region) {\n"
+        "  size_t i;\n"
+        "  for (i = 0; i < sizeof constant_regions / sizeof constant_regions[0]; i++) {\n"
+        "    uint32_t r = constant_regions[i].region;\n"
+        "    if (region != NULL) *region = r;\n"
+        "    if (arena_buffers[r].ro == NULL) return %s_STATUS_UNBOUND_REGION;\n"
+        "    if (crc32_bytes(arena_buffers[r].ro, regions[r].size) != constant_regions[i].crc32)\n"
+        "      return %s_STATUS_BAD_CONSTANTS;\n"
+        "  }\n"
+        "  return %s_STATUS_OK;\n"
+        "}\n\n",
+        p, u, u, u);
+  } else {
+    mp_buf_printf(b,
+        "int32_t %s_check_constants(uint32_t *region) {\n"
+        "  (void)region; /* no constant region */\n"
+        "  return %s_STATUS_OK;\n"
+        "}\n\n",
+        p, u);
+  }
   mp_buf_printf(b, "int32_t %s_hydrate_constants_default(%s_model_context_t *ctx) {\n"
-                   "  (void)ctx;\n", p, p);
+                   "  (void)ctx;\n"
+                   "#if %s_CHECK_CONSTANTS\n"
+                   "  {\n"
+                   "    int32_t st = %s_check_constants(NULL);\n"
+                   "    if (st != %s_STATUS_OK) return st;\n"
+                   "  }\n"
+                   "#endif\n", p, p, u, p, u);
   for (uint32_t r = e->plan->n_arenas; r < e->n_regions; r++) {
     const emit_region *src = &e->regions[r];
     const emit_region *dst = &e->regions[src->arena];
@@ -478,7 +526,8 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
   static const char *const names[] = {
       "OK", "BAD_ARGUMENT", "BAD_REGION", "UNBOUND_REGION", "REGION_TOO_SMALL", "MISALIGNED",
       "PLAN_MISMATCH", "NOT_INITIALISED", "HYDRATE_FAILED", "UNSUPPORTED_OP", "KERNEL_FAILED",
-      "DUPLICATE_REGION", "BUFFER_OVERLAP", "REBOUND"};
+      "DUPLICATE_REGION", "BUFFER_OVERLAP", "REBOUND",
+      "BAD_CONSTANTS"};
   mp_buf_printf(b, "const char *%s_status_str(int32_t status) {\n  switch (status) {\n", p);
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     mp_buf_printf(b, "  case %s_STATUS_%s: return \"%s_STATUS_%s\";\n", u, names[i], u, names[i]);

@@ -953,7 +953,50 @@ static mp_status build_arenas(planctx *c) {
     u->staged_source = us.staged_source;
     u->used = usage_total(us);
   }
+  for (uint32_t i = 0; i < n; i++) {
+    const mp_arena *a = &p->arenas[i];
+    if (a->role != MP_ROLE_CONSTANT) continue;
+    /* the read-only blob: the cold arena itself, or a staged arena's source */
+    mp_memory blob = a->is_staged ? a->source_memory : a->memory;
+    if (!c->pf->read_only[blob]) p->memories[blob].load_image += a->total_size;
+  }
   return MP_OK;
+}
+
+/* One warning when unpinned constants ended up cold in RAM while the
+ * platform has read-only storage that could hold them: the weights then
+ * cost RAM, a load image and a boot-time copy.  It names the ruleset that
+ * reads them in place from that storage instead. */
+static void warn_cold_in_ram(const planctx *c) {
+  const mp_plan *p = c->plan;
+  uint64_t total = 0;
+  uint32_t tensors = 0;
+  mp_buf where;
+  mp_buf_init(&where);
+  for (uint32_t i = 0; i < p->n_arenas; i++) {
+    const mp_arena *a = &p->arenas[i];
+    if (a->role != MP_ROLE_CONSTANT || a->is_staged || c->pf->read_only[a->memory]) continue;
+    uint32_t unpinned = 0;
+    for (uint32_t t = 0; t < p->n_allocs; t++)
+      unpinned += p->allocs[t].placed && p->allocs[t].arena == i && !p->allocs[t].pinned &&
+                  p->allocs[t].alias_of < 0;
+    if (!unpinned) continue;
+    mp_buf_printf(&where, "%s%llu in %s", total ? ", " : "", (unsigned long long)a->total_size,
+                  mem_name(c, a->memory));
+    total += a->total_size;
+    tensors += unpinned;
+  }
+  mp_memory ro = MP_MEM_COUNT;
+  for (uint32_t k = 0; k < c->n_order && ro == MP_MEM_COUNT; k++)
+    if (c->pf->read_only[c->order[k]] && c->budget[c->order[k]] >= total) ro = c->order[k];
+  if (total && ro != MP_MEM_COUNT)
+    mp_warning(c->dx, noloc(),
+               "%u constant tensors (%llu bytes: %s) are cold in RAM: they need a %llu-byte load "
+               "image in non-volatile memory and a copy at boot; to read them in place from %s, "
+               "add the ruleset {type: constant, attributes: {memory: %s}} to memory.tensors",
+               tensors, (unsigned long long)total, mp_buf_str(&where), (unsigned long long)total,
+               mem_name(c, ro), mem_name(c, ro));
+  mp_buf_free(&where);
 }
 
 static uint64_t plan_hash(const mp_plan *p) {
@@ -1106,6 +1149,7 @@ mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform, const mp
     a->size = keep_size;
   }
   if ((st = build_arenas(c)) != MP_OK) goto fail;
+  warn_cold_in_ram(c);
   p->hash = plan_hash(p);
   free_ctx(c);
   *out = p;

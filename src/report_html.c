@@ -671,6 +671,10 @@ static void put_banks(report *r) {
     else
       mp_buf_printf(b, "<span class=\"warn\">%s over budget</span>",
                     hb(s3, sizeof s3, u->used - u->budget));
+    if (u->load_image)
+      mp_buf_printf(b, " &middot; <span class=\"warn\">%s of read-only blobs here need a load "
+                       "image in non-volatile memory and a copy at boot</span>",
+                    hb(s1, sizeof s1, u->load_image));
     static const char *NAMES[4] = {"scratch", "persistent", "constants", "staged sources"};
     uint64_t v[4] = {u->scratch, u->persistent, u->constant, u->staged_source};
     bool first = true;

@@ -316,6 +316,7 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     json_object_set_new(jm, "persistent", jint(u->persistent));
     json_object_set_new(jm, "constant", jint(u->constant));
     json_object_set_new(jm, "staged_source", jint(u->staged_source));
+    json_object_set_new(jm, "load_image", jint(u->load_image));
     json_array_append_new(mems, jm);
   }
   json_object_set_new(root, "memories", mems);
@@ -529,6 +530,20 @@ char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
                   (unsigned long long)u->used, (unsigned long long)u->scratch,
                   (unsigned long long)u->persistent, (unsigned long long)u->constant,
                   (unsigned long long)u->staged_source, hb);
+  }
+  uint64_t load = 0;
+  for (uint32_t k = 0; k < n_mem; k++) load += p->memories[by_name[k]].load_image;
+  if (load) {
+    mp_buf_printf(&b, "load image %llu bytes in non-volatile memory for the read-only blobs in RAM (",
+                  (unsigned long long)load);
+    bool first = true;
+    for (uint32_t k = 0; k < n_mem; k++) {
+      if (!p->memories[by_name[k]].load_image) continue;
+      mp_buf_printf(&b, "%s%s %llu", first ? "" : ", ", mp_platform_memory_name(pf, by_name[k]),
+                    (unsigned long long)p->memories[by_name[k]].load_image);
+      first = false;
+    }
+    mp_buf_puts(&b, "), copied from there at boot\n");
   }
   put_kernels(&b, g);
   if (verbose >= 2) {

@@ -230,7 +230,7 @@ static void the_header_declares_the_whole_api_returning_int32(void **state) {
       "  {.plan_hash = KWS_PLAN_HASH, .failed_op = -1, .failed_region = -1}",
       "  int32_t failed_region;",
       "#ifndef KWS_PUT_IN_DTCM\n#define KWS_PUT_IN_DTCM\n#endif",
-      "#ifndef KWS_PUT_CONST_IN_MRAM\n#define KWS_PUT_CONST_IN_MRAM KWS_PUT_IN_MRAM\n#endif",
+      "#ifndef KWS_PUT_CONST_IN_MRAM\n#define KWS_PUT_CONST_IN_MRAM\n#endif",
       "KWS_STATUS_PLAN_MISMATCH = -6,",
       "KWS_STATUS_UNSUPPORTED_OP = -9,",
       "KWS_STATUS_DUPLICATE_REGION = -11,",
@@ -240,6 +240,9 @@ static void the_header_declares_the_whole_api_returning_int32(void **state) {
   for (size_t i = 0; i < sizeof decls / sizeof decls[0]; i++) {
     if (!strstr(h, decls[i])) fail_msg("missing from the header: %s", decls[i]);
   }
+  /* only the macros a region uses: mram holds no writable arena, dtcm no blob */
+  assert_null(strstr(h, "KWS_PUT_IN_MRAM"));
+  assert_null(strstr(h, "KWS_PUT_CONST_IN_DTCM"));
   char *src = read_out(&e, "src/kws_model.c");
   assert_non_null(strstr(src, "KWS_WEAK int32_t kws_hydrate_constants(kws_model_context_t *ctx) {"));
   /* model_init: context_init, then hydrate, then the operator init loop */
@@ -520,6 +523,29 @@ static void the_module_compiles_as_pedantic_c99_for_the_host(void **state) {
   done(&e);
 }
 
+static void arenas_and_blobs_of_one_memory_take_separate_sections(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "kws", ALL_DTCM, true);
+  emit_ok(&e);
+  char *a = read_out(&e, "src/kws_arenas.c");
+  assert_non_null(strstr(a, "KWS_PUT_IN_DTCM KWS_ALIGNED(16) uint8_t kws_arena_dtcm_buffer["));
+  assert_non_null(strstr(a, "KWS_PUT_CONST_IN_DTCM KWS_ALIGNED(16) const uint8_t "
+                            "kws_arena_const_dtcm__blob["));
+  free(a);
+  /* a .bss.* section for the arenas alone: no section type conflict with the
+   * const blob, and no bytes in the object file for the zeroed arena */
+  assert_int_equal(tu_system("cd '%s' && cc -std=c99 -Wall -Wextra -Werror -Iinclude "
+                             "-D'KWS_PUT_IN_DTCM=__attribute__((section(\".bss.dtcm\")))' "
+                             "-D'KWS_PUT_CONST_IN_DTCM=__attribute__((section(\".rodata.dtcm\")))' "
+                             "-c src/kws_arenas.c -o '%s/a.o' && "
+                             "objdump -h '%s/a.o' | grep -A1 ' .bss.dtcm ' | grep -q ALLOC && "
+                             "! objdump -h '%s/a.o' | grep -A1 ' .bss.dtcm ' | grep -q CONTENTS",
+                             e.dir, e.tmp, e.tmp, e.tmp),
+                   0);
+  done(&e);
+}
+
 static void the_header_names_each_inputs_and_outputs_type_shape_and_quantisation(void **state) {
   (void)state;
   emitted e;
@@ -683,8 +709,85 @@ static void memories_of_any_name_become_regions_symbols_and_placement_macros(voi
   done(&e);
 }
 
+static void crc32_is_zlibs(void **state) {
+  (void)state;
+  assert_int_equal(emit_crc32((const uint8_t *)"123456789", 9), 0xCBF43926u); /* the check value */
+  assert_int_equal(emit_crc32(NULL, 0), 0);
+}
+
+/* A host program binding the sidecars of a staged KWS module: the CRC-32
+ * check of hydrate_constants passes with the right bytes, and with one
+ * byte changed init fails, naming the region. */
+static const char CRC_APP[] =
+    "#include \"kws_model.h\"\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "static uint8_t scratch[KWS_REGION_SCRATCH_DTCM_SIZE] __attribute__((aligned(64)));\n"
+    "static uint8_t staged[KWS_REGION_CONST_DTCM_SIZE] __attribute__((aligned(64)));\n"
+    "static uint8_t source[KWS_REGION_CONST_DTCM_SOURCE_SIZE] __attribute__((aligned(64)));\n"
+    "int main(int argc, char **argv) {\n"
+    "  kws_model_context_t ctx = KWS_MODEL_CONTEXT_INIT;\n"
+    "  uint32_t region = 99;\n"
+    "  FILE *f = fopen(argv[1], \"rb\");\n"
+    "  if (!f || fread(source, 1, sizeof source, f) != sizeof source) return 10;\n"
+    "  fclose(f);\n"
+    "  if (argc > 2) source[atoi(argv[2])] ^= 1;\n"
+    "  kws_arena_binding_t b[3] = {{KWS_REGION_SCRATCH_DTCM, scratch, sizeof scratch},\n"
+    "                              {KWS_REGION_CONST_DTCM, staged, sizeof staged},\n"
+    "                              {KWS_REGION_CONST_DTCM_SOURCE, source, sizeof source}};\n"
+    "  if (kws_bind_arenas(b, 3) != KWS_STATUS_OK) return 11;\n"
+    "  int32_t st = kws_model_init(&ctx);\n"
+    "  int32_t chk = kws_check_constants(&region);\n"
+    "  printf(\"%s %d %s %u\\n\", kws_status_str(st), (int)ctx.error_code, kws_status_str(chk),\n"
+    "         (unsigned)region);\n"
+    "  return 0;\n"
+    "}\n";
+
+static void sidecars_carry_a_crc32_that_hydrate_constants_can_check(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "kws", STAGED, false);
+  emit_ok(&e);
+  char path[400];
+  snprintf(path, sizeof path, "%s/data/kws_arena_const_dtcm__source.bin", e.dir);
+  size_t n = 0;
+  char *bin = tu_read_text(path, &n);
+  assert_non_null(bin);
+  char *h = read_out(&e, "include/kws_model.h");
+  char want[200];
+  snprintf(want, sizeof want, "#define KWS_REGION_CONST_DTCM_SOURCE_CRC32 0x%08xu\n",
+           (unsigned)emit_crc32((const uint8_t *)bin, n));
+  assert_non_null(strstr(h, want));
+  assert_null(strstr(h, "KWS_REGION_SCRATCH_DTCM_CRC32")); /* arenas have no bytes */
+  free(h);
+  free(bin);
+  snprintf(path, sizeof path, "%s/app.c", e.tmp);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(CRC_APP, f);
+  fclose(f);
+  assert_int_equal(tu_system("cd '%s' && cc -std=c99 -Wall -Wextra -Werror -Iinclude -Ikernels "
+                             "-DKWS_WITH_KERNELS=1 -DKWS_CHECK_CONSTANTS=1 '%s/app.c' "
+                             "src/kws_model.c kernels/*.c -lm -o '%s/app' && "
+                             "'%s/app' data/kws_arena_const_dtcm__source.bin > '%s/good' && "
+                             "'%s/app' data/kws_arena_const_dtcm__source.bin 100 > '%s/bad'",
+                             e.dir, e.tmp, e.tmp, e.tmp, e.tmp, e.tmp, e.tmp),
+                   0);
+  snprintf(path, sizeof path, "%s/good", e.tmp);
+  char *good = tu_read_text(path, NULL);
+  snprintf(path, sizeof path, "%s/bad", e.tmp);
+  char *bad = tu_read_text(path, NULL);
+  assert_string_equal(good, "KWS_STATUS_OK 0 KWS_STATUS_OK 2\n");
+  assert_string_equal(bad, "KWS_STATUS_HYDRATE_FAILED -14 KWS_STATUS_BAD_CONSTANTS 2\n");
+  free(good);
+  free(bad);
+  done(&e);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(crc32_is_zlibs),
+      cmocka_unit_test(sidecars_carry_a_crc32_that_hydrate_constants_can_check),
       cmocka_unit_test(
           the_header_carries_the_plan_hash_counts_and_every_region_with_size_and_alignment),
       cmocka_unit_test(the_header_declares_the_whole_api_returning_int32),
@@ -699,6 +802,7 @@ int main(void) {
       cmocka_unit_test(names_cannot_end_a_comment_splice_a_line_or_form_a_trigraph),
       cmocka_unit_test(operators_without_a_kernel_are_listed_in_the_header),
       cmocka_unit_test(the_module_compiles_as_pedantic_c99_for_the_host),
+      cmocka_unit_test(arenas_and_blobs_of_one_memory_take_separate_sections),
       cmocka_unit_test(the_header_names_each_inputs_and_outputs_type_shape_and_quantisation),
       cmocka_unit_test(tensors_without_per_tensor_quantisation_say_so_and_get_no_helper),
       cmocka_unit_test(the_io_descriptors_and_quantise_helpers_work_in_a_host_program),

@@ -712,8 +712,83 @@ static void every_planner_gives_a_verified_plan_on_every_fixture_and_random_dags
   }
 }
 
+static void constants_cold_in_ram_count_a_load_image_and_warn_once_naming_the_rule(void **state) {
+  (void)state;
+  loaded l;
+  load_fx("kws", &l);
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  mp_memory_args a = args("greedy");
+  mp_plan *p = NULL;
+  tu_diags d;
+  tu_diags_init(&d);
+  /* no rule: the weights become a const blob in dtcm */
+  assert_int_equal(mp_plan_build(l.g, &pf, &a, &d.sink, &p), MP_OK);
+  const mp_arena *k = find_arena(p, MP_ROLE_CONSTANT, MP_MEM_DTCM);
+  assert_non_null(k);
+  assert_false(k->is_staged);
+  assert_int_equal(p->memories[MP_MEM_DTCM].load_image, k->total_size);
+  assert_int_equal(p->memories[MP_MEM_MRAM].load_image, 0);
+  assert_int_equal(d.n_warnings, 1);
+  char want[400];
+  snprintf(want, sizeof want, "(%llu bytes: %llu in dtcm) are cold in RAM: they need a %llu-byte "
+           "load image in non-volatile memory and a copy at boot; to read them in place from "
+           "mram, add the ruleset {type: constant, attributes: {memory: mram}} to memory.tensors",
+           (unsigned long long)k->total_size, (unsigned long long)k->total_size,
+           (unsigned long long)k->total_size);
+  assert_true(tu_diags_has(&d, want));
+  char *sum = mp_plan_summary(p, "kws", 1);
+  snprintf(want, sizeof want, "load image %llu bytes in non-volatile memory for the read-only "
+           "blobs in RAM (dtcm %llu), copied from there at boot\n",
+           (unsigned long long)k->total_size, (unsigned long long)k->total_size);
+  assert_non_null(strstr(sum, want));
+  free(sum);
+  char *json = NULL;
+  assert_int_equal(mp_residency_json(p, "kws", &json), MP_OK);
+  snprintf(want, sizeof want, "\"staged_source\": 0,\n      \"load_image\": %llu\n",
+           (unsigned long long)k->total_size);
+  assert_non_null(strstr(json, want));
+  free(json);
+  mp_plan_free(&p);
+  /* cold in mram (read in place) or staged from mram: no load image, no warning */
+  mp_rule r = rule(MP_ROLE_CONSTANT, (mp_attributes){true, MP_MEM_MRAM, false, 0});
+  a.rules = &r;
+  a.n_rules = 1;
+  for (int staged = 0; staged < 2; staged++) {
+    r.attributes.has_constant_destination_memory = staged;
+    r.attributes.constant_destination_memory = MP_MEM_DTCM;
+    tu_diags_init(&d);
+    assert_int_equal(mp_plan_build(l.g, &pf, &a, &d.sink, &p), MP_OK);
+    for (int m = 0; m < MP_MEM_COUNT; m++) assert_int_equal(p->memories[m].load_image, 0);
+    assert_int_equal(d.n_warnings, 0);
+    char *s2 = mp_plan_summary(p, "kws", 1);
+    assert_null(strstr(s2, "load image"));
+    free(s2);
+    mp_plan_free(&p);
+  }
+  /* pinned to dtcm by a rule: the engineer's choice, counted but not warned about */
+  r = rule(MP_ROLE_CONSTANT, (mp_attributes){true, MP_MEM_DTCM, false, 0});
+  tu_diags_init(&d);
+  assert_int_equal(mp_plan_build(l.g, &pf, &a, &d.sink, &p), MP_OK);
+  assert_int_equal(d.n_warnings, 0);
+  assert_true(p->memories[MP_MEM_DTCM].load_image > 0);
+  mp_plan_free(&p);
+  /* a platform without read-only storage has nothing better to offer */
+  mp_platform ram_only = platform(512 * 1024, 1 << 20);
+  ram_only.present[MP_MEM_MRAM] = false;
+  ram_only.n_order = 2;
+  a.n_rules = 0;
+  tu_diags_init(&d);
+  assert_int_equal(mp_plan_build(l.g, &ram_only, &a, &d.sink, &p), MP_OK);
+  assert_int_equal(d.n_warnings, 0);
+  assert_true(p->memories[MP_MEM_DTCM].load_image > 0);
+  mp_plan_free(&p);
+  unload(&l);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(constants_cold_in_ram_count_a_load_image_and_warn_once_naming_the_rule),
       cmocka_unit_test(every_planner_plans_every_corpus_model_and_the_verifier_agrees),
       cmocka_unit_test(a_tight_dtcm_budget_spills_scratch_to_sram),
       cmocka_unit_test(the_plan_json_is_byte_identical_across_runs),
