@@ -50,6 +50,7 @@ typedef struct emit_kernel {
   bool has_kernel;          /* a built-in kernel call exists: op<i>_run */
   bool has_init;            /* its kernel has an init hook: op<i>_init */
   int32_t scratch;          /* op-local scratch tensor id, or -1 */
+  char params_type[64];     /* has_kernel: the kernel's params struct (mpk.h) */
   char reason[192];         /* no kernel: why */
 } emit_kernel;
 

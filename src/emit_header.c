@@ -332,6 +332,9 @@ static void types(const emit_ctx *e, mp_buf *b) {
       "  const int32_t *inputs;  /* tensor ids, in the operator's order; -1: absent */\n"
       "  const int32_t *outputs;\n"
       "  int32_t scratch;        /* the op's local scratch tensor, or -1 */\n"
+      "  const void *params;     /* the built-in kernel's parameters, or NULL */\n"
+      "  const char *params_type; /* their struct in kernels/mpk.h (\"mpk_conv_s8_params\"),\n"
+      "                             or NULL */\n"
       "} %s_op_t;\n\n",
       p, p);
   mp_buf_printf(b,
@@ -367,10 +370,17 @@ static void types(const emit_ctx *e, mp_buf *b) {
       " * (%s_PHASE_RUN).  It returns %s_STATUS_OK when it ran the operator,\n"
       " * %s_KERNEL_DEFAULT to run the built-in kernel instead, anything else\n"
       " * to fail (%s_STATUS_KERNEL_FAILED, the value in ctx->error_code).\n"
-      " * Tensors are at %s_tensor_data(id). */\n"
+      " * What a hook needs to run an operator itself: op->inputs[k] and\n"
+      " * op->outputs[k] are tensor ids (-1: an absent optional input), each\n"
+      " * with its descriptor %s_tensors[id] (dtype, rank, shape, size) and its\n"
+      " * bytes at %s_tensor_data(id); op->scratch is its local scratch tensor;\n"
+      " * op->params points at the parameters memplan computed for the built-in\n"
+      " * kernel (strides, padding, requantisation multipliers and shifts, ...),\n"
+      " * a const struct op->params_type of kernels/mpk.h, NULL for an operator\n"
+      " * without one. */\n"
       "typedef int32_t (*%s_kernel_hook_t)(struct %s_model_context_t *ctx, const %s_op_t *op,\n"
       "                                    %s_kernel_phase_t phase);\n\n",
-      u, p, u, u, p, p, p, p, p, u, u, u, u, u, p, p, p, p, p);
+      u, p, u, u, p, p, p, p, p, u, u, u, u, u, p, p, p, p, p, p);
   uint32_t ni = e->g->n_inputs ? e->g->n_inputs : 1, no = e->g->n_outputs ? e->g->n_outputs : 1;
   mp_buf_printf(b,
       "/* The state of one model instance.  Set it up with %s_MODEL_CONTEXT_INIT,\n"

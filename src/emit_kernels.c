@@ -172,6 +172,7 @@ mp_status emit_kernels_prepare(emit_ctx *e) {
     }
     k->has_kernel = true;
     k->has_init = lo.init_fn != NULL;
+    snprintf(k->params_type, sizeof k->params_type, "%s", lo.params_type ? lo.params_type : "");
     e->n_with_kernel++;
     char sym[32];
     snprintf(sym, sizeof sym, "op%u_params", i);

@@ -163,7 +163,7 @@ static void op_tables(const emit_ctx *e, mp_buf *b) {
   mp_buf_puts(b, "};\n\n");
   mp_buf_printf(b,
       "/* Every operator in execution order: {index, builtin, name, is_view,\n"
-      " * n_inputs, n_outputs, inputs, outputs, scratch}. */\n"
+      " * n_inputs, n_outputs, inputs, outputs, scratch, params, params_type}. */\n"
       "const %s_op_t %s_ops[%s_NUM_OPS] = {\n",
       p, p, u);
   pos = 0;
@@ -180,7 +180,11 @@ static void op_tables(const emit_ctx *e, mp_buf *b) {
       mp_buf_printf(b, "&op_tensors[%u], ", pos + op->n_inputs);
     else
       mp_buf_puts(b, "NULL, ");
-    mp_buf_printf(b, "%d},\n", e->kernels[i].scratch);
+    mp_buf_printf(b, "%d, ", e->kernels[i].scratch);
+    if (e->kernels[i].has_kernel && e->kernels[i].params_type[0])
+      mp_buf_printf(b, "&op%u_params, \"%s\"},\n", i, e->kernels[i].params_type);
+    else
+      mp_buf_puts(b, "NULL, NULL},\n");
     pos += op->n_inputs + op->n_outputs;
   }
   mp_buf_puts(b, "};\n\n");
@@ -568,7 +572,7 @@ void emit_source(const emit_ctx *e, mp_buf *b) {
       p, u, (unsigned long long)e->plan->hash);
   region_tables(e, b);
   tensor_tables(e, b);
+  kernel_table(e, b); /* the op table points at the kernels' params */
   op_tables(e, b);
-  kernel_table(e, b);
   runtime(e, b);
 }

@@ -784,8 +784,75 @@ static void sidecars_carry_a_crc32_that_hydrate_constants_can_check(void **state
   done(&e);
 }
 
+/* A kernel hook that runs SOFTMAX itself from op->params and the tensor
+ * descriptors, and checks every other operator's params: the outputs
+ * equal the built-in run's. */
+static const char HOOK_APP[] =
+    "#include \"kws_model.h\"\n"
+    "#include \"mpk.h\"\n"
+    "#include <stdio.h>\n"
+    "#include <string.h>\n"
+    "static int softmax_runs, bad;\n"
+    "static int32_t hook(struct kws_model_context_t *ctx, const kws_op_t *op, kws_kernel_phase_t ph) {\n"
+    "  (void)ctx;\n"
+    "  if (op->params == NULL || op->params_type == NULL) bad++;\n"
+    "  if (op->builtin != 25 || ph != KWS_PHASE_RUN) return KWS_KERNEL_DEFAULT;\n"
+    "  if (strcmp(op->params_type, \"mpk_softmax_s8_params\") != 0) bad++;\n"
+    "  const kws_tensor_t *in = &kws_tensors[op->inputs[0]], *out = &kws_tensors[op->outputs[0]];\n"
+    "  if (in->dtype != KWS_DTYPE_INT8 || out->size != KWS_OUTPUT0_SIZE) bad++;\n"
+    "  softmax_runs++;\n"
+    "  return mpk_softmax_s8((const mpk_softmax_s8_params *)op->params,\n"
+    "                        (const int8_t *)kws_tensor_data((uint32_t)op->inputs[0]),\n"
+    "                        (int8_t *)kws_tensor_data((uint32_t)op->outputs[0]), NULL);\n"
+    "}\n"
+    "int main(void) {\n"
+    "  kws_model_context_t a = KWS_MODEL_CONTEXT_INIT, b = KWS_MODEL_CONTEXT_INIT;\n"
+    "  int8_t want[KWS_OUTPUT0_SIZE];\n"
+    "  uint32_t k;\n"
+    "  if (kws_model_init(&a) != KWS_STATUS_OK) return 1;\n"
+    "  for (k = 0; k < KWS_INPUT0_SIZE; k++) ((int8_t *)a.inputs[0].data)[k] = (int8_t)(k * 37u);\n"
+    "  if (kws_model_run(&a) != KWS_STATUS_OK) return 2;\n"
+    "  memcpy(want, a.outputs[0].data, sizeof want);\n"
+    "  memset(a.outputs[0].data, 0x55, sizeof want);\n"
+    "  b.kernel_hook = hook;\n"
+    "  if (kws_model_init(&b) != KWS_STATUS_OK) return 3;\n"
+    "  for (k = 0; k < KWS_INPUT0_SIZE; k++) ((int8_t *)b.inputs[0].data)[k] = (int8_t)(k * 37u);\n"
+    "  if (kws_model_run(&b) != KWS_STATUS_OK) return 4;\n"
+    "  if (memcmp(want, b.outputs[0].data, sizeof want) != 0) return 5;\n"
+    "  printf(\"%d %d\\n\", softmax_runs, bad);\n"
+    "  return 0;\n"
+    "}\n";
+
+static void a_kernel_hook_gets_the_params_and_tensors_to_run_an_operator_itself(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "kws", COLD, true);
+  emit_ok(&e);
+  char *src = read_out(&e, "src/kws_model.c");
+  assert_non_null(strstr(src, "\"SOFTMAX\", 0u, 1u, 1u, &op_tensors[45], &op_tensors[46], -1, "
+                              "&op12_params, \"mpk_softmax_s8_params\"},\n"));
+  free(src);
+  char path[400];
+  snprintf(path, sizeof path, "%s/app.c", e.tmp);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(HOOK_APP, f);
+  fclose(f);
+  assert_int_equal(tu_system("cd '%s' && cc -std=c99 -Wall -Wextra -Werror -Iinclude -Ikernels "
+                             "-DKWS_WITH_KERNELS=1 '%s/app.c' src/kws_model.c src/kws_arenas.c "
+                             "kernels/*.c -lm -o '%s/app' && '%s/app' > '%s/hook.txt'",
+                             e.dir, e.tmp, e.tmp, e.tmp, e.tmp),
+                   0);
+  snprintf(path, sizeof path, "%s/hook.txt", e.tmp);
+  char *out = tu_read_text(path, NULL);
+  assert_string_equal(out, "1 0\n"); /* one softmax run by the hook; every op had its params */
+  free(out);
+  done(&e);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(a_kernel_hook_gets_the_params_and_tensors_to_run_an_operator_itself),
       cmocka_unit_test(crc32_is_zlibs),
       cmocka_unit_test(sidecars_carry_a_crc32_that_hydrate_constants_can_check),
       cmocka_unit_test(
