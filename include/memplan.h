@@ -566,6 +566,9 @@ typedef struct mp_memory_args {
   bool in_place;            /* default false: tensors may share bytes with an
                                input their producer is still reading, where
                                the kernel's overlap contract allows it */
+  bool io_caller;           /* memory.io: caller; default false (arena): the graph's
+                               inputs and outputs live in buffers of the application,
+                               not in the arenas */
 } mp_memory_args;
 
 typedef struct mp_config {
@@ -822,6 +825,10 @@ typedef struct mp_allocation {
   int32_t alias_of;         /* view alias root, or -1 */
   bool pinned;              /* a rule named its memory */
   mp_placement_reason reason;
+  /* memory.io caller: the graph input (0..n_inputs-1) or output (n_inputs
+   * + j) whose application buffer holds this tensor (the I/O tensor and its
+   * view aliases; placed is false), else -1. */
+  int32_t caller_io;
 } mp_allocation;
 
 /* ArenaUsage: one arena of one role in one memory. */

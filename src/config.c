@@ -1118,6 +1118,13 @@ static void read_memory_section(vctx *v, const cfg_node *root, mp_config *c) {
   if ((n = value_of(mem, "in_place"))) read_bool(v, n, "memory.in_place", &ma->in_place);
   if ((n = value_of(mem, "dump_residency_json")))
     read_bool(v, n, "memory.dump_residency_json", &ma->dump_residency_json);
+  const char *io;
+  if ((n = value_of(mem, "io")) && read_string(v, n, "memory.io", &io)) {
+    if (!strcmp(io, "caller"))
+      ma->io_caller = true;
+    else if (strcmp(io, "arena") != 0)
+      verr(v, n, "memory.io", "'memory.io' must be arena or caller, not %s", shown(v, n));
+  }
 }
 
 static void validate(vctx *v, const cfg_node *root, const cfg_src *file, mp_config *c) {

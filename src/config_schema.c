@@ -117,6 +117,12 @@ static const cfg_key keys[] = {
      "If true, the module will use internal, statically allocated arenas. If false, the caller "
      "must bind every region via <prefix>_bind_arena() / <prefix>_bind_arenas() before "
      "model_init."},
+    {"memory.io", T_STRING, "arena | caller", "arena",
+     "Where the graph's inputs and outputs live. arena: in the planned arenas, and "
+     "ctx.inputs[i].data / ctx.outputs[j].data point there after model_init. caller: in "
+     "buffers of the application (a DMA buffer, a sensor driver's), which sets those pointers "
+     "before every model_run; they are not planned, and model_run checks their size and "
+     "alignment."},
     {"memory.auto_hydrate_constants", T_BOOL, "boolean", "true",
      "Deprecated: retained for backwards compatibility but no longer changes generated runtime "
      "behavior. model_init always invokes hydrate_constants between context_init and the "

@@ -185,8 +185,10 @@ static mp_status gather_regions(emit_ctx *e) {
   uint32_t n = p->n_arenas;
   for (uint32_t i = 0; i < p->n_arenas; i++) e->n_staged += p->arenas[i].is_staged;
   n += e->n_staged;
-  if (n >= EMIT_NO_REGION) {
-    mp_error(e->dx, noloc(), "cannot emit %u regions (at most %u)", n, EMIT_NO_REGION - 1);
+  uint32_t n_io = e->io_caller ? e->g->n_inputs + e->g->n_outputs : 0;
+  if (n + n_io >= EMIT_NO_REGION) {
+    mp_error(e->dx, noloc(), "cannot emit %u regions and %u caller buffers (at most %u in all)",
+             n, n_io, EMIT_NO_REGION - 1);
     return MP_ERR_INTERNAL;
   }
   e->regions = mp_pool_alloc(e->pool, n ? n : 1, sizeof(emit_region));
@@ -297,6 +299,7 @@ static mp_status emit_run(const mp_plan *p, const mp_config *cfg, const mp_diag_
   e.dx = dx;
   e.prefix = cfg->prefix;
   e.allocate = cfg->memory.allocate_arenas;
+  e.io_caller = cfg->memory.io_caller;
   for (size_t i = 0; cfg->prefix[i]; i++) e.up[i] = (char)toupper((unsigned char)cfg->prefix[i]);
   e.pool = mp_pool_new();
   mp_buf_init(&e.glue);

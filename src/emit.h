@@ -64,6 +64,7 @@ typedef struct emit_ctx {
   const char *module_name;
   const char *dir;          /* module.path without a trailing slash */
   bool allocate;            /* allocate_arenas */
+  bool io_caller;           /* memory.io caller: the I/O lives in the application's buffers */
   uint32_t n_regions;
   emit_region *regions;
   uint32_t n_staged;

@@ -56,6 +56,9 @@ static void io_constants(const emit_ctx *e, mp_buf *b, bool input, uint32_t i, i
   mp_buf_printf(b, "#define %s_TENSOR %du\n#define %s_DTYPE %s_DTYPE_%s\n", m, id, m, u, dt);
   mp_buf_printf(b, "#define %s_SIZE %lluu\n#define %s_ELEMENTS %lluu\n", m,
                 (unsigned long long)t->size, m, (unsigned long long)elements);
+  uint32_t align = mp_dtype_align(t->dtype);
+  if (t->align_hint > align) align = t->align_hint;
+  mp_buf_printf(b, "#define %s_ALIGN %uu\n", m, align ? align : 1u);
   mp_buf_printf(b, "#define %s_RANK %uu\n", m, t->rank);
   if (t->rank) {
     mp_buf_printf(b, "#define %s_SHAPE {", m);
@@ -89,6 +92,16 @@ static void io_list(const emit_ctx *e, mp_buf *b) {
       " * quantised per tensor (_QUANTISED 0).  _SHAPE is an initialiser, e.g.\n"
       " *   static const int32_t shape[%s_INPUT0_RANK] = %s_INPUT0_SHAPE; */\n",
       e->prefix, e->up, e->up);
+  if (e->io_caller)
+    mp_buf_printf(b,
+        "/* memory.io caller: the inputs and outputs live in buffers of the\n"
+        " * application.  Before every %s_model_run, point ctx->inputs[i].data and\n"
+        " * ctx->outputs[j].data at them (each _SIZE bytes, aligned to _ALIGN), and\n"
+        " * set .size to the buffer's size to have it checked; %s_model_run fails\n"
+        " * with %s_STATUS_BAD_IO (ctx->error_code: the index, inputs first) on a\n"
+        " * NULL, short or misaligned one. */\n",
+        e->prefix, e->prefix, e->up);
+  mp_buf_printf(b, "#define %s_IO_CALLER %d\n", e->up, e->io_caller ? 1 : 0);
   if (g->n_inputs == 0) mp_buf_puts(b, "/* (no inputs) */\n");
   for (uint32_t i = 0; i < g->n_inputs; i++) io_constants(e, b, true, i, g->inputs[i]);
   if (g->n_outputs == 0) mp_buf_puts(b, "/* (no outputs) */\n");
@@ -194,10 +207,13 @@ static void status_codes(const emit_ctx *e, mp_buf *b) {
       "                                        context's %s_model_init: its inputs and\n"
       "                                        outputs point at the old buffers; call\n"
       "                                        %s_model_init again */\n"
-      "  %s_STATUS_BAD_CONSTANTS = -14     /* a constant region's bytes do not match\n"
+      "  %s_STATUS_BAD_CONSTANTS = -14,    /* a constant region's bytes do not match\n"
       "                                        its _CRC32 (%s_check_constants) */\n"
+      "  %s_STATUS_BAD_IO = -15            /* memory.io caller: an input or output buffer\n"
+      "                                        is NULL, short or misaligned; its index\n"
+      "                                        (inputs first) is ctx->error_code */\n"
       "} %s_status_t;\n\n",
-      p, u, u, u, u, u, p, u, u, u, u, u, p, p, u, p, u, u, u, u, u, p, p, u, p, p);
+      p, u, u, u, u, u, p, u, u, u, u, u, p, p, u, p, u, u, u, u, u, p, p, u, p, u, p);
 }
 
 static void regions(const emit_ctx *e, mp_buf *b) {
@@ -312,14 +328,16 @@ static void types(const emit_ctx *e, mp_buf *b) {
       "/* A tensor: where it lives and what it holds.  Its bytes are at\n"
       " * arena_buffers[region] + offset (%s_tensor_data). */\n"
       "typedef struct %s_tensor_t {\n"
-      "  uint8_t region;       /* %s_arena_region_t, or %s_NO_REGION */\n"
+      "  uint8_t region;       /* %s_arena_region_t, %s_NO_REGION, or (memory.io\n"
+      "                           caller) %s_NUM_REGIONS + k: caller buffer k, the\n"
+      "                           inputs then the outputs */\n"
       "  uint32_t offset;      /* bytes from the region's base */\n"
       "  uint32_t size;        /* bytes */\n"
       "  uint8_t dtype;        /* %s_dtype_t */\n"
       "  uint8_t rank;\n"
       "  const int32_t *shape; /* rank dimensions; NULL when rank is 0 */\n"
       "} %s_tensor_t;\n\n",
-      p, p, p, u, p, p);
+      p, p, p, u, u, p, p);
   mp_buf_printf(b,
       "/* An operator, in execution order. */\n"
       "typedef struct %s_op_t {\n"

@@ -80,6 +80,13 @@ static void region_tables(const emit_ctx *e, mp_buf *b) {
 static void tensor_tables(const emit_ctx *e, mp_buf *b) {
   const mp_graph *g = e->g;
   const char *u = e->up, *p = e->prefix;
+  char io_decl[512] = "";
+  if (e->io_caller)
+    snprintf(io_decl, sizeof io_decl,
+             "/* memory.io caller: the application's input and output buffers, taken\n"
+             " * from ctx at every %s_model_run (inputs, then outputs). */\n"
+             "static uint8_t *io_buffers[%s_NUM_INPUTS + %s_NUM_OUTPUTS];\n\n",
+             p, u, u);
   mp_buf_puts(b, "/* ---- tensors -------------------------------------------------------- */\n\n");
   mp_buf_printf(b, "/* The shapes of all tensors, one after the other (%s_tensors[t].shape). */\n"
                    "static const int32_t tensor_shapes[] = {\n", p);
@@ -115,6 +122,8 @@ static void tensor_tables(const emit_ctx *e, mp_buf *b) {
     mp_buf_puts(b, "    {");
     if (a->placed)
       mp_buf_printf(b, "%s, %lluu, ", e->regions[a->arena].enum_name, (unsigned long long)a->offset);
+    else if (e->io_caller && a->caller_io >= 0)
+      mp_buf_printf(b, "(uint8_t)(%s_NUM_REGIONS + %d), 0u, ", u, a->caller_io);
     else
       mp_buf_printf(b, "%s_NO_REGION, 0u, ", u);
     mp_buf_printf(b, "%lluu, ", (unsigned long long)(a->placed ? a->size : x->size));
@@ -129,16 +138,24 @@ static void tensor_tables(const emit_ctx *e, mp_buf *b) {
   }
   mp_buf_puts(b, "};\n\n");
   mp_buf_printf(b,
+      "%s"
       "/* The storage of tensor `id`, or NULL (no such tensor, no storage, region\n"
       " * unbound). */\n"
       "static void *tensor_ptr(int32_t id) {\n"
       "  const %s_tensor_t *t;\n"
       "  if (id < 0 || (uint32_t)id >= %s_NUM_TENSORS) return NULL;\n"
       "  t = &%s_tensors[id];\n"
-      "  if (t->region == %s_NO_REGION || arena_buffers[t->region].rw == NULL) return NULL;\n"
+      "  if (t->region == %s_NO_REGION) return NULL;\n",
+      io_decl, p, u, p, u);
+  if (e->io_caller)
+    mp_buf_printf(b,
+        "  if (t->region >= (uint32_t)%s_NUM_REGIONS) /* a caller buffer */\n"
+        "    return io_buffers[t->region - (uint32_t)%s_NUM_REGIONS];\n",
+        u, u);
+  mp_buf_puts(b,
+      "  if (arena_buffers[t->region].rw == NULL) return NULL;\n"
       "  return arena_buffers[t->region].rw + t->offset;\n"
-      "}\n\n",
-      p, u, p, u);
+      "}\n\n");
 }
 
 static void op_tables(const emit_ctx *e, mp_buf *b) {
@@ -192,7 +209,7 @@ static void op_tables(const emit_ctx *e, mp_buf *b) {
     mp_buf_puts(b, "/* The graph inputs and outputs: tensor id and quantisation (the header's\n"
                    " * _TENSOR, _SCALE and _ZERO_POINT constants). */\n"
                    "typedef struct io_quant {\n  uint32_t tensor;\n  float scale;\n"
-                   "  int32_t zero_point;\n} io_quant;\n");
+                   "  int32_t zero_point;\n  uint32_t align;\n} io_quant;\n");
   const char *what[2] = {"INPUT", "OUTPUT"};
   const char *list[2] = {"inputs", "outputs"};
   uint32_t count[2] = {g->n_inputs, g->n_outputs};
@@ -200,8 +217,8 @@ static void op_tables(const emit_ctx *e, mp_buf *b) {
     if (!count[k]) continue;
     mp_buf_printf(b, "static const io_quant %s[%s_NUM_%sS] = {\n", list[k], u, what[k]);
     for (uint32_t i = 0; i < count[k]; i++)
-      mp_buf_printf(b, "    {%s_%s%u_TENSOR, %s_%s%u_SCALE, %s_%s%u_ZERO_POINT},\n", u, what[k], i,
-                    u, what[k], i, u, what[k], i);
+      mp_buf_printf(b, "    {%s_%s%u_TENSOR, %s_%s%u_SCALE, %s_%s%u_ZERO_POINT, %s_%s%u_ALIGN},\n",
+                    u, what[k], i, u, what[k], i, u, what[k], i, u, what[k], i);
     mp_buf_puts(b, "};\n");
   }
   mp_buf_puts(b, "\n");
@@ -331,11 +348,10 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       p, p, u, u, u, u, u, u, u, u);
   if (g->n_inputs || g->n_outputs)
     mp_buf_printf(b,
-        "/* Point io at its tensor's slot and describe the tensor. */\n"
+        "/* %s and describe the tensor. */\n"
         "static void io_describe(%s_io_t *io, const io_quant *q) {\n"
         "  const %s_tensor_t *t = &%s_tensors[q->tensor];\n"
-        "  io->data = tensor_ptr((int32_t)q->tensor);\n"
-        "  io->size = t->size;\n"
+        "%s"
         "  io->tensor = q->tensor;\n"
         "  io->dtype = t->dtype;\n"
         "  io->rank = t->rank;\n"
@@ -343,7 +359,11 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
         "  io->scale = q->scale;\n"
         "  io->zero_point = q->zero_point;\n"
         "}\n\n",
-        p, p, p);
+        e->io_caller ? "Keep io's buffer (the application's, memory.io caller)"
+                     : "Point io at its tensor's slot",
+        p, p, p,
+        e->io_caller ? "  if (io->data == NULL || io->size == 0) io->size = t->size;\n"
+                     : "  io->data = tensor_ptr((int32_t)q->tensor);\n  io->size = t->size;\n");
   mp_buf_printf(b,
       "int32_t %s_context_init(%s_model_context_t *ctx) {\n"
       "  uint32_t r;\n",
@@ -492,6 +512,22 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "  return %s_STATUS_OK;\n"
       "}\n\n",
       p, p, u, u, u, p, u, p, u, u, u, u, u);
+  mp_buf io_check;
+  mp_buf_init(&io_check);
+  if (e->io_caller && g->n_inputs + g->n_outputs > 0)
+    mp_buf_printf(&io_check,
+        "  /* memory.io caller: the application's buffers, checked */\n"
+        "  for (i = 0; i < %s_NUM_INPUTS + %s_NUM_OUTPUTS; i++) {\n"
+        "    const %s_io_t *io = i < %s_NUM_INPUTS ? &ctx->inputs[i] : &ctx->outputs[i - %s_NUM_INPUTS];\n"
+        "    const io_quant *q = i < %s_NUM_INPUTS ? &inputs[i] : &outputs[i - %s_NUM_INPUTS];\n"
+        "    if (io->data == NULL || io->size < %s_tensors[q->tensor].size ||\n"
+        "        (uintptr_t)io->data %% q->align != 0u) {\n"
+        "      ctx->error_code = (int32_t)i;\n"
+        "      return %s_STATUS_BAD_IO;\n"
+        "    }\n"
+        "    io_buffers[i] = (uint8_t *)io->data;\n"
+        "  }\n",
+        u, u, p, u, u, u, u, p, u);
   mp_buf_printf(b,
       "int32_t %s_reset_state(%s_model_context_t *ctx) {\n"
       "  if (ctx == NULL) return %s_STATUS_BAD_ARGUMENT;\n"
@@ -508,6 +544,7 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "  if (ctx->binding_epoch != binding_epoch) return %s_STATUS_REBOUND;\n"
       "  ctx->failed_op = -1;\n"
       "  ctx->error_code = 0;\n"
+      "%s"
       "  for (i = 0; i < %s_NUM_OPS; i++) {\n"
       "    int32_t st;\n"
       "    if (ctx->callback != NULL) ctx->callback(&%s_ops[i], %s_OP_STARTED, ctx->user_data);\n"
@@ -517,7 +554,8 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "  }\n"
       "  return %s_STATUS_OK;\n"
       "}\n\n",
-      p, p, u, u, u, u, p, u, u, u, p, u, u);
+      p, p, u, u, u, io_check.len ? io_check.data : "", u, p, u, u, u, p, u, u);
+  mp_buf_free(&io_check);
   mp_buf_printf(b,
       "void *%s_arena_buffer(%s_arena_region_t region) {\n"
       "  if ((uint32_t)region >= (uint32_t)%s_NUM_REGIONS) return NULL;\n"
@@ -531,7 +569,7 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "OK", "BAD_ARGUMENT", "BAD_REGION", "UNBOUND_REGION", "REGION_TOO_SMALL", "MISALIGNED",
       "PLAN_MISMATCH", "NOT_INITIALISED", "HYDRATE_FAILED", "UNSUPPORTED_OP", "KERNEL_FAILED",
       "DUPLICATE_REGION", "BUFFER_OVERLAP", "REBOUND",
-      "BAD_CONSTANTS"};
+      "BAD_CONSTANTS", "BAD_IO"};
   mp_buf_printf(b, "const char *%s_status_str(int32_t status) {\n  switch (status) {\n", p);
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     mp_buf_printf(b, "  case %s_STATUS_%s: return \"%s_STATUS_%s\";\n", u, names[i], u, names[i]);

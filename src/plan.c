@@ -67,6 +67,7 @@ typedef struct planctx {
   uint32_t scratch_n[MP_MEM_COUNT];
   uint64_t proven_lo[MP_MEM_COUNT], proven_hi[MP_MEM_COUNT];
   bool timed_out[MP_MEM_COUNT];
+  int32_t *caller_io;  /* per tensor: memory.io caller buffer (mp_allocation.caller_io) */
 } planctx;
 
 static mp_loc noloc(void) { return MP_LOC_NONE; }
@@ -750,13 +751,13 @@ done:
 static mp_status place_scratch(planctx *c) {
   const mp_graph *g = c->g;
   size_t n = 0;
-  for (uint32_t i = 0; i < g->n_tensors; i++) n += mp_graph_needs_slot(g, i);
+  for (uint32_t i = 0; i < g->n_tensors; i++) n += mp_graph_needs_slot(g, i) && c->caller_io[i] < 0;
   if (n == 0) return MP_OK;
   sitem *items = calloc(n, sizeof *items);
   if (!items) return MP_ERR_NOMEM;
   n = 0;
   for (uint32_t i = 0; i < g->n_tensors; i++) {
-    if (!mp_graph_needs_slot(g, i)) continue;
+    if (!mp_graph_needs_slot(g, i) || c->caller_io[i] >= 0) continue;
     sitem *it = &items[n++];
     it->t = i;
     it->start = g->storage[i].start_op;
@@ -963,6 +964,40 @@ static mp_status build_arenas(planctx *c) {
   return MP_OK;
 }
 
+/* memory.io caller: every graph input and output, with the view aliases
+ * that share its bytes, lives in a buffer of the application.  Fails when
+ * two of them would have to share one buffer (an output that is a view of
+ * an input, or a tensor that is both). */
+static mp_status mark_caller_io(planctx *c) {
+  const mp_graph *g = c->g;
+  for (uint32_t t = 0; t < g->n_tensors; t++) c->caller_io[t] = -1;
+  if (!c->mem->io_caller) return MP_OK;
+  uint32_t n = g->n_inputs + g->n_outputs;
+  for (uint32_t k = 0; k < n; k++) {
+    int32_t t = k < g->n_inputs ? g->inputs[k] : g->outputs[k - g->n_inputs];
+    if (t < 0 || (uint32_t)t >= g->n_tensors) continue;
+    int32_t r = g->tensors[t].alias_of >= 0 ? g->tensors[t].alias_of : t;
+    if (c->caller_io[r] >= 0) {
+      uint32_t o = (uint32_t)c->caller_io[r];
+      mp_error(c->dx, MP_LOC_NONE,
+               "memory.io caller: %s %u (tensor %d '%s') and %s %u share their bytes (a view "
+               "operator between them, or one tensor for both), so they cannot be two buffers "
+               "of the application; use memory.io arena",
+               o < g->n_inputs ? "input" : "output", o < g->n_inputs ? o : o - g->n_inputs,
+               r, g->tensors[r].name, k < g->n_inputs ? "input" : "output",
+               k < g->n_inputs ? k : k - g->n_inputs);
+      return MP_ERR_UNSUPPORTED;
+    }
+    c->caller_io[r] = (int32_t)k;
+  }
+  for (uint32_t t = 0; t < g->n_tensors; t++) {
+    int32_t r = g->tensors[t].alias_of;
+    if (r >= 0 && c->caller_io[r] >= 0) c->caller_io[t] = c->caller_io[r];
+    c->plan->allocs[t].caller_io = c->caller_io[t];
+  }
+  return MP_OK;
+}
+
 /* One warning when unpinned constants ended up cold in RAM while the
  * platform has read-only storage that could hold them: the weights then
  * cost RAM, a load image and a boot-time copy.  It names the ruleset that
@@ -1025,6 +1060,12 @@ static uint64_t plan_hash(const mp_plan *p) {
     v[6] = a->placed ? (uint64_t)a->binding.source_memory : 0;
     v[7] = (uint64_t)(int64_t)a->alias_of;
     h = mp_fnv1a(h, v, 8 * sizeof v[0]);
+    if (a->caller_io >= 0) {
+      /* the caller's buffer (memory.io caller): one more word, so plans
+       * without caller I/O keep their hashes */
+      v[0] = (uint64_t)a->caller_io;
+      h = mp_fnv1a(h, v, sizeof v[0]);
+    }
   }
   return h;
 }
@@ -1075,6 +1116,7 @@ static void free_ctx(planctx *c) {
   free(c->attrs);
   free(c->mem_rule);
   free(c->dst_rule);
+  free(c->caller_io);
   free(c);
 }
 
@@ -1111,6 +1153,7 @@ mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform, const mp
   }
   for (uint32_t t = 0; t < g->n_tensors; t++) {
     p->allocs[t].tensor_id = t;
+    p->allocs[t].caller_io = -1;
     p->allocs[t].alias_of = g->tensors[t].alias_of;
     p->allocs[t].size = g->tensors[t].size;
     p->lifetimes[t] = g->storage[t];
@@ -1125,11 +1168,13 @@ mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform, const mp
   c->attrs = calloc(nt, sizeof(mp_attributes));
   c->mem_rule = calloc(nt, sizeof *c->mem_rule);
   c->dst_rule = calloc(nt, sizeof *c->dst_rule);
-  if (!c->attrs || !c->mem_rule || !c->dst_rule) goto fail;
+  c->caller_io = calloc(nt, sizeof(int32_t));
+  if (!c->attrs || !c->mem_rule || !c->dst_rule || !c->caller_io) goto fail;
   st = MP_ERR_CONFIG;
   if (!setup(c)) goto fail;
   st = mp_rules_resolve_traced(g, platform, mem, dx, c->attrs, c->mem_rule, c->dst_rule);
   if (st != MP_OK) goto fail;
+  if ((st = mark_caller_io(c)) != MP_OK) goto fail;
   if ((st = place_persistent(c, true)) != MP_OK) goto fail;
   if ((st = place_persistent(c, false)) != MP_OK) goto fail;
   if ((st = place_constants(c, true)) != MP_OK) goto fail;

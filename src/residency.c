@@ -154,6 +154,7 @@ static json_t *io_array(const mp_plan *p, bool inputs) {
     json_object_set_new(jo, "zero_point", q.quantised ? json_integer(q.zero_point) : json_null());
     json_object_set_new(jo, "region_id", a->placed ? jint(a->arena) : json_null());
     json_object_set_new(jo, "offset", a->placed ? jint(a->offset) : json_null());
+    if (a->caller_io >= 0) json_object_set_new(jo, "caller_buffer", jint((uint32_t)a->caller_io));
     json_array_append_new(arr, jo);
   }
   return arr;
@@ -284,6 +285,9 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     json_array_append_new(tensors, jt);
   }
   json_object_set_new(root, "tensors", tensors);
+  bool caller = false;
+  for (uint32_t t = 0; t < p->n_allocs; t++) caller |= p->allocs[t].caller_io >= 0;
+  json_object_set_new(root, "io", json_string(caller ? "caller" : "arena"));
   json_object_set_new(root, "inputs", io_array(p, true));
   json_object_set_new(root, "outputs", io_array(p, false));
 

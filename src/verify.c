@@ -277,9 +277,21 @@ mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx) {
     const mp_allocation *a = &p->allocs[t];
     const mp_tensor *x = &g->tensors[t];
     bool need = needs_storage(g, t);
-    if (need && !a->placed)
+    if (need && !a->placed && a->caller_io < 0)
       FAIL("plan verification failed: %s tensor %u '%s' (%llu bytes) has no storage",
            mp_role_name(x->role), t, x->name, (unsigned long long)x->size);
+    if (a->caller_io >= 0) {
+      /* memory.io caller: the I/O tensor's own buffer, or a view of it */
+      uint32_t k = (uint32_t)a->caller_io;
+      int32_t io = k < g->n_inputs ? g->inputs[k]
+                   : k < g->n_inputs + g->n_outputs ? g->outputs[k - g->n_inputs] : -1;
+      int32_t root = x->alias_of >= 0 ? x->alias_of : (int32_t)t;
+      int32_t io_root = io < 0 ? -2 : g->tensors[io].alias_of >= 0 ? g->tensors[io].alias_of : io;
+      if (a->placed || root != io_root)
+        FAIL("plan verification failed: tensor %u '%s' is given caller buffer %u, which does "
+             "not hold it", t, x->name, k);
+      continue;
+    }
     if (!a->placed) continue;
     if (!need)
       FAIL("plan verification failed: tensor %u '%s' has storage but needs none", t, x->name);

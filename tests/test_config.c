@@ -1097,6 +1097,7 @@ static const bad_case bad[] = {
     {"memory:\n  planner: greedy\n  planner: hill_climb\n", {0}, "memory.planner",
      "duplicate key 'memory.planner' (first given at line 3)"},
     {"memory: {planner: [greedy\n", {0}, NULL, "malformed YAML"},
+    {"memory: {io: dma}\n", {0}, "memory.io", "'memory.io' must be arena or caller, not 'dma'"},
 };
 
 static void each_bad_config_names_its_key_and_teaches_the_fix(void **state) {

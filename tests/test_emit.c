@@ -557,6 +557,7 @@ static void the_header_names_each_inputs_and_outputs_type_shape_and_quantisation
                             "#define KWS_INPUT0_DTYPE KWS_DTYPE_INT8\n"
                             "#define KWS_INPUT0_SIZE 490u\n"
                             "#define KWS_INPUT0_ELEMENTS 490u\n"
+                            "#define KWS_INPUT0_ALIGN 1u\n"
                             "#define KWS_INPUT0_RANK 4u\n"
                             "#define KWS_INPUT0_SHAPE {1, 49, 10, 1}\n"
                             "#define KWS_INPUT0_DIM0 1\n"
@@ -850,8 +851,96 @@ static void a_kernel_hook_gets_the_params_and_tensors_to_run_an_operator_itself(
   done(&e);
 }
 
+/* One run of KWS on a fixed input, the scores printed: with memory.io
+ * caller (CALLER defined) from the application's own buffers, checked for
+ * NULL and short buffers first. */
+static const char IO_APP[] =
+    "#include \"kws_model.h\"\n"
+    "#include <stdio.h>\n"
+    "int main(void) {\n"
+    "  static kws_model_context_t ctx = KWS_MODEL_CONTEXT_INIT;\n"
+    "  uint32_t k;\n"
+    "  if (kws_model_init(&ctx) != KWS_STATUS_OK) return 1;\n"
+    "#ifdef CALLER\n"
+    "  static int8_t in[KWS_INPUT0_SIZE], out[KWS_OUTPUT0_SIZE];\n"
+    "  if (ctx.inputs[0].data != NULL || ctx.inputs[0].size != KWS_INPUT0_SIZE) return 2;\n"
+    "  int32_t st = kws_model_run(&ctx);\n"
+    "  printf(\"%s %d\\n\", kws_status_str(st), (int)ctx.error_code);\n"
+    "  ctx.inputs[0].data = in;\n"
+    "  ctx.outputs[0].data = out;\n"
+    "  ctx.outputs[0].size = sizeof out - 1;\n"
+    "  st = kws_model_run(&ctx);\n"
+    "  printf(\"%s %d\\n\", kws_status_str(st), (int)ctx.error_code);\n"
+    "  ctx.outputs[0].size = sizeof out;\n"
+    "#else\n"
+    "  int8_t *in = ctx.inputs[0].data;\n"
+    "  const int8_t *out = ctx.outputs[0].data;\n"
+    "#endif\n"
+    "  for (k = 0; k < KWS_INPUT0_SIZE; k++) in[k] = (int8_t)(k * 29u + 3u);\n"
+    "  if (kws_model_run(&ctx) != KWS_STATUS_OK) return 3;\n"
+    "  for (k = 0; k < KWS_OUTPUT0_SIZE; k++) printf(\"%d \", out[k]);\n"
+    "  printf(\"\\n\");\n"
+    "  return 0;\n"
+    "}\n";
+
+static void with_caller_io_the_module_runs_on_the_applications_buffers_and_checks_them(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "kws", COLD, true);
+  char arena_dir[400];
+  snprintf(arena_dir, sizeof arena_dir, "%s/arena", e.tmp);
+  e.cfg.module_path = arena_dir;
+  emit_ok(&e);
+  mp_plan_free(&e.p);
+  e.cfg.memory.io_caller = true;
+  e.cfg.module_path = e.dir;
+  assert_int_equal(mp_plan_build(e.g, &e.cfg.platform, &e.cfg.memory, NULL, &e.p), MP_OK);
+  emit_ok(&e);
+  char *h = read_out(&e, "include/kws_model.h");
+  assert_non_null(strstr(h, "#define KWS_IO_CALLER 1\n"));
+  assert_non_null(strstr(h, "#define KWS_INPUT0_ALIGN 1u\n"));
+  assert_non_null(strstr(h, "KWS_STATUS_BAD_IO = -15"));
+  free(h);
+  char *src = read_out(&e, "src/kws_model.c");
+  char want[120];
+  snprintf(want, sizeof want, "{(uint8_t)(KWS_NUM_REGIONS + 0), 0u, 490u, KWS_DTYPE_INT8");
+  assert_non_null(strstr(src, want));
+  free(src);
+  char *j = read_out(&e, "kws_residency.json");
+  assert_non_null(strstr(j, "\"io\": \"caller\""));
+  assert_non_null(strstr(j, "\"region_id\": null,\n      \"offset\": null,\n      \"caller_buffer\": 0\n"));
+  free(j);
+  char path[400];
+  snprintf(path, sizeof path, "%s/app.c", e.tmp);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(IO_APP, f);
+  fclose(f);
+  assert_int_equal(tu_system("cd '%s' && cc -std=c99 -Wall -Wextra -Werror -Iinclude -Ikernels "
+                             "-DKWS_WITH_KERNELS=1 '%s/app.c' src/*.c kernels/*.c -lm -o '%s/a' && "
+                             "'%s/a' > '%s/a.txt' && cd '%s' && cc -std=c99 -Wall -Wextra -Werror "
+                             "-Iinclude -Ikernels -DKWS_WITH_KERNELS=1 -DCALLER '%s/app.c' src/*.c "
+                             "kernels/*.c -lm -o '%s/c' && '%s/c' > '%s/c.txt'",
+                             arena_dir, e.tmp, e.tmp, e.tmp, e.tmp, e.dir, e.tmp, e.tmp, e.tmp,
+                             e.tmp),
+                   0);
+  snprintf(path, sizeof path, "%s/a.txt", e.tmp);
+  char *a = tu_read_text(path, NULL);
+  snprintf(path, sizeof path, "%s/c.txt", e.tmp);
+  char *c = tu_read_text(path, NULL);
+  assert_non_null(a);
+  assert_non_null(c);
+  char expect[600];
+  snprintf(expect, sizeof expect, "KWS_STATUS_BAD_IO 0\nKWS_STATUS_BAD_IO 1\n%s", a);
+  assert_string_equal(c, expect);
+  free(a);
+  free(c);
+  done(&e);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(with_caller_io_the_module_runs_on_the_applications_buffers_and_checks_them),
       cmocka_unit_test(a_kernel_hook_gets_the_params_and_tensors_to_run_an_operator_itself),
       cmocka_unit_test(crc32_is_zlibs),
       cmocka_unit_test(sidecars_carry_a_crc32_that_hydrate_constants_can_check),

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "fixtures.h"
+#include "tflite_writer.h"
 #include "testutil.h"
 
 #include <stdlib.h>
@@ -786,8 +787,97 @@ static void constants_cold_in_ram_count_a_load_image_and_warn_once_naming_the_ru
   unload(&l);
 }
 
+static void with_caller_io_the_inputs_and_outputs_are_not_planned(void **state) {
+  (void)state;
+  loaded l;
+  load_fx("kws", &l);
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  mp_memory_args a = args("greedy");
+  mp_rule r = rule(MP_ROLE_CONSTANT, (mp_attributes){true, MP_MEM_MRAM, false, 0});
+  a.rules = &r;
+  a.n_rules = 1;
+  mp_plan *arena = NULL, *caller = NULL;
+  assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &arena), MP_OK);
+  a.io_caller = true;
+  tu_diags d;
+  tu_diags_init(&d);
+  assert_int_equal(mp_plan_build(l.g, &pf, &a, &d.sink, &caller), MP_OK);
+  assert_int_equal(mp_plan_verify(caller, &d.sink), MP_OK);
+  const mp_graph *g = l.g;
+  for (uint32_t k = 0; k < g->n_inputs + g->n_outputs; k++) {
+    int32_t t = k < g->n_inputs ? g->inputs[k] : g->outputs[k - g->n_inputs];
+    assert_false(caller->allocs[t].placed);
+    assert_int_equal(caller->allocs[t].caller_io, (int32_t)k);
+    assert_true(arena->allocs[t].placed);
+    assert_int_equal(arena->allocs[t].caller_io, -1);
+  }
+  const mp_arena *sa = find_arena(arena, MP_ROLE_SCRATCH, MP_MEM_DTCM);
+  const mp_arena *sc = find_arena(caller, MP_ROLE_SCRATCH, MP_MEM_DTCM);
+  assert_int_equal(sc->n_tensors, sa->n_tensors - g->n_inputs - g->n_outputs);
+  assert_true(sc->total_size <= sa->total_size);
+  assert_true(caller->hash != arena->hash);
+  /* the verifier refuses a caller buffer given to a tensor it does not hold */
+  int32_t other = -1;
+  for (uint32_t t = 0; t < caller->n_allocs && other < 0; t++)
+    if (caller->allocs[t].placed && caller->allocs[t].binding.role == MP_ROLE_SCRATCH) other = (int32_t)t;
+  caller->allocs[other].placed = false;
+  caller->allocs[other].caller_io = 0;
+  tu_diags_init(&d);
+  assert_int_equal(mp_plan_verify(caller, &d.sink), MP_ERR_VERIFY);
+  assert_true(tu_diags_has(&d, "is given caller buffer 0, which does not hold it"));
+  mp_plan_free(&arena);
+  mp_plan_free(&caller);
+  unload(&l);
+}
+
+static void caller_io_refuses_an_output_that_is_a_view_of_an_input(void **state) {
+  (void)state;
+  mp_tfw *w = mp_tfw_new();
+  assert_non_null(w);
+  mp_tfw_add_subgraph(w, "main");
+  mp_tfw_add_simple_tensor(w, "in", MP_DTYPE_INT8, 2, (const int32_t[]){1, 8});
+  uint8_t shape[8] = {2, 0, 0, 0, 4, 0, 0, 0};
+  mp_tfw_tensor st = {.name = "shape", .dtype = MP_DTYPE_INT32, .rank = 1,
+                      .shape = (const int32_t[]){2}};
+  st.buffer = mp_tfw_add_buffer(w, shape, sizeof shape);
+  mp_tfw_add_tensor(w, &st);
+  mp_tfw_add_simple_tensor(w, "out", MP_DTYPE_INT8, 2, (const int32_t[]){2, 4});
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_RESHAPE, .n_inputs = 2,
+                                .inputs = (const int32_t[]){0, 1}, .n_outputs = 1,
+                                .outputs = (const int32_t[]){2}});
+  mp_tfw_set_io(w, 1, (const int32_t[]){0}, 1, (const int32_t[]){2});
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  assert_int_equal(mp_tfw_finish(w, &bytes, &size), MP_OK);
+  mp_tfw_free(&w);
+  mp_model *m = NULL;
+  mp_graph *g = NULL;
+  assert_int_equal(mp_model_parse(bytes, size, "reshape", NULL, &m), MP_OK);
+  free(bytes);
+  assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &g), MP_OK);
+  assert_int_equal(g->tensors[2].alias_of, 0);
+  mp_platform pf = platform(64 * 1024, 1 << 20);
+  mp_memory_args a = args("greedy");
+  a.io_caller = true;
+  mp_plan *p = NULL;
+  tu_diags d;
+  tu_diags_init(&d);
+  assert_int_equal(mp_plan_build(g, &pf, &a, &d.sink, &p), MP_ERR_UNSUPPORTED);
+  assert_null(p);
+  assert_true(tu_diags_has(&d, "memory.io caller: input 0 (tensor 0 'in') and output 0 share their "
+                               "bytes"));
+  a.io_caller = false;
+  assert_int_equal(mp_plan_build(g, &pf, &a, NULL, &p), MP_OK);
+  mp_plan_free(&p);
+  mp_graph_free(&g);
+  mp_model_free(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(with_caller_io_the_inputs_and_outputs_are_not_planned),
+      cmocka_unit_test(caller_io_refuses_an_output_that_is_a_view_of_an_input),
       cmocka_unit_test(constants_cold_in_ram_count_a_load_image_and_warn_once_naming_the_rule),
       cmocka_unit_test(every_planner_plans_every_corpus_model_and_the_verifier_agrees),
       cmocka_unit_test(a_tight_dtcm_budget_spills_scratch_to_sram),
