@@ -44,6 +44,17 @@ else
 fi
 grep -q '^class [0-9]*$' "$out/host.out" || { echo "FAIL host output has no class line"; fail=1; }
 
+# the same sources for a Cortex-M4F, compile only (QEMU has no M4F board)
+mkdir -p "$out/m4"
+if (cd "$out/m4" && arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard \
+      -std=c99 -O2 -Wall -Wextra -Werror -I"$ROOT/$ex" -I"$out/make/module/include" \
+      -I"$out/make/module/kernels" -DKWS_WITH_KERNELS=1 -c "$ROOT/$ex/main.c" \
+      "$out"/make/module/src/*.c "$out"/make/module/kernels/*.c) 2> "$out/m4.log"; then
+  echo "ok   the module and main.c compile warning-free for a Cortex-M4F"
+else
+  echo "FAIL Cortex-M4F compile:"; cat "$out/m4.log"; fail=1
+fi
+
 for b in make cmake; do
   elf="$out/$b/kws_m55.elf"
   timeout 120 qemu-system-arm -M mps3-an547 -nographic -semihosting -kernel "$elf" \
