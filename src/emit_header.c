@@ -564,14 +564,20 @@ void emit_header(const emit_ctx *e, mp_buf *b) {
       " *\n"
       " * Use:\n"
       " *     %s_model_context_t ctx = %s_MODEL_CONTEXT_INIT;\n"
-      " *     int32_t st = %s_model_init(&ctx);\n"
-      " *     memcpy(ctx.inputs[0].data, input, ctx.inputs[0].size);\n"
+      " *     int32_t st = %s_model_init(&ctx);\n",
+      p, u, p);
+  if (e->io_caller)
+    mp_buf_puts(b, " *     ctx.inputs[0].data = input;    (the application's buffers:\n"
+                   " *     ctx.outputs[0].data = output;   memory.io caller)\n");
+  else
+    mp_buf_puts(b, " *     memcpy(ctx.inputs[0].data, input, ctx.inputs[0].size);\n");
+  mp_buf_printf(b,
       " *     st = %s_model_run(&ctx);\n"
       " *     ... ctx.outputs[0].data holds ctx.outputs[0].size bytes ...\n"
       " * Every entry point returns int32_t: %s_STATUS_OK (0) or a negative\n"
       " * %s_status_t (%s_status_str names it).\n"
       " *\n",
-      p, u, p, p, u, p, p);
+      p, u, p, p);
   if (e->allocate)
     mp_buf_printf(b,
         " * Memory: the module defines its arenas (src/%s_arenas.c), placed with\n"
