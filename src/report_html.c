@@ -1362,7 +1362,7 @@ static void put_table(report *r) {
     esc(b, sh);
     char why[256];
     mp_buf_puts(b, "</td><td class=\"why\">");
-    esc(b, mp_reason_text(&a->reason, a->alias_of, why, sizeof why));
+    esc(b, mp_reason_text(&r->p->platform, &a->reason, a->alias_of, why, sizeof why));
     mp_buf_puts(b, "</td></tr>\n");
   }
   mp_buf_puts(b, "</tbody></table></div>\n</section>\n");
