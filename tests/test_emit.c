@@ -235,7 +235,7 @@ static void the_header_declares_the_whole_api_returning_int32(void **state) {
       "KWS_STATUS_UNSUPPORTED_OP = -9,",
       "KWS_STATUS_DUPLICATE_REGION = -11,",
       "KWS_STATUS_BUFFER_OVERLAP = -12,",
-      "KWS_STATUS_REBOUND = -13 ",
+      "KWS_STATUS_REBOUND = -13,",
   };
   for (size_t i = 0; i < sizeof decls / sizeof decls[0]; i++) {
     if (!strstr(h, decls[i])) fail_msg("missing from the header: %s", decls[i]);
