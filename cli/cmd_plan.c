@@ -1,11 +1,13 @@
 /*
  * cmd_plan.c — `memplan plan MODEL [--planner P] [--planner-options JSON]
- * [--platform NAME] [--json] [--report PATH]`: the fast path for numbers.
+ * [--platform NAME] [--json] [--report PATH]`, or `memplan plan CONFIG.yaml`:
+ * the fast path for numbers.
  *
- * Plans a model with a built-in platform and no config file, verifies the
- * plan and prints the summary (or the residency JSON).  The options are
- * turned into `memplan convert` overrides so that validation, messages and
- * defaults are exactly those of the config.
+ * Plans a model with a built-in platform and no config file, or with a
+ * config file exactly as `memplan convert` would, verifies the plan and
+ * prints the summary (or the residency JSON) without writing a module.  The
+ * options are turned into `memplan convert` overrides so that validation,
+ * messages and defaults are exactly those of the config.
  */
 #include "cli.h"
 
@@ -14,11 +16,16 @@
 
 static const char *USAGE =
     "usage: memplan plan MODEL.tflite [options]\n"
+    "       memplan plan CONFIG.yaml [MODEL.tflite] [options]\n"
     "\n"
-    "Plan a model on a built-in platform without a config file and print the\n"
-    "arena summary.  When the planner ends above the lower bound, a hint line\n"
-    "names the best other planner and the bytes it would save.\n"
+    "Plan a model on a built-in platform, or as a convert config describes it,\n"
+    "and print the arena summary; nothing is written but --report.  When the\n"
+    "planner ends above the lower bound, a hint line names the best other\n"
+    "planner and the bytes it would save.\n"
     "\n"
+    "  --path CONFIG.yaml     plan with this config (as a first argument ending\n"
+    "                         in .yaml or .yml); a MODEL given too replaces its\n"
+    "                         model.path\n"
     "  --planner P            greedy (the default), or the experimental\n"
     "                         greedy_by_size, hill_climb and exact\n"
     "  --planner-options JSON planner tunables, e.g. '{\"iterations\": 2000}'\n"
@@ -50,12 +57,22 @@ static void quiet_diag(void *user, const mp_diag *d) {
   q->c->sink.fn(q->c->sink.user, d);
 }
 
+static bool has_suffix(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n > k && !strcmp(s + n - k, suffix);
+}
+
+static bool is_config_name(const char *s) {
+  return has_suffix(s, ".yaml") || has_suffix(s, ".yml");
+}
+
 int cmd_plan(cli *c, int argc, char **argv) {
   char *model = NULL;
+  char *config = NULL;
   const char *report = NULL;
   bool json = false, quiet_hint = false;
   /* config arguments: "plan" + translated options */
-  char **cargs = calloc((size_t)argc * 2 + 4, sizeof(char *));
+  char **cargs = calloc((size_t)argc * 2 + 6, sizeof(char *));
   if (!cargs) return CLI_EXIT_BUG;
   int nc = 0;
   cargs[nc++] = (char *)"plan";
@@ -76,6 +93,19 @@ int cmd_plan(cli *c, int argc, char **argv) {
         return cli_usage_error("plan", "--report needs a path");
       }
       report = argv[++i];
+    } else if (!strcmp(a, "--path") || !strcmp(a, "--config") || !strncmp(a, "--path=", 7) ||
+               !strncmp(a, "--config=", 9) || (is_config_name(a) && a[0] != '-')) {
+      char *val = a[0] != '-' ? argv[i] : strchr(argv[i], '=') ? strchr(argv[i], '=') + 1 : NULL;
+      if (!val && i + 1 >= argc) {
+        free(cargs);
+        return cli_usage_error("plan", "%s needs a config file", a);
+      }
+      if (!val) val = argv[++i];
+      if (config) {
+        free(cargs);
+        return cli_usage_error("plan", "more than one config given ('%s' and '%s')", config, val);
+      }
+      config = val;
     } else if (!strcmp(a, "--planner") || !strcmp(a, "--planner-options") ||
                !strcmp(a, "--platform") || !strcmp(a, "--subgraph") || !strcmp(a, "--prefix")) {
       if (i + 1 >= argc) {
@@ -95,7 +125,7 @@ int cmd_plan(cli *c, int argc, char **argv) {
       const char *next = i + 1 < argc ? argv[i + 1] : NULL;
       size_t nl = next ? strlen(next) : 0;
       if (next && !(next[0] == '-' && next[1] == '-') &&
-          !(nl > 7 && !strcmp(next + nl - 7, ".tflite")))
+          !(nl > 7 && !strcmp(next + nl - 7, ".tflite")) && !is_config_name(next))
         cargs[nc++] = argv[++i];
     } else if (!model) {
       model = argv[i];
@@ -104,12 +134,21 @@ int cmd_plan(cli *c, int argc, char **argv) {
       return cli_usage_error("plan", "more than one model given ('%s' and '%s')", model, a);
     }
   }
-  if (!model) {
+  if (!model && !config) {
     free(cargs);
-    return cli_usage_error("plan", "no model given");
+    return cli_usage_error("plan", "no model given (MODEL.tflite, or a config: CONFIG.yaml)");
   }
-  cargs[nc++] = (char *)"--model.path";
-  cargs[nc++] = model;
+  if (config) {
+    /* the config file comes first, so the options override it */
+    memmove(cargs + 3, cargs + 1, (size_t)(nc - 1) * sizeof *cargs);
+    cargs[1] = (char *)"--path";
+    cargs[2] = config;
+    nc += 2;
+  }
+  if (model) {
+    cargs[nc++] = (char *)"--model.path";
+    cargs[nc++] = model;
+  }
   mp_config *cfg = NULL;
   mp_model *m = NULL;
   mp_graph *g = NULL;

@@ -20,7 +20,7 @@ _memplan() {
   prev=${COMP_CWORD:+${COMP_WORDS[COMP_CWORD-1]}}
   cmd=${COMP_WORDS[1]:-}
   local planners="greedy greedy_by_size hill_climb exact"
-  local platforms="apollo510_evb apollo4p_evb apollo330p_evb apollo3p_evb"
+  local platforms="apollo510_evb apollo4p_evb apollo330p_evb apollo3p_evb stm32h743 imxrt1060_evk esp32s3_devkitc"
   if [ "$COMP_CWORD" -eq 1 ]; then
     COMPREPLY=($(compgen -W "convert plan inspect solve help --help --version" -- "$cur"))
     return
@@ -29,7 +29,8 @@ _memplan() {
     --planner|--memory.planner) COMPREPLY=($(compgen -W "$planners" -- "$cur")); return ;;
     --platform|--platform.name) COMPREPLY=($(compgen -W "$platforms" -- "$cur")); return ;;
     --verbose) COMPREPLY=($(compgen -W "0 1 2 3" -- "$cur")); return ;;
-    --path) COMPREPLY=($(compgen -f -X '!*.@(yaml|yml)' -- "$cur") $(compgen -d -- "$cur")); return ;;
+    --path) COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") $(compgen -f -X '!*.yml' -- "$cur")
+                       $(compgen -d -- "$cur")); return ;;
     --report) COMPREPLY=($(compgen -f -X '!*.html' -- "$cur") $(compgen -d -- "$cur")); return ;;
     -o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --planner-options|--subgraph|--alignment|--capacity|--prefix) return ;;
@@ -37,7 +38,7 @@ _memplan() {
   case $cmd in
     help) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "convert plan inspect solve" -- "$cur")); return ;;
     convert) words="--path --report --allow-unsupported --verbose --quiet --help $(_memplan_config_keys "${COMP_WORDS[0]}")" ;;
-    plan) words="--planner --planner-options --platform --subgraph --prefix --json --report --verbose --quiet --help $(_memplan_config_keys "${COMP_WORDS[0]}")" ;;
+    plan) words="--path --planner --planner-options --platform --subgraph --prefix --json --report --verbose --quiet --help $(_memplan_config_keys "${COMP_WORDS[0]}")" ;;
     inspect) words="--subgraph --alignment --json --help" ;;
     solve) words="--planner --planner-options --capacity --alignment -o --output --help" ;;
     *) return ;;
@@ -46,7 +47,9 @@ _memplan() {
     COMPREPLY=($(compgen -W "$words" -- "$cur"))
   else
     case $cmd in
-      plan|inspect) COMPREPLY=($(compgen -f -X '!*.tflite' -- "$cur") $(compgen -d -- "$cur")) ;;
+      plan) COMPREPLY=($(compgen -f -X '!*.tflite' -- "$cur") $(compgen -f -X '!*.yaml' -- "$cur")
+                       $(compgen -f -X '!*.yml' -- "$cur") $(compgen -d -- "$cur")) ;;
+      inspect) COMPREPLY=($(compgen -f -X '!*.tflite' -- "$cur") $(compgen -d -- "$cur")) ;;
       solve) COMPREPLY=($(compgen -f -X '!*.csv' -- "$cur") $(compgen -d -- "$cur")) ;;
     esac
   fi

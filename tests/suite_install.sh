@@ -74,6 +74,19 @@ check_completion "hill_climb" "$P/bin/memplan" plan --planner hi
 check_completion "--memory.planner --memory.planner-options" "$P/bin/memplan" convert --memory.pl
 check_completion "--alignment" "$P/bin/memplan" inspect --al
 check_completion "solve" "$P/bin/memplan" help so
+check_completion "examples/kws/config.yaml" "$P/bin/memplan" convert --path examples/kws/
+check_completion "examples/kws/config.yaml examples/kws/kws.tflite" "$P/bin/memplan" plan examples/kws/
+# the completions offer exactly the built-in platforms the tool names
+builtin=$("$P/bin/memplan" plan x.tflite --platform no_such_platform 2>&1 |
+  sed -n 's/.*(built-in platforms: \([^;]*\);.*/\1/p' | sed 's/,\| and / /g' | tr -s ' ' '\n' | sort | tr '\n' ' ')
+offered=$(complete_words "$P/bin/memplan" plan --platform "" | sort | tr '\n' ' ')
+zsh_list=$(sed -n 's/^_memplan_platforms() { _values platform \(.*\) }$/\1/p' "$P/share/zsh/site-functions/_memplan" |
+  tr ' ' '\n' | sort | tr '\n' ' ')
+if [ -n "$builtin" ] && [ "$builtin" = "$offered" ] && [ "$builtin" = "$zsh_list" ]; then
+  echo "ok   bash and zsh complete the built-in platforms: $builtin"
+else
+  echo "FAIL built-in platforms '$builtin', bash offers '$offered', zsh '$zsh_list'"; fail=1
+fi
 # zsh completion
 if command -v zsh >/dev/null; then
   zsh -n "$P/share/zsh/site-functions/_memplan" && echo "ok   _memplan parses in zsh" || { echo "FAIL _memplan"; fail=1; }
