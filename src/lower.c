@@ -283,6 +283,7 @@ static const kinfo kinfos[MP_K_COUNT] = {
     [MP_K_PAD] = {"mpk_pad", NULL, "mpk_pad_params", pad_fields},
     [MP_K_MEAN_S8] = {"mpk_mean_s8", NULL, "mpk_mean_s8_params", mean_s8_fields},
     [MP_K_MEAN_F32] = {"mpk_mean_f32", NULL, "mpk_mean_f32_params", mean_f32_fields},
+    [MP_K_MEAN_S16] = {"mpk_mean_s16", NULL, "mpk_mean_s8_params", mean_s8_fields},
     [MP_K_TRANSPOSE] = {"mpk_transpose", NULL, "mpk_transpose_params", transpose_fields},
     [MP_K_CONCAT] = {"mpk_concat", NULL, "mpk_concat_params", concat_fields},
     [MP_K_LOGISTIC_S8] = {"mpk_logistic_s8", NULL, "mpk_logistic_s8_params", logistic_s8_fields},
@@ -1276,13 +1277,14 @@ static mp_status lower_mean(ctx *c) {
     add_arg(c, out, true, "float *");
     return MP_OK;
   }
-  if (dt != MP_DTYPE_INT8 || dtype(c, out) != MP_DTYPE_INT8)
-    return unsupported(c, "input %s, output %s (supported: int8, float32)", dtname(dt),
+  bool wide = dt == MP_DTYPE_INT16;
+  if ((dt != MP_DTYPE_INT8 && !wide) || dtype(c, out) != dt)
+    return unsupported(c, "input %s, output %s (supported: int8, int16, float32)", dtname(dt),
                        dtname(dtype(c, out)));
   float si, so;
   int32_t zi, zo;
   if (!quant(c, in, &si, &zi) || !quant(c, out, &so, &zo))
-    return unsupported(c, "int8 tensors without quantisation parameters");
+    return unsupported(c, "%s tensors without quantisation parameters", dtname(dt));
   mpk_mean_s8_params *p = &c->lo->params.mean_s8;
   memcpy(p->in_dims, dims, sizeof dims);
   memcpy(p->out_strides, strides, sizeof strides);
@@ -1291,9 +1293,9 @@ static mp_status lower_mean(ctx *c) {
   p->input_zero_point = zi;
   p->output_zero_point = zo;
   mean_multiplier(c, (double)si / (double)so, count, &p->multiplier, &p->shift);
-  set_kernel(c, MP_K_MEAN_S8);
-  add_arg(c, in, false, "const int8_t *");
-  add_arg(c, out, true, "int8_t *");
+  set_kernel(c, wide ? MP_K_MEAN_S16 : MP_K_MEAN_S8);
+  add_arg(c, in, false, wide ? "const int16_t *" : "const int8_t *");
+  add_arg(c, out, true, wide ? "int16_t *" : "int8_t *");
   c->lo->scratch_bytes = (uint64_t)s * sizeof(int32_t);
   c->lo->scratch_align = 4;
   return MP_OK;

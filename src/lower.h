@@ -51,6 +51,7 @@ typedef enum mp_kernel {
   MP_K_PAD,
   MP_K_MEAN_S8,
   MP_K_MEAN_F32,
+  MP_K_MEAN_S16,
   MP_K_TRANSPOSE,
   MP_K_CONCAT,
   MP_K_LOGISTIC_S8,
@@ -107,7 +108,7 @@ typedef union mp_kparams {
   mpk_quantize_params quantize;
   mpk_requantize_params requantize;
   mpk_pad_params pad;
-  mpk_mean_s8_params mean_s8;
+  mpk_mean_s8_params mean_s8; /* mean_s8, mean_s16 */
   mpk_mean_f32_params mean_f32;
   mpk_transpose_params transpose;
   mpk_concat_params concat;

@@ -215,6 +215,7 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
   case MP_K_PAD: return mpk_pad(&p->pad, a[0], a[1], scratch);
   case MP_K_MEAN_S8: return mpk_mean_s8(&p->mean_s8, a[0], a[1], scratch);
   case MP_K_MEAN_F32: return mpk_mean_f32(&p->mean_f32, a[0], a[1], scratch);
+  case MP_K_MEAN_S16: return mpk_mean_s16(&p->mean_s8, a[0], a[1], scratch);
   case MP_K_TRANSPOSE: return mpk_transpose(&p->transpose, a[0], a[1], scratch);
   case MP_K_CONCAT: return mpk_concat(&p->concat, (const void *const *)a[0], a[1], scratch);
   case MP_K_LOGISTIC_S8: return mpk_logistic_s8(&p->logistic_s8, a[0], a[1], scratch);
@@ -757,7 +758,8 @@ static size_t params_size(mp_kernel k) {
   case MP_K_QUANTIZE_F32: return sizeof(mpk_quantize_params);
   case MP_K_REQUANTIZE: return sizeof(mpk_requantize_params);
   case MP_K_PAD: return sizeof(mpk_pad_params);
-  case MP_K_MEAN_S8: return sizeof(mpk_mean_s8_params);
+  case MP_K_MEAN_S8:
+  case MP_K_MEAN_S16: return sizeof(mpk_mean_s8_params);
   case MP_K_MEAN_F32: return sizeof(mpk_mean_f32_params);
   case MP_K_TRANSPOSE: return sizeof(mpk_transpose_params);
   case MP_K_CONCAT: return sizeof(mpk_concat_params);

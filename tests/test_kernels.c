@@ -777,18 +777,17 @@ static uint8_t *corpus_file(const char *dir, const char *file, size_t size) {
   return data;
 }
 
-/* The int8 MEAN kernel rounds like TFLM's integer QuantizedMeanOrSum: every
- * case of the conformance corpus's mean_int8 folder (TFLM's own outputs),
- * lowered by memplan and run with its scratch and output full of garbage,
- * must give TFLM's bytes. */
-static void mean_s8_clears_its_garbage_scratch_and_matches_tflm_on_the_corpus(void **state) {
-  (void)state;
+/* The integer MEAN kernels round like TFLM's integer QuantizedMeanOrSum:
+ * every case of the conformance corpus's mean_<dtype> folder (TFLM's own
+ * outputs), lowered by memplan and run with its scratch and output full of
+ * garbage, must give TFLM's bytes.  Returns the number of cases. */
+static int mean_matches_tflm_on_the_corpus(const char *folder, mp_kernel kernel, size_t elem) {
   const char *root = tu_conformance_dir();
-  if (!root) return;
+  if (!root) return 0;
   int n_cases = 0, n_rounded = 0;
   for (;; n_cases++) {
     char dir[4200], model[4300];
-    snprintf(dir, sizeof dir, "%s/mean_int8/%03d", root, n_cases);
+    snprintf(dir, sizeof dir, "%s/%s/%03d", root, folder, n_cases);
     snprintf(model, sizeof model, "%s/model.tflite", dir);
     FILE *f = fopen(model, "rb");
     if (!f) break;
@@ -803,26 +802,37 @@ static void mean_s8_clears_its_garbage_scratch_and_matches_tflm_on_the_corpus(vo
     mp_lowered_op lo;
     memset(&lo, 0, sizeof lo);
     assert_int_equal(mp_lower_op(g, 0, &lo, &d.sink), MP_OK);
-    assert_int_equal(lo.kernel, MP_K_MEAN_S8);
+    assert_int_equal(lo.kernel, kernel);
     const mpk_mean_s8_params *p = &lo.params.mean_s8;
     const mp_op *op = &g->ops[0];
     size_t in_size = (size_t)g->tensors[op->inputs[0]].size;
     size_t out_size = (size_t)g->tensors[op->outputs[0]].size;
-    assert_int_equal(out_size, p->out_size);
+    assert_int_equal(out_size, p->out_size * elem);
     uint8_t *in = corpus_file(dir, "input0.bin", in_size);
     uint8_t *want = corpus_file(dir, "output0.bin", out_size);
-    int8_t *out = malloc(out_size);
+    uint8_t *out = malloc(out_size);
     void *scratch = malloc((size_t)lo.scratch_bytes);
     assert_non_null(out);
     assert_non_null(scratch);
     memset(out, GARBAGE, out_size);
     memset(scratch, GARBAGE, (size_t)lo.scratch_bytes);
-    assert_int_equal(mpk_mean_s8(p, (const int8_t *)in, out, scratch), MPK_OK);
-    if (memcmp(out, want, out_size)) {
-      for (size_t i = 0; i < out_size; i++)
-        if (out[i] != (int8_t)want[i])
-          fail_msg("mean_int8/%03d: output %zu is %d, TFLM has %d", n_cases, i, out[i],
-                   (int8_t)want[i]);
+    if (elem == 2)
+      assert_int_equal(mpk_mean_s16(p, (const int16_t *)(void *)in, (int16_t *)(void *)out, scratch),
+                       MPK_OK);
+    else
+      assert_int_equal(mpk_mean_s8(p, (const int8_t *)in, (int8_t *)out, scratch), MPK_OK);
+    for (int32_t i = 0; i < p->out_size; i++) {
+      int32_t got, exp;
+      if (elem == 2) {
+        int16_t g16, w16;
+        memcpy(&g16, out + 2 * i, 2);
+        memcpy(&w16, want + 2 * i, 2);
+        got = g16, exp = w16;
+      } else {
+        got = (int8_t)out[i], exp = (int8_t)want[i];
+      }
+      if (got != exp)
+        fail_msg("%s/%03d: output %d is %d, TFLM has %d", folder, n_cases, i, got, exp);
     }
     /* the cases where the mean is not a whole number of output steps are
      * the ones that tell TFLM's rounding from another */
@@ -837,7 +847,18 @@ static void mean_s8_clears_its_garbage_scratch_and_matches_tflm_on_the_corpus(vo
   }
   assert_true(n_cases > 0);
   assert_true(n_rounded > 0);
-  print_message("  %d corpus cases of MEAN int8 match TFLM\n", n_cases);
+  print_message("  %d corpus cases of %s match TFLM\n", n_cases, folder);
+  return n_cases;
+}
+
+static void mean_s8_clears_its_garbage_scratch_and_matches_tflm_on_the_corpus(void **state) {
+  (void)state;
+  mean_matches_tflm_on_the_corpus("mean_int8", MP_K_MEAN_S8, 1);
+}
+
+static void mean_s16_clears_its_garbage_scratch_and_matches_tflm_on_the_corpus(void **state) {
+  (void)state;
+  mean_matches_tflm_on_the_corpus("mean_int16", MP_K_MEAN_S16, 2);
 }
 
 static void mean_refuses_missing_scratch_and_averages_floats(void **state) {
@@ -939,6 +960,7 @@ int main(void) {
       cmocka_unit_test(concat_interleaves_slices_of_each_input),
       cmocka_unit_test(copy_moves_bytes),
       cmocka_unit_test(mean_s8_clears_its_garbage_scratch_and_matches_tflm_on_the_corpus),
+      cmocka_unit_test(mean_s16_clears_its_garbage_scratch_and_matches_tflm_on_the_corpus),
       cmocka_unit_test(mean_refuses_missing_scratch_and_averages_floats),
       cmocka_unit_test(kernels_compile_as_strict_c99_for_host_and_cortex_m),
   };

@@ -353,6 +353,9 @@ MPK_API int32_t mpk_pad(const mpk_pad_params *p, const void *input, void *output
 /* scratch: out_size int32 accumulators (4-byte aligned). */
 MPK_API int32_t mpk_mean_s8(const mpk_mean_s8_params *p, const int8_t *input, int8_t *output,
                             void *scratch);
+/* int16 (16x8) MEAN: the int8 kernel's arithmetic and params, int16 ends. */
+MPK_API int32_t mpk_mean_s16(const mpk_mean_s8_params *p, const int16_t *input, int16_t *output,
+                             void *scratch);
 MPK_API int32_t mpk_mean_f32(const mpk_mean_f32_params *p, const float *input, float *output,
                              void *scratch);
 MPK_API int32_t mpk_transpose(const mpk_transpose_params *p, const void *input, void *output,
