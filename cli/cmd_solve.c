@@ -146,23 +146,6 @@ static bool check_solution(const mp_csv_problem *p, const mp_solution *sol) {
   return ok;
 }
 
-/* Levenshtein distance of two short names (longer ones count as far). */
-static size_t edit_distance(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  if (la > 63 || lb > 63) return SIZE_MAX;
-  size_t prev[64], cur[64];
-  for (size_t j = 0; j <= lb; j++) prev[j] = j;
-  for (size_t i = 1; i <= la; i++) {
-    cur[0] = i;
-    for (size_t j = 1; j <= lb; j++) {
-      size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]), del = prev[j] + 1, ins = cur[j - 1] + 1;
-      cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-    }
-    memcpy(prev, cur, (lb + 1) * sizeof *prev);
-  }
-  return prev[lb];
-}
-
 static int write_text(const char *path, const char *text) {
   FILE *f = fopen(path, "wb");
   if (!f) {
@@ -272,17 +255,10 @@ int cmd_solve(cli *c, int argc, char **argv) {
   const mp_planner *pl = mp_planner_find(planner);
   if (!pl) {
     char names[512] = "";
-    const char *best = NULL;
-    size_t best_d = 3; /* suggest only close names */
-    for (uint32_t i = 0; i < mp_planner_count(); i++) {
-      const char *nm = mp_planner_at(i)->name;
-      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", nm);
-      size_t d = edit_distance(planner, nm);
-      if (d < best_d) {
-        best_d = d;
-        best = nm;
-      }
-    }
+    for (uint32_t i = 0; i < mp_planner_count(); i++)
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+               mp_planner_at(i)->name);
+    const char *best = mp_planner_suggest(planner);
     if (best)
       return cli_usage_error("solve", "unknown planner '%s' \xe2\x80\x94 did you mean '%s'? (planners: %s)",
                              planner, best, names);

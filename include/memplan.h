@@ -685,6 +685,9 @@ typedef struct mp_planner {
 uint32_t mp_planner_count(void);
 const mp_planner *mp_planner_at(uint32_t i);
 const mp_planner *mp_planner_find(const char *name);
+/* The planner name a mistyped `name` most likely means ("gredy": "greedy"),
+ * or NULL when none is close. */
+const char *mp_planner_suggest(const char *name);
 /* Value of option `key` in `opts`, else the schema default, else `fallback`. */
 int64_t mp_option_get(const mp_planner *pl, const mp_option *opts, uint32_t n_opts,
                       const char *key, int64_t fallback);

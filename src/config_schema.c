@@ -14,6 +14,7 @@
  * and are only offered when close: a wrong hint is worse than none.
  */
 #include "config.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -174,35 +175,6 @@ size_t cfg_key_children(const char *parent, const char **names, size_t max) {
 
 static char fold(char c) { return c == '-' ? '_' : (char)tolower((unsigned char)c); }
 
-/* Edit distance of the folded strings, counting a swap of two neighbours
- * as one edit ("memroy" is one edit from "memory"); SIZE_MAX when either is
- * too long to be worth it. */
-static size_t distance(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  if (la > 128 || lb > 128) return SIZE_MAX;
-  size_t rows[3][129];
-  size_t *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
-  for (size_t j = 0; j <= lb; j++) prev[j] = j;
-  for (size_t i = 1; i <= la; i++) {
-    cur[0] = i;
-    for (size_t j = 1; j <= lb; j++) {
-      size_t sub = prev[j - 1] + (fold(a[i - 1]) != fold(b[j - 1]));
-      size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-      size_t m = sub < del ? sub : del;
-      m = m < ins ? m : ins;
-      if (i > 1 && j > 1 && fold(a[i - 1]) == fold(b[j - 2]) && fold(a[i - 2]) == fold(b[j - 1]) &&
-          prev2[j - 2] + 1 < m)
-        m = prev2[j - 2] + 1;
-      cur[j] = m;
-    }
-    size_t *t = prev2;
-    prev2 = prev;
-    prev = cur;
-    cur = t;
-  }
-  return prev[lb];
-}
-
 static bool folded_prefix(const char *pre, const char *s) {
   for (; *pre; pre++, s++)
     if (!*s || fold(*pre) != fold(*s)) return false;
@@ -216,7 +188,7 @@ const char *mp_suggest(const char *word, const char *const *cands, size_t n) {
   size_t best_d = SIZE_MAX;
   for (size_t i = 0; i < n; i++) {
     if (!cands[i]) continue;
-    size_t d = distance(word, cands[i]);
+    size_t d = mp_edit_distance(word, cands[i], 128);
     if (d < best_d) {
       best_d = d;
       best = cands[i];

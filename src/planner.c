@@ -38,6 +38,13 @@ const mp_planner *mp_planner_find(const char *name) {
   return NULL;
 }
 
+const char *mp_planner_suggest(const char *name) {
+  const char *names[16];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < mp_planner_count() && n < 16; i++) names[n++] = planners[i]->name;
+  return mp_suggest(name, names, n);
+}
+
 int64_t mp_option_get(const mp_planner *pl, const mp_option *opts, uint32_t n_opts,
                       const char *key, int64_t fallback) {
   for (uint32_t i = 0; i < n_opts; i++)

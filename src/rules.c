@@ -18,6 +18,7 @@
  * whether the tensors fit; that is the planner's job.
  */
 #include "config.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -79,35 +80,6 @@ static bool rule_matches(const mp_rule *r, const mp_tensor *t) {
   return false;
 }
 
-/* Edit distance with a length cap (tensor names can be long). */
-static size_t distance(const char *a, const char *b, size_t cap) {
-  size_t la = strlen(a), lb = strlen(b);
-  if (la > cap || lb > cap) return SIZE_MAX;
-  size_t *prev = malloc((lb + 1) * sizeof *prev), *cur = malloc((lb + 1) * sizeof *cur);
-  if (!prev || !cur) {
-    free(prev);
-    free(cur);
-    return SIZE_MAX;
-  }
-  for (size_t j = 0; j <= lb; j++) prev[j] = j;
-  for (size_t i = 1; i <= la; i++) {
-    cur[0] = i;
-    for (size_t j = 1; j <= lb; j++) {
-      size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-      size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-      size_t m = sub < del ? sub : del;
-      cur[j] = m < ins ? m : ins;
-    }
-    size_t *tmp = prev;
-    prev = cur;
-    cur = tmp;
-  }
-  size_t d = prev[lb];
-  free(prev);
-  free(cur);
-  return d;
-}
-
 /* The tensor name closest to `id`: a small edit distance, else the first
  * name that contains it.  NULL when nothing is close. */
 static const char *closest_tensor(const mp_graph *g, const char *id) {
@@ -116,7 +88,7 @@ static const char *closest_tensor(const mp_graph *g, const char *id) {
   for (uint32_t t = 0; t < g->n_tensors; t++) {
     const char *name = g->tensors[t].name;
     if (!name || !*name) continue;
-    size_t d = distance(id, name, 256);
+    size_t d = mp_edit_distance(id, name, 256);
     if (d < best_d) {
       best_d = d;
       best = name;

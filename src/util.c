@@ -9,6 +9,7 @@
 
 #include "diag.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -176,22 +177,40 @@ uint64_t mp_fnv1a(uint64_t h, const void *data, size_t n) {
   return h;
 }
 
-size_t mp_edit_distance(const char *a, const char *b) {
+static char fold(char c) { return c == '-' ? '_' : (char)tolower((unsigned char)c); }
+
+size_t mp_edit_distance(const char *a, const char *b, size_t cap) {
   size_t la = strlen(a), lb = strlen(b);
-  if (la > 64 || lb > 64) return la > lb ? la : lb; /* keys are short */
-  size_t prev[65], cur[65];
+  if (la > cap || lb > cap) return SIZE_MAX;
+  size_t local[3][129], *heap = NULL;
+  size_t *prev2 = local[0], *prev = local[1], *cur = local[2];
+  if (lb > 128) {
+    heap = malloc(3 * (lb + 1) * sizeof *heap);
+    if (!heap) return SIZE_MAX;
+    prev2 = heap, prev = heap + lb + 1, cur = heap + 2 * (lb + 1);
+  }
   for (size_t j = 0; j <= lb; j++) prev[j] = j;
   for (size_t i = 1; i <= la; i++) {
     cur[0] = i;
     for (size_t j = 1; j <= lb; j++) {
-      size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+      size_t sub = prev[j - 1] + (fold(a[i - 1]) != fold(b[j - 1]));
       size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
       size_t m = sub < del ? sub : del;
-      cur[j] = m < ins ? m : ins;
+      m = m < ins ? m : ins;
+      /* a swap of two neighbours is one edit */
+      if (i > 1 && j > 1 && fold(a[i - 1]) == fold(b[j - 2]) && fold(a[i - 2]) == fold(b[j - 1]) &&
+          prev2[j - 2] + 1 < m)
+        m = prev2[j - 2] + 1;
+      cur[j] = m;
     }
-    memcpy(prev, cur, (lb + 1) * sizeof(size_t));
+    size_t *t = prev2;
+    prev2 = prev;
+    prev = cur;
+    cur = t;
   }
-  return prev[lb];
+  size_t d = prev[lb];
+  free(heap);
+  return d;
 }
 
 mp_status mp_read_file(const char *path, uint8_t **data, size_t *size,

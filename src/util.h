@@ -104,7 +104,10 @@ mp_status mp_write_file(const char *path, const void *data, size_t size,
 /* mkdir -p */
 mp_status mp_make_dirs(const char *path, const mp_diag_sink *dx);
 
-/* Levenshtein distance, for did-you-mean suggestions. */
-size_t mp_edit_distance(const char *a, const char *b);
+/* Edit distance for did-you-mean suggestions: case-insensitive, '-' equal
+ * to '_', a swap of two neighbours counting as one edit ("memroy" is one
+ * edit from "memory").  SIZE_MAX when either string is longer than `cap`
+ * (or out of memory). */
+size_t mp_edit_distance(const char *a, const char *b, size_t cap);
 
 #endif /* MP_UTIL_H */

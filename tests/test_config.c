@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "testutil.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -968,6 +969,30 @@ static void suggestions_are_offered_only_when_close(void **state) {
   assert_null(mp_suggest("x", c, 4));
   assert_null(mp_suggest("verbose", c, 4));
   assert_null(mp_suggest("", c, 4));
+  assert_string_equal(mp_planner_suggest("gredy"), "greedy");
+  assert_string_equal(mp_planner_suggest("HILL-CLIMB"), "hill_climb");
+  assert_string_equal(mp_planner_suggest("greedy_by_szie"), "greedy_by_size");
+  assert_null(mp_planner_suggest("annealing"));
+}
+
+/* The one edit distance behind every suggestion: folded, swaps count once,
+ * long names (tensor names) measured whole, and a cap. */
+static void edit_distance_folds_counts_swaps_and_caps(void **state) {
+  (void)state;
+  assert_int_equal(mp_edit_distance("memory", "memory", 64), 0);
+  assert_int_equal(mp_edit_distance("memroy", "memory", 64), 1);
+  assert_int_equal(mp_edit_distance("Planner-Options", "planner_options", 64), 0);
+  assert_int_equal(mp_edit_distance("", "abc", 64), 3);
+  assert_int_equal(mp_edit_distance("kitten", "sitting", 64), 3);
+  char a[301], b[301];
+  memset(a, 'x', 300);
+  memcpy(b, a, 300);
+  a[300] = b[300] = '\0';
+  b[150] = 'y';
+  b[299] = 'z';
+  assert_int_equal(mp_edit_distance(a, b, 300), 2);
+  assert_int_equal(mp_edit_distance(a, b, 299), SIZE_MAX);
+  assert_int_equal(mp_edit_distance("xy", b, 300), 298); /* 298 inserts, "y" matches */
 }
 
 /* ---- the table of bad configs ---------------------------------------------------------------- */
@@ -1211,6 +1236,7 @@ int main(void) {
       cmocka_unit_test(a_null_ruleset_type_means_every_type),
       cmocka_unit_test(help_lists_every_key_with_type_default_and_meaning),
       cmocka_unit_test(suggestions_are_offered_only_when_close),
+      cmocka_unit_test(edit_distance_folds_counts_swaps_and_caps),
       cmocka_unit_test(each_bad_config_names_its_key_and_teaches_the_fix),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
