@@ -314,8 +314,9 @@ typedef struct mp_op {
 
 /* The core an emitted module is built for (module.target).  It picks the
  * kernel variant of each operator at convert time: on `generic` every
- * operator runs memplan's reference kernels; on a Cortex-M target the
- * convolutions and fully connected layers run specialised kernels whose
+ * operator runs memplan's reference kernels; on a Cortex-M target the int8
+ * convolutions, fully connected layers and unbroadcast ADDs run
+ * specialised kernels whose
  * inner loops use Helium (MVE, Cortex-M55) or the DSP extension (Cortex-M4,
  * M7, M33) when the compiler predefines __ARM_FEATURE_MVE /
  * __ARM_FEATURE_DSP, and portable C otherwise, so one module still compiles

@@ -37,8 +37,8 @@ static const cfg_key keys[] = {
      "Prefix of every emitted symbol (<prefix>_model_init, <prefix>_arena_dtcm_buffer, ...)."},
     {"module.target", T_TARGET, "generic|cortex-m4|cortex-m7|cortex-m33|cortex-m55", "generic",
      "Core the module's kernels are specialised for at convert time. generic runs memplan's "
-     "reference kernels everywhere; a Cortex-M target runs CONV_2D, DEPTHWISE_CONV_2D and "
-     "FULLY_CONNECTED (int8) with specialised kernels whose inner loops use Helium (MVE) when "
+     "reference kernels everywhere; a Cortex-M target runs CONV_2D, DEPTHWISE_CONV_2D, "
+     "FULLY_CONNECTED and unbroadcast ADD (int8) with specialised kernels whose inner loops use Helium (MVE) when "
      "the compiler predefines __ARM_FEATURE_MVE (cortex-m55), the DSP extension's SIMD "
      "instructions when it predefines __ARM_FEATURE_DSP (cortex-m4, cortex-m7, cortex-m33), "
      "and portable C otherwise: every path gives the same bytes, so the module still compiles "

@@ -330,6 +330,7 @@ static const kinfo kinfos[MP_K_COUNT] = {
                                  mp_lower_transpose_conv_fields},
     [MP_K_TRANSPOSE_CONV_F32] = {"mpk_transpose_conv_f32", NULL, "mpk_transpose_conv_params",
                                  mp_lower_transpose_conv_fields},
+    [MP_K_ADD_S8_FAST] = {"mpk_add_s8_fast", NULL, "mpk_add_s8_params", add_s8_fields},
 };
 
 const char *mp_kernel_fn(mp_kernel k) {

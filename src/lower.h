@@ -89,6 +89,7 @@ typedef enum mp_kernel {
   MP_K_LSTM_F32,
   MP_K_LUT_S8,
   MP_K_SOFTMAX_S16,
+  MP_K_ADD_S8_FAST,
   MP_K_COUNT
 } mp_kernel;
 

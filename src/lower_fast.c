@@ -1,8 +1,8 @@
 /*
  * lower_fast.c — ahead-of-time specialisation of the int8 filter operators
- * for a Cortex-M target (module.target): which specialised kernel of
- * runtime/kernels/mpk_conv_fast.c / mpk_fc_fast.c runs an operator, and
- * the constants it needs.
+ * and ADD for a Cortex-M target (module.target): which specialised kernel
+ * of runtime/kernels/mpk_conv_fast.c, mpk_fc_fast.c and mpk_add_fast.c
+ * runs an operator, and the constants it needs.
  *
  * The one idea: the filter is known at convert time, so the input offset's
  * share of every accumulator, input_offset * sum(filter row), is folded
@@ -18,7 +18,8 @@
  *                           op-local scratch of two columns
  *                           (2 * filter_h * filter_w * in_c bytes);
  *   DEPTHWISE_CONV_2D                     -> depthwise_conv2d_s8_fast;
- *   FULLY_CONNECTED, filter zero point 0  -> fully_connected_s8_fast.
+ *   FULLY_CONNECTED, filter zero point 0  -> fully_connected_s8_fast;
+ *   ADD, int8, no broadcasting            -> add_s8_fast (same params).
  * Everything else (float, grouped convolutions, a filter or bias that is
  * not a constant) keeps its reference kernel.
  * The same choice is made for every Cortex-M target: the kernels carry
@@ -126,11 +127,16 @@ static mp_status specialise_fc(const mp_graph *g, mp_lowered_op *lo) {
 }
 
 mp_status mp_lower_specialise(const mp_graph *g, mp_lowered_op *lo) {
-  if (g->target == MP_TARGET_GENERIC || !lo->supported || lo->n_args < 3) return MP_OK;
+  if (g->target == MP_TARGET_GENERIC || !lo->supported) return MP_OK;
+  if (lo->kernel != MP_K_ADD_S8 && lo->n_args < 3) return MP_OK;
   switch (lo->kernel) {
   case MP_K_CONV2D_S8: return specialise_conv(g, lo, false);
   case MP_K_DEPTHWISE_CONV2D_S8: return specialise_conv(g, lo, true);
   case MP_K_FULLY_CONNECTED_S8: return specialise_fc(g, lo);
+  case MP_K_ADD_S8:
+    /* the same params; the specialised loop has no broadcasting */
+    if (lo->params.add_s8.b.elementwise) mp_lower_use_kernel(lo, MP_K_ADD_S8_FAST);
+    return MP_OK;
   default: return MP_OK;
   }
 }

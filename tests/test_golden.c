@@ -266,6 +266,7 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
     return mpk_svdf_f32(&p->svdf_f32, a[0], a[1], a[2], a[3], a[4], a[5], scratch);
   case MP_K_LSTM_F32:
     return mpk_lstm_f32(&p->lstm_f32, a[0], (const void *const *)a[1], a[2], a[3], a[4], scratch);
+  case MP_K_ADD_S8_FAST: return mpk_add_s8_fast(&p->add_s8, a[0], a[1], a[2], scratch);
   case MP_K_COUNT: break;
   }
   return -1;
@@ -430,13 +431,18 @@ static void every_runnable_model_matches_tflm_on_all_cases(void **state) {
     net n;
     net_open_for(&n, runnable[i], true, lowerings[tg]);
     assert_true(n.all_supported);
-    /* every int8 filter op of the corpus has a specialised kernel */
+    /* every int8 filter op and unbroadcast ADD of the corpus has a
+     * specialised kernel */
     uint32_t filters = 0;
     for (uint32_t o = 0; o < n.g->n_ops; o++) {
       const char *nm = n.g->ops[o].name;
-      filters += n.g->tensors[n.g->ops[o].inputs[0]].dtype == MP_DTYPE_INT8 &&
+      const mp_op *op = &n.g->ops[o];
+      const mp_tensor *in0 = &n.g->tensors[op->inputs[0]];
+      filters += in0->dtype == MP_DTYPE_INT8 &&
                  (!strcmp(nm, "CONV_2D") || !strcmp(nm, "DEPTHWISE_CONV_2D") ||
-                  !strcmp(nm, "FULLY_CONNECTED"));
+                  !strcmp(nm, "FULLY_CONNECTED") ||
+                  (!strcmp(nm, "ADD") && in0->size == n.g->tensors[op->outputs[0]].size &&
+                   n.g->tensors[op->inputs[1]].size == in0->size));
     }
     assert_int_equal(fast_ops(&n), lowerings[tg] == MP_TARGET_GENERIC ? 0 : filters);
     for (int garbage = 0; garbage < 2; garbage++) {
@@ -749,7 +755,8 @@ static size_t params_size(mp_kernel k) {
   case MP_K_MAX_POOL2D_S8: return sizeof(mpk_pool_s8_params);
   case MP_K_AVG_POOL2D_F32:
   case MP_K_MAX_POOL2D_F32: return sizeof(mpk_pool_f32_params);
-  case MP_K_ADD_S8: return sizeof(mpk_add_s8_params);
+  case MP_K_ADD_S8:
+  case MP_K_ADD_S8_FAST: return sizeof(mpk_add_s8_params);
   case MP_K_ADD_F32: return sizeof(mpk_add_f32_params);
   case MP_K_SOFTMAX_S8:
   case MP_K_SOFTMAX_S8_S16: return sizeof(mpk_softmax_s8_params);
@@ -1002,11 +1009,15 @@ static void write_target_program(net *n, mp_buf *c) {
     snprintf(sym, sizeof sym, "P%u", o);
     mp_lower_params_c(&n->lo[o], sym, c);
   }
+  /* -DPER_OP: each op's ticks of case 0 as well (GOLDEN_PER_OP=1) */
+  mp_buf_printf(c, "#ifdef PER_OP\nstatic uint64_t op_ticks[%u];\n#define OP_START uint64_t s0 = "
+                   "ticks();\n#define OP_END(o) op_ticks[o] += ticks() - s0;\n#else\n"
+                   "#define OP_START\n#define OP_END(o)\n#endif\n", g->n_ops ? g->n_ops : 1);
   mp_buf_puts(c, "static int32_t run(void) {\n  int32_t st;\n");
   for (uint32_t o = 0; o < g->n_ops; o++) {
     const mp_lowered_op *lo = &n->lo[o];
     if (lo->noop) continue;
-    mp_buf_puts(c, "  {\n");
+    mp_buf_puts(c, "  {\n    OP_START\n");
     for (uint32_t k = 0; k < lo->n_args; k++) {
       if (lo->args[k].kind != MP_LARG_TENSOR_ARRAY) continue;
       mp_buf_printf(c, "    const void *const A%u[] = {", k);
@@ -1033,7 +1044,7 @@ static void write_target_program(net *n, mp_buf *c) {
       mp_buf_printf(c, ", T%d);\n", n->scratch[o]);
     else
       mp_buf_puts(c, ", NULL);\n");
-    mp_buf_printf(c, "    if (st) return 100 + %u;\n  }\n", o);
+    mp_buf_printf(c, "    OP_END(%u)\n    if (st) return 100 + %u;\n  }\n", o, o);
   }
   mp_buf_puts(c, "  return 0;\n}\n");
   for (int k = 0; k < 3; k++) {
@@ -1084,7 +1095,9 @@ static void write_target_program(net *n, mp_buf *c) {
   }
   mp_buf_puts(c, "    uint64_t t0 = ticks();\n    int32_t st = run();\n"
                  "    uint64_t t1 = ticks();\n    if (st) return st;\n"
-                 "    if (k == 0) put_u64(\"ticks \", t1 - t0);\n");
+                 "    if (k == 0) put_u64(\"ticks \", t1 - t0);\n"
+                 "#ifdef PER_OP\n    if (k == 0)\n      for (int o = 0; o < (int)(sizeof op_ticks / "
+                 "sizeof op_ticks[0]); o++) put_u64(\"op \", op_ticks[o]);\n#endif\n");
   for (int k = 0; k < 3; k++) {
     for (uint32_t j = 0; j < g->n_outputs; j++) {
       int32_t t = g->outputs[j];
@@ -1194,12 +1207,24 @@ static void every_runnable_model_matches_tflm_on(const board *b) {
                    0);
   print_message("%-26s %14s %14s %7s %10s %10s\n", b->name, "generic", mp_target_name(b->target),
                 "ratio", "text", "text");
+  /* docs/kernels_md.sh collects the rows of docs/KERNELS.md from here */
+  const char *tp = getenv("GOLDEN_TARGET_TABLE");
+  FILE *table = tp && *tp ? fopen(tp, "a") : NULL;
+  const char *pe = getenv("GOLDEN_PER_OP");
+  const bool per_op = pe && *pe && strcmp(pe, "0") != 0;
+  /* with GOLDEN_PER_OP, each op's instructions as tab-separated rows */
+  const char *opp = getenv("GOLDEN_OPS_TABLE");
+  FILE *ops = per_op && opp && *opp ? fopen(opp, "a") : NULL;
+  const char *only = getenv("GOLDEN_ONLY"); /* a model name's substring: run just those */
   for (size_t i = 0; runnable[i]; i++) {
-    uint64_t instr[2] = {0, 0};
+    if (only && *only && !strstr(runnable[i], only)) continue;
+    uint64_t instr[2] = {0, 0}, scratch = 0;
     unsigned long text[2] = {0, 0};
     for (int tg = 0; tg < 2; tg++) {
       net n;
       net_open_for(&n, runnable[i], true, tg ? b->target : MP_TARGET_GENERIC);
+      for (uint32_t o = 0; tg && o < n.g->n_ops; o++)
+        scratch = n.lo[o].scratch_bytes > scratch ? n.lo[o].scratch_bytes : scratch;
       mp_buf c;
       mp_buf_init(&c);
       write_target_program(&n, &c);
@@ -1207,11 +1232,12 @@ static void every_runnable_model_matches_tflm_on(const board *b) {
       snprintf(path, sizeof path, "%s/model.c", dir);
       assert_true(write_file(path, mp_buf_str(&c)));
       mp_buf_free(&c);
-      if (tu_system("arm-none-eabi-gcc %s -std=c99 -O2 -Wall -Wextra -Werror -Iruntime/kernels "
+      if (tu_system("arm-none-eabi-gcc %s %s -std=c99 -O2 -Wall -Wextra -Werror -Iruntime/kernels "
                     "-c %s/model.c -o %s/model.o && arm-none-eabi-gcc %s -nostartfiles "
                     "--specs=nosys.specs -Wl,--gc-sections -T %s/link.ld %s/startup.o "
                     "%s/model.o %s/mpk_*.o -lm -o %s/model.elf",
-                    b->cflags, dir, dir, b->cflags, dir, dir, dir, dir, dir) != 0)
+                    b->cflags, per_op ? "-DPER_OP" : "", dir, dir, b->cflags, dir, dir, dir, dir,
+                    dir) != 0)
         fail_msg("%s: the %s build failed", runnable[i], b->name);
       int rc = tu_system("timeout 300 qemu-system-arm -M %s -nographic -semihosting "
                          "-icount shift=0 -kernel %s/model.elf > %s/qemu.out 2>&1",
@@ -1223,9 +1249,20 @@ static void every_runnable_model_matches_tflm_on(const board *b) {
                  "failed); output: %s",
                  runnable[i], mp_target_name(n.g->target), b->name, rc, out ? out : "");
       uint64_t t = field_after(out, "ticks "), cal = field_after(out, "calib ");
-      free(out);
       assert_true(cal > 0);
       instr[tg] = (t * 2000000ull + cal / 2) / cal;
+      const char *op = out;
+      for (uint32_t o = 0; per_op && o < n.g->n_ops && (op = strstr(op, "op ")) != NULL;
+           o++, op += 3) {
+        unsigned long long oi = (strtoull(op + 3, NULL, 10) * 2000000ull + cal / 2) / cal;
+        const char *kn = n.lo[o].noop ? "(view)" : mp_kernel_fn(n.lo[o].kernel);
+        print_message("  %s op %2u %-20s %-30s %12llu\n", mp_target_name(n.g->target), o,
+                      n.g->ops[o].name, kn, oi);
+        if (ops)
+          fprintf(ops, "%s\t%s\t%u\t%s\t%s\t%s\t%llu\n", b->name, runnable[i], o,
+                  mp_target_name(n.g->target), n.g->ops[o].name, kn, oi);
+      }
+      free(out);
       tu_system("arm-none-eabi-size -A %s/model.elf | awk '$1==\".text\"{t=$2} END{print t}' "
                 "> %s/size.out",
                 dir, dir);
@@ -1238,7 +1275,14 @@ static void every_runnable_model_matches_tflm_on(const board *b) {
     print_message("%-26s %14llu %14llu %6.2fx %10lu %10lu\n", runnable[i],
                   (unsigned long long)instr[0], (unsigned long long)instr[1],
                   instr[1] ? (double)instr[0] / (double)instr[1] : 0.0, text[0], text[1]);
+    if (table)
+      fprintf(table, "| %s | %s | %llu | %llu | %.2f | %lu | %lu | %llu |\n", b->name,
+              runnable[i], (unsigned long long)instr[0], (unsigned long long)instr[1],
+              instr[1] ? (double)instr[0] / (double)instr[1] : 0.0, text[0], text[1],
+              (unsigned long long)scratch);
   }
+  if (table) fclose(table);
+  if (ops) fclose(ops);
   tu_rmtree(dir);
 }
 

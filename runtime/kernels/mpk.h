@@ -369,7 +369,8 @@ MPK_API int32_t mpk_logistic_f32(const mpk_logistic_f32_params *p, const float *
                                  float *output, void *scratch);
 
 /* Specialised kernels (see mpk_conv_s8_fast_params).  `bias` is the
- * model's bias (or NULL); the folded bias already holds it.
+ * model's bias (or NULL); the folded bias already holds it, and only the
+ * depthwise kernel reads it (for the pixels whose window leaves the input).
  *   conv2d_s8_1x1: a 1x1 filter without padding, groups of 1; no scratch.
  *   conv2d_s8_im2col: groups of 1; scratch: 2 * col_len bytes, 4-aligned.
  *   depthwise_conv2d_s8_fast: no scratch. */
@@ -385,6 +386,9 @@ MPK_API int32_t mpk_depthwise_conv2d_s8_fast(const mpk_conv_s8_fast_params *p,
 MPK_API int32_t mpk_fully_connected_s8_fast(const mpk_fc_s8_fast_params *p, const int8_t *input,
                                             const int8_t *filter, const int32_t *bias,
                                             int8_t *output, void *scratch);
+/* ADD without broadcasting (b.elementwise 1), mpk_add_s8's params. */
+MPK_API int32_t mpk_add_s8_fast(const mpk_add_s8_params *p, const int8_t *input1,
+                                const int8_t *input2, int8_t *output, void *scratch);
 
 /* ------------------------------------------------------------------------ */
 /* Init hooks (see the note at the top)                                     */

@@ -15,10 +15,14 @@
  *   mpk_conv2d_s8_im2col   any other filter: the columns of two output
  *                          pixels are gathered into the op-local scratch;
  *   mpk_depthwise_conv2d_s8_fast  any filter size and depth multiplier:
- *                          output channels are the vector lanes (4 per
- *                          Helium vector, requantised four at a time) when
- *                          the multiplier is 1 or there is one input
- *                          channel; portable C otherwise.
+ *                          four output channels at a time, as the lanes of
+ *                          a Helium vector (multiplier 1, or one input
+ *                          channel) or four registers (DSP and portable,
+ *                          multiplier 1); one at a time otherwise.
+ *
+ * DEPTHWISE_CONV_2D does without im2col: a pixel whose window lies in the
+ * input uses the folded bias; one at the border starts from the model's
+ * bias and adds the input offset, over the taps in the input only.
  *
  * Iteration order (for the in-place contracts): every kernel walks output
  * pixels in raster order (batch, row, column), two at a time for the
@@ -78,8 +82,16 @@ static void gather(const mpk_conv_geom *g, const int8_t *in_b, int32_t oy, int32
                    int8_t *col) {
   const int32_t y0 = oy * g->stride_h - g->pad_h, x0 = ox * g->stride_w - g->pad_w;
   const size_t c = (size_t)g->in_c;
+  const int row_whole = g->dilation_w == 1 && x0 >= 0 && x0 + g->filter_w <= g->in_w;
   for (int32_t fy = 0; fy < g->filter_h; fy++) {
     const int32_t iy = y0 + g->dilation_h * fy;
+    if (row_whole && iy >= 0 && iy < g->in_h) {
+      /* the filter row's taps are contiguous in the input */
+      const size_t n = (size_t)g->filter_w * c;
+      memcpy(col, in_b + ((size_t)iy * (size_t)g->in_w + (size_t)x0) * c, n);
+      col += n;
+      continue;
+    }
     for (int32_t fx = 0; fx < g->filter_w; fx++, col += c) {
       const int32_t ix = x0 + g->dilation_w * fx;
       if (iy < 0 || iy >= g->in_h || ix < 0 || ix >= g->in_w)
@@ -116,79 +128,156 @@ MPK_API int32_t mpk_conv2d_s8_im2col(const mpk_conv_s8_fast_params *p, const int
   return MPK_OK;
 }
 
+/* The taps of one output pixel's window that lie in the input: rows
+ * fy0 <= fy < fy1 and columns fx0 <= fx < fx1 of the filter; `first` is
+ * the input at tap (fy0, fx0); `whole` when no tap is in the padding. */
+typedef struct window {
+  int32_t fy0, fy1, fx0, fx1;
+  const int8_t *first;
+  int whole;
+} window;
+
+/* The first tap index at or after 0 whose position o + d * f is >= 0, and
+ * the end of those below n. */
+static void tap_range(int32_t o, int32_t d, int32_t taps, int32_t n, int32_t *lo, int32_t *hi) {
+  *lo = o >= 0 ? 0 : (-o + d - 1) / d;
+  *hi = n - 1 - o < 0 ? 0 : (n - 1 - o) / d + 1;
+  if (*hi > taps) *hi = taps;
+  if (*lo > *hi) *lo = *hi;
+}
+
+static window window_of(const mpk_conv_geom *g, const int8_t *in_b, int32_t y0, int32_t x0) {
+  window w;
+  tap_range(y0, g->dilation_h, g->filter_h, g->in_h, &w.fy0, &w.fy1);
+  tap_range(x0, g->dilation_w, g->filter_w, g->in_w, &w.fx0, &w.fx1);
+  w.whole = w.fy0 == 0 && w.fy1 == g->filter_h && w.fx0 == 0 && w.fx1 == g->filter_w;
+  w.first = in_b + ((size_t)(y0 + g->dilation_h * w.fy0) * (size_t)g->in_w +
+                    (size_t)(x0 + g->dilation_w * w.fx0)) * (size_t)g->in_c;
+  return w;
+}
+
+#if defined(MPK_MVE)
+/* Output channels c .. c+3 of one pixel: lanes are 4 input channels
+ * (multiplier 1) or 4 outputs of the one input channel (in_c 1). */
+static void dw_lanes(const mpk_conv_s8_fast_params *p, const int8_t *filter, const int32_t *bias,
+                     const window *w, int32_t c, int8_t *out) {
+  const mpk_conv_geom *g = &p->geom;
+  const mpk_requant *q = &p->q;
+  const int32_t ch = g->out_c, off = w->whole ? 0 : q->input_offset;
+  const int per_lane = g->depth_multiplier == 1;
+  const size_t col = (size_t)g->dilation_w * (size_t)g->in_c;
+  const size_t row = (size_t)g->dilation_h * (size_t)g->in_w * (size_t)g->in_c;
+  mve_pred16_t pr = vctp32q((uint32_t)(ch - c));
+  int32x4_t acc = w->whole ? vldrwq_z_s32(p->folded_bias + c, pr)
+                  : bias   ? vldrwq_z_s32(bias + c, pr)
+                           : vdupq_n_s32(0);
+  const int8_t *xr = per_lane ? w->first + c : w->first;
+  for (int32_t fy = w->fy0; fy < w->fy1; fy++, xr += row) {
+    const int8_t *x = xr, *f = filter + ((size_t)fy * (size_t)g->filter_w + (size_t)w->fx0) * (size_t)ch + c;
+    for (int32_t fx = w->fx0; fx < w->fx1; fx++, f += ch, x += col) {
+      int32x4_t vf = vldrbq_z_s32(f, pr);
+      acc = per_lane ? vaddq_s32(acc, vmulq_s32(vf, vaddq_n_s32(vldrbq_z_s32(x, pr), off)))
+                     : vmlaq_n_s32(acc, vf, *x + off);
+    }
+  }
+  mpk_requant_store_x4(q, acc, c, ch, out);
+}
+#endif
+
+#if !defined(MPK_MVE)
+/* Output channels c .. c+3 of one pixel, depth multiplier 1: four
+ * accumulators in registers over every tap (DSP: one word of input and one
+ * of filter per tap, widened in pairs, SMLABB / SMLATT per channel). */
+static void dw_quad(const mpk_conv_s8_fast_params *p, const int8_t *filter, const int32_t *bias,
+                    const window *w, int32_t c, int8_t *out) {
+  const mpk_conv_geom *g = &p->geom;
+  const int32_t ch = g->out_c, off = w->whole ? 0 : p->q.input_offset;
+  const size_t col = (size_t)g->dilation_w * (size_t)g->in_c;
+  const size_t row = (size_t)g->dilation_h * (size_t)g->in_w * (size_t)g->in_c;
+  const int32_t *b0 = w->whole ? p->folded_bias + c : bias ? bias + c : NULL;
+  int32_t a0 = b0 ? b0[0] : 0, a1 = b0 ? b0[1] : 0, a2 = b0 ? b0[2] : 0, a3 = b0 ? b0[3] : 0;
+#if defined(MPK_DSP)
+  const int32_t off2 = (int32_t)(((uint32_t)off & 0xFFFFu) | ((uint32_t)off << 16));
+#endif
+  const int8_t *xr = w->first + c;
+  for (int32_t fy = w->fy0; fy < w->fy1; fy++, xr += row) {
+    const int8_t *x = xr;
+    const int8_t *f = filter + ((size_t)fy * (size_t)g->filter_w + (size_t)w->fx0) * (size_t)ch + c;
+    for (int32_t fx = w->fx0; fx < w->fx1; fx++, f += ch, x += col) {
+#if defined(MPK_DSP)
+      uint32_t xw, fw;
+      memcpy(&xw, x, 4);
+      memcpy(&fw, f, 4);
+      const int32_t xe = (int32_t)__sadd16(mpk_even16(xw), off2);
+      const int32_t xo = (int32_t)__sadd16(mpk_odd16(xw), off2);
+      const int32_t fe = mpk_even16(fw), fo = mpk_odd16(fw);
+      a0 = __smlabb(xe, fe, a0);
+      a1 = __smlabb(xo, fo, a1);
+      a2 = __smlatt(xe, fe, a2);
+      a3 = __smlatt(xo, fo, a3);
+#else
+      a0 += f[0] * (x[0] + off);
+      a1 += f[1] * (x[1] + off);
+      a2 += f[2] * (x[2] + off);
+      a3 += f[3] * (x[3] + off);
+#endif
+    }
+  }
+  out[c] = mpk_requant_one(&p->q, a0, c);
+  out[c + 1] = mpk_requant_one(&p->q, a1, c + 1);
+  out[c + 2] = mpk_requant_one(&p->q, a2, c + 2);
+  out[c + 3] = mpk_requant_one(&p->q, a3, c + 3);
+}
+#endif
+
+/* Output channels from c0 on of one pixel, one at a time. */
+static void dw_scalar(const mpk_conv_s8_fast_params *p, const int8_t *filter, const int32_t *bias,
+                      const window *w, int32_t c0, int8_t *out) {
+  const mpk_conv_geom *g = &p->geom;
+  const int32_t ch = g->out_c, dm = g->depth_multiplier;
+  const int32_t off = w->whole ? 0 : p->q.input_offset;
+  const size_t col = (size_t)g->dilation_w * (size_t)g->in_c;
+  const size_t row = (size_t)g->dilation_h * (size_t)g->in_w * (size_t)g->in_c;
+  for (int32_t ic = c0 / dm, c = c0; ic < g->in_c; ic++) {
+    for (int32_t m = c - ic * dm; m < dm; m++, c++) {
+      int32_t acc = w->whole ? p->folded_bias[c] : bias ? bias[c] : 0;
+      const int8_t *xr = w->first + ic;
+      for (int32_t fy = w->fy0; fy < w->fy1; fy++, xr += row) {
+        const int8_t *x = xr;
+        const int8_t *f = filter + ((size_t)fy * (size_t)g->filter_w + (size_t)w->fx0) * (size_t)ch + c;
+        for (int32_t fx = w->fx0; fx < w->fx1; fx++, f += ch, x += col)
+          acc += *f * (*x + off);
+      }
+      out[c] = mpk_requant_one(&p->q, acc, c);
+    }
+  }
+}
+
 MPK_API int32_t mpk_depthwise_conv2d_s8_fast(const mpk_conv_s8_fast_params *p,
                                              const int8_t *input, const int8_t *filter,
                                              const int32_t *bias, int8_t *output, void *scratch) {
   const mpk_conv_geom *g = &p->geom;
-  (void)bias;
   (void)scratch;
   if (!fast_geom_ok(g) || g->depth_multiplier < 1 ||
       g->out_c != g->in_c * g->depth_multiplier || !p->folded_bias)
     return MPK_ERR_PARAMS;
-  const int32_t ch = g->out_c, in_c = g->in_c, dm = g->depth_multiplier;
-  const int32_t zp = -p->q.input_offset;
-  const mpk_requant *q = &p->q;
   for (int32_t b = 0; b < g->batches; b++) {
-    const int8_t *in_b = input + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)in_c;
+    const int8_t *in_b = input + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
     for (int32_t oy = 0; oy < g->out_h; oy++) {
       const int32_t y0 = oy * g->stride_h - g->pad_h;
       for (int32_t ox = 0; ox < g->out_w; ox++) {
-        const int32_t x0 = ox * g->stride_w - g->pad_w;
+        const window w = window_of(g, in_b, y0, ox * g->stride_w - g->pad_w);
         int8_t *out = output + (((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w +
-                                (size_t)ox) * (size_t)ch;
+                                (size_t)ox) * (size_t)g->out_c;
+        int32_t c = 0;
 #if defined(MPK_MVE)
-        /* lanes are output channels: 4 input channels (multiplier 1), or
-         * 4 outputs of the one input channel */
-        for (int32_t c = 0; (dm == 1 || in_c == 1) && c < ch; c += 4) {
-          mve_pred16_t pr = vctp32q((uint32_t)(ch - c));
-          int32x4_t acc = vldrwq_z_s32(p->folded_bias + c, pr);
-          const int8_t *f = filter + c;
-          for (int32_t fy = 0; fy < g->filter_h; fy++) {
-            const int32_t iy = y0 + g->dilation_h * fy;
-            for (int32_t fx = 0; fx < g->filter_w; fx++, f += ch) {
-              const int32_t ix = x0 + g->dilation_w * fx;
-              int32x4_t vf = vldrbq_z_s32(f, pr);
-              if (iy < 0 || iy >= g->in_h || ix < 0 || ix >= g->in_w) {
-                acc = vmlaq_n_s32(acc, vf, zp);
-              } else {
-                const int8_t *x = in_b + ((size_t)iy * (size_t)g->in_w + (size_t)ix) * (size_t)in_c;
-                if (dm == 1)
-                  acc = vaddq_s32(acc, vmulq_s32(vf, vldrbq_z_s32(x + c, pr)));
-                else
-                  acc = vmlaq_n_s32(acc, vf, *x);
-              }
-            }
-          }
-          int32x4_t mult, shift;
-          if (q->per_channel) {
-            mult = vldrwq_z_s32(q->multiplier + c, pr);
-            shift = vldrwq_z_s32(q->shift + c, pr);
-          } else {
-            mult = vdupq_n_s32(q->multiplier[0]);
-            shift = vdupq_n_s32(q->shift[0]);
-          }
-          int32x4_t v = vaddq_n_s32(mpk_mbqm_x4(acc, mult, shift), q->output_offset);
-          v = vminq_s32(vmaxq_s32(v, vdupq_n_s32(q->act_min)), vdupq_n_s32(q->act_max));
-          vstrbq_p_s32(out + c, v, pr);
-        }
-        if (dm == 1 || in_c == 1) continue;
+        if (g->depth_multiplier == 1 || g->in_c == 1)
+          for (; c < g->out_c; c += 4) dw_lanes(p, filter, bias, &w, c, out);
+#else
+        if (g->depth_multiplier == 1)
+          for (; c + 4 <= g->out_c; c += 4) dw_quad(p, filter, bias, &w, c, out);
 #endif
-        for (int32_t c = 0; c < ch; c++) {
-          const int32_t ic = c / dm;
-          int32_t acc = p->folded_bias[c];
-          const int8_t *f = filter + c;
-          for (int32_t fy = 0; fy < g->filter_h; fy++) {
-            const int32_t iy = y0 + g->dilation_h * fy;
-            for (int32_t fx = 0; fx < g->filter_w; fx++, f += ch) {
-              const int32_t ix = x0 + g->dilation_w * fx;
-              if (iy < 0 || iy >= g->in_h || ix < 0 || ix >= g->in_w)
-                acc += *f * zp;
-              else
-                acc += *f * in_b[((size_t)iy * (size_t)g->in_w + (size_t)ix) * (size_t)in_c + ic];
-            }
-          }
-          out[c] = mpk_requant_one(q, acc, c);
-        }
+        if (c < g->out_c) dw_scalar(p, filter, bias, &w, c, out);
       }
     }
   }

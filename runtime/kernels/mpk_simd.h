@@ -20,6 +20,7 @@
 #ifndef MPK_SIMD_H
 #define MPK_SIMD_H
 
+#include "mpk.h"
 #include "mpk_fixed.h"
 
 #include <stdint.h>
@@ -31,9 +32,15 @@
 #elif defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
 #define MPK_DSP 1
 #include <arm_acle.h>
-/* the odd bytes of w as the even ones (the compiler emits SXTB16's
- * rotation or a ROR) */
-static inline uint32_t mpk_ror8(uint32_t w) { return (w >> 8) | (w << 24); }
+/* Bytes 0 and 2 of w, and bytes 1 and 3, each pair sign-extended to two
+ * int16 halves.  SXTB16 rotates its operand for free; the compiler does
+ * not fold a separate rotate into it, so the second form is written out. */
+static inline int32_t mpk_even16(uint32_t w) { return (int32_t)__sxtb16(w); }
+static inline int32_t mpk_odd16(uint32_t w) {
+  int32_t r;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(w));
+  return r;
+}
 #endif
 
 /* acc[0] += f0.c0, acc[1] += f0.c1, acc[2] += f1.c0, acc[3] += f1.c1 over
@@ -43,36 +50,17 @@ static inline void mpk_dot_2x2(const int8_t *f0, const int8_t *f1, const int8_t 
                                const int8_t *c1, int32_t n, int32_t acc[4]) {
   int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
   int32_t k = 0;
-#if defined(MPK_MVE)
-  for (; k + 16 <= n; k += 16) {
-    int8x16_t vf0 = vldrbq_s8(f0 + k), vf1 = vldrbq_s8(f1 + k);
-    int8x16_t vc0 = vldrbq_s8(c0 + k), vc1 = vldrbq_s8(c1 + k);
-    a0 = vmladavaq_s8(a0, vf0, vc0);
-    a1 = vmladavaq_s8(a1, vf0, vc1);
-    a2 = vmladavaq_s8(a2, vf1, vc0);
-    a3 = vmladavaq_s8(a3, vf1, vc1);
-  }
-  if (k < n) {
-    mve_pred16_t pr = vctp8q((uint32_t)(n - k));
-    int8x16_t vf0 = vldrbq_z_s8(f0 + k, pr), vf1 = vldrbq_z_s8(f1 + k, pr);
-    int8x16_t vc0 = vldrbq_z_s8(c0 + k, pr), vc1 = vldrbq_z_s8(c1 + k, pr);
-    a0 = vmladavaq_s8(a0, vf0, vc0);
-    a1 = vmladavaq_s8(a1, vf0, vc1);
-    a2 = vmladavaq_s8(a2, vf1, vc0);
-    a3 = vmladavaq_s8(a3, vf1, vc1);
-    k = n;
-  }
-#elif defined(MPK_DSP)
+#if defined(MPK_DSP)
   for (; k + 4 <= n; k += 4) {
     uint32_t w;
     memcpy(&w, f0 + k, 4);
-    int32_t f0e = (int32_t)__sxtb16(w), f0o = (int32_t)__sxtb16(mpk_ror8(w));
+    int32_t f0e = mpk_even16(w), f0o = mpk_odd16(w);
     memcpy(&w, f1 + k, 4);
-    int32_t f1e = (int32_t)__sxtb16(w), f1o = (int32_t)__sxtb16(mpk_ror8(w));
+    int32_t f1e = mpk_even16(w), f1o = mpk_odd16(w);
     memcpy(&w, c0 + k, 4);
-    int32_t c0e = (int32_t)__sxtb16(w), c0o = (int32_t)__sxtb16(mpk_ror8(w));
+    int32_t c0e = mpk_even16(w), c0o = mpk_odd16(w);
     memcpy(&w, c1 + k, 4);
-    int32_t c1e = (int32_t)__sxtb16(w), c1o = (int32_t)__sxtb16(mpk_ror8(w));
+    int32_t c1e = mpk_even16(w), c1o = mpk_odd16(w);
     a0 = __smlad(f0e, c0e, __smlad(f0o, c0o, a0));
     a1 = __smlad(f0e, c1e, __smlad(f0o, c1o, a1));
     a2 = __smlad(f1e, c0e, __smlad(f1o, c0o, a2));
@@ -97,28 +85,15 @@ static inline void mpk_dot_2x1(const int8_t *f0, const int8_t *f1, const int8_t 
                                int32_t acc[2]) {
   int32_t a0 = acc[0], a1 = acc[1];
   int32_t k = 0;
-#if defined(MPK_MVE)
-  for (; k + 16 <= n; k += 16) {
-    int8x16_t vc = vldrbq_s8(c + k);
-    a0 = vmladavaq_s8(a0, vldrbq_s8(f0 + k), vc);
-    a1 = vmladavaq_s8(a1, vldrbq_s8(f1 + k), vc);
-  }
-  if (k < n) {
-    mve_pred16_t pr = vctp8q((uint32_t)(n - k));
-    int8x16_t vc = vldrbq_z_s8(c + k, pr);
-    a0 = vmladavaq_s8(a0, vldrbq_z_s8(f0 + k, pr), vc);
-    a1 = vmladavaq_s8(a1, vldrbq_z_s8(f1 + k, pr), vc);
-    k = n;
-  }
-#elif defined(MPK_DSP)
+#if defined(MPK_DSP)
   for (; k + 4 <= n; k += 4) {
     uint32_t w;
     memcpy(&w, c + k, 4);
-    int32_t ce = (int32_t)__sxtb16(w), co = (int32_t)__sxtb16(mpk_ror8(w));
+    int32_t ce = mpk_even16(w), co = mpk_odd16(w);
     memcpy(&w, f0 + k, 4);
-    a0 = __smlad((int32_t)__sxtb16(w), ce, __smlad((int32_t)__sxtb16(mpk_ror8(w)), co, a0));
+    a0 = __smlad(mpk_even16(w), ce, __smlad(mpk_odd16(w), co, a0));
     memcpy(&w, f1 + k, 4);
-    a1 = __smlad((int32_t)__sxtb16(w), ce, __smlad((int32_t)__sxtb16(mpk_ror8(w)), co, a1));
+    a1 = __smlad(mpk_even16(w), ce, __smlad(mpk_odd16(w), co, a1));
   }
 #endif
   for (; k < n; k++) {
@@ -130,24 +105,50 @@ static inline void mpk_dot_2x1(const int8_t *f0, const int8_t *f1, const int8_t 
   acc[1] = a1;
 }
 
+#if defined(MPK_DSP)
+/* acc[i] += f_i.c for four filter rows against one column: each column
+ * word is widened once for four rows. */
+static inline void mpk_dot_4x1_dsp(const int8_t *f0, const int8_t *f1, const int8_t *f2,
+                                   const int8_t *f3, const int8_t *c, int32_t n, int32_t acc[4]) {
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+  int32_t k = 0;
+  for (; k + 4 <= n; k += 4) {
+    uint32_t w;
+    memcpy(&w, c + k, 4);
+    const int32_t ce = mpk_even16(w), co = mpk_odd16(w);
+    memcpy(&w, f0 + k, 4);
+    a0 = __smlad(mpk_even16(w), ce, __smlad(mpk_odd16(w), co, a0));
+    memcpy(&w, f1 + k, 4);
+    a1 = __smlad(mpk_even16(w), ce, __smlad(mpk_odd16(w), co, a1));
+    memcpy(&w, f2 + k, 4);
+    a2 = __smlad(mpk_even16(w), ce, __smlad(mpk_odd16(w), co, a2));
+    memcpy(&w, f3 + k, 4);
+    a3 = __smlad(mpk_even16(w), ce, __smlad(mpk_odd16(w), co, a3));
+  }
+  for (; k < n; k++) {
+    const int32_t x = c[k];
+    a0 += f0[k] * x;
+    a1 += f1[k] * x;
+    a2 += f2[k] * x;
+    a3 += f3[k] * x;
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
+#endif
+
 /* acc + f.c over n int8 elements. */
 static inline int32_t mpk_dot_1x1(const int8_t *f, const int8_t *c, int32_t n, int32_t acc) {
   int32_t k = 0;
-#if defined(MPK_MVE)
-  for (; k + 16 <= n; k += 16)
-    acc = vmladavaq_s8(acc, vldrbq_s8(f + k), vldrbq_s8(c + k));
-  if (k < n) {
-    mve_pred16_t pr = vctp8q((uint32_t)(n - k));
-    acc = vmladavaq_s8(acc, vldrbq_z_s8(f + k, pr), vldrbq_z_s8(c + k, pr));
-    k = n;
-  }
-#elif defined(MPK_DSP)
+#if defined(MPK_DSP)
   for (; k + 4 <= n; k += 4) {
     uint32_t w, x;
     memcpy(&w, f + k, 4);
     memcpy(&x, c + k, 4);
-    acc = __smlad((int32_t)__sxtb16(w), (int32_t)__sxtb16(x),
-                  __smlad((int32_t)__sxtb16(mpk_ror8(w)), (int32_t)__sxtb16(mpk_ror8(x)), acc));
+    acc = __smlad(mpk_even16(w), mpk_even16(x),
+                  __smlad(mpk_odd16(w), mpk_odd16(x), acc));
   }
 #endif
   for (; k < n; k++)
@@ -155,24 +156,136 @@ static inline int32_t mpk_dot_1x1(const int8_t *f, const int8_t *c, int32_t n, i
   return acc;
 }
 
+/* mpk_mbqm in fewer instructions, with the same result for every input.
+ * The rounding doubling high multiply trunc((ab + nudge) / 2^31), nudge
+ * 2^30 for ab >= 0 and 1 - 2^30 below, is floor((ab + 2^30) / 2^31) in
+ * both cases (for ab < 0, trunc(x / 2^31) = floor((x + 2^31 - 1) / 2^31)):
+ * one 64-bit product and a constant shift.  The rounding right shift is
+ * mpk_rdbpot's, in 32 bits (its mask needs no 64-bit shift for r <= 31). */
+static inline int32_t mpk_mbqm_fast(int32_t x, int32_t multiplier, int32_t shift) {
+  const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+  const int32_t a = mpk_shl_wrap(x, left);
+  const int32_t y = a == MPK_I32_MIN && multiplier == MPK_I32_MIN
+                        ? MPK_I32_MAX
+                        : (int32_t)(((int64_t)a * multiplier + ((int64_t)1 << 30)) >> 31);
+  const int32_t mask = (int32_t)((1u << right) - 1u);
+  const int32_t remainder = y & mask, threshold = (mask >> 1) + (y < 0 ? 1 : 0);
+  return (y >> right) + (remainder > threshold ? 1 : 0);
+}
+
 /* The requantisation of one accumulator of output channel `ch`. */
 static inline int8_t mpk_requant_one(const mpk_requant *q, int32_t acc, int32_t ch) {
   int32_t i = q->per_channel ? ch : 0;
-  int32_t v = mpk_mbqm(acc, q->multiplier[i], q->shift[i]) + q->output_offset;
+  int32_t v = mpk_mbqm_fast(acc, q->multiplier[i], q->shift[i]) + q->output_offset;
   return (int8_t)mpk_clamp_i32(v, q->act_min, q->act_max);
 }
+
+#if defined(MPK_MVE)
+/* mpk_mbqm on four lanes, exactly: VQRDMULH is the saturating rounding
+ * doubling high multiply; VRSHL by -e rounds ties up, so a negative value
+ * is first lowered by one (saturating) when e > 0, which turns the tie
+ * rounding away from zero as mpk_rdbpot does and changes nothing else. */
+static inline int32x4_t mpk_mbqm_x4(int32x4_t x, int32x4_t mult, int32x4_t shift) {
+  const int32x4_t zero = vdupq_n_s32(0), one = vdupq_n_s32(1);
+  int32x4_t left = vmaxq_s32(shift, zero);
+  int32x4_t right = vmaxq_s32(vnegq_s32(shift), zero);
+  int32x4_t y = vqrdmulhq_s32(vshlq_s32(x, left), mult);
+  int32x4_t fix = vandq_s32(vshrq_n_s32(y, 31), vminq_s32(right, one));
+  return vrshlq_s32(vqsubq_s32(y, fix), vnegq_s32(right));
+}
+#endif
+
+
+#if defined(MPK_MVE)
+/* The requantisation of the accumulators of channels r .. r+3 (those
+ * below n), stored as int8 at o + r. */
+static inline void mpk_requant_store_x4(const mpk_requant *q, int32x4_t acc, int32_t r, int32_t n,
+                                        int8_t *o) {
+  mve_pred16_t pr = vctp32q((uint32_t)(n - r));
+  int32x4_t mult, shift;
+  if (q->per_channel) {
+    mult = vldrwq_z_s32(q->multiplier + r, pr);
+    shift = vldrwq_z_s32(q->shift + r, pr);
+  } else {
+    mult = vdupq_n_s32(q->multiplier[0]);
+    shift = vdupq_n_s32(q->shift[0]);
+  }
+  int32x4_t v = vaddq_n_s32(mpk_mbqm_x4(acc, mult, shift), q->output_offset);
+  v = vminq_s32(vmaxq_s32(v, vdupq_n_s32(q->act_min)), vdupq_n_s32(q->act_max));
+  vstrbq_p_s32(o + r, v, pr);
+}
+
+/* The same from four scalar accumulators. */
+static inline void mpk_requant_store4(const mpk_requant *q, int32_t a0, int32_t a1, int32_t a2,
+                                      int32_t a3, int32_t r, int32_t rows, int8_t *o) {
+  int32x4_t acc = vdupq_n_s32(a0);
+  acc = vsetq_lane_s32(a1, acc, 1);
+  acc = vsetq_lane_s32(a2, acc, 2);
+  acc = vsetq_lane_s32(a3, acc, 3);
+  mpk_requant_store_x4(q, acc, r, rows, o);
+}
+
+/* One column against rows r .. r+3 of the filter (a row past `rows` reads
+ * row r again and its result is not stored). */
+static inline void mpk_matmul4_mve(const int8_t *filter, const int32_t *fbias,
+                                   const mpk_requant *q, int32_t rows, int32_t k,
+                                   const int8_t *c, int8_t *o) {
+  for (int32_t r = 0; r < rows; r += 4) {
+    const int8_t *f0 = filter + (size_t)r * (size_t)k;
+    const int8_t *f1 = r + 1 < rows ? f0 + k : f0;
+    const int8_t *f2 = r + 2 < rows ? f0 + 2 * k : f0;
+    const int8_t *f3 = r + 3 < rows ? f0 + 3 * k : f0;
+    int32_t a0 = fbias[r], a1 = r + 1 < rows ? fbias[r + 1] : 0;
+    int32_t a2 = r + 2 < rows ? fbias[r + 2] : 0, a3 = r + 3 < rows ? fbias[r + 3] : 0;
+    int32_t i = 0;
+    for (; i + 16 <= k; i += 16) {
+      int8x16_t vc = vldrbq_s8(c + i);
+      a0 = vmladavaq_s8(a0, vldrbq_s8(f0 + i), vc);
+      a1 = vmladavaq_s8(a1, vldrbq_s8(f1 + i), vc);
+      a2 = vmladavaq_s8(a2, vldrbq_s8(f2 + i), vc);
+      a3 = vmladavaq_s8(a3, vldrbq_s8(f3 + i), vc);
+    }
+    if (i < k) {
+      mve_pred16_t pr = vctp8q((uint32_t)(k - i));
+      int8x16_t vc = vldrbq_z_s8(c + i, pr);
+      a0 = vmladavaq_s8(a0, vldrbq_z_s8(f0 + i, pr), vc);
+      a1 = vmladavaq_s8(a1, vldrbq_z_s8(f1 + i, pr), vc);
+      a2 = vmladavaq_s8(a2, vldrbq_z_s8(f2 + i, pr), vc);
+      a3 = vmladavaq_s8(a3, vldrbq_z_s8(f3 + i, pr), vc);
+    }
+    mpk_requant_store4(q, a0, a1, a2, a3, r, rows, o);
+  }
+}
+#endif
 
 /* The matrix-multiply core of the 1x1, im2col and fully connected kernels:
  * o0[r] = requant(fbias[r] + filter row r . c0) for every row r < rows of
  * the [rows][k] filter, and the same into o1 from c1 when c1 is not NULL.
- * Rows go in pairs, so each column byte loaded serves two rows and each
- * filter byte two columns.  Writes o0[r] and o1[r] in increasing r and
- * reads c0 and c1 again for every row pair, so an output may not overlap
- * a column; no output byte is read. */
+ * DSP and portable: rows go in pairs against both columns, so each column
+ * byte loaded serves two rows and each filter byte two columns (DSP, one
+ * column: rows in fours).  Helium:
+ * rows go in fours against one column, then the other, so that the four
+ * accumulators are requantised as one vector.  Outputs are written in
+ * increasing r and the columns read again for every row group, so an
+ * output may not overlap a column; no output byte is read. */
 static inline void mpk_matmul_s8(const int8_t *filter, const int32_t *fbias, const mpk_requant *q,
                                  int32_t rows, int32_t k, const int8_t *c0, const int8_t *c1,
                                  int8_t *o0, int8_t *o1) {
+#if defined(MPK_MVE)
+  /* four rows per column: one vector of accumulators, requantised at once */
+  mpk_matmul4_mve(filter, fbias, q, rows, k, c0, o0);
+  if (c1) mpk_matmul4_mve(filter, fbias, q, rows, k, c1, o1);
+#else
   int32_t r = 0;
+#if defined(MPK_DSP)
+  /* one column (a fully connected layer's single batch): rows in fours */
+  for (; !c1 && r + 4 <= rows; r += 4) {
+    const int8_t *f0 = filter + (size_t)r * (size_t)k;
+    int32_t acc[4] = {fbias[r], fbias[r + 1], fbias[r + 2], fbias[r + 3]};
+    mpk_dot_4x1_dsp(f0, f0 + k, f0 + 2 * k, f0 + 3 * k, c0, k, acc);
+    for (int j = 0; j < 4; j++) o0[r + j] = mpk_requant_one(q, acc[j], r + j);
+  }
+#endif
   for (; r + 2 <= rows; r += 2) {
     const int8_t *f0 = filter + (size_t)r * (size_t)k, *f1 = f0 + k;
     if (c1) {
@@ -200,21 +313,7 @@ static inline void mpk_matmul_s8(const int8_t *filter, const int32_t *fbias, con
       o0[r] = mpk_requant_one(q, mpk_dot_1x1(f, c0, k, fbias[r]), r);
     }
   }
-}
-
-#if defined(MPK_MVE)
-/* mpk_mbqm on four lanes, exactly: VQRDMULH is the saturating rounding
- * doubling high multiply; VRSHL by -e rounds ties up, so a negative value
- * is first lowered by one (saturating) when e > 0, which turns the tie
- * rounding away from zero as mpk_rdbpot does and changes nothing else. */
-static inline int32x4_t mpk_mbqm_x4(int32x4_t x, int32x4_t mult, int32x4_t shift) {
-  const int32x4_t zero = vdupq_n_s32(0), one = vdupq_n_s32(1);
-  int32x4_t left = vmaxq_s32(shift, zero);
-  int32x4_t right = vmaxq_s32(vnegq_s32(shift), zero);
-  int32x4_t y = vqrdmulhq_s32(vshlq_s32(x, left), mult);
-  int32x4_t fix = vandq_s32(vshrq_n_s32(y, 31), vminq_s32(right, one));
-  return vrshlq_s32(vqsubq_s32(y, fix), vnegq_s32(right));
-}
 #endif
+}
 
 #endif /* MPK_SIMD_H */

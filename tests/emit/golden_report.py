@@ -26,6 +26,7 @@ import subprocess
 import sys
 import time
 
+TARGET_SUFFIX = "_m55"
 PLANNER_ABBREV = {"g": "greedy", "gbs": "greedy_by_size", "hc": "hill_climb", "e": "exact"}
 
 
@@ -111,10 +112,13 @@ def main():
     if len(sys.argv) != 3:
         die("usage: golden_report.py OUT 'GOLDEN_M55_CFLAGS'")
     out, cflags = sys.argv[1], " ".join(sys.argv[2].split())
-    mods = []
+    every = []
     for line in open(os.path.join(out, "golden.txt")):
         prefix, image, model, sized = line.split()
-        mods.append((prefix, image, model, sized == "1"))
+        every.append((prefix, image, model, sized == "1"))
+    # the modules converted for module.target cortex-m55 end in _m55
+    mods = [m for m in every if not m[0].endswith(TARGET_SUFFIX)]
+    targeted = {m[0] for m in every if m[0].endswith(TARGET_SUFFIX)}
     models = []
     for _, _, model, _ in mods:
         if model not in models:
@@ -122,7 +126,7 @@ def main():
 
     # instructions: ticks of SysTick under -icount shift=0, calibrated
     calib, ticks = {}, {}
-    for image in sorted({m[1] for m in mods}):
+    for image in sorted({m[1] for m in every}):
         for line in open(os.path.join(out, "m55", image + ".log")):
             f = line.split()
             if line.startswith("GOLDEN CALIB"):
@@ -130,7 +134,7 @@ def main():
             elif line.startswith("GOLDEN COUNT"):
                 ticks[f[2]] = (image, int(f[3]), int(f[4]))
     instr = {}
-    for prefix, image, model, _ in mods:
+    for prefix, image, model, _ in every:
         if image not in calib or prefix not in ticks:
             die(f"no instruction count for {prefix} ({image})")
         c_ticks, c_instr = calib[image]
@@ -142,7 +146,7 @@ def main():
     per_tick = ratio.pop()
 
     res = {}
-    for prefix, _, _, _ in mods:
+    for prefix, _, _, _ in every:
         res[prefix] = json.load(open(os.path.join(out, "modules", prefix, prefix + "_residency.json")))
 
     def arena(prefix, role, staged=None):
@@ -178,8 +182,9 @@ def main():
     w("## Per model\n\n")
     w("First planner (greedy), constants cold (weights read in place from MRAM).  Bytes.\n\n")
     w("| model | ops | code: module + kernels | read-only tables | weights | flash | "
-      "scratch arena | RAM | RAM, staged | instructions / inference |\n")
-    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+      "scratch arena | RAM | RAM, staged | instructions / inference | "
+      "target cortex-m55: scratch arena | instructions / inference | fewer by |\n")
+    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
     libc_total = 0
     for model in models:
         sized = [m for m in mods if m[2] == model and m[3]]
@@ -218,12 +223,18 @@ def main():
                       (st_pers["size"] if st_pers else 0) + (st_const["size"] if st_const else 0))
         counts = sorted(round(instr[m[0]]) for m in mods if m[2] == model)
         spread = "" if counts[-1] - counts[0] <= 2 * per_tick else f" ({counts[0]:,}–{counts[-1]:,})"
+        fast = prefix + TARGET_SUFFIX
+        if fast not in targeted:
+            die(f"{model}: no module converted for cortex-m55")
+        f_scratch = arena(fast, "scratch")
+        f_cell = (f"| {kib(f_scratch['size'] if f_scratch else 0)} | {round(instr[fast]):,} "
+                  f"| {instr[prefix] / instr[fast]:.2f}x ")
         w(f"| {model} | {res[prefix]['model']['ops']} "
           f"| {kib(code)} = {kib(text.get('module', 0))} + {kib(text.get('kernels', 0))}"
           + (f" + {kib(text['libc'])} libc" if text.get("libc") else "")
           + f" | {kib(tables)} | {kib(weights)} | {kib(code + tables + weights)} "
           f"| {kib(scratch['size'] if scratch else 0)} | {kib(ram)} | {kib(ram_staged)} "
-          f"| {round(instr[prefix]):,}{spread} |\n")
+          f"| {round(instr[prefix]):,}{spread} " + f_cell + "|\n")
     w("\n")
     w("- **code**: `.text` after `--gc-sections`: the module's `model.c` (runtime, tables'\n"
       "  accessors, the glue that calls each operator's kernel) + the kernels it uses"
@@ -239,7 +250,12 @@ def main():
       "  staged**: the same with the plan that stages the constants in DTCM (its arenas + the\n"
       "  staged copy of the weights).\n"
       "- **instructions**: one `model_run` of case 0, no hook or callback, as counted below;\n"
-      "  a range is shown when the 8 modules of the model (planners x cold/staged) differ.\n\n")
+      "  a range is shown when the 8 modules of the model (planners x cold/staged) differ.\n"
+      "- **target cortex-m55**: the same module converted with `module.target: cortex-m55`\n"
+      "  (greedy, cold): its convolutions and fully connected layers run the specialised\n"
+      "  kernels' Helium paths; its scratch arena holds their im2col columns too.  It passes\n"
+      "  the same proof (TFLM's outputs, zeroed and garbage arenas, host and Cortex-M55, and\n"
+      "  the probe's guard bytes).  **fewer by**: generic instructions / target instructions.\n\n")
 
     # ---- arenas by planner
     w("## Scratch arena by planner\n\n")

@@ -22,7 +22,9 @@
  * and that has golden data gets OUT/golden/<model>.c (TFLM's three cases,
  * case 0's tensor after every operator, the constants' hashes and the
  * tensor names: golden.h's golden_model), and each of its modules with
- * constants cold, staged and in place, for every planner, gets probe/golden.c: the
+ * constants cold, staged and in place, for every planner (and, converted for
+ * module.target cortex-m55 with the first planner, two more: the
+ * specialised kernels, <prefix>_m55), gets probe/golden.c: the
  * module's own sources in one translation unit, compiled with its
  * kernels (<P>_WITH_KERNELS), and adapters to golden.h.  The first
  * planner's cold module of each model also carries the wrong-kernel test
@@ -946,9 +948,14 @@ static bool one_module(const char *model_name, const mp_graph *g, const mp_plann
   char sn[40], pa[8], prefix[64], up[64], what[200], dir[PATH_MAX];
   short_name(model_name, sn, sizeof sn);
   planner_abbrev(pl->name, pa, sizeof pa);
-  snprintf(prefix, sizeof prefix, "%s_%s_%s%s", sn, pa, config_names[which], broken ? "_broken" : "");
+  /* a module specialised for a core carries the core in its name */
+  const char *tt = g->target == MP_TARGET_CORTEX_M55 ? "_m55" : "";
+  snprintf(prefix, sizeof prefix, "%s_%s_%s%s%s", sn, pa, config_names[which], tt,
+           broken ? "_broken" : "");
   for (size_t i = 0; i <= strlen(prefix); i++) up[i] = (char)toupper((unsigned char)prefix[i]);
-  snprintf(what, sizeof what, "%s / %s / %s", model_name, pl->name, config_names[which]);
+  snprintf(what, sizeof what, "%s / %s / %s%s%s", model_name, pl->name, config_names[which],
+           g->target != MP_TARGET_GENERIC ? " / " : "",
+           g->target != MP_TARGET_GENERIC ? mp_target_name(g->target) : "");
   uint64_t budget = 0;
   if (which == C_SPILL) {
     /* half of what the scratch arena takes in dtcm with constants in mram */
@@ -1051,6 +1058,7 @@ static bool one_module(const char *model_name, const mp_graph *g, const mp_plann
   mc.model_name = (char *)model_name;
   mc.platform = pf;
   mc.memory = c.a;
+  mc.target = g->target;
   st = mp_emit_module(p, &mc, &sink);
   if (st != MP_OK) {
     fprintf(stderr, "FAIL %s: mp_emit_module: %s\n", what, mp_status_str(st));
@@ -1073,7 +1081,7 @@ static bool one_module(const char *model_name, const mp_graph *g, const mp_plann
    * one whose code size is reported */
   mr->gmodel = -1;
   if (gmodel >= 0 && (which == C_COLD || which == C_STAGED || which == C_INPLACE)) {
-    bool first = pl == mp_planner_at(0) && which == C_COLD;
+    bool first = pl == mp_planner_at(0) && which == C_COLD && g->target == MP_TARGET_GENERIC;
     write_golden(p, prefix, up, what, gmodel, first ? wrong_op_of(g) : -1, dir);
     mr->golden = true;
     mr->sized = first;
@@ -1108,9 +1116,19 @@ static void model_modules(const char *name, mp_model *m, bool broken) {
       if (broken && (k > 0 || (c != C_COLD && c != C_INPLACE))) continue;
       one_module(name, g, mp_planner_at(k), c, broken, gmodel);
     }
-  if (gmodel >= 0)
-    printf("golden %s: %u modules\n", name, (unsigned)gmodels[gmodel].n_modules);
   mp_graph_free(&g);
+  /* the same model specialised for the Cortex-M55 (module.target), first
+   * planner, constants cold and staged: its kernels' portable paths run on
+   * the host, their Helium paths on the target */
+  if (gmodel >= 0) {
+    if (mp_graph_build(m, 0, NULL, NULL, &g) != MP_OK) die("%s: no graph", name);
+    g->target = MP_TARGET_CORTEX_M55;
+    if (mp_kernels_prepare(g, false, NULL) != MP_OK) die("%s: mp_kernels_prepare (cortex-m55)", name);
+    one_module(name, g, mp_planner_at(0), C_COLD, false, gmodel);
+    one_module(name, g, mp_planner_at(0), C_STAGED, false, gmodel);
+    mp_graph_free(&g);
+    printf("golden %s: %u modules\n", name, (unsigned)gmodels[gmodel].n_modules);
+  }
 }
 
 /* ---- images and the makefile ------------------------------------------------ */

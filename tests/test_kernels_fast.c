@@ -1,0 +1,324 @@
+/*
+ * test_kernels_fast.c — the specialised kernels (runtime/kernels/
+ * mpk_conv_fast.c, mpk_fc_fast.c, mpk_add_fast.c, mpk_simd.h) against the reference
+ * kernels, byte for byte, on random shapes: odd channel counts and depths
+ * that leave every tail of the vector loops, strides, dilations, padding on
+ * every side, depth multipliers, per-tensor and per-channel multipliers,
+ * fused clamps.  Outputs sit between guard bytes and start out as garbage,
+ * the scratch too, so a kernel that writes outside its output or reads what
+ * it did not write fails.  The folded bias is computed here from its
+ * definition (bias + input_offset * sum of the filter row).
+ *
+ * On the host this runs the kernels' portable paths; test_golden runs the
+ * Helium and DSP paths on emulated cores, on the corpus models.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+/* strong references: the kernels come from libmemplan.a (see mpk.h) */
+#define MPK_API
+#include "../runtime/kernels/mpk.h"
+#include "../runtime/kernels/mpk_simd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GUARD 32
+#define GUARD_BYTE 0x5A
+
+static uint32_t rng = 2463534242u;
+static uint32_t next(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 17;
+  rng ^= rng << 5;
+  return rng;
+}
+static int32_t range(int32_t lo, int32_t hi) { return lo + (int32_t)(next() % (uint32_t)(hi - lo + 1)); }
+
+/* A buffer of n bytes between two guards, filled with garbage. */
+static int8_t *guarded(size_t n) {
+  uint8_t *p = malloc(n + 2 * GUARD);
+  assert_non_null(p);
+  memset(p, GUARD_BYTE, GUARD);
+  memset(p + GUARD + n, GUARD_BYTE, GUARD);
+  for (size_t i = 0; i < n; i++) p[GUARD + i] = (uint8_t)next();
+  return (int8_t *)(p + GUARD);
+}
+
+static void check_guards(const int8_t *b, size_t n, const char *what) {
+  const uint8_t *p = (const uint8_t *)b - GUARD;
+  for (size_t i = 0; i < GUARD; i++)
+    if (p[i] != GUARD_BYTE || p[GUARD + n + i] != GUARD_BYTE)
+      fail_msg("%s: a guard byte around the output changed", what);
+}
+
+static void release(int8_t *b) { free((uint8_t *)b - GUARD); }
+
+static void random_s8(int8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++) p[i] = (int8_t)next();
+}
+
+/* Random requantisation of n channels: multipliers in [2^30, 2^31), shifts
+ * that keep the accumulators' scale, offsets, and a clamp. */
+static void random_requant(mpk_requant *q, int32_t *mult, int32_t *shift, int32_t n,
+                           int per_channel) {
+  q->input_offset = range(-127, 128);
+  q->filter_offset = 0;
+  q->output_offset = range(-128, 127);
+  q->act_min = range(-128, 0);
+  q->act_max = range(q->act_min, 127);
+  q->per_channel = per_channel;
+  for (int32_t i = 0; i < n; i++) {
+    mult[i] = (int32_t)((1u << 30) + (next() >> 2));
+    shift[i] = range(-14, 1);
+  }
+  q->multiplier = mult;
+  q->shift = shift;
+}
+
+static void fold_bias(const int8_t *filter, const int32_t *bias, int32_t off, int32_t rows,
+                      int32_t taps, size_t row_stride, size_t tap_stride, int32_t *out) {
+  for (int32_t r = 0; r < rows; r++) {
+    uint32_t sum = 0;
+    for (int32_t k = 0; k < taps; k++) sum += (uint32_t)(int32_t)filter[r * row_stride + k * tap_stride];
+    uint32_t v = (uint32_t)(bias ? bias[r] : 0) + (uint32_t)off * sum;
+    memcpy(&out[r], &v, 4);
+  }
+}
+
+static void mbqm_fast_equals_the_reference_rounding(void **state) {
+  (void)state;
+  static const int32_t special[] = {MPK_I32_MIN, MPK_I32_MIN + 1, -1, 0, 1, MPK_I32_MAX,
+                                    MPK_I32_MAX - 1, 1 << 30, -(1 << 30), 3, -3};
+  const int ns = (int)(sizeof special / sizeof special[0]);
+  for (int i = 0; i < 2000000; i++) {
+    int32_t x = (int32_t)next(), m = (int32_t)next(), sh = range(-31, 31);
+    if (i % 7 == 0) x = special[next() % (uint32_t)ns];
+    if (i % 11 == 0) m = special[next() % (uint32_t)ns];
+    if (i % 5 == 0) x >>= next() % 31;
+    if (mpk_mbqm(x, m, sh) != mpk_mbqm_fast(x, m, sh))
+      fail_msg("mbqm(%d, %d, %d): reference %d, fast %d", x, m, sh, mpk_mbqm(x, m, sh),
+               mpk_mbqm_fast(x, m, sh));
+  }
+}
+
+/* Random strides up to max_stride, dilations, padding (none when
+ * `no_pad`) and an input of up to max_in pixels a side that the window
+ * fits; the output size follows. */
+static void random_spatial(mpk_conv_geom *g, int32_t max_stride, int32_t max_in, int no_pad) {
+  g->stride_h = range(1, max_stride);
+  g->stride_w = range(1, max_stride);
+  g->dilation_h = range(1, 2);
+  g->dilation_w = range(1, 2);
+  g->pad_h = no_pad ? 0 : range(0, g->filter_h - 1);
+  g->pad_w = no_pad ? 0 : range(0, g->filter_w - 1);
+  g->in_h = range(g->dilation_h * (g->filter_h - 1) + 1, max_in);
+  g->in_w = range(g->dilation_w * (g->filter_w - 1) + 1, max_in);
+  g->out_h = (g->in_h + 2 * g->pad_h - g->dilation_h * (g->filter_h - 1) - 1) / g->stride_h + 1;
+  g->out_w = (g->in_w + 2 * g->pad_w - g->dilation_w * (g->filter_w - 1) - 1) / g->stride_w + 1;
+}
+
+/* One random CONV_2D (groups of 1), reference against the specialised
+ * kernel the lowering would pick. */
+static void one_conv(int n) {
+  mpk_conv_geom g;
+  memset(&g, 0, sizeof g);
+  g.batches = range(1, 2);
+  g.filter_h = range(1, 4);
+  g.filter_w = range(1, 4);
+  g.in_c = g.filter_c = range(1, 37);
+  g.out_c = range(1, 19);
+  int direct = g.filter_h == 1 && g.filter_w == 1 && next() % 2;
+  random_spatial(&g, 3, 9, direct);
+  size_t in_n = (size_t)g.batches * g.in_h * g.in_w * g.in_c;
+  size_t out_n = (size_t)g.batches * g.out_h * g.out_w * g.out_c;
+  int32_t col = g.filter_h * g.filter_w * g.in_c;
+  int8_t *in = guarded(in_n), *filter = guarded((size_t)g.out_c * col);
+  int8_t *want = guarded(out_n), *got = guarded(out_n), *scratch = guarded(2 * (size_t)col);
+  random_s8(in, in_n);
+  random_s8(filter, (size_t)g.out_c * col);
+  int32_t bias[19], mult[19], shift[19], fb[19];
+  for (int32_t i = 0; i < g.out_c; i++) bias[i] = range(-5000, 5000);
+  mpk_conv_s8_params ref = {g, {0}};
+  random_requant(&ref.q, mult, shift, g.out_c, 1);
+  fold_bias(filter, bias, ref.q.input_offset, g.out_c, col, (size_t)col, 1, fb);
+  mpk_conv_s8_fast_params fast = {g, ref.q, fb, col};
+  assert_int_equal(mpk_conv2d_s8(&ref, in, filter, bias, want, NULL), MPK_OK);
+  int32_t st = direct ? mpk_conv2d_s8_1x1(&fast, in, filter, bias, got, NULL)
+                      : mpk_conv2d_s8_im2col(&fast, in, filter, bias, got, scratch);
+  assert_int_equal(st, MPK_OK);
+  char what[200];
+  snprintf(what, sizeof what, "conv case %d (%s, %dx%dx%d -> %d, filter %dx%d, stride %d/%d, "
+           "dilation %d/%d, pad %d/%d)", n, direct ? "1x1" : "im2col", g.in_h, g.in_w, g.in_c,
+           g.out_c, g.filter_h, g.filter_w, g.stride_h, g.stride_w, g.dilation_h, g.dilation_w,
+           g.pad_h, g.pad_w);
+  if (memcmp(want, got, out_n) != 0) fail_msg("%s: outputs differ", what);
+  check_guards(got, out_n, what);
+  release(in);
+  release(filter);
+  release(want);
+  release(got);
+  release(scratch);
+}
+
+static void one_depthwise(int n) {
+  mpk_conv_geom g;
+  memset(&g, 0, sizeof g);
+  g.batches = range(1, 2);
+  g.filter_h = range(1, 4);
+  g.filter_w = range(1, 4);
+  g.in_c = range(1, 13);
+  g.depth_multiplier = next() % 3 ? 1 : range(2, 4);
+  g.out_c = g.in_c * g.depth_multiplier;
+  random_spatial(&g, 2, 10, 0);
+  size_t in_n = (size_t)g.batches * g.in_h * g.in_w * g.in_c;
+  size_t out_n = (size_t)g.batches * g.out_h * g.out_w * g.out_c;
+  int32_t taps = g.filter_h * g.filter_w;
+  int8_t *in = guarded(in_n), *filter = guarded((size_t)taps * g.out_c);
+  int8_t *want = guarded(out_n), *got = guarded(out_n);
+  random_s8(in, in_n);
+  random_s8(filter, (size_t)taps * g.out_c);
+  int32_t bias[52], mult[52], shift[52], fb[52];
+  for (int32_t i = 0; i < g.out_c; i++) bias[i] = range(-5000, 5000);
+  mpk_conv_s8_params ref = {g, {0}};
+  random_requant(&ref.q, mult, shift, g.out_c, 1);
+  fold_bias(filter, bias, ref.q.input_offset, g.out_c, taps, 1, (size_t)g.out_c, fb);
+  mpk_conv_s8_fast_params fast = {g, ref.q, fb, 0};
+  assert_int_equal(mpk_depthwise_conv2d_s8(&ref, in, filter, bias, want, NULL), MPK_OK);
+  assert_int_equal(mpk_depthwise_conv2d_s8_fast(&fast, in, filter, bias, got, NULL), MPK_OK);
+  char what[200];
+  snprintf(what, sizeof what, "depthwise case %d (%dx%dx%d x%d, filter %dx%d, stride %d/%d, "
+           "dilation %d/%d, pad %d/%d)", n, g.in_h, g.in_w, g.in_c, g.depth_multiplier,
+           g.filter_h, g.filter_w, g.stride_h, g.stride_w, g.dilation_h, g.dilation_w, g.pad_h,
+           g.pad_w);
+  if (memcmp(want, got, out_n) != 0) fail_msg("%s: outputs differ", what);
+  check_guards(got, out_n, what);
+  release(in);
+  release(filter);
+  release(want);
+  release(got);
+}
+
+static void one_fc(int n) {
+  int32_t batches = range(1, 3), depth = range(1, 70), outs = range(1, 21);
+  int per_channel = (int)(next() % 2);
+  int8_t *in = guarded((size_t)batches * depth), *filter = guarded((size_t)outs * depth);
+  int8_t *want = guarded((size_t)batches * outs), *got = guarded((size_t)batches * outs);
+  random_s8(in, (size_t)batches * depth);
+  random_s8(filter, (size_t)outs * depth);
+  int32_t bias[21], mult[21], shift[21], fb[21];
+  for (int32_t i = 0; i < outs; i++) bias[i] = range(-5000, 5000);
+  mpk_fc_s8_params ref = {batches, depth, outs, {0}};
+  random_requant(&ref.q, mult, shift, per_channel ? outs : 1, per_channel);
+  fold_bias(filter, bias, ref.q.input_offset, outs, depth, (size_t)depth, 1, fb);
+  mpk_fc_s8_fast_params fast = {batches, depth, outs, ref.q, fb};
+  assert_int_equal(mpk_fully_connected_s8(&ref, in, filter, bias, want, NULL), MPK_OK);
+  assert_int_equal(mpk_fully_connected_s8_fast(&fast, in, filter, bias, got, NULL), MPK_OK);
+  if (memcmp(want, got, (size_t)batches * outs) != 0)
+    fail_msg("fully connected case %d (%d x %d -> %d, per channel %d): outputs differ", n,
+             batches, depth, outs, per_channel);
+  check_guards(got, (size_t)batches * outs, "fully connected");
+  release(in);
+  release(filter);
+  release(want);
+  release(got);
+}
+
+static void one_add(int n) {
+  int32_t size = range(1, 70);
+  int8_t *a = guarded((size_t)size), *b = guarded((size_t)size);
+  int8_t *want = guarded((size_t)size), *got = guarded((size_t)size);
+  random_s8(a, (size_t)size);
+  random_s8(b, (size_t)size);
+  mpk_add_s8_params p;
+  memset(&p, 0, sizeof p);
+  p.b.elementwise = 1;
+  p.b.size = size;
+  p.left_shift = 20;
+  p.in1_offset = range(-127, 128);
+  p.in2_offset = range(-127, 128);
+  p.out_offset = range(-128, 127);
+  p.in1_multiplier = (int32_t)((1u << 30) + (next() >> 2));
+  p.in2_multiplier = (int32_t)((1u << 30) + (next() >> 2));
+  p.out_multiplier = (int32_t)((1u << 30) + (next() >> 2));
+  p.in1_shift = range(-3, 0);
+  p.in2_shift = range(-3, 0);
+  p.out_shift = range(-22, -16);
+  p.act_min = range(-128, 0);
+  p.act_max = range(p.act_min, 127);
+  assert_int_equal(mpk_add_s8(&p, a, b, want, NULL), MPK_OK);
+  assert_int_equal(mpk_add_s8_fast(&p, a, b, got, NULL), MPK_OK);
+  if (memcmp(want, got, (size_t)size) != 0) fail_msg("add case %d (%d elements): outputs differ", n, size);
+  check_guards(got, (size_t)size, "add");
+  /* in place: the output is the first input */
+  memcpy(got, a, (size_t)size);
+  assert_int_equal(mpk_add_s8_fast(&p, got, b, got, NULL), MPK_OK);
+  if (memcmp(want, got, (size_t)size) != 0) fail_msg("add case %d in place: outputs differ", n);
+  release(a);
+  release(b);
+  release(want);
+  release(got);
+}
+
+static void specialised_add_gives_the_reference_bytes(void **state) {
+  (void)state;
+  for (int n = 0; n < 400; n++) one_add(n);
+  mpk_add_s8_params p;
+  memset(&p, 0, sizeof p);
+  int8_t x = 0;
+  assert_int_equal(mpk_add_s8_fast(&p, &x, &x, &x, NULL), MPK_ERR_PARAMS); /* broadcasting */
+}
+
+static void specialised_convolutions_give_the_reference_bytes(void **state) {
+  (void)state;
+  for (int n = 0; n < 400; n++) one_conv(n);
+}
+
+static void specialised_depthwise_gives_the_reference_bytes(void **state) {
+  (void)state;
+  for (int n = 0; n < 400; n++) one_depthwise(n);
+}
+
+static void specialised_fully_connected_gives_the_reference_bytes(void **state) {
+  (void)state;
+  for (int n = 0; n < 400; n++) one_fc(n);
+}
+
+static void specialised_kernels_reject_params_they_cannot_run(void **state) {
+  (void)state;
+  mpk_conv_geom g = {1, 4, 4, 8, 4, 4, 8, 1, 1, 8, 0, 1, 1, 1, 1, 0, 0};
+  int32_t m = 1 << 30, s = 1, fb[8] = {0};
+  mpk_requant q = {0, 0, 0, -128, 127, 0, &m, &s};
+  int8_t buf[256] = {0};
+  mpk_conv_s8_fast_params p = {g, q, fb, 8};
+  p.geom.pad_h = 1; /* a 1x1 with padding is an im2col's */
+  assert_int_equal(mpk_conv2d_s8_1x1(&p, buf, buf, NULL, buf, NULL), MPK_ERR_PARAMS);
+  p.geom.pad_h = 0;
+  p.folded_bias = NULL;
+  assert_int_equal(mpk_conv2d_s8_1x1(&p, buf, buf, NULL, buf, NULL), MPK_ERR_PARAMS);
+  p.folded_bias = fb;
+  assert_int_equal(mpk_conv2d_s8_im2col(&p, buf, buf, NULL, buf, NULL), MPK_ERR_PARAMS);
+  p.col_len = 9; /* not filter_h * filter_w * in_c */
+  assert_int_equal(mpk_conv2d_s8_im2col(&p, buf, buf, NULL, buf, buf), MPK_ERR_PARAMS);
+  p.geom.depth_multiplier = 2; /* out_c != in_c * 2 */
+  assert_int_equal(mpk_depthwise_conv2d_s8_fast(&p, buf, buf, NULL, buf, NULL), MPK_ERR_PARAMS);
+  mpk_fc_s8_fast_params f = {1, 8, 8, q, fb};
+  f.q.filter_offset = 3;
+  assert_int_equal(mpk_fully_connected_s8_fast(&f, buf, buf, NULL, buf, NULL), MPK_ERR_PARAMS);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(mbqm_fast_equals_the_reference_rounding),
+      cmocka_unit_test(specialised_convolutions_give_the_reference_bytes),
+      cmocka_unit_test(specialised_depthwise_gives_the_reference_bytes),
+      cmocka_unit_test(specialised_fully_connected_gives_the_reference_bytes),
+      cmocka_unit_test(specialised_add_gives_the_reference_bytes),
+      cmocka_unit_test(specialised_kernels_reject_params_they_cannot_run),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
