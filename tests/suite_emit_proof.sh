@@ -15,13 +15,15 @@
 #     cortex-m4; Cortex-M55 images (tests/target: start-up, semihosting,
 #     an547.ld); the golden host binary (ASan + UBSan, -O1) and golden
 #     Cortex-M55 images (-O2, hard float) of every golden module — every
-#     planner, constants cold, staged and cold with memory.in_place — with
+#     planner, constants cold, staged and cold with memory.in_place, and
+#     converted for module.target cortex-m55 — and golden Cortex-M4F images
+#     (an386.ld, -O2, hard float) of the first planner's golden modules, with
 #     the kernels compiled once
 #     per target; and the code-size ELF of each golden model;
 #  3. every run on both cores at once: the host probe, the golden host
 #     binary (one job per model) and every image on qemu-system-arm -M
-#     mps3-an547 (the golden images with -icount shift=0, so that SysTick
-#     counts instructions); reports and exit status come back through
+#     mps3-an547 or -M mps2-an386 (the golden images with -icount shift=0,
+#     so that SysTick counts instructions); reports and exit status come back through
 #     semihosting.  Golden: all three cases, on zeroed and on garbage-filled
 #     arenas, in sequence (state kept), then case 0 again after
 #     reset_state, bit-exact (float32: 1e-5 relative), case 0 checked after
@@ -122,6 +124,10 @@ M55_CFLAGS="-std=c99 $WARN -O1 -mcpu=cortex-m55 -mthumb -DPROBE_TARGET"
 GOLDEN_M55_CFLAGS="-std=c99 $WARN -O2 -mcpu=cortex-m55 -mthumb -mfloat-abi=hard -ffunction-sections \
   -fdata-sections"
 M4_CFLAGS="-std=c99 $WARN -O2 -mcpu=cortex-m4 -mthumb"
+M4F_FLAGS="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
+GOLDEN_M4F_CFLAGS="-std=c99 $WARN -O2 $M4F_FLAGS -ffunction-sections -fdata-sections"
+GOLDEN_M4F_LDFLAGS="$M4F_FLAGS -nostartfiles --specs=nano.specs --specs=nosys.specs \
+  -T tests/target/an386.ld -Wl,--no-warn-rwx-segments -Wl,-u,_printf_float"
 M55_LDFLAGS="-mcpu=cortex-m55 -mthumb -nostartfiles --specs=nano.specs --specs=nosys.specs \
   -T tests/target/an547.ld -Wl,--no-warn-rwx-segments"
 GOLDEN_M55_LDFLAGS="$M55_LDFLAGS -mfloat-abi=hard -Wl,-u,_printf_float" # floats in reports
@@ -138,30 +144,40 @@ MAKEVARS=(-f "$OUT/build.mk" -j"$JOBS" PROBE_DIR="$ROOT/tests/emit"
   GOLDEN_M55_CFLAGS="$GOLDEN_M55_CFLAGS" GOLDEN_M55_LDFLAGS="$GOLDEN_M55_LDFLAGS"
   GOLDEN_M55_SUPPORT="$OUT/support/startup_g.o $OUT/support/semihost_g.o \
     $OUT/support/target_main_g.o $OUT/support/probe_g.o $OUT/support/golden_g.o"
+  GOLDEN_M4F_CFLAGS="$GOLDEN_M4F_CFLAGS" GOLDEN_M4F_LDFLAGS="$GOLDEN_M4F_LDFLAGS"
+  GOLDEN_M4F_SUPPORT="$OUT/support/startup_4f.o $OUT/support/semihost_4f.o \
+    $OUT/support/target_main_4f.o $OUT/support/probe_4f.o $OUT/support/golden_4f.o"
   SIZE_LDFLAGS="$SIZE_LDFLAGS" SIZE_LIBS="-lm -lc")
 have_clang=1
 command -v clang >/dev/null || { have_clang=0; echo "NOTICE: clang is absent; clang compile check skipped"; }
 images=$(sed -n 's/^IMAGES := //p' "$OUT/build.mk")
 gimages=$(for k in $(cut -d' ' -f2 "$OUT/golden.txt" | sort -u); do echo "$OUT/m55/$k.elf"; done)
+m4fimages=$(for k in $(cut -d' ' -f2 "$OUT/golden_m4f.txt" | sort -u); do echo "$OUT/m4f/$k.elf"; done)
+n_golden_m4f=$(wc -l < "$OUT/golden_m4f.txt")
 targets="$OUT/host/proof $OUT/host/golden"
 [ $have_clang = 1 ] && targets="$targets clang-check"
 if [ $have_arm = 1 ]; then
   for f in startup semihost target_main; do
     arm-none-eabi-gcc $M55_CFLAGS -Itests/emit -Itests/target -c tests/target/$f.c -o "$OUT/support/$f.o"
     arm-none-eabi-gcc $GOLDEN_M55_CFLAGS -Itests/emit -Itests/target -c tests/target/$f.c -o "$OUT/support/${f}_g.o"
+    arm-none-eabi-gcc $GOLDEN_M4F_CFLAGS -Itests/emit -Itests/target -c tests/target/$f.c -o "$OUT/support/${f}_4f.o"
+  done
+  for f in probe golden; do
+    arm-none-eabi-gcc $GOLDEN_M4F_CFLAGS -Itests/emit -c tests/emit/$f.c -o "$OUT/support/${f}_4f.o"
   done
   arm-none-eabi-gcc $M55_CFLAGS -Itests/emit -c tests/emit/probe.c -o "$OUT/support/probe_m55.o"
   arm-none-eabi-gcc $M55_CFLAGS -Itests/emit -c tests/emit/golden.c -o "$OUT/support/golden_m55.o"
   arm-none-eabi-gcc $GOLDEN_M55_CFLAGS -Itests/emit -c tests/emit/probe.c -o "$OUT/support/probe_g.o"
   arm-none-eabi-gcc $GOLDEN_M55_CFLAGS -Itests/emit -c tests/emit/golden.c -o "$OUT/support/golden_g.o"
-  targets="$targets m4-check $images $gimages sizes"
+  targets="$targets m4-check $images $gimages $m4fimages sizes"
 else
   echo "NOTICE: arm-none-eabi-gcc, arm-none-eabi-size or qemu-system-arm is absent: target proof skipped"
   gimages=""
+  m4fimages=""
 fi
 # one make for everything, so that both cores stay busy
 make -s "${MAKEVARS[@]}" $targets
-stamp "built: host binaries (gcc, ASan+UBSan)$( [ $have_clang = 1 ] && echo ", clang check")$( [ $have_arm = 1 ] && echo ", Cortex-M4 check, $(echo $images | wc -w) probe and $(echo $gimages | wc -w) golden Cortex-M55 images, $n_gmodels code-size ELFs")"
+stamp "built: host binaries (gcc, ASan+UBSan)$( [ $have_clang = 1 ] && echo ", clang check")$( [ $have_arm = 1 ] && echo ", Cortex-M4 check, $(echo $images | wc -w) probe and $(echo $gimages | wc -w) golden Cortex-M55 images, $(echo $m4fimages | wc -w) golden Cortex-M4F images, $n_gmodels code-size ELFs")"
 
 # ---- 3. every run, both cores busy ------------------------------------------
 # job: KIND ARG LOG; the log ends with "exit <status>"
@@ -174,6 +190,8 @@ run_job() {
             > "$log" 2>&1 || rc=$? ;;
     qemu-icount) timeout 300 qemu-system-arm -M mps3-an547 -nographic -semihosting \
             -icount shift=0 -kernel "$arg" > "$log" 2>&1 || rc=$? ;;
+    qemu-m4f) timeout 300 qemu-system-arm -M mps2-an386 -nographic -semihosting \
+            -icount shift=0 -kernel "$arg" > "$log" 2>&1 || rc=$? ;;
   esac
   echo "exit $rc" >> "$log"
 }
@@ -183,6 +201,7 @@ mkdir -p "$OUT/golden_host"
 {
   # the longest first
   for e in $gimages; do echo "qemu-icount $e ${e%.elf}.log"; done
+  for e in $m4fimages; do echo "qemu-m4f $e ${e%.elf}.log"; done
   for m in $(cut -d' ' -f3 "$OUT/golden.txt" | sort -u); do echo "golden $m $OUT/golden_host/$m.log"; done
   echo "proof $OUT/host/proof $OUT/host.log"
   [ $have_arm = 1 ] && for e in $images; do echo "qemu $e ${e%.elf}.log"; done
@@ -211,8 +230,8 @@ fi
 
 # the golden runs: every module passes, every model's wrong kernel is
 # caught at the op it broke, on the host and on the target
-check_golden() { # WHERE LOG...
-  local where=$1; shift
+check_golden() { # WHERE N_MODULES LOG...
+  local where=$1 n_want=$2; shift 2
   local pass caught named
   if grep -q '^GOLDEN FAIL' "$@" || grep -L '^exit 0$' "$@" | grep -q .; then
     grep -h -v -E '^GOLDEN (PASS|CAUGHT|COUNT|CALIB)' "$@" | head -40; echo "FAIL: golden runs ($where)"; exit 1
@@ -221,18 +240,21 @@ check_golden() { # WHERE LOG...
   caught=$(cat "$@" | grep -c '^GOLDEN CAUGHT .* changing byte' || true)
   uninit=$(cat "$@" | grep -c '^GOLDEN CAUGHT .* reads its output before writing it' || true)
   named=$(cat "$@" | grep -c -E '^GOLDEN CAUGHT .* at op ([0-9]+) \([A-Z_0-9]+\) .* reported (on garbage arenas )?as: first difference at op \1 \(' || true)
-  [ "$pass" = "$n_golden" ] || { echo "FAIL: $pass of $n_golden golden modules passed ($where)"; exit 1; }
+  [ "$pass" = "$n_want" ] || { echo "FAIL: $pass of $n_want golden modules passed ($where)"; exit 1; }
   [ "$caught" = "$n_gmodels" ] && [ "$uninit" = "$n_gmodels" ] && [ "$named" = $((2 * n_gmodels)) ] ||
     { echo "FAIL: $named of $((2 * n_gmodels)) planted kernels (wrong output: $caught, reading uninitialised output: $uninit of $n_gmodels) named at their op ($where)"; exit 1; }
 }
 if [ "$n_golden" -gt 0 ]; then
-  check_golden host "$OUT"/golden_host/*.log
-  grep -h '^GOLDEN CAUGHT' "$OUT"/golden_host/*.log | sed -n 1p | cut -c1-160 | sed 's/^/  /'
-  grep -h '^GOLDEN CAUGHT .* reads its output' "$OUT"/golden_host/*.log | sed -n 1p | cut -c1-200 | sed 's/^/  /'
+  check_golden host "$n_golden" "$OUT"/golden_host/*.log
+  # awk, not grep | head: head leaving early would fail the pipeline (pipefail)
+  awk '/^GOLDEN CAUGHT/ && !n++ { print "  " substr($0, 1, 158) }' "$OUT"/golden_host/*.log
+  awk '/^GOLDEN CAUGHT .* reads its output/ && !n++ { print "  " substr($0, 1, 198) }' "$OUT"/golden_host/*.log
   stamp "host: $n_golden modules with their kernels give TFLM's outputs; $n_gmodels wrong kernels and $n_gmodels uninitialised reads caught and named"
   if [ $have_arm = 1 ]; then
-    check_golden "qemu mps3-an547" $(for e in $gimages; do echo "${e%.elf}.log"; done)
+    check_golden "qemu mps3-an547" "$n_golden" $(for e in $gimages; do echo "${e%.elf}.log"; done)
     stamp "qemu mps3-an547: $n_golden modules in $(echo $gimages | wc -w) images give TFLM's outputs; $n_gmodels wrong kernels and $n_gmodels uninitialised reads caught and named"
+    check_golden "qemu mps2-an386" "$n_golden_m4f" $(for e in $m4fimages; do echo "${e%.elf}.log"; done)
+    stamp "qemu mps2-an386 (Cortex-M4F): $n_golden_m4f modules (first planner; generic and cortex-m55, whose kernels take their DSP paths) in $(echo $m4fimages | wc -w) images give TFLM's outputs; $n_gmodels wrong kernels and $n_gmodels uninitialised reads caught and named"
   fi
 fi
 
