@@ -408,13 +408,14 @@ static bool corpus_present(void) { return tu_models_dir() && tu_golden_dir(); }
 static const mp_target lowerings[] = {MP_TARGET_GENERIC, MP_TARGET_CORTEX_M55};
 #define N_LOWERINGS (sizeof lowerings / sizeof lowerings[0])
 
-/* How many ops of n run a specialised kernel. */
 /* One of the specialised kernels of a Cortex-M target (lower_fast.c). */
 static bool is_fast(mp_kernel k) {
   return k == MP_K_CONV2D_S8_1X1 || k == MP_K_CONV2D_S8_IM2COL ||
-         k == MP_K_DEPTHWISE_CONV2D_S8_FAST || k == MP_K_FULLY_CONNECTED_S8_FAST;
+         k == MP_K_DEPTHWISE_CONV2D_S8_FAST || k == MP_K_FULLY_CONNECTED_S8_FAST ||
+         k == MP_K_ADD_S8_FAST;
 }
 
+/* How many ops of n run a specialised kernel. */
 static uint32_t fast_ops(const net *n) {
   uint32_t k = 0;
   for (uint32_t o = 0; o < n->g->n_ops; o++)
