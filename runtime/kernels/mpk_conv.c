@@ -1,28 +1,29 @@
 /*
- * mpk_conv.c — CONV_2D and DEPTHWISE_CONV_2D, int8 and float32.
+ * mpk_conv.c — CONV_2D and DEPTHWISE_CONV_2D: int8, 16x8 (int16
+ * activations, int8 weights, int64 biases) and float32.
  *
  * Direct convolution over NHWC tensors, the loop order of TFLite Micro's
  * reference kernels: for every output pixel and channel, accumulate
  * filter * (input + input_offset) over the window, skipping taps that fall
  * in the padding (padding contributes zero, i.e. the input zero point),
  * add the bias, requantise per output channel, add the output zero point
- * and clamp to the fused activation's range.
+ * and clamp to the fused activation's range.  The 16x8 kernels accumulate
+ * in 64 bits and requantise with TFLite's 64-bit
+ * MultiplyByQuantizedMultiplier (a Q15-rounded multiplier, one rounding
+ * shift); their input offset is 0.
  *
  * Filters: CONV_2D [out_c][filter_h][filter_w][filter_c] with
  * in_c / filter_c groups; DEPTHWISE_CONV_2D [1][filter_h][filter_w][out_c]
  * with out_c = in_c * depth_multiplier.
  *
- * No im2col and no scratch: simple loops that are easy to check against
- * the reference, not the fastest possible kernels.
+ * One walk per operator (CONV_WALK, DEPTHWISE_WALK) serves the three
+ * element types; each kernel only says how a tap adds into its accumulator
+ * and how the accumulator is stored.  No im2col and no scratch: simple
+ * loops that are easy to check against the reference, not the fastest
+ * possible kernels.
  */
 #include "mpk.h"
 #include "mpk_fixed.h"
-
-static int32_t requant(const mpk_requant *q, int32_t acc, int32_t channel) {
-  int32_t i = q->per_channel ? channel : 0;
-  int32_t v = mpk_mbqm(acc, q->multiplier[i], q->shift[i]) + q->output_offset;
-  return mpk_clamp_i32(v, q->act_min, q->act_max);
-}
 
 static int geom_ok(const mpk_conv_geom *g) {
   return g->batches > 0 && g->in_h > 0 && g->in_w > 0 && g->in_c > 0 && g->out_h > 0 &&
@@ -30,46 +31,97 @@ static int geom_ok(const mpk_conv_geom *g) {
          g->stride_w > 0 && g->dilation_h > 0 && g->dilation_w > 0;
 }
 
+/* CONV_2D's geometry with its groups: 0 when the channels do not divide. */
+static int32_t conv_per_group(const mpk_conv_geom *g) {
+  if (!geom_ok(g) || g->filter_c <= 0 || g->in_c % g->filter_c != 0) return 0;
+  const int32_t groups = g->in_c / g->filter_c;
+  return g->out_c % groups != 0 ? 0 : g->out_c / groups;
+}
+
+static int depthwise_ok(const mpk_conv_geom *g) {
+  return geom_ok(g) && g->depth_multiplier > 0 && g->out_c == g->in_c * g->depth_multiplier;
+}
+
 static float clamp_f32(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+/* The walk over the outputs (b, oy, ox, oc) in storage order and the taps
+ * of each window inside the input.  For each output an ACC_T accumulator
+ * starts at 0; at each tap, `pixel` is the index of the input pixel's
+ * channel FIRST_IN_C (computed once per output channel) and CHANNEL_TAPS
+ * adds its products with TAP(acc, input_index, filter_index); then
+ * STORE(acc, output_index, oc) finishes it. */
+#define WINDOW_WALK(g, FIRST_IN_C, ACC_T, CHANNEL_TAPS, STORE)                                     \
+  for (int32_t b = 0; b < (g)->batches; b++)                                                       \
+    for (int32_t oy = 0; oy < (g)->out_h; oy++) {                                                  \
+      const int32_t y0 = oy * (g)->stride_h - (g)->pad_h;                                          \
+      for (int32_t ox = 0; ox < (g)->out_w; ox++) {                                                \
+        const int32_t x0 = ox * (g)->stride_w - (g)->pad_w;                                        \
+        const int32_t o = ((b * (g)->out_h + oy) * (g)->out_w + ox) * (g)->out_c;                  \
+        for (int32_t oc = 0; oc < (g)->out_c; oc++) {                                              \
+          const int32_t in_c0 = FIRST_IN_C;                                                        \
+          ACC_T acc = 0;                                                                           \
+          for (int32_t fy = 0; fy < (g)->filter_h; fy++) {                                         \
+            const int32_t iy = y0 + (g)->dilation_h * fy;                                          \
+            if (iy < 0 || iy >= (g)->in_h) continue;                                               \
+            for (int32_t fx = 0; fx < (g)->filter_w; fx++) {                                       \
+              const int32_t ix = x0 + (g)->dilation_w * fx;                                        \
+              if (ix < 0 || ix >= (g)->in_w) continue;                                             \
+              const int32_t pixel = ((b * (g)->in_h + iy) * (g)->in_w + ix) * (g)->in_c + in_c0;   \
+              CHANNEL_TAPS                                                                         \
+            }                                                                                      \
+          }                                                                                        \
+          STORE(acc, o + oc, oc);                                                                  \
+        }                                                                                          \
+      }                                                                                            \
+    }
+
+/* CONV_2D: the tap's filter_c channels of output oc's group. */
+#define CONV_WALK(g, per_group, ACC_T, TAP, STORE)                                                 \
+  WINDOW_WALK(                                                                                     \
+      g, (oc / (per_group)) * (g)->filter_c, ACC_T,                                                \
+      {                                                                                            \
+        const int32_t f0 = ((oc * (g)->filter_h + fy) * (g)->filter_w + fx) * (g)->filter_c;       \
+        for (int32_t ic = 0; ic < (g)->filter_c; ic++)                                             \
+          TAP(acc, pixel + ic, f0 + ic);                                                           \
+      },                                                                                           \
+      STORE)
+
+/* DEPTHWISE_CONV_2D: the one input channel output oc multiplies. */
+#define DEPTHWISE_WALK(g, ACC_T, TAP, STORE)                                                       \
+  WINDOW_WALK(                                                                                     \
+      g, oc / (g)->depth_multiplier, ACC_T,                                                        \
+      { TAP(acc, pixel, (fy * (g)->filter_w + fx) * (g)->out_c + oc); }, STORE)
+
+#define TAP_S8(acc, i, f) acc += (int32_t)filter[f] * ((int32_t)input[i] + input_offset)
+#define STORE_S8(acc, i, oc)                                                                       \
+  output[i] = (int8_t)mpk_requant_i32(&p->q, acc + (bias ? bias[oc] : 0), oc)
+#define TAP_S16(acc, i, f) acc += (int32_t)filter[f] * (int32_t)input[i]
+#define STORE_S16(acc, i, oc)                                                                      \
+  output[i] = (int16_t)mpk_requant_i64(&p->q, acc + (bias ? bias[oc] : 0), oc)
+#define TAP_F32(acc, i, f) acc += input[i] * filter[f]
+#define STORE_F32(acc, i, oc)                                                                      \
+  output[i] = clamp_f32(bias ? acc + bias[oc] : acc, p->act_min, p->act_max)
 
 MPK_API int32_t mpk_conv2d_s8(const mpk_conv_s8_params *p, const int8_t *input,
                               const int8_t *filter, const int32_t *bias, int8_t *output,
                               void *scratch) {
   const mpk_conv_geom *g = &p->geom;
-  (void)scratch;
-  if (!geom_ok(g) || g->filter_c <= 0 || g->in_c % g->filter_c != 0) return MPK_ERR_PARAMS;
-  const int32_t groups = g->in_c / g->filter_c;
-  if (g->out_c % groups != 0) return MPK_ERR_PARAMS;
-  const int32_t per_group = g->out_c / groups;
+  const int32_t per_group = conv_per_group(g);
   const int32_t input_offset = p->q.input_offset;
-  for (int32_t b = 0; b < g->batches; b++) {
-    for (int32_t oy = 0; oy < g->out_h; oy++) {
-      const int32_t y0 = oy * g->stride_h - g->pad_h;
-      for (int32_t ox = 0; ox < g->out_w; ox++) {
-        const int32_t x0 = ox * g->stride_w - g->pad_w;
-        int8_t *out = output + ((b * g->out_h + oy) * g->out_w + ox) * g->out_c;
-        for (int32_t oc = 0; oc < g->out_c; oc++) {
-          const int32_t group = oc / per_group;
-          int32_t acc = 0;
-          for (int32_t fy = 0; fy < g->filter_h; fy++) {
-            const int32_t iy = y0 + g->dilation_h * fy;
-            if (iy < 0 || iy >= g->in_h) continue;
-            for (int32_t fx = 0; fx < g->filter_w; fx++) {
-              const int32_t ix = x0 + g->dilation_w * fx;
-              if (ix < 0 || ix >= g->in_w) continue;
-              const int8_t *in =
-                  input + ((b * g->in_h + iy) * g->in_w + ix) * g->in_c + group * g->filter_c;
-              const int8_t *f = filter + ((oc * g->filter_h + fy) * g->filter_w + fx) * g->filter_c;
-              for (int32_t ic = 0; ic < g->filter_c; ic++)
-                acc += (int32_t)f[ic] * ((int32_t)in[ic] + input_offset);
-            }
-          }
-          if (bias) acc += bias[oc];
-          out[oc] = (int8_t)requant(&p->q, acc, oc);
-        }
-      }
-    }
-  }
+  (void)scratch;
+  if (per_group == 0) return MPK_ERR_PARAMS;
+  CONV_WALK(g, per_group, int32_t, TAP_S8, STORE_S8)
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_conv2d_s16(const mpk_conv_s8_params *p, const int16_t *input,
+                               const int8_t *filter, const int64_t *bias, int16_t *output,
+                               void *scratch) {
+  const mpk_conv_geom *g = &p->geom;
+  const int32_t per_group = conv_per_group(g);
+  (void)scratch;
+  if (per_group == 0) return MPK_ERR_PARAMS;
+  CONV_WALK(g, per_group, int64_t, TAP_S16, STORE_S16)
   return MPK_OK;
 }
 
@@ -77,39 +129,10 @@ MPK_API int32_t mpk_conv2d_f32(const mpk_conv_f32_params *p, const float *input,
                                const float *filter, const float *bias, float *output,
                                void *scratch) {
   const mpk_conv_geom *g = &p->geom;
+  const int32_t per_group = conv_per_group(g);
   (void)scratch;
-  if (!geom_ok(g) || g->filter_c <= 0 || g->in_c % g->filter_c != 0) return MPK_ERR_PARAMS;
-  const int32_t groups = g->in_c / g->filter_c;
-  if (g->out_c % groups != 0) return MPK_ERR_PARAMS;
-  const int32_t per_group = g->out_c / groups;
-  for (int32_t b = 0; b < g->batches; b++) {
-    for (int32_t oy = 0; oy < g->out_h; oy++) {
-      const int32_t y0 = oy * g->stride_h - g->pad_h;
-      for (int32_t ox = 0; ox < g->out_w; ox++) {
-        const int32_t x0 = ox * g->stride_w - g->pad_w;
-        float *out = output + ((b * g->out_h + oy) * g->out_w + ox) * g->out_c;
-        for (int32_t oc = 0; oc < g->out_c; oc++) {
-          const int32_t group = oc / per_group;
-          float acc = 0.0f;
-          for (int32_t fy = 0; fy < g->filter_h; fy++) {
-            const int32_t iy = y0 + g->dilation_h * fy;
-            if (iy < 0 || iy >= g->in_h) continue;
-            for (int32_t fx = 0; fx < g->filter_w; fx++) {
-              const int32_t ix = x0 + g->dilation_w * fx;
-              if (ix < 0 || ix >= g->in_w) continue;
-              const float *in =
-                  input + ((b * g->in_h + iy) * g->in_w + ix) * g->in_c + group * g->filter_c;
-              const float *f = filter + ((oc * g->filter_h + fy) * g->filter_w + fx) * g->filter_c;
-              for (int32_t ic = 0; ic < g->filter_c; ic++)
-                acc += in[ic] * f[ic];
-            }
-          }
-          if (bias) acc += bias[oc];
-          out[oc] = clamp_f32(acc, p->act_min, p->act_max);
-        }
-      }
-    }
-  }
+  if (per_group == 0) return MPK_ERR_PARAMS;
+  CONV_WALK(g, per_group, float, TAP_F32, STORE_F32)
   return MPK_OK;
 }
 
@@ -117,38 +140,20 @@ MPK_API int32_t mpk_depthwise_conv2d_s8(const mpk_conv_s8_params *p, const int8_
                                         const int8_t *filter, const int32_t *bias, int8_t *output,
                                         void *scratch) {
   const mpk_conv_geom *g = &p->geom;
-  (void)scratch;
-  if (!geom_ok(g) || g->depth_multiplier <= 0 || g->out_c != g->in_c * g->depth_multiplier)
-    return MPK_ERR_PARAMS;
   const int32_t input_offset = p->q.input_offset;
-  for (int32_t b = 0; b < g->batches; b++) {
-    for (int32_t oy = 0; oy < g->out_h; oy++) {
-      const int32_t y0 = oy * g->stride_h - g->pad_h;
-      for (int32_t ox = 0; ox < g->out_w; ox++) {
-        const int32_t x0 = ox * g->stride_w - g->pad_w;
-        int8_t *out = output + ((b * g->out_h + oy) * g->out_w + ox) * g->out_c;
-        for (int32_t ic = 0; ic < g->in_c; ic++) {
-          for (int32_t m = 0; m < g->depth_multiplier; m++) {
-            const int32_t oc = ic * g->depth_multiplier + m;
-            int32_t acc = 0;
-            for (int32_t fy = 0; fy < g->filter_h; fy++) {
-              const int32_t iy = y0 + g->dilation_h * fy;
-              if (iy < 0 || iy >= g->in_h) continue;
-              for (int32_t fx = 0; fx < g->filter_w; fx++) {
-                const int32_t ix = x0 + g->dilation_w * fx;
-                if (ix < 0 || ix >= g->in_w) continue;
-                int32_t x = input[((b * g->in_h + iy) * g->in_w + ix) * g->in_c + ic];
-                int32_t f = filter[(fy * g->filter_w + fx) * g->out_c + oc];
-                acc += f * (x + input_offset);
-              }
-            }
-            if (bias) acc += bias[oc];
-            out[oc] = (int8_t)requant(&p->q, acc, oc);
-          }
-        }
-      }
-    }
-  }
+  (void)scratch;
+  if (!depthwise_ok(g)) return MPK_ERR_PARAMS;
+  DEPTHWISE_WALK(g, int32_t, TAP_S8, STORE_S8)
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_depthwise_conv2d_s16(const mpk_conv_s8_params *p, const int16_t *input,
+                                         const int8_t *filter, const int64_t *bias, int16_t *output,
+                                         void *scratch) {
+  const mpk_conv_geom *g = &p->geom;
+  (void)scratch;
+  if (!depthwise_ok(g)) return MPK_ERR_PARAMS;
+  DEPTHWISE_WALK(g, int64_t, TAP_S16, STORE_S16)
   return MPK_OK;
 }
 
@@ -157,35 +162,8 @@ MPK_API int32_t mpk_depthwise_conv2d_f32(const mpk_conv_f32_params *p, const flo
                                          void *scratch) {
   const mpk_conv_geom *g = &p->geom;
   (void)scratch;
-  if (!geom_ok(g) || g->depth_multiplier <= 0 || g->out_c != g->in_c * g->depth_multiplier)
-    return MPK_ERR_PARAMS;
-  for (int32_t b = 0; b < g->batches; b++) {
-    for (int32_t oy = 0; oy < g->out_h; oy++) {
-      const int32_t y0 = oy * g->stride_h - g->pad_h;
-      for (int32_t ox = 0; ox < g->out_w; ox++) {
-        const int32_t x0 = ox * g->stride_w - g->pad_w;
-        float *out = output + ((b * g->out_h + oy) * g->out_w + ox) * g->out_c;
-        for (int32_t ic = 0; ic < g->in_c; ic++) {
-          for (int32_t m = 0; m < g->depth_multiplier; m++) {
-            const int32_t oc = ic * g->depth_multiplier + m;
-            float acc = 0.0f;
-            for (int32_t fy = 0; fy < g->filter_h; fy++) {
-              const int32_t iy = y0 + g->dilation_h * fy;
-              if (iy < 0 || iy >= g->in_h) continue;
-              for (int32_t fx = 0; fx < g->filter_w; fx++) {
-                const int32_t ix = x0 + g->dilation_w * fx;
-                if (ix < 0 || ix >= g->in_w) continue;
-                acc += input[((b * g->in_h + iy) * g->in_w + ix) * g->in_c + ic] *
-                       filter[(fy * g->filter_w + fx) * g->out_c + oc];
-              }
-            }
-            if (bias) acc += bias[oc];
-            out[oc] = clamp_f32(acc, p->act_min, p->act_max);
-          }
-        }
-      }
-    }
-  }
+  if (!depthwise_ok(g)) return MPK_ERR_PARAMS;
+  DEPTHWISE_WALK(g, float, TAP_F32, STORE_F32)
   return MPK_OK;
 }
 

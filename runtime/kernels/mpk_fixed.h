@@ -16,6 +16,8 @@
 
 #include <stdint.h>
 
+#include "mpk.h"
+
 #define MPK_I32_MIN (-2147483647 - 1)
 #define MPK_I32_MAX 2147483647
 
@@ -58,6 +60,22 @@ static inline int32_t mpk_mbqm64(int64_t x, int32_t multiplier, int32_t shift) {
   int total_shift = 15 - shift;
   x = x * (int64_t)reduced + ((int64_t)1 << (total_shift - 1));
   return (int32_t)(x >> total_shift);
+}
+
+/* The requantisation of the filter kernels' accumulators (mpk_requant of
+ * mpk.h): output channel `channel`'s multiplier and shift (the first when
+ * per tensor), the output offset, the activation's clamp.  The int32 form
+ * is int8's; the int64 form the 16x8 kernels'. */
+static inline int32_t mpk_requant_i32(const mpk_requant *q, int32_t acc, int32_t channel) {
+  int32_t i = q->per_channel ? channel : 0;
+  int32_t v = mpk_mbqm(acc, q->multiplier[i], q->shift[i]) + q->output_offset;
+  return mpk_clamp_i32(v, q->act_min, q->act_max);
+}
+
+static inline int32_t mpk_requant_i64(const mpk_requant *q, int64_t acc, int32_t channel) {
+  int32_t i = q->per_channel ? channel : 0;
+  int32_t v = mpk_mbqm64(acc, q->multiplier[i], q->shift[i]) + q->output_offset;
+  return mpk_clamp_i32(v, q->act_min, q->act_max);
 }
 
 /* x * 2^exponent for exponent > 0, saturating (gemmlowp's
