@@ -34,46 +34,45 @@ static int32_t rhs_at(const mpk_batch_matmul_params *p, int32_t k, int32_t j) {
   return p->adj_y ? j * p->depth + k : k * p->cols + j;
 }
 
+/* The walk of both kernels over the output matrices and their elements:
+ * an ACC_T accumulator per element, PRODUCT(lhs_value, rhs_value) added
+ * over the depth in increasing order, STORE(acc) the element's value. */
+#define MATMUL_WALK(p, T, ACC_T, PRODUCT, STORE)                                                   \
+  const int32_t nb = n_batches(p), lsz = (p)->rows * (p)->depth, rsz = (p)->depth * (p)->cols;     \
+  if (nb < 0) return MPK_ERR_PARAMS;                                                               \
+  for (int32_t b = 0; b < nb; b++) {                                                               \
+    int32_t li, ri;                                                                                \
+    batch_of(p, b, &li, &ri);                                                                      \
+    const T *l = lhs + li * lsz, *r = rhs + ri * rsz;                                              \
+    T *out = output + b * (p)->rows * (p)->cols;                                                   \
+    for (int32_t i = 0; i < (p)->rows; i++)                                                        \
+      for (int32_t j = 0; j < (p)->cols; j++) {                                                    \
+        ACC_T acc = 0;                                                                             \
+        for (int32_t k = 0; k < (p)->depth; k++)                                                   \
+          acc += PRODUCT(l[lhs_at(p, i, k)], r[rhs_at(p, k, j)]);                                  \
+        out[i * (p)->cols + j] = STORE(acc);                                                       \
+      }                                                                                            \
+  }
+
 MPK_API int32_t mpk_batch_matmul_s8(const mpk_batch_matmul_params *p, const int8_t *lhs,
                                     const int8_t *rhs, int8_t *output, void *scratch) {
   (void)scratch;
-  const int32_t nb = n_batches(p), lsz = p->rows * p->depth, rsz = p->depth * p->cols;
-  if (nb < 0) return MPK_ERR_PARAMS;
-  for (int32_t b = 0; b < nb; b++) {
-    int32_t li, ri;
-    batch_of(p, b, &li, &ri);
-    const int8_t *l = lhs + li * lsz, *r = rhs + ri * rsz;
-    int8_t *out = output + b * p->rows * p->cols;
-    for (int32_t i = 0; i < p->rows; i++)
-      for (int32_t j = 0; j < p->cols; j++) {
-        int32_t acc = 0;
-        for (int32_t k = 0; k < p->depth; k++)
-          acc += ((int32_t)l[lhs_at(p, i, k)] + p->lhs_offset) *
-                 ((int32_t)r[rhs_at(p, k, j)] + p->rhs_offset);
-        int32_t v = mpk_mbqm(acc, p->multiplier, p->shift) + p->output_offset;
-        out[i * p->cols + j] = (int8_t)mpk_clamp_i32(v, -128, 127);
-      }
-  }
+#define PRODUCT_S8(x, y) ((int32_t)(x) + p->lhs_offset) * ((int32_t)(y) + p->rhs_offset)
+#define STORE_S8(acc)                                                                              \
+  ((int8_t)mpk_clamp_i32(mpk_mbqm(acc, p->multiplier, p->shift) + p->output_offset, -128, 127))
+  MATMUL_WALK(p, int8_t, int32_t, PRODUCT_S8, STORE_S8)
+#undef PRODUCT_S8
+#undef STORE_S8
   return MPK_OK;
 }
 
 MPK_API int32_t mpk_batch_matmul_f32(const mpk_batch_matmul_params *p, const float *lhs,
                                      const float *rhs, float *output, void *scratch) {
   (void)scratch;
-  const int32_t nb = n_batches(p), lsz = p->rows * p->depth, rsz = p->depth * p->cols;
-  if (nb < 0) return MPK_ERR_PARAMS;
-  for (int32_t b = 0; b < nb; b++) {
-    int32_t li, ri;
-    batch_of(p, b, &li, &ri);
-    const float *l = lhs + li * lsz, *r = rhs + ri * rsz;
-    float *out = output + b * p->rows * p->cols;
-    for (int32_t i = 0; i < p->rows; i++)
-      for (int32_t j = 0; j < p->cols; j++) {
-        float acc = 0.0f;
-        for (int32_t k = 0; k < p->depth; k++)
-          acc += l[lhs_at(p, i, k)] * r[rhs_at(p, k, j)];
-        out[i * p->cols + j] = acc;
-      }
-  }
+#define PRODUCT_F32(x, y) (x) * (y)
+#define STORE_F32(acc) (acc)
+  MATMUL_WALK(p, float, float, PRODUCT_F32, STORE_F32)
+#undef PRODUCT_F32
+#undef STORE_F32
   return MPK_OK;
 }
