@@ -1508,6 +1508,11 @@ bool mp_lower_act_range_q(int32_t act, float scale, int32_t zp, int32_t qmin, in
 
 bool mp_lower_act_range_f(int32_t act, float *lo, float *hi) { return act_range_f(act, lo, hi); }
 
+mp_status mp_lower_conv_requant(ctx *c, int32_t in, int32_t filter, int32_t out, int32_t act,
+                                int32_t channels, bool always_per_channel, mpk_requant *q) {
+  return conv_requant(c, in, filter, out, act, channels, always_per_channel, q);
+}
+
 mp_status mp_lower_broadcast(ctx *c, int32_t a, int32_t b, int32_t out, mpk_broadcast *bc) {
   return broadcast(c, a, b, out, bc);
 }

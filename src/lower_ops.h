@@ -146,6 +146,14 @@ const char *mp_lower_act_name(int32_t act);
 bool mp_lower_act_range_q(int32_t act, float scale, int32_t zp, int32_t qmin, int32_t qmax,
                           int32_t *lo, int32_t *hi);
 bool mp_lower_act_range_f(int32_t act, float *lo, float *hi);
+/* The requantisation of a filter operator (PopulateConvolutionQuantization-
+ * Params): per output channel, or per tensor unless always_per_channel;
+ * the offsets and the fused activation's bounds (int8, or int16 for a
+ * 16x8 output).  The arrays are the lowered op's "multiplier" and
+ * "shift". */
+mp_status mp_lower_conv_requant(mp_lower_ctx *c, int32_t in, int32_t filter, int32_t out,
+                                int32_t act, int32_t channels, bool always_per_channel,
+                                mpk_requant *q);
 /* (mp_lower_add_array(c->lo, name, n), lower.h: a new int32 array owned
  * by the lowered op, printed as <sym>_<name>.) */
 /* A constant int32 or int64 vector tensor of at most `max` elements read

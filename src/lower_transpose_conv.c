@@ -47,34 +47,18 @@ static int32_t forward_pad(int32_t padding, int32_t size, int32_t filter, int32_
   return total > 0 ? total / 2 : 0;
 }
 
-static mp_status requant(mp_lower_ctx *c, int32_t in, int32_t filter, int32_t out, bool wide,
+/* The filter operators' requantisation, per output channel. */
+static mp_status requant(mp_lower_ctx *c, int32_t in, int32_t filter, int32_t out,
                          mpk_transpose_conv_params *p) {
-  float si, so, sf;
-  int32_t zi, zo, zf;
-  if (!quant(c, in, &si, &zi) || !quant(c, out, &so, &zo) || !quant(c, filter, &sf, &zf))
-    return mp_lower_unsupported(c, "quantised tensors without quantisation parameters");
-  const mp_quant *fq = &tdef(c, filter)->quant;
-  if (fq->n_scale != 1 && fq->n_scale != (uint32_t)p->out_c)
-    return mp_lower_malformed(c, "filter has %u scales for %d output channels", fq->n_scale,
-                              p->out_c);
-  for (uint32_t i = 0; i < fq->n_zero_point; i++)
-    if (fq->zero_point[i] != 0)
-      return mp_lower_unsupported(c, "a filter with a non-zero zero point");
-  if (wide && (zi != 0 || zo != 0))
-    return mp_lower_unsupported(c, "int16 tensors with a non-zero zero point");
-  int32_t *m = mp_lower_add_array(c->lo, "multiplier", (uint32_t)p->out_c);
-  int32_t *s = m ? mp_lower_add_array(c->lo, "shift", (uint32_t)p->out_c) : NULL;
-  if (!s) return MP_ERR_NOMEM;
-  for (int32_t ch = 0; ch < p->out_c; ch++) {
-    double fs = (double)fq->scale[fq->n_scale > 1 ? ch : 0];
-    mp_lower_quantize_multiplier(c, (double)si * fs / (double)so, &m[ch], &s[ch]);
-  }
-  p->multiplier = m;
-  p->shift = s;
-  p->input_offset = -zi;
-  p->output_offset = zo;
-  p->act_min = wide ? -32768 : -128;
-  p->act_max = wide ? 32767 : 127;
+  mpk_requant q;
+  mp_status st = mp_lower_conv_requant(c, in, filter, out, 0, p->out_c, true, &q);
+  if (st != MP_OK || c->lo->reason[0]) return st;
+  p->multiplier = q.multiplier;
+  p->shift = q.shift;
+  p->input_offset = q.input_offset;
+  p->output_offset = q.output_offset;
+  p->act_min = q.act_min;
+  p->act_max = q.act_max;
   return MP_OK;
 }
 
@@ -149,7 +133,7 @@ mp_status mp_lower_transpose_conv(mp_lower_ctx *c) {
         "bias, int16 with int8 filter and int64 bias, float32)",
         mp_dtype_name(dti), mp_dtype_name(dtf), bias >= 0 ? mp_dtype_name(dtb) : "none",
         mp_dtype_name(dto));
-  if ((st = requant(c, in, filter, out, s16, p)) != MP_OK || c->lo->reason[0]) return st;
+  if ((st = requant(c, in, filter, out, p)) != MP_OK || c->lo->reason[0]) return st;
   mp_lower_set_kernel(c, s16 ? MP_K_TRANSPOSE_CONV_S16 : MP_K_TRANSPOSE_CONV_S8);
   mp_lower_add_arg(c, in, false, s16 ? "const int16_t *" : "const int8_t *");
   mp_lower_add_arg(c, filter, false, "const int8_t *");
