@@ -3,10 +3,14 @@
  * interval on the optimum when time runs out.
  *
  * Algorithm:
- *   1. Run the heuristics of the table (greedy_by_size, greedy, and
- *      hill_climb when the time limit is at least HILL_CLIMB_MIN_MS and the
- *      others missed the lower bound) and keep the lowest layout: the
- *      incumbent, and the first upper bound.
+ *   1. Run the start heuristics and keep the lowest layout: the incumbent,
+ *      and the first upper bound.  Up to SKYLINE_FIRST_ITEMS buffers they
+ *      are greedy_by_size and greedy; above, start-order greedy (a sweep
+ *      that always finishes), the skyline construction (skyline.h, the
+ *      tightest on dense problems), greedy_by_size and the pressure order,
+ *      each under its share of the time limit.  Then hill_climb, when the
+ *      time limit is at least HILL_CLIMB_MIN_MS and the others missed the
+ *      lower bound.
  *   2. Hand it to the exact search (exact.c): branch and bound over
  *      canonical layouts, which probes the capacity "lower bound" first and
  *      then bisects between the proven lower bound and the best height,
@@ -19,17 +23,21 @@
  * it spends the time left on the lowest layout above the capacity and
  * returns it with MP_OK, like any planner whose plan does not fit.
  *
- * It is never the default.  The time limit bounds everything but the two
- * greedy starts (O(n log n), milliseconds at 100k buffers of a typical
- * graph, under a second on dense ones): hill_climb runs only when half the
- * time left covers its setup, with a deadline at that half; the search
- * gets the rest.
+ * It is never the default.  The time limit bounds everything it does,
+ * starts included: the skyline gets until half of it, greedy_by_size
+ * until three quarters, the pressure order until seven eighths (a start
+ * its deadline stops is dropped; when neither the skyline nor
+ * greedy_by_size finished, sol->cheap_start says that the layout comes
+ * from start-order greedy); hill_climb runs only when half the time left
+ * covers its setup, with a deadline at that half; the search gets the
+ * rest.
  * p->capacity is not a target: exact always minimises unless its own
  * `capacity` option is set.
  */
 #include "exact.h"
 #include "firstfit.h"
 #include "planner_hill_climb.h"
+#include "skyline.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -53,6 +61,11 @@ extern const mp_planner mp_planner_exact;
  * hill_climb do better, and plans of models stay as they were). */
 #define PRESSURE_MIN_ITEMS 256u
 #define HILL_CLIMB_SETUP_RUNS 4u
+/* Above this many buffers the skyline is the first start after greedy: on
+ * dense problems it alone comes near the lower bound, and on large ones
+ * greedy_by_size may not leave it time.  Below, the starts are the two
+ * greedy orders and the plans of models stay as they were. */
+#define SKYLINE_FIRST_ITEMS 256u
 
 static const mp_option_spec exact_options[] = {
     {"time_limit_ms", 1, 86400000, 10000, true,
@@ -73,6 +86,16 @@ static uint64_t height_of(const mp_problem *p, const uint64_t *off) {
   return h;
 }
 
+/* Copy the layout `cand` to `best` when it is lower than *best_h. */
+static void keep_if_lower(const mp_problem *p, const uint64_t *cand, uint64_t *best,
+                          uint64_t *best_h) {
+  uint64_t h = height_of(p, cand);
+  if (h < *best_h) {
+    *best_h = h;
+    memcpy(best, cand, p->n * sizeof *cand);
+  }
+}
+
 static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_t n_opts,
                              mp_solution *sol, const mp_diag_sink *dx) {
   uint64_t t0 = mp_hill_climb_now_ms();
@@ -86,45 +109,52 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
   mp_progress_begin(&clk, sol->progress, "exact");
 
   /* 1. the incumbent: the lowest of the start heuristics, all within the
-   * time limit.  greedy_by_size gets until half of it (on a large, dense
-   * problem it may not finish: then start-order greedy, a sweep that
-   * always does, stands in for it and the result says so). */
-  uint64_t *by_size = malloc(nn * sizeof *by_size), *tmp = malloc(nn * sizeof *tmp);
+   * time limit.  Above SKYLINE_FIRST_ITEMS buffers, start-order greedy
+   * first (a sweep, O(n log n): it always finishes, so there is a layout
+   * whatever the limit), then the skyline until half of the limit,
+   * greedy_by_size until three quarters and the pressure order until
+   * seven eighths; below, greedy_by_size and greedy, as they always were
+   * (hill_climb and the search do the rest there).  When
+   * neither the skyline nor greedy_by_size finished in time, the result
+   * says that it started from start-order greedy. */
+  uint64_t *tmp = malloc(nn * sizeof *tmp);
   uint32_t *order = malloc(nn * sizeof *order);
-  mp_status st = by_size && tmp && order ? MP_OK : MP_ERR_NOMEM;
-  bool cut = false, start_cut = false;
-  uint64_t best_h = UINT64_MAX;
-  if (st == MP_OK) st = mp_firstfit_order_by_size(p->items, n, order);
-  if (st == MP_OK) st = mp_firstfit_solve_until(p->items, n, order, by_size, t0 + limit_ms / 2, &cut);
-  if (st == MP_OK && !cut) {
-    best_h = height_of(p, by_size);
-    memcpy(sol->offsets, by_size, n * sizeof *by_size);
-  }
-  sol->cheap_start = cut;
-  uint64_t by_size_ms = mp_hill_climb_now_ms() - t0;
-  if (st == MP_OK && best_h > lb) {
-    st = mp_firstfit_order_by_start(p->items, n, order);
-    if (st == MP_OK) st = mp_firstfit_solve(p->items, n, order, tmp);
-    if (st == MP_OK && height_of(p, tmp) < best_h) {
-      best_h = height_of(p, tmp);
-      memcpy(sol->offsets, tmp, n * sizeof *tmp);
+  mp_status st = tmp && order ? MP_OK : MP_ERR_NOMEM;
+  bool sky_first = n > SKYLINE_FIRST_ITEMS, by_size_cut = false, sky_cut = false;
+  bool sky_done = false, start_cut = false;
+  uint64_t best_h = UINT64_MAX, by_size_ms = 0;
+  for (int step = 0; step < 4 && st == MP_OK && best_h > lb; step++) {
+    /* the starts in their order: 0 greedy, 1 skyline, 2 greedy_by_size,
+     * 3 the pressure order (firstfit.h) */
+    static const int big[4] = {0, 1, 2, 3}, small[4] = {2, 0, -1, -1};
+    int kind = sky_first ? big[step] : small[step];
+    bool c = false;
+    if (kind == 0) {
+      st = mp_firstfit_order_by_start(p->items, n, order);
+      if (st == MP_OK) st = mp_firstfit_solve(p->items, n, order, tmp);
+    } else if (kind == 1) {
+      st = mp_skyline_solve(p->items, n, tmp, 0, t0 + limit_ms / 2, &c);
+      sky_cut = c;
+      sky_done = !c;
+    } else if (kind == 2) {
+      uint64_t t1 = mp_hill_climb_now_ms();
+      st = mp_firstfit_order_by_size(p->items, n, order);
+      if (st == MP_OK)
+        st = mp_firstfit_solve_until(p->items, n, order, tmp, t0 + limit_ms / 4 * 3, &c);
+      by_size_cut = c;
+      by_size_ms = mp_hill_climb_now_ms() - t1;
+    } else if (kind == 3 && !by_size_cut) {
+      st = mp_firstfit_order_by_pressure(p->items, n, order);
+      if (st == MP_OK)
+        st = mp_firstfit_solve_until(p->items, n, order, tmp, t0 + limit_ms / 8 * 7, &c);
+    } else {
+      continue;
     }
+    if (st == MP_OK && !c) keep_if_lower(p, tmp, sol->offsets, &best_h);
   }
-  /* the pressure order (firstfit.h), which packs dense problems tighter
-   * than both, until three quarters of the limit */
-  if (st == MP_OK && best_h > lb && !cut && n > PRESSURE_MIN_ITEMS) {
-    bool pcut = false;
-    st = mp_firstfit_order_by_pressure(p->items, n, order);
-    if (st == MP_OK)
-      st = mp_firstfit_solve_until(p->items, n, order, tmp, t0 + limit_ms / 4 * 3, &pcut);
-    if (st == MP_OK && !pcut && height_of(p, tmp) < best_h) {
-      best_h = height_of(p, tmp);
-      memcpy(sol->offsets, tmp, n * sizeof *tmp);
-    }
-  }
+  sol->cheap_start = by_size_cut && !sky_done;
   free(order);
   if (st != MP_OK) {
-    free(by_size);
     free(tmp);
     return st;
   }
@@ -136,7 +166,7 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
   uint64_t now = mp_hill_climb_now_ms(), left = deadline > now ? deadline - now : 0;
   bool searchable = n <= MP_EXACT_MAX_SEARCH_ITEMS;
   uint64_t hc_left = searchable ? left / 2 : left;
-  if (!cut && best_h > lb && limit_ms >= HILL_CLIMB_MIN_MS &&
+  if (!by_size_cut && best_h > lb && limit_ms >= HILL_CLIMB_MIN_MS &&
       hc_left >= HILL_CLIMB_SETUP_RUNS * (by_size_ms + 1)) {
     mp_hill_climb_limits lim = {.exact_tail = true,
                                 .deadline_ms = now + hc_left,
@@ -149,7 +179,6 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
     mp_option more[] = {{k_it, HILL_CLIMB_ALONE_ITERATIONS}, {k_stall, HILL_CLIMB_ALONE_STALL}};
     st = mp_hill_climb_run(p, searchable ? NULL : more, searchable ? 0 : 2, &lim, &hs, NULL, dx);
     if (st != MP_OK) {
-      free(by_size);
       free(tmp);
       return st;
     }
@@ -159,7 +188,6 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
       memcpy(sol->offsets, tmp, n * sizeof *tmp);
     }
   }
-  free(by_size);
   free(tmp);
   mp_progress_update(&clk, best_h, lb, MP_PROGRESS_KEEP, MP_PROGRESS_KEEP);
 
@@ -186,7 +214,7 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
   /* 3. the interval (mp_solve recomputes height and clamps the bounds) */
   sol->proven_lower = res.proven_lower;
   sol->proven_upper = res.proven_upper;
-  sol->timed_out = res.timed_out || start_cut || cut;
+  sol->timed_out = res.timed_out || start_cut || by_size_cut || sky_cut;
   sol->iterations = res.nodes;
   return MP_OK;
 }
