@@ -21,7 +21,11 @@
  * planner answers a yes/no question instead: the first layout within the
  * capacity, or a proof (proven_lower > capacity) that there is none; then
  * it spends the time left on the lowest layout above the capacity and
- * returns it with MP_OK, like any planner whose plan does not fit.
+ * returns it with MP_OK, like any planner whose plan does not fit.  With a
+ * capacity hill_climb does not run: the search at the capacity answers the
+ * question itself, most often in a fraction of the time hill_climb would
+ * take (MiniMalloc's challenging instance J: 0.14 s of CPU instead of
+ * 0.7 s, with the same search nodes).
  *
  * It is never the default.  The time limit bounds everything it does,
  * starts included: the skyline gets until half of it, greedy_by_size
@@ -65,7 +69,7 @@ extern const mp_planner mp_planner_exact;
  * dense problems it alone comes near the lower bound, and on large ones
  * greedy_by_size may not leave it time.  Below, the starts are the two
  * greedy orders and the plans of models stay as they were. */
-#define SKYLINE_FIRST_ITEMS 256u
+#define SKYLINE_FIRST_ITEMS MP_SKYLINE_START_ITEMS
 
 static const mp_option_spec exact_options[] = {
     {"time_limit_ms", 1, 86400000, 10000, true,
@@ -166,7 +170,7 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
   uint64_t now = mp_hill_climb_now_ms(), left = deadline > now ? deadline - now : 0;
   bool searchable = n <= MP_EXACT_MAX_SEARCH_ITEMS;
   uint64_t hc_left = searchable ? left / 2 : left;
-  if (!by_size_cut && best_h > lb && limit_ms >= HILL_CLIMB_MIN_MS &&
+  if (!by_size_cut && best_h > lb && !capacity && limit_ms >= HILL_CLIMB_MIN_MS &&
       hc_left >= HILL_CLIMB_SETUP_RUNS * (by_size_ms + 1)) {
     mp_hill_climb_limits lim = {.exact_tail = true,
                                 .deadline_ms = now + hc_left,

@@ -17,9 +17,10 @@
  *
  * Algorithm:
  *   1. Start from the first-fit layouts of the greedy_by_size order (the
- *      seeds' starting point) and of the greedy order; keep the lower
- *      (greedy_by_size on ties).  Stop at once at the lower bound, and
- *      stop here when `iterations` is 0.
+ *      seeds' starting point) and of the greedy order, and above
+ *      MP_SKYLINE_START_ITEMS buffers the skyline construction
+ *      (skyline.h); keep the lowest (the earlier on ties).  Stop at once
+ *      at the lower bound, and stop here when `iterations` is 0.
  *   2. Skyline search: decode the greedy_by_size order.  First-fit search:
  *      start from the best layout so far, packed (step 5).
  *   3. Each iteration draws, from the planner's own PRNG (splitmix64
@@ -65,6 +66,7 @@
 
 #include "exact.h"
 #include "firstfit.h"
+#include "skyline.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -813,6 +815,21 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
     uint64_t h = 0;
     for (size_t i = 0; i < n; i++) h = mp_max_u64(h, r.tmp[i] + p->items[i].size);
     if (h < best_h) {
+      best_h = h;
+      memcpy(sol->offsets, r.tmp, n * sizeof *r.tmp);
+    }
+  }
+  /* above MP_SKYLINE_START_ITEMS buffers, the skyline construction
+   * (skyline.h) too: on dense problems it starts the search near the lower
+   * bound */
+  if (best_h > lb && n > MP_SKYLINE_START_ITEMS && !sol->cheap_start && !past(deadline, sol)) {
+    bool cut = false;
+    if ((st = mp_skyline_solve(p->items, n, r.tmp, 0, deadline, &cut)) != MP_OK) goto out;
+    uint64_t h = 0;
+    for (size_t i = 0; i < n && !cut; i++) h = mp_max_u64(h, r.tmp[i] + p->items[i].size);
+    if (cut) {
+      sol->timed_out = true;
+    } else if (h < best_h) {
       best_h = h;
       memcpy(sol->offsets, r.tmp, n * sizeof *r.tmp);
     }

@@ -22,6 +22,11 @@
 
 #include "memplan.h"
 
+/* The search planners start from the skyline on problems above this many
+ * buffers (below, their plans stay those of the greedy starts and the
+ * search, as they were before the skyline existed). */
+#define MP_SKYLINE_START_ITEMS 256u
+
 /* Lay out items[0..n) (start <= end, power-of-two align) and write
  * offsets[0..n): a valid layout, every offset a multiple of its item's
  * align, no two items with intersecting lifetimes sharing a byte.

@@ -6,7 +6,9 @@
  * A small problem is checked offset by offset against the rules of
  * skyline.c worked by hand; the others check what the construction
  * promises: valid, aligned, deterministic, cut by its work limit and its
- * deadline, and on the dense random family far tighter than first fit.
+ * deadline, and on the dense random family far tighter than first fit;
+ * and hill_climb, which starts from it above MP_SKYLINE_START_ITEMS
+ * buffers, is never above it and still deterministic.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -136,6 +138,29 @@ static void the_work_limit_and_the_deadline_cut_the_run(void **state) {
   free(off);
 }
 
+static void hill_climb_starts_no_higher_than_the_skyline_and_stays_deterministic(void **state) {
+  (void)state;
+  size_t n = 2000; /* above MP_SKYLINE_START_ITEMS */
+  mp_item *it = calloc(n, sizeof *it);
+  uint64_t *sky = calloc(n, sizeof *sky), *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+  mp_synth_make(MP_SYNTH_RANDOM, n, 77, it);
+  uint64_t h = solve_ok(it, n, sky);
+  const mp_planner *hc = mp_planner_find("hill_climb");
+  char k_it[] = "iterations", k_seed[] = "seed";
+  mp_option opts[] = {{k_it, 20}, {k_seed, 3}};
+  mp_problem p = {n, it, 0};
+  mp_solution sa = {.offsets = a}, sb = {.offsets = b};
+  assert_int_equal(mp_solve(hc, &p, opts, 2, &sa, NULL), MP_OK);
+  assert_int_equal(mp_solve(hc, &p, opts, 2, &sb, NULL), MP_OK);
+  assert_true(tu_check_layout(it, n, a) <= h);
+  assert_int_equal(sa.height, sb.height);
+  assert_memory_equal(a, b, n * sizeof *a);
+  free(it);
+  free(sky);
+  free(a);
+  free(b);
+}
+
 static void empty_and_zero_size_problems_take_offset_zero(void **state) {
   (void)state;
   uint64_t off[3] = {5, 5, 5};
@@ -157,6 +182,7 @@ int main(void) {
       cmocka_unit_test(every_synthetic_family_and_hard_instance_is_laid_out_validly),
       cmocka_unit_test(dense_random_lifetimes_pack_near_the_lower_bound),
       cmocka_unit_test(the_work_limit_and_the_deadline_cut_the_run),
+      cmocka_unit_test(hill_climb_starts_no_higher_than_the_skyline_and_stays_deterministic),
       cmocka_unit_test(empty_and_zero_size_problems_take_offset_zero),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
