@@ -54,6 +54,11 @@
 #define LIMIT_SLACK(t_ms) ((double)(t_ms) * 1.1e-3 + 0.05)
 #define MAX_SIZES 8
 #define HARD_H (UINT64_C(1) << 20)
+/* exact's default time_limit_ms (planner_exact.c) */
+#define EXACT_DEFAULT_MS 10000
+/* The coarse hard instances: sizes in multiples of this (H / 256), so that
+ * many pieces have equal sizes, the kind of instance a search finds slow. */
+#define COARSE_UNIT 4096u
 
 /* ---- clocks and statistics ------------------------------------------------ */
 
@@ -146,6 +151,7 @@ typedef struct cfg {
   int64_t iterations;  /* hill_climb: 0 = default */
   int64_t time_ms;     /* exact: time_limit_ms, 0 = default */
   bool no_tail;        /* hill_climb without its exact tail */
+  int64_t capacity;    /* exact: its capacity option, 0 = minimise */
 } cfg;
 
 typedef struct outcome {
@@ -164,11 +170,12 @@ static int64_t hc_default_iterations(void) {
 static outcome run_cfg(const cfg *c, const mp_problem *p, uint64_t *off) {
   outcome o = {0};
   const mp_planner *pl = mp_planner_find(c->planner);
-  char k_it[] = "iterations", k_ms[] = "time_limit_ms";
-  mp_option opts[2];
+  char k_it[] = "iterations", k_ms[] = "time_limit_ms", k_cap[] = "capacity";
+  mp_option opts[3];
   uint32_t n_opts = 0;
   if (c->iterations) opts[n_opts++] = (mp_option){k_it, c->iterations};
   if (c->time_ms) opts[n_opts++] = (mp_option){k_ms, c->time_ms};
+  if (c->capacity) opts[n_opts++] = (mp_option){k_cap, c->capacity};
   mp_solution sol = {.offsets = off};
   double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
   if (c->no_tail) {
@@ -302,6 +309,11 @@ typedef struct targets {
   int exact_models, exact_proven;
   double exact_corpus_worst_s;
   uint32_t hard_total, hard_exact_at_h;
+  double random10k_exact_ratio;   /* exact at its default limit on random 10k; 0 = not run */
+  uint64_t cnn_exact_h, cnn_hc_h; /* exact (default limit) and hill_climb at the largest cnn */
+  size_t cnn_n;
+  uint32_t coarse_total, coarse_at_h; /* coarse hard instances: exact with capacity H */
+  double coarse_max_s;
   int ip_models, ip_within_lb;  /* in place: hill_climb at or below the tensor-level bound */
   int ip_vww_total, ip_vww_ok;  /* VWW and person detection plans <= 40960 B */
   double ip_time_ratio;         /* worst median plan time, in place / plain */
@@ -357,11 +369,11 @@ static const char *base_name(const char *path) {
 static void corpus_section(const opts *o, mp_buf *b, targets *tg) {
   int64_t hc_it = hc_default_iterations();
   const cfg cfgs[] = {
-      {"greedy", "greedy", 0, 0, false},
-      {"greedy_by_size", "greedy_by_size", 0, 0, false},
-      {"hill_climb", "hill_climb", 0, 0, false},
-      {"hill_climb 10x", "hill_climb", 10 * hc_it, 0, false},
-      {"exact", "exact", 0, 0, false},
+      {"greedy", "greedy", 0, 0, false, 0},
+      {"greedy_by_size", "greedy_by_size", 0, 0, false, 0},
+      {"hill_climb", "hill_climb", 0, 0, false, 0},
+      {"hill_climb 10x", "hill_climb", 10 * hc_it, 0, false, 0},
+      {"exact", "exact", 0, 0, false, 0},
   };
   enum { NC = sizeof cfgs / sizeof cfgs[0] };
   char *paths[256];
@@ -665,13 +677,16 @@ static void scale_section(const opts *o, mp_buf *b, targets *tg) {
   char ms[64];
   snprintf(ms, sizeof ms, "time_limit_ms %lld", (long long)o->scale_exact_ms);
   const cfg cfgs[] = {
-      {"greedy", "greedy", 0, 0, false},
-      {"greedy_by_size", "greedy_by_size", 0, 0, false},
-      {"hill_climb", "hill_climb", 0, 0, false},
-      {"hill_climb, limited", "hill_climb", 0, o->scale_exact_ms, false},
-      {"exact", "exact", 0, o->scale_exact_ms, false},
+      {"greedy", "greedy", 0, 0, false, 0},
+      {"greedy_by_size", "greedy_by_size", 0, 0, false, 0},
+      {"hill_climb", "hill_climb", 0, 0, false, 0},
+      {"hill_climb, limited", "hill_climb", 0, o->scale_exact_ms, false, 0},
+      {"exact", "exact", 0, o->scale_exact_ms, false, 0},
+      {"exact, default", "exact", 0, EXACT_DEFAULT_MS, false, 0},
   };
-  const char *budget[] = {"-", "-", "defaults", ms, ms};
+  char ms_def[64];
+  snprintf(ms_def, sizeof ms_def, "time_limit_ms %d (its default)", EXACT_DEFAULT_MS);
+  const char *budget[] = {"-", "-", "defaults", ms, ms, ms_def};
   int64_t it = hc_default_iterations();
   enum { NC = sizeof cfgs / sizeof cfgs[0] };
   double exponent[NF][NC];
@@ -693,11 +708,13 @@ static void scale_section(const opts *o, mp_buf *b, targets *tg) {
                 "within t + 10 %% + 50 ms, and a run that does not is marked **over**.  "
                 "Budgets: hill_climb runs its defaults (its work bound, `iterations` %lld, "
                 "bounds it to %lld placements and an exact tail of at most %lld nodes; large "
-                "problems make fewer moves), and again with %s; exact runs with %s at every "
-                "size: the limit bounds everything it does, starts included (greedy_by_size "
-                "until half of it, then the pressure start, then hill_climb under a deadline); "
-                "it searches no component above %u buffers, so at 10k and 100k its result is "
-                "its best start's and hill_climb's.\n\n",
+                "problems make fewer moves; above 256 buffers it starts from the skyline "
+                "construction too), and again with %s; exact runs with %s and with its default "
+                "limit at every size: the limit bounds everything it does, starts included "
+                "(above 256 buffers start-order greedy, then the skyline until half of it, "
+                "greedy_by_size until three quarters, the pressure order until seven eighths, "
+                "then hill_climb under a deadline); it searches no component above %u buffers, "
+                "so at 10k and 100k its result is its best start's and hill_climb's.\n\n",
                 o->runs, CELL_SECONDS, (long long)it,
                 (long long)(MP_HILL_CLIMB_WORK_PER_ITERATION * it),
                 (long long)(MP_HILL_CLIMB_EXACT_NODES_PER_ITERATION * it), ms, ms, 4096u);
@@ -738,6 +755,14 @@ static void scale_section(const opts *o, mp_buf *b, targets *tg) {
                       (double)res.peak_kib / 1024.0,
                       res.lower_bound ? (double)res.height / (double)res.lower_bound : 1.0,
                       (unsigned long long)res.iterations);
+        if (c == NC - 1 && fams[fi] == MP_SYNTH_RANDOM && n == 10000)
+          tg->random10k_exact_ratio =
+              res.lower_bound ? (double)res.height / (double)res.lower_bound : 1.0;
+        if (fams[fi] == MP_SYNTH_CNN && si == o->n_sizes - 1) {
+          if (c == 2) tg->cnn_hc_h = res.height;
+          if (c == NC - 1) tg->cnn_exact_h = res.height;
+          tg->cnn_n = n;
+        }
         if (c < 2 && si == o->n_sizes - 1) {
           if (fams[fi] == MP_SYNTH_RANDOM) {
             if (c == 1) tg->random100k_by_size_s = mw;
@@ -813,8 +838,8 @@ static void rate_section(const opts *o, mp_buf *b, targets *tg) {
       snprintf(name, sizeof name, "random, 4 KiB-aligned buffers #%d", k);
     }
     mp_problem p = {n, items, 0};
-    const cfg search = {"hill_climb (search)", "hill_climb", it, 0, true};
-    const cfg full = {"hill_climb", "hill_climb", it, 0, false};
+    const cfg search = {"hill_climb (search)", "hill_climb", it, 0, true, 0};
+    const cfg full = {"hill_climb", "hill_climb", it, 0, false, 0};
     double ws[MAX_RUNS], wf[MAX_RUNS];
     outcome os = {0}, of = {0};
     for (int r = 0; r < o->runs; r++) {
@@ -851,13 +876,13 @@ static void hard_section(const opts *o, mp_buf *b, targets *tg) {
   char ms[64];
   snprintf(ms, sizeof ms, "time_limit_ms %lld", (long long)o->exact_ms);
   const cfg cfgs[] = {
-      {"greedy", "greedy", 0, 0, false},
-      {"greedy_by_size", "greedy_by_size", 0, 0, false},
-      {"hill_climb, local search alone", "hill_climb", 0, 0, true},
-      {"hill_climb", "hill_climb", 0, 0, false},
-      {"hill_climb 10x, local search alone", "hill_climb", 10 * hc_it, 0, true},
-      {"hill_climb 10x", "hill_climb", 10 * hc_it, 0, false},
-      {"exact", "exact", 0, o->exact_ms, false},
+      {"greedy", "greedy", 0, 0, false, 0},
+      {"greedy_by_size", "greedy_by_size", 0, 0, false, 0},
+      {"hill_climb, local search alone", "hill_climb", 0, 0, true, 0},
+      {"hill_climb", "hill_climb", 0, 0, false, 0},
+      {"hill_climb 10x, local search alone", "hill_climb", 10 * hc_it, 0, true, 0},
+      {"hill_climb 10x", "hill_climb", 10 * hc_it, 0, false, 0},
+      {"exact", "exact", 0, o->exact_ms, false, 0},
   };
   char b1[96], b2[96], b3[96], b4[96];
   snprintf(b1, sizeof b1, "iterations %lld, no exact tail", (long long)hc_it);
@@ -1019,6 +1044,96 @@ static void usage(void) {
           "             [--compiler TEXT] [--flags TEXT] [--before FILE] [--smoke]\n");
 }
 
+/* ---- coarse hard instances --------------------------------------------------- */
+
+/* hardgen instances whose sizes are multiples of COARSE_UNIT: few distinct
+ * sizes, many pieces of the same size, which is what makes a search slow
+ * (symmetric branches).  exact answers the question a capacity asks (as
+ * MiniMalloc does) and minimises; hill_climb for comparison. */
+static void coarse_section(const opts *o, mp_buf *b, targets *tg) {
+  char ms[64], cap[96];
+  snprintf(ms, sizeof ms, "time_limit_ms %lld", (long long)o->exact_ms);
+  snprintf(cap, sizeof cap, "capacity H, time_limit_ms %lld", (long long)o->exact_ms);
+  const cfg cfgs[] = {
+      {"hill_climb", "hill_climb", 0, 0, false, 0},
+      {"exact, capacity H", "exact", 0, o->exact_ms, false, (int64_t)HARD_H},
+      {"exact", "exact", 0, o->exact_ms, false, 0},
+  };
+  const char *budget[] = {"defaults", cap, ms};
+  enum { NC = sizeof cfgs / sizeof cfgs[0] };
+  uint32_t count = o->hard_count < 20 ? o->hard_count : 20, nmin = 100, nmax = 250;
+  hard_stats *st = calloc(NC, sizeof *st);
+  mp_buf rows;
+  mp_buf_init(&rows);
+  mp_buf_puts(&rows, "| # | n | distinct sizes |");
+  for (int c = 0; c < NC; c++) mp_buf_printf(&rows, " %s: height / H, s |", cfgs[c].label);
+  mp_buf_puts(&rows, "\n|---:|---:|---:|");
+  for (int c = 0; c < NC; c++) mp_buf_puts(&rows, "---:|");
+  mp_buf_puts(&rows, "\n");
+  for (uint32_t k = 0; k < count; k++) {
+    uint32_t n = count > 1 ? nmin + (uint32_t)((uint64_t)(nmax - nmin) * k / (count - 1)) : nmin;
+    mp_hardgen_params hp = {n, HARD_H, 4 * n, COARSE_UNIT, 2000003u + k};
+    mp_item *items = calloc(n, sizeof *items);
+    uint64_t *off = calloc(n, sizeof *off);
+    if (mp_hardgen_make(&hp, items, NULL, NULL) != MP_OK) {
+      fprintf(stderr, "bench: hardgen failed for n=%u (coarse)\n", n);
+      exit(1);
+    }
+    uint32_t distinct = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      uint32_t j = 0;
+      while (j < i && items[j].size != items[i].size) j++;
+      distinct += j == i;
+    }
+    mp_problem p = {n, items, 0};
+    mp_buf_printf(&rows, "| %u | %u | %u |", k, n, distinct);
+    for (int c = 0; c < NC; c++) {
+      outcome r = run_cfg(&cfgs[c], &p, off);
+      char where[64];
+      snprintf(where, sizeof where, "on coarse hard instance %u", k);
+      check_limit(tg, &cfgs[c], cfgs[c].time_ms, r.wall, where);
+      double over = (double)r.height / (double)HARD_H - 1;
+      st[c].at_h += r.height == HARD_H;
+      st[c].over_sum += over;
+      if (over > st[c].over_max) st[c].over_max = over;
+      st[c].secs[st[c].n++] = r.wall;
+      st[c].timed_out += r.timed_out;
+      mp_buf_printf(&rows, " %.4f, %.3f |", (double)r.height / (double)HARD_H, r.wall);
+    }
+    mp_buf_puts(&rows, "\n");
+    free(items);
+    free(off);
+    fflush(stdout);
+  }
+  mp_buf_printf(b, "## Coarse hard instances\n\n");
+  mp_buf_printf(b,
+                "%u instances from hardgen as above, but with sizes in multiples of %u bytes "
+                "(H / %u), n spread evenly over [%u, %u], seeds 2000003 + k: few distinct "
+                "sizes and many equal pieces, the style of instance on which a search meets "
+                "many symmetric branches.  The optimum is exactly H.  *exact, capacity H* "
+                "answers the question MiniMalloc answers (a layout within H, or a proof that "
+                "none exists); *exact* minimises.\n\n",
+                count, COARSE_UNIT, (unsigned)(HARD_H / COARSE_UNIT), nmin, nmax);
+  mp_buf_puts(b, "| planner | budget | at H | mean overshoot | max overshoot | median s | p90 s "
+                 "| max s |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
+  for (int c = 0; c < NC; c++) {
+    hard_stats *h = &st[c];
+    mp_buf_printf(b, "| %s | %s | %u / %u (%.0f %%) | %.2f %% | %.2f %% | %.3f | %.3f | %.3f |\n",
+                  cfgs[c].label, budget[c], h->at_h, h->n, h->n ? 100.0 * h->at_h / h->n : 0,
+                  h->n ? 100 * h->over_sum / h->n : 0, 100 * h->over_max,
+                  quantile(h->secs, h->n, 0.5), quantile(h->secs, h->n, 0.9),
+                  quantile(h->secs, h->n, 1.0));
+  }
+  mp_buf_puts(b, "\n<details><summary>Per instance</summary>\n\n");
+  mp_buf_append(b, rows.data ? rows.data : "", rows.len);
+  mp_buf_puts(b, "\n</details>\n\n");
+  tg->coarse_total = st[1].n;
+  tg->coarse_at_h = st[1].at_h;
+  tg->coarse_max_s = quantile(st[1].secs, st[1].n, 1.0);
+  mp_buf_free(&rows);
+  free(st);
+}
+
 int main(int argc, char **argv) {
   opts o = {.models = "../shared/models",
             .runs = 5,
@@ -1087,12 +1202,13 @@ int main(int argc, char **argv) {
   double t0 = clock_s(CLOCK_MONOTONIC);
 
   targets tg = {0};
-  mp_buf corpus, inplace, scale, rate, hard;
+  mp_buf corpus, inplace, scale, rate, hard, coarse;
   mp_buf_init(&inplace);
   mp_buf_init(&corpus);
   mp_buf_init(&scale);
   mp_buf_init(&rate);
   mp_buf_init(&hard);
+  mp_buf_init(&coarse);
   fprintf(stderr, "bench: corpus\n");
   corpus_section(&o, &corpus, &tg);
   fprintf(stderr, "bench: in place\n");
@@ -1103,6 +1219,8 @@ int main(int argc, char **argv) {
   rate_section(&o, &rate, &tg);
   fprintf(stderr, "bench: hard instances\n");
   hard_section(&o, &hard, &tg);
+  fprintf(stderr, "bench: coarse hard instances\n");
+  coarse_section(&o, &coarse, &tg);
   load_avg(load1, sizeof load1);
   double total = clock_s(CLOCK_MONOTONIC) - t0;
 
@@ -1168,6 +1286,20 @@ int main(int argc, char **argv) {
                 (long long)o.exact_ms, tg.hard_exact_at_h, tg.hard_total,
                 tg.hard_total ? 100.0 * tg.hard_exact_at_h / tg.hard_total : 0,
                 pass(tg.hard_total > 0 && tg.hard_exact_at_h * 100 >= 95 * tg.hard_total));
+  if (tg.random10k_exact_ratio > 0)
+    mp_buf_printf(&b, "| exact at its default limit packs random 10k within 1.0077 x the lower "
+                      "bound | %.4f | %s |\n",
+                  tg.random10k_exact_ratio, pass(tg.random10k_exact_ratio <= 1.0077));
+  if (tg.cnn_n >= 100000 && tg.cnn_hc_h && tg.cnn_exact_h)
+    mp_buf_printf(&b, "| exact at its default limit is no worse than hill_climb at cnn %zu | "
+                      "exact %llu B, hill_climb %llu B | %s |\n",
+                  tg.cnn_n, (unsigned long long)tg.cnn_exact_h, (unsigned long long)tg.cnn_hc_h,
+                  pass(tg.cnn_exact_h <= tg.cnn_hc_h));
+  if (tg.coarse_total)
+    mp_buf_printf(&b, "| exact with capacity H packs every coarse hard instance (many equal sizes) "
+                      "at H | %u of %u, slowest %.3f s | %s |\n",
+                  tg.coarse_at_h, tg.coarse_total, tg.coarse_max_s,
+                  pass(tg.coarse_at_h == tg.coarse_total));
   mp_buf_printf(&b, "| in place: VWW and person detection scratch <= 40 960 B, every planner | "
                     "%d of %d plans | %s |\n",
                 tg.ip_vww_ok, tg.ip_vww_total, pass(tg.ip_vww_total > 0 && tg.ip_vww_ok == tg.ip_vww_total));
@@ -1183,6 +1315,7 @@ int main(int argc, char **argv) {
   mp_buf_append(&b, scale.data ? scale.data : "", scale.len);
   mp_buf_append(&b, rate.data ? rate.data : "", rate.len);
   mp_buf_append(&b, hard.data ? hard.data : "", hard.len);
+  mp_buf_append(&b, coarse.data ? coarse.data : "", coarse.len);
   if (o.before) {
     uint8_t *text = NULL;
     size_t len = 0;
@@ -1211,5 +1344,6 @@ int main(int argc, char **argv) {
   mp_buf_free(&scale);
   mp_buf_free(&rate);
   mp_buf_free(&hard);
+  mp_buf_free(&coarse);
   return rc;
 }
