@@ -30,17 +30,20 @@ check '^| kws.tflite | 16000 | [0-9]* | [0-9]* (' 'in-place example row'
 check '| in place: hill_climb at or below the tensor-level bound on every model | 1 of 1 | \*\*PASS\*\*' 'in-place target row'
 check '^## Scale' 'scale section'
 for f in chain cnn transformer random; do
-  for p in greedy greedy_by_size hill_climb 'hill_climb, limited' exact; do
+  for p in greedy greedy_by_size hill_climb 'hill_climb, limited' exact 'exact, default'; do
     check "^| $f | 1000 | $p |" "scale row $f $p"
   done
 done
 check '| chain | 1000 | greedy | - | [0-9]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]*x / 10x |' 'growth column'
-check '^| random | [0-9.-]* | [0-9.-]* | [0-9.-]* | [0-9.-]* | [0-9.-]* |$' 'growth exponents of the random family'
+check '^| random | [0-9.-]* | [0-9.-]* | [0-9.-]* | [0-9.-]* | [0-9.-]* | [0-9.-]* |$' 'growth exponents of the random family'
 check 'every run with time_limit_ms t returns within t + 10 % + 50 ms .* runs over' 'time limit target row'
 check '^## hill_climb rate at 100 buffers' 'rate section'
 check '^## Hard instances' 'hard section'
 check '^| hill_climb 10x | ' 'hard row hill_climb 10x'
 check '^| exact | time_limit_ms 200 | ' 'hard row exact'
+check '^## Coarse hard instances' 'coarse hard section'
+check '^| exact, capacity H | capacity H, time_limit_ms 200 | ' 'coarse hard row exact with capacity'
+check 'exact with capacity H packs every coarse hard instance .* | \*\*PASS\*\*' 'coarse hard target row'
 # without --out the page goes to standard output
 "$BENCH" --smoke --sizes 100 --runs 1 >"$tmp/stdout.md" 2>/dev/null
 grep -q '^## Hard instances' "$tmp/stdout.md" && echo "ok   page on stdout" || { echo "FAIL page on stdout"; fail=1; }
