@@ -30,12 +30,20 @@
 enum { OPT_SVDF = 6, OPT_UNIDIRECTIONAL_SEQUENCE_LSTM = 71 };
 enum { ACT_TANH = 4 };
 
-const fdesc mp_lower_svdf_s8_fields[] = {F_I32(mpk_svdf_s8_params, batches),
-                                         F_I32(mpk_svdf_s8_params, input_size),
-                                         F_I32(mpk_svdf_s8_params, num_filters),
-                                         F_I32(mpk_svdf_s8_params, num_units),
-                                         F_I32(mpk_svdf_s8_params, rank),
-                                         F_I32(mpk_svdf_s8_params, memory_size),
+static const fdesc svdf_shape_fields[] = {F_I32(mpk_svdf_shape, batches),
+                                          F_I32(mpk_svdf_shape, input_size),
+                                          F_I32(mpk_svdf_shape, num_filters),
+                                          F_I32(mpk_svdf_shape, num_units),
+                                          F_I32(mpk_svdf_shape, rank),
+                                          F_I32(mpk_svdf_shape, memory_size),
+                                          F_END};
+
+static const fdesc lstm_shape_fields[] = {
+    F_I32(mpk_lstm_shape, time_major), F_I32(mpk_lstm_shape, batches),
+    F_I32(mpk_lstm_shape, time_steps), F_I32(mpk_lstm_shape, input_size),
+    F_I32(mpk_lstm_shape, state_size), F_END};
+
+const fdesc mp_lower_svdf_s8_fields[] = {F_SUB(mpk_svdf_s8_params, shape, svdf_shape_fields),
                                          F_I32(mpk_svdf_s8_params, state_type),
                                          F_I32(mpk_svdf_s8_params, input_zero_point),
                                          F_I32(mpk_svdf_s8_params, state_zero_point),
@@ -46,29 +54,17 @@ const fdesc mp_lower_svdf_s8_fields[] = {F_I32(mpk_svdf_s8_params, batches),
                                          F_I32(mpk_svdf_s8_params, time_shift),
                                          F_END};
 
-const fdesc mp_lower_svdf_f32_fields[] = {
-    F_I32(mpk_svdf_f32_params, batches),     F_I32(mpk_svdf_f32_params, input_size),
-    F_I32(mpk_svdf_f32_params, num_filters), F_I32(mpk_svdf_f32_params, num_units),
-    F_I32(mpk_svdf_f32_params, rank),        F_I32(mpk_svdf_f32_params, memory_size),
-    F_I32(mpk_svdf_f32_params, activation),  F_END};
+const fdesc mp_lower_svdf_f32_fields[] = {F_SUB(mpk_svdf_f32_params, shape, svdf_shape_fields),
+                                          F_I32(mpk_svdf_f32_params, activation), F_END};
 
-const fdesc mp_lower_lstm_f32_fields[] = {F_I32(mpk_lstm_f32_params, time_major),
-                                          F_I32(mpk_lstm_f32_params, batches),
-                                          F_I32(mpk_lstm_f32_params, time_steps),
-                                          F_I32(mpk_lstm_f32_params, input_size),
-                                          F_I32(mpk_lstm_f32_params, state_size),
-                                          F_F32(mpk_lstm_f32_params, cell_clip),
-                                          F_END};
+const fdesc mp_lower_lstm_f32_fields[] = {F_SUB(mpk_lstm_f32_params, shape, lstm_shape_fields),
+                                          F_F32(mpk_lstm_f32_params, cell_clip), F_END};
 
 static const fdesc lstm_gate_fields[] = {
     F_I32(mpk_lstm_gate, in_multiplier), F_I32(mpk_lstm_gate, in_shift),
     F_I32(mpk_lstm_gate, rec_multiplier), F_I32(mpk_lstm_gate, rec_shift), F_END};
 
-const fdesc mp_lower_lstm_s8_fields[] = {F_I32(mpk_lstm_s8_params, time_major),
-                                         F_I32(mpk_lstm_s8_params, batches),
-                                         F_I32(mpk_lstm_s8_params, time_steps),
-                                         F_I32(mpk_lstm_s8_params, input_size),
-                                         F_I32(mpk_lstm_s8_params, state_size),
+const fdesc mp_lower_lstm_s8_fields[] = {F_SUB(mpk_lstm_s8_params, shape, lstm_shape_fields),
                                          F_I32(mpk_lstm_s8_params, input_offset),
                                          F_I32(mpk_lstm_s8_params, hidden_offset),
                                          F_I32(mpk_lstm_s8_params, hidden_zero_point),
@@ -126,6 +122,7 @@ mp_status mp_lower_svdf(mp_lower_ctx *c) {
                               "shapes do not agree: input [%d, %d], %d filters of memory %d, "
                               "%d units",
                               batches, input_size, filters, memory, units);
+  const mpk_svdf_shape shape = {batches, input_size, filters, units, svdf_rank, memory};
   if (dtype(c, in) == MP_DTYPE_FLOAT32) {
     int32_t f = MP_DTYPE_FLOAT32;
     if (dtype(c, wf) != f || dtype(c, wt) != f || dtype(c, state) != f || dtype(c, out) != f ||
@@ -136,12 +133,7 @@ mp_status mp_lower_svdf(mp_lower_ctx *c) {
     if (!is_variable(c, state))
       return mp_lower_unsupported(c, "its state (input 4) is not a variable tensor");
     mpk_svdf_f32_params *p = &c->lo->params.svdf_f32;
-    p->batches = batches;
-    p->input_size = input_size;
-    p->num_filters = filters;
-    p->num_units = units;
-    p->rank = svdf_rank;
-    p->memory_size = memory;
+    p->shape = shape;
     p->activation = act; /* MPK_ACT_* are ActivationFunctionType's values */
     mp_lower_set_kernel(c, MP_K_SVDF_F32);
     mp_lower_add_arg(c, in, false, "const float *");
@@ -172,12 +164,7 @@ mp_status mp_lower_svdf(mp_lower_ctx *c) {
   if (!is_const(c, wf) || !is_const(c, wt) || (bias >= 0 && !is_const(c, bias)))
     return mp_lower_unsupported(c, "weights and bias must be constants");
   mpk_svdf_s8_params *p = &c->lo->params.svdf_s8;
-  p->batches = batches;
-  p->input_size = input_size;
-  p->num_filters = filters;
-  p->num_units = units;
-  p->rank = svdf_rank;
-  p->memory_size = memory;
+  p->shape = shape;
   p->state_type = dts == MP_DTYPE_INT16 ? MPK_TYPE_INT16 : MPK_TYPE_INT8;
   p->input_zero_point = zi;
   p->state_zero_point = zs;
@@ -227,9 +214,15 @@ static void mul_multiplier(mp_lower_ctx *c, float a, float b, float out, int32_t
   mp_lower_quantize_multiplier(c, (double)a * (double)b / (double)out, m, s);
 }
 
+/* The batch rows one step covers: all of them when time-major. */
+static uint64_t lstm_rows(const mpk_lstm_shape *s) {
+  return s->time_major ? (uint64_t)s->batches : 1u;
+}
+
 /* The float32 LSTM: every tensor float32, the shapes checked by the
  * caller. */
-static mp_status lower_lstm_f32(mp_lower_ctx *c, bool time_major, float cell_clip, int32_t act) {
+static mp_status lower_lstm_f32(mp_lower_ctx *c, const mpk_lstm_shape *shape, float cell_clip,
+                                int32_t act) {
   int32_t in = in_t(c, L_INPUT), hidden = in_t(c, L_HIDDEN), cell = in_t(c, L_CELL),
           out = out_t(c, 0);
   for (int k = L_INPUT; k < L_LAYER_NORM; k++) {
@@ -250,11 +243,7 @@ static mp_status lower_lstm_f32(mp_lower_ctx *c, bool time_major, float cell_cli
       return mp_lower_unsupported(c, "weights and biases must be constants");
   }
   mpk_lstm_f32_params *p = &c->lo->params.lstm_f32;
-  p->time_major = time_major;
-  p->batches = dim(c, in, time_major ? 1 : 0);
-  p->time_steps = dim(c, in, time_major ? 0 : 1);
-  p->input_size = dim(c, in, 2);
-  p->state_size = dim(c, in_t(c, L_INPUT_WEIGHTS), 0);
+  p->shape = *shape;
   p->cell_clip = cell_clip;
   mp_lower_set_kernel(c, MP_K_LSTM_F32);
   mp_lower_add_arg(c, in, false, "const float *");
@@ -263,8 +252,7 @@ static mp_status lower_lstm_f32(mp_lower_ctx *c, bool time_major, float cell_cli
   mp_lower_add_arg(c, hidden, true, "float *");
   mp_lower_add_arg(c, cell, true, "float *");
   mp_lower_add_arg(c, out, true, "float *");
-  uint64_t rows = time_major ? (uint64_t)p->batches : 1u;
-  c->lo->scratch_bytes = 4u * rows * (uint64_t)p->state_size * 4u;
+  c->lo->scratch_bytes = 4u * lstm_rows(shape) * (uint64_t)shape->state_size * 4u;
   c->lo->scratch_align = 4;
   return MP_OK;
 }
@@ -322,7 +310,8 @@ mp_status mp_lower_lstm(mp_lower_ctx *c) {
   for (int k = L_BIAS; k < L_PROJECTION; k++)
     if (elems(c, in_t(c, (uint32_t)k)) != (uint64_t)state_size)
       return mp_lower_malformed(c, "bias %d must have %d elements", k, state_size);
-  if (dtype(c, in) == MP_DTYPE_FLOAT32) return lower_lstm_f32(c, time_major, cell_clip, act);
+  const mpk_lstm_shape shape = {time_major, batches, steps, input_size, state_size};
+  if (dtype(c, in) == MP_DTYPE_FLOAT32) return lower_lstm_f32(c, &shape, cell_clip, act);
 
   float si, sh, sc, so;
   int32_t zi, zh, zc, zo;
@@ -358,11 +347,7 @@ mp_status mp_lower_lstm(mp_lower_ctx *c) {
     fc_multiplier(c, si, swi, gate_scale, &p->gate[g].in_multiplier, &p->gate[g].in_shift);
     fc_multiplier(c, sh, swr, gate_scale, &p->gate[g].rec_multiplier, &p->gate[g].rec_shift);
   }
-  p->time_major = time_major;
-  p->batches = batches;
-  p->time_steps = steps;
-  p->input_size = input_size;
-  p->state_size = state_size;
+  p->shape = shape;
   p->input_offset = -zi;
   p->hidden_offset = -zh;
   p->hidden_zero_point = zh;
@@ -388,8 +373,7 @@ mp_status mp_lower_lstm(mp_lower_ctx *c) {
   mp_lower_add_arg(c, hidden, true, "int8_t *");
   mp_lower_add_arg(c, cell, true, "int16_t *");
   mp_lower_add_arg(c, out, true, "int8_t *");
-  uint64_t rows = time_major ? (uint64_t)batches : 1u;
-  c->lo->scratch_bytes = 4u * rows * (uint64_t)state_size * 2u;
+  c->lo->scratch_bytes = 4u * lstm_rows(&shape) * (uint64_t)state_size * 2u;
   c->lo->scratch_align = 4;
   return MP_OK;
 }

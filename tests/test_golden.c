@@ -634,14 +634,14 @@ static void float_lstm_tracks_tflm_int8_lstm_on_mnist(void **state) {
   assert_non_null(qin);
   assert_non_null(qout);
   float *in = calloc(in_size, sizeof(float)), *out = calloc(out_size, sizeof(float));
-  float *h = calloc((size_t)q->state_size * (size_t)q->batches, sizeof(float));
-  float *cell = calloc((size_t)q->state_size * (size_t)q->batches, sizeof(float));
-  float *scratch = calloc(4u * (size_t)q->state_size * (size_t)q->batches, sizeof(float));
+  const mpk_lstm_shape *sh = &q->shape;
+  float *h = calloc((size_t)sh->state_size * (size_t)sh->batches, sizeof(float));
+  float *cell = calloc((size_t)sh->state_size * (size_t)sh->batches, sizeof(float));
+  float *scratch = calloc(4u * (size_t)sh->state_size * (size_t)sh->batches, sizeof(float));
   assert_true(in && out && h && cell && scratch);
   for (size_t i = 0; i < in_size; i++)
     in[i] = dequant(&sg->tensors[op->inputs[0]], (int8_t)qin[i]);
-  mpk_lstm_f32_params p = {q->time_major, q->batches,    q->time_steps,
-                           q->input_size, q->state_size, 0.0f};
+  mpk_lstm_f32_params p = {*sh, 0.0f};
   assert_int_equal(mpk_lstm_f32(&p, in, consts, h, cell, out, scratch), MPK_OK);
   const mp_tensor_def *od = &sg->tensors[op->outputs[0]];
   double worst = 0.0;

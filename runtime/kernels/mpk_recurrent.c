@@ -25,6 +25,11 @@
 /* SVDF                                                                     */
 /* ------------------------------------------------------------------------ */
 
+static int svdf_shape_ok(const mpk_svdf_shape *s, const void *scratch) {
+  return s->batches > 0 && s->input_size > 0 && s->num_filters > 0 && s->num_units > 0 &&
+         s->rank > 0 && s->memory_size > 0 && s->num_units * s->rank == s->num_filters && scratch;
+}
+
 static int32_t state_at(const void *s, int32_t type, int32_t i) {
   return type == MPK_TYPE_INT16 ? ((const int16_t *)s)[i] : ((const int8_t *)s)[i];
 }
@@ -32,10 +37,10 @@ static int32_t state_at(const void *s, int32_t type, int32_t i) {
 MPK_API int32_t mpk_svdf_s8(const mpk_svdf_s8_params *p, const int8_t *input,
                             const int8_t *weights_feature, const void *weights_time,
                             const int32_t *bias, void *state, int8_t *output, void *scratch) {
-  const int32_t nb = p->batches, ni = p->input_size, nf = p->num_filters, nu = p->num_units;
-  const int32_t rank = p->rank, nm = p->memory_size, type = p->state_type;
-  if (nb <= 0 || ni <= 0 || nf <= 0 || nu <= 0 || rank <= 0 || nm <= 0 || nu * rank != nf ||
-      (type != MPK_TYPE_INT8 && type != MPK_TYPE_INT16) || !scratch)
+  const mpk_svdf_shape *sh = &p->shape;
+  const int32_t nb = sh->batches, ni = sh->input_size, nf = sh->num_filters, nu = sh->num_units;
+  const int32_t rank = sh->rank, nm = sh->memory_size, type = p->state_type;
+  if (!svdf_shape_ok(sh, scratch) || (type != MPK_TYPE_INT8 && type != MPK_TYPE_INT16))
     return MPK_ERR_PARAMS;
   const size_t es = type == MPK_TYPE_INT16 ? 2 : 1;
   const int32_t smin = type == MPK_TYPE_INT16 ? -32768 : -128;
@@ -117,24 +122,71 @@ static void mul_s16(int32_t n, const int16_t *a, const int16_t *b, int32_t multi
                                     -32768, 32767);
 }
 
+/* One run of an LSTM kernel: its params, shape and constants, the batch
+ * rows a step covers and the four gate buffers of scratch. */
 typedef struct lstm_step {
-  const mpk_lstm_s8_params *p;
+  const void *p; /* mpk_lstm_s8_params or mpk_lstm_f32_params */
+  const mpk_lstm_shape *s;
   const void *const *k;
   int32_t rows; /* batch rows per step */
-  int16_t *buf[4];
+  void *buf[4];
 } lstm_step;
+
+/* One time step over st->rows batch rows: x the step's input, h and c the
+ * rows' hidden and cell states, y the step's output. */
+typedef void lstm_step_fn(const lstm_step *st, const void *x, void *h, void *c, void *y);
+
+/* Checks the shape and constants and carves the gate buffers (elements
+ * of gate_bytes) out of scratch; false on bad params. */
+static int lstm_start(const void *p, const mpk_lstm_shape *s, const void *const *constants,
+                      void *scratch, size_t gate_bytes, lstm_step *st) {
+  if (s->batches <= 0 || s->time_steps <= 0 || s->input_size <= 0 || s->state_size <= 0 ||
+      !scratch || !constants)
+    return 0;
+  for (int k = 0; k < 8; k++)
+    if (!constants[k]) return 0;
+  st->p = p;
+  st->s = s;
+  st->k = constants;
+  st->rows = s->time_major ? s->batches : 1;
+  for (int k = 0; k < 4; k++)
+    st->buf[k] =
+        (uint8_t *)scratch + (size_t)k * (size_t)st->rows * (size_t)s->state_size * gate_bytes;
+  return 1;
+}
+
+/* The walk of both LSTMs: time-major inputs run every batch row in each
+ * step, batch-major ones batch by batch.  Element sizes: in_bytes of the
+ * input, h_bytes of the hidden state and the output, c_bytes of the cell. */
+static void lstm_walk(const lstm_step *st, lstm_step_fn *step, const void *input, size_t in_bytes,
+                      void *hidden, size_t h_bytes, void *cell, size_t c_bytes, void *output) {
+  const mpk_lstm_shape *s = st->s;
+  const size_t nb = (size_t)s->batches, nt = (size_t)s->time_steps, ni = (size_t)s->input_size,
+               ns = (size_t)s->state_size;
+  const uint8_t *in = input;
+  uint8_t *h = hidden, *c = cell, *out = output;
+  if (s->time_major) {
+    for (size_t t = 0; t < nt; t++)
+      step(st, in + t * nb * ni * in_bytes, h, c, out + t * nb * ns * h_bytes);
+  } else {
+    for (size_t b = 0; b < nb; b++)
+      for (size_t t = 0; t < nt; t++)
+        step(st, in + (b * nt + t) * ni * in_bytes, h + b * ns * h_bytes, c + b * ns * c_bytes,
+             out + (b * nt + t) * ns * h_bytes);
+  }
+}
 
 /* gate = activation(fc(input) + fc(hidden)), into `out`, using buf[3]. */
 static void gate(const lstm_step *st, int32_t g, const int8_t *x, const int8_t *h,
                  int32_t activation, int16_t *out) {
   const mpk_lstm_s8_params *p = st->p;
-  const int32_t n = st->rows * p->state_size;
+  const int32_t ni = st->s->input_size, ns = st->s->state_size, n = st->rows * ns;
   const mpk_lstm_gate *q = &p->gate[g];
   int16_t *tmp = st->buf[3];
-  gate_fc(st->rows, p->input_size, p->state_size, x, p->input_offset, st->k[g], st->k[11 + g],
-          q->in_multiplier, q->in_shift, out);
-  gate_fc(st->rows, p->state_size, p->state_size, h, p->hidden_offset, st->k[4 + g], NULL,
-          q->rec_multiplier, q->rec_shift, tmp);
+  gate_fc(st->rows, ni, ns, x, p->input_offset, st->k[g], st->k[11 + g], q->in_multiplier,
+          q->in_shift, out);
+  gate_fc(st->rows, ns, ns, h, p->hidden_offset, st->k[4 + g], NULL, q->rec_multiplier,
+          q->rec_shift, tmp);
   for (int32_t i = 0; i < n; i++)
     out[i] = (int16_t)mpk_clamp_i32((int32_t)out[i] + (int32_t)tmp[i], -32768, 32767);
   if (activation == MPK_LSTM_SIGMOID)
@@ -143,9 +195,12 @@ static void gate(const lstm_step *st, int32_t g, const int8_t *x, const int8_t *
     mpk_tanh_s16(0, 0, n, out, out); /* Q3.12 input: 3 * 2^0 */
 }
 
-static void step(const lstm_step *st, const int8_t *x, int8_t *h, int16_t *c, int8_t *y) {
+static void step(const lstm_step *st, const void *xv, void *hv, void *cv, void *yv) {
   const mpk_lstm_s8_params *p = st->p;
-  const int32_t n = st->rows * p->state_size;
+  const int8_t *x = xv;
+  int8_t *h = hv, *y = yv;
+  int16_t *c = cv;
+  const int32_t n = st->rows * st->s->state_size;
   int16_t *forget = st->buf[0], *input = st->buf[1], *cell = st->buf[2];
   gate(st, MPK_LSTM_FORGET_GATE, x, h, MPK_LSTM_SIGMOID, forget);
   gate(st, MPK_LSTM_INPUT_GATE, x, h, MPK_LSTM_SIGMOID, input);
@@ -174,25 +229,9 @@ static void step(const lstm_step *st, const int8_t *x, int8_t *h, int16_t *c, in
 MPK_API int32_t mpk_lstm_s8(const mpk_lstm_s8_params *p, const int8_t *input,
                             const void *const *constants, int8_t *hidden, int16_t *cell,
                             int8_t *output, void *scratch) {
-  const int32_t nb = p->batches, nt = p->time_steps, ni = p->input_size, ns = p->state_size;
-  if (nb <= 0 || nt <= 0 || ni <= 0 || ns <= 0 || !scratch || !constants) return MPK_ERR_PARAMS;
-  for (int k = 0; k < 8; k++)
-    if (!constants[k]) return MPK_ERR_PARAMS;
   lstm_step st;
-  st.p = p;
-  st.k = constants;
-  st.rows = p->time_major ? nb : 1;
-  for (int k = 0; k < 4; k++)
-    st.buf[k] = (int16_t *)scratch + k * st.rows * ns;
-  if (p->time_major) {
-    for (int32_t t = 0; t < nt; t++)
-      step(&st, input + t * nb * ni, hidden, cell, output + t * nb * ns);
-  } else {
-    for (int32_t b = 0; b < nb; b++)
-      for (int32_t t = 0; t < nt; t++)
-        step(&st, input + (b * nt + t) * ni, hidden + b * ns, cell + b * ns,
-             output + (b * nt + t) * ns);
-  }
+  if (!lstm_start(p, &p->shape, constants, scratch, sizeof(int16_t), &st)) return MPK_ERR_PARAMS;
+  lstm_walk(&st, step, input, 1, hidden, 1, cell, sizeof(int16_t), output);
   return MPK_OK;
 }
 
@@ -213,11 +252,10 @@ static float activate_f32(int32_t act, float x) {
 MPK_API int32_t mpk_svdf_f32(const mpk_svdf_f32_params *p, const float *input,
                              const float *weights_feature, const float *weights_time,
                              const float *bias, float *state, float *output, void *scratch) {
-  const int32_t nb = p->batches, ni = p->input_size, nf = p->num_filters, nu = p->num_units;
-  const int32_t rank = p->rank, nm = p->memory_size;
-  if (nb <= 0 || ni <= 0 || nf <= 0 || nu <= 0 || rank <= 0 || nm <= 0 || nu * rank != nf ||
-      !scratch)
-    return MPK_ERR_PARAMS;
+  const mpk_svdf_shape *sh = &p->shape;
+  const int32_t nb = sh->batches, ni = sh->input_size, nf = sh->num_filters, nu = sh->num_units;
+  const int32_t rank = sh->rank, nm = sh->memory_size;
+  if (!svdf_shape_ok(sh, scratch)) return MPK_ERR_PARAMS;
   float *acc = scratch; /* batches x num_filters */
   memmove(state, state + 1, ((size_t)nb * (size_t)nf * (size_t)nm - 1) * sizeof(float));
   for (int32_t b = 0; b < nb; b++)
@@ -256,29 +294,23 @@ static void gate_fc_f32(int32_t rows, int32_t depth, int32_t outs, const float *
     }
 }
 
-typedef struct lstm_step_f32 {
-  const mpk_lstm_f32_params *p;
-  const void *const *k;
-  int32_t rows;
-  float *buf[4];
-} lstm_step_f32;
-
-static void gate_f32(const lstm_step_f32 *st, int32_t g, const float *x, const float *h,
-                     int sigmoid, float *out) {
-  const mpk_lstm_f32_params *p = st->p;
-  const int32_t n = st->rows * p->state_size;
+static void gate_f32(const lstm_step *st, int32_t g, const float *x, const float *h, int sigmoid,
+                     float *out) {
+  const int32_t ni = st->s->input_size, ns = st->s->state_size, n = st->rows * ns;
   float *tmp = st->buf[3];
-  gate_fc_f32(st->rows, p->input_size, p->state_size, x, st->k[g], st->k[11 + g], out);
-  gate_fc_f32(st->rows, p->state_size, p->state_size, h, st->k[4 + g], NULL, tmp);
+  gate_fc_f32(st->rows, ni, ns, x, st->k[g], st->k[11 + g], out);
+  gate_fc_f32(st->rows, ns, ns, h, st->k[4 + g], NULL, tmp);
   for (int32_t i = 0; i < n; i++)
     out[i] = out[i] + tmp[i];
   for (int32_t i = 0; i < n; i++)
     out[i] = sigmoid ? mpk_logistic_f32_one(out[i]) : tanhf(out[i]);
 }
 
-static void step_f32(const lstm_step_f32 *st, const float *x, float *h, float *c, float *y) {
+static void step_f32(const lstm_step *st, const void *xv, void *hv, void *cv, void *yv) {
   const mpk_lstm_f32_params *p = st->p;
-  const int32_t n = st->rows * p->state_size;
+  const float *x = xv;
+  float *h = hv, *c = cv, *y = yv;
+  const int32_t n = st->rows * st->s->state_size;
   float *forget = st->buf[0], *input = st->buf[1], *cell = st->buf[2];
   gate_f32(st, MPK_LSTM_FORGET_GATE, x, h, 1, forget);
   gate_f32(st, MPK_LSTM_INPUT_GATE, x, h, 1, input);
@@ -299,24 +331,9 @@ static void step_f32(const lstm_step_f32 *st, const float *x, float *h, float *c
 MPK_API int32_t mpk_lstm_f32(const mpk_lstm_f32_params *p, const float *input,
                              const void *const *constants, float *hidden, float *cell,
                              float *output, void *scratch) {
-  const int32_t nb = p->batches, nt = p->time_steps, ni = p->input_size, ns = p->state_size;
-  if (nb <= 0 || nt <= 0 || ni <= 0 || ns <= 0 || !scratch || !constants) return MPK_ERR_PARAMS;
-  for (int k = 0; k < 8; k++)
-    if (!constants[k]) return MPK_ERR_PARAMS;
-  lstm_step_f32 st;
-  st.p = p;
-  st.k = constants;
-  st.rows = p->time_major ? nb : 1;
-  for (int k = 0; k < 4; k++)
-    st.buf[k] = (float *)scratch + k * st.rows * ns;
-  if (p->time_major) {
-    for (int32_t t = 0; t < nt; t++)
-      step_f32(&st, input + t * nb * ni, hidden, cell, output + t * nb * ns);
-  } else {
-    for (int32_t b = 0; b < nb; b++)
-      for (int32_t t = 0; t < nt; t++)
-        step_f32(&st, input + (b * nt + t) * ni, hidden + b * ns, cell + b * ns,
-                 output + (b * nt + t) * ns);
-  }
+  lstm_step st;
+  if (!lstm_start(p, &p->shape, constants, scratch, sizeof(float), &st)) return MPK_ERR_PARAMS;
+  lstm_walk(&st, step_f32, input, sizeof(float), hidden, sizeof(float), cell, sizeof(float),
+            output);
   return MPK_OK;
 }

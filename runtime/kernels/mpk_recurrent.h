@@ -14,6 +14,21 @@
 
 /* Included by mpk.h, inside its extern "C"; not on its own. */
 
+/* SVDF's shape, both element types: batches x input_size inputs,
+ * num_filters = num_units * rank filters, each with a window of
+ * memory_size elements in the state. */
+typedef struct mpk_svdf_shape {
+  int32_t batches, input_size, num_filters, num_units, rank, memory_size;
+} mpk_svdf_shape;
+
+/* The LSTM's shape, both element types: input [time_steps, batches,
+ * input_size] when time_major, else [batches, time_steps, input_size];
+ * state_size cells per batch row. */
+typedef struct mpk_lstm_shape {
+  int32_t time_major;
+  int32_t batches, time_steps, input_size, state_size;
+} mpk_lstm_shape;
+
 /* SVDF, int8 input and output, int8 feature weights, int8 or int16 time
  * weights and state (state_type, MPK_TYPE_INT8 or MPK_TYPE_INT16).  Each
  * run shifts the state left by one element, writes the newest column
@@ -24,7 +39,7 @@
  *                           (state[b][f][m] - state_zp), m2, s2) + out_zp).
  * scratch: batches * (num_filters + num_units) int32 (4-byte aligned). */
 typedef struct mpk_svdf_s8_params {
-  int32_t batches, input_size, num_filters, num_units, rank, memory_size;
+  mpk_svdf_shape shape;
   int32_t state_type;
   int32_t input_zero_point, state_zero_point, output_zero_point;
   int32_t feature_multiplier, feature_shift; /* input x feature weights -> state */
@@ -54,8 +69,7 @@ typedef struct mpk_lstm_gate {
  * Batch-major inputs run batch by batch, one batch row per step;
  * time-major inputs run every batch row in each step. */
 typedef struct mpk_lstm_s8_params {
-  int32_t time_major;
-  int32_t batches, time_steps, input_size, state_size;
+  mpk_lstm_shape shape;
   int32_t input_offset;                              /* minus the input zero point */
   int32_t hidden_offset;                             /* minus the hidden state's zero point */
   int32_t hidden_zero_point;                         /* the hidden state's zero point */
@@ -71,7 +85,7 @@ typedef struct mpk_lstm_s8_params {
 /* SVDF, float32: the same window and reduction in float, then the fused
  * activation (MPK_ACT_*).  scratch: batches * num_filters floats. */
 typedef struct mpk_svdf_f32_params {
-  int32_t batches, input_size, num_filters, num_units, rank, memory_size;
+  mpk_svdf_shape shape;
   int32_t activation;
 } mpk_svdf_f32_params;
 
@@ -87,8 +101,7 @@ typedef struct mpk_svdf_f32_params {
  * +-cell_clip when cell_clip > 0.  Same walk and buffers as the int8
  * kernel (scratch: 4 float buffers). */
 typedef struct mpk_lstm_f32_params {
-  int32_t time_major;
-  int32_t batches, time_steps, input_size, state_size;
+  mpk_lstm_shape shape;
   float cell_clip;
 } mpk_lstm_f32_params;
 
