@@ -756,6 +756,17 @@ static bool past(uint64_t deadline_ms, mp_solution *sol) {
   return true;
 }
 
+/* Start-order greedy's layout of p in off[] and its height in *h. */
+static mp_status start_order_layout(const mp_problem *p, uint64_t *off, uint64_t *h) {
+  uint32_t *order = malloc((p->n ? p->n : 1) * sizeof *order);
+  mp_status st = order ? mp_firstfit_order_by_start(p->items, p->n, order) : MP_ERR_NOMEM;
+  if (st == MP_OK) st = mp_firstfit_solve(p->items, p->n, order, off);
+  free(order);
+  *h = 0;
+  for (size_t i = 0; st == MP_OK && i < p->n; i++) *h = mp_max_u64(*h, off[i] + p->items[i].size);
+  return st;
+}
+
 mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t n_opts,
                             const mp_hill_climb_limits *lim, mp_solution *sol,
                             mp_hill_climb_report *rep, const mp_diag_sink *dx) {
@@ -791,8 +802,12 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
 
   /* 1. the starting layouts: greedy_by_size (or the caller's best), made here
    * within the deadline), then start-order greedy (a sweep, O(n log n)),
-   * which stands in for greedy_by_size when the deadline cut that */
-  uint64_t best_h;
+   * which stands in for greedy_by_size when the deadline cut that.  Under a
+   * deadline the sweep runs first, so that nothing is left to run after
+   * the deadline cuts greedy_by_size (the result is the same either way). */
+  uint64_t best_h, greedy_h = UINT64_MAX;
+  bool sweep_first = deadline && n >= 2 && !(lim && lim->start);
+  if (sweep_first && (st = start_order_layout(p, r.tmp, &greedy_h)) != MP_OK) goto out;
   if (lim && lim->start) {
     memcpy(sol->offsets, lim->start, n * sizeof *sol->offsets);
     best_h = lim->start_height;
@@ -803,19 +818,10 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
     sol->cheap_start = true;
     sol->timed_out = true;
   }
-  if (best_h > lb && n >= 2 && (sol->cheap_start || !past(deadline, sol))) {
-    uint32_t *o2 = malloc(nn * sizeof *o2);
-    if (!o2 || mp_firstfit_order_by_start(p->items, n, o2) != MP_OK ||
-        mp_firstfit_solve(p->items, n, o2, r.tmp) != MP_OK) {
-      free(o2);
-      st = MP_ERR_NOMEM;
-      goto out;
-    }
-    free(o2);
-    uint64_t h = 0;
-    for (size_t i = 0; i < n; i++) h = mp_max_u64(h, r.tmp[i] + p->items[i].size);
-    if (h < best_h) {
-      best_h = h;
+  if (best_h > lb && n >= 2 && (sweep_first || sol->cheap_start || !past(deadline, sol))) {
+    if (!sweep_first && (st = start_order_layout(p, r.tmp, &greedy_h)) != MP_OK) goto out;
+    if (greedy_h < best_h) {
+      best_h = greedy_h;
       memcpy(sol->offsets, r.tmp, n * sizeof *r.tmp);
     }
   }
