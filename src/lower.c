@@ -233,6 +233,9 @@ static const fdesc conv_s8_fast_fields[] = {
     F_SUB(mpk_conv_s8_fast_params, q, requant_fields),
     F_PTR(mpk_conv_s8_fast_params, folded_bias, "folded_bias"),
     F_I32(mpk_conv_s8_fast_params, col_len), F_END};
+static const fdesc softmax_s8_fast_fields[] = {
+    F_I32(mpk_softmax_s8_fast_params, outer), F_I32(mpk_softmax_s8_fast_params, depth),
+    F_PTR(mpk_softmax_s8_fast_params, exp_table, "exp_table"), F_END};
 static const fdesc fc_s8_fast_fields[] = {
     F_I32(mpk_fc_s8_fast_params, batches), F_I32(mpk_fc_s8_fast_params, accum_depth),
     F_I32(mpk_fc_s8_fast_params, out_depth), F_SUB(mpk_fc_s8_fast_params, q, requant_fields),
@@ -331,6 +334,14 @@ static const kinfo kinfos[MP_K_COUNT] = {
     [MP_K_TRANSPOSE_CONV_F32] = {"mpk_transpose_conv_f32", NULL, "mpk_transpose_conv_params",
                                  mp_lower_transpose_conv_fields},
     [MP_K_ADD_S8_FAST] = {"mpk_add_s8_fast", NULL, "mpk_add_s8_params", add_s8_fields},
+    [MP_K_MUL_S8_FAST] = {"mpk_mul_s8_fast", NULL, "mpk_binary_q_params",
+                          mp_lower_binary_q_fields},
+    [MP_K_AVG_POOL2D_S8_FAST] = {"mpk_avg_pool2d_s8_fast", NULL, "mpk_pool_s8_params",
+                                 pool_s8_fields},
+    [MP_K_MAX_POOL2D_S8_FAST] = {"mpk_max_pool2d_s8_fast", NULL, "mpk_pool_s8_params",
+                                 pool_s8_fields},
+    [MP_K_SOFTMAX_S8_FAST] = {"mpk_softmax_s8_fast", NULL, "mpk_softmax_s8_fast_params",
+                              softmax_s8_fast_fields},
 };
 
 const char *mp_kernel_fn(mp_kernel k) {
@@ -389,9 +400,13 @@ int32_t *mp_lower_add_array(mp_lowered_op *lo, const char *name, uint32_t n) {
 
 /* Declare the kernel's overlap contract for (input arg, output arg), the
  * gap coming from the kernel's own contract function (mpk.h). */
+void mp_lower_add_overlap(mp_lowered_op *lo, uint32_t in_arg, uint32_t out_arg, int64_t gap) {
+  if (gap == MPK_NO_OVERLAP || lo->n_overlaps >= MP_LOWER_MAX_OVERLAPS) return;
+  lo->overlaps[lo->n_overlaps++] = (mp_lower_overlap){in_arg, out_arg, gap};
+}
+
 static void add_overlap(ctx *c, uint32_t in_arg, uint32_t out_arg, int64_t gap) {
-  if (gap == MPK_NO_OVERLAP || c->lo->n_overlaps >= MP_LOWER_MAX_OVERLAPS) return;
-  c->lo->overlaps[c->lo->n_overlaps++] = (mp_lower_overlap){in_arg, out_arg, gap};
+  mp_lower_add_overlap(c->lo, in_arg, out_arg, gap);
 }
 
 /* Bytes of one element of tensor t (0 for sub-byte or unsized types). */

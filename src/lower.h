@@ -90,6 +90,10 @@ typedef enum mp_kernel {
   MP_K_LUT_S8,
   MP_K_SOFTMAX_S16,
   MP_K_ADD_S8_FAST,
+  MP_K_MUL_S8_FAST,
+  MP_K_AVG_POOL2D_S8_FAST,
+  MP_K_MAX_POOL2D_S8_FAST,
+  MP_K_SOFTMAX_S8_FAST,
   MP_K_COUNT
 } mp_kernel;
 
@@ -117,6 +121,7 @@ typedef union mp_kparams {
   mpk_logistic_f32_params logistic_f32;
   mpk_conv_s8_fast_params conv_s8_fast; /* conv2d_s8_1x1, _im2col, depthwise_conv2d_s8_fast */
   mpk_fc_s8_fast_params fc_s8_fast;
+  mpk_softmax_s8_fast_params softmax_s8_fast;
   mpk_svdf_s8_params svdf_s8;
   mpk_lstm_s8_params lstm_s8;
   mpk_svdf_f32_params svdf_f32;
@@ -221,17 +226,22 @@ const char *mp_kernel_fn(mp_kernel k);
  * caller fills the params. */
 void mp_lower_use_kernel(mp_lowered_op *lo, mp_kernel k);
 
+/* Declare an overlap contract of lo's kernel between input args[in_arg]
+ * and output args[out_arg], the gap from the kernel's own contract function
+ * (mpk.h); nothing for MPK_NO_OVERLAP. */
+void mp_lower_add_overlap(mp_lowered_op *lo, uint32_t in_arg, uint32_t out_arg, int64_t gap);
+
 /* A new zeroed int32 array of n entries owned by lo (freed by
  * mp_lower_free), or NULL when out of memory or lo has no room left. */
 int32_t *mp_lower_add_array(mp_lowered_op *lo, const char *name, uint32_t n);
 
 /* Ahead-of-time specialisation (lower_fast.c): when g->target is a
- * Cortex-M core, turn a supported int8 CONV_2D, DEPTHWISE_CONV_2D or
- * FULLY_CONNECTED that lo runs with a reference kernel into its specialised
- * kernel (1x1, im2col, depthwise or fully connected), folding the input
- * offset into the bias from the constant filter and sizing the im2col
- * scratch; anything else is left as it is.  MP_ERR_NOMEM is the only
- * failure. */
+ * Cortex-M core, turn a supported int8 CONV_2D, DEPTHWISE_CONV_2D,
+ * FULLY_CONNECTED, unbroadcast ADD or MUL, AVERAGE_POOL_2D, MAX_POOL_2D or
+ * SOFTMAX that lo runs with a reference kernel into its specialised kernel,
+ * with the constants it needs (a folded bias, a table of exponentials),
+ * the im2col scratch and the specialised loop's own overlap contracts;
+ * anything else is left as it is.  MP_ERR_NOMEM is the only failure. */
 mp_status mp_lower_specialise(const mp_graph *g, mp_lowered_op *lo);
 
 /* Append the C99 initializer of lo's params ("{.geom = {...}, ...}") to b.

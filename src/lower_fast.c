@@ -1,7 +1,7 @@
 /*
- * lower_fast.c — ahead-of-time specialisation of the int8 filter operators
- * and ADD for a Cortex-M target (module.target): which specialised kernel
- * of runtime/kernels/mpk_conv_fast.c, mpk_fc_fast.c and mpk_add_fast.c
+ * lower_fast.c — ahead-of-time specialisation of the int8 filter
+ * operators, ADD, MUL, the pools and SOFTMAX for a Cortex-M target
+ * (module.target): which specialised kernel of runtime/kernels/mpk_*_fast.c
  * runs an operator, and the constants it needs.
  *
  * The one idea: the filter is known at convert time, so the input offset's
@@ -19,9 +19,18 @@
  *                           (2 * filter_h * filter_w * in_c bytes);
  *   DEPTHWISE_CONV_2D                     -> depthwise_conv2d_s8_fast;
  *   FULLY_CONNECTED, filter zero point 0  -> fully_connected_s8_fast;
- *   ADD, int8, no broadcasting            -> add_s8_fast (same params).
+ *   ADD, int8, no broadcasting            -> add_s8_fast (same params);
+ *   MUL, int8, no broadcasting            -> mul_s8_fast (same params);
+ *   AVERAGE_POOL_2D, MAX_POOL_2D, int8    -> avg/max_pool2d_s8_fast (same
+ *                                            params);
+ *   SOFTMAX, int8 -> int8                 -> softmax_s8_fast, with the
+ *                           reference's exponential of each of the 256
+ *                           possible differences to the row maximum as a
+ *                           constant table (1 KiB).
  * Everything else (float, grouped convolutions, a filter or bias that is
- * not a constant) keeps its reference kernel.
+ * not a constant) keeps its reference kernel.  Each specialised kernel
+ * declares its own overlap contract for memory.in_place (the reference
+ * kernel's does not carry over: the loops differ).
  * The same choice is made for every Cortex-M target: the kernels carry
  * their Helium, DSP and portable paths and the compiler picks one.
  */
@@ -103,6 +112,11 @@ static mp_status specialise_conv(const mp_graph *g, mp_lowered_op *lo, bool dept
   p->folded_bias = fb;
   p->col_len = col_len;
   mp_lower_use_kernel(lo, k);
+  /* input (arg 0) and output (arg 3): the specialised loop's contract */
+  mp_lower_add_overlap(lo, 0, 3,
+                       depthwise ? mpk_depthwise_conv2d_s8_fast_overlap_gap(&p->geom)
+                       : k == MP_K_CONV2D_S8_1X1 ? mpk_conv2d_s8_1x1_overlap_gap(&p->geom)
+                                                 : mpk_conv2d_s8_im2col_overlap_gap(&p->geom));
   return MP_OK;
 }
 
@@ -123,19 +137,58 @@ static mp_status specialise_fc(const mp_graph *g, mp_lowered_op *lo) {
   p->q = ref.q;
   p->folded_bias = fb;
   mp_lower_use_kernel(lo, MP_K_FULLY_CONNECTED_S8_FAST);
+  mp_lower_add_overlap(lo, 0, 3,
+                       mpk_fully_connected_s8_fast_overlap_gap(p->batches, p->accum_depth,
+                                                               p->out_depth));
+  return MP_OK;
+}
+
+/* SOFTMAX int8 -> int8: the reference's exponential of every possible
+ * difference to the row maximum, as a constant table. */
+static mp_status specialise_softmax(mp_lowered_op *lo) {
+  const mpk_softmax_s8_params ref = lo->params.softmax_s8;
+  int32_t *table = mp_lower_add_array(lo, "exp_table", 256);
+  if (!table) return MP_ERR_NOMEM;
+  mpk_softmax_s8_exp_table(&ref, table);
+  memset(&lo->params, 0, sizeof lo->params);
+  mpk_softmax_s8_fast_params *p = &lo->params.softmax_s8_fast;
+  p->outer = ref.outer;
+  p->depth = ref.depth;
+  p->exp_table = table;
+  mp_lower_use_kernel(lo, MP_K_SOFTMAX_S8_FAST);
   return MP_OK;
 }
 
 mp_status mp_lower_specialise(const mp_graph *g, mp_lowered_op *lo) {
   if (g->target == MP_TARGET_GENERIC || !lo->supported) return MP_OK;
-  if (lo->kernel != MP_K_ADD_S8 && lo->n_args < 3) return MP_OK;
   switch (lo->kernel) {
-  case MP_K_CONV2D_S8: return specialise_conv(g, lo, false);
-  case MP_K_DEPTHWISE_CONV2D_S8: return specialise_conv(g, lo, true);
-  case MP_K_FULLY_CONNECTED_S8: return specialise_fc(g, lo);
+  case MP_K_CONV2D_S8: return lo->n_args < 3 ? MP_OK : specialise_conv(g, lo, false);
+  case MP_K_DEPTHWISE_CONV2D_S8: return lo->n_args < 3 ? MP_OK : specialise_conv(g, lo, true);
+  case MP_K_FULLY_CONNECTED_S8: return lo->n_args < 3 ? MP_OK : specialise_fc(g, lo);
+  case MP_K_BINARY_Q:
+    /* MUL of two int8 tensors of the output's shape: the same params */
+    if (lo->params.binary_q.op == MPK_BIN_MUL && lo->params.binary_q.type == MPK_TYPE_INT8 &&
+        lo->params.binary_q.b.elementwise) {
+      mp_lower_use_kernel(lo, MP_K_MUL_S8_FAST);
+      mp_lower_add_overlap(lo, 0, 2, mpk_mul_s8_fast_overlap_gap(lo->params.binary_q.b.size));
+      mp_lower_add_overlap(lo, 1, 2, mpk_mul_s8_fast_overlap_gap(lo->params.binary_q.b.size));
+    }
+    return MP_OK;
+  case MP_K_AVG_POOL2D_S8:
+  case MP_K_MAX_POOL2D_S8:
+    mp_lower_use_kernel(lo, lo->kernel == MP_K_AVG_POOL2D_S8 ? MP_K_AVG_POOL2D_S8_FAST
+                                                             : MP_K_MAX_POOL2D_S8_FAST);
+    mp_lower_add_overlap(lo, 0, 1, mpk_pool2d_s8_fast_overlap_gap(&lo->params.pool_s8.geom));
+    return MP_OK;
+  case MP_K_SOFTMAX_S8: return specialise_softmax(lo);
   case MP_K_ADD_S8:
     /* the same params; the specialised loop has no broadcasting */
-    if (lo->params.add_s8.b.elementwise) mp_lower_use_kernel(lo, MP_K_ADD_S8_FAST);
+    if (lo->params.add_s8.b.elementwise) {
+      mp_lower_use_kernel(lo, MP_K_ADD_S8_FAST);
+      /* both inputs (args 0 and 1) have the output's (arg 2) size */
+      mp_lower_add_overlap(lo, 0, 2, mpk_add_s8_fast_overlap_gap(lo->params.add_s8.b.size));
+      mp_lower_add_overlap(lo, 1, 2, mpk_add_s8_fast_overlap_gap(lo->params.add_s8.b.size));
+    }
     return MP_OK;
   default: return MP_OK;
   }

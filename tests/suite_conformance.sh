@@ -16,13 +16,15 @@
 #     the kernels a firmware engineer gets for that core (Helium paths);
 #  2. one make, on both cores: one host binary with every case's default
 #     (generic) module (gcc -Wall -Wextra -Werror, ASan + UBSan; kernels
-#     -O1) and Cortex-M55 images of the cortex-m55 modules (-O2, hard
-#     float, MVE; kernels compiled once), the cases packed by arena size;
-#     the modules are the sources convert wrote, unchanged;
+#     -O1), Cortex-M55 images of the cortex-m55 modules (-O2, hard float,
+#     MVE; kernels compiled once), the cases packed by arena size, and
+#     Cortex-M4F images (-O2, hard float, DSP; qemu mps2-an386) of those
+#     cortex-m55 modules that call a specialised kernel, so that its DSP
+#     paths run too; the modules are the sources convert wrote, unchanged;
 #  3. the host binary and every image on qemu-system-arm, both cores busy;
 #     the runs read the corpus files (the target through semihosting);
 #  4. the table: per (operator, dtype) the cases, how many ran, matched on
-#     the host and on the M55, and were skipped as unsupported, then
+#     the host, on the M55 and on the M4F, and were skipped as unsupported, then
 #     memplan's reason for every skip and every failure.
 # CONFORMANCE_FILTER (a regular expression on the case folder, e.g.
 # '^mean_int8/') runs a part of the corpus.  Skips with a NOTICE when the
@@ -68,26 +70,36 @@ cc $HOST_CFLAGS -c "$CONF/conform_main.c" -o "$OUT/conform_main.o"
 M55_CFLAGS="-std=c99 $WARN -O2 -mcpu=cortex-m55 -mthumb -mfloat-abi=hard -ffunction-sections -fdata-sections"
 M55_LDFLAGS="-mcpu=cortex-m55 -mthumb -mfloat-abi=hard -nostartfiles --specs=nano.specs --specs=nosys.specs \
   -T tests/target/an547.ld -Wl,--gc-sections -Wl,--no-warn-rwx-segments -Wl,-u,_printf_float"
+M4F_CFLAGS="-std=c99 $WARN -O2 -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -ffunction-sections -fdata-sections"
+M4F_LDFLAGS="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -nostartfiles --specs=nano.specs --specs=nosys.specs \
+  -T tests/target/an386.ld -Wl,--gc-sections -Wl,--no-warn-rwx-segments -Wl,-u,_printf_float"
 MAKEVARS=(-f "$OUT/build.mk" -j"$JOBS" CONF_DIR="$CONF" HOST_CC=cc HOST_CFLAGS="$HOST_CFLAGS"
   HOST_KCFLAGS="-std=c99 $WARN -O1 -g $SAN" HOST_LDFLAGS="$SAN"
   HOST_SUPPORT="$OUT/conform.o $OUT/conform_main.o"
   ARM_CC=arm-none-eabi-gcc M55_CFLAGS="$M55_CFLAGS" M55_LDFLAGS="$M55_LDFLAGS" M55_LIBS="-lm -lc -lnosys"
-  M55_SUPPORT="$OUT/m55/startup.o $OUT/m55/semihost.o $OUT/m55/conform.o $OUT/m55/conform_main.o")
+  M55_SUPPORT="$OUT/m55/startup.o $OUT/m55/semihost.o $OUT/m55/conform.o $OUT/m55/conform_main.o"
+  M4F_CFLAGS="$M4F_CFLAGS" M4F_LDFLAGS="$M4F_LDFLAGS"
+  M4F_SUPPORT="$OUT/m4f/startup.o $OUT/m4f/semihost.o $OUT/m4f/conform.o $OUT/m4f/conform_main.o")
 targets=host
 if [ $have_arm = 1 ]; then
-  mkdir -p "$OUT/m55"
-  for f in tests/target/startup.c tests/target/semihost.c "$CONF/conform.c"; do
-    arm-none-eabi-gcc $M55_CFLAGS -Itests/target -c "$f" -o "$OUT/m55/$(basename "${f%.c}").o"
+  # the harness of each core's images
+  for core in "m55:$M55_CFLAGS" "m4f:$M4F_CFLAGS"; do
+    sub=${core%%:*} flags=${core#*:}
+    mkdir -p "$OUT/$sub"
+    for f in tests/target/startup.c tests/target/semihost.c "$CONF/conform.c"; do
+      arm-none-eabi-gcc $flags -Itests/target -c "$f" -o "$OUT/$sub/$(basename "${f%.c}").o"
+    done
+    arm-none-eabi-gcc $flags -DCONF_TARGET -Itests/target -c "$CONF/conform_main.c" \
+      -o "$OUT/$sub/conform_main.o"
   done
-  arm-none-eabi-gcc $M55_CFLAGS -DCONF_TARGET -Itests/target -c "$CONF/conform_main.c" \
-    -o "$OUT/m55/conform_main.o"
-  targets="host images"
+  targets="host images images4"
 else
   echo "NOTICE: arm-none-eabi-gcc or qemu-system-arm is absent: the Cortex-M55 runs are skipped"
 fi
 make -s "${MAKEVARS[@]}" $targets
 n_images=$(wc -l < "$OUT/images.txt")
-stamp "built: the host binary$( [ $have_arm = 1 ] && echo " and $n_images Cortex-M55 images")"
+n_images4=$(wc -l < "$OUT/images4.txt")
+stamp "built: the host binary$( [ $have_arm = 1 ] && echo ", $n_images Cortex-M55 images and $n_images4 Cortex-M4F images")"
 
 # ---- 3. run, both cores busy ---------------------------------------------------
 run_job() {
@@ -96,18 +108,21 @@ run_job() {
     host) "$arg" > "$log" 2>&1 || rc=$? ;;
     qemu) timeout 300 qemu-system-arm -M mps3-an547 -nographic -semihosting -kernel "$arg" \
             > "$log" 2>&1 || rc=$? ;;
+    qemu4) timeout 300 qemu-system-arm -M mps2-an386 -nographic -semihosting -kernel "$arg" \
+            > "$log" 2>&1 || rc=$? ;;
   esac
   echo "exit $rc" >> "$log"
 }
 export -f run_job
 {
   [ $have_arm = 1 ] && for k in $(cut -d' ' -f1 "$OUT/images.txt"); do echo "qemu $OUT/m55/$k.elf $OUT/m55/$k.log"; done
+  [ $have_arm = 1 ] && for k in $(cut -d' ' -f1 "$OUT/images4.txt"); do echo "qemu4 $OUT/m4f/$k.elf $OUT/m4f/$k.log"; done
   echo "host $OUT/host/conform $OUT/host.log"
 } > "$OUT/jobs.txt"
 xargs -P "$JOBS" -L 1 bash -c 'run_job "$@"' _ < "$OUT/jobs.txt"
-stamp "ran the host binary$( [ $have_arm = 1 ] && echo " and $n_images images on qemu mps3-an547")"
+stamp "ran the host binary$( [ $have_arm = 1 ] && echo ", $n_images images on qemu mps3-an547 and $n_images4 on qemu mps2-an386")"
 # a run that crashed or was cut short shows in its log's tail
-for log in "$OUT/host.log" $( [ $have_arm = 1 ] && ls "$OUT"/m55/*.log); do
+for log in "$OUT/host.log" $( [ $have_arm = 1 ] && ls "$OUT"/m55/*.log "$OUT"/m4f/*.log 2>/dev/null); do
   grep -q '^exit 0$' "$log" || { echo "--- $(basename "$log"):"; grep -v '^CONF PASS' "$log" | tail -n 15; }
 done
 

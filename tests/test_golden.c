@@ -267,6 +267,11 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
   case MP_K_LSTM_F32:
     return mpk_lstm_f32(&p->lstm_f32, a[0], (const void *const *)a[1], a[2], a[3], a[4], scratch);
   case MP_K_ADD_S8_FAST: return mpk_add_s8_fast(&p->add_s8, a[0], a[1], a[2], scratch);
+  case MP_K_MUL_S8_FAST: return mpk_mul_s8_fast(&p->binary_q, a[0], a[1], a[2], scratch);
+  case MP_K_AVG_POOL2D_S8_FAST: return mpk_avg_pool2d_s8_fast(&p->pool_s8, a[0], a[1], scratch);
+  case MP_K_MAX_POOL2D_S8_FAST: return mpk_max_pool2d_s8_fast(&p->pool_s8, a[0], a[1], scratch);
+  case MP_K_SOFTMAX_S8_FAST:
+    return mpk_softmax_s8_fast(&p->softmax_s8_fast, a[0], a[1], scratch);
   case MP_K_COUNT: break;
   }
   return -1;
@@ -412,7 +417,8 @@ static const mp_target lowerings[] = {MP_TARGET_GENERIC, MP_TARGET_CORTEX_M55};
 static bool is_fast(mp_kernel k) {
   return k == MP_K_CONV2D_S8_1X1 || k == MP_K_CONV2D_S8_IM2COL ||
          k == MP_K_DEPTHWISE_CONV2D_S8_FAST || k == MP_K_FULLY_CONNECTED_S8_FAST ||
-         k == MP_K_ADD_S8_FAST;
+         k == MP_K_ADD_S8_FAST || k == MP_K_MUL_S8_FAST || k == MP_K_AVG_POOL2D_S8_FAST ||
+         k == MP_K_MAX_POOL2D_S8_FAST || k == MP_K_SOFTMAX_S8_FAST;
 }
 
 /* How many ops of n run a specialised kernel. */
@@ -432,17 +438,20 @@ static void every_runnable_model_matches_tflm_on_all_cases(void **state) {
     net n;
     net_open_for(&n, runnable[i], true, lowerings[tg]);
     assert_true(n.all_supported);
-    /* every int8 filter op and unbroadcast ADD of the corpus has a
-     * specialised kernel */
+    /* every int8 filter op, pool, int8 -> int8 SOFTMAX and unbroadcast
+     * ADD and MUL of the corpus has a specialised kernel */
     uint32_t filters = 0;
     for (uint32_t o = 0; o < n.g->n_ops; o++) {
       const char *nm = n.g->ops[o].name;
       const mp_op *op = &n.g->ops[o];
       const mp_tensor *in0 = &n.g->tensors[op->inputs[0]];
+      const mp_tensor *out0 = &n.g->tensors[op->outputs[0]];
       filters += in0->dtype == MP_DTYPE_INT8 &&
                  (!strcmp(nm, "CONV_2D") || !strcmp(nm, "DEPTHWISE_CONV_2D") ||
-                  !strcmp(nm, "FULLY_CONNECTED") ||
-                  (!strcmp(nm, "ADD") && in0->size == n.g->tensors[op->outputs[0]].size &&
+                  !strcmp(nm, "FULLY_CONNECTED") || !strcmp(nm, "AVERAGE_POOL_2D") ||
+                  !strcmp(nm, "MAX_POOL_2D") ||
+                  (!strcmp(nm, "SOFTMAX") && out0->dtype == MP_DTYPE_INT8) ||
+                  ((!strcmp(nm, "ADD") || !strcmp(nm, "MUL")) && in0->size == out0->size &&
                    n.g->tensors[op->inputs[1]].size == in0->size));
     }
     assert_int_equal(fast_ops(&n), lowerings[tg] == MP_TARGET_GENERIC ? 0 : filters);
@@ -677,6 +686,7 @@ static const char *const *pointer_fields(mp_kernel k) {
   static const char *const split[] = {"output_bytes", NULL};
   static const char *const lut[] = {"table", NULL};
   static const char *const softmax16[] = {"exp_table", "recip_table", NULL};
+  static const char *const softmax8_fast[] = {"exp_table", NULL};
   static const char *const per_channel[] = {"multiplier", "shift", NULL};
   static const char *const none[] = {NULL};
   switch (k) {
@@ -694,6 +704,7 @@ static const char *const *pointer_fields(mp_kernel k) {
   case MP_K_SPLIT: return split;
   case MP_K_LUT_S8: return lut;
   case MP_K_SOFTMAX_S16: return softmax16;
+  case MP_K_SOFTMAX_S8_FAST: return softmax8_fast;
   case MP_K_TRANSPOSE_CONV_S8:
   case MP_K_TRANSPOSE_CONV_S16:
   case MP_K_TRANSPOSE_CONV_F32: return per_channel;
@@ -730,6 +741,7 @@ static void null_pointers(mp_kernel k, mp_kparams *p) {
     break;
   case MP_K_SPLIT: p->split.output_bytes = NULL; break;
   case MP_K_LUT_S8: p->lut_s8.table = NULL; break;
+  case MP_K_SOFTMAX_S8_FAST: p->softmax_s8_fast.exp_table = NULL; break;
   case MP_K_SOFTMAX_S16:
     p->softmax_s16.exp_table = NULL;
     p->softmax_s16.recip_table = NULL;
@@ -758,6 +770,10 @@ static size_t params_size(mp_kernel k) {
   case MP_K_MAX_POOL2D_F32: return sizeof(mpk_pool_f32_params);
   case MP_K_ADD_S8:
   case MP_K_ADD_S8_FAST: return sizeof(mpk_add_s8_params);
+  case MP_K_MUL_S8_FAST: return sizeof(mpk_binary_q_params);
+  case MP_K_AVG_POOL2D_S8_FAST:
+  case MP_K_MAX_POOL2D_S8_FAST: return sizeof(mpk_pool_s8_params);
+  case MP_K_SOFTMAX_S8_FAST: return sizeof(mpk_softmax_s8_fast_params);
   case MP_K_ADD_F32: return sizeof(mpk_add_f32_params);
   case MP_K_SOFTMAX_S8:
   case MP_K_SOFTMAX_S8_S16: return sizeof(mpk_softmax_s8_params);

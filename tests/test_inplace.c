@@ -18,6 +18,7 @@
 
 #define MPK_API /* strong declarations: the kernels come from libmemplan.a */
 #include "../runtime/kernels/mpk.h"
+#include "lower.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -247,6 +248,123 @@ static void every_kernel_gives_the_same_bytes_in_place_at_its_contract_gap(void 
   assert_false(same_in_place(run_requant, &rq, 100, 200, mpk_elementwise_overlap_gap(100, 1, 2) - 2, 2));
 }
 
+/* The specialised Cortex-M kernels (portable paths on the host; their
+ * Helium and DSP paths run in place in the emit proof's cortex-m55
+ * modules), with any folded bias: both runs use the same. */
+static int8_t col_scratch[2 * 4096];
+
+static int32_t run_1x1(const void *p, const void *in, void *out) {
+  return mpk_conv2d_s8_1x1(p, in, filt, bias_v, out, NULL);
+}
+static int32_t run_im2col(const void *p, const void *in, void *out) {
+  return mpk_conv2d_s8_im2col(p, in, filt, bias_v, out, col_scratch);
+}
+static int32_t run_dw_fast(const void *p, const void *in, void *out) {
+  return mpk_depthwise_conv2d_s8_fast(p, in, filt, bias_v, out, NULL);
+}
+static int32_t run_fc_fast(const void *p, const void *in, void *out) {
+  return mpk_fully_connected_s8_fast(p, in, filt, bias_v, out, NULL);
+}
+static mpk_add_s8_params add_params(int32_t n) {
+  mpk_add_s8_params a;
+  memset(&a, 0, sizeof a);
+  a.b.elementwise = 1;
+  a.b.size = n;
+  a.in1_offset = 5;
+  a.in2_offset = -3;
+  a.left_shift = 20;
+  a.in1_multiplier = 1 << 30;
+  a.in2_multiplier = 1 << 29;
+  a.in1_shift = a.in2_shift = -1;
+  a.out_multiplier = 1 << 30;
+  a.out_shift = -19;
+  a.out_offset = -4;
+  a.act_min = -128;
+  a.act_max = 127;
+  return a;
+}
+static int32_t run_add_fast_1(const void *p, const void *in, void *out) {
+  /* the output over input 1; input 2 elsewhere */
+  return mpk_add_s8_fast(p, in, (const int8_t *)filt, out, NULL);
+}
+static int32_t run_add_fast_2(const void *p, const void *in, void *out) {
+  return mpk_add_s8_fast(p, (const int8_t *)filt + 64, in, out, NULL);
+}
+
+static void the_specialised_kernels_give_the_same_bytes_in_place_at_their_contract_gap(
+    void **state) {
+  (void)state;
+  uint32_t seed = 11;
+  for (size_t i = 0; i < sizeof filt; i++) filt[i] = (int8_t)lcg(&seed);
+  for (size_t i = 0; i < 256; i++) bias_v[i] = (int32_t)(lcg(&seed) % 20001) - 10000;
+  const struct {
+    int32_t h, w, ci, oh, ow, co, k, s, pad, dm;
+    int kind; /* 0 1x1, 1 im2col, 2 depthwise */
+  } cases[] = {
+      {12, 10, 8, 12, 10, 16, 1, 1, 0, 1, 0}, {12, 10, 16, 12, 10, 8, 1, 1, 0, 1, 0},
+      {9, 7, 8, 5, 4, 12, 1, 2, 0, 1, 0},     {9, 9, 3, 5, 5, 4, 3, 2, 1, 1, 1},
+      {6, 6, 4, 6, 6, 8, 3, 1, 1, 1, 1},      {7, 5, 6, 7, 5, 3, 3, 1, 1, 1, 1},
+      {7, 6, 4, 7, 6, 4, 3, 1, 1, 1, 2},      {9, 8, 8, 5, 4, 8, 3, 2, 1, 1, 2},
+      {7, 6, 3, 7, 6, 6, 3, 1, 1, 2, 2},      {6, 6, 1, 6, 6, 4, 3, 1, 1, 4, 2},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    mpk_conv_s8_fast_params p;
+    memset(&p, 0, sizeof p);
+    p.geom = geom(cases[c].h, cases[c].w, cases[c].ci, cases[c].oh, cases[c].ow, cases[c].co,
+                  cases[c].k, cases[c].s, cases[c].pad);
+    p.q = requant();
+    p.folded_bias = bias_v;
+    run_fn fn;
+    int64_t gap;
+    if (cases[c].kind == 0) {
+      fn = run_1x1;
+      gap = mpk_conv2d_s8_1x1_overlap_gap(&p.geom);
+    } else if (cases[c].kind == 1) {
+      p.col_len = cases[c].k * cases[c].k * cases[c].ci;
+      fn = run_im2col;
+      gap = mpk_conv2d_s8_im2col_overlap_gap(&p.geom);
+    } else {
+      p.geom.filter_c = 0;
+      p.geom.depth_multiplier = cases[c].dm;
+      fn = run_dw_fast;
+      gap = mpk_depthwise_conv2d_s8_fast_overlap_gap(&p.geom);
+    }
+    assert_true(gap != MPK_NO_OVERLAP);
+    size_t n_in = (size_t)(p.geom.in_h * p.geom.in_w * p.geom.in_c),
+           n_out = (size_t)(p.geom.out_h * p.geom.out_w * p.geom.out_c);
+    assert_true(same_in_place(fn, &p, n_in, n_out, gap, 1));
+    if (c == 0) {
+      /* the widening 1x1 writes a pair of pixels while reading both: the
+       * reference kernel's contract (one pixel at a time) is too close for
+       * it, and so is one output pixel less than its own */
+      int64_t ref = mpk_conv2d_overlap_gap(&p.geom, 1, 1);
+      assert_true(ref < gap);
+      assert_false(same_in_place(fn, &p, n_in, n_out, ref, 1));
+      assert_false(same_in_place(fn, &p, n_in, n_out, gap - 16, 1));
+    }
+    if (c == 4) /* the widening im2col: over the next pair's windows */
+      assert_false(same_in_place(fn, &p, n_in, n_out, gap - 8, 1));
+  }
+  /* fully connected: 5 batches (a pair, a pair, one), narrowing and
+   * widening rows */
+  mpk_fc_s8_fast_params fc = {5, 24, 10, requant(), bias_v};
+  int64_t fg = mpk_fully_connected_s8_fast_overlap_gap(5, 24, 10);
+  assert_int_equal(fg, 20); /* the first pair's two output rows */
+  assert_true(same_in_place(run_fc_fast, &fc, 5 * 24, 5 * 10, fg, 1));
+  assert_false(same_in_place(run_fc_fast, &fc, 5 * 24, 5 * 10, fg - 10, 1));
+  mpk_fc_s8_fast_params wide = {5, 8, 20, requant(), bias_v};
+  fg = mpk_fully_connected_s8_fast_overlap_gap(5, 8, 20);
+  assert_int_equal(fg, 5 * 20 - 4 * 8); /* the last batch, alone */
+  assert_true(same_in_place(run_fc_fast, &wide, 5 * 8, 5 * 20, fg, 1));
+  assert_false(same_in_place(run_fc_fast, &wide, 5 * 8, 5 * 20, fg - 20, 1));
+  /* ADD: either input rewritten in place */
+  mpk_add_s8_params add = add_params(37);
+  assert_int_equal(mpk_add_s8_fast_overlap_gap(37), 0);
+  assert_true(same_in_place(run_add_fast_1, &add, 37, 37, 0, 1));
+  assert_true(same_in_place(run_add_fast_2, &add, 37, 37, 0, 1));
+  assert_false(same_in_place(run_add_fast_1, &add, 37, 37, -1, 1));
+}
+
 typedef struct loaded {
   mp_model *m;
   mp_graph *g;
@@ -316,27 +434,57 @@ static void the_kws_example_plans_below_its_tensor_level_bound_with_every_planne
   unload(&l);
 }
 
-static void the_specialised_cortex_m_kernels_declare_no_overlap_yet(void **state) {
+static void the_specialised_cortex_m_kernels_plan_in_place_by_their_own_contracts(void **state) {
   (void)state;
-  /* module.target picks other loops for the int8 convolutions and fully
-   * connected layers; the reference kernels' contracts must not carry over */
+  /* module.target picks other loops for the int8 convolutions, fully
+   * connected layers and ADD; each declares its own contract, and every
+   * planner's in-place plan of the specialised graph verifies */
   mp_model *m = NULL;
   mp_graph *g = NULL;
   assert_int_equal(mp_model_load(KWS_EXAMPLE, NULL, &m), MP_OK);
   assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &g), MP_OK);
   g->target = MP_TARGET_CORTEX_M55;
   assert_int_equal(mp_kernels_prepare(g, true, NULL), MP_OK);
-  for (uint32_t i = 0; i < g->n_overlaps; i++) {
-    int32_t code = g->ops[g->overlaps[i].op].builtin_code;
-    assert_true(code != 3 && code != 4 && code != 9); /* CONV_2D, DEPTHWISE, FC */
+  uint32_t specialised = 0;
+  for (uint32_t o = 0; o < g->n_ops; o++) {
+    mp_lowered_op lo;
+    memset(&lo, 0, sizeof lo);
+    assert_int_equal(mp_lower_op(g, o, &lo, NULL), MP_OK);
+    int64_t want = MPK_NO_OVERLAP;
+    switch (lo.kernel) {
+    case MP_K_CONV2D_S8_1X1: want = mpk_conv2d_s8_1x1_overlap_gap(&lo.params.conv_s8_fast.geom); break;
+    case MP_K_CONV2D_S8_IM2COL:
+      want = mpk_conv2d_s8_im2col_overlap_gap(&lo.params.conv_s8_fast.geom);
+      break;
+    case MP_K_DEPTHWISE_CONV2D_S8_FAST:
+      want = mpk_depthwise_conv2d_s8_fast_overlap_gap(&lo.params.conv_s8_fast.geom);
+      break;
+    case MP_K_FULLY_CONNECTED_S8_FAST:
+      want = mpk_fully_connected_s8_fast_overlap_gap(lo.params.fc_s8_fast.batches,
+                                                     lo.params.fc_s8_fast.accum_depth,
+                                                     lo.params.fc_s8_fast.out_depth);
+      break;
+    default: break;
+    }
+    if (want != MPK_NO_OVERLAP) {
+      specialised++;
+      assert_int_equal(lo.n_overlaps, 1);
+      assert_int_equal(lo.overlaps[0].in_arg, 0);
+      assert_int_equal(lo.overlaps[0].out_arg, 3);
+      assert_true(lo.overlaps[0].gap == want);
+    }
+    mp_lower_free(&lo);
   }
+  assert_true(specialised >= 4);
   mp_platform pf;
   assert_true(mp_platform_builtin("apollo510_evb", &pf));
-  mp_memory_args a = args("hill_climb", true);
-  mp_plan *p = NULL;
-  assert_int_equal(mp_plan_build(g, &pf, &a, NULL, &p), MP_OK);
-  assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
-  mp_plan_free(&p);
+  for (uint32_t k = 0; k < mp_planner_count(); k++) {
+    mp_memory_args a = args(mp_planner_at(k)->name, true);
+    mp_plan *p = NULL;
+    assert_int_equal(mp_plan_build(g, &pf, &a, NULL, &p), MP_OK);
+    assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+    mp_plan_free(&p);
+  }
   mp_graph_free(&g);
   mp_model_free(&m);
 }
@@ -548,10 +696,11 @@ int main(void) {
       cmocka_unit_test(elementwise_kernels_rewrite_equal_elements_in_place),
       cmocka_unit_test(padding_is_rewritten_into_its_padded_copy_from_a_few_rows_below),
       cmocka_unit_test(every_kernel_gives_the_same_bytes_in_place_at_its_contract_gap),
+      cmocka_unit_test(the_specialised_kernels_give_the_same_bytes_in_place_at_their_contract_gap),
       cmocka_unit_test(a_padded_mobilenet_v2_block_needs_under_55_percent_of_its_tensor_level_bound),
       cmocka_unit_test(the_kws_example_plans_below_its_tensor_level_bound_with_every_planner),
       cmocka_unit_test(in_place_off_leaves_the_plan_and_its_report_unchanged),
-      cmocka_unit_test(the_specialised_cortex_m_kernels_declare_no_overlap_yet),
+      cmocka_unit_test(the_specialised_cortex_m_kernels_plan_in_place_by_their_own_contracts),
       cmocka_unit_test(the_verifier_refuses_an_overlap_the_kernel_does_not_allow),
       cmocka_unit_test(vww_and_person_detection_need_at_most_40_kib_in_place),
       cmocka_unit_test(every_corpus_model_plans_in_place_within_its_tensor_level_bound),

@@ -1,6 +1,6 @@
 /*
  * test_kernels_fast.c — the specialised kernels (runtime/kernels/
- * mpk_conv_fast.c, mpk_fc_fast.c, mpk_add_fast.c, mpk_simd.h) against the reference
+ * mpk_*_fast.c, mpk_simd.h) against the reference
  * kernels, byte for byte, on random shapes: odd channel counts and depths
  * that leave every tail of the vector loops, strides, dilations, padding on
  * every side, depth multipliers, per-tensor and per-channel multipliers,
@@ -23,6 +23,7 @@
 #include "../runtime/kernels/mpk.h"
 #include "../runtime/kernels/mpk_simd.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,12 +229,45 @@ static void one_fc(int n) {
   release(got);
 }
 
+/* The buffers of one elementwise binary case: two random inputs, the
+ * reference's output and the specialised kernel's, all guarded. */
+typedef struct binary_case {
+  int32_t size;
+  int8_t *a, *b, *want, *got;
+} binary_case;
+
+static binary_case binary_open(void) {
+  binary_case x;
+  x.size = range(1, 70);
+  x.a = guarded((size_t)x.size);
+  x.b = guarded((size_t)x.size);
+  x.want = guarded((size_t)x.size);
+  x.got = guarded((size_t)x.size);
+  random_s8(x.a, (size_t)x.size);
+  random_s8(x.b, (size_t)x.size);
+  return x;
+}
+
+/* Compare the two outputs (what, case n, `in_place` for the rerun with the
+ * output over an input), then check the guards. */
+static void binary_check(const binary_case *x, const char *what, int n, int in_place) {
+  if (memcmp(x->want, x->got, (size_t)x->size) != 0)
+    fail_msg("%s case %d (%d elements%s): outputs differ", what, n, x->size,
+             in_place ? ", in place" : "");
+  check_guards(x->got, (size_t)x->size, what);
+}
+
+static void binary_close(binary_case *x) {
+  release(x->a);
+  release(x->b);
+  release(x->want);
+  release(x->got);
+}
+
 static void one_add(int n) {
-  int32_t size = range(1, 70);
-  int8_t *a = guarded((size_t)size), *b = guarded((size_t)size);
-  int8_t *want = guarded((size_t)size), *got = guarded((size_t)size);
-  random_s8(a, (size_t)size);
-  random_s8(b, (size_t)size);
+  binary_case x = binary_open();
+  const int32_t size = x.size;
+  int8_t *a = x.a, *b = x.b, *want = x.want, *got = x.got;
   mpk_add_s8_params p;
   memset(&p, 0, sizeof p);
   p.b.elementwise = 1;
@@ -252,16 +286,12 @@ static void one_add(int n) {
   p.act_max = range(p.act_min, 127);
   assert_int_equal(mpk_add_s8(&p, a, b, want, NULL), MPK_OK);
   assert_int_equal(mpk_add_s8_fast(&p, a, b, got, NULL), MPK_OK);
-  if (memcmp(want, got, (size_t)size) != 0) fail_msg("add case %d (%d elements): outputs differ", n, size);
-  check_guards(got, (size_t)size, "add");
+  binary_check(&x, "add", n, 0);
   /* in place: the output is the first input */
   memcpy(got, a, (size_t)size);
   assert_int_equal(mpk_add_s8_fast(&p, got, b, got, NULL), MPK_OK);
-  if (memcmp(want, got, (size_t)size) != 0) fail_msg("add case %d in place: outputs differ", n);
-  release(a);
-  release(b);
-  release(want);
-  release(got);
+  binary_check(&x, "add", n, 1);
+  binary_close(&x);
 }
 
 static void specialised_add_gives_the_reference_bytes(void **state) {
@@ -271,6 +301,148 @@ static void specialised_add_gives_the_reference_bytes(void **state) {
   memset(&p, 0, sizeof p);
   int8_t x = 0;
   assert_int_equal(mpk_add_s8_fast(&p, &x, &x, &x, NULL), MPK_ERR_PARAMS); /* broadcasting */
+}
+
+static void one_mul(int n) {
+  binary_case x = binary_open();
+  const int32_t size = x.size;
+  int8_t *a = x.a, *b = x.b, *want = x.want, *got = x.got;
+  mpk_binary_q_params p;
+  memset(&p, 0, sizeof p);
+  p.b.elementwise = 1;
+  p.b.size = size;
+  p.op = MPK_BIN_MUL;
+  p.type = MPK_TYPE_INT8;
+  p.in1_offset = range(-127, 128);
+  p.in2_offset = range(-127, 128);
+  p.out_offset = range(-128, 127);
+  p.out_multiplier = (int32_t)((1u << 30) + (next() >> 2));
+  p.out_shift = range(-14, 0);
+  p.act_min = range(-128, 0);
+  p.act_max = range(p.act_min, 127);
+  assert_int_equal(mpk_binary_q(&p, a, b, want, NULL), MPK_OK);
+  assert_int_equal(mpk_mul_s8_fast(&p, a, b, got, NULL), MPK_OK);
+  binary_check(&x, "mul", n, 0);
+  /* in place: the output is the second input */
+  memcpy(got, b, (size_t)size);
+  assert_int_equal(mpk_mul_s8_fast(&p, a, got, got, NULL), MPK_OK);
+  binary_check(&x, "mul", n, 1);
+  binary_close(&x);
+}
+
+static void specialised_mul_gives_the_reference_bytes(void **state) {
+  (void)state;
+  for (int n = 0; n < 400; n++) one_mul(n);
+  mpk_binary_q_params p;
+  memset(&p, 0, sizeof p);
+  p.op = MPK_BIN_MUL;
+  p.type = MPK_TYPE_INT8;
+  int8_t x = 0;
+  assert_int_equal(mpk_mul_s8_fast(&p, &x, &x, &x, NULL), MPK_ERR_PARAMS); /* broadcasting */
+  p.b.elementwise = 1;
+  p.op = MPK_BIN_SUB;
+  assert_int_equal(mpk_mul_s8_fast(&p, &x, &x, &x, NULL), MPK_ERR_PARAMS);
+}
+
+/* Pools: windows from 1x1 to wide global ones (up to 400 taps, past the
+ * DSP path's 256), strides, padding that clips the window at every edge,
+ * channel counts that leave every tail. */
+static void one_pool(int n, int avg) {
+  mpk_pool_s8_params p;
+  memset(&p, 0, sizeof p);
+  mpk_conv_geom *g = &p.geom;
+  g->batches = range(1, 2);
+  g->in_c = g->out_c = range(1, 40);
+  const int global = next() % 5 == 0;
+  g->in_h = global ? range(1, 20) : range(1, 12);
+  g->in_w = global ? range(1, 20) : range(1, 12);
+  g->filter_h = global ? g->in_h : range(1, mpk_min_i32(g->in_h, 4));
+  g->filter_w = global ? g->in_w : range(1, mpk_min_i32(g->in_w, 4));
+  g->stride_h = range(1, 3);
+  g->stride_w = range(1, 3);
+  const int same = !global && next() % 2;
+  g->pad_h = same ? (g->filter_h - 1) / 2 : 0;
+  g->pad_w = same ? (g->filter_w - 1) / 2 : 0;
+  g->out_h = same ? (g->in_h + g->stride_h - 1) / g->stride_h : (g->in_h - g->filter_h) / g->stride_h + 1;
+  g->out_w = same ? (g->in_w + g->stride_w - 1) / g->stride_w : (g->in_w - g->filter_w) / g->stride_w + 1;
+  g->dilation_h = g->dilation_w = 1;
+  p.act_min = range(-128, 0);
+  p.act_max = range(p.act_min, 127);
+  const size_t n_in = (size_t)(g->batches * g->in_h * g->in_w * g->in_c);
+  const size_t n_out = (size_t)(g->batches * g->out_h * g->out_w * g->out_c);
+  int8_t *in = guarded(n_in), *want = guarded(n_out), *got = guarded(n_out);
+  random_s8(in, n_in);
+  if (next() % 4 == 0) /* saturated windows: every sum at its extreme */
+    memset(in, next() % 2 ? 0x80 : 0x7F, n_in);
+  int32_t rw = avg ? mpk_avg_pool2d_s8(&p, in, want, NULL) : mpk_max_pool2d_s8(&p, in, want, NULL);
+  int32_t rg = avg ? mpk_avg_pool2d_s8_fast(&p, in, got, NULL) : mpk_max_pool2d_s8_fast(&p, in, got, NULL);
+  assert_int_equal(rw, MPK_OK);
+  assert_int_equal(rg, MPK_OK);
+  if (memcmp(want, got, n_out) != 0)
+    fail_msg("%s pool case %d (%dx%dx%d, window %dx%d, stride %d,%d, pad %d,%d): outputs differ",
+             avg ? "avg" : "max", n, g->in_h, g->in_w, g->in_c, g->filter_h, g->filter_w,
+             g->stride_h, g->stride_w, g->pad_h, g->pad_w);
+  check_guards(got, n_out, avg ? "avg pool" : "max pool");
+  release(in);
+  release(want);
+  release(got);
+}
+
+static void specialised_pools_give_the_reference_bytes(void **state) {
+  (void)state;
+  for (int n = 0; n < 300; n++) one_pool(n, 1);
+  for (int n = 0; n < 300; n++) one_pool(n, 0);
+  mpk_pool_s8_params p;
+  memset(&p, 0, sizeof p);
+  int8_t x = 0;
+  assert_int_equal(mpk_avg_pool2d_s8_fast(&p, &x, &x, NULL), MPK_ERR_PARAMS);
+  assert_int_equal(mpk_max_pool2d_s8_fast(&p, &x, &x, NULL), MPK_ERR_PARAMS);
+}
+
+/* SOFTMAX: the reference's params as the lowering computes them for
+ * random products of beta and the input scale, depths from 1 to 300, rows
+ * whose differences reach every table entry and, for the larger scales,
+ * fall below diff_min. */
+static void one_softmax(int n) {
+  mpk_softmax_s8_params p;
+  memset(&p, 0, sizeof p);
+  p.outer = range(1, 4);
+  p.depth = range(1, 300);
+  /* beta * input scale from 1/1024 to 4: the lowering's multiplier of
+   * beta * scale * 2^26 and its radius */
+  const double real = ldexp((double)range(1, 4096), 26 - 10);
+  int exp2 = 0;
+  int64_t q = llround(frexp(real, &exp2) * (double)(1ll << 31));
+  if (q == (1ll << 31)) {
+    q /= 2;
+    exp2++;
+  }
+  p.input_multiplier = (int32_t)q;
+  p.input_left_shift = exp2;
+  p.diff_min = -(int32_t)floor(31.0 * (double)(1ll << 26) / ldexp(1.0, exp2));
+  const size_t size = (size_t)(p.outer * p.depth);
+  int8_t *in = guarded(size), *want = guarded(size), *got = guarded(size);
+  random_s8(in, size);
+  int32_t table[256];
+  mpk_softmax_s8_exp_table(&p, table);
+  mpk_softmax_s8_fast_params f = {p.outer, p.depth, table};
+  assert_int_equal(mpk_softmax_s8(&p, in, want, NULL), MPK_OK);
+  assert_int_equal(mpk_softmax_s8_fast(&f, in, got, NULL), MPK_OK);
+  if (memcmp(want, got, size) != 0)
+    fail_msg("softmax case %d (%d x %d, multiplier %d, shift %d, diff_min %d): outputs differ", n,
+             p.outer, p.depth, p.input_multiplier, p.input_left_shift, p.diff_min);
+  check_guards(got, size, "softmax");
+  release(in);
+  release(want);
+  release(got);
+}
+
+static void specialised_softmax_gives_the_reference_bytes(void **state) {
+  (void)state;
+  for (int n = 0; n < 300; n++) one_softmax(n);
+  mpk_softmax_s8_fast_params f = {1, 4, NULL};
+  int8_t x[4] = {0};
+  assert_int_equal(mpk_softmax_s8_fast(&f, x, x, NULL), MPK_ERR_PARAMS); /* no table */
 }
 
 static void specialised_convolutions_give_the_reference_bytes(void **state) {
@@ -318,6 +490,9 @@ int main(void) {
       cmocka_unit_test(specialised_depthwise_gives_the_reference_bytes),
       cmocka_unit_test(specialised_fully_connected_gives_the_reference_bytes),
       cmocka_unit_test(specialised_add_gives_the_reference_bytes),
+      cmocka_unit_test(specialised_mul_gives_the_reference_bytes),
+      cmocka_unit_test(specialised_pools_give_the_reference_bytes),
+      cmocka_unit_test(specialised_softmax_gives_the_reference_bytes),
       cmocka_unit_test(specialised_kernels_reject_params_they_cannot_run),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

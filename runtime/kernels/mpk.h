@@ -297,6 +297,15 @@ typedef struct mpk_conv_s8_fast_params {
   int32_t col_len;            /* im2col: bytes of one column, filter_h * filter_w * in_c */
 } mpk_conv_s8_fast_params;
 
+/* The specialised int8 -> int8 SOFTMAX (mpk_softmax_fast.c):
+ * exp_table[k] is the reference's exp_on_negative_values of the scaled
+ * difference -k (k = 0 .. 255), -1 below diff_min, computed at convert
+ * time by mpk_softmax_s8_exp_table. */
+typedef struct mpk_softmax_s8_fast_params {
+  int32_t outer, depth;
+  const int32_t *exp_table; /* 256 entries */
+} mpk_softmax_s8_fast_params;
+
 typedef struct mpk_fc_s8_fast_params {
   int32_t batches, accum_depth, out_depth;
   mpk_requant q;              /* filter_offset is 0 */
@@ -389,6 +398,19 @@ MPK_API int32_t mpk_fully_connected_s8_fast(const mpk_fc_s8_fast_params *p, cons
 /* ADD without broadcasting (b.elementwise 1), mpk_add_s8's params. */
 MPK_API int32_t mpk_add_s8_fast(const mpk_add_s8_params *p, const int8_t *input1,
                                 const int8_t *input2, int8_t *output, void *scratch);
+/* AVERAGE_POOL_2D and MAX_POOL_2D, the reference pools' params; no
+ * scratch.  (MUL: mpk_mul_s8_fast, in mpk_binary.h.) */
+MPK_API int32_t mpk_avg_pool2d_s8_fast(const mpk_pool_s8_params *p, const int8_t *input,
+                                       int8_t *output, void *scratch);
+MPK_API int32_t mpk_max_pool2d_s8_fast(const mpk_pool_s8_params *p, const int8_t *input,
+                                       int8_t *output, void *scratch);
+/* SOFTMAX int8 -> int8 with its table of exponentials; no scratch. */
+MPK_API int32_t mpk_softmax_s8_fast(const mpk_softmax_s8_fast_params *p, const int8_t *input,
+                                    int8_t *output, void *scratch);
+/* The table of mpk_softmax_s8_fast_params, from the reference kernel's
+ * params (evaluated at convert time, on the host; not called on the
+ * device). */
+void mpk_softmax_s8_exp_table(const mpk_softmax_s8_params *p, int32_t table[256]);
 
 /* ------------------------------------------------------------------------ */
 /* Init hooks (see the note at the top)                                     */
@@ -450,6 +472,17 @@ int64_t mpk_pad_overlap_gap(const mpk_pad_params *p);
  * this holds for an input of the output's shape (a broadcast input is read
  * out of order and has no contract). */
 int64_t mpk_elementwise_overlap_gap(int32_t size, int32_t in_bytes, int32_t out_bytes);
+/* The specialised int8 kernels of a Cortex-M target (mpk_conv_fast.c,
+ * mpk_fc_fast.c, mpk_add_fast.c, mpk_pool_fast.c; MUL's in mpk_binary.h;
+ * SOFTMAX has none), each from its own loop order: the same
+ * contract on its Helium, DSP and portable paths. */
+int64_t mpk_conv2d_s8_1x1_overlap_gap(const mpk_conv_geom *g);
+int64_t mpk_conv2d_s8_im2col_overlap_gap(const mpk_conv_geom *g);
+int64_t mpk_depthwise_conv2d_s8_fast_overlap_gap(const mpk_conv_geom *g);
+int64_t mpk_fully_connected_s8_fast_overlap_gap(int32_t batches, int32_t accum_depth,
+                                                int32_t out_depth);
+int64_t mpk_add_s8_fast_overlap_gap(int32_t size);
+int64_t mpk_pool2d_s8_fast_overlap_gap(const mpk_conv_geom *g);
 
 /* The operator families with a header of their own. */
 #include "mpk_binary.h"

@@ -5,10 +5,10 @@
  * quantised add) with the rescales done by mpk_mbqm_fast, or four lanes at
  * a time with Helium (mpk_mbqm_x4).  The same bytes on every path.
  *
- * Iteration order (for the in-place contracts): elements in increasing
- * order, four at a time on Helium; element i is written after elements i
- * to i+3 of both inputs were read and nothing below i is read again, so
- * the output may be either input.
+ * Iteration order (for the in-place contract at the end of this file):
+ * elements in increasing order, four at a time on Helium; the four outputs
+ * from element i are written after elements i to i+3 of both inputs were
+ * read, and nothing below i + 4 is read again.
  */
 #include "mpk.h"
 #include "mpk_simd.h"
@@ -42,4 +42,14 @@ MPK_API int32_t mpk_add_s8_fast(const mpk_add_s8_params *p, const int8_t *input1
     output[i] = (int8_t)mpk_clamp_i32(v, p->act_min, p->act_max);
   }
   return MPK_OK;
+}
+
+/* Overlap contract (mpk.h), for either input.  When the outputs up to
+ * element j (exclusive, j a multiple of 4 or the size) are written, the
+ * input still to be read starts at element j: safe when O + j <= I + j, so
+ * the output may start at its input or below it (gap 0), the reference
+ * contract of an int8 elementwise kernel (mpk_elementwise.c). */
+int64_t mpk_add_s8_fast_overlap_gap(int32_t size) {
+  if (size <= 0) return MPK_NO_OVERLAP;
+  return mpk_elementwise_overlap_gap(size, 1, 1);
 }

@@ -54,4 +54,12 @@ MPK_API int32_t mpk_binary_q(const mpk_binary_q_params *p, const void *input1, c
 MPK_API int32_t mpk_binary_f32(const mpk_binary_f32_params *p, const float *input1,
                                const float *input2, float *output, void *scratch);
 
+/* The specialised int8 MUL of a Cortex-M target (mpk_mul_fast.c): MUL
+ * without broadcasting (b.elementwise 1, op MPK_BIN_MUL, type
+ * MPK_TYPE_INT8), the same bytes as mpk_binary_q; its overlap contract
+ * (mpk.h, "Overlap contracts") for either input. */
+MPK_API int32_t mpk_mul_s8_fast(const mpk_binary_q_params *p, const int8_t *input1,
+                                const int8_t *input2, int8_t *output, void *scratch);
+int64_t mpk_mul_s8_fast_overlap_gap(int32_t size);
+
 #endif /* MPK_BINARY_H */

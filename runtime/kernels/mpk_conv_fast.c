@@ -24,11 +24,15 @@
  * input uses the folded bias; one at the border starts from the model's
  * bias and adds the input offset, over the taps in the input only.
  *
- * Iteration order (for the in-place contracts): every kernel walks output
- * pixels in raster order (batch, row, column), two at a time for the
- * convolutions; a pixel's outputs, all its channels, are written after the
- * input window of that pixel (and of its partner) has been read, and
- * nothing is read back from the output.
+ * Iteration order (for the in-place contracts, at the end of this file):
+ * every kernel walks output pixels in raster order (batch, row, column),
+ * two at a time for the convolutions, and nothing is read back from the
+ * output.  The 1x1 kernel writes a pair's outputs while it still reads the
+ * pair's input pixels (in place, for every block of output channels); the
+ * im2col kernel has gathered both columns into its scratch before it writes
+ * anything of the pair; the depthwise kernel writes a pixel's channels, four
+ * or one at a time, while it still reads that pixel's window for the next
+ * ones, as the reference kernel does.
  *
  * Not here: grouped convolutions (the lowering keeps the reference kernel
  * for those).
@@ -282,4 +286,68 @@ MPK_API int32_t mpk_depthwise_conv2d_s8_fast(const mpk_conv_s8_fast_params *p,
     }
   }
   return MPK_OK;
+}
+
+/* ---- overlap contracts (mpk.h) ------------------------------------------ */
+
+/* The lowest input byte the window of output pixel (b, oy, ox) reads: its
+ * first tap inside the input, channel 0; -1 when every tap is in the
+ * padding (nothing is read). */
+static int64_t lowest_read(const mpk_conv_geom *g, int32_t b, int32_t oy, int32_t ox) {
+  int32_t fy0, fy1, fx0, fx1;
+  const int32_t y0 = oy * g->stride_h - g->pad_h, x0 = ox * g->stride_w - g->pad_w;
+  tap_range(y0, g->dilation_h, g->filter_h, g->in_h, &fy0, &fy1);
+  tap_range(x0, g->dilation_w, g->filter_w, g->in_w, &fx0, &fx1);
+  if (fy0 >= fy1 || fx0 >= fx1) return -1;
+  return (((int64_t)b * g->in_h + y0 + (int64_t)g->dilation_h * fy0) * g->in_w + x0 +
+          (int64_t)g->dilation_w * fx0) *
+         g->in_c;
+}
+
+/* The gap of a kernel that visits the output pixels of each batch in steps
+ * of `step` consecutive pixels (raster order) and writes a step's outputs
+ * either while still reading the step's windows (read_first 0) or after
+ * reading all of them (read_first 1).  When the step ending at pixel E
+ * (exclusive, counted over all batches) is written, its writes end at
+ * W = E * out_c, and the input still to be read starts at the lowest byte
+ * of the windows from the step's first pixel on (read_first 0) or from the
+ * next step's on (read_first 1).  The writes are safe when
+ * O + W <= I + that byte for every step: the gap is the largest difference.
+ * The suffix minimum is taken walking the steps backwards. */
+static int64_t steps_gap(const mpk_conv_geom *g, int32_t step, int read_first) {
+  if (!fast_geom_ok(g)) return MPK_NO_OVERLAP;
+  const int32_t pixels = g->out_h * g->out_w;
+  int64_t after = INT64_MAX, gap = INT64_MIN;
+  for (int32_t b = g->batches - 1; b >= 0; b--)
+    for (int32_t s = (pixels - 1) / step * step; s >= 0; s -= step) {
+      const int32_t e = s + step < pixels ? s + step : pixels;
+      int64_t from = after;
+      for (int32_t i = s; i < e; i++) {
+        const int64_t r = lowest_read(g, b, i / g->out_w, i % g->out_w);
+        if (r >= 0 && r < from) from = r;
+      }
+      const int64_t unread = read_first ? after : from;
+      after = from;
+      if (unread == INT64_MAX) continue; /* nothing is read from here on */
+      const int64_t w = ((int64_t)b * pixels + e) * g->out_c;
+      if (w - unread > gap) gap = w - unread;
+    }
+  return gap == INT64_MIN ? INT64_MIN / 2 : gap;
+}
+
+/* mpk_conv2d_s8_1x1: pixels in pairs, each pair's outputs written while
+ * its two input pixels are still read for the next block of channels. */
+int64_t mpk_conv2d_s8_1x1_overlap_gap(const mpk_conv_geom *g) { return steps_gap(g, 2, 0); }
+
+/* mpk_conv2d_s8_im2col: pixels in pairs, both windows gathered into the
+ * scratch before the pair is written, so a pair's outputs may cover its
+ * own windows, not the next pair's. */
+int64_t mpk_conv2d_s8_im2col_overlap_gap(const mpk_conv_geom *g) { return steps_gap(g, 2, 1); }
+
+/* mpk_depthwise_conv2d_s8_fast: one pixel at a time, its channels written
+ * while its window is still read: the reference order, so the reference
+ * contract (mpk_conv.c) for int8 in and out. */
+int64_t mpk_depthwise_conv2d_s8_fast_overlap_gap(const mpk_conv_geom *g) {
+  if (!fast_geom_ok(g)) return MPK_NO_OVERLAP;
+  return mpk_conv2d_overlap_gap(g, 1, 1);
 }

@@ -41,6 +41,26 @@ static inline int32_t mpk_odd16(uint32_t w) {
   __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(w));
   return r;
 }
+/* acc + bytes 1 and 3 of w sign-extended, as two int16 halves (SXTAB16
+ * with its free rotate). */
+static inline uint32_t mpk_add_odd16(uint32_t acc, uint32_t w) {
+  uint32_t r;
+  __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(acc), "r"(w));
+  return r;
+}
+/* The byte-wise signed maximum and minimum of a and b: SSUB8 sets the GE
+ * flag of each byte where a >= b and SEL picks by them; one asm statement,
+ * so nothing can come between the two. */
+static inline uint32_t mpk_max4_s8(uint32_t a, uint32_t b) {
+  uint32_t r;
+  __asm__("ssub8 %0, %1, %2\n\tsel %0, %1, %2" : "=&r"(r) : "r"(a), "r"(b));
+  return r;
+}
+static inline uint32_t mpk_min4_s8(uint32_t a, uint32_t b) {
+  uint32_t r;
+  __asm__("ssub8 %0, %1, %2\n\tsel %0, %2, %1" : "=&r"(r) : "r"(a), "r"(b));
+  return r;
+}
 #endif
 
 /* acc[0] += f0.c0, acc[1] += f0.c1, acc[2] += f1.c0, acc[3] += f1.c1 over

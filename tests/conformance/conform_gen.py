@@ -16,13 +16,17 @@ convert accepts is converted a second time with --module.target CORE
 core) for the Cortex-M55 images; the host runs the default (generic)
 module.  Each module written gets its glue (OUT/m/<prefix>/conf_glue.c: the module's sources in
 one translation unit, compiled with its kernels, adapted to conform.h),
-then OUT/build.mk builds one host binary holding every case and Cortex-M55
+then OUT/build.mk builds one host binary holding every case, Cortex-M55
 images for QEMU's mps3-an547, the cases packed so that each image's
-arenas fit the board's SRAM (scratch) and QSPI (constants).  OUT/cases.json
-records every case's verdict so far.
+arenas fit the board's SRAM (scratch) and QSPI (constants), and Cortex-M4F
+images for QEMU's mps2-an386 (tests/target/an386.ld, the same layout in
+larger banks) of the cases whose target module runs a specialised kernel
+(mpk_*_fast.c and the 1x1 and im2col convolutions), so that their DSP
+paths meet TFLM's outputs too.  OUT/cases.json records every case's
+verdict so far.
 
 summarise: reads OUT/cases.json and the run logs (OUT/host.log,
-OUT/m55/*.log) and prints, per (operator, dtype), the cases, how many
+OUT/m55/*.log, OUT/m4f/*.log) and prints, per (operator, dtype), the cases, how many
 memplan ran, how many matched TFLM on the host and on the target, and how
 many it skipped as unsupported (with memplan's reason); then every failure.
 Exits 1 when any case that memplan converted did not match everywhere it
@@ -47,6 +51,32 @@ MEMORIES = ["ITCM", "DTCM", "SRAM", "PSRAM", "MRAM"]
 IMAGE_SCRATCH = 4 * 1024 * 1024 - 4096
 IMAGE_CONST = 8 * 1024 * 1024 - 4096
 IMAGE_CASES = 160  # code and tables of a module: under 2 KiB each
+
+# A call of a specialised kernel in a module's sources.
+SPECIALISED = re.compile(r"\bmpk_\w+_(?:fast|1x1|im2col)\(")
+
+
+def specialised(mdir):
+    """Does the module in mdir call a specialised kernel (its sources, src/*.c)?"""
+    src = os.path.join(mdir, "src")
+    for f in sorted(os.listdir(src)):
+        if f.endswith(".c") and SPECIALISED.search(open(os.path.join(src, f), errors="replace").read()):
+            return True
+    return False
+
+
+def pack(cases):
+    """Images of cases (prefix, scratch, const) that fit the an547 board."""
+    images, cur = [], None
+    for p, scratch, const in cases:
+        if (cur is None or cur["scratch"] + scratch > IMAGE_SCRATCH or cur["const"] + const > IMAGE_CONST
+                or len(cur["cases"]) == IMAGE_CASES):
+            cur = {"scratch": 0, "const": 0, "cases": []}
+            images.append(cur)
+        cur["scratch"] += scratch
+        cur["const"] += const
+        cur["cases"].append(p)
+    return images
 
 
 def die(msg):
@@ -181,8 +211,7 @@ def generate(args):
     with concurrent.futures.ThreadPoolExecutor(max_workers=int(args.get("jobs") or 2)) as ex:
         verdicts = list(ex.map(lambda c: convert_both(memplan, corpus, out, c, target), todo))
     tsub = "m" if target == "generic" else "t"
-    ran, images = [], []
-    cur = None
+    ran, sized = [], []
     for c, (verdict, detail) in zip(todo, verdicts):
         c["verdict"], c["detail"] = verdict, detail
         if verdict != "ran":
@@ -204,17 +233,18 @@ def generate(args):
         if tdir != mdir:
             write_glue(tdir, p, c, tregions)
         ran.append(c)
-        if (cur is None or cur["scratch"] + scratch > IMAGE_SCRATCH or cur["const"] + const > IMAGE_CONST
-                or len(cur["cases"]) == IMAGE_CASES):
-            cur = {"scratch": 0, "const": 0, "cases": []}
-            images.append(cur)
-        cur["scratch"] += scratch
-        cur["const"] += const
-        cur["cases"].append(p)
-        c["image"] = len(images) - 1
+        c["m4f"] = tdir != mdir and specialised(tdir)
+        sized.append((p, scratch, const))
+    images = pack(sized)
+    images4 = pack([s for s, c in zip(sized, ran) if c["m4f"]])
+    where = {p: k for k, im in enumerate(images) for p in im["cases"]}
+    for c in ran:
+        c["image"] = where[c["prefix"]]
     write_registry(os.path.join(out, "registry_host.c"), [c["prefix"] for c in ran], corpus)
     for k, im in enumerate(images):
         write_registry(os.path.join(out, "registry_m55_%d.c" % k), im["cases"], corpus)
+    for k, im in enumerate(images4):
+        write_registry(os.path.join(out, "registry_m4f_%d.c" % k), im["cases"], corpus)
     kdir = os.path.join(out, "m", ran[0]["prefix"], "kernels") if ran else ""
     tkdir = os.path.join(out, tsub, ran[0]["prefix"], "kernels") if ran else ""
     kernels = sorted(f[:-2] for f in os.listdir(kdir) if f.endswith(".c")) if ran else []
@@ -225,6 +255,8 @@ def generate(args):
     mk.append("M55_KOBJS := " + " ".join("$(O)/m55/k_%s.o" % k for k in tkernels))
     mk.append("$(O)/host/k_%.o: $(KDIR)/%.c\n\t@mkdir -p $(dir $@)\n\t$(HOST_CC) $(HOST_KCFLAGS) -c $< -o $@")
     mk.append("$(O)/m55/k_%.o: $(TKDIR)/%.c\n\t@mkdir -p $(dir $@)\n\t$(ARM_CC) $(M55_CFLAGS) -c $< -o $@")
+    mk.append("M4F_KOBJS := " + " ".join("$(O)/m4f/k_%s.o" % k for k in tkernels))
+    mk.append("$(O)/m4f/k_%.o: $(TKDIR)/%.c\n\t@mkdir -p $(dir $@)\n\t$(ARM_CC) $(M4F_CFLAGS) -c $< -o $@")
     glue_flags = "-I$(O)/%s/%s/include -I%s -I$(CONF_DIR) -D%s_WITH_KERNELS=1"
     for c in ran:
         p = c["prefix"]
@@ -232,30 +264,39 @@ def generate(args):
                   % (p, p, glue_flags % ("m", p, "$(KDIR)", p.upper())))
         mk.append("$(O)/m55/%s.o: $(O)/%s/%s/conf_glue.c\n\t@mkdir -p $(dir $@)\n\t$(ARM_CC) $(M55_CFLAGS) -DCONF_TARGET %s -c $< -o $@"
                   % (p, tsub, p, glue_flags % (tsub, p, "$(TKDIR)", p.upper())))
+        if c["m4f"]:
+            mk.append("$(O)/m4f/%s.o: $(O)/%s/%s/conf_glue.c\n\t@mkdir -p $(dir $@)\n\t$(ARM_CC) $(M4F_CFLAGS) -DCONF_TARGET %s -c $< -o $@"
+                      % (p, tsub, p, glue_flags % (tsub, p, "$(TKDIR)", p.upper())))
     mk.append("HOST_OBJS := " + " ".join("$(O)/host/%s.o" % c["prefix"] for c in ran))
     mk.append("$(O)/host/registry.o: $(O)/registry_host.c\n\t$(HOST_CC) $(HOST_CFLAGS) -I$(CONF_DIR) -c $< -o $@")
     mk.append("$(O)/host/conform: $(HOST_OBJS) $(HOST_KOBJS) $(O)/host/registry.o $(HOST_SUPPORT)\n"
               "\t$(HOST_CC) $(HOST_LDFLAGS) $^ -lm -o $@")
-    elfs = []
-    for k, im in enumerate(images):
-        objs = " ".join("$(O)/m55/%s.o" % p for p in im["cases"])
-        mk.append("$(O)/m55/registry_%d.o: $(O)/registry_m55_%d.c\n\t$(ARM_CC) $(M55_CFLAGS) -I$(CONF_DIR) -c $< -o $@"
-                  % (k, k))
-        mk.append("$(O)/m55/img%d.elf: %s $(O)/m55/registry_%d.o $(M55_KOBJS) $(M55_SUPPORT)\n"
-                  "\t$(ARM_CC) $(M55_LDFLAGS) $^ $(M55_LIBS) -o $@" % (k, objs, k))
-        elfs.append("$(O)/m55/img%d.elf" % k)
-    mk.append("IMAGES := " + " ".join(elfs))
-    mk.append("host: $(O)/host/conform\nimages: $(IMAGES)\n.PHONY: host images")
+    # the images of one core: OUT/<sub>/img<k>.elf from <VAR>_CFLAGS, _LDFLAGS, _KOBJS, _SUPPORT
+    for sub, var, ims in (("m55", "M55", images), ("m4f", "M4F", images4)):
+        elfs = []
+        for k, im in enumerate(ims):
+            objs = " ".join("$(O)/%s/%s.o" % (sub, p) for p in im["cases"])
+            mk.append("$(O)/%s/registry_%d.o: $(O)/registry_%s_%d.c\n\t$(ARM_CC) $(%s_CFLAGS) -I$(CONF_DIR) -c $< -o $@"
+                      % (sub, k, sub, k, var))
+            mk.append("$(O)/%s/img%d.elf: %s $(O)/%s/registry_%d.o $(%s_KOBJS) $(%s_SUPPORT)\n"
+                      "\t$(ARM_CC) $(%s_LDFLAGS) $^ $(M55_LIBS) -o $@" % (sub, k, objs, sub, k, var, var, var))
+            elfs.append("$(O)/%s/img%d.elf" % (sub, k))
+        mk.append("IMAGES%s := %s" % ("" if sub == "m55" else "4", " ".join(elfs)))
+    mk.append("host: $(O)/host/conform\nimages: $(IMAGES)\nimages4: $(IMAGES4)\n.PHONY: host images images4")
     with open(os.path.join(out, "build.mk"), "w") as f:
         f.write("\n".join(mk) + "\n")
     with open(os.path.join(out, "images.txt"), "w") as f:
         f.write("".join("img%d %d\n" % (k, len(im["cases"])) for k, im in enumerate(images)))
-    keep = ("folder", "op", "dtype", "prefix", "verdict", "detail", "image")
+    with open(os.path.join(out, "images4.txt"), "w") as f:
+        f.write("".join("img%d %d\n" % (k, len(im["cases"])) for k, im in enumerate(images4)))
+    keep = ("folder", "op", "dtype", "prefix", "verdict", "detail", "image", "m4f")
     json.dump([{k: c[k] for k in keep if k in c} for c in todo], open(os.path.join(out, "cases.json"), "w"),
               indent=0)
     n_uns = sum(c["verdict"] == "unsupported" for c in todo)
-    print("conform_gen: %d cases, %d converted, %d unsupported, %d convert failures, %d target images"
-          % (len(todo), len(ran), n_uns, len(todo) - len(ran) - n_uns, len(images)))
+    print("conform_gen: %d cases, %d converted, %d unsupported, %d convert failures, %d target images, "
+          "%d Cortex-M4F images (%d cases with a specialised kernel)"
+          % (len(todo), len(ran), n_uns, len(todo) - len(ran) - n_uns, len(images), len(images4),
+             sum(c["m4f"] for c in ran)))
 
 
 def results(log):
@@ -270,23 +311,30 @@ def results(log):
     return got
 
 
+def target_results(out, sub):
+    """(ran, folder -> (passed, detail)) from OUT/<sub>/*.log."""
+    d = os.path.join(out, sub)
+    if not os.path.isdir(d) or not any(f.endswith(".log") for f in os.listdir(d)):
+        return False, {}
+    got = {}
+    for f in sorted(os.listdir(d)):
+        if f.endswith(".log"):
+            got.update(results(os.path.join(d, f)))
+    return True, got
+
+
 def summarise(args):
     out = args["out"]
     cases = json.load(open(os.path.join(out, "cases.json")))
     host = results(os.path.join(out, "host.log"))
-    m55_dir = os.path.join(out, "m55")
-    have_m55 = os.path.exists(os.path.join(out, "images.txt")) and os.path.isdir(m55_dir) and any(
-        f.endswith(".log") for f in os.listdir(m55_dir))
-    m55 = {}
-    if have_m55:
-        for f in sorted(os.listdir(m55_dir)):
-            if f.endswith(".log"):
-                m55.update(results(os.path.join(m55_dir, f)))
+    have_m55, m55 = target_results(out, "m55")
+    have_m55 = have_m55 and os.path.exists(os.path.join(out, "images.txt"))
+    have_m4f, m4f = target_results(out, "m4f")
     rows, order, failures, skips = {}, [], [], {}
     for c in cases:
         key = (c["op"], c["dtype"])
         if key not in rows:
-            rows[key] = dict(cases=0, ran=0, host=0, m55=0, skipped=0, inexact=0)
+            rows[key] = dict(cases=0, ran=0, host=0, m55=0, m4f_ran=0, m4f=0, skipped=0, inexact=0)
             order.append(key)
         r = rows[key]
         r["cases"] += 1
@@ -299,9 +347,11 @@ def summarise(args):
             continue
         r["ran"] += 1
         inexact = False
-        for where, name in ((host, "host"), (m55, "m55")):
-            if name == "m55" and not have_m55:
-                continue
+        runs = [(host, "host"), (m55, "m55")] if have_m55 else [(host, "host")]
+        if have_m4f and c.get("m4f"):
+            r["m4f_ran"] += 1
+            runs.append((m4f, "m4f"))
+        for where, name in runs:
             passed, detail = where.get(c["folder"], (False, "no result (the run stopped before it)"))
             if passed:
                 r[name] += 1
@@ -310,17 +360,25 @@ def summarise(args):
                 failures.append("%s (%s): %s" % (c["folder"], name, detail))
         r["inexact"] += inexact
     w = max([len("%s %s" % k) for k in order] + [20])
-    print("%-*s %6s %6s %8s %8s %8s %8s" % (w, "operator dtype", "cases", "ran", "host ok",
-                                            "m55 ok" if have_m55 else "m55", "skipped", "inexact"))
-    tot = dict(cases=0, ran=0, host=0, m55=0, skipped=0, inexact=0)
+
+    def m4f_cell(r):
+        return "%d/%d" % (r["m4f"], r["m4f_ran"]) if have_m4f else "-"
+    print("%-*s %6s %6s %8s %8s %8s %8s %8s" % (w, "operator dtype", "cases", "ran", "host ok",
+                                                "m55 ok" if have_m55 else "m55", "m4f ok", "skipped",
+                                                "inexact"))
+    tot = dict(cases=0, ran=0, host=0, m55=0, m4f_ran=0, m4f=0, skipped=0, inexact=0)
     for key in order:
         r = rows[key]
         for k in tot:
             tot[k] += r[k]
-        print("%-*s %6d %6d %8d %8s %8d %8d" % (w, "%s %s" % key, r["cases"], r["ran"], r["host"],
-                                                r["m55"] if have_m55 else "-", r["skipped"], r["inexact"]))
-    print("%-*s %6d %6d %8d %8s %8d %8d" % (w, "total", tot["cases"], tot["ran"], tot["host"],
-                                            tot["m55"] if have_m55 else "-", tot["skipped"], tot["inexact"]))
+        print("%-*s %6d %6d %8d %8s %8s %8d %8d" % (w, "%s %s" % key, r["cases"], r["ran"], r["host"],
+                                                    r["m55"] if have_m55 else "-", m4f_cell(r),
+                                                    r["skipped"], r["inexact"]))
+    print("%-*s %6d %6d %8d %8s %8s %8d %8d" % (w, "total", tot["cases"], tot["ran"], tot["host"],
+                                                tot["m55"] if have_m55 else "-", m4f_cell(tot),
+                                                tot["skipped"], tot["inexact"]))
+    print("(m4f ok: of the cases whose Cortex-M target module runs a specialised kernel, those that "
+          "matched on the Cortex-M4F)")
     print("(inexact: float32 cases that matched within the tolerance, not bit for bit, somewhere)")
     print("\nskipped as unsupported (memplan convert's reason, first unsupported operator):")
     for key in order:
@@ -331,8 +389,10 @@ def summarise(args):
         for f in failures:
             print("  FAIL " + f)
         return 1
-    print("\nconformance: %d of %d converted cases match TFLM on the host%s; %d skipped as unsupported"
-          % (tot["host"], tot["ran"], " and on the Cortex-M55" if have_m55 else "", tot["skipped"]))
+    print("\nconformance: %d of %d converted cases match TFLM on the host%s%s; %d skipped as unsupported"
+          % (tot["host"], tot["ran"], " and on the Cortex-M55" if have_m55 else "",
+             " (%d with a specialised kernel on the Cortex-M4F too)" % tot["m4f"] if have_m4f else "",
+             tot["skipped"]))
     return 0
 
 

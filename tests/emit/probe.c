@@ -222,12 +222,58 @@ static void walk_write(const probe_module *m, int32_t t, uint32_t b0, uint32_t n
     d[b] = pattern((uint32_t)t, b, S.salt);
 }
 
+/* Every input byte of the window of output pixel (b, oy, ox), all
+ * channels, of a PIXEL_PAIRS walk. */
+static int read_window(const probe_module *m, uint32_t op, const probe_walk *w, int32_t in,
+                       int32_t out, int32_t b, int32_t oy, int32_t ox) {
+  const int32_t *n = w->n;
+  const uint32_t ib = w->in_bytes;
+  for (int32_t fy = 0; fy < n[7]; fy++) {
+    const int32_t iy = oy * n[10] - n[14] + n[12] * fy;
+    if (iy < 0 || iy >= n[1]) continue;
+    for (int32_t fx = 0; fx < n[8]; fx++) {
+      const int32_t ix = ox * n[11] - n[15] + n[13] * fx;
+      if (ix < 0 || ix >= n[2]) continue;
+      const uint32_t base = (uint32_t)(((b * n[1] + iy) * n[2] + ix) * n[3]) * ib;
+      for (uint32_t e = 0; e < (uint32_t)n[3] * ib; e++)
+        if (walk_read(m, op, in, base + e, out)) return 1;
+    }
+  }
+  return 0;
+}
+
 /* Replay walk w of `op` from input tensor `in` to output tensor `out`, in
  * the kernel's loop order (runtime/kernels: mpk_conv.c, mpk_pool.c,
- * mpk_fc.c, mpk_elementwise.c). */
+ * mpk_fc.c, mpk_elementwise.c; the specialised mpk_*_fast.c). */
 static int walk(const probe_module *m, uint32_t op, const probe_walk *w, int32_t in, int32_t out) {
   const int32_t *n = w->n;
   const uint32_t ib = w->in_bytes, ob = w->out_bytes;
+  if (w->kind == PROBE_WALK_ROW_PAIRS) {
+    for (int32_t b = 0; b < n[0]; b += 2) {
+      const int32_t e = b + 2 < n[0] ? b + 2 : n[0];
+      for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t x = (uint32_t)b * (uint32_t)n[1] * ib; x < (uint32_t)e * (uint32_t)n[1] * ib; x++)
+          if (walk_read(m, op, in, x, out)) return 1;
+        if (!pass)
+          walk_write(m, out, (uint32_t)b * (uint32_t)n[2] * ob, (uint32_t)(e - b) * (uint32_t)n[2] * ob);
+      }
+    }
+    return 0;
+  }
+  if (w->kind == PROBE_WALK_PIXEL_PAIRS) {
+    const int32_t pixels = n[4] * n[5];
+    const uint32_t px = (uint32_t)n[6] * ob;
+    for (int32_t b = 0; b < n[0]; b++)
+      for (int32_t i = 0; i < pixels; i += 2) {
+        const int32_t e = i + 2 < pixels ? i + 2 : pixels;
+        for (int pass = 0; pass < 1 + (n[16] != 0); pass++) {
+          for (int32_t j = i; j < e; j++)
+            if (read_window(m, op, w, in, out, b, j / n[5], j % n[5])) return 1;
+          if (!pass) walk_write(m, out, (uint32_t)(b * pixels + i) * px, (uint32_t)(e - i) * px);
+        }
+      }
+    return 0;
+  }
   if (w->kind == PROBE_WALK_ELEMENTS) {
     for (int32_t i = 0; i < n[0]; i++) {
       for (uint32_t e = 0; e < ib; e++)

@@ -59,8 +59,14 @@ enum {
   PROBE_WALK_WINDOW = 3,   /* CONV_2D: every output channel reads its group's window */
   PROBE_WALK_CHANNEL = 4,  /* DEPTHWISE_CONV_2D, pooling: every output channel reads the
                               window of its one input channel */
-  PROBE_WALK_PAD = 5       /* PAD: output elements in order, each inside copied from its
+  PROBE_WALK_PAD = 5,      /* PAD: output elements in order, each inside copied from its
                               input element */
+  PROBE_WALK_PIXEL_PAIRS = 6, /* the specialised CONV_2D (1x1, im2col): output pixels in
+                                 pairs (per batch), both windows (every channel) read, the
+                                 pair's outputs written, and (1x1) both windows read again,
+                                 as the kernel still reads them while it writes */
+  PROBE_WALK_ROW_PAIRS = 7    /* the specialised FULLY_CONNECTED: rows in pairs, both read,
+                                 the pair's outputs written, both read again */
 };
 
 typedef struct probe_walk {
@@ -68,11 +74,12 @@ typedef struct probe_walk {
   uint8_t in;        /* which input of the op */
   uint8_t in_bytes;  /* element sizes */
   uint8_t out_bytes;
-  /* ELEMENTS: count; ROWS: batches, accum_depth, out_depth; WINDOW and
-   * CHANNEL: batches, in_h, in_w, in_c, out_h, out_w, out_c, filter_h,
-   * filter_w, filter_c (WINDOW) or depth multiplier (CHANNEL), stride_h,
-   * stride_w, dilation_h, dilation_w, pad_h, pad_w; PAD: in_dims[6],
-   * out_dims[6], before[6] */
+  /* ELEMENTS: count; ROWS and ROW_PAIRS: batches, accum_depth, out_depth;
+   * WINDOW, CHANNEL and PIXEL_PAIRS: batches, in_h, in_w, in_c, out_h,
+   * out_w, out_c, filter_h, filter_w, filter_c (WINDOW, PIXEL_PAIRS) or
+   * depth multiplier (CHANNEL), stride_h, stride_w, dilation_h, dilation_w,
+   * pad_h, pad_w, and (PIXEL_PAIRS) 1 when the windows are read again after
+   * the writes; PAD: in_dims[6], out_dims[6], before[6] */
   int32_t n[18];
 } probe_walk;
 

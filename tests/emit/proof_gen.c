@@ -23,7 +23,7 @@
  * case 0's tensor after every operator, the constants' hashes and the
  * tensor names: golden.h's golden_model), and each of its modules with
  * constants cold, staged and in place, for every planner (and, converted for
- * module.target cortex-m55 with the first planner, two more: the
+ * module.target cortex-m55 with the first planner, three more: the
  * specialised kernels, <prefix>_m55), gets probe/golden.c: the
  * module's own sources in one translation unit, compiled with its
  * kernels (<P>_WITH_KERNELS), and adapters to golden.h.  The first
@@ -345,6 +345,25 @@ static uint32_t op_walks(const mp_graph *g, uint32_t i, walk_rec *w) {
     case MP_K_CONV2D_S8: cg = &lo.params.conv_s8.geom; r->kind = 3; break;
     case MP_K_CONV2D_F32: cg = &lo.params.conv_f32.geom; r->kind = 3; break;
     case MP_K_DEPTHWISE_CONV2D_S8: cg = &lo.params.conv_s8.geom; r->kind = 4; break;
+    /* the specialised kernels (mpk_*_fast.c): depthwise and pooling read
+     * a block of channels' windows before writing the block, ADD and MUL
+     * four elements before writing them: never later than the reference
+     * walks read, so those walks hold for them */
+    case MP_K_DEPTHWISE_CONV2D_S8_FAST: cg = &lo.params.conv_s8_fast.geom; r->kind = 4; break;
+    case MP_K_AVG_POOL2D_S8_FAST:
+    case MP_K_MAX_POOL2D_S8_FAST: cg = &lo.params.pool_s8.geom; r->kind = 4; break;
+    case MP_K_CONV2D_S8_1X1:
+    case MP_K_CONV2D_S8_IM2COL:
+      cg = &lo.params.conv_s8_fast.geom;
+      r->kind = 6;
+      r->n[16] = lo.kernel == MP_K_CONV2D_S8_1X1; /* still read while written */
+      break;
+    case MP_K_FULLY_CONNECTED_S8_FAST:
+      r->kind = 7;
+      r->n[0] = lo.params.fc_s8_fast.batches;
+      r->n[1] = lo.params.fc_s8_fast.accum_depth;
+      r->n[2] = lo.params.fc_s8_fast.out_depth;
+      break;
     case MP_K_DEPTHWISE_CONV2D_F32: cg = &lo.params.conv_f32.geom; r->kind = 4; break;
     case MP_K_AVG_POOL2D_S8:
     case MP_K_MAX_POOL2D_S8: cg = &lo.params.pool_s8.geom; r->kind = 4; break;
@@ -377,7 +396,7 @@ static uint32_t op_walks(const mp_graph *g, uint32_t i, walk_rec *w) {
     if (cg) {
       int32_t v[16] = {cg->batches,  cg->in_h,     cg->in_w,     cg->in_c,
                        cg->out_h,    cg->out_w,    cg->out_c,    cg->filter_h,
-                       cg->filter_w, r->kind == 3 ? cg->filter_c : 0,
+                       cg->filter_w, r->kind == 3 || r->kind == 6 ? cg->filter_c : 0,
                        cg->stride_h, cg->stride_w, cg->dilation_h, cg->dilation_w,
                        cg->pad_h,    cg->pad_w};
       if (r->kind == 4) {
@@ -1125,14 +1144,17 @@ static void model_modules(const char *name, mp_model *m, bool broken) {
     }
   mp_graph_free(&g);
   /* the same model specialised for the Cortex-M55 (module.target), first
-   * planner, constants cold and staged: its kernels' portable paths run on
-   * the host, their Helium paths on the target */
+   * planner, constants cold, staged and cold with memory.in_place (the
+   * specialised kernels' own overlap contracts): its kernels' portable
+   * paths run on the host, their Helium paths on the Cortex-M55 and their
+   * DSP paths on the Cortex-M4F */
   if (gmodel >= 0) {
     if (mp_graph_build(m, 0, NULL, NULL, &g) != MP_OK) die("%s: no graph", name);
     g->target = MP_TARGET_CORTEX_M55;
     if (mp_kernels_prepare(g, false, NULL) != MP_OK) die("%s: mp_kernels_prepare (cortex-m55)", name);
     one_module(name, g, mp_planner_at(0), C_COLD, false, gmodel);
     one_module(name, g, mp_planner_at(0), C_STAGED, false, gmodel);
+    one_module(name, g, mp_planner_at(0), C_INPLACE, false, gmodel);
     mp_graph_free(&g);
     printf("golden %s: %u modules\n", name, (unsigned)gmodels[gmodel].n_modules);
   }
