@@ -101,7 +101,7 @@ enum {
 };
 
 /* ActivationFunctionType and Padding. */
-enum { ACT_NONE = 0, ACT_RELU = 1, ACT_RELU_N1_TO_1 = 2, ACT_RELU6 = 3 };
+enum { ACT_NONE = 0, ACT_RELU = 1, ACT_RELU_N1_TO_1 = 2, ACT_RELU6 = 3, ACT_TANH = 4, ACT_SIGN_BIT = 5 };
 enum { PAD_SAME = 0, PAD_VALID = 1 };
 
 /* ------------------------------------------------------------------------ */
@@ -537,7 +537,8 @@ static void mean_multiplier(ctx *c, double real, int32_t count, int32_t *qm, int
 }
 
 /* CalculateActivationRangeQuantized; false for activations without a
- * range (TANH, SIGN_BIT). */
+ * range (TANH, SIGN_BIT), which TensorFlow Lite Micro refuses on quantised
+ * operators. */
 /* zp + round(f / scale) in float, as TFLite computes it, clamped to
  * [qmin, qmax] before it becomes an int (a tiny scale gives infinity). */
 static int32_t quantize_clamped(float f, float scale, int32_t zp, int32_t qmin, int32_t qmax) {
@@ -569,9 +570,14 @@ static bool act_range_q(int32_t act, float scale, int32_t zp, int32_t qmin, int3
 #undef QUANTIZE
 }
 
+/* CalculateActivationRange: TANH and SIGN_BIT have no range, so a float
+ * operator that fuses one clamps nothing, as TensorFlow Lite Micro and
+ * LiteRT run it (only SVDF applies them, src/lower_recurrent.c). */
 static bool act_range_f(int32_t act, float *lo, float *hi) {
   switch (act) {
-  case ACT_NONE: *lo = -FLT_MAX, *hi = FLT_MAX; return true;
+  case ACT_NONE:
+  case ACT_TANH:
+  case ACT_SIGN_BIT: *lo = -FLT_MAX, *hi = FLT_MAX; return true;
   case ACT_RELU: *lo = 0.0f, *hi = FLT_MAX; return true;
   case ACT_RELU6: *lo = 0.0f, *hi = 6.0f; return true;
   case ACT_RELU_N1_TO_1: *lo = -1.0f, *hi = 1.0f; return true;
@@ -676,7 +682,7 @@ static mp_status conv_requant(ctx *c, int32_t in, int32_t filter, int32_t out, i
   bool wide = dtype(c, out) == MP_DTYPE_INT16; /* 16x8 */
   if (!act_range_q(act, out_scale, out_zp, wide ? -32768 : -128, wide ? 32767 : 127, &q->act_min,
                    &q->act_max))
-    return unsupported(c, "fused activation %s", act_name(act));
+    return unsupported(c, MP_LOWER_ACT_Q_REFUSED, act_name(act));
   if (wide && (in_zp != 0 || out_zp != 0))
     return unsupported(c, "int16 tensors with a non-zero zero point");
   q->input_offset = -in_zp;
@@ -911,7 +917,7 @@ static mp_status lower_pool(ctx *c, bool is_max) {
     int32_t zp;
     if (!quant(c, out, &scale, &zp)) return unsupported(c, "int8 output without quantisation");
     if (!act_range_q(act, scale, zp, -128, 127, &p->act_min, &p->act_max))
-      return unsupported(c, "fused activation %s", act_name(act));
+      return unsupported(c, MP_LOWER_ACT_Q_REFUSED, act_name(act));
     p->geom = g;
     set_kernel(c, is_max ? MP_K_MAX_POOL2D_S8 : MP_K_AVG_POOL2D_S8);
     add_arg(c, in, false, "const int8_t *");
@@ -1013,7 +1019,7 @@ static mp_status lower_add(ctx *c) {
     if (p->in1_shift > 0 || p->in2_shift > 0 || p->out_shift > 0)
       return unsupported(c, "output scale too small for the inputs' (rescale above 1)");
     if (!act_range_q(act, so, zo, -128, 127, &p->act_min, &p->act_max))
-      return unsupported(c, "fused activation %s", act_name(act));
+      return unsupported(c, MP_LOWER_ACT_Q_REFUSED, act_name(act));
     set_kernel(c, MP_K_ADD_S8);
     add_arg(c, a, false, "const int8_t *");
     add_arg(c, b, false, "const int8_t *");

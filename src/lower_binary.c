@@ -147,7 +147,7 @@ static mp_status lower_quantized(mp_lower_ctx *c, int32_t op, int32_t act, int32
   }
   if ((op == MPK_BIN_ADD || op == MPK_BIN_SUB || op == MPK_BIN_MUL) &&
       !mp_lower_act_range_q(act, so, zo, qmin, qmax, &p->act_min, &p->act_max))
-    return mp_lower_unsupported(c, "fused activation %s", mp_lower_act_name(act));
+    return mp_lower_unsupported(c, MP_LOWER_ACT_Q_REFUSED, mp_lower_act_name(act));
   mp_lower_set_kernel(c, MP_K_BINARY_Q);
   const char *in_type = wide ? "const int16_t *" : "const int8_t *";
   mp_lower_add_arg(c, a, false, in_type);

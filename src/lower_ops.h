@@ -141,8 +141,14 @@ float mp_lower_opt_f32(mp_lower_opts *o, uint32_t id, float def);
 void mp_lower_quantize_multiplier(mp_lower_ctx *c, double m, int32_t *qm, int32_t *shift);
 /* "RELU6" for an ActivationFunctionType. */
 const char *mp_lower_act_name(int32_t act);
-/* CalculateActivationRangeQuantized / CalculateActivationRange; false for
- * an activation without a range (TANH, SIGN_BIT). */
+/* CalculateActivationRangeQuantized / CalculateActivationRange.  The
+ * quantised form is false for an activation without a range (TANH,
+ * SIGN_BIT: TensorFlow Lite Micro refuses them on quantised operators,
+ * and the lowering says so with MP_LOWER_ACT_Q_REFUSED); the float form
+ * gives them the whole float range, as TFLM and LiteRT run them, and is
+ * false only for an unknown activation. */
+#define MP_LOWER_ACT_Q_REFUSED                                                                     \
+  "fused activation %s on a quantised operator (TensorFlow Lite Micro refuses it too)"
 bool mp_lower_act_range_q(int32_t act, float scale, int32_t zp, int32_t qmin, int32_t qmax,
                           int32_t *lo, int32_t *hi);
 bool mp_lower_act_range_f(int32_t act, float *lo, float *hi);

@@ -15,8 +15,11 @@
  * operator whose state is not variable is unsupported: its "state" would
  * be scratch, rewritten by other operators between runs.
  *
- * float32 SVDF and LSTM run the same walk in float.  No model or corpus
- * case checks them yet.
+ * float32 SVDF and LSTM run the same walk in float; the float SVDF applies
+ * every fused activation TFLite Micro does (TANH and SIGN_BIT included).
+ * No model or corpus case runs them: tests/test_kernels.c checks the
+ * float SVDF against its definition, tests/test_golden.c the float LSTM
+ * against TFLM's int8 LSTM.
  *
  * Not here: hybrid (float with int8 weights) and int16 (16x8) variants, CIFG, peephole,
  * projection and layer-norm LSTMs (reported as unsupported).
@@ -28,7 +31,7 @@
 
 /* BuiltinOptions union type ids. */
 enum { OPT_SVDF = 6, OPT_UNIDIRECTIONAL_SEQUENCE_LSTM = 71 };
-enum { ACT_TANH = 4 };
+enum { ACT_TANH = 4, ACT_SIGN_BIT = 5 };
 
 static const fdesc svdf_shape_fields[] = {F_I32(mpk_svdf_shape, batches),
                                           F_I32(mpk_svdf_shape, input_size),
@@ -128,7 +131,7 @@ mp_status mp_lower_svdf(mp_lower_ctx *c) {
     if (dtype(c, wf) != f || dtype(c, wt) != f || dtype(c, state) != f || dtype(c, out) != f ||
         (bias >= 0 && dtype(c, bias) != f))
       return mp_lower_unsupported(c, "float32 input with other element types (hybrid SVDF)");
-    if (act < 0 || act > ACT_TANH)
+    if (act < 0 || act > ACT_SIGN_BIT)
       return mp_lower_unsupported(c, "fused activation %s", mp_lower_act_name(act));
     if (!is_variable(c, state))
       return mp_lower_unsupported(c, "its state (input 4) is not a variable tensor");

@@ -898,6 +898,74 @@ static void mean_refuses_missing_scratch_and_averages_floats(void **state) {
 /* Portability                                                              */
 /* ------------------------------------------------------------------------ */
 
+/* Float SVDF against its definition written as a history rather than a
+ * sliding window: after step t, output[b][u] = act(bias[u] + sum over the
+ * rank filters f of unit u of sum_m weights_time[f][m] * feature[t - (M - 1
+ * - m)][b][f]), feature[s][b][f] = sum_i weights_feature[f][i] *
+ * input[s][b][i] and 0 before the first step.  Each fused activation TFLite
+ * Micro applies to a float SVDF (NONE, RELU, RELU_N1_TO_1, RELU6, TANH,
+ * SIGN_BIT) runs four steps with the state kept between them. */
+static void float_svdf_follows_its_history_with_every_fused_activation(void **state) {
+  (void)state;
+  enum { B = 2, I = 3, U = 2, R = 2, F = U * R, M = 3, T = 4 };
+  static const float wf[F][I] = {
+      {0.5f, -1.0f, 0.25f}, {1.5f, 0.5f, -0.75f}, {-0.5f, 0.25f, 1.0f}, {0.75f, -1.25f, 0.5f}};
+  static const float wt[F][M] = {
+      {0.5f, -0.25f, 1.0f}, {-1.0f, 0.5f, 0.75f}, {0.25f, 1.0f, -0.5f}, {1.25f, -0.75f, 0.5f}};
+  static const float bias[U] = {0.125f, -0.375f};
+  float in[T][B][I];
+  for (int t = 0; t < T; t++)
+    for (int b = 0; b < B; b++)
+      for (int i = 0; i < I; i++)
+        in[t][b][i] = (float)((t * 7 + b * 5 + i * 3) % 11 - 5) * 0.5f;
+  float feature[T][B][F];
+  for (int t = 0; t < T; t++)
+    for (int b = 0; b < B; b++)
+      for (int f = 0; f < F; f++) {
+        float d = 0.0f;
+        for (int i = 0; i < I; i++)
+          d += wf[f][i] * in[t][b][i];
+        feature[t][b][f] = d;
+      }
+  int n_negative = 0, n_positive = 0;
+  for (int32_t act = MPK_ACT_NONE; act <= MPK_ACT_SIGN_BIT; act++) {
+    mpk_svdf_f32_params p = {{B, I, F, U, R, M}, act};
+    float st[B * F * M], scratch[B * F], out[B * U];
+    memset(st, 0, sizeof st); /* context_init zeroes the state */
+    for (int t = 0; t < T; t++) {
+      memset(scratch, 0xA5, sizeof scratch);
+      assert_int_equal(mpk_svdf_f32(&p, &in[t][0][0], &wf[0][0], &wt[0][0], bias, st, out, scratch),
+                       MPK_OK);
+      for (int b = 0; b < B; b++)
+        for (int u = 0; u < U; u++) {
+          double v = bias[u];
+          for (int r = 0; r < R; r++)
+            for (int m = 0; m < M; m++) {
+              int s = t - (M - 1 - m), f = u * R + r;
+              if (s >= 0) v += (double)wt[f][m] * (double)feature[s][b][f];
+            }
+          double want;
+          switch (act) {
+          case MPK_ACT_RELU: want = v < 0.0 ? 0.0 : v; break;
+          case MPK_ACT_RELU_N1_TO_1: want = v < -1.0 ? -1.0 : v > 1.0 ? 1.0 : v; break;
+          case MPK_ACT_RELU6: want = v < 0.0 ? 0.0 : v > 6.0 ? 6.0 : v; break;
+          case MPK_ACT_TANH: want = tanh(v); break;
+          case MPK_ACT_SIGN_BIT: want = v < 0.0 ? 1.0 : 0.0; break;
+          default: want = v; break;
+          }
+          n_negative += act == MPK_ACT_NONE && v < -1.0;
+          n_positive += act == MPK_ACT_NONE && v > 1.0;
+          double got = out[b * U + u];
+          if (fabs(got - want) > 1e-5 + 1e-5 * fabs(want))
+            fail_msg("activation %d, step %d, output [%d][%d]: %g, the definition gives %g",
+                     (int)act, t, b, u, got, want);
+        }
+    }
+  }
+  /* the sweep reaches both clamps and both signs */
+  assert_true(n_negative > 0 && n_positive > 0);
+}
+
 static void kernels_compile_as_strict_c99_for_host_and_cortex_m(void **state) {
   (void)state;
   const char *flags = "-std=c99 -Wall -Wextra -Werror -O2 -c";
@@ -962,6 +1030,7 @@ int main(void) {
       cmocka_unit_test(mean_s8_clears_its_garbage_scratch_and_matches_tflm_on_the_corpus),
       cmocka_unit_test(mean_s16_clears_its_garbage_scratch_and_matches_tflm_on_the_corpus),
       cmocka_unit_test(mean_refuses_missing_scratch_and_averages_floats),
+      cmocka_unit_test(float_svdf_follows_its_history_with_every_fused_activation),
       cmocka_unit_test(kernels_compile_as_strict_c99_for_host_and_cortex_m),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

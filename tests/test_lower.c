@@ -300,13 +300,19 @@ static void a_malformed_operator_fails_kernel_preparation_even_when_unsupported_
 static void conv_with_tanh_or_int16_is_unsupported_with_a_reason(void **state) {
   (void)state;
   built b;
-  conv_model(&b, 0, 2, 4 /* TANH */, 3, MP_DTYPE_INT8);
   mp_lowered_op lo;
-  lower0(&b, &lo);
-  assert_false(lo.supported);
-  assert_string_equal(lo.reason, "fused activation TANH");
-  assert_int_equal(lo.n_arrays, 0); /* half-built params dropped */
-  drop(&b);
+  for (int64_t act = 4 /* TANH */; act <= 5 /* SIGN_BIT */; act++) {
+    conv_model(&b, 0, 2, act, 3, MP_DTYPE_INT8);
+    lower0(&b, &lo);
+    assert_false(lo.supported);
+    char want[160];
+    snprintf(want, sizeof want,
+             "fused activation %s on a quantised operator (TensorFlow Lite Micro refuses it too)",
+             act == 4 ? "TANH" : "SIGN_BIT");
+    assert_string_equal(lo.reason, want);
+    assert_int_equal(lo.n_arrays, 0); /* half-built params dropped */
+    drop(&b);
+  }
   conv_model(&b, 0, 2, 0, 3, MP_DTYPE_INT16);
   lower0(&b, &lo);
   assert_false(lo.supported);
@@ -422,8 +428,8 @@ static void fully_connected_takes_the_scale_product_in_float(void **state) {
   drop(&b);
 }
 
-static void float_fully_connected_prints_the_float_range(void **state) {
-  (void)state;
+/* A float FULLY_CONNECTED [1, 2] x [1, 2] fusing activation `act`. */
+static void float_fc_model(built *b, int64_t act) {
   static float filter[2] = {1.0f, -1.0f};
   mp_tfw *w = mp_tfw_new();
   int32_t in = add_tensor(w, &(spec){.name = "in",
@@ -449,9 +455,15 @@ static void float_fully_connected_prints_the_float_range(void **state) {
                                       .n_scale = 0,
                                       .scale = {0},
                                       .zp = 0});
-  add_op(w, FULLY_CONNECTED, 2, (const int32_t[]){in, f}, out, MP_TFW_OPT_FULLY_CONNECTED, 0, NULL);
+  mp_tfw_option o[] = {i8opt(0, act)};
+  add_op(w, FULLY_CONNECTED, 2, (const int32_t[]){in, f}, out, MP_TFW_OPT_FULLY_CONNECTED, 1, o);
+  finish(w, 1, &in, 1, &out, b);
+}
+
+static void float_fully_connected_prints_the_float_range(void **state) {
+  (void)state;
   built b;
-  finish(w, 1, &in, 1, &out, &b);
+  float_fc_model(&b, 0);
   mp_lowered_op lo;
   lower0(&b, &lo);
   assert_int_equal(lo.kernel, MP_K_FULLY_CONNECTED_F32);
@@ -470,6 +482,42 @@ static void float_fully_connected_prints_the_float_range(void **state) {
   mp_buf_free(&t);
   mp_lower_free(&lo);
   drop(&b);
+}
+
+/* A float operator fusing TANH or SIGN_BIT runs as TensorFlow Lite Micro
+ * and LiteRT run it: those activations have no range, so nothing is
+ * clamped and the lowered params are those of no activation. */
+static void float_fully_connected_with_tanh_or_sign_bit_clamps_nothing(void **state) {
+  (void)state;
+  built b;
+  mp_lowered_op lo;
+  float_fc_model(&b, 0);
+  lower0(&b, &lo);
+  mp_buf none;
+  mp_buf_init(&none);
+  mp_lower_params_c(&lo, "fc", &none);
+  mp_lower_free(&lo);
+  drop(&b);
+  for (int64_t act = 4 /* TANH */; act <= 5 /* SIGN_BIT */; act++) {
+    float_fc_model(&b, act);
+    lower0(&b, &lo);
+    assert_true(lo.supported);
+    assert_int_equal(lo.kernel, MP_K_FULLY_CONNECTED_F32);
+    mp_buf t;
+    mp_buf_init(&t);
+    mp_lower_params_c(&lo, "fc", &t);
+    assert_string_equal(mp_buf_str(&t), mp_buf_str(&none));
+    const float x[2] = {-3.0f, 2.5f};
+    float y = 0.0f;
+    assert_int_equal(mpk_fully_connected_f32(&lo.params.fc_f32, x, (const float[]){1.0f, -1.0f},
+                                             NULL, &y, NULL),
+                     MPK_OK);
+    assert_true(y == -5.5f); /* neither tanh(-5.5) nor the sign bit */
+    mp_buf_free(&t);
+    mp_lower_free(&lo);
+    drop(&b);
+  }
+  mp_buf_free(&none);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1163,6 +1211,7 @@ int main(void) {
       cmocka_unit_test(depthwise_lowering_derives_the_depth_multiplier_and_dilation),
       cmocka_unit_test(fully_connected_takes_the_scale_product_in_float),
       cmocka_unit_test(float_fully_connected_prints_the_float_range),
+      cmocka_unit_test(float_fully_connected_with_tanh_or_sign_bit_clamps_nothing),
       cmocka_unit_test(pooling_lowers_window_padding_and_activation),
       cmocka_unit_test(add_lowering_rescales_both_inputs_and_broadcasts),
       cmocka_unit_test(softmax_lowering_prints_the_exact_params),

@@ -245,6 +245,7 @@ static float activate_f32(int32_t act, float x) {
   case MPK_ACT_RELU_N1_TO_1: return x > 1.0f ? 1.0f : x < -1.0f ? -1.0f : x;
   case MPK_ACT_RELU6: return x > 6.0f ? 6.0f : x < 0.0f ? 0.0f : x;
   case MPK_ACT_TANH: return tanhf(x);
+  case MPK_ACT_SIGN_BIT: return signbit(x) ? 1.0f : 0.0f;
   default: return x;
   }
 }

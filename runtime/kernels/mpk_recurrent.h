@@ -95,6 +95,7 @@ typedef struct mpk_svdf_f32_params {
 #define MPK_ACT_RELU_N1_TO_1 2
 #define MPK_ACT_RELU6 3
 #define MPK_ACT_TANH 4
+#define MPK_ACT_SIGN_BIT 5 /* 1 where the sign bit is set (-0 too), else 0 */
 
 /* UNIDIRECTIONAL_SEQUENCE_LSTM, float32: the gates' fully connected
  * layers in float, logistic / tanh, the cell state clipped to
