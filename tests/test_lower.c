@@ -44,6 +44,7 @@ enum {
   PAD = 34,
   TRANSPOSE = 39,
   MEAN = 40,
+  UNIDIRECTIONAL_SEQUENCE_LSTM = 44,
   PADV2 = 60,
   QUANTIZE = 114,
 };
@@ -1178,6 +1179,105 @@ static void kernels_prepare_adds_the_mean_scratch_and_the_plan_places_it(void **
   drop(&b);
 }
 
+/* LSTM variants, as the converter writes them. */
+enum { LSTM_CIFG = 1, LSTM_PEEPHOLE = 2, LSTM_PROJECTION = 4, LSTM_LAYER_NORM = 8 };
+
+/* A one-step UNIDIRECTIONAL_SEQUENCE_LSTM of 2 cells over 2 inputs, int8
+ * (int16 cell state, int32 biases) or float32, with the variant's optional
+ * inputs present: CIFG drops the input gate's weights and bias, a
+ * peephole adds the cell-to-gate vectors, a projection its [2, 2] matrix,
+ * layer normalisation the per-gate coefficients. */
+static void lstm_model(built *b, int32_t dt, int variant) {
+  static int8_t w8[4] = {1, -2, 3, -4};
+  static float wf[4] = {0.5f, -0.25f, 0.75f, -1.0f};
+  static int32_t b32[2] = {10, -10};
+  static float bf[2] = {0.1f, -0.1f};
+  static int16_t v16[2] = {3, -3};
+  static float vf[2] = {0.5f, 0.25f};
+  const bool q = dt == MP_DTYPE_INT8;
+  mp_tfw *w = mp_tfw_new();
+  int32_t ins[24];
+  for (int i = 0; i < 24; i++)
+    ins[i] = -1;
+  ins[0] = add_tensor(w, &(spec){.name = "in", .dtype = dt, .rank = 3, .shape = {1, 1, 2},
+                                 .n_scale = q, .scale = {0.5f}, .zp = 0});
+  for (int k = 1; k <= 23; k++) {
+    bool want = (k >= 1 && k <= 8) || (k >= 12 && k <= 15);
+    if (variant & LSTM_PEEPHOLE) want = want || (k >= 9 && k <= 11);
+    if (variant & LSTM_PROJECTION) want = want || k == 16;
+    if (variant & LSTM_LAYER_NORM) want = want || k >= 20;
+    if ((variant & LSTM_CIFG) && (k == 1 || k == 5 || k == 9 || k == 12 || k == 20)) want = false;
+    if (!want) continue;
+    bool matrix = k <= 8 || k == 16, bias = k >= 12 && k <= 15;
+    spec t = {.name = "k", .dtype = dt, .rank = matrix ? 2 : 1, .shape = {2, 2},
+              .n_scale = q, .scale = {0.0625f}, .zp = 0};
+    if (matrix) {
+      t.data = q ? (const void *)w8 : (const void *)wf;
+      t.bytes = q ? sizeof w8 : sizeof wf;
+    } else if (bias) {
+      t.dtype = q ? MP_DTYPE_INT32 : dt;
+      t.data = q ? (const void *)b32 : (const void *)bf;
+      t.bytes = sizeof b32;
+    } else { /* peephole and layer-norm vectors */
+      t.dtype = q ? MP_DTYPE_INT16 : dt;
+      t.data = q ? (const void *)v16 : (const void *)vf;
+      t.bytes = q ? sizeof v16 : sizeof vf;
+    }
+    ins[k] = add_tensor(w, &t);
+  }
+  for (int k = 18; k <= 19; k++) {
+    int64_t zp = 0;
+    float scale = k == 18 ? 0.5f : 1.0f / 2048.0f;
+    mp_tfw_tensor t = {.name = k == 18 ? "hidden" : "cell",
+                       .dtype = q && k == 19 ? MP_DTYPE_INT16 : dt,
+                       .rank = 2,
+                       .shape = (const int32_t[]){1, 2},
+                       .is_variable = true,
+                       .has_quant = q,
+                       .quant = (mp_quant){1, &scale, 1, &zp, 0}};
+    ins[k] = (int32_t)mp_tfw_add_tensor(w, &t);
+  }
+  int32_t out = add_tensor(w, &(spec){.name = "out", .dtype = dt, .rank = 3, .shape = {1, 1, 2},
+                                      .n_scale = q, .scale = {0.5f}, .zp = 0});
+  mp_tfw_option o[] = {i8opt(0, 4 /* TANH */)};
+  add_op(w, UNIDIRECTIONAL_SEQUENCE_LSTM, 24, ins, out, 71, 1, o);
+  finish(w, 1, &ins[0], 1, &out, b);
+}
+
+/* TFLite Micro runs the standard LSTM only; the variants a converted
+ * model may hold are refused, naming the feature, never run wrongly. */
+static void lstm_variants_are_refused_naming_the_feature(void **state) {
+  (void)state;
+  static const struct {
+    int variant;
+    const char *reason;
+  } cases[] = {{0, NULL},
+               {LSTM_CIFG, "a coupled input and forget gate (CIFG)"},
+               {LSTM_PEEPHOLE, "peephole connections"},
+               {LSTM_CIFG | LSTM_PEEPHOLE, "peephole connections"},
+               {LSTM_PROJECTION, "a projection layer"},
+               {LSTM_LAYER_NORM, "layer normalisation"}};
+  const int32_t dts[2] = {MP_DTYPE_INT8, MP_DTYPE_FLOAT32};
+  for (int d = 0; d < 2; d++)
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      built b;
+      lstm_model(&b, dts[d], cases[i].variant);
+      mp_lowered_op lo;
+      lower0(&b, &lo);
+      if (!cases[i].reason) {
+        if (!lo.supported) fail_msg("standard %s LSTM refused: %s", mp_dtype_name(dts[d]), lo.reason);
+        assert_int_equal(lo.kernel, d == 0 ? MP_K_LSTM_S8 : MP_K_LSTM_F32);
+      } else {
+        assert_false(lo.supported);
+        if (strcmp(lo.reason, cases[i].reason) != 0)
+          fail_msg("%s LSTM variant %d: \"%s\", want \"%s\"", mp_dtype_name(dts[d]),
+                   cases[i].variant, lo.reason, cases[i].reason);
+      }
+      mp_lower_free(&lo);
+      drop(&b);
+    }
+}
+
 static void kernels_prepare_lists_every_unsupported_op_or_warns_when_allowed(void **state) {
   (void)state;
   mp_model *m = fx_model("intermediates"); /* an LSTM: no kernel */
@@ -1220,6 +1320,7 @@ int main(void) {
       cmocka_unit_test(quantize_lowers_float_and_integer_inputs),
       cmocka_unit_test(mean_asks_for_int32_scratch_and_runs_on_garbage),
       cmocka_unit_test(kernels_prepare_adds_the_mean_scratch_and_the_plan_places_it),
+      cmocka_unit_test(lstm_variants_are_refused_naming_the_feature),
       cmocka_unit_test(kernels_prepare_lists_every_unsupported_op_or_warns_when_allowed),
       cmocka_unit_test(pad_and_transpose_and_concat_lower_to_byte_movers),
       cmocka_unit_test(reshape_of_a_constant_is_a_copy),
