@@ -61,6 +61,16 @@ bool cli_parse_u64(const char *s, uint64_t *out);
  * plan); `flag` is how the command selects a planner ("--planner"). */
 void cli_print_hint(const mp_plan *plan, const mp_memory_args *mem, const char *flag);
 
+/* Plan g (with memory.in_place, PADs folded: g->n_folded_pads) into *out;
+ * when g has folded PADs and `plain` (the same model's graph without
+ * folding) is given, plan that too and keep the plan that needs less
+ * scratch, the folded one on a tie.  *saved is the bytes the unfolded plan
+ * saved when it was kept, else 0. */
+mp_status cli_plan_folded(cli *c, const mp_config *cfg, const mp_graph *g, const mp_graph *plain,
+                          mp_plan **out, uint64_t *saved);
+/* The summary line saying that folding was not kept (nothing for saved 0). */
+void cli_print_fold_note(const mp_graph *g, const mp_config *cfg, uint64_t saved);
+
 int cmd_inspect(cli *c, int argc, char **argv);
 int cmd_plan(cli *c, int argc, char **argv);
 int cmd_convert(cli *c, int argc, char **argv);

@@ -51,17 +51,18 @@ static void print_attributes(const mp_graph *g, const mp_platform *pf, const mp_
 
 /* Everything after the rules: plan, verify, summarise, emit.  Returns an
  * exit code. */
-static int convert_after_rules(cli *c, const mp_config *cfg, const mp_graph *g, bool quiet) {
+static int convert_after_rules(cli *c, const mp_config *cfg, const mp_graph *g,
+                               const mp_graph *plain, bool quiet) {
   mp_plan *plan = NULL;
-  mp_memory_args mem = cfg->memory;
-  mem.progress = c->progress;
-  mp_status st = mp_plan_build(g, &cfg->platform, &mem, &c->sink, &plan);
+  uint64_t saved = 0;
+  mp_status st = cli_plan_folded(c, cfg, g, plain, &plan, &saved);
   if (st == MP_OK) st = mp_plan_verify(plan, &c->sink);
   int rc = cli_exit_code(st);
   if (st == MP_OK && cfg->verbose >= 1) {
     char *s = mp_plan_summary(plan, cfg->prefix, cfg->verbose);
     if (s) fputs(s, stdout);
     free(s);
+    cli_print_fold_note(g, cfg, saved);
     if (!quiet) cli_print_hint(plan, &cfg->memory, "--memory.planner");
   }
   /* The C module (and <prefix>_residency.json with dump_residency_json). */
@@ -110,7 +111,11 @@ int cmd_convert(cli *c, int argc, char **argv) {
     c->verbose = cfg->verbose;
     st = mp_model_load(cfg->model_path, &c->sink, &m);
   }
-  if (st == MP_OK) st = mp_graph_build(m, cfg->subgraph, NULL, &c->sink, &g);
+  if (st == MP_OK) {
+    /* memory.in_place also folds PADs into their convolutions */
+    mp_graph_options go = {.alias_views = true, .fold_pads = cfg->memory.in_place};
+    st = mp_graph_build(m, cfg->subgraph, &go, &c->sink, &g);
+  }
   /* every operator needs a kernel (or --allow-unsupported); kernels' op-local
    * scratch joins the graph before planning */
   if (st == MP_OK) {
@@ -130,7 +135,18 @@ int cmd_convert(cli *c, int argc, char **argv) {
   }
   if (st == MP_OK && cfg->verbose >= 2) print_attributes(g, &cfg->platform, at, mem_rule, dst_rule);
   int rc = cli_exit_code(st);
-  if (st == MP_OK) rc = convert_after_rules(c, cfg, g, quiet);
+  /* folded PADs: the unfolded graph too, to keep whichever plans smaller */
+  mp_graph *plain = NULL;
+  if (st == MP_OK && g->n_folded_pads) {
+    st = mp_graph_build(m, cfg->subgraph, NULL, NULL, &plain);
+    if (st == MP_OK) {
+      plain->target = cfg->target;
+      st = mp_kernels_prepare(plain, cfg->allow_unsupported, NULL);
+    }
+    rc = cli_exit_code(st);
+  }
+  if (st == MP_OK) rc = convert_after_rules(c, cfg, g, plain, quiet);
+  mp_graph_free(&plain);
   free(at);
   free(mem_rule);
   free(dst_rule);

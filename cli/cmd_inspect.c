@@ -84,7 +84,7 @@ static json_t *io_json(const mp_graph *g, bool inputs) {
   return arr;
 }
 
-static int print_json(const mp_graph *g, const mp_graph *na, uint32_t align) {
+static int print_json(const mp_graph *g, const mp_graph *na, const mp_graph *ip, uint32_t align) {
   json_t *o = json_object();
   const mp_model *m = g->model;
   json_object_set_new(o, "model", json_string(m->path));
@@ -98,7 +98,8 @@ static int print_json(const mp_graph *g, const mp_graph *na, uint32_t align) {
   json_object_set_new(o, "lower_bound_bytes_no_alias",
                       json_integer((json_int_t)mp_graph_lower_bound(na, align)));
   json_object_set_new(o, "inplace_bound_bytes",
-                      json_integer((json_int_t)mp_graph_inplace_bound(g, align)));
+                      json_integer((json_int_t)mp_graph_inplace_bound(ip, align)));
+  json_object_set_new(o, "inplace_pads_folded", json_integer(ip->n_folded_pads));
   json_object_set_new(o, "peak_op", json_integer(peak_op(g, align)));
   json_t *ins = json_array(), *outs = json_array();
   for (uint32_t i = 0; i < g->n_inputs; i++) json_array_append_new(ins, json_integer(g->inputs[i]));
@@ -170,7 +171,7 @@ static void print_trimmed(char *line) {
 /* Widest tensor-name column; longer names keep their head and tail. */
 #define NAME_COLS 48
 
-static void print_text(const mp_graph *g, const mp_graph *na, uint32_t align) {
+static void print_text(const mp_graph *g, const mp_graph *na, const mp_graph *ip, uint32_t align) {
   const mp_model *m = g->model;
   const mp_subgraph_def *sg = &m->subgraphs[g->subgraph];
   printf("model     %s (schema v%u, %zu bytes%s%s)\n", m->path, m->version, m->size,
@@ -233,7 +234,11 @@ static void print_text(const mp_graph *g, const mp_graph *na, uint32_t align) {
          (unsigned long long)mp_graph_lower_bound(g, align), align, peak_op(g, align));
   printf("without view aliasing  %llu bytes\n", (unsigned long long)mp_graph_lower_bound(na, align));
   printf("in-place bound         %llu bytes (memory.in_place: outputs over the inputs their "
-         "kernels allow)\n", (unsigned long long)mp_graph_inplace_bound(g, align));
+         "kernels allow)\n", (unsigned long long)mp_graph_inplace_bound(ip, align));
+  if (ip->n_folded_pads)
+    printf("                       with %u PAD%s folded into %s convolution%s\n",
+           ip->n_folded_pads, ip->n_folded_pads == 1 ? "" : "s",
+           ip->n_folded_pads == 1 ? "its" : "their", ip->n_folded_pads == 1 ? "" : "s");
   printf("constants              %llu bytes\n", (unsigned long long)consts);
   printf("persistent             %llu bytes\n", (unsigned long long)pers);
 }
@@ -273,21 +278,28 @@ int cmd_inspect(cli *c, int argc, char **argv) {
   }
   if (!path) return cli_usage_error("inspect", "no model given");
   mp_model *m = NULL;
-  mp_graph *g = NULL, *na = NULL;
+  mp_graph *g = NULL, *na = NULL, *ip = NULL;
   mp_status st = mp_model_load(path, &c->sink, &m);
   if (st == MP_OK) st = mp_graph_build(m, (uint32_t)subgraph, NULL, &c->sink, &g);
-  if (st == MP_OK) st = mp_kernels_overlaps(g);
   if (st == MP_OK) {
     mp_graph_options no_alias = {.alias_views = false};
     st = mp_graph_build(m, (uint32_t)subgraph, &no_alias, &c->sink, &na);
   }
+  /* the in-place bound is memory.in_place's: PADs folded, then the
+   * kernels' overlap contracts */
+  if (st == MP_OK) {
+    mp_graph_options fold = {.alias_views = true, .fold_pads = true};
+    st = mp_graph_build(m, (uint32_t)subgraph, &fold, &c->sink, &ip);
+  }
+  if (st == MP_OK) st = mp_kernels_overlaps(ip);
   int rc = cli_exit_code(st);
   if (st == MP_OK) {
     if (json)
-      rc = print_json(g, na, (uint32_t)align);
+      rc = print_json(g, na, ip, (uint32_t)align);
     else
-      print_text(g, na, (uint32_t)align);
+      print_text(g, na, ip, (uint32_t)align);
   }
+  mp_graph_free(&ip);
   mp_graph_free(&na);
   mp_graph_free(&g);
   mp_model_free(&m);

@@ -155,7 +155,11 @@ int cmd_plan(cli *c, int argc, char **argv) {
   mp_plan *plan = NULL;
   mp_status st = mp_config_from_args(nc, cargs, &c->sink, &cfg);
   if (st == MP_OK) st = mp_model_load(cfg->model_path, &c->sink, &m);
-  if (st == MP_OK) st = mp_graph_build(m, cfg->subgraph, NULL, &c->sink, &g);
+  if (st == MP_OK) {
+    /* memory.in_place also folds PADs into their convolutions */
+    mp_graph_options go = {.alias_views = true, .fold_pads = cfg->memory.in_place};
+    st = mp_graph_build(m, cfg->subgraph, &go, &c->sink, &g);
+  }
   /* the same graph convert plans: kernels' op-local scratch included; an
    * operator without a kernel is only a warning here */
   if (st == MP_OK) {
@@ -167,9 +171,19 @@ int cmd_plan(cli *c, int argc, char **argv) {
       fprintf(stderr, "memplan plan: note: some operators have no kernel in memplan; "
                       "`memplan convert` lists them\n");
   }
+  /* folded PADs: the unfolded graph too, to keep whichever plans smaller */
+  mp_graph *plain = NULL;
+  uint64_t saved = 0;
+  if (st == MP_OK && g->n_folded_pads) {
+    st = mp_graph_build(m, cfg->subgraph, NULL, NULL, &plain);
+    if (st == MP_OK) {
+      plain->target = cfg->target;
+      st = mp_kernels_prepare(plain, true, NULL);
+    }
+  }
   if (st == MP_OK) {
     cfg->memory.progress = c->progress;
-    st = mp_plan_build(g, &cfg->platform, &cfg->memory, &c->sink, &plan);
+    st = cli_plan_folded(c, cfg, g, plain, &plan, &saved);
   }
   if (st == MP_OK) st = mp_plan_verify(plan, &c->sink);
   rc = cli_exit_code(st);
@@ -184,11 +198,13 @@ int cmd_plan(cli *c, int argc, char **argv) {
       char *s = mp_plan_summary(plan, cfg->prefix, cfg->verbose);
       if (s) fputs(s, stdout);
       free(s);
+      cli_print_fold_note(g, cfg, saved);
       if (!quiet_hint && cfg->verbose >= 1) cli_print_hint(plan, &cfg->memory, "--planner");
     }
     if (rc == CLI_EXIT_OK && report) rc = cmd_report_write(plan, cfg, report, c);
   }
   mp_plan_free(&plan);
+  mp_graph_free(&plain);
   mp_graph_free(&g);
   mp_model_free(&m);
   mp_config_free(&cfg);

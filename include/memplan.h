@@ -308,8 +308,18 @@ typedef struct mp_op {
   const int32_t *outputs;
   uint32_t n_intermediates;
   const int32_t *intermediates;
-  bool is_view;           /* a view op whose output aliases its input: a no-op */
+  bool is_view;           /* a no-op at run time: a view op whose output
+                             aliases its input, or a folded PAD */
   const mp_op_def *def;   /* the model's operator */
+  /* PAD folding (mp_graph_options.fold_pads): a PAD whose output only one
+   * CONV_2D / DEPTHWISE_CONV_2D reads becomes that convolution's implicit
+   * padding.  On the PAD: folded_into is the convolution (else -1); the PAD
+   * touches no tensor and runs nothing.  On the convolution: folded_pad is
+   * the PAD (else -1), inputs[0] is the PAD's input and fold_pad holds the
+   * rows and columns it added: top, bottom, left, right. */
+  int32_t folded_into;
+  int32_t folded_pad;
+  int32_t fold_pad[4];
 } mp_op;
 
 /* The core an emitted module is built for (module.target).  It picks the
@@ -349,6 +359,9 @@ typedef struct mp_overlap {
 
 typedef struct mp_graph_options {
   bool alias_views;       /* alias view outputs to their inputs (default true) */
+  bool fold_pads;         /* fold each PAD that feeds only a convolution into
+                             its implicit padding (default false; on with
+                             memory.in_place, see mp_graph_fold_pads) */
 } mp_graph_options;
 
 typedef struct mp_graph {
@@ -373,6 +386,8 @@ typedef struct mp_graph {
    * order; filled by mp_kernels_prepare (none before it). */
   uint32_t n_overlaps;
   mp_overlap *overlaps;
+  /* PADs folded into their convolutions (mp_graph_options.fold_pads) */
+  uint32_t n_folded_pads;
   struct mp_pool *pool;
 } mp_graph;
 

@@ -113,7 +113,10 @@ static const cfg_key keys[] = {
      "exactly where that operator's kernel declares it safe (an elementwise output over its "
      "input, a 1x1 convolution's output trailing its input by a computed number of bytes, a "
      "convolution's output rows trailing its input rows). The plan and report then give a "
-     "second lower bound, the in-place bound. False keeps every tensor's bytes its own."},
+     "second lower bound, the in-place bound. It also folds a PAD whose output only a "
+     "convolution reads into that convolution's padding (height and width only, padded with the "
+     "input zero point or 0), unless the plan without folding is smaller. False keeps every "
+     "tensor's bytes its own and every PAD."},
     {"memory.allocate_arenas", T_BOOL, "boolean", "true",
      "If true, the module will use internal, statically allocated arenas. If false, the caller "
      "must bind every region via <prefix>_bind_arena() / <prefix>_bind_arenas() before "

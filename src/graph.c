@@ -21,6 +21,7 @@
  * read operator options.
  */
 #include "diag.h"
+#include "rewrite.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -199,11 +200,17 @@ mp_status mp_graph_build(const mp_model *model, uint32_t subgraph, const mp_grap
     op->outputs = od->outputs;
     op->n_intermediates = od->n_intermediates;
     op->intermediates = od->intermediates;
-    for (uint32_t k = 0; k < od->n_inputs; k++) add_touch(g, od->inputs[k], (int32_t)o);
-    for (uint32_t k = 0; k < od->n_intermediates; k++)
-      add_touch(g, od->intermediates[k], (int32_t)o);
-    for (uint32_t k = 0; k < od->n_outputs; k++) {
-      int32_t t = od->outputs[k];
+    op->folded_into = op->folded_pad = -1;
+  }
+  if (opt && opt->fold_pads && (st = mp_graph_fold_pads(g)) != MP_OK) goto fail;
+  for (uint32_t o = 0; o < sg->n_ops; o++) {
+    mp_op *op = &g->ops[o];
+    if (op->folded_into >= 0) continue; /* folded: reads and writes nothing */
+    for (uint32_t k = 0; k < op->n_inputs; k++) add_touch(g, op->inputs[k], (int32_t)o);
+    for (uint32_t k = 0; k < op->n_intermediates; k++)
+      add_touch(g, op->intermediates[k], (int32_t)o);
+    for (uint32_t k = 0; k < op->n_outputs; k++) {
+      int32_t t = op->outputs[k];
       if (t < 0) continue;
       mp_tensor *x = &g->tensors[t];
       if (x->role == MP_ROLE_CONSTANT) {

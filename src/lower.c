@@ -758,8 +758,23 @@ static mp_status lower_conv(ctx *c, bool depthwise) {
   memset(&g, 0, sizeof g);
   g.filter_h = dim(c, filter, 1);
   g.filter_w = dim(c, filter, 2);
-  st = spatial(c, &g, in, out, padding, stride_h, stride_w, dil_h, dil_w);
+  /* a folded PAD (rewrite.c): the window geometry is the model's, on the
+   * padded tensor; the kernel reads the unpadded one, the PAD's rows and
+   * columns joining its own top / left padding (the bottom / right follow
+   * from the sizes) */
+  const int32_t *fp = c->op->folded_pad >= 0 ? c->op->fold_pad : NULL;
+  int32_t shape_of = fp ? c->g->ops[c->op->folded_pad].outputs[0] : in;
+  st = spatial(c, &g, shape_of, out, padding, stride_h, stride_w, dil_h, dil_w);
   if (st != MP_OK || c->lo->reason[0]) return st;
+  if (fp) {
+    g.in_h -= fp[0] + fp[1];
+    g.in_w -= fp[2] + fp[3];
+    g.pad_h += fp[0];
+    g.pad_w += fp[2];
+    if (g.in_h != dim(c, in, 1) || g.in_w != dim(c, in, 2) || g.in_c != dim(c, in, 3) ||
+        g.batches != dim(c, in, 0))
+      return malformed(c, "its folded PAD's input does not match the padded shape");
+  }
   if (depthwise) {
     if (dim(c, filter, 0) != 1 || dim(c, filter, 3) != g.out_c)
       return malformed(c, "depthwise filter must be [1, h, w, %d]", g.out_c);
@@ -1562,6 +1577,12 @@ mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const 
   ctx c = {g, &g->ops[op], &g->model->subgraphs[g->subgraph], out, dx, false};
   out->op = op;
   out->op_name = c.op->name;
+  if (c.op->folded_into >= 0) {
+    /* a PAD folded into its convolution (rewrite.c): nothing runs */
+    out->supported = true;
+    out->noop = true;
+    return MP_OK;
+  }
   mp_status st;
   switch (c.op->builtin_code) {
   case OP_CONV_2D: st = lower_conv(&c, false); break;

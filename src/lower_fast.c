@@ -95,7 +95,11 @@ static mp_status specialise_conv(const mp_graph *g, mp_lowered_op *lo, bool dept
     uint64_t taps = (uint64_t)gm->filter_h * (uint64_t)gm->filter_w * (uint64_t)gm->in_c;
     if (taps > (uint64_t)INT32_MAX / 2) return MP_OK;
     col_len = (int32_t)taps;
-    bool direct = gm->filter_h == 1 && gm->filter_w == 1 && gm->pad_h == 0 && gm->pad_w == 0;
+    /* direct: every output pixel's one tap inside the input (no padding on
+     * any side; a folded PAD can leave some at the bottom / right only) */
+    bool direct = gm->filter_h == 1 && gm->filter_w == 1 && gm->pad_h == 0 && gm->pad_w == 0 &&
+                  (int64_t)(gm->out_h - 1) * gm->stride_h < gm->in_h &&
+                  (int64_t)(gm->out_w - 1) * gm->stride_w < gm->in_w;
     k = direct ? MP_K_CONV2D_S8_1X1 : MP_K_CONV2D_S8_IM2COL;
     fb = fold(lo, filter, bias, ref.q.input_offset, (uint32_t)gm->out_c, (uint32_t)col_len,
               (size_t)col_len, 1);

@@ -12,6 +12,7 @@
  * a float32), and nothing depends on addresses or the clock.
  */
 #include "lower.h"
+#include "rewrite.h"
 #include "util.h"
 
 #include <jansson.h>
@@ -199,6 +200,12 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
   }
   json_object_set_new(planner, "options", opts);
   if (p->in_place) json_object_set_new(planner, "in_place", json_true());
+  if (p->graph->n_folded_pads) {
+    json_t *rw = json_object();
+    json_object_set_new(rw, "pads_folded", jint(p->graph->n_folded_pads));
+    json_object_set_new(rw, "padded_bytes", jint(mp_folded_pad_bytes(p->graph)));
+    json_object_set_new(planner, "rewrites", rw);
+  }
   json_object_set_new(root, "planner", planner);
   json_t *plat = json_object();
   json_object_set_new(plat, "name", json_string(p->platform.name));
@@ -300,6 +307,8 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     json_object_set_new(jo, "inputs", int_list(o->inputs, o->n_inputs));
     json_object_set_new(jo, "outputs", int_list(o->outputs, o->n_outputs));
     json_object_set_new(jo, "view", json_boolean(o->is_view));
+    if (o->folded_into >= 0) json_object_set_new(jo, "folded_into", jint((uint64_t)o->folded_into));
+    if (o->folded_pad >= 0) json_object_set_new(jo, "folded_pad", jint((uint64_t)o->folded_pad));
     json_array_append_new(ops, jo);
   }
   json_object_set_new(root, "ops", ops);
@@ -370,7 +379,10 @@ static void put_kernels(mp_buf *b, const mp_graph *g) {
   for (uint32_t o = 0; o < g->n_ops; o++) {
     mp_lowered_op lo;
     mp_status st = mp_lower_op(g, o, &lo, NULL);
+    char folded[40];
+    snprintf(folded, sizeof folded, "(folded into op %d)", g->ops[o].folded_into);
     const char *k = st != MP_OK || !lo.supported ? "(unsupported)"
+                    : g->ops[o].folded_into >= 0 ? folded
                     : lo.noop                    ? "(view, no code)"
                                                  : lo.fn;
     mp_buf_printf(b, "%-4u %-20s %-30s %10llu\n", o, g->ops[o].name, k,
@@ -507,6 +519,14 @@ char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
     mp_buf_printf(&b, "arena %u: in place, %llu bytes against an in-place bound of %llu (the "
                       "tensor-level bound is %llu)\n", i, (unsigned long long)a->total_size,
                   (unsigned long long)a->inplace_bound, (unsigned long long)a->lower_bound);
+  }
+  if (g->n_folded_pads) {
+    char nb[32];
+    human_bytes(mp_folded_pad_bytes(g), nb, sizeof nb);
+    mp_buf_printf(&b, "rewrites: %u PAD%s folded into %s convolution%s: %s of padded copies not "
+                      "stored\n", g->n_folded_pads, g->n_folded_pads == 1 ? "" : "s",
+                  g->n_folded_pads == 1 ? "its" : "their", g->n_folded_pads == 1 ? "" : "s",
+                  nb);
   }
   for (uint32_t i = 0; i < p->n_arenas; i++) {
     const mp_arena *a = &p->arenas[i];

@@ -448,6 +448,173 @@ static void build_padded_block(mp_tfw *w) {
   mp_tfw_set_io(w, 1, &x, 1, &y);
 }
 
+/* ---- PAD folding (memory.in_place) ------------------------------------- */
+
+/* A builder of PAD + convolution chains: NHWC activations, random filters
+ * and biases from a fixed seed. */
+typedef struct padb {
+  mp_tfw *w;
+  rng r;
+  bool f32;
+} padb;
+
+static int32_t pb_act(padb *b, const char *name, int32_t h, int32_t wd, int32_t c, float scale,
+                      int64_t zp) {
+  const int32_t shape[4] = {1, h, wd, c};
+  if (b->f32) return (int32_t)mp_tfw_add_simple_tensor(b->w, name, MP_DTYPE_FLOAT32, 4, shape);
+  return block_tensor(b->w, name, MP_DTYPE_INT8, 4, shape, scale, zp, NULL, 0);
+}
+
+/* PAD (value_zp < -128: PAD; else PADV2 with that value) of x [1,h,w,c]
+ * by top, bottom, left, right rows and columns, into a tensor of x's
+ * quantisation. */
+static int32_t pb_pad(padb *b, int32_t x, const int32_t shape[4], const int32_t pad[4],
+                      float scale, int64_t zp, int32_t v2_value, int32_t *out_shape) {
+  const int32_t pads[8] = {0, 0, pad[0], pad[1], pad[2], pad[3], 0, 0}, s_pads[2] = {4, 2};
+  mp_tfw_tensor tp = {.name = "paddings", .dtype = MP_DTYPE_INT32, .rank = 2, .shape = s_pads};
+  tp.buffer = mp_tfw_add_buffer(b->w, pads, sizeof pads);
+  int32_t tpads = (int32_t)mp_tfw_add_tensor(b->w, &tp);
+  out_shape[0] = 1;
+  out_shape[1] = shape[1] + pad[0] + pad[1];
+  out_shape[2] = shape[2] + pad[2] + pad[3];
+  out_shape[3] = shape[3];
+  int32_t y = pb_act(b, "padded", out_shape[1], out_shape[2], out_shape[3], scale, zp);
+  int32_t ins[3] = {x, tpads, -1};
+  uint32_t n_in = 2;
+  if (v2_value >= -128) {
+    const int32_t one[1] = {1};
+    int8_t v8 = (int8_t)v2_value;
+    float vf = (float)v2_value;
+    mp_tfw_tensor tv = {.name = "pad_value", .dtype = b->f32 ? MP_DTYPE_FLOAT32 : MP_DTYPE_INT8,
+                        .rank = 1, .shape = one};
+    if (!b->f32) {
+      tv.has_quant = true;
+      tv.quant = (mp_quant){1, &scale, 1, &zp, 0};
+    }
+    tv.buffer = b->f32 ? mp_tfw_add_buffer(b->w, &vf, sizeof vf) : mp_tfw_add_buffer(b->w, &v8, 1);
+    ins[2] = (int32_t)mp_tfw_add_tensor(b->w, &tv);
+    n_in = 3;
+  }
+  mp_tfw_add_op(b->w, &(mp_tfw_op){.builtin_code = n_in == 3 ? 60 : FX_PAD, .n_inputs = n_in,
+                                   .inputs = ins, .n_outputs = 1, .outputs = &y});
+  return y;
+}
+
+/* A CONV_2D (depth_multiplier 0) or DEPTHWISE_CONV_2D of x [1,h,w,c] into
+ * a new tensor out_shape. */
+static int32_t pb_conv(padb *b, int32_t x, int32_t in_c, int32_t fh, int32_t fw, int32_t dm,
+                       int32_t out_c, bool same, int32_t stride, int32_t dil, int32_t act,
+                       float in_scale, const int32_t out_shape[4], float out_scale,
+                       int64_t out_zp) {
+  size_t taps = (size_t)fh * fw * (dm ? 1 : in_c) * out_c;
+  const int32_t s_f[4] = {dm ? 1 : out_c, fh, fw, dm ? out_c : in_c}, s_b[1] = {out_c};
+  int32_t tf, tb;
+  if (b->f32) {
+    float *f = malloc(taps * sizeof *f), *bias = malloc((size_t)out_c * sizeof *bias);
+    for (size_t i = 0; i < taps; i++) f[i] = rng_sym(&b->r) * 0.5f;
+    for (int32_t i = 0; i < out_c; i++) bias[i] = rng_sym(&b->r) * 0.25f;
+    mp_tfw_tensor t = {.name = "filter", .dtype = MP_DTYPE_FLOAT32, .rank = 4, .shape = s_f};
+    t.buffer = mp_tfw_add_buffer(b->w, f, taps * sizeof *f);
+    tf = (int32_t)mp_tfw_add_tensor(b->w, &t);
+    mp_tfw_tensor tbias = {.name = "bias", .dtype = MP_DTYPE_FLOAT32, .rank = 1, .shape = s_b};
+    tbias.buffer = mp_tfw_add_buffer(b->w, bias, (size_t)out_c * sizeof *bias);
+    tb = (int32_t)mp_tfw_add_tensor(b->w, &tbias);
+    free(f);
+    free(bias);
+  } else {
+    int8_t *f = malloc(taps);
+    int32_t *bias = malloc((size_t)out_c * sizeof *bias);
+    for (size_t i = 0; i < taps; i++) f[i] = (int8_t)rng_int(&b->r, -127, 127);
+    for (int32_t i = 0; i < out_c; i++) bias[i] = rng_int(&b->r, -2000, 2000);
+    tf = block_tensor(b->w, "filter", MP_DTYPE_INT8, 4, s_f, 0.01f, 0, f, taps);
+    tb = block_tensor(b->w, "bias", MP_DTYPE_INT32, 1, s_b, in_scale * 0.01f, 0, bias,
+                      (size_t)out_c * sizeof *bias);
+    free(f);
+    free(bias);
+  }
+  int32_t y = pb_act(b, dm ? "depthwise" : "conv", out_shape[1], out_shape[2], out_shape[3],
+                     out_scale, out_zp);
+  const mp_tfw_option conv_opts[] = {{0, MP_TFW_I8, same ? 0 : 1, 0, 0, NULL},
+                                     {1, MP_TFW_I32, stride, 0, 0, NULL},
+                                     {2, MP_TFW_I32, stride, 0, 0, NULL},
+                                     {3, MP_TFW_I8, act, 0, 0, NULL},
+                                     {4, MP_TFW_I32, dil, 0, 0, NULL},
+                                     {5, MP_TFW_I32, dil, 0, 0, NULL}};
+  const mp_tfw_option dw_opts[] = {{0, MP_TFW_I8, same ? 0 : 1, 0, 0, NULL},
+                                   {1, MP_TFW_I32, stride, 0, 0, NULL},
+                                   {2, MP_TFW_I32, stride, 0, 0, NULL},
+                                   {3, MP_TFW_I32, dm, 0, 0, NULL},
+                                   {4, MP_TFW_I8, act, 0, 0, NULL},
+                                   {5, MP_TFW_I32, dil, 0, 0, NULL},
+                                   {6, MP_TFW_I32, dil, 0, 0, NULL}};
+  int32_t ins[3] = {x, tf, tb};
+  mp_tfw_add_op(b->w, &(mp_tfw_op){.builtin_code = dm ? FX_DEPTHWISE_CONV_2D : FX_CONV_2D,
+                                   .n_inputs = 3, .inputs = ins, .n_outputs = 1, .outputs = &y,
+                                   .options_type = dm ? MP_TFW_OPT_DEPTHWISE_CONV2D
+                                                      : MP_TFW_OPT_CONV2D,
+                                   .n_options = dm ? 7 : 6, .options = dm ? dw_opts : conv_opts});
+  return y;
+}
+
+/* int8 PAD / PADV2 + convolution chain, 1x9x11x4 in; the three PADs of
+ * ops 0, 2 and 4 fold, those of ops 6 (value 7, not the zero point) and
+ * 8 (a graph output) do not, and neither does op 10's (a PADV2 whose
+ * output two convolutions read), while op 13's bottom / right padding
+ * before a 1x1 convolution folds:
+ *   0 PAD (1,1,1,1)       -> [1,11,13,4]  1 CONV 3x3 VALID 4->6
+ *   2 PADV2 (0,1,0,1) zp  -> [1,10,12,6]  3 DEPTHWISE 3x3 stride 2 VALID
+ *   4 PAD (2,0,1,3)       -> [1,6,9,6]    5 CONV 3x3 SAME dilation 2 6->5, RELU
+ *   6 PADV2 (1,1,1,1) 7   -> [1,8,11,5]   7 DEPTHWISE 3x3 VALID x2 -> [1,6,9,10]
+ *   8 PAD (1,1,1,1)       -> [1,8,11,10]  9 CONV 3x3 VALID 10->4
+ *  10 PADV2 (1,1,1,1) zp  -> [1,8,11,4]  11 and 12: DEPTHWISE 3x3 VALID of it
+ *  13 PAD (0,1,0,2) of 11 -> [1,7,11,4]  14 CONV 1x1 4->3
+ * outputs: op 14's, op 8's and op 12's. */
+static void build_pad_conv(mp_tfw *w) {
+  padb b = {w, {0x9adf01d}, false};
+  int32_t s[4], sp[4];
+  int32_t x = pb_act(&b, "input", 9, 11, 4, 0.05f, -3);
+  memcpy(s, (const int32_t[]){1, 9, 11, 4}, sizeof s);
+  int32_t p = pb_pad(&b, x, s, (const int32_t[]){1, 1, 1, 1}, 0.05f, -3, -999, sp);
+  memcpy(s, (const int32_t[]){1, 9, 11, 6}, sizeof s);
+  int32_t y = pb_conv(&b, p, 4, 3, 3, 0, 6, false, 1, 1, 0, 0.05f, s, 0.1f, 2);
+  p = pb_pad(&b, y, s, (const int32_t[]){0, 1, 0, 1}, 0.1f, 2, 2, sp);
+  memcpy(s, (const int32_t[]){1, 4, 5, 6}, sizeof s);
+  y = pb_conv(&b, p, 6, 3, 3, 1, 6, false, 2, 1, 0, 0.1f, s, 0.08f, -4);
+  p = pb_pad(&b, y, s, (const int32_t[]){2, 0, 1, 3}, 0.08f, -4, -999, sp);
+  memcpy(s, (const int32_t[]){1, 6, 9, 5}, sizeof s);
+  y = pb_conv(&b, p, 6, 3, 3, 0, 5, true, 1, 2, 1, 0.08f, s, 0.06f, -128);
+  p = pb_pad(&b, y, s, (const int32_t[]){1, 1, 1, 1}, 0.06f, -128, 7, sp);
+  memcpy(s, (const int32_t[]){1, 6, 9, 10}, sizeof s);
+  y = pb_conv(&b, p, 5, 3, 3, 2, 10, false, 1, 1, 0, 0.06f, s, 0.07f, 1);
+  int32_t out8 = pb_pad(&b, y, s, (const int32_t[]){1, 1, 1, 1}, 0.07f, 1, -999, sp);
+  memcpy(s, (const int32_t[]){1, 6, 9, 4}, sizeof s);
+  y = pb_conv(&b, out8, 10, 3, 3, 0, 4, false, 1, 1, 0, 0.07f, s, 0.09f, 0);
+  p = pb_pad(&b, y, s, (const int32_t[]){1, 1, 1, 1}, 0.09f, 0, 0, sp);
+  int32_t y11 = pb_conv(&b, p, 4, 3, 3, 1, 4, false, 1, 1, 0, 0.09f, s, 0.05f, 5);
+  int32_t out12 = pb_conv(&b, p, 4, 3, 3, 1, 4, false, 1, 1, 0, 0.09f, s, 0.05f, -5);
+  p = pb_pad(&b, y11, s, (const int32_t[]){0, 1, 0, 2}, 0.05f, 5, -999, sp);
+  memcpy(s, (const int32_t[]){1, 7, 11, 3}, sizeof s);
+  y = pb_conv(&b, p, 4, 1, 1, 0, 3, false, 1, 1, 0, 0.05f, s, 0.04f, -7);
+  mp_tfw_set_io(w, 1, &x, 3, (const int32_t[]){y, out8, out12});
+}
+
+/* float32 PAD + convolution chain, 1x8x8x3 in; both PADs fold:
+ *   0 PAD (1,2,2,1) -> [1,11,11,3]  1 DEPTHWISE 3x3 stride 2 VALID x2 -> [1,5,5,6]
+ *   2 PADV2 (1,1,1,1) 0.0 -> [1,7,7,6]  3 CONV 3x3 VALID 6->4, RELU6 */
+static void build_pad_conv_f32(mp_tfw *w) {
+  padb b = {w, {0xf32f01d}, true};
+  int32_t s[4], sp[4];
+  int32_t x = pb_act(&b, "input", 8, 8, 3, 0, 0);
+  memcpy(s, (const int32_t[]){1, 8, 8, 3}, sizeof s);
+  int32_t p = pb_pad(&b, x, s, (const int32_t[]){1, 2, 2, 1}, 0, 0, -999, sp);
+  memcpy(s, (const int32_t[]){1, 5, 5, 6}, sizeof s);
+  int32_t y = pb_conv(&b, p, 3, 3, 3, 2, 6, false, 2, 1, 0, 0, s, 0, 0);
+  p = pb_pad(&b, y, s, (const int32_t[]){1, 1, 1, 1}, 0, 0, 0, sp);
+  memcpy(s, (const int32_t[]){1, 5, 5, 4}, sizeof s);
+  y = pb_conv(&b, p, 6, 3, 3, 0, 4, false, 1, 1, 3, 0, s, 0, 0);
+  mp_tfw_set_io(w, 1, &x, 1, &y);
+}
+
 static const struct {
   const char *name;
   void (*build)(mp_tfw *w);
@@ -468,6 +635,8 @@ static const struct {
     {"dynamic_shape", build_dynamic_shape},
     {"custom_ops", build_custom_ops},
     {"padded_block", build_padded_block},
+    {"pad_conv", build_pad_conv},
+    {"pad_conv_f32", build_pad_conv_f32},
 };
 #define N_FIXTURES (sizeof fixtures / sizeof fixtures[0])
 

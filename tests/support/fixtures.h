@@ -28,6 +28,9 @@
  *   padded_block      MobileNetV2 block with an explicit PAD (int8,  312000 (312000)
  *                     56x56: 1x1 8->48, PAD 1, VALID 3x3 depthwise,
  *                     1x1 48->8): the in-place planning case
+ *   pad_conv          int8 PAD / PADV2 + convolution chain: 4 PADs    1680 (1680)
+ *                     fold, 3 must not (PAD folding)
+ *   pad_conv_f32      float32 PAD + convolution chain: 2 PADs fold    2224 (2224)
  * Each builder's comment in fixtures.c lists the tensors and lifetimes.
  */
 #ifndef MP_FIXTURES_H

@@ -1,0 +1,49 @@
+/*
+ * fold.c — PAD folding in the commands that plan (convert, plan).
+ *
+ * With memory.in_place the graph folds PADs into their convolutions
+ * (mp_graph_options.fold_pads).  Folding never raises the tensor-level
+ * bound, since a PAD's padded copy is larger than its input, but it
+ * lengthens the input's lifetime, and a heuristic planner can place the
+ * folded graph worse.  So the commands plan the model both ways and keep
+ * the folded plan unless the unfolded one needs less scratch: in_place
+ * never costs bytes.
+ */
+#include "cli.h"
+
+#include <stdio.h>
+
+static uint64_t scratch_bytes(const mp_plan *p) {
+  uint64_t n = 0;
+  for (uint32_t i = 0; i < p->n_arenas; i++)
+    if (p->arenas[i].role == MP_ROLE_SCRATCH) n += p->arenas[i].total_size;
+  return n;
+}
+
+mp_status cli_plan_folded(cli *c, const mp_config *cfg, const mp_graph *g, const mp_graph *plain,
+                          mp_plan **out, uint64_t *saved) {
+  mp_memory_args mem = cfg->memory;
+  mem.progress = c->progress;
+  *saved = 0;
+  mp_status st = mp_plan_build(g, &cfg->platform, &mem, &c->sink, out);
+  if (st != MP_OK || !plain || g->n_folded_pads == 0) return st;
+  mp_plan *alt = NULL;
+  /* the unfolded plan's diagnostics are the folded one's: not repeated */
+  if (mp_plan_build(plain, &cfg->platform, &mem, NULL, &alt) != MP_OK) return MP_OK;
+  uint64_t a = scratch_bytes(*out), b = scratch_bytes(alt);
+  if (b < a) {
+    *saved = a - b;
+    mp_plan_free(out);
+    *out = alt;
+  } else {
+    mp_plan_free(&alt);
+  }
+  return MP_OK;
+}
+
+void cli_print_fold_note(const mp_graph *g, const mp_config *cfg, uint64_t saved) {
+  if (!saved) return;
+  printf("rewrites: %u PAD%s not folded: without folding, planner %s needs %llu bytes less "
+         "scratch\n", g->n_folded_pads, g->n_folded_pads == 1 ? "" : "s", cfg->memory.planner,
+         (unsigned long long)saved);
+}

@@ -1,0 +1,67 @@
+/*
+ * fold_app.c — runs a module emitted with prefix `fx` twice on one
+ * deterministic input and prints every output byte in hex, one line per
+ * run: tests/suite_rewrite.sh compares the lines of a module whose PADs
+ * were folded into its convolutions with those of the same model's module
+ * without folding.
+ *
+ * Before each run every byte of every scratch tensor (region 0, the first
+ * scratch arena) is filled with xorshift garbage, a different seed per run,
+ * and the input is written again: a kernel that reads a byte no one wrote,
+ * or a folded convolution that reads past its input, changes the output.
+ * The input: int8 bytes from the generator, or float32 values in [-2, 2).
+ */
+#include "fx_model.h"
+
+#include "../emit/garbage.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#if FX_NUM_INPUTS != 1
+#error "fold_app runs models with one input"
+#endif
+
+static void scramble(uint32_t seed) {
+  uint32_t x = seed * 2654435761u + 0x9E3779B9u;
+  for (uint32_t t = 0; t < FX_NUM_TENSORS; t++) {
+    uint8_t *d = fx_tensor_data(t);
+    if (fx_tensors[t].region == 0 && d != NULL) garbage_fill(d, fx_tensors[t].size, &x);
+  }
+}
+
+static void write_input(fx_model_context_t *ctx) {
+  uint32_t x = 12345u;
+  uint8_t *in = ctx->inputs[0].data;
+  if (FX_INPUT0_DTYPE != FX_DTYPE_FLOAT32) {
+    garbage_fill(in, FX_INPUT0_SIZE, &x);
+    return;
+  }
+  for (uint32_t i = 0; i < FX_INPUT0_ELEMENTS; i++) {
+    uint8_t b[2];
+    garbage_fill(b, 2, &x);
+    float v = (float)(b[0] | (b[1] << 8)) / 16384.0f - 2.0f;
+    memcpy(in + 4u * i, &v, sizeof v);
+  }
+}
+
+int main(void) {
+  static fx_model_context_t ctx = FX_MODEL_CONTEXT_INIT;
+  for (uint32_t run = 1; run <= 2; run++) {
+    scramble(run);
+    if (run == 1 && fx_model_init(&ctx) != FX_STATUS_OK) return 1;
+    write_input(&ctx);
+    int32_t st = fx_model_run(&ctx);
+    if (st != FX_STATUS_OK) {
+      printf("run %u: %s at op %d\n", (unsigned)run, fx_status_str(st), (int)ctx.failed_op);
+      return 2;
+    }
+    for (uint32_t o = 0; o < FX_NUM_OUTPUTS; o++) {
+      const uint8_t *d = ctx.outputs[o].data;
+      printf("%s", o ? " | " : "");
+      for (uint32_t i = 0; i < ctx.outputs[o].size; i++) printf("%02x", d[i]);
+    }
+    printf("\n");
+  }
+  return 0;
+}

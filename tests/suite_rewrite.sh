@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# suite_rewrite.sh — PAD folding (memory.in_place) gives the bytes of the
+# unfolded module.  For every model with PADs in front of convolutions
+# (memplan's fixtures pad_conv, int8 with folds and refusals; pad_conv_f32;
+# the padded MobileNetV2 block) and every target's kernels (generic, and
+# cortex-m55, whose specialised convolutions build and run portably on the
+# host), `memplan convert` writes the module twice: memory.in_place off
+# (the PADs run) and on (they fold into their convolutions, and outputs
+# overlap inputs where the kernels allow).  Both are built with gcc
+# -Wall -Wextra -Werror and ASan + UBSan and run by tests/rewrite/fold_app.c
+# on garbage-filled scratch, twice per module; the folded module's outputs
+# must equal the unfolded one's byte for byte, both runs alike.  The
+# expected bytes thus come from running the unfolded module, never from a
+# formula.  Also checked: the folds the summary reports, that a folded
+# PAD's output has no storage, that the residency report validates, and
+# that in_place's scratch is at most the unfolded plan's.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BUILD=${MEMPLAN_BUILD:-$ROOT/build/${MODE:-asan}}
+MEMPLAN=${MEMPLAN:-$BUILD/memplan}
+MKMODEL=$BUILD/mkmodel
+for f in "$MEMPLAN" "$MKMODEL"; do
+  [ -x "$f" ] || { echo "missing $f: run 'make MODE=${MODE:-asan} tests' first"; exit 1; }
+done
+out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+fail=0
+bad() { echo "FAIL $*"; fail=1; }
+
+# model:folds expected:planner
+cases="pad_conv:4:greedy_by_size pad_conv_f32:2:greedy padded_block:1:greedy"
+for c in $cases; do
+  IFS=: read -r m want planner <<< "$c"
+  "$MKMODEL" fixture "$m" "$out/$m.tflite" || { bad "mkmodel $m"; continue; }
+  for target in generic cortex-m55; do
+    for ip in false true; do
+      d="$out/$m-$target-$ip"
+      if ! "$MEMPLAN" convert --quiet --model.path "$out/$m.tflite" --module.path "$d" \
+           --module.prefix fx --module.target "$target" --memory.in_place=$ip \
+           --memory.planner "$planner" \
+           --memory.dump_residency_json=true > "$d.log" 2>&1; then
+        bad "$m $target in_place=$ip: convert"; cat "$d.log"; continue
+      fi
+      "$MEMPLAN" plan "$out/$m.tflite" --module.target "$target" --memory.in_place=$ip \
+        --planner "$planner" \
+        > "$d.plan" 2>&1 || bad "$m $target in_place=$ip: plan"
+      if cc -std=c99 -Wall -Wextra -Werror -O1 -g $SAN -I"$d/include" -I"$d/kernels" \
+           -DFX_WITH_KERNELS=1 tests/rewrite/fold_app.c "$d"/src/*.c "$d"/kernels/*.c -lm \
+           -o "$d.app" 2> "$d.cc"; then
+        "$d.app" > "$d.out" 2> "$d.err" || { bad "$m $target in_place=$ip: run"; cat "$d.out" "$d.err" | tail -20; }
+      else
+        bad "$m $target in_place=$ip: build"; head -20 "$d.cc"
+      fi
+    done
+    off="$out/$m-$target-false" on="$out/$m-$target-true"
+    [ -s "$off.out" ] && [ -s "$on.out" ] || continue
+    [ "$(wc -l < "$on.out")" = 2 ] && [ "$(sed -n 1p "$on.out")" = "$(sed -n 2p "$on.out")" ] ||
+      bad "$m $target: the folded module's two runs differ"
+    if cmp -s "$off.out" "$on.out"; then
+      echo "ok   $m $target: folded and unfolded modules give the same $(( $(head -1 "$on.out" | tr -d ' |' | wc -c) / 2 )) output bytes"
+    else
+      bad "$m $target: folded outputs differ from the unfolded module's"
+    fi
+    grep -q "^rewrites: $want PADs\? folded" "$on.plan" ||
+      bad "$m $target: the summary does not report $want folded PADs: $(grep rewrites "$on.plan")"
+    grep -q "^rewrites" "$off.plan" && bad "$m $target: in_place off reports a rewrite"
+    n=$(grep -c "(folded into op" "$on.plan")
+    [ "$n" = "$want" ] || bad "$m $target: $n operators listed as folded, expected $want"
+    python3 - "$off/fx_residency.json" "$on/fx_residency.json" "$want" <<'PY' || fail=1
+import json, sys
+off, on, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
+folded = [o for o in on["ops"] if "folded_into" in o]
+assert len(folded) == want, folded
+assert on["planner"]["rewrites"]["pads_folded"] == want
+assert "rewrites" not in off["planner"] and not any("folded_into" in o for o in off["ops"])
+# the report lists the tensors with storage: a folded PAD's output is not
+# among them; its size is the unfolded report's
+tens_on = {t["id"] for t in on["tensors"]}
+tens_off = {t["id"]: t for t in off["tensors"]}
+padded = 0
+for o in folded:
+    conv = on["ops"][o["folded_into"]]
+    assert conv.get("folded_pad") == o["index"], (o, conv)
+    assert conv["inputs"][0] == o["inputs"][0], (o, conv)
+    assert off["ops"][conv["index"]]["inputs"][0] == o["outputs"][0], (o, conv)
+    assert o["outputs"][0] not in tens_on, ("a folded PAD's output has storage", o)
+    padded += tens_off[o["outputs"][0]]["size"]
+assert on["planner"]["rewrites"]["padded_bytes"] == padded
+def scratch(r):
+    return sum(a["size"] for a in r["arenas"] if a["role"] == "scratch")
+assert scratch(on) <= scratch(off), (scratch(on), scratch(off))
+print("ok   %s: %d PADs folded, %d padded bytes not stored, scratch %d -> %d bytes"
+      % (sys.argv[2].split("/")[-2], want, padded, scratch(off), scratch(on)))
+PY
+  done
+done
+# greedy places pad_conv's folded graph worse than its unfolded one: the
+# folds are dropped, and said so; in_place still costs no byte
+"$MEMPLAN" plan "$out/pad_conv.tflite" --memory.in_place=true > "$out/greedy.plan" 2>&1 &&
+  "$MEMPLAN" plan "$out/pad_conv.tflite" > "$out/greedy_off.plan" 2>&1 || bad "pad_conv greedy: plan"
+if grep -q "^rewrites: 4 PADs not folded: without folding, planner greedy needs [0-9]* bytes less" "$out/greedy.plan" &&
+   ! grep -q "(folded into op" "$out/greedy.plan"; then
+  a=$(awk '$3 == "scratch" {print $6}' "$out/greedy.plan")
+  b=$(awk '$3 == "scratch" {print $6}' "$out/greedy_off.plan")
+  if [ -n "$a" ] && [ -n "$b" ] && [ "$a" -le "$b" ]; then
+    echo "ok   pad_conv greedy: folds dropped, scratch $b -> $a bytes"
+  else
+    bad "pad_conv greedy: in_place scratch '$a' above '$b'"
+  fi
+else
+  bad "pad_conv greedy: no note that the folds were dropped"; cat "$out/greedy.plan"
+fi
+reports=$(ls "$out"/*/fx_residency.json)
+python3 tests/check_residency.py $reports > "$out/schema.log" 2>&1 ||
+  { bad "residency reports do not validate"; cat "$out/schema.log"; }
+[ $fail = 0 ] && echo "suite_rewrite: all passed"
+exit $fail
