@@ -18,7 +18,11 @@
 #include "fixtures.h"
 #include "lower.h"
 #include "testutil.h"
+#include "tflite_writer.h"
 
+#include <math.h>
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,6 +211,149 @@ static void random_graphs_with_pads_on_their_last_axis_fold_nothing(void **state
   }
 }
 
+/* One PAD into one 3x3 VALID convolution, 1x6x6x2 -> 1x6x6x2, with one
+ * thing changed: what must keep the PAD. */
+typedef struct variant {
+  bool f32;
+  int32_t pads[8];      /* [dim][before, after] */
+  float out_scale;      /* the PAD output's scale (int8) */
+  int64_t out_zp;       /* its zero point */
+  bool nan_filter;      /* float: one filter value NaN */
+  bool into_pool;       /* an AVERAGE_POOL_2D reads the padded tensor */
+  bool pad_is_output;   /* the padded tensor is a graph output too */
+} variant;
+
+/* The model w wrote, parsed (its diagnostics in *d); w is freed. */
+static mp_model *written(mp_tfw *w, tu_diags *d) {
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  mp_status st = mp_tfw_finish(w, &bytes, &size);
+  mp_tfw_free(&w);
+  assert_int_equal(st, MP_OK);
+  mp_model *m = NULL;
+  st = mp_model_parse(bytes, size, "v.tflite", &d->sink, &m);
+  free(bytes);
+  if (st != MP_OK) fprintf(stderr, "%s", d->text);
+  assert_int_equal(st, MP_OK);
+  return m;
+}
+
+static int32_t folds_of(const variant *v) {
+  mp_tfw *w = mp_tfw_new();
+  assert_non_null(w);
+  mp_tfw_add_subgraph(w, "main");
+  int32_t dt = v->f32 ? MP_DTYPE_FLOAT32 : MP_DTYPE_INT8;
+  float s_in = 0.05f;
+  int64_t z_in = -3, z_f = 0, z_b = 0;
+  float s_f = 0.01f, s_b = s_in * s_f;
+  const int32_t sh_in[4] = {1, 4, 4, 2};
+  int32_t ph = 4 + v->pads[2] + v->pads[3], pw = 4 + v->pads[4] + v->pads[5];
+  const int32_t sh_p[4] = {1 + v->pads[0] + v->pads[1], ph, pw, 2 + v->pads[6] + v->pads[7]};
+  const int32_t sh_out[4] = {sh_p[0], ph - 2, pw - 2, v->into_pool ? sh_p[3] : 2};
+  const int32_t sh_f[4] = {2, 3, 3, sh_p[3]}, sh_b[1] = {2}, sh_pads[2] = {4, 2};
+  mp_tfw_tensor t = {.name = "in", .dtype = dt, .rank = 4, .shape = sh_in};
+  if (!v->f32) t.has_quant = true, t.quant = (mp_quant){1, &s_in, 1, &z_in, 0};
+  int32_t x = (int32_t)mp_tfw_add_tensor(w, &t);
+  mp_tfw_tensor tp = {.name = "paddings", .dtype = MP_DTYPE_INT32, .rank = 2, .shape = sh_pads};
+  tp.buffer = mp_tfw_add_buffer(w, v->pads, 8 * sizeof(int32_t));
+  int32_t pads = (int32_t)mp_tfw_add_tensor(w, &tp);
+  t.name = "padded";
+  t.shape = sh_p;
+  float s_p = v->out_scale;
+  int64_t z_p = v->out_zp;
+  if (!v->f32) t.quant = (mp_quant){1, &s_p, 1, &z_p, 0};
+  int32_t p = (int32_t)mp_tfw_add_tensor(w, &t);
+  float ff[54];
+  int8_t fq[54];
+  size_t taps = 2u * 9u * (size_t)sh_p[3];
+  int32_t bq[2] = {0, 0};
+  float bf[2] = {0, 0};
+  for (int i = 0; i < 54; i++) {
+    ff[i] = (float)(i % 7) - 3.0f;
+    fq[i] = (int8_t)(i * 5 - 90);
+  }
+  if (v->nan_filter) ff[4] = NAN;
+  mp_tfw_tensor tf = {.name = "filter", .dtype = dt, .rank = 4, .shape = sh_f};
+  if (!v->f32) tf.has_quant = true, tf.quant = (mp_quant){1, &s_f, 1, &z_f, 0};
+  tf.buffer = v->f32 ? mp_tfw_add_buffer(w, ff, taps * sizeof *ff) : mp_tfw_add_buffer(w, fq, taps);
+  int32_t f = (int32_t)mp_tfw_add_tensor(w, &tf);
+  mp_tfw_tensor tb = {.name = "bias", .dtype = v->f32 ? MP_DTYPE_FLOAT32 : MP_DTYPE_INT32,
+                      .rank = 1, .shape = sh_b};
+  if (!v->f32) tb.has_quant = true, tb.quant = (mp_quant){1, &s_b, 1, &z_b, 0};
+  tb.buffer = v->f32 ? mp_tfw_add_buffer(w, bf, sizeof bf) : mp_tfw_add_buffer(w, bq, sizeof bq);
+  int32_t b = (int32_t)mp_tfw_add_tensor(w, &tb);
+  t.name = "out";
+  t.shape = sh_out;
+  if (!v->f32) t.quant = (mp_quant){1, &s_p, 1, &z_p, 0};
+  int32_t y = (int32_t)mp_tfw_add_tensor(w, &t);
+  int32_t i0[2] = {x, pads}, i1[3] = {p, f, b};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_PAD, .n_inputs = 2, .inputs = i0,
+                                .n_outputs = 1, .outputs = &p});
+  const mp_tfw_option conv_opts[] = {{0, MP_TFW_I8, 1, 0, 0, NULL},
+                                     {1, MP_TFW_I32, 1, 0, 0, NULL},
+                                     {2, MP_TFW_I32, 1, 0, 0, NULL}};
+  const mp_tfw_option pool_opts[] = {{0, MP_TFW_I8, 1, 0, 0, NULL}, {1, MP_TFW_I32, 1, 0, 0, NULL},
+                                     {2, MP_TFW_I32, 1, 0, 0, NULL}, {3, MP_TFW_I32, 3, 0, 0, NULL},
+                                     {4, MP_TFW_I32, 3, 0, 0, NULL}};
+  if (v->into_pool)
+    mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_AVERAGE_POOL_2D, .n_inputs = 1,
+                                  .inputs = &p, .n_outputs = 1, .outputs = &y,
+                                  .options_type = MP_TFW_OPT_POOL2D, .n_options = 5,
+                                  .options = pool_opts});
+  else
+    mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_CONV_2D, .n_inputs = 3, .inputs = i1,
+                                  .n_outputs = 1, .outputs = &y,
+                                  .options_type = MP_TFW_OPT_CONV2D, .n_options = 3,
+                                  .options = conv_opts});
+  int32_t outs[2] = {y, p};
+  mp_tfw_set_io(w, 1, &x, v->pad_is_output ? 2 : 1, outs);
+  tu_diags d;
+  tu_diags_init(&d);
+  mp_model *m = written(w, &d);
+  mp_graph *g = NULL;
+  mp_graph_options o = {.alias_views = true, .fold_pads = true};
+  mp_status st = mp_graph_build(m, 0, &o, &d.sink, &g);
+  if (st != MP_OK) fprintf(stderr, "%s", d.text);
+  assert_int_equal(st, MP_OK);
+  int32_t n = (int32_t)g->n_folded_pads;
+  /* whatever folds, the graph still lowers */
+  st = mp_kernels_prepare(g, false, &d.sink);
+  if (st != MP_OK) fprintf(stderr, "%s", d.text);
+  assert_int_equal(st, MP_OK);
+  mp_graph_free(&g);
+  mp_model_free(&m);
+  return n;
+}
+
+static void a_pad_stays_unless_its_convolution_adds_exactly_what_it_wrote(void **state) {
+  (void)state;
+  const variant base = {false, {0, 0, 1, 1, 1, 1, 0, 0}, 0.05f, -3, false, false, false};
+  variant v = base;
+  assert_int_equal(folds_of(&v), 1);
+  v.f32 = true;
+  assert_int_equal(folds_of(&v), 1);
+  v.nan_filter = true; /* 0 * NaN is no zero */
+  assert_int_equal(folds_of(&v), 0);
+  v = base;
+  v.out_zp = -2; /* pads with -2, the convolution would add -3's zero */
+  assert_int_equal(folds_of(&v), 0);
+  v = base;
+  v.out_scale = 0.06f; /* the PAD requantises nothing, but says so differently */
+  assert_int_equal(folds_of(&v), 0);
+  v = base;
+  memcpy(v.pads, (const int32_t[]){0, 0, 1, 1, 1, 1, 1, 0}, sizeof v.pads); /* channels */
+  assert_int_equal(folds_of(&v), 0);
+  v = base;
+  memcpy(v.pads, (const int32_t[]){0, 0, 2, 0, 0, 3, 0, 0}, sizeof v.pads); /* asymmetric */
+  assert_int_equal(folds_of(&v), 1);
+  v = base;
+  v.into_pool = true; /* pooling is no convolution: an average counts its taps */
+  assert_int_equal(folds_of(&v), 0);
+  v = base;
+  v.pad_is_output = true;
+  assert_int_equal(folds_of(&v), 0);
+}
+
 static const mp_arena *scratch_arena(const mp_plan *p) {
   for (uint32_t i = 0; i < p->n_arenas; i++)
     if (p->arenas[i].role == MP_ROLE_SCRATCH) return &p->arenas[i];
@@ -254,6 +401,7 @@ int main(void) {
       cmocka_unit_test(a_folded_pad_touches_nothing_and_its_convolution_reads_the_pads_input),
       cmocka_unit_test(the_convolution_takes_the_pads_rows_and_columns_as_its_own_padding),
       cmocka_unit_test(the_folded_pads_op_lowers_to_nothing),
+      cmocka_unit_test(a_pad_stays_unless_its_convolution_adds_exactly_what_it_wrote),
       cmocka_unit_test(random_graphs_with_pads_on_their_last_axis_fold_nothing),
       cmocka_unit_test(the_padded_block_needs_under_half_its_tensor_level_bound_with_every_planner),
   };
