@@ -3,13 +3,16 @@
 # unfolded module.  For every model with PADs in front of convolutions
 # (memplan's fixtures pad_conv, int8 with folds and refusals; pad_conv_f32;
 # the padded MobileNetV2 block) and every target's kernels (generic, and
-# cortex-m55, whose specialised convolutions build and run portably on the
-# host), `memplan convert` writes the module twice: memory.in_place off
+# cortex-m55, whose specialised convolutions run portably on the host and
+# with Helium on the emulated Cortex-M55), `memplan convert` writes the
+# module twice: memory.in_place off
 # (the PADs run) and on (they fold into their convolutions, and outputs
 # overlap inputs where the kernels allow).  Both are built with gcc
 # -Wall -Wextra -Werror and ASan + UBSan and run by tests/rewrite/fold_app.c
-# on garbage-filled scratch, twice per module; the folded module's outputs
-# must equal the unfolded one's byte for byte, both runs alike.  The
+# on garbage-filled scratch, twice per module; the cortex-m55 modules also
+# on qemu's mps3-an547.  The folded module's outputs must equal the
+# unfolded one's byte for byte on each core, both runs alike (and int8
+# outputs the host's on the Cortex-M55).  The
 # expected bytes thus come from running the unfolded module, never from a
 # formula.  Also checked: the folds the summary reports, that a folded
 # PAD's output has no storage, that the residency report validates, and
@@ -29,6 +32,19 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
+have_arm=1
+for tool in arm-none-eabi-gcc qemu-system-arm; do command -v $tool >/dev/null || have_arm=0; done
+M55_CFLAGS="-std=c99 -Wall -Wextra -Werror -O2 -mcpu=cortex-m55 -mthumb -mfloat-abi=hard -ffunction-sections -fdata-sections"
+M55_LDFLAGS="-mcpu=cortex-m55 -mthumb -mfloat-abi=hard -nostartfiles --specs=nano.specs --specs=nosys.specs \
+  -T $ROOT/tests/target/an547.ld -Wl,--gc-sections -Wl,--no-warn-rwx-segments"
+if [ $have_arm = 1 ]; then
+  mkdir -p "$out/m55"
+  for f in tests/target/startup.c tests/target/semihost.c; do
+    arm-none-eabi-gcc $M55_CFLAGS -Itests/target -c "$f" -o "$out/m55/$(basename "${f%.c}").o"
+  done
+else
+  echo "NOTICE: arm-none-eabi-gcc or qemu-system-arm is absent: the Cortex-M55 runs are skipped"
+fi
 
 # model:folds expected:planner
 cases="pad_conv:4:greedy_by_size pad_conv_f32:2:greedy padded_block:1:greedy"
@@ -57,12 +73,34 @@ for c in $cases; do
     done
     off="$out/$m-$target-false" on="$out/$m-$target-true"
     [ -s "$off.out" ] && [ -s "$on.out" ] || continue
-    [ "$(wc -l < "$on.out")" = 2 ] && [ "$(sed -n 1p "$on.out")" = "$(sed -n 2p "$on.out")" ] ||
-      bad "$m $target: the folded module's two runs differ"
-    if cmp -s "$off.out" "$on.out"; then
-      echo "ok   $m $target: folded and unfolded modules give the same $(( $(head -1 "$on.out" | tr -d ' |' | wc -c) / 2 )) output bytes"
+    if cmp -s "$off.out" "$on.out" && [ "$(tail -1 "$on.out")" = "two runs alike" ]; then
+      echo "ok   $m $target: folded and unfolded modules give the same $(grep -o '[0-9]* bytes' "$on.out" | awk '{s += $1} END {print s}') output bytes"
     else
       bad "$m $target: folded outputs differ from the unfolded module's"
+    fi
+    # the Cortex-M55 kernels on the emulated core (Helium paths included)
+    if [ "$target" = cortex-m55 ] && [ $have_arm = 1 ]; then
+      for ip in false true; do
+        d="$out/$m-$target-$ip"
+        mkdir -p "$d.m55"
+        if (cd "$d.m55" && arm-none-eabi-gcc $M55_CFLAGS -DFOLD_TARGET -I"$d/include" -I"$d/kernels" \
+              -I"$ROOT/tests/target" -DFX_WITH_KERNELS=1 -c "$ROOT/tests/rewrite/fold_app.c" \
+              "$d"/src/*.c "$d"/kernels/*.c) 2> "$d.m55.cc" &&
+           arm-none-eabi-gcc $M55_LDFLAGS "$d.m55"/*.o "$out/m55/startup.o" "$out/m55/semihost.o" \
+              -lm -lc -lnosys -o "$d.elf" 2>> "$d.m55.cc"; then
+          timeout 300 qemu-system-arm -M mps3-an547 -nographic -semihosting -kernel "$d.elf" \
+            > "$d.m55.out" 2>&1 || bad "$m $target in_place=$ip: the Cortex-M55 run failed: $(tail -2 "$d.m55.out")"
+        else
+          bad "$m $target in_place=$ip: Cortex-M55 build"; head -20 "$d.m55.cc"
+        fi
+      done
+      if cmp -s "$off.m55.out" "$on.m55.out" && [ "$(tail -1 "$on.m55.out")" = "two runs alike" ]; then
+        same=$(cmp -s "$on.m55.out" "$on.out" && echo ", the host's bytes too" || echo "; not the host's bytes")
+        echo "ok   $m $target on the Cortex-M55: folded and unfolded modules give the same bytes$same"
+        case $m in pad_conv_f32) ;; *) cmp -s "$on.m55.out" "$on.out" || bad "$m: the Cortex-M55's int8 bytes differ from the host's";; esac
+      else
+        bad "$m $target on the Cortex-M55: folded outputs differ from the unfolded module's"
+      fi
     fi
     grep -q "^rewrites: $want PADs\? folded" "$on.plan" ||
       bad "$m $target: the summary does not report $want folded PADs: $(grep rewrites "$on.plan")"
