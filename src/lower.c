@@ -287,6 +287,8 @@ static const kinfo kinfos[MP_K_COUNT] = {
     [MP_K_MEAN_S8] = {"mpk_mean_s8", NULL, "mpk_mean_s8_params", mean_s8_fields},
     [MP_K_MEAN_F32] = {"mpk_mean_f32", NULL, "mpk_mean_f32_params", mean_f32_fields},
     [MP_K_MEAN_S16] = {"mpk_mean_s16", NULL, "mpk_mean_s8_params", mean_s8_fields},
+    [MP_K_AVG_POOL2D_S16] = {"mpk_avg_pool2d_s16", NULL, "mpk_pool_s8_params", pool_s8_fields},
+    [MP_K_MAX_POOL2D_S16] = {"mpk_max_pool2d_s16", NULL, "mpk_pool_s8_params", pool_s8_fields},
     [MP_K_TRANSPOSE] = {"mpk_transpose", NULL, "mpk_transpose_params", transpose_fields},
     [MP_K_CONCAT] = {"mpk_concat", NULL, "mpk_concat_params", concat_fields},
     [MP_K_LOGISTIC_S8] = {"mpk_logistic_s8", NULL, "mpk_logistic_s8_params", logistic_s8_fields},
@@ -914,9 +916,10 @@ static mp_status lower_pool(ctx *c, bool is_max) {
   if (fw <= 0 || fh <= 0) return malformed(c, "pool window %dx%d must be positive", fh, fw);
   int32_t dti = dtype(c, in), dto = dtype(c, out);
   bool s8 = dti == MP_DTYPE_INT8 && dto == MP_DTYPE_INT8;
+  bool s16 = dti == MP_DTYPE_INT16 && dto == MP_DTYPE_INT16;
   bool f32 = dti == MP_DTYPE_FLOAT32 && dto == MP_DTYPE_FLOAT32;
-  if (!s8 && !f32)
-    return unsupported(c, "input %s, output %s (supported: int8 or float32)", dtname(dti),
+  if (!s8 && !s16 && !f32)
+    return unsupported(c, "input %s, output %s (supported: int8, int16 or float32)", dtname(dti),
                        dtname(dto));
   mpk_conv_geom g;
   memset(&g, 0, sizeof g);
@@ -926,18 +929,26 @@ static mp_status lower_pool(ctx *c, bool is_max) {
   if (st != MP_OK || c->lo->reason[0]) return st;
   g.dilation_h = g.dilation_w = 1;
   if (g.in_c != g.out_c) return malformed(c, "pooling changes depth %d to %d", g.in_c, g.out_c);
-  if (s8) {
+  if (s8 || s16) {
     mpk_pool_s8_params *p = &c->lo->params.pool_s8;
     float scale;
     int32_t zp;
-    if (!quant(c, out, &scale, &zp)) return unsupported(c, "int8 output without quantisation");
-    if (!act_range_q(act, scale, zp, -128, 127, &p->act_min, &p->act_max))
+    if (!quant(c, out, &scale, &zp))
+      return unsupported(c, "%s output without quantisation", dtname(dto));
+    if (!act_range_q(act, scale, zp, s16 ? -32768 : -128, s16 ? 32767 : 127, &p->act_min,
+                     &p->act_max))
       return unsupported(c, MP_LOWER_ACT_Q_REFUSED, act_name(act));
     p->geom = g;
-    set_kernel(c, is_max ? MP_K_MAX_POOL2D_S8 : MP_K_AVG_POOL2D_S8);
-    add_arg(c, in, false, "const int8_t *");
-    add_arg(c, out, true, "int8_t *");
-    add_overlap(c, 0, 1, mpk_pool2d_overlap_gap(&g, 1, 1));
+    if (s16) {
+      set_kernel(c, is_max ? MP_K_MAX_POOL2D_S16 : MP_K_AVG_POOL2D_S16);
+      add_arg(c, in, false, "const int16_t *");
+      add_arg(c, out, true, "int16_t *");
+    } else {
+      set_kernel(c, is_max ? MP_K_MAX_POOL2D_S8 : MP_K_AVG_POOL2D_S8);
+      add_arg(c, in, false, "const int8_t *");
+      add_arg(c, out, true, "int8_t *");
+    }
+    add_overlap(c, 0, 1, mpk_pool2d_overlap_gap(&g, s16 ? 2 : 1, s16 ? 2 : 1));
   } else {
     mpk_pool_f32_params *p = &c->lo->params.pool_f32;
     if (!act_range_f(act, &p->act_min, &p->act_max))

@@ -52,6 +52,8 @@ typedef enum mp_kernel {
   MP_K_MEAN_S8,
   MP_K_MEAN_F32,
   MP_K_MEAN_S16,
+  MP_K_AVG_POOL2D_S16,
+  MP_K_MAX_POOL2D_S16,
   MP_K_TRANSPOSE,
   MP_K_CONCAT,
   MP_K_LOGISTIC_S8,
@@ -103,7 +105,7 @@ typedef union mp_kparams {
   mpk_conv_f32_params conv_f32; /* conv2d_f32, depthwise_conv2d_f32 */
   mpk_fc_s8_params fc_s8;       /* fully_connected_s8 / _s16 */
   mpk_fc_f32_params fc_f32;
-  mpk_pool_s8_params pool_s8;   /* avg_pool2d_s8, max_pool2d_s8 */
+  mpk_pool_s8_params pool_s8;   /* avg_pool2d_s8 / _s16, max_pool2d_s8 / _s16 */
   mpk_pool_f32_params pool_f32; /* avg_pool2d_f32, max_pool2d_f32 */
   mpk_add_s8_params add_s8;
   mpk_add_f32_params add_f32;

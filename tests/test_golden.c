@@ -203,6 +203,8 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
   case MP_K_AVG_POOL2D_S8: return mpk_avg_pool2d_s8(&p->pool_s8, a[0], a[1], scratch);
   case MP_K_AVG_POOL2D_F32: return mpk_avg_pool2d_f32(&p->pool_f32, a[0], a[1], scratch);
   case MP_K_MAX_POOL2D_S8: return mpk_max_pool2d_s8(&p->pool_s8, a[0], a[1], scratch);
+  case MP_K_AVG_POOL2D_S16: return mpk_avg_pool2d_s16(&p->pool_s8, a[0], a[1], scratch);
+  case MP_K_MAX_POOL2D_S16: return mpk_max_pool2d_s16(&p->pool_s8, a[0], a[1], scratch);
   case MP_K_MAX_POOL2D_F32: return mpk_max_pool2d_f32(&p->pool_f32, a[0], a[1], scratch);
   case MP_K_ADD_S8: return mpk_add_s8(&p->add_s8, a[0], a[1], a[2], scratch);
   case MP_K_ADD_F32: return mpk_add_f32(&p->add_f32, a[0], a[1], a[2], scratch);
@@ -765,7 +767,9 @@ static size_t params_size(mp_kernel k) {
   case MP_K_FULLY_CONNECTED_S8: return sizeof(mpk_fc_s8_params);
   case MP_K_FULLY_CONNECTED_F32: return sizeof(mpk_fc_f32_params);
   case MP_K_AVG_POOL2D_S8:
-  case MP_K_MAX_POOL2D_S8: return sizeof(mpk_pool_s8_params);
+  case MP_K_MAX_POOL2D_S8:
+  case MP_K_AVG_POOL2D_S16:
+  case MP_K_MAX_POOL2D_S16: return sizeof(mpk_pool_s8_params);
   case MP_K_AVG_POOL2D_F32:
   case MP_K_MAX_POOL2D_F32: return sizeof(mpk_pool_f32_params);
   case MP_K_ADD_S8:

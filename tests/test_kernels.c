@@ -481,6 +481,68 @@ static void average_pool_rounds_half_away_and_ignores_padding(void **state) {
   assert_int_equal(out3[3], 0); /* -90 clamped to the RELU bound */
 }
 
+/* The int16 pools are the int8 ones over int16: on a 5x5 input with a 3x3
+ * window, stride 2 and one pixel of padding (clipped windows of 4, 6 and 9
+ * taps), in two channels, their outputs equal the int8 kernels' on
+ * int8-range values, and beyond that range the definition's: the largest
+ * tap, or the window's sum over its taps rounded half away from zero,
+ * clamped to the activation's bounds. */
+static void int16_pools_are_the_int8_pools_over_the_int16_range(void **state) {
+  (void)state;
+  mpk_conv_geom g = pool_geom(5, 5, 3, 3, 3, 2, 1);
+  g.in_c = g.out_c = 2;
+  enum { N = 5 * 5 * 2, M = 3 * 3 * 2 };
+  int16_t in16[N], out16[M];
+  int8_t in8[N], out8[M];
+  for (int i = 0; i < N; i++) {
+    in8[i] = (int8_t)((i * 37) % 251 - 125);
+    in16[i] = in8[i];
+  }
+  for (int is_max = 0; is_max < 2; is_max++) {
+    mpk_pool_s8_params p8 = {.geom = g, .act_min = -100, .act_max = 100};
+    mpk_pool_s8_params p16 = p8;
+    memset(out16, GARBAGE, sizeof out16);
+    assert_int_equal(is_max ? mpk_max_pool2d_s8(&p8, in8, out8, NULL)
+                            : mpk_avg_pool2d_s8(&p8, in8, out8, NULL),
+                     MPK_OK);
+    assert_int_equal(is_max ? mpk_max_pool2d_s16(&p16, in16, out16, NULL)
+                            : mpk_avg_pool2d_s16(&p16, in16, out16, NULL),
+                     MPK_OK);
+    for (int i = 0; i < M; i++)
+      assert_int_equal(out16[i], out8[i]);
+  }
+  int16_t wide[N];
+  for (int i = 0; i < N; i++)
+    wide[i] = (int16_t)((i * 7919) % 65521 - 32760);
+  mpk_pool_s8_params p = {.geom = g, .act_min = -30000, .act_max = 31000};
+  int16_t avg[M], max[M];
+  assert_int_equal(mpk_avg_pool2d_s16(&p, wide, avg, NULL), MPK_OK);
+  assert_int_equal(mpk_max_pool2d_s16(&p, wide, max, NULL), MPK_OK);
+  int n_clamped = 0;
+  for (int oy = 0; oy < 3; oy++)
+    for (int ox = 0; ox < 3; ox++)
+      for (int c = 0; c < 2; c++) {
+        long sum = 0, count = 0, hi = -32768;
+        for (int y = oy * 2 - 1; y <= oy * 2 + 1; y++)
+          for (int x = ox * 2 - 1; x <= ox * 2 + 1; x++) {
+            if (y < 0 || y >= 5 || x < 0 || x >= 5) continue;
+            int v = wide[(y * 5 + x) * 2 + c];
+            sum += v;
+            count++;
+            if (v > hi) hi = v;
+          }
+        long mean = lround((double)sum / (double)count);
+        long want_avg = mean < -30000 ? -30000 : mean > 31000 ? 31000 : mean;
+        long want_max = hi < -30000 ? -30000 : hi > 31000 ? 31000 : hi;
+        n_clamped += want_max != hi || want_avg != mean;
+        int o = (oy * 3 + ox) * 2 + c;
+        if (avg[o] != want_avg || max[o] != want_max)
+          fail_msg("output (%d, %d, %d): average %d, max %d; the definition gives %ld and %ld", oy,
+                   ox, c, avg[o], max[o], want_avg, want_max);
+      }
+  assert_true(n_clamped > 0);
+}
+
 static void max_pool_takes_the_largest_tap_then_clamps(void **state) {
   (void)state;
   mpk_pool_s8_params p = {.geom = pool_geom(3, 3, 2, 2, 2, 2, 0), .act_min = -128, .act_max = 8};
@@ -1015,6 +1077,7 @@ int main(void) {
       cmocka_unit_test(fully_connected_float_matches_a_dot_product),
       cmocka_unit_test(average_pool_rounds_half_away_and_ignores_padding),
       cmocka_unit_test(max_pool_takes_the_largest_tap_then_clamps),
+      cmocka_unit_test(int16_pools_are_the_int8_pools_over_the_int16_range),
       cmocka_unit_test(add_rescales_offsets_and_broadcasts),
       cmocka_unit_test(add_float_clamps),
       cmocka_unit_test(softmax_of_equal_inputs_is_uniform),

@@ -558,6 +558,39 @@ static void pooling_lowers_window_padding_and_activation(void **state) {
   drop(&b);
 }
 
+/* int16 pooling: the int16 kernels, the RELU6 bound in int16 steps. */
+static void int16_pooling_lowers_to_the_int16_kernels_with_an_int16_range(void **state) {
+  (void)state;
+  for (int is_max = 0; is_max < 2; is_max++) {
+    mp_tfw *w = mp_tfw_new();
+    spec t = {.name = "in",
+              .dtype = MP_DTYPE_INT16,
+              .rank = 4,
+              .shape = {1, 4, 4, 2},
+              .n_scale = 1,
+              .scale = {1.0f / 4096.0f},
+              .zp = 0};
+    int32_t in = add_tensor(w, &t);
+    t.name = "out";
+    t.shape[1] = t.shape[2] = 2;
+    int32_t out = add_tensor(w, &t);
+    mp_tfw_option o[] = {i8opt(0, 1 /* VALID */), i32opt(1, 2), i32opt(2, 2),
+                         i32opt(3, 2),           i32opt(4, 2), i8opt(5, 3 /* RELU6 */)};
+    add_op(w, is_max ? MAX_POOL_2D : AVERAGE_POOL_2D, 1, &in, out, MP_TFW_OPT_POOL2D, 6, o);
+    built b;
+    finish(w, 1, &in, 1, &out, &b);
+    mp_lowered_op lo;
+    lower0(&b, &lo);
+    assert_true(lo.supported);
+    assert_int_equal(lo.kernel, is_max ? MP_K_MAX_POOL2D_S16 : MP_K_AVG_POOL2D_S16);
+    assert_string_equal(lo.args[0].ctype, "const int16_t *");
+    assert_int_equal(lo.params.pool_s8.act_min, 0);
+    assert_int_equal(lo.params.pool_s8.act_max, 24576); /* 6 * 4096 */
+    mp_lower_free(&lo);
+    drop(&b);
+  }
+}
+
 static void add_lowering_rescales_both_inputs_and_broadcasts(void **state) {
   (void)state;
   mp_tfw *w = mp_tfw_new();
@@ -1313,6 +1346,7 @@ int main(void) {
       cmocka_unit_test(float_fully_connected_prints_the_float_range),
       cmocka_unit_test(float_fully_connected_with_tanh_or_sign_bit_clamps_nothing),
       cmocka_unit_test(pooling_lowers_window_padding_and_activation),
+      cmocka_unit_test(int16_pooling_lowers_to_the_int16_kernels_with_an_int16_range),
       cmocka_unit_test(add_lowering_rescales_both_inputs_and_broadcasts),
       cmocka_unit_test(softmax_lowering_prints_the_exact_params),
       cmocka_unit_test(softmax_with_a_foreign_output_scale_is_unsupported),

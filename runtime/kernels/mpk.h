@@ -343,6 +343,11 @@ MPK_API int32_t mpk_max_pool2d_s8(const mpk_pool_s8_params *p, const int8_t *inp
                                   void *scratch);
 MPK_API int32_t mpk_max_pool2d_f32(const mpk_pool_f32_params *p, const float *input, float *output,
                                    void *scratch);
+/* int16 pools: the int8 kernels' arithmetic and params over int16. */
+MPK_API int32_t mpk_avg_pool2d_s16(const mpk_pool_s8_params *p, const int16_t *input,
+                                   int16_t *output, void *scratch);
+MPK_API int32_t mpk_max_pool2d_s16(const mpk_pool_s8_params *p, const int16_t *input,
+                                   int16_t *output, void *scratch);
 MPK_API int32_t mpk_add_s8(const mpk_add_s8_params *p, const int8_t *input1, const int8_t *input2,
                            int8_t *output, void *scratch);
 MPK_API int32_t mpk_add_f32(const mpk_add_f32_params *p, const float *input1, const float *input2,

@@ -1,5 +1,5 @@
 /*
- * mpk_pool.c — AVERAGE_POOL_2D and MAX_POOL_2D, int8 and float32.
+ * mpk_pool.c — AVERAGE_POOL_2D and MAX_POOL_2D, int8, int16 and float32.
  *
  * The window is clipped to the input (padding is not counted, as in TFLite):
  * the average divides by the number of taps inside the input, rounding half
@@ -33,28 +33,69 @@ static int geom_ok(const mpk_conv_geom *g) {
          g->stride_h > 0 && g->stride_w > 0;
 }
 
-MPK_API int32_t mpk_avg_pool2d_s8(const mpk_pool_s8_params *p, const int8_t *input, int8_t *output,
-                                  void *scratch) {
+/* Input element i of an integer pool (wide: int16, else int8). */
+static int32_t q_at(const void *input, int wide, int32_t i) {
+  return wide ? ((const int16_t *)input)[i] : ((const int8_t *)input)[i];
+}
+
+static void q_store(void *output, int wide, int32_t i, int32_t v) {
+  if (wide)
+    ((int16_t *)output)[i] = (int16_t)v;
+  else
+    ((int8_t *)output)[i] = (int8_t)v;
+}
+
+/* The integer pools of both widths: TFLite Micro's int8 and int16 kernels
+ * are the same arithmetic over their own ranges. */
+static int32_t pool_q(const mpk_pool_s8_params *p, const void *input, void *output, int wide,
+                      int is_max) {
   const mpk_conv_geom *g = &p->geom;
-  (void)scratch;
   if (!geom_ok(g)) return MPK_ERR_PARAMS;
+  const int32_t lowest = wide ? -32768 : -128;
   for (int32_t b = 0; b < g->batches; b++)
     for (int32_t oy = 0; oy < g->out_h; oy++)
       for (int32_t ox = 0; ox < g->out_w; ox++) {
         window w = clip(g, oy, ox);
         int32_t count = (w.fy1 - w.fy0) * (w.fx1 - w.fx0);
-        if (w.fy1 <= w.fy0 || w.fx1 <= w.fx0) return MPK_ERR_PARAMS;
+        if (!is_max && (w.fy1 <= w.fy0 || w.fx1 <= w.fx0)) return MPK_ERR_PARAMS;
         for (int32_t c = 0; c < g->in_c; c++) {
-          int32_t acc = 0;
+          int32_t acc = is_max ? lowest : 0;
           for (int32_t fy = w.fy0; fy < w.fy1; fy++)
-            for (int32_t fx = w.fx0; fx < w.fx1; fx++)
-              acc += input[((b * g->in_h + w.y0 + fy) * g->in_w + w.x0 + fx) * g->in_c + c];
-          acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-          output[((b * g->out_h + oy) * g->out_w + ox) * g->out_c + c] =
-              (int8_t)mpk_clamp_i32(acc, p->act_min, p->act_max);
+            for (int32_t fx = w.fx0; fx < w.fx1; fx++) {
+              int32_t x = q_at(input, wide,
+                               ((b * g->in_h + w.y0 + fy) * g->in_w + w.x0 + fx) * g->in_c + c);
+              acc = is_max ? mpk_max_i32(acc, x) : acc + x;
+            }
+          if (!is_max) acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+          q_store(output, wide, ((b * g->out_h + oy) * g->out_w + ox) * g->out_c + c,
+                  mpk_clamp_i32(acc, p->act_min, p->act_max));
         }
       }
   return MPK_OK;
+}
+
+MPK_API int32_t mpk_avg_pool2d_s8(const mpk_pool_s8_params *p, const int8_t *input, int8_t *output,
+                                  void *scratch) {
+  (void)scratch;
+  return pool_q(p, input, output, 0, 0);
+}
+
+MPK_API int32_t mpk_avg_pool2d_s16(const mpk_pool_s8_params *p, const int16_t *input,
+                                   int16_t *output, void *scratch) {
+  (void)scratch;
+  return pool_q(p, input, output, 1, 0);
+}
+
+MPK_API int32_t mpk_max_pool2d_s8(const mpk_pool_s8_params *p, const int8_t *input, int8_t *output,
+                                  void *scratch) {
+  (void)scratch;
+  return pool_q(p, input, output, 0, 1);
+}
+
+MPK_API int32_t mpk_max_pool2d_s16(const mpk_pool_s8_params *p, const int16_t *input,
+                                   int16_t *output, void *scratch) {
+  (void)scratch;
+  return pool_q(p, input, output, 1, 1);
 }
 
 MPK_API int32_t mpk_avg_pool2d_f32(const mpk_pool_f32_params *p, const float *input, float *output,
@@ -77,28 +118,6 @@ MPK_API int32_t mpk_avg_pool2d_f32(const mpk_pool_f32_params *p, const float *in
           if (v < p->act_min) v = p->act_min;
           if (v > p->act_max) v = p->act_max;
           output[((b * g->out_h + oy) * g->out_w + ox) * g->out_c + c] = v;
-        }
-      }
-  return MPK_OK;
-}
-
-MPK_API int32_t mpk_max_pool2d_s8(const mpk_pool_s8_params *p, const int8_t *input, int8_t *output,
-                                  void *scratch) {
-  const mpk_conv_geom *g = &p->geom;
-  (void)scratch;
-  if (!geom_ok(g)) return MPK_ERR_PARAMS;
-  for (int32_t b = 0; b < g->batches; b++)
-    for (int32_t oy = 0; oy < g->out_h; oy++)
-      for (int32_t ox = 0; ox < g->out_w; ox++) {
-        window w = clip(g, oy, ox);
-        for (int32_t c = 0; c < g->in_c; c++) {
-          int32_t m = -128;
-          for (int32_t fy = w.fy0; fy < w.fy1; fy++)
-            for (int32_t fx = w.fx0; fx < w.fx1; fx++)
-              m = mpk_max_i32(
-                  m, input[((b * g->in_h + w.y0 + fy) * g->in_w + w.x0 + fx) * g->in_c + c]);
-          output[((b * g->out_h + oy) * g->out_w + ox) * g->out_c + c] =
-              (int8_t)mpk_clamp_i32(m, p->act_min, p->act_max);
         }
       }
   return MPK_OK;

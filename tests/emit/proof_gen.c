@@ -366,7 +366,9 @@ static uint32_t op_walks(const mp_graph *g, uint32_t i, walk_rec *w) {
       break;
     case MP_K_DEPTHWISE_CONV2D_F32: cg = &lo.params.conv_f32.geom; r->kind = 4; break;
     case MP_K_AVG_POOL2D_S8:
-    case MP_K_MAX_POOL2D_S8: cg = &lo.params.pool_s8.geom; r->kind = 4; break;
+    case MP_K_MAX_POOL2D_S8:
+    case MP_K_AVG_POOL2D_S16:
+    case MP_K_MAX_POOL2D_S16: cg = &lo.params.pool_s8.geom; r->kind = 4; break;
     case MP_K_AVG_POOL2D_F32:
     case MP_K_MAX_POOL2D_F32: cg = &lo.params.pool_f32.geom; r->kind = 4; break;
     case MP_K_PAD:
