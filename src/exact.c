@@ -841,11 +841,6 @@ static decision decide(comp *c, uint64_t cap) {
 
 /* ---- building components --------------------------------------------------- */
 
-static int cmp_i64(const void *x, const void *y) {
-  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-  return (a > b) - (a < b);
-}
-
 static bool same_twin(const comp *c, uint32_t a, uint32_t b) {
   return c->sa[a] == c->sa[b] && c->sb[a] == c->sb[b] && c->align[a] == c->align[b];
 }
@@ -902,7 +897,7 @@ static mp_status comp_build(ctx *x, comp *c, const uint32_t *idx, uint32_t n,
     pts[2 * i] = q->start;
     pts[2 * i + 1] = (int64_t)q->end + 1;
   }
-  qsort(pts, 2 * (size_t)n, sizeof *pts, cmp_i64);
+  qsort(pts, 2 * (size_t)n, sizeof *pts, mp_cmp_i64);
   uint32_t np = 0;
   for (uint32_t i = 0; i < 2 * n; i++)
     if (np == 0 || pts[np - 1] != pts[i]) pts[np++] = pts[i];

@@ -255,11 +255,6 @@ struct mp_firstfit {
   uint64_t cost;       /* sets visited and moves made by queries */
 };
 
-static int cmp_i32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* Index of the first element of sorted t[0..m) greater than v. */
 static uint32_t upper_index(const int32_t *t, uint32_t m, int32_t v) {
   uint32_t a = 0, b = m;
@@ -302,8 +297,8 @@ static uint64_t overlaps_per_item(const mp_firstfit *ff) {
     lo[i] = (int32_t)ff->lo[i];
     hi[i] = (int32_t)ff->hi[i];
   }
-  qsort(lo, n, sizeof *lo, cmp_i32);
-  qsort(hi, n, sizeof *hi, cmp_i32);
+  qsort(lo, n, sizeof *lo, mp_cmp_i32);
+  qsort(hi, n, sizeof *hi, mp_cmp_i32);
   uint64_t total = 0;
   for (size_t i = 0; i < n; i++) {
     /* items ending before lo[i] and items starting after hi[i] miss i */
@@ -339,7 +334,7 @@ mp_status mp_firstfit_new(const mp_item *items, size_t n, mp_firstfit **out) {
 
   /* compress time to ranks of distinct starts */
   for (size_t i = 0; i < n; i++) starts[i] = items[i].start;
-  qsort(starts, n, sizeof *starts, cmp_i32);
+  qsort(starts, n, sizeof *starts, mp_cmp_i32);
   uint32_t m = 0;
   for (size_t i = 0; i < n; i++)
     if (m == 0 || starts[m - 1] != starts[i]) starts[m++] = starts[i];

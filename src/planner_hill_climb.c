@@ -176,11 +176,6 @@ typedef struct skyline {
   uint64_t deadline_ms; /* CLOCK_MONOTONIC, 0 = none */
 } skyline;
 
-static int cmp_i32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* Rank of the last of the sorted distinct times t[0..m) that is <= v. */
 static uint32_t time_rank(const int32_t *t, size_t m, int32_t v) {
   size_t a = 0, b = m;
@@ -331,7 +326,7 @@ static mp_status sky_init(skyline *k, const mp_item *items, size_t n, uint64_t t
       times[m] = items[i].start;
       k->item[m++] = (uint32_t)i;
     }
-  qsort(times, m, sizeof *times, cmp_i32);
+  qsort(times, m, sizeof *times, mp_cmp_i32);
   uint32_t T = 0;
   for (uint32_t i = 0; i < m; i++)
     if (T == 0 || times[T - 1] != times[i]) times[T++] = times[i];

@@ -37,6 +37,7 @@
  */
 #include "skyline.h"
 #include "planner_hill_climb.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,11 +58,6 @@ static int cmp_bkey(const void *a, const void *b) {
   if (x->size != y->size) return x->size > y->size ? -1 : 1;
   if (x->id != y->id) return x->id < y->id ? -1 : 1;
   return (x->index > y->index) - (x->index < y->index);
-}
-
-static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
 }
 
 /* Index of v in the sorted distinct array t[0..m). */
@@ -226,7 +222,7 @@ mp_status mp_skyline_solve(const mp_item *items, size_t n, uint64_t *offsets, ui
   }
   if (st == MP_OK && overflow) *cut = true; /* bytes beyond 64 bits: leave it to first fit */
   if (st == MP_OK && !*cut && m) {
-    qsort(times, m, sizeof *times, cmp_i64);
+    qsort(times, m, sizeof *times, mp_cmp_i64);
     size_t u = 0;
     for (size_t j = 0; j < m; j++)
       if (!u || times[j] != times[u - 1]) times[u++] = times[j];

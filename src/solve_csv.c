@@ -121,11 +121,6 @@ static bool parse_int(const field *f, bool sign, int64_t *out) {
   return true;
 }
 
-static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 static const char *const *g_ids; /* qsort context, set and used under one call */
 
 static int cmp_id(const void *a, const void *b) {
@@ -162,13 +157,13 @@ static mp_status set_times(mp_csv_problem *p) {
     t[2 * i] = p->lower[i];
     t[2 * i + 1] = p->upper[i];
   }
-  qsort(t, 2 * p->n, sizeof *t, cmp_i64);
+  qsort(t, 2 * p->n, sizeof *t, mp_cmp_i64);
   size_t m = 0;
   for (size_t i = 0; i < 2 * p->n; i++)
     if (m == 0 || t[m - 1] != t[i]) t[m++] = t[i];
   for (size_t i = 0; i < p->n; i++) {
-    int64_t *lo = bsearch(&p->lower[i], t, m, sizeof *t, cmp_i64);
-    int64_t *up = bsearch(&p->upper[i], t, m, sizeof *t, cmp_i64);
+    int64_t *lo = bsearch(&p->lower[i], t, m, sizeof *t, mp_cmp_i64);
+    int64_t *up = bsearch(&p->upper[i], t, m, sizeof *t, mp_cmp_i64);
     p->items[i].start = (int32_t)(lo - t);
     p->items[i].end = (int32_t)(up - t) - 1;
   }

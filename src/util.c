@@ -306,3 +306,13 @@ mp_status mp_make_dirs(const char *path, const mp_diag_sink *dx) {
   }
   return MP_OK;
 }
+
+int mp_cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+int mp_cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}

@@ -64,6 +64,10 @@ static inline uint64_t mp_min_u64(uint64_t a, uint64_t b) { return a < b ? a : b
 
 /* FNV-1a 64-bit, for plan hashes. */
 uint64_t mp_fnv1a(uint64_t h, const void *data, size_t n);
+
+/* qsort / bsearch comparators of int32_t and int64_t values, ascending. */
+int mp_cmp_i32(const void *a, const void *b);
+int mp_cmp_i64(const void *a, const void *b);
 #define MP_FNV_INIT 0xcbf29ce484222325ULL
 
 /* ---- digests (digest.c) ------------------------------------------------- */

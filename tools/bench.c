@@ -871,6 +871,32 @@ typedef struct hard_stats {
   uint32_t timed_out;
 } hard_stats;
 
+/* Run configuration c on hard instance k (whose optimum is HARD_H), check
+ * it against its time limit and add it to s. */
+static outcome run_hard(const cfg *c, const mp_problem *p, uint64_t *off, const char *kind,
+                        uint32_t k, targets *tg, hard_stats *s) {
+  outcome r = run_cfg(c, p, off);
+  char where[64];
+  snprintf(where, sizeof where, "on %s %u", kind, k);
+  check_limit(tg, c, c->time_ms, r.wall, where);
+  double over = (double)r.height / (double)HARD_H - 1;
+  s->at_h += r.height == HARD_H;
+  s->over_sum += over;
+  if (over > s->over_max) s->over_max = over;
+  if (s->n < sizeof s->secs / sizeof s->secs[0]) s->secs[s->n++] = r.wall;
+  s->timed_out += r.timed_out;
+  return r;
+}
+
+/* The summary row of one configuration over a set of hard instances. */
+static void hard_row(mp_buf *b, const char *label, const char *budget, hard_stats *s) {
+  double med = quantile(s->secs, s->n, 0.5), p90 = quantile(s->secs, s->n, 0.9),
+         mx = quantile(s->secs, s->n, 1.0);
+  mp_buf_printf(b, "| %s | %s | %u / %u (%.0f %%) | %.2f %% | %.2f %% | %.3f | %.3f | %.3f |\n",
+                label, budget, s->at_h, s->n, s->n ? 100.0 * s->at_h / s->n : 0,
+                s->n ? 100 * s->over_sum / s->n : 0, 100 * s->over_max, med, p90, mx);
+}
+
 static void hard_section(const opts *o, mp_buf *b, targets *tg) {
   int64_t hc_it = hc_default_iterations();
   char ms[64];
@@ -920,16 +946,7 @@ static void hard_section(const opts *o, mp_buf *b, targets *tg) {
     mp_buf_printf(&rows, "| %u | %u |", k, n);
     double exact_s = 0;
     for (int c = 0; c < NC; c++) {
-      outcome r = run_cfg(&cfgs[c], &p, off);
-      char where[48];
-      snprintf(where, sizeof where, "on hard instance %u", k);
-      check_limit(tg, &cfgs[c], cfgs[c].time_ms, r.wall, where);
-      double over = (double)r.height / (double)HARD_H - 1;
-      st[c].at_h += r.height == HARD_H;
-      st[c].over_sum += over;
-      if (over > st[c].over_max) st[c].over_max = over;
-      st[c].secs[st[c].n++] = r.wall;
-      st[c].timed_out += r.timed_out;
+      outcome r = run_hard(&cfgs[c], &p, off, "hard instance", k, tg, &st[c]);
       mp_buf_printf(&rows, " %.4f |", (double)r.height / (double)HARD_H);
       if (c == NC - 1) exact_s = r.wall;
     }
@@ -949,14 +966,7 @@ static void hard_section(const opts *o, mp_buf *b, targets *tg) {
                 count, o->hard_nmin, o->hard_nmax);
   mp_buf_puts(b, "| planner | budget | at H | mean overshoot | max overshoot | median s | p90 s "
                  "| max s |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
-  for (int c = 0; c < NC; c++) {
-    hard_stats *s = &st[c];
-    double med = quantile(s->secs, s->n, 0.5), p90 = quantile(s->secs, s->n, 0.9),
-           mx = quantile(s->secs, s->n, 1.0);
-    mp_buf_printf(b, "| %s | %s | %u / %u (%.0f %%) | %.2f %% | %.2f %% | %.3f | %.3f | %.3f |\n",
-                  cfgs[c].label, budget[c], s->at_h, s->n, s->n ? 100.0 * s->at_h / s->n : 0,
-                  s->n ? 100 * s->over_sum / s->n : 0, 100 * s->over_max, med, p90, mx);
-  }
+  for (int c = 0; c < NC; c++) hard_row(b, cfgs[c].label, budget[c], &st[c]);
   const hard_stats *ex = &st[NC - 1];
   mp_buf_printf(b, "\nexact: %u of %u instances hit the %lld ms time limit.\n", ex->timed_out,
                 ex->n, (long long)o->exact_ms);
@@ -1088,16 +1098,7 @@ static void coarse_section(const opts *o, mp_buf *b, targets *tg) {
     mp_problem p = {n, items, 0};
     mp_buf_printf(&rows, "| %u | %u | %u |", k, n, distinct);
     for (int c = 0; c < NC; c++) {
-      outcome r = run_cfg(&cfgs[c], &p, off);
-      char where[64];
-      snprintf(where, sizeof where, "on coarse hard instance %u", k);
-      check_limit(tg, &cfgs[c], cfgs[c].time_ms, r.wall, where);
-      double over = (double)r.height / (double)HARD_H - 1;
-      st[c].at_h += r.height == HARD_H;
-      st[c].over_sum += over;
-      if (over > st[c].over_max) st[c].over_max = over;
-      st[c].secs[st[c].n++] = r.wall;
-      st[c].timed_out += r.timed_out;
+      outcome r = run_hard(&cfgs[c], &p, off, "coarse hard instance", k, tg, &st[c]);
       mp_buf_printf(&rows, " %.4f, %.3f |", (double)r.height / (double)HARD_H, r.wall);
     }
     mp_buf_puts(&rows, "\n");
@@ -1116,14 +1117,7 @@ static void coarse_section(const opts *o, mp_buf *b, targets *tg) {
                 count, COARSE_UNIT, (unsigned)(HARD_H / COARSE_UNIT), nmin, nmax);
   mp_buf_puts(b, "| planner | budget | at H | mean overshoot | max overshoot | median s | p90 s "
                  "| max s |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
-  for (int c = 0; c < NC; c++) {
-    hard_stats *h = &st[c];
-    mp_buf_printf(b, "| %s | %s | %u / %u (%.0f %%) | %.2f %% | %.2f %% | %.3f | %.3f | %.3f |\n",
-                  cfgs[c].label, budget[c], h->at_h, h->n, h->n ? 100.0 * h->at_h / h->n : 0,
-                  h->n ? 100 * h->over_sum / h->n : 0, 100 * h->over_max,
-                  quantile(h->secs, h->n, 0.5), quantile(h->secs, h->n, 0.9),
-                  quantile(h->secs, h->n, 1.0));
-  }
+  for (int c = 0; c < NC; c++) hard_row(b, cfgs[c].label, budget[c], &st[c]);
   mp_buf_puts(b, "\n<details><summary>Per instance</summary>\n\n");
   mp_buf_append(b, rows.data ? rows.data : "", rows.len);
   mp_buf_puts(b, "\n</details>\n\n");
