@@ -132,25 +132,35 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
      * 3 the pressure order (firstfit.h) */
     static const int big[4] = {0, 1, 2, 3}, small[4] = {2, 0, -1, -1};
     int kind = sky_first ? big[step] : small[step];
+    /* on a large problem a start whose share of the limit is already spent
+     * is not begun (its setup alone would run past the limit on a loaded
+     * machine) */
+    static const uint32_t share8[4] = {8, 4, 6, 7}; /* its deadline, in eighths of the limit */
+    uint64_t until = kind >= 0 ? t0 + limit_ms / 8 * share8[kind] : 0;
     bool c = false;
+    if (sky_first && kind > 0 && mp_hill_climb_now_ms() >= until) {
+      if (kind == 1) sky_cut = true;
+      if (kind == 2) by_size_cut = true;
+      continue;
+    }
     if (kind == 0) {
       st = mp_firstfit_order_by_start(p->items, n, order);
       if (st == MP_OK) st = mp_firstfit_solve(p->items, n, order, tmp);
     } else if (kind == 1) {
-      st = mp_skyline_solve(p->items, n, tmp, 0, t0 + limit_ms / 2, &c);
+      st = mp_skyline_solve(p->items, n, tmp, 0, until, &c);
       sky_cut = c;
       sky_done = !c;
     } else if (kind == 2) {
       uint64_t t1 = mp_hill_climb_now_ms();
       st = mp_firstfit_order_by_size(p->items, n, order);
       if (st == MP_OK)
-        st = mp_firstfit_solve_until(p->items, n, order, tmp, t0 + limit_ms / 4 * 3, &c);
+        st = mp_firstfit_solve_until(p->items, n, order, tmp, until, &c);
       by_size_cut = c;
       by_size_ms = mp_hill_climb_now_ms() - t1;
     } else if (kind == 3 && !by_size_cut) {
       st = mp_firstfit_order_by_pressure(p->items, n, order);
       if (st == MP_OK)
-        st = mp_firstfit_solve_until(p->items, n, order, tmp, t0 + limit_ms / 8 * 7, &c);
+        st = mp_firstfit_solve_until(p->items, n, order, tmp, until, &c);
     } else {
       continue;
     }
