@@ -63,6 +63,15 @@ static int convert_after_rules(cli *c, const mp_config *cfg, const mp_graph *g,
     if (s) fputs(s, stdout);
     free(s);
     cli_print_fold_note(g, cfg, saved);
+    /* the module's own tables, measured on the module in memory; a module
+     * that cannot be emitted fails below with its diagnostics */
+    mp_module_tables t;
+    if (mp_module_tables_measure(plan, cfg, NULL, &t) == MP_OK) {
+      char *ts = mp_module_tables_summary(plan, &t);
+      if (ts) printf("\n%s", ts);
+      free(ts);
+    }
+    mp_module_tables_free(&t);
     if (!quiet) cli_print_hint(plan, &cfg->memory, "--memory.planner");
   }
   /* The C module (and <prefix>_residency.json with dump_residency_json). */

@@ -596,6 +596,8 @@ typedef struct mp_config {
   char *module_name;
   char *prefix;             /* C identifier */
   mp_target target;         /* module.target */
+  bool has_tables_memory;   /* module.tables_memory given */
+  mp_memory tables_memory;  /* where the module's read-only tables live */
   mp_platform platform;
   mp_memory_args memory;
   int32_t verbose;
@@ -973,6 +975,49 @@ mp_status mp_residency_json(const mp_plan *p, const char *prefix, char **out);
  * (prefix not a C identifier, no module path), MP_ERR_IO, MP_ERR_NOMEM, or
  * MP_ERR_INTERNAL / MP_ERR_UNSUPPORTED when the plan cannot be emitted. */
 mp_status mp_emit_module(const mp_plan *p, const mp_config *cfg, const mp_diag_sink *dx);
+
+/* The module's own tables: the objects src/<p>_model.c defines besides the
+ * arenas and their blobs, with their sizes on a 32-bit target (ILP32:
+ * 4-byte pointers, as every Cortex-M, ESP32 and 32-bit RISC-V core).  Read
+ * only: the region, tensor and operator tables, the operators' names, the
+ * kernel params structs and their per-channel arrays, the I/O and CRC
+ * tables.  Writable: the region bindings (.data, or .bss without
+ * allocate_arenas) and the caller I/O pointers (.bss).  Code, the string
+ * literals of <p>_status_str and the kernels' own tables are not counted. */
+typedef enum mp_table_section {
+  MP_TABLE_RODATA = 0,
+  MP_TABLE_DATA = 1,
+  MP_TABLE_BSS = 2,
+} mp_table_section;
+
+typedef struct mp_module_table {
+  char symbol[80];          /* "tensor_shapes", "op3_params_multiplier", "kws_tensors" */
+  mp_table_section section;
+  uint32_t size;            /* bytes on a 32-bit target */
+  bool params;              /* a kernel's params struct or one of its arrays */
+} mp_module_table;
+
+typedef struct mp_module_tables {
+  bool has_memory;          /* the read-only tables' memory is known */
+  mp_memory memory;         /* module.tables_memory, else the platform's
+                               first read-only memory by name */
+  uint64_t rodata;          /* bytes of the read-only tables */
+  uint64_t params;          /* of rodata: kernel params and their arrays */
+  uint64_t data;            /* initialised writable tables */
+  uint64_t bss;             /* zero-initialised writable tables */
+  uint32_t n_items;
+  mp_module_table *items;   /* every table (malloc'd) */
+} mp_module_tables;
+
+/* What the module mp_emit_module(p, cfg) would write defines as its own
+ * tables, measured by emitting it in memory (nothing is written).  Fails as
+ * mp_emit_module fails.  Free with mp_module_tables_free. */
+mp_status mp_module_tables_measure(const mp_plan *p, const mp_config *cfg, const mp_diag_sink *dx,
+                                   mp_module_tables *out);
+void mp_module_tables_free(mp_module_tables *t);
+/* The summary's lines for the tables (malloc'd text, NULL on allocation
+ * failure). */
+char *mp_module_tables_summary(const mp_plan *p, const mp_module_tables *t);
 
 /* The human summary of a plan: a table per arena (role, memory, size, used,
  * lower bound, budget headroom) and per memory; with verbose >= 2 also every

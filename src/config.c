@@ -1080,6 +1080,14 @@ static void read_model_module(vctx *v, const cfg_node *root, const cfg_src *file
       verr(v, n, "module.target", "unknown target '%s' (targets: %s)", s,
            name_list(v, names, MP_TARGET_COUNT));
   }
+  if ((n = value_of(module, "tables_memory"))) {
+    mp_memory m;
+    if (read_memory(v, n, "module.tables_memory", &c->platform, &m) &&
+        memory_on_platform(v, n, "module.tables_memory", m, &c->platform)) {
+      c->has_tables_memory = true;
+      c->tables_memory = m;
+    }
+  }
   if ((n = value_of(module, "path"))) {
     if (read_string(v, n, "module.path", &s)) c->module_path = resolve_path(v, n, s);
   } else {

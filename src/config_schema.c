@@ -43,6 +43,12 @@ static const cfg_key keys[] = {
      "instructions when it predefines __ARM_FEATURE_DSP (cortex-m4, cortex-m7, cortex-m33), "
      "and portable C otherwise: every path gives the same bytes, so the module still compiles "
      "and runs anywhere. The summary lists the kernel each operator runs."},
+    {"module.tables_memory", T_STRING, "memory name", "the platform's first read-only memory",
+     "Memory the module's read-only tables (tensor and operator tables, kernel parameters, "
+     "per-channel multipliers and shifts) are defined in, with that memory's "
+     "<PREFIX>_PUT_CONST_IN_<MEM> macro; the summary, the residency report and the HTML report "
+     "count them there.  Without it they are plain .rodata, counted in the platform's first "
+     "read-only memory by name (flash, mram), or in none when it has none."},
     {"platform", T_PLATFORM, "name or mapping", MP_DEFAULT_PLATFORM,
      "Target platform: a built-in name (apollo510_evb, apollo4p_evb, apollo330p_evb, "
      "apollo3p_evb, stm32h743, imxrt1060_evk, esp32s3_devkitc), or a mapping of the keys "

@@ -247,6 +247,63 @@ static mp_status gather_regions(emit_ctx *e) {
   return MP_OK;
 }
 
+/* ---- the module's own tables --------------------------------------------- */
+
+void emit_table(const emit_ctx *e, const char *symbol, mp_table_section section, uint64_t size,
+                bool params) {
+  emit_tables *et = e->tables;
+  if (!et || et->failed) return;
+  mp_module_tables *t = &et->t;
+  if (t->n_items == et->cap) {
+    uint32_t cap = et->cap ? 2 * et->cap : 32;
+    mp_module_table *v = realloc(t->items, cap * sizeof *v);
+    if (!v) {
+      et->failed = true;
+      return;
+    }
+    t->items = v;
+    et->cap = cap;
+  }
+  mp_module_table *it = &t->items[t->n_items++];
+  memset(it, 0, sizeof *it);
+  snprintf(it->symbol, sizeof it->symbol, "%s", symbol);
+  it->section = section;
+  it->size = (uint32_t)size;
+  it->params = params;
+  if (section == MP_TABLE_RODATA) t->rodata += size;
+  if (section == MP_TABLE_DATA) t->data += size;
+  if (section == MP_TABLE_BSS) t->bss += size;
+  if (params) t->params += size;
+}
+
+/* Where the read-only tables live: module.tables_memory, else the
+ * platform's first read-only memory by name (where .rodata goes). */
+static void tables_memory(emit_ctx *e) {
+  mp_module_tables *t = &e->tables->t;
+  const mp_platform *pf = &e->plan->platform;
+  if (e->cfg->has_tables_memory && pf->present[e->cfg->tables_memory]) {
+    t->has_memory = true;
+    t->memory = e->cfg->tables_memory;
+    snprintf(e->table_macro, sizeof e->table_macro, "%s_PUT_CONST_IN_%s ", e->up,
+             emit_mem_upper(e, t->memory));
+    return;
+  }
+  mp_memory by_name[MP_MEM_COUNT];
+  uint32_t n = mp_platform_by_name(pf, by_name);
+  for (uint32_t k = 0; k < n; k++)
+    if (pf->present[by_name[k]] && pf->read_only[by_name[k]]) {
+      t->has_memory = true;
+      t->memory = by_name[k];
+      return;
+    }
+}
+
+void mp_module_tables_free(mp_module_tables *t) {
+  if (!t) return;
+  free(t->items);
+  memset(t, 0, sizeof *t);
+}
+
 /* ---- writing ------------------------------------------------------------- */
 
 typedef struct out_file {
@@ -260,7 +317,7 @@ typedef struct out_file {
 static mp_status write_all(const emit_ctx *e, const out_file *files, size_t n) {
   char *html = NULL;
   mp_status st = MP_OK;
-  if (e->cfg->report_path) st = mp_report_html(e->plan, e->prefix, &html);
+  if (e->cfg->report_path) st = mp_report_html_tables(e->plan, e->prefix, &e->tables->t, &html);
   mp_out *o = NULL;
   if (st == MP_OK) st = mp_out_begin(e->dir, e->dx, &o);
   for (size_t i = 0; i < n && st == MP_OK; i++)
@@ -275,7 +332,7 @@ static mp_status write_all(const emit_ctx *e, const out_file *files, size_t n) {
 /* Everything of mp_emit_module but the writing: the files go to fn when
  * given, else to write_all. */
 static mp_status emit_run(const mp_plan *p, const mp_config *cfg, const mp_diag_sink *dx,
-                          emit_file_fn fn, void *user) {
+                          emit_file_fn fn, void *user, mp_module_tables *tables_out) {
   if (!p || !cfg || !cfg->module_path || !*cfg->module_path) {
     mp_error(dx, noloc(), "mp_emit_module: no plan, config or module.path");
     return MP_ERR_CONFIG;
@@ -304,6 +361,10 @@ static mp_status emit_run(const mp_plan *p, const mp_config *cfg, const mp_diag_
   e.pool = mp_pool_new();
   mp_buf_init(&e.glue);
   if (!e.pool) return MP_ERR_NOMEM;
+  emit_tables tables;
+  memset(&tables, 0, sizeof tables);
+  e.tables = &tables;
+  tables_memory(&e);
   size_t dl = strlen(cfg->module_path);
   while (dl > 1 && cfg->module_path[dl - 1] == '/') dl--;
   e.dir = mp_pool_strndup(e.pool, cfg->module_path, dl);
@@ -327,7 +388,7 @@ static mp_status emit_run(const mp_plan *p, const mp_config *cfg, const mp_diag_
     emit_makefile(&e, &text[F_MK]);
     for (int i = 0; i < F_N; i++)
       if (text[i].failed) st = MP_ERR_NOMEM;
-    if (e.glue.failed) st = MP_ERR_NOMEM;
+    if (e.glue.failed || tables.failed) st = MP_ERR_NOMEM;
   }
   if (st == MP_OK) {
     size_t cap = F_N + 1 + e.n_regions + emit_runtime_count();
@@ -362,7 +423,8 @@ static mp_status emit_run(const mp_plan *p, const mp_config *cfg, const mp_diag_
         if (e.regions[r].has_bytes)
           side[ns++] = (mp_sidecar){e.regions[r].file, e.regions[r].id, e.regions[r].symbol,
                                     e.regions[r].bytes, e.regions[r].size};
-      st = side ? mp_residency_json_files(p, cfg->prefix, side, ns, &json) : MP_ERR_NOMEM;
+      st = side ? mp_residency_json_files(p, cfg->prefix, side, ns, &tables.t, &json)
+                : MP_ERR_NOMEM;
       if (st == MP_OK)
         files[nf++] = (out_file){mp_pool_printf(e.pool, "%s_residency.json", e.prefix), json,
                                  strlen(json)};
@@ -379,15 +441,35 @@ static mp_status emit_run(const mp_plan *p, const mp_config *cfg, const mp_diag_
   free(json);
   mp_buf_free(&e.glue);
   mp_pool_free(&e.pool);
+  if (st == MP_OK && tables_out)
+    *tables_out = tables.t;
+  else
+    mp_module_tables_free(&tables.t);
   return st;
 }
 
 mp_status mp_emit_module(const mp_plan *p, const mp_config *cfg, const mp_diag_sink *dx) {
-  return emit_run(p, cfg, dx, NULL, NULL);
+  return emit_run(p, cfg, dx, NULL, NULL, NULL);
+}
+
+static mp_status discard(void *user, const char *rel, const void *data, size_t size) {
+  (void)user, (void)rel, (void)data, (void)size;
+  return MP_OK;
+}
+
+mp_status mp_module_tables_measure(const mp_plan *p, const mp_config *cfg, const mp_diag_sink *dx,
+                                   mp_module_tables *out) {
+  if (!out) return MP_ERR_INTERNAL;
+  memset(out, 0, sizeof *out);
+  if (!cfg) return MP_ERR_CONFIG;
+  mp_config c = *cfg;
+  c.report_path = NULL;
+  c.memory.dump_residency_json = false;
+  return emit_run(p, &c, dx, discard, NULL, out);
 }
 
 mp_status emit_module_files(const mp_plan *p, const mp_config *cfg, const mp_diag_sink *dx,
                             emit_file_fn fn, void *user) {
   if (!fn) return MP_ERR_INTERNAL;
-  return emit_run(p, cfg, dx, fn, user);
+  return emit_run(p, cfg, dx, fn, user, NULL);
 }

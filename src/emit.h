@@ -73,8 +73,24 @@ typedef struct emit_ctx {
   uint32_t n_unsupported;   /* non-view ops without one */
   mp_buf glue;              /* kernel params and glue functions (model.c) */
   char mem_upper[MP_MEM_COUNT][MP_MEMORY_NAME_MAX]; /* memory names in upper case */
+  struct emit_tables *tables; /* the module's own tables, recorded as they are written */
+  char table_macro[96];     /* what defines a read-only table in its memory:
+                               "KWS_PUT_CONST_IN_QSPI " (module.tables_memory), or "" */
   mp_pool *pool;
 } emit_ctx;
+
+/* The tables the source defines (mp_module_tables), growing as they are
+ * written; `failed` after an allocation failure. */
+typedef struct emit_tables {
+  mp_module_tables t;
+  uint32_t cap;
+  bool failed;
+} emit_tables;
+
+/* Record a table the module defines: its symbol, section and size on a
+ * 32-bit target. */
+void emit_table(const emit_ctx *e, const char *symbol, mp_table_section section, uint64_t size,
+                bool params);
 
 /* The region id of arena i (== i) and of its source blob (staged only). */
 const emit_region *emit_source_region(const emit_ctx *e, uint32_t arena);

@@ -254,6 +254,12 @@ static void regions(const emit_ctx *e, mp_buf *b) {
   mp_buf_puts(b, "\n");
 }
 
+/* True when the module's read-only tables are defined with memory m's
+ * macro (module.tables_memory). */
+static bool tables_in(const emit_ctx *e, mp_memory m) {
+  return e->table_macro[0] && e->tables->t.memory == m;
+}
+
 /* True when memory m holds a read-only region (consts) or a writable one
  * (writable). */
 static bool memory_used(const emit_ctx *e, mp_memory m, bool consts, bool writable) {
@@ -277,8 +283,9 @@ static void toolchain_macros(const emit_ctx *e, mp_buf *b) {
         " * and NOLOAD in the linker script.  Read-only blobs (cold constants,\n"
         " * staged sources) use %s_PUT_CONST_IN_<MEM>, e.g. a .rodata.* section;\n"
         " * one in RAM needs a load image in flash and a copy at boot, like .data.\n"
-        " * The two never share a section. */\n",
-        u, u, u);
+        " * The two never share a section.  With module.tables_memory the module's\n"
+        " * read-only tables use that memory's %s_PUT_CONST_IN_<MEM> too. */\n",
+        u, u, u, u);
     mp_memory by_name[MP_MEM_COUNT];
     uint32_t n_mem = mp_platform_by_name(&e->plan->platform, by_name);
     for (uint32_t k = 0; k < n_mem; k++) {
@@ -286,7 +293,7 @@ static void toolchain_macros(const emit_ctx *e, mp_buf *b) {
       const char *mu = emit_mem_upper(e, m);
       if (memory_used(e, m, false, true))
         mp_buf_printf(b, "#ifndef %s_PUT_IN_%s\n#define %s_PUT_IN_%s\n#endif\n", u, mu, u, mu);
-      if (memory_used(e, m, true, false))
+      if (memory_used(e, m, true, false) || tables_in(e, m))
         mp_buf_printf(b, "#ifndef %s_PUT_CONST_IN_%s\n#define %s_PUT_CONST_IN_%s\n#endif\n", u,
                       mu, u, mu);
     }
@@ -295,6 +302,13 @@ static void toolchain_macros(const emit_ctx *e, mp_buf *b) {
                      "#ifndef %s_ALIGNED\n#define %s_ALIGNED(n) __attribute__((aligned(n)))\n"
                      "#endif\n",
                   u, u);
+  } else if (e->table_macro[0]) {
+    const char *mu = emit_mem_upper(e, e->tables->t.memory);
+    mp_buf_printf(b,
+        "/* Placement: the module's read-only tables (module.tables_memory) are\n"
+        " * defined with %s_PUT_CONST_IN_%s, empty by default. */\n"
+        "#ifndef %s_PUT_CONST_IN_%s\n#define %s_PUT_CONST_IN_%s\n#endif\n",
+        u, mu, u, mu, u, mu);
   }
   mp_buf_printf(b, "/* A definition the application may replace (%s_hydrate_constants). */\n"
                    "#ifndef %s_WEAK\n#define %s_WEAK __attribute__((weak))\n#endif\n\n",

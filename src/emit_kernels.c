@@ -4,7 +4,7 @@
  * the kernel (and its init hook) with the operator's tensors.
  *
  * The lowering (src/lower.h) decides everything: which mpk kernel runs an
- * operator, its params (printed as C by mp_lower_params_c), the argument
+ * operator, its params (printed as C by mp_lower_params_init), the argument
  * order and C types, the op-local scratch it needs.  This file only maps
  * tensors to pointers: each argument is tensor_ptr(id), the tensor's
  * region base plus its planned offset, resolved when the op runs (so a
@@ -107,6 +107,22 @@ static void call(const emit_ctx *e, const mp_lowered_op *lo, uint32_t op, int32_
     mp_buf_puts(b, ",\n      NULL);\n}\n\n");
 }
 
+/* The params of lo as sym, and the arrays they point to, each defined
+ * with the tables' placement and recorded with its size on the target. */
+static void params_c(emit_ctx *e, const mp_lowered_op *lo, const char *sym) {
+  mp_buf *b = &e->glue;
+  char name[128];
+  mp_lower_params_arrays(lo, e->table_macro, sym, b);
+  for (uint32_t i = 0; i < lo->n_arrays; i++) {
+    snprintf(name, sizeof name, "%s_%s", sym, lo->arrays[i].name);
+    emit_table(e, name, MP_TABLE_RODATA, 4u * (lo->arrays[i].n ? lo->arrays[i].n : 1u), true);
+  }
+  mp_buf_printf(b, "%sstatic const %s %s = ", e->table_macro, lo->params_type, sym);
+  mp_lower_params_init(lo, sym, b);
+  mp_buf_puts(b, ";\n");
+  emit_table(e, sym, MP_TABLE_RODATA, mp_lower_params_size32(lo), true);
+}
+
 mp_status emit_kernels_prepare(emit_ctx *e) {
   const mp_graph *g = e->g;
   if (g->n_ops == 0) {
@@ -179,7 +195,7 @@ mp_status emit_kernels_prepare(emit_ctx *e) {
     mp_buf_printf(&e->glue, "/* op %u ", i);
     emit_comment_text(&e->glue, op->name, 40);
     mp_buf_printf(&e->glue, ": %s */\n", lo.fn);
-    mp_lower_params_c(&lo, sym, &e->glue);
+    params_c(e, &lo, sym);
     call(e, &lo, i, lo.scratch_bytes > 0 ? k->scratch : -1, false, &e->glue);
     if (k->has_init) call(e, &lo, i, -1, true, &e->glue);
     mp_lower_free(&lo);

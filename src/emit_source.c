@@ -44,7 +44,8 @@ static void region_tables(const emit_ctx *e, mp_buf *b) {
   mp_buf_puts(b, "/* ---- regions -------------------------------------------------------- */\n\n");
   mp_buf_puts(b, "/* What every region needs: size in bytes and base alignment. */\n"
                  "typedef struct region_need {\n  uint32_t size;\n  uint32_t align;\n} region_need;\n\n");
-  mp_buf_printf(b, "static const region_need regions[%s_NUM_REGIONS] = {\n", u);
+  mp_buf_printf(b, "%sstatic const region_need regions[%s_NUM_REGIONS] = {\n", e->table_macro, u);
+  emit_table(e, "regions", MP_TABLE_RODATA, 8u * e->n_regions, false);
   for (uint32_t i = 0; i < e->n_regions; i++) {
     const emit_region *r = &e->regions[i];
     mp_buf_printf(b, "    [%s] = {%s_SIZE, %s_ALIGN},\n", r->enum_name, r->enum_name, r->enum_name);
@@ -64,7 +65,9 @@ static void region_tables(const emit_ctx *e, mp_buf *b) {
                     r->symbol);
     }
     mp_buf_puts(b, "};\n");
+    emit_table(e, "arena_buffers", MP_TABLE_DATA, 4u * e->n_regions, false);
     mp_buf_printf(b, "static size_t arena_sizes[%s_NUM_REGIONS] = {\n", u);
+    emit_table(e, "arena_sizes", MP_TABLE_DATA, 4u * e->n_regions, false);
     for (uint32_t i = 0; i < e->n_regions; i++)
       mp_buf_printf(b, "    [%s] = %s_SIZE,\n", e->regions[i].enum_name, e->regions[i].enum_name);
     mp_buf_puts(b, "};\n\n");
@@ -74,6 +77,8 @@ static void region_tables(const emit_ctx *e, mp_buf *b) {
                      "static region_base arena_buffers[%s_NUM_REGIONS];\n"
                      "static size_t arena_sizes[%s_NUM_REGIONS];\n\n",
                   e->prefix, u, u);
+    emit_table(e, "arena_buffers", MP_TABLE_BSS, 4u * e->n_regions, false);
+    emit_table(e, "arena_sizes", MP_TABLE_BSS, 4u * e->n_regions, false);
   }
 }
 
@@ -89,7 +94,7 @@ static void tensor_tables(const emit_ctx *e, mp_buf *b) {
              p, u, u);
   mp_buf_puts(b, "/* ---- tensors -------------------------------------------------------- */\n\n");
   mp_buf_printf(b, "/* The shapes of all tensors, one after the other (%s_tensors[t].shape). */\n"
-                   "static const int32_t tensor_shapes[] = {\n", p);
+                   "%sstatic const int32_t tensor_shapes[] = {\n", p, e->table_macro);
   uint32_t *shape_at = mp_pool_alloc(e->pool, g->n_tensors, sizeof(uint32_t));
   uint32_t n_dims = 0;
   for (uint32_t t = 0; t < g->n_tensors; t++) {
@@ -103,12 +108,20 @@ static void tensor_tables(const emit_ctx *e, mp_buf *b) {
   }
   if (n_dims == 0) mp_buf_puts(b, "    0 /* every tensor is a scalar */\n");
   mp_buf_puts(b, "};\n\n");
+  emit_table(e, "tensor_shapes", MP_TABLE_RODATA, 4u * (n_dims ? n_dims : 1u), false);
   mp_buf_printf(b,
       "/* Every tensor by id: {region, offset, size, dtype, rank, shape}.  A view's\n"
       " * descriptor is its root's storage; a tensor without storage has region\n"
       " * %s_NO_REGION. */\n"
-      "const %s_tensor_t %s_tensors[%s_NUM_TENSORS] = {\n",
-      u, p, p, u);
+      "%sconst %s_tensor_t %s_tensors[%s_NUM_TENSORS] = {\n",
+      u, e->table_macro, p, p, u);
+  /* {uint8 region, uint32 offset, uint32 size, uint8 dtype, uint8 rank,
+   * pointer shape}: 20 bytes on a 32-bit target */
+  char sym[96];
+  snprintf(sym, sizeof sym, "%s_tensors", p);
+  emit_table(e, sym, MP_TABLE_RODATA, 20u * g->n_tensors, false);
+  if (e->io_caller)
+    emit_table(e, "io_buffers", MP_TABLE_BSS, 4u * (g->n_inputs + g->n_outputs), false);
   char dname[32];
   for (uint32_t t = 0; t < g->n_tensors; t++) {
     const mp_tensor *x = &g->tensors[t];
@@ -158,12 +171,57 @@ static void tensor_tables(const emit_ctx *e, mp_buf *b) {
       "}\n\n");
 }
 
+/* The operators' names and their params types, each once, in one char
+ * table padded to 4 bytes (so that its size on the target is exact).  Sets
+ * the offset of op i's name at [2i] and of its params type at [2i + 1];
+ * NULL (the names then stay literals) when out of memory. */
+static uint32_t *op_names(const emit_ctx *e, mp_buf *b) {
+  const mp_graph *g = e->g;
+  uint32_t *at = mp_pool_alloc(e->pool, 2u * (g->n_ops ? g->n_ops : 1u), sizeof(uint32_t));
+  const char **seen = mp_pool_alloc(e->pool, 2u * (g->n_ops ? g->n_ops : 1u), sizeof(char *));
+  uint32_t *seen_at = mp_pool_alloc(e->pool, 2u * (g->n_ops ? g->n_ops : 1u), sizeof(uint32_t));
+  if (!at || !seen || !seen_at || g->n_ops == 0) return NULL;
+  mp_buf lit;
+  mp_buf_init(&lit);
+  uint32_t n_seen = 0, len = 0;
+  for (uint32_t i = 0; i < 2u * g->n_ops; i++) {
+    const emit_kernel *k = &e->kernels[i / 2];
+    const char *s = i % 2 ? (k->has_kernel && k->params_type[0] ? k->params_type : NULL)
+                          : g->ops[i / 2].name;
+    at[i] = 0;
+    if (!s) continue;
+    uint32_t j = 0;
+    while (j < n_seen && strcmp(seen[j], s) != 0) j++;
+    if (j == n_seen) {
+      seen[n_seen] = s;
+      seen_at[n_seen++] = len;
+      mp_buf_puts(&lit, "    ");
+      emit_c_string(&lit, s);
+      mp_buf_printf(&lit, " \"\\0\" /* %u */\n", len);
+      len += (uint32_t)strlen(s) + 1u;
+    }
+    at[i] = seen_at[j];
+  }
+  uint32_t size = (len + 4u) / 4u * 4u; /* room for the literal's own NUL */
+  mp_buf_printf(b, "/* The operators' names and params types, each once (%s_ops[i].name,\n"
+                   " * .params_type). */\n"
+                   "%sstatic const char op_names[%u] =\n",
+                e->prefix, e->table_macro, size);
+  mp_buf_append(b, lit.data, lit.len);
+  mp_buf_puts(b, "    ;\n\n");
+  bool failed = lit.failed;
+  mp_buf_free(&lit);
+  if (failed) return NULL;
+  emit_table(e, "op_names", MP_TABLE_RODATA, size, false);
+  return at;
+}
+
 static void op_tables(const emit_ctx *e, mp_buf *b) {
   const mp_graph *g = e->g;
   const char *u = e->up, *p = e->prefix;
   mp_buf_puts(b, "/* ---- operators ------------------------------------------------------ */\n\n");
   mp_buf_printf(b, "/* The tensors of every operator: inputs, then outputs (%s_ops[i]). */\n"
-                   "static const int32_t op_tensors[] = {\n", p);
+                   "%sstatic const int32_t op_tensors[] = {\n", p, e->table_macro);
   uint32_t pos = 0;
   for (uint32_t i = 0; i < g->n_ops; i++) {
     const mp_op *op = &g->ops[i];
@@ -178,16 +236,26 @@ static void op_tables(const emit_ctx *e, mp_buf *b) {
   }
   if (pos == 0) mp_buf_puts(b, "    -1 /* no operator has tensors */\n");
   mp_buf_puts(b, "};\n\n");
+  emit_table(e, "op_tensors", MP_TABLE_RODATA, 4u * (pos ? pos : 1u), false);
+  uint32_t *name_at = op_names(e, b);
   mp_buf_printf(b,
       "/* Every operator in execution order: {index, builtin, name, is_view,\n"
       " * n_inputs, n_outputs, inputs, outputs, scratch, params, params_type}. */\n"
-      "const %s_op_t %s_ops[%s_NUM_OPS] = {\n",
-      p, p, u);
+      "%sconst %s_op_t %s_ops[%s_NUM_OPS] = {\n",
+      e->table_macro, p, p, u);
+  /* {uint32 index, int32 builtin, pointer name, 3 uint8, 2 pointers, int32
+   * scratch, 2 pointers}: 36 bytes on a 32-bit target */
+  char sym[96];
+  snprintf(sym, sizeof sym, "%s_ops", p);
+  emit_table(e, sym, MP_TABLE_RODATA, 36u * g->n_ops, false);
   pos = 0;
   for (uint32_t i = 0; i < g->n_ops; i++) {
     const mp_op *op = &g->ops[i];
     mp_buf_printf(b, "    {%uu, %d, ", i, op->builtin_code);
-    emit_c_string(b, op->name);
+    if (name_at)
+      mp_buf_printf(b, "&op_names[%u]", name_at[2 * i]);
+    else
+      emit_c_string(b, op->name);
     mp_buf_printf(b, ", %uu, %uu, %uu, ", op->is_view ? 1u : 0u, op->n_inputs, op->n_outputs);
     if (op->n_inputs)
       mp_buf_printf(b, "&op_tensors[%u], ", pos);
@@ -198,7 +266,9 @@ static void op_tables(const emit_ctx *e, mp_buf *b) {
     else
       mp_buf_puts(b, "NULL, ");
     mp_buf_printf(b, "%d, ", e->kernels[i].scratch);
-    if (e->kernels[i].has_kernel && e->kernels[i].params_type[0])
+    if (e->kernels[i].has_kernel && e->kernels[i].params_type[0] && name_at)
+      mp_buf_printf(b, "&op%u_params, &op_names[%u]},\n", i, name_at[2 * i + 1]);
+    else if (e->kernels[i].has_kernel && e->kernels[i].params_type[0])
       mp_buf_printf(b, "&op%u_params, \"%s\"},\n", i, e->kernels[i].params_type);
     else
       mp_buf_puts(b, "NULL, NULL},\n");
@@ -215,7 +285,9 @@ static void op_tables(const emit_ctx *e, mp_buf *b) {
   uint32_t count[2] = {g->n_inputs, g->n_outputs};
   for (int k = 0; k < 2; k++) {
     if (!count[k]) continue;
-    mp_buf_printf(b, "static const io_quant %s[%s_NUM_%sS] = {\n", list[k], u, what[k]);
+    mp_buf_printf(b, "%sstatic const io_quant %s[%s_NUM_%sS] = {\n", e->table_macro, list[k], u,
+                  what[k]);
+    emit_table(e, list[k], MP_TABLE_RODATA, 16u * count[k], false);
     for (uint32_t i = 0; i < count[k]; i++)
       mp_buf_printf(b, "    {%s_%s%u_TENSOR, %s_%s%u_SCALE, %s_%s%u_ZERO_POINT, %s_%s%u_ALIGN},\n",
                     u, what[k], i, u, what[k], i, u, what[k], i, u, what[k], i);
@@ -239,8 +311,9 @@ static void kernel_table(const emit_ctx *e, mp_buf *b) {
       " * an operator memplan has no kernel for). */\n"
       "typedef int32_t (*glue_fn)(void);\n"
       "typedef struct op_kernel {\n  glue_fn run;\n  glue_fn init;\n} op_kernel;\n\n"
-      "static const op_kernel op_kernels[%s_NUM_OPS] = {\n",
-      u);
+      "%sstatic const op_kernel op_kernels[%s_NUM_OPS] = {\n",
+      e->table_macro, u);
+  emit_table(e, "op_kernels", MP_TABLE_RODATA, 8u * g->n_ops, false);
   for (uint32_t i = 0; i < g->n_ops; i++) {
     const emit_kernel *k = &e->kernels[i];
     mp_buf_puts(b, "    {");
@@ -300,6 +373,7 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       " * .data with the other binding state, and .bss holds only arenas. */\n"
       "static uint32_t binding_epoch = 1u;\n\n",
       u, u, u, u, u, u);
+  emit_table(e, "binding_epoch", MP_TABLE_DATA, 4u, false);
   mp_buf_printf(b,
       "int32_t %s_bind_arena(%s_arena_region_t region, void *buf, size_t size) {\n"
       "  uint32_t r;\n"
@@ -414,10 +488,14 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
                    "}\n\n");
     mp_buf_printf(b, "/* The constant regions and the CRC-32 of their bytes. */\n"
                      "typedef struct region_crc {\n  uint32_t region;\n  uint32_t crc32;\n} region_crc;\n"
-                     "static const region_crc constant_regions[] = {\n");
+                     "%sstatic const region_crc constant_regions[] = {\n", e->table_macro);
+    uint32_t n_crc = 0;
     for (uint32_t r = 0; r < e->n_regions; r++)
-      if (e->regions[r].has_bytes)
+      if (e->regions[r].has_bytes) {
         mp_buf_printf(b, "    {%s, %s_CRC32},\n", e->regions[r].enum_name, e->regions[r].enum_name);
+        n_crc++;
+      }
+    emit_table(e, "constant_regions", MP_TABLE_RODATA, 8u * n_crc, false);
     mp_buf_puts(b, "};\n\n");
     mp_buf_printf(b,
         "int32_t %s_check_constants(uint32_t *region) {\n"
@@ -570,10 +648,43 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "PLAN_MISMATCH", "NOT_INITIALISED", "HYDRATE_FAILED", "UNSUPPORTED_OP", "KERNEL_FAILED",
       "DUPLICATE_REGION", "BUFFER_OVERLAP", "REBOUND",
       "BAD_CONSTANTS", "BAD_IO"};
-  mp_buf_printf(b, "const char *%s_status_str(int32_t status) {\n  switch (status) {\n", p);
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    mp_buf_printf(b, "  case %s_STATUS_%s: return \"%s_STATUS_%s\";\n", u, names[i], u, names[i]);
-  mp_buf_puts(b, "  default: return \"unknown status\";\n  }\n}\n");
+  /* the names in one char table and their offsets by -status (the
+   * statuses are 0, -1, ..., the designators check it), so that the
+   * module's read-only bytes are all in counted tables */
+  enum { N_STATUS = sizeof names / sizeof names[0] };
+  uint32_t at[N_STATUS + 1], len = 0;
+  mp_buf_puts(b, "\n/* The status names, one after the other, and where each starts. */\n");
+  mp_buf lit;
+  mp_buf_init(&lit);
+  for (size_t i = 0; i <= N_STATUS; i++) {
+    at[i] = len;
+    if (i < N_STATUS) {
+      mp_buf_printf(&lit, "    \"%s_STATUS_%s\\0\"\n", u, names[i]);
+      len += (uint32_t)(strlen(u) + strlen("_STATUS_") + strlen(names[i]) + 1);
+    } else {
+      mp_buf_puts(&lit, "    \"unknown status\";\n");
+      len += (uint32_t)strlen("unknown status") + 1;
+    }
+  }
+  uint32_t size = (len + 3u) / 4u * 4u;
+  mp_buf_printf(b, "%sstatic const char status_names[%u] =\n", e->table_macro, size);
+  mp_buf_append(b, lit.data, lit.len);
+  if (lit.failed) b->failed = true;
+  mp_buf_free(&lit);
+  uint32_t n_at = (N_STATUS + 2u) / 2u * 2u; /* whole words */
+  mp_buf_printf(b, "%sstatic const uint16_t status_at[%u] = {", e->table_macro, n_at);
+  for (size_t i = 0; i < N_STATUS; i++)
+    mp_buf_printf(b, "%s[-(%s_STATUS_%s)] = %uu,", i % 4 == 0 ? "\n    " : " ", u, names[i],
+                  at[i]);
+  mp_buf_printf(b, "\n    [%u] = %uu};\n\n", N_STATUS, at[N_STATUS]);
+  emit_table(e, "status_names", MP_TABLE_RODATA, size, false);
+  emit_table(e, "status_at", MP_TABLE_RODATA, 2u * n_at, false);
+  mp_buf_printf(b,
+      "const char *%s_status_str(int32_t status) {\n"
+      "  if (status > 0 || status <= -%u) status = -%u; /* unknown */\n"
+      "  return &status_names[status_at[-status]];\n"
+      "}\n",
+      p, N_STATUS, N_STATUS);
 }
 
 void emit_source(const emit_ctx *e, mp_buf *b) {

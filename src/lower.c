@@ -1829,11 +1829,12 @@ void mp_lower_params_init(const mp_lowered_op *lo, const char *sym, mp_buf *b) {
   put_fields(b, lo, sym, kinfos[lo->kernel].fields, (const uint8_t *)&lo->params, true);
 }
 
-void mp_lower_params_arrays(const mp_lowered_op *lo, const char *sym, mp_buf *b) {
+void mp_lower_params_arrays(const mp_lowered_op *lo, const char *decl, const char *sym,
+                            mp_buf *b) {
   if (!lo->supported || lo->kernel == MP_K_NONE) return;
   for (uint32_t i = 0; i < lo->n_arrays; i++) {
     const mp_lower_array *a = &lo->arrays[i];
-    mp_buf_printf(b, "static const int32_t %s_%s[%u] = {", sym, a->name, a->n ? a->n : 1);
+    mp_buf_printf(b, "%sstatic const int32_t %s_%s[%u] = {", decl, sym, a->name, a->n ? a->n : 1);
     for (uint32_t k = 0; k < a->n; k++) {
       mp_buf_puts(b, k == 0 ? "" : (k % 8 == 0 ? ",\n    " : ", "));
       put_i32(b, a->data[k]);
@@ -1843,9 +1844,43 @@ void mp_lower_params_arrays(const mp_lowered_op *lo, const char *sym, mp_buf *b)
   }
 }
 
+/* The layout of a field table on a 32-bit target (ILP32, as every Cortex-M
+ * and ESP32 core): fields in their host offset order, each at the next
+ * multiple of its alignment.  Sets *align; returns the size, padded to it. */
+static uint32_t fields_size32(const fdesc *f, uint32_t *align) {
+  uint32_t n = 0, size = 0, al = 1;
+  while (f[n].kind != FK_END) n++;
+  size_t prev = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    /* the next field by host offset (tables are short; no sort needed) */
+    const fdesc *next = NULL;
+    for (uint32_t i = 0; i < n; i++)
+      if ((k == 0 || f[i].offset > prev) && (!next || f[i].offset < next->offset)) next = &f[i];
+    if (!next) break;
+    prev = next->offset;
+    uint32_t fs = 4, fa = 4;
+    switch (next->kind) {
+    case FK_I32X6: fs = 4u * MPK_MAX_DIMS; break;
+    case FK_U8X4: fa = 1; break;
+    case FK_SUB: fs = fields_size32(next->sub, &fa); break;
+    default: break; /* FK_I32, FK_F32, FK_PTR: 4 bytes */
+    }
+    size = (size + fa - 1) / fa * fa + fs;
+    if (fa > al) al = fa;
+  }
+  *align = al;
+  return (size + al - 1) / al * al;
+}
+
+uint32_t mp_lower_params_size32(const mp_lowered_op *lo) {
+  if (!lo->supported || lo->kernel == MP_K_NONE || !kinfos[lo->kernel].fields) return 0;
+  uint32_t align;
+  return fields_size32(kinfos[lo->kernel].fields, &align);
+}
+
 void mp_lower_params_c(const mp_lowered_op *lo, const char *sym, mp_buf *b) {
   if (!lo->supported || lo->kernel == MP_K_NONE) return;
-  mp_lower_params_arrays(lo, sym, b);
+  mp_lower_params_arrays(lo, "", sym, b);
   mp_buf_printf(b, "static const %s %s = ", lo->params_type, sym);
   mp_lower_params_init(lo, sym, b);
   mp_buf_puts(b, ";\n");

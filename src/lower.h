@@ -250,9 +250,15 @@ mp_status mp_lower_specialise(const mp_graph *g, mp_lowered_op *lo);
  * Arrays are referenced as <sym>_<array name>.  Nothing for a no-op. */
 void mp_lower_params_init(const mp_lowered_op *lo, const char *sym, mp_buf *b);
 
-/* Append the array definitions the params point to
+/* Append the array definitions the params point to, each after `decl`
+ * (a placement macro and a space, or "")
  * ("static const int32_t <sym>_multiplier[16] = {...};\n", ...). */
-void mp_lower_params_arrays(const mp_lowered_op *lo, const char *sym, mp_buf *b);
+void mp_lower_params_arrays(const mp_lowered_op *lo, const char *decl, const char *sym,
+                            mp_buf *b);
+
+/* sizeof lo's params struct on a 32-bit target (ILP32: 4-byte pointers),
+ * from its field table; the arrays it points to are 4 bytes an element. */
+uint32_t mp_lower_params_size32(const mp_lowered_op *lo);
 
 /* Both, as complete definitions: the arrays, then
  * "static const <params_type> <sym> = <initializer>;\n". */

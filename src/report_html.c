@@ -249,6 +249,7 @@ typedef struct report {
   uint32_t col_w;    /* px per op column */
   uint32_t op_label; /* characters of the longest op name on the x axis */
   double names_h;    /* x axis height with rotated "index NAME" labels */
+  const mp_module_tables *tables; /* the module's own tables, or NULL */
 } report;
 
 static kind tensor_kind(const report *r, uint32_t t) {
@@ -646,10 +647,14 @@ static void put_banks(report *r) {
       staged_here |= p->arenas[i].memory == (mp_memory)m && p->arenas[i].is_staged;
     uint64_t full = u->budget > u->used ? u->budget : u->used;
     double scale = full ? (double)BAR_W / (double)full : 0.0;
+    const mp_module_tables *t = r->tables;
+    uint64_t tables = t && t->has_memory && t->memory == m ? t->rodata : 0;
     mp_buf_printf(b,
                   "<div class=\"bank\" data-memory=\"%s\" data-budget=\"%llu\" "
-                  "data-used=\"%llu\"><span class=\"name\">%s</span>\n",
-                  mem, (unsigned long long)u->budget, (unsigned long long)u->used, mem);
+                  "data-used=\"%llu\"",
+                  mem, (unsigned long long)u->budget, (unsigned long long)u->used);
+    if (t) mp_buf_printf(b, " data-tables=\"%llu\"", (unsigned long long)tables);
+    mp_buf_printf(b, "><span class=\"name\">%s</span>\n", mem);
     mp_buf_printf(b,
                   "<svg class=\"bar\" width=\"%d\" height=\"26\" viewBox=\"0 0 %d 26\" "
                   "preserveAspectRatio=\"none\"><rect class=\"free\" x=\"0.5\" y=\"1.5\" "
@@ -675,6 +680,10 @@ static void put_banks(report *r) {
       mp_buf_printf(b, " &middot; <span class=\"warn\">%s of read-only blobs here need a load "
                        "image in non-volatile memory and a copy at boot</span>",
                     hb(s1, sizeof s1, u->load_image));
+    if (tables)
+      mp_buf_printf(b, " &middot; the module's tables %s (kernel params %s)%s", hb(s1, sizeof s1, tables),
+                    hb(s2, sizeof s2, t->params),
+                    p->platform.read_only[m] ? "" : ", <span class=\"warn\">a load image and a copy at boot</span>");
     static const char *NAMES[4] = {"scratch", "persistent", "constants", "staged sources"};
     uint64_t v[4] = {u->scratch, u->persistent, u->constant, u->staged_source};
     bool first = true;
@@ -1371,9 +1380,15 @@ static void put_table(report *r) {
 /* ---- entry --------------------------------------------------------------- */
 
 mp_status mp_report_html(const mp_plan *p, const char *prefix, char **out) {
+  return mp_report_html_tables(p, prefix, NULL, out);
+}
+
+mp_status mp_report_html_tables(const mp_plan *p, const char *prefix,
+                                const mp_module_tables *tables, char **out) {
   *out = NULL;
   report r;
   memset(&r, 0, sizeof r);
+  r.tables = tables;
   mp_buf b;
   mp_buf_init(&b);
   r.p = p;

@@ -162,11 +162,46 @@ static json_t *io_array(const mp_plan *p, bool inputs) {
 }
 
 mp_status mp_residency_json(const mp_plan *p, const char *prefix, char **out) {
-  return mp_residency_json_files(p, prefix, NULL, 0, out);
+  return mp_residency_json_files(p, prefix, NULL, 0, NULL, out);
+}
+
+/* Bytes of the module's read-only tables in memory m, and what of them
+ * needs a load image (the tables' memory is RAM). */
+static uint64_t tables_in(const mp_plan *p, const mp_module_tables *t, mp_memory m,
+                          uint64_t *load) {
+  *load = 0;
+  if (!t || !t->has_memory || t->memory != m) return 0;
+  if (!p->platform.read_only[m]) *load = t->rodata;
+  return t->rodata;
+}
+
+static const char *const SECTION_NAMES[3] = {"rodata", "data", "bss"};
+
+static json_t *tables_json(const mp_plan *p, const mp_module_tables *t) {
+  json_t *jt = json_object();
+  json_object_set_new(jt, "memory", t->has_memory ? json_string(mp_platform_memory_name(
+                                                        &p->platform, t->memory))
+                                                  : json_null());
+  json_object_set_new(jt, "target_bits", jint(32));
+  json_object_set_new(jt, "rodata", jint(t->rodata));
+  json_object_set_new(jt, "params", jint(t->params));
+  json_object_set_new(jt, "data", jint(t->data));
+  json_object_set_new(jt, "bss", jint(t->bss));
+  json_t *items = json_array();
+  for (uint32_t i = 0; i < t->n_items; i++) {
+    json_t *ji = json_object();
+    json_object_set_new(ji, "symbol", json_string(t->items[i].symbol));
+    json_object_set_new(ji, "section", json_string(SECTION_NAMES[t->items[i].section]));
+    json_object_set_new(ji, "size", jint(t->items[i].size));
+    json_object_set_new(ji, "params", json_boolean(t->items[i].params));
+    json_array_append_new(items, ji);
+  }
+  json_object_set_new(jt, "items", items);
+  return jt;
 }
 
 mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp_sidecar *files,
-                                  uint32_t n_files, char **out) {
+                                  uint32_t n_files, const mp_module_tables *tables, char **out) {
   *out = NULL;
   const mp_graph *g = p->graph;
   json_t *root = json_object();
@@ -329,10 +364,13 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     json_object_set_new(jm, "persistent", jint(u->persistent));
     json_object_set_new(jm, "constant", jint(u->constant));
     json_object_set_new(jm, "staged_source", jint(u->staged_source));
-    json_object_set_new(jm, "load_image", jint(u->load_image));
+    uint64_t tload = 0, tb = tables_in(p, tables, m, &tload);
+    json_object_set_new(jm, "load_image", jint(u->load_image + tload));
+    if (tables) json_object_set_new(jm, "tables", jint(tb));
     json_array_append_new(mems, jm);
   }
   json_object_set_new(root, "memories", mems);
+  if (tables) json_object_set_new(root, "module_tables", tables_json(p, tables));
 
   json_t *side = json_array();
   for (uint32_t i = 0; i < n_files; i++) {
@@ -594,6 +632,29 @@ char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
     }
   }
   if (verbose >= 3) fill_over_time(&b, p);
+  if (b.failed) {
+    mp_buf_free(&b);
+    return NULL;
+  }
+  return b.data ? b.data : calloc(1, 1);
+}
+
+char *mp_module_tables_summary(const mp_plan *p, const mp_module_tables *t) {
+  mp_buf b;
+  mp_buf_init(&b);
+  mp_buf_printf(&b, "tables    %llu bytes read-only", (unsigned long long)t->rodata);
+  if (t->has_memory)
+    mp_buf_printf(&b, " in %s", mp_platform_memory_name(&p->platform, t->memory));
+  else
+    mp_buf_puts(&b, " in .rodata (no read-only memory on the platform)");
+  mp_buf_printf(&b, " (kernel params %llu), %llu bytes .data, %llu bytes .bss: the module's own "
+                    "tables on a 32-bit target, code not counted\n",
+                (unsigned long long)t->params, (unsigned long long)t->data,
+                (unsigned long long)t->bss);
+  if (t->has_memory && !p->platform.read_only[t->memory] && t->rodata)
+    mp_buf_printf(&b, "tables    %s is RAM: the read-only tables need a load image of %llu bytes "
+                      "in non-volatile memory and a copy at boot\n",
+                  mp_platform_memory_name(&p->platform, t->memory), (unsigned long long)t->rodata);
   if (b.failed) {
     mp_buf_free(&b);
     return NULL;

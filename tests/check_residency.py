@@ -9,6 +9,8 @@ consistent with itself and with the files it names:
   - model.ops / model.tensors count the ops and the tensor ids;
   - every tensor's region, lifetime, alias and placement reason points at
     something that exists (a spilled tensor's op lies in its lifetime);
+  - module_tables adds up (its items per section, its params) and each
+    memory's `tables` is the read-only tables' bytes when they live there;
   - every sidecar file exists beside the report with the recorded size and
     CRC-32 (zlib's);
   - model.sha256 is the SHA-256 of the model, when a file of that name is
@@ -74,6 +76,21 @@ def problems(path):
                 yield f"tensor {tid}: spilled from {s['memory']}, where it is"
             if s["at_op"] is not None and not t["start_op"] <= s["at_op"] <= t["end_op"]:
                 yield f"tensor {tid}: spilled at op {s['at_op']}, outside its lifetime"
+    mt = rep.get("module_tables")
+    if mt is not None:
+        for sec in ("rodata", "data", "bss"):
+            total = sum(i["size"] for i in mt["items"] if i["section"] == sec)
+            if total != mt[sec]:
+                yield f"module_tables.{sec} is {mt[sec]}, its items add up to {total}"
+        if sum(i["size"] for i in mt["items"] if i["params"]) != mt["params"]:
+            yield "module_tables.params is not the sum of its params items"
+        names = [i["symbol"] for i in mt["items"]]
+        if len(set(names)) != len(names):
+            yield "module_tables: a symbol is listed twice"
+        for mu in rep["memories"]:
+            want = mt["rodata"] if mu["memory"] == mt["memory"] else 0
+            if mu.get("tables") != want:
+                yield f"memory {mu['memory']}: tables {mu.get('tables')}, module_tables says {want}"
     folder = os.path.dirname(os.path.abspath(path))
     for s in rep["sidecars"]:
         f = os.path.join(folder, s["file"])

@@ -3,8 +3,10 @@
 # builds from a clean folder with its Makefile and with its CMakeLists.txt,
 # runs on QEMU's mps3-an547, and prints what the same main.c prints on the
 # host.  The image must place the arenas where linker.ld says: the dtcm arena
-# at DTCM's base in a NOLOAD section, the weights at the QSPI flash's base,
-# and .data stored apart from where it runs (copied at boot).
+# at DTCM's base in a NOLOAD section, the weights in the QSPI flash, the
+# module's own tables there too and of the sizes the residency report gives
+# (tests/check_tables.py), and .data stored apart from where it runs (copied
+# at boot).
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -66,9 +68,18 @@ for b in make cmake; do
     echo "FAIL $b image: exit $rc, output:"; cat "$out/$b.out"; echo "host:"; cat "$out/host.out"; fail=1
   fi
   syms=$(arm-none-eabi-nm "$elf")
-  for want in "30000000 B kws_arena_dtcm_buffer" "38000000 R kws_arena_const_qspi__blob"; do
+  for want in "30000000 B kws_arena_dtcm_buffer" "38[0-9a-f]* R kws_arena_const_qspi__blob"; do
     if grep -q "^$want\$" <<<"$syms"; then echo "ok   $b: $want"; else echo "FAIL $b: no '$want'"; fail=1; fi
   done
+  # the module's own tables (module.tables_memory: qspi): as the report
+  # counts them in the object, and in the QSPI flash in the image
+  obj=$(find "$out/$b" \( -name 'kws_model.o' -o -name 'kws_model.c.o' -o -name 'kws_model.c.obj' \) | head -1)
+  if [ -n "$obj" ] && python3 tests/check_tables.py --range 38000000:38800000 \
+       "$out/$b/module/kws_residency.json" "$obj" "$elf" > "$out/$b.tables" 2>&1; then
+    echo "ok   $b: the module's tables are as the report counts them, in QSPI ($(cat "$out/$b.tables"))"
+  else
+    echo "FAIL $b: the module's tables:"; cat "$out/$b.tables" 2>/dev/null; fail=1
+  fi
   if arm-none-eabi-readelf -S -W "$elf" | grep -E ' \.bss\.dtcm +NOBITS ' >/dev/null; then
     echo "ok   $b: .bss.dtcm is NOBITS (no bytes in the image)"
   else

@@ -288,6 +288,27 @@ static void module_target_names_a_core_and_unknown_ones_are_refused(void **state
   assert_non_null(strstr(r.d[0].msg, "must be a string"));
 }
 
+static void module_tables_memory_names_a_memory_of_the_platform(void **state) {
+  (void)state;
+  rec r;
+  mp_config *c = NULL;
+  assert_int_equal(load("model: {path: m.tflite}\n", NULL, &r, &c), MP_OK);
+  assert_false(c->has_tables_memory);
+  mp_config_free(&c);
+  const char *dtcm[] = {"--module.tables_memory", "dtcm", NULL};
+  assert_int_equal(load("model: {path: m.tflite}\nmodule: {tables_memory: mram}\n", dtcm, &r, &c),
+                   MP_OK);
+  assert_true(c->has_tables_memory);
+  assert_int_equal(c->tables_memory, MP_MEM_DTCM);
+  mp_config_free(&c);
+  assert_int_equal(load("model: {path: m.tflite}\nmodule: {tables_memory: flsh}\n", NULL, &r, &c),
+                   MP_ERR_CONFIG);
+  assert_int_equal(r.errors, 1);
+  assert_string_equal(r.d[0].key, "module.tables_memory");
+  assert_int_equal(r.d[0].line, 2);
+  assert_non_null(strstr(r.d[0].msg, "unknown memory"));
+}
+
 static void the_last_of_two_overrides_wins(void **state) {
   (void)state;
   rec r;
@@ -1205,6 +1226,7 @@ int main(void) {
       cmocka_unit_test(a_positional_tflite_is_the_model_and_another_the_config),
       cmocka_unit_test(the_command_line_overrides_the_file),
       cmocka_unit_test(module_target_names_a_core_and_unknown_ones_are_refused),
+      cmocka_unit_test(module_tables_memory_names_a_memory_of_the_platform),
       cmocka_unit_test(the_last_of_two_overrides_wins),
       cmocka_unit_test(kebab_and_snake_case_name_the_same_key),
       cmocka_unit_test(booleans_take_no_prefix_and_an_optional_value),

@@ -259,6 +259,22 @@ static void the_header_declares_the_whole_api_returning_int32(void **state) {
 
 /* ---- sources --------------------------------------------------------------- */
 
+/* True when src has `head` &op_names[N]`tail`, and the op_names table's
+ * string at N is `name`: an op row's name or params type. */
+static bool op_row_names(const char *src, const char *head, const char *name, const char *tail,
+                         const char *all) {
+  char want[200];
+  snprintf(want, sizeof want, "%s&op_names[", head);
+  const char *at = strstr(src, want);
+  if (!at) return false;
+  unsigned off = 0;
+  int used = 0;
+  if (sscanf(at + strlen(want), "%u]%n", &off, &used) != 1 || used == 0) return false;
+  if (strncmp(at + strlen(want) + used, tail, strlen(tail)) != 0) return false;
+  snprintf(want, sizeof want, "\"%s\" \"\\0\" /* %u */\n", name, off);
+  return strstr(all, want) != NULL;
+}
+
 static void tensor_descriptors_are_region_offset_size_dtype_shape_of_the_plan(void **state) {
   (void)state;
   emitted e;
@@ -278,7 +294,7 @@ static void tensor_descriptors_are_region_offset_size_dtype_shape_of_the_plan(vo
   /* no per-tensor symbols: tensors live only in the descriptor table */
   assert_null(strstr(src, "kws_tensor_0"));
   /* the aliased RESHAPE is a view with no kernel */
-  assert_non_null(strstr(src, "{10u, 22, \"RESHAPE\", 1u, 2u, 1u,"));
+  assert_true(op_row_names(src, "{10u, 22, ", "RESHAPE", ", 1u, 2u, 1u,", src));
   assert_non_null(strstr(src, "{NULL, NULL}, /* 10 RESHAPE: aliased view, a no-op */"));
   /* the glue calls the lowered kernel with the planned tensors */
   assert_non_null(strstr(src, "return mpk_conv2d_s8(&op0_params,\n      (const int8_t "
@@ -830,8 +846,13 @@ static void a_kernel_hook_gets_the_params_and_tensors_to_run_an_operator_itself(
   plan_model(&e, "kws", COLD, true);
   emit_ok(&e);
   char *src = read_out(&e, "src/kws_model.c");
-  assert_non_null(strstr(src, "\"SOFTMAX\", 0u, 1u, 1u, &op_tensors[45], &op_tensors[46], -1, "
-                              "&op12_params, \"mpk_softmax_s8_params\"},\n"));
+  const char *row = strstr(src, "{12u, 25, ");
+  assert_non_null(row);
+  assert_true(op_row_names(row, "{12u, 25, ", "SOFTMAX",
+                           ", 0u, 1u, 1u, &op_tensors[45], &op_tensors[46], -1, &op12_params, ",
+                           src));
+  const char *pt = strstr(row, "&op12_params, ") + strlen("&op12_params, ");
+  assert_true(op_row_names(pt, "", "mpk_softmax_s8_params", "},\n", src));
   free(src);
   char path[400];
   snprintf(path, sizeof path, "%s/app.c", e.tmp);
@@ -938,6 +959,103 @@ static void with_caller_io_the_module_runs_on_the_applications_buffers_and_check
   done(&e);
 }
 
+/* The module's own tables: measured on the module in memory, the same in
+ * the residency report, attributed to the platform's read-only memory by
+ * default and to module.tables_memory (with its placement macro and a load
+ * image when it is RAM) when given. */
+static void the_module_tables_are_counted_per_memory(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "kws", COLD, true);
+  mp_module_tables t;
+  assert_int_equal(mp_module_tables_measure(e.p, &e.cfg, NULL, &t), MP_OK);
+  assert_true(t.has_memory);
+  assert_int_equal(t.memory, MP_MEM_MRAM); /* apollo510's one read-only memory */
+  uint64_t sum[3] = {0, 0, 0}, params = 0;
+  uint32_t n_params = 0;
+  bool tensors = false;
+  for (uint32_t i = 0; i < t.n_items; i++) {
+    sum[t.items[i].section] += t.items[i].size;
+    if (t.items[i].params) params += t.items[i].size;
+    if (t.items[i].params && !strchr(strchr(t.items[i].symbol, '_') + 1, '_')) n_params++;
+    if (!strcmp(t.items[i].symbol, "kws_tensors")) {
+      tensors = true;
+      assert_int_equal(t.items[i].size, 20u * e.g->n_tensors);
+    }
+  }
+  assert_true(tensors);
+  assert_int_equal(sum[MP_TABLE_RODATA], t.rodata);
+  assert_int_equal(sum[MP_TABLE_DATA], t.data);
+  assert_int_equal(sum[MP_TABLE_BSS], t.bss);
+  assert_int_equal(params, t.params);
+  assert_int_equal(n_params, 12); /* every op but the RESHAPE view has a params struct */
+  assert_true(t.params > 0 && t.params < t.rodata);
+  char *sum_text = mp_module_tables_summary(e.p, &t);
+  char want[200];
+  snprintf(want, sizeof want, "tables    %llu bytes read-only in mram (kernel params %llu)",
+           (unsigned long long)t.rodata, (unsigned long long)t.params);
+  assert_non_null(strstr(sum_text, want));
+  free(sum_text);
+  char html_path[320];
+  snprintf(html_path, sizeof html_path, "%s/r.html", e.tmp);
+  e.cfg.report_path = html_path;
+  emit_ok(&e);
+  char *html = tu_read_text(html_path, NULL);
+  assert_non_null(html);
+  snprintf(want, sizeof want, "data-tables=\"%llu\"><span class=\"name\">mram</span>",
+           (unsigned long long)t.rodata);
+  assert_non_null(strstr(html, want)); /* the HTML counts them on mram's bank */
+  assert_non_null(strstr(html, "data-tables=\"0\"><span class=\"name\">dtcm</span>"));
+  free(html);
+  e.cfg.report_path = NULL;
+  char *json = read_out(&e, "kws_residency.json");
+  snprintf(want, sizeof want, "\"memory\": \"mram\",\n    \"target_bits\": 32,\n    \"rodata\": %llu,",
+           (unsigned long long)t.rodata);
+  assert_non_null(strstr(json, want));
+  snprintf(want, sizeof want, "\"load_image\": 0,\n      \"tables\": %llu\n",
+           (unsigned long long)t.rodata);
+  assert_non_null(strstr(json, want)); /* mram's entry */
+  free(json);
+  char *src = read_out(&e, "src/kws_model.c");
+  assert_null(strstr(src, "PUT_CONST_IN_MRAM static")); /* plain .rodata by default */
+  free(src);
+  uint64_t rodata = t.rodata;
+  mp_module_tables_free(&t);
+
+  /* in dtcm: that memory's macro defines them, and they need a load image */
+  e.cfg.has_tables_memory = true;
+  e.cfg.tables_memory = MP_MEM_DTCM;
+  assert_int_equal(mp_module_tables_measure(e.p, &e.cfg, NULL, &t), MP_OK);
+  assert_int_equal(t.memory, MP_MEM_DTCM);
+  assert_int_equal(t.rodata, rodata);
+  sum_text = mp_module_tables_summary(e.p, &t);
+  assert_non_null(strstr(sum_text, "dtcm is RAM: the read-only tables need a load image"));
+  free(sum_text);
+  emit_ok(&e);
+  src = read_out(&e, "src/kws_model.c");
+  assert_non_null(strstr(src, "KWS_PUT_CONST_IN_DTCM static const region_need regions["));
+  assert_non_null(strstr(src, "KWS_PUT_CONST_IN_DTCM static const mpk_conv_s8_params op0_params"));
+  assert_non_null(strstr(src, "KWS_PUT_CONST_IN_DTCM static const int32_t op0_params_multiplier["));
+  assert_non_null(strstr(src, "KWS_PUT_CONST_IN_DTCM const kws_tensor_t kws_tensors["));
+  assert_null(strstr(src, "KWS_PUT_CONST_IN_DTCM static region_base")); /* writable: no macro */
+  free(src);
+  char *h = read_out(&e, "include/kws_model.h");
+  assert_non_null(strstr(h, "#ifndef KWS_PUT_CONST_IN_DTCM\n#define KWS_PUT_CONST_IN_DTCM\n#endif"));
+  free(h);
+  json = read_out(&e, "kws_residency.json");
+  snprintf(want, sizeof want, "\"memory\": \"dtcm\",\n      \"read_only\": false,");
+  const char *dtcm = strstr(json, want);
+  assert_non_null(dtcm);
+  snprintf(want, sizeof want, "\"load_image\": %llu,\n      \"tables\": %llu\n",
+           (unsigned long long)(e.p->memories[MP_MEM_DTCM].load_image + rodata),
+           (unsigned long long)rodata);
+  assert_non_null(strstr(dtcm, want));
+  free(json);
+  mp_module_tables_free(&t);
+  done(&e);
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(with_caller_io_the_module_runs_on_the_applications_buffers_and_checks_them),
@@ -963,6 +1081,7 @@ int main(void) {
       cmocka_unit_test(tensors_without_per_tensor_quantisation_say_so_and_get_no_helper),
       cmocka_unit_test(the_io_descriptors_and_quantise_helpers_work_in_a_host_program),
       cmocka_unit_test(memories_of_any_name_become_regions_symbols_and_placement_macros),
+      cmocka_unit_test(the_module_tables_are_counted_per_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
