@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""check_tables.py REPORT.json MODEL.o [ELF] — the module's own tables of a
-residency report (module_tables) against the cross-compiled module.
+"""check_tables.py REPORT.json MODEL.o [ELF]
+   check_tables.py --batch LIST   (LIST: lines "NAME REPORT.json MODEL.o")
+The module's own tables of a residency report (module_tables) against the
+cross-compiled module.
 
 MODEL.o is src/<p>_model.c compiled for a 32-bit target with
 -fdata-sections.  Checked with arm-none-eabi-nm -S and arm-none-eabi-size -A:
@@ -44,25 +46,16 @@ def sections(path):
     return tot
 
 
-def main(argv):
-    rng = None
-    if "--range" in argv:
-        i = argv.index("--range")
-        lo, hi = argv[i + 1].split(":")
-        rng = (int(lo, 16), int(hi, 16))
-        del argv[i:i + 2]
-    if len(argv) not in (3, 4):
-        print(__doc__)
-        return 2
-    rep = json.load(open(argv[1]))
+def check(report, obj, elf=None, rng=None):
+    """The problems found, and the bytes folded into code."""
+    rep = json.load(open(report))
     t = rep.get("module_tables")
     if t is None:
-        print(f"{argv[1]}: no module_tables")
-        return 1
+        return ["no module_tables"], 0, None
     items = {it["symbol"]: it for it in t["items"]}
     kind = {"rodata": "r", "data": "d", "bss": "b"}
     bad = []
-    objs = symbols(argv[2])
+    objs = symbols(obj)
     for name, (_, size, k) in sorted(objs.items()):
         it = items.get(name)
         if it is None:
@@ -73,15 +66,15 @@ def main(argv):
     for name, it in items.items():
         if name not in objs:
             folded[it["section"]] += it["size"]
-    tot = sections(argv[2])
+    tot = sections(obj)
     for k in tot:
         if tot[k] != t[k] - folded[k]:
             bad.append(f".{k}: the object holds {tot[k]} bytes, the report {t[k]} "
                        f"({folded[k]} folded into code)")
     if sum(it["size"] for it in t["items"] if it["params"]) != t["params"]:
         bad.append("params is not the sum of the params tables")
-    if len(argv) == 4:
-        img = symbols(argv[3])
+    if elf:
+        img = symbols(elf)
         for name, it in items.items():
             if it["section"] != "rodata" or name not in img:
                 continue
@@ -91,10 +84,38 @@ def main(argv):
             if rng and not (rng[0] <= addr and addr + size <= rng[1]):
                 bad.append(f"{name}: at 0x{addr:08x}, outside {t['memory']} "
                            f"[0x{rng[0]:08x}, 0x{rng[1]:08x})")
+    return bad, sum(folded.values()), t
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "--batch":
+        n_bad = 0
+        for line in open(argv[2]):
+            name, report, obj = line.split()
+            bad, folded, t = check(report, obj)
+            if bad:
+                n_bad += 1
+                print(f"FAIL {name}:")
+                for b in bad:
+                    print(f"    {b}")
+            else:
+                print(f"ok   {name}: {t['rodata']} B rodata, {t['data']} B data, {t['bss']} B bss, "
+                      f"exact; folded into code: {folded} bytes")
+        return 1 if n_bad else 0
+    rng = None
+    if "--range" in argv:
+        i = argv.index("--range")
+        lo, hi = argv[i + 1].split(":")
+        rng = (int(lo, 16), int(hi, 16))
+        del argv[i:i + 2]
+    if len(argv) not in (3, 4):
+        print(__doc__)
+        return 2
+    bad, folded, _ = check(argv[1], argv[2], argv[3] if len(argv) == 4 else None, rng)
     for b in bad:
         print(f"{argv[1]}: {b}")
     if not bad:
-        print(f"exact; folded into code: {sum(folded.values())} bytes")
+        print(f"exact; folded into code: {folded} bytes")
     return 1 if bad else 0
 
 

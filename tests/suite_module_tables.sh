@@ -9,7 +9,8 @@
 #   - every model of ../shared/models, generic and cortex-m55;
 #   - the first case of every operator folder of ../shared/conformance that
 #     memplan converts (every kernel's params struct).
-# TABLES_FILTER (a regular expression on the case name) narrows the run.
+# TABLES_FILTER (a regular expression on the case name) narrows the run;
+# JOBS (2) compiles in parallel.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -18,39 +19,60 @@ for tool in arm-none-eabi-gcc arm-none-eabi-nm arm-none-eabi-size; do
   command -v $tool >/dev/null || { echo "NOTICE: $tool is absent: the module tables are not checked"; exit 0; }
 done
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
-fail=0; n=0
+fail=0
 FILTER=${TABLES_FILTER:-.}
+JOBS=${JOBS:-2}
 CFLAGS="-mcpu=cortex-m55 -mthumb -mfloat-abi=hard -std=c99 -O2 -Wall -Wextra -Werror -ffunction-sections -fdata-sections"
+: > "$out/cases.txt"
 
-# case NAME MODEL [convert options...]
+# case NAME MODEL [convert options...]: convert; listed for the build
 case_() {
   local name=$1 model=$2; shift 2
   grep -Eq "$FILTER" <<<"$name" || return 0
   local d="$out/$name"
-  if ! "$MEMPLAN" convert --model.path "$model" --module.path "$d" --module.prefix m \
-       --memory.dump_residency_json --verbose 0 "$@" > "$d.log" 2>&1; then
-    return 1 # not converted: the caller decides
-  fi
-  if ! arm-none-eabi-gcc $CFLAGS -I"$d/include" -I"$d/kernels" -DM_WITH_KERNELS=1 \
-       -c "$d/src/m_model.c" -o "$d.o" 2>> "$d.log"; then
-    echo "FAIL $name: the module does not cross-compile"; sed 's/^/    /' "$d.log" | tail -20; fail=1; return 0
-  fi
-  n=$((n+1))
-  if python3 tests/check_tables.py "$d/m_residency.json" "$d.o" > "$d.check" 2>&1; then
-    echo "ok   $name: $(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["module_tables"]; print(t["rodata"], "B rodata,", t["data"], "B data,", t["bss"], "B bss")' "$d/m_residency.json"), $(cat "$d.check")"
-  else
-    echo "FAIL $name:"; sed 's/^/    /' "$d.check"; fail=1
-  fi
-  return 0
+  "$MEMPLAN" convert --model.path "$model" --module.path "$d" --module.prefix m \
+    --memory.dump_residency_json --verbose 0 "$@" > "$d.log" 2>&1 || return 1
+  echo "$name $d/m_residency.json $d.o" >> "$out/cases.txt"
 }
+must() { case_ "$@" || { echo "FAIL $1: convert failed"; cat "$out/$1.log"; fail=1; }; }
 
 kws=examples/kws/kws.tflite
-case_ kws_generic $kws || { echo "FAIL kws_generic: convert failed"; cat "$out/kws_generic.log"; fail=1; }
-case_ kws_m55 $kws --module.target cortex-m55 || { echo "FAIL kws_m55: convert failed"; fail=1; }
-case_ kws_caller_no_arenas $kws --memory.io caller --memory.no-allocate-arenas ||
-  { echo "FAIL kws_caller_no_arenas: convert failed"; cat "$out/kws_caller_no_arenas.log"; fail=1; }
-case_ kws_tables_in_sram $kws --module.tables_memory sram ||
-  { echo "FAIL kws_tables_in_sram: convert failed"; cat "$out/kws_tables_in_sram.log"; fail=1; }
+must kws_generic $kws
+must kws_m55 $kws --module.target cortex-m55
+must kws_caller_no_arenas $kws --memory.io caller --memory.no-allocate-arenas
+must kws_tables_in_sram $kws --module.tables_memory sram
+if [ -d ../shared/models ]; then
+  for m in ../shared/models/*.tflite; do
+    b=$(basename "$m" .tflite)
+    for tg in generic cortex-m55; do must "${b}_$tg" "$m" --module.target $tg; done
+  done
+else
+  echo "NOTICE: ../shared/models is absent: only the example is checked"
+fi
+if [ -d ../shared/conformance ]; then
+  skipped=0
+  for dir in ../shared/conformance/*/; do
+    c=$(basename "$dir")
+    first=$(ls -d "$dir"[0-9]*/ 2>/dev/null | head -1)
+    [ -n "$first" ] && [ -f "$first/model.tflite" ] || continue
+    case_ "conf_$c" "$first/model.tflite" || skipped=$((skipped+1))
+  done
+  echo "ok   conformance: the first case of every operator folder, $skipped that memplan does not convert skipped"
+else
+  echo "NOTICE: ../shared/conformance is absent: the operators' params are checked on the models only"
+fi
+
+# every module's source, cross-compiled, $JOBS at a time
+build() {
+  local name=$1 d=${3%.o}
+  arm-none-eabi-gcc $CFLAGS -I"$d/include" -I"$d/kernels" -DM_WITH_KERNELS=1 -c "$d/src/m_model.c" \
+    -o "$3" 2>> "$d.log" || { echo "FAIL $name: the module does not cross-compile"; tail -20 "$d.log"; }
+}
+export -f build; export CFLAGS
+xargs -P "$JOBS" -L 1 bash -c 'build "$@"' _ < "$out/cases.txt" > "$out/build.log"
+if [ -s "$out/build.log" ]; then cat "$out/build.log"; fail=1; fi
+python3 tests/check_tables.py --batch "$out/cases.txt" || fail=1
+
 # tables in RAM: their bytes are counted in that bank's load image
 if [ -f "$out/kws_tables_in_sram/m_residency.json" ]; then
   python3 - "$out/kws_tables_in_sram/m_residency.json" <<'PY' || fail=1
@@ -62,30 +84,7 @@ print(("ok  " if ok else "FAIL") + " kws_tables_in_sram: sram counts the tables 
 sys.exit(0 if ok else 1)
 PY
 fi
-
-if [ -d ../shared/models ]; then
-  for m in ../shared/models/*.tflite; do
-    b=$(basename "$m" .tflite)
-    for tg in generic cortex-m55; do
-      case_ "${b}_$tg" "$m" --module.target $tg || { echo "FAIL ${b}_$tg: convert failed"; fail=1; }
-    done
-  done
-else
-  echo "NOTICE: ../shared/models is absent: only the example is checked"
-fi
-
-if [ -d ../shared/conformance ]; then
-  skipped=0
-  for dir in ../shared/conformance/*/; do
-    c=$(basename "$dir")
-    first=$(ls -d "$dir"[0-9]*/ 2>/dev/null | head -1)
-    [ -n "$first" ] && [ -f "$first/model.tflite" ] || continue
-    case_ "conf_$c" "$first/model.tflite" || skipped=$((skipped+1))
-  done
-  echo "ok   conformance: $skipped operator folders memplan does not convert were skipped"
-else
-  echo "NOTICE: ../shared/conformance is absent: the operators' params are checked on the models only"
-fi
+n=$(wc -l < "$out/cases.txt")
 echo "$n modules checked"
-[ $n -gt 0 ] || fail=1
+[ "$n" -gt 0 ] || fail=1
 exit $fail
