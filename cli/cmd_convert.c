@@ -49,47 +49,203 @@ static void print_attributes(const mp_graph *g, const mp_platform *pf, const mp_
          " destination '-': a constant is read in place)\n\n");
 }
 
+/* The model of cfg loaded, analysed, its kernels lowered and its rulesets
+ * resolved (printed with verbose >= 2): the graph to plan, and with folded
+ * PADs the unfolded graph too (*plain, else NULL). */
+static mp_status load_model(cli *c, const mp_config *cfg, mp_model **m, mp_graph **g,
+                            mp_graph **plain) {
+  *plain = NULL;
+  mp_status st = mp_model_load(cfg->model_path, &c->sink, m);
+  if (st == MP_OK) {
+    /* memory.in_place also folds PADs into their convolutions */
+    mp_graph_options go = {.alias_views = true, .fold_pads = cfg->memory.in_place};
+    st = mp_graph_build(*m, cfg->subgraph, &go, &c->sink, g);
+  }
+  /* every operator needs a kernel (or --allow-unsupported); kernels' op-local
+   * scratch joins the graph before planning */
+  if (st == MP_OK) {
+    (*g)->target = cfg->target; /* picks each operator's kernel variant */
+    st = mp_kernels_prepare(*g, cfg->allow_unsupported, &c->sink);
+  }
+  if (st != MP_OK) return st;
+  size_t n = (*g)->n_tensors ? (*g)->n_tensors : 1;
+  mp_attributes *at = calloc(n, sizeof *at);
+  const mp_rule **mem_rule = calloc(n, sizeof *mem_rule), **dst_rule = calloc(n, sizeof *dst_rule);
+  st = at && mem_rule && dst_rule
+           ? mp_rules_resolve_traced(*g, &cfg->platform, &cfg->memory, &c->sink, at, mem_rule,
+                                     dst_rule)
+           : MP_ERR_NOMEM;
+  if (st == MP_OK && cfg->verbose >= 2) print_attributes(*g, &cfg->platform, at, mem_rule, dst_rule);
+  free(at);
+  free(mem_rule);
+  free(dst_rule);
+  /* folded PADs: the unfolded graph too, to keep whichever plans smaller */
+  if (st == MP_OK && (*g)->n_folded_pads) {
+    st = mp_graph_build(*m, cfg->subgraph, NULL, NULL, plain);
+    if (st == MP_OK) {
+      (*plain)->target = cfg->target;
+      st = mp_kernels_prepare(*plain, cfg->allow_unsupported, NULL);
+    }
+  }
+  return st;
+}
+
+/* The plan of g (or of plain, when it needs less scratch), verified;
+ * *saved is what not folding saved. */
+static mp_status plan_model(cli *c, const mp_config *cfg, const mp_graph *g, const mp_graph *plain,
+                            mp_plan **plan, uint64_t *saved) {
+  mp_status st = cli_plan_folded(c, cfg, g, plain, plan, saved);
+  if (st == MP_OK) st = mp_plan_verify(*plan, &c->sink);
+  return st;
+}
+
+/* The plan summary and the module's tables line (verbose >= 1). */
+static void print_summary(const mp_config *cfg, const mp_graph *g, const mp_plan *plan,
+                          uint64_t saved, bool quiet) {
+  if (cfg->verbose < 1) return;
+  char *s = mp_plan_summary(plan, cfg->prefix, cfg->verbose);
+  if (s) fputs(s, stdout);
+  free(s);
+  cli_print_fold_note(g, cfg, saved);
+  /* the module's own tables, measured on the module in memory; a module
+   * that cannot be emitted fails later with its diagnostics */
+  mp_module_tables t;
+  if (mp_module_tables_measure(plan, cfg, NULL, &t) == MP_OK) {
+    char *ts = mp_module_tables_summary(plan, &t);
+    if (ts) printf("\n%s", ts);
+    free(ts);
+  }
+  mp_module_tables_free(&t);
+  if (!quiet) cli_print_hint(plan, &cfg->memory, "--memory.planner");
+}
+
+static void print_written(const mp_config *cfg) {
+  if (cfg->verbose < 1) return;
+  printf("\nmodule    '%s' written to %s/ (include/%s_model.h is the header to include)\n",
+         cfg->module_name, cfg->module_path, cfg->prefix);
+  if (cfg->memory.dump_residency_json)
+    printf("report    %s/%s_residency.json\n", cfg->module_path, cfg->prefix);
+}
+
 /* Everything after the rules: plan, verify, summarise, emit.  Returns an
  * exit code. */
 static int convert_after_rules(cli *c, const mp_config *cfg, const mp_graph *g,
                                const mp_graph *plain, bool quiet) {
   mp_plan *plan = NULL;
   uint64_t saved = 0;
-  mp_status st = cli_plan_folded(c, cfg, g, plain, &plan, &saved);
-  if (st == MP_OK) st = mp_plan_verify(plan, &c->sink);
+  mp_status st = plan_model(c, cfg, g, plain, &plan, &saved);
   int rc = cli_exit_code(st);
-  if (st == MP_OK && cfg->verbose >= 1) {
-    char *s = mp_plan_summary(plan, cfg->prefix, cfg->verbose);
-    if (s) fputs(s, stdout);
-    free(s);
-    cli_print_fold_note(g, cfg, saved);
-    /* the module's own tables, measured on the module in memory; a module
-     * that cannot be emitted fails below with its diagnostics */
-    mp_module_tables t;
-    if (mp_module_tables_measure(plan, cfg, NULL, &t) == MP_OK) {
-      char *ts = mp_module_tables_summary(plan, &t);
-      if (ts) printf("\n%s", ts);
-      free(ts);
-    }
-    mp_module_tables_free(&t);
-    if (!quiet) cli_print_hint(plan, &cfg->memory, "--memory.planner");
-  }
+  if (st == MP_OK) print_summary(cfg, g, plan, saved, quiet);
   /* The C module (and <prefix>_residency.json with dump_residency_json). */
   if (st == MP_OK) {
     st = mp_emit_module(plan, cfg, &c->sink);
     rc = cli_exit_code(st);
-    if (st == MP_OK && cfg->verbose >= 1) {
-      printf("\nmodule    '%s' written to %s/ (include/%s_model.h is the header to include)\n",
-             cfg->module_name, cfg->module_path, cfg->prefix);
-      if (cfg->memory.dump_residency_json)
-        printf("report    %s/%s_residency.json\n", cfg->module_path, cfg->prefix);
-    }
+    if (st == MP_OK) print_written(cfg);
   }
   /* the emitter wrote the HTML report with the module, all or nothing */
   if (rc == CLI_EXIT_OK && cfg->report_path && cfg->verbose >= 1)
     printf("report    %s\n", cfg->report_path);
   mp_plan_free(&plan);
   return rc;
+}
+
+/* models: [...]: every model planned on its own, their scratch shared, and
+ * a module each in module.path/<prefix>.  Nothing is written unless every
+ * model plans, the shared arenas fit and every module emits in memory. */
+static int convert_many(cli *c, const mp_config *cfg, bool quiet) {
+  uint32_t n = cfg->n_models;
+  mp_config *each = calloc(n, sizeof *each);
+  mp_model **m = calloc(n, sizeof *m);
+  mp_graph **g = calloc(n, sizeof *g), **plain = calloc(n, sizeof *plain);
+  uint64_t *saved = calloc(n, sizeof *saved);
+  mp_plan **plan = calloc(n, sizeof *plan);
+  char **dirs = calloc(n, sizeof *dirs), **reports = calloc(n, sizeof *reports);
+  const char **prefixes = calloc(n, sizeof *prefixes);
+  mp_shared_scratch shared = {0};
+  mp_status st =
+      each && m && g && plain && saved && plan && dirs && reports && prefixes ? MP_OK : MP_ERR_NOMEM;
+  for (uint32_t i = 0; i < n && st == MP_OK; i++) {
+    const mp_model_entry *me = &cfg->models[i];
+    mp_config *ci = &each[i];
+    *ci = *cfg;
+    ci->n_models = 0;
+    ci->models = NULL;
+    ci->model_path = me->path;
+    ci->subgraph = me->subgraph;
+    ci->model_name = me->name;
+    ci->prefix = me->prefix;
+    ci->module_name = me->prefix;
+    size_t dl = strlen(cfg->module_path) + strlen(me->prefix) + 2;
+    dirs[i] = malloc(dl);
+    if (!dirs[i]) {
+      st = MP_ERR_NOMEM;
+      break;
+    }
+    snprintf(dirs[i], dl, "%s/%s", cfg->module_path, me->prefix);
+    ci->module_path = dirs[i];
+    ci->report_path = NULL;
+    if (cfg->report_path) { /* report.html -> report_<prefix>.html */
+      const char *dot = strrchr(cfg->report_path, '.');
+      size_t stem = dot && !strchr(dot, '/') ? (size_t)(dot - cfg->report_path)
+                                             : strlen(cfg->report_path);
+      size_t rl = strlen(cfg->report_path) + strlen(me->prefix) + 2;
+      reports[i] = malloc(rl);
+      if (!reports[i]) {
+        st = MP_ERR_NOMEM;
+        break;
+      }
+      snprintf(reports[i], rl, "%.*s_%s%s", (int)stem, cfg->report_path, me->prefix,
+               cfg->report_path + stem);
+      ci->report_path = reports[i];
+    }
+    prefixes[i] = me->prefix;
+    st = load_model(c, ci, &m[i], &g[i], &plain[i]);
+    if (st == MP_OK) st = plan_model(c, ci, g[i], plain[i], &plan[i], &saved[i]);
+  }
+  if (st == MP_OK)
+    st = mp_shared_scratch_build((const mp_plan *const *)plan, prefixes, n, cfg->prefix,
+                                 &c->sink, &shared);
+  for (uint32_t i = 0; i < n && st == MP_OK; i++) {
+    each[i].shared = &shared;
+    shared.self = i;
+    if (cfg->verbose >= 1) printf("%s", i ? "\n" : "");
+    print_summary(&each[i], g[i], plan[i], saved[i], quiet);
+    /* every module in memory first: nothing is written when one fails */
+    mp_module_tables t;
+    st = mp_module_tables_measure(plan[i], &each[i], &c->sink, &t);
+    mp_module_tables_free(&t);
+  }
+  if (st == MP_OK && cfg->verbose >= 1) {
+    char *ss = mp_shared_scratch_summary(&shared, &plan[0]->platform);
+    if (ss) printf("\n%s", ss);
+    free(ss);
+  }
+  for (uint32_t i = 0; i < n && st == MP_OK; i++) {
+    shared.self = i;
+    st = mp_emit_module(plan[i], &each[i], &c->sink);
+    if (st == MP_OK) print_written(&each[i]);
+    if (st == MP_OK && each[i].report_path && cfg->verbose >= 1)
+      printf("report    %s\n", each[i].report_path);
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    if (plan) mp_plan_free(&plan[i]);
+    if (g) mp_graph_free(&g[i]);
+    if (plain) mp_graph_free(&plain[i]);
+    if (m) mp_model_free(&m[i]);
+    if (dirs) free(dirs[i]);
+    if (reports) free(reports[i]);
+  }
+  mp_shared_scratch_free(&shared);
+  free(each);
+  free(m);
+  free(g);
+  free(plain);
+  free(saved);
+  free(plan);
+  free(dirs);
+  free(reports);
+  free(prefixes);
+  return cli_exit_code(st);
 }
 
 int cmd_convert(cli *c, int argc, char **argv) {
@@ -112,55 +268,21 @@ int cmd_convert(cli *c, int argc, char **argv) {
   argc = kept;
   if (argc < 2) return cli_usage_error("convert", "no config given (--path CONFIG.yaml)");
   mp_config *cfg = NULL;
-  mp_model *m = NULL;
-  mp_graph *g = NULL;
-  mp_attributes *at = NULL;
   mp_status st = mp_config_from_args(argc, argv, &c->sink, &cfg);
-  if (st == MP_OK) {
-    c->verbose = cfg->verbose;
-    st = mp_model_load(cfg->model_path, &c->sink, &m);
+  if (st != MP_OK) return cli_exit_code(st);
+  c->verbose = cfg->verbose;
+  int rc;
+  if (cfg->n_models > 0) {
+    rc = convert_many(c, cfg, quiet);
+  } else {
+    mp_model *m = NULL;
+    mp_graph *g = NULL, *plain = NULL;
+    st = load_model(c, cfg, &m, &g, &plain);
+    rc = st == MP_OK ? convert_after_rules(c, cfg, g, plain, quiet) : cli_exit_code(st);
+    mp_graph_free(&plain);
+    mp_graph_free(&g);
+    mp_model_free(&m);
   }
-  if (st == MP_OK) {
-    /* memory.in_place also folds PADs into their convolutions */
-    mp_graph_options go = {.alias_views = true, .fold_pads = cfg->memory.in_place};
-    st = mp_graph_build(m, cfg->subgraph, &go, &c->sink, &g);
-  }
-  /* every operator needs a kernel (or --allow-unsupported); kernels' op-local
-   * scratch joins the graph before planning */
-  if (st == MP_OK) {
-    g->target = cfg->target; /* picks each operator's kernel variant */
-    st = mp_kernels_prepare(g, cfg->allow_unsupported, &c->sink);
-  }
-  const mp_rule **mem_rule = NULL, **dst_rule = NULL;
-  if (st == MP_OK) {
-    size_t n = g->n_tensors ? g->n_tensors : 1;
-    at = calloc(n, sizeof *at);
-    mem_rule = calloc(n, sizeof *mem_rule);
-    dst_rule = calloc(n, sizeof *dst_rule);
-    st = at && mem_rule && dst_rule
-             ? mp_rules_resolve_traced(g, &cfg->platform, &cfg->memory, &c->sink, at, mem_rule,
-                                       dst_rule)
-             : MP_ERR_NOMEM;
-  }
-  if (st == MP_OK && cfg->verbose >= 2) print_attributes(g, &cfg->platform, at, mem_rule, dst_rule);
-  int rc = cli_exit_code(st);
-  /* folded PADs: the unfolded graph too, to keep whichever plans smaller */
-  mp_graph *plain = NULL;
-  if (st == MP_OK && g->n_folded_pads) {
-    st = mp_graph_build(m, cfg->subgraph, NULL, NULL, &plain);
-    if (st == MP_OK) {
-      plain->target = cfg->target;
-      st = mp_kernels_prepare(plain, cfg->allow_unsupported, NULL);
-    }
-    rc = cli_exit_code(st);
-  }
-  if (st == MP_OK) rc = convert_after_rules(c, cfg, g, plain, quiet);
-  mp_graph_free(&plain);
-  free(at);
-  free(mem_rule);
-  free(dst_rule);
-  mp_graph_free(&g);
-  mp_model_free(&m);
   mp_config_free(&cfg);
   return rc;
 }

@@ -587,8 +587,43 @@ typedef struct mp_memory_args {
                                not in the arenas */
 } mp_memory_args;
 
+/* One model of a `models:` list: planned on its own, emitted as its own
+ * module (module.path/<prefix>), its scratch arenas shared with the
+ * others'. */
+typedef struct mp_model_entry {
+  char *path;               /* resolved against the config file's folder */
+  uint32_t subgraph;
+  char *name;
+  char *prefix;             /* C identifier; also the module's name and folder */
+} mp_model_entry;
+
+/* The scratch arenas several modules share (models: [...]): they never run
+ * at the same time, so one buffer per memory, as large as the largest of
+ * their scratch arenas there, serves them all. */
+typedef struct mp_shared_need {
+  const char *prefix;              /* the model's module prefix */
+  uint64_t scratch[MP_MEM_COUNT];  /* its scratch arena's size there; 0: none */
+} mp_shared_need;
+
+typedef struct mp_shared_scratch {
+  const char *prefix;              /* the shared arenas are <prefix>_arena_<mem>_buffer */
+  uint64_t size[MP_MEM_COUNT];     /* the largest need there; 0: no shared arena */
+  uint32_t align[MP_MEM_COUNT];    /* the largest alignment */
+  uint32_t owner[MP_MEM_COUNT];    /* the model whose module defines the buffer */
+  uint32_t n_models;
+  mp_shared_need *models;          /* malloc'd */
+  uint32_t self;                   /* set per module: the model being emitted */
+} mp_shared_scratch;
+
 typedef struct mp_config {
   char *config_path;        /* the file, or NULL when given on the CLI only */
+  /* models: [...] instead of model: several models that never run at the
+   * same time, each its own module, sharing one scratch arena per memory
+   * (sized to the largest need); model_path and the module's name and
+   * prefix are then those of models[0], and `prefix` is the shared
+   * arenas' (module.prefix, default "shared"). */
+  uint32_t n_models;
+  mp_model_entry *models;
   char *model_path;         /* resolved against the config file's folder */
   uint32_t subgraph;
   char *model_name;
@@ -603,6 +638,9 @@ typedef struct mp_config {
   int32_t verbose;
   char *report_path;        /* HTML report, or NULL */
   bool allow_unsupported;
+  const mp_shared_scratch *shared; /* set by the caller for the modules of
+                                      a models: list (mp_shared_scratch_build),
+                                      else NULL */
   struct mp_pool *pool;
 } mp_config;
 
@@ -1018,6 +1056,24 @@ void mp_module_tables_free(mp_module_tables *t);
 /* The summary's lines for the tables (malloc'd text, NULL on allocation
  * failure). */
 char *mp_module_tables_summary(const mp_plan *p, const mp_module_tables *t);
+
+/* The shared scratch of n plans of the same platform and memory config,
+ * one per model (prefixes[i] its module's prefix), named after `prefix`.
+ * Checks every memory's budget against the shared arena plus every plan's
+ * persistent and constant arenas there: MP_ERR_NOFIT, naming the memory and
+ * the shortfall, when they do not fit together.  Free with
+ * mp_shared_scratch_free. */
+mp_status mp_shared_scratch_build(const mp_plan *const *plans, const char *const *prefixes,
+                                  uint32_t n, const char *prefix, const mp_diag_sink *dx,
+                                  mp_shared_scratch *out);
+void mp_shared_scratch_free(mp_shared_scratch *s);
+/* The summary's lines: each model's need and the shared size per memory
+ * (malloc'd text, NULL on allocation failure). */
+char *mp_shared_scratch_summary(const mp_shared_scratch *s, const mp_platform *pf);
+/* The C symbol of the shared arena in memory m ("shared_arena_dtcm_buffer"),
+ * into buf[n]. */
+const char *mp_shared_symbol(const mp_shared_scratch *s, const mp_platform *pf, mp_memory m,
+                             char *buf, size_t n);
 
 /* The human summary of a plan: a table per arena (role, memory, size, used,
  * lower bound, budget headroom) and per memory; with verbose >= 2 also every

@@ -1022,8 +1022,77 @@ static const cfg_node *value_of(const cfg_node *map, const char *key) {
   return e && e->value->kind != CFG_NULL ? e->value : NULL;
 }
 
-static void read_model_module(vctx *v, const cfg_node *root, const cfg_src *file, mp_config *c) {
-  const cfg_node *model = section(v, root, "model"), *module = section(v, root, "module");
+/* A prefix (module.prefix, models[i].prefix): a C identifier, not a
+ * keyword; NULL after reporting. */
+static char *read_prefix(vctx *v, const cfg_node *n, const char *path) {
+  const char *s;
+  if (!read_string(v, n, path, &s)) return NULL;
+  if (!is_c_identifier(s))
+    verr(v, n, path, "'%s' must be a C identifier (letters, digits and '_', not starting with a "
+                     "digit), not '%s'", path, s);
+  else if (is_c_keyword(s))
+    verr(v, n, path, "'%s' must not be the C keyword '%s'", path, s);
+  else
+    return mp_pool_strdup(v->pool, s);
+  return NULL;
+}
+
+/* models: [...]; false when absent. */
+static bool read_models(vctx *v, const cfg_node *root, mp_config *c) {
+  cfg_entry *e = cfg_map_find(root, "models");
+  if (!e || e->value->kind == CFG_NULL) return false;
+  const char *base = "models";
+  const cfg_node *l = e->value;
+  if (l->kind != CFG_SEQ || l->n == 0) {
+    verr(v, l, base, "'%s' must be a non-empty list of {path, subgraph, name, prefix}, not %s",
+         base, shown(v, l));
+    return true;
+  }
+  c->models = mp_pool_alloc(v->pool, l->n, sizeof *c->models);
+  if (!c->models) {
+    v->nomem = true;
+    return true;
+  }
+  for (uint32_t i = 0; i < l->n; i++) {
+    const cfg_node *m = l->items[i];
+    const char *mp = index_path(v, base, i);
+    if (!want_map(v, m, mp)) continue;
+    check_keys(v, m, "models[]", mp);
+    mp_model_entry me = {0};
+    const cfg_node *n;
+    const char *s;
+    if ((n = value_of(m, "path"))) {
+      if (read_string(v, n, join(v, mp, "path"), &s)) me.path = resolve_path(v, n, s);
+    } else {
+      verr(v, m, mp, "'%s' needs a 'path': the .tflite model", mp);
+    }
+    if ((n = value_of(m, "subgraph"))) {
+      uint64_t sg;
+      if (read_uint(v, n, join(v, mp, "subgraph"), UINT32_MAX, &sg)) me.subgraph = (uint32_t)sg;
+    }
+    if ((n = value_of(m, "name"))) {
+      if (read_string(v, n, join(v, mp, "name"), &s)) me.name = mp_pool_strdup(v->pool, s);
+    } else if (me.path) {
+      me.name = file_stem(v, me.path);
+    }
+    if ((n = value_of(m, "prefix")))
+      me.prefix = read_prefix(v, n, join(v, mp, "prefix"));
+    else if (me.name)
+      me.prefix = make_identifier(v, me.name);
+    for (uint32_t k = 0; me.prefix && k < c->n_models; k++)
+      if (c->models[k].prefix && !strcmp(c->models[k].prefix, me.prefix)) {
+        verr(v, n ? n : m, mp, "'%s' has the prefix '%s' of models[%u]: each model needs its own "
+                               "(set 'prefix')", mp, me.prefix, k);
+        me.prefix = NULL;
+      }
+    c->models[c->n_models++] = me;
+  }
+  return true;
+}
+
+/* model: and module.prefix / module.name of a one-model config. */
+static void read_one_model(vctx *v, const cfg_node *root, const cfg_src *file,
+                           const cfg_node *model, const cfg_node *module, mp_config *c) {
   const cfg_node *n;
   const char *s;
   if ((n = value_of(model, "path"))) {
@@ -1046,15 +1115,7 @@ static void read_model_module(vctx *v, const cfg_node *root, const cfg_src *file
     c->model_name = file_stem(v, c->model_path);
   }
   if ((n = value_of(module, "prefix"))) {
-    if (read_string(v, n, "module.prefix", &s)) {
-      if (!is_c_identifier(s))
-        verr(v, n, "module.prefix", "'module.prefix' must be a C identifier (letters, digits and "
-                                    "'_', not starting with a digit), not '%s'", s);
-      else if (is_c_keyword(s))
-        verr(v, n, "module.prefix", "'module.prefix' must not be the C keyword '%s'", s);
-      else
-        c->prefix = mp_pool_strdup(v->pool, s);
-    }
+    c->prefix = read_prefix(v, n, "module.prefix");
   } else if (c->model_name) {
     c->prefix = make_identifier(v, c->model_name);
   }
@@ -1067,6 +1128,34 @@ static void read_model_module(vctx *v, const cfg_node *root, const cfg_src *file
     }
   } else if (c->prefix) {
     c->module_name = mp_pool_strdup(v->pool, c->prefix);
+  }
+}
+
+static void read_model_module(vctx *v, const cfg_node *root, const cfg_src *file, mp_config *c) {
+  const cfg_node *model = section(v, root, "model"), *module = section(v, root, "module");
+  const cfg_node *n;
+  const char *s;
+  if (!read_models(v, root, c)) {
+    read_one_model(v, root, file, model, module, c);
+  } else {
+    if (model) {
+      cfg_entry *me = cfg_map_find(root, "model");
+      verr_at(v, me->src, me->line, me->column, "model",
+              "give either 'model' or 'models', not both");
+    }
+    if (c->n_models > 0) {
+      c->model_path = c->models[0].path;
+      c->subgraph = c->models[0].subgraph;
+      c->model_name = c->models[0].name;
+    }
+    /* module.prefix names the shared arenas; every module is named by its
+     * model's prefix */
+    if ((n = value_of(module, "name")))
+      verr(v, n, "module.name", "with 'models', each module is named by its model's prefix; "
+                                "'module.name' has no meaning");
+    c->prefix = mp_pool_strdup(v->pool, "shared");
+    if ((n = value_of(module, "prefix"))) c->prefix = read_prefix(v, n, "module.prefix");
+    c->module_name = c->prefix;
   }
   c->target = MP_TARGET_GENERIC;
   if ((n = value_of(module, "target")) && read_string(v, n, "module.target", &s) &&

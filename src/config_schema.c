@@ -22,6 +22,19 @@
 
 static const cfg_key keys[] = {
     {"model", T_SECTION, "mapping", NULL, "The model to plan."},
+    {"models", T_LIST, "list of mappings", "null",
+     "Instead of 'model': several models that never run at the same time.  Each is planned "
+     "and emitted as its own module, in module.path/<prefix>, and the modules share one "
+     "scratch arena per memory, sized to the largest need and defined once (by the first "
+     "model that has one there) as <module.prefix>_arena_<mem>_buffer; persistent and "
+     "constant arenas stay each model's own.  module.prefix names the shared arenas "
+     "(default shared)."},
+    {"models[].path", T_PATH, "path", "(required)", "Path of the .tflite model."},
+    {"models[].subgraph", T_UINT, "integer", "0", "Index of the subgraph to plan."},
+    {"models[].name", T_STRING, "string", "the model file's name without extension",
+     "Name of the model in logs and reports."},
+    {"models[].prefix", T_IDENT, "C identifier", "name made a lower-case C identifier",
+     "Prefix of the model's symbols, and its module's name and folder."},
     {"model.path", T_PATH, "path", "(required)",
      "Path of the .tflite model; relative to the config file's folder (to the current folder "
      "when given on the command line)."},

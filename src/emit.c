@@ -213,6 +213,15 @@ static mp_status gather_regions(emit_ctx *e) {
     snprintf(r->enum_name, sizeof r->enum_name, "%s_REGION_%s_%s", e->up, role_enum(a->role),
              emit_mem_upper(e, a->memory));
     mp_arena_symbol(e->plan, e->prefix, a, false, r->symbol, sizeof r->symbol);
+    const mp_shared_scratch *sh = e->cfg->shared;
+    if (sh && a->role == MP_ROLE_SCRATCH && sh->size[a->memory] >= a->total_size) {
+      r->shared = true;
+      r->shared_define = sh->owner[a->memory] == sh->self;
+      r->shared_size = sh->size[a->memory];
+      mp_shared_symbol(sh, &p->platform, a->memory, r->symbol, sizeof r->symbol);
+      snprintf(r->shared_size_macro, sizeof r->shared_size_macro, "%s_SHARED_SCRATCH_%s_SIZE",
+               e->up, emit_mem_upper(e, a->memory));
+    }
     const uint8_t *bytes = NULL;
     if (a->role == MP_ROLE_CONSTANT) {
       mp_status st = MP_OK;
@@ -423,7 +432,7 @@ static mp_status emit_run(const mp_plan *p, const mp_config *cfg, const mp_diag_
         if (e.regions[r].has_bytes)
           side[ns++] = (mp_sidecar){e.regions[r].file, e.regions[r].id, e.regions[r].symbol,
                                     e.regions[r].bytes, e.regions[r].size};
-      st = side ? mp_residency_json_files(p, cfg->prefix, side, ns, &tables.t, &json)
+      st = side ? mp_residency_json_files(p, cfg->prefix, side, ns, &tables.t, cfg->shared, &json)
                 : MP_ERR_NOMEM;
       if (st == MP_OK)
         files[nf++] = (out_file){mp_pool_printf(e.pool, "%s_residency.json", e.prefix), json,

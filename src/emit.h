@@ -42,6 +42,10 @@ typedef struct emit_region {
   char file[192];           /* data/<symbol>.bin when the caller binds it */
   const uint8_t *bytes;     /* has_bytes: size bytes (owned by the context) */
   uint32_t crc32;           /* has_bytes: CRC-32 (zlib's) of the bytes */
+  bool shared;              /* a scratch arena bound to the shared buffer `symbol` */
+  bool shared_define;       /* shared: this module defines the buffer */
+  uint64_t shared_size;     /* shared: the buffer's size, the largest need */
+  char shared_size_macro[160]; /* shared: KWS_SHARED_SCRATCH_DTCM_SIZE */
 } emit_region;
 
 /* How one operator runs (filled from the lowering by emit_kernels.c). */

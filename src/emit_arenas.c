@@ -112,6 +112,20 @@ void emit_arenas(const emit_ctx *e, mp_buf *b) {
     else
       mp_buf_printf(b, "/* Cold constants in %s: %u tensors, read in place. */\n",
                     emit_mem_name(e, a->memory), a->n_tensors);
+    if (r->shared && !r->shared_define) {
+      mp_buf_printf(b, "/* It is %s, shared with the config's other models and defined by\n"
+                       " * the module of the first of them with scratch in %s. */\n\n",
+                    r->symbol, emit_mem_name(e, r->memory));
+      continue;
+    }
+    if (r->shared) {
+      mp_buf_printf(b, "/* Shared with the config's other models: %s bytes, the largest\n"
+                       " * need. */\n"
+                       "%s_PUT_IN_%s %s_ALIGNED(%u) uint8_t %s[%s];\n\n",
+                    r->shared_size_macro, u, mu, u, e->cfg->shared->align[r->memory], r->symbol,
+                    r->shared_size_macro);
+      continue;
+    }
     if (!r->is_const) {
       mp_buf_printf(b, "%s_PUT_IN_%s %s_ALIGNED(%u) uint8_t %s[%s_SIZE];\n\n", u, mu, u, r->align,
                     r->symbol, r->enum_name);

@@ -316,12 +316,30 @@ static void toolchain_macros(const emit_ctx *e, mp_buf *b) {
 }
 
 static void arena_symbols(const emit_ctx *e, mp_buf *b) {
+  bool any_shared = false;
+  for (uint32_t i = 0; i < e->n_regions; i++) {
+    const emit_region *r = &e->regions[i];
+    if (!r->shared) continue;
+    if (!any_shared)
+      mp_buf_puts(b, "/* Scratch shared with the other modules of the config's models (they\n"
+                     " * never run at the same time): one buffer per memory, as large as the\n"
+                     " * largest of their scratch arenas there. */\n");
+    any_shared = true;
+    mp_buf_printf(b, "#define %s %lluu /* %s, of which this model needs %s_SIZE */\n",
+                  r->shared_size_macro, (unsigned long long)r->shared_size, r->symbol,
+                  r->enum_name);
+  }
+  if (any_shared) mp_buf_puts(b, "\n");
   if (!e->allocate) return;
   mp_buf_printf(b, "/* The arenas (src/%s_arenas.c), one symbol per region. */\n", e->prefix);
   for (uint32_t i = 0; i < e->n_regions; i++) {
     const emit_region *r = &e->regions[i];
-    mp_buf_printf(b, "extern %suint8_t %s[%s_SIZE];\n", r->is_const ? "const " : "", r->symbol,
-                  r->enum_name);
+    if (r->shared)
+      mp_buf_printf(b, "extern uint8_t %s[%s]; /* %s */\n", r->symbol, r->shared_size_macro,
+                    r->shared_define ? "defined by this module" : "defined by another module");
+    else
+      mp_buf_printf(b, "extern %suint8_t %s[%s_SIZE];\n", r->is_const ? "const " : "", r->symbol,
+                    r->enum_name);
   }
   mp_buf_puts(b, "\n");
 }

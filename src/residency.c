@@ -162,7 +162,7 @@ static json_t *io_array(const mp_plan *p, bool inputs) {
 }
 
 mp_status mp_residency_json(const mp_plan *p, const char *prefix, char **out) {
-  return mp_residency_json_files(p, prefix, NULL, 0, NULL, out);
+  return mp_residency_json_files(p, prefix, NULL, 0, NULL, NULL, out);
 }
 
 /* Bytes of the module's read-only tables in memory m, and what of them
@@ -200,8 +200,26 @@ static json_t *tables_json(const mp_plan *p, const mp_module_tables *t) {
   return jt;
 }
 
+/* A scratch arena bound to the buffer it shares with other models. */
+static json_t *shared_json(const mp_shared_scratch *s, mp_memory m) {
+  json_t *js = json_object();
+  json_object_set_new(js, "size", jint(s->size[m]));
+  json_object_set_new(js, "alignment", jint(s->align[m]));
+  json_object_set_new(js, "defined_here", json_boolean(s->owner[m] == s->self));
+  json_t *needs = json_array();
+  for (uint32_t i = 0; i < s->n_models; i++) {
+    json_t *jn = json_object();
+    json_object_set_new(jn, "prefix", json_string(s->models[i].prefix));
+    json_object_set_new(jn, "size", jint(s->models[i].scratch[m]));
+    json_array_append_new(needs, jn);
+  }
+  json_object_set_new(js, "needs", needs);
+  return js;
+}
+
 mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp_sidecar *files,
-                                  uint32_t n_files, const mp_module_tables *tables, char **out) {
+                                  uint32_t n_files, const mp_module_tables *tables,
+                                  const mp_shared_scratch *shared, char **out) {
   *out = NULL;
   const mp_graph *g = p->graph;
   json_t *root = json_object();
@@ -259,7 +277,12 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     char sym[160];
     json_t *ja = json_object();
     json_object_set_new(ja, "region_id", jint(i));
-    json_object_set_new(ja, "symbol", json_string(mp_arena_symbol(p, prefix, a, false, sym, sizeof sym)));
+    bool sh = shared && a->role == MP_ROLE_SCRATCH && shared->size[a->memory] >= a->total_size;
+    if (sh)
+      mp_shared_symbol(shared, &p->platform, a->memory, sym, sizeof sym);
+    else
+      mp_arena_symbol(p, prefix, a, false, sym, sizeof sym);
+    json_object_set_new(ja, "symbol", json_string(sym));
     if (a->is_staged) {
       json_object_set_new(ja, "source_symbol",
                           json_string(mp_arena_symbol(p, prefix, a, true, sym, sizeof sym)));
@@ -283,6 +306,7 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
       json_object_set_new(proof, "timed_out", json_boolean(a->timed_out));
       json_object_set_new(ja, "optimum", proof);
     }
+    if (sh) json_object_set_new(ja, "shared", shared_json(shared, a->memory));
     json_array_append_new(arenas, ja);
   }
   json_object_set_new(root, "arenas", arenas);

@@ -91,7 +91,8 @@ typedef struct mp_sidecar {
 
 /* mp_residency_json, listing `n` sidecar files with their CRC-32. */
 mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp_sidecar *files,
-                                  uint32_t n, const mp_module_tables *tables, char **out);
+                                  uint32_t n, const mp_module_tables *tables,
+                                  const mp_shared_scratch *shared, char **out);
 
 /* mp_report_html with the module's own tables in their memory's bank
  * (tables may be NULL: a plan without a module). */

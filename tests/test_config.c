@@ -309,6 +309,44 @@ static void module_tables_memory_names_a_memory_of_the_platform(void **state) {
   assert_non_null(strstr(r.d[0].msg, "unknown memory"));
 }
 
+static void models_lists_several_models_with_their_own_prefixes(void **state) {
+  (void)state;
+  rec r;
+  mp_config *c = NULL;
+  assert_int_equal(load("models:\n  - {path: kws.tflite}\n  - {path: vww-96.tflite, subgraph: 1}\n"
+                        "  - {path: x.tflite, name: ad, prefix: ad01}\nmodule: {path: out}\n",
+                        NULL, &r, &c),
+                   MP_OK);
+  assert_int_equal(c->n_models, 3);
+  assert_string_equal(c->models[0].prefix, "kws");
+  assert_string_equal(c->models[1].prefix, "vww_96");
+  assert_int_equal(c->models[1].subgraph, 1);
+  assert_string_equal(c->models[2].name, "ad");
+  assert_string_equal(c->models[2].prefix, "ad01");
+  assert_non_null(strstr(c->models[0].path, "kws.tflite"));
+  assert_string_equal(c->prefix, "shared"); /* the shared arenas' prefix */
+  mp_config_free(&c);
+  assert_int_equal(load("models: [{path: a.tflite}]\nmodule: {prefix: pair}\n", NULL, &r, &c), MP_OK);
+  assert_string_equal(c->prefix, "pair");
+  mp_config_free(&c);
+  /* two models of one prefix; model and models; a model without a path */
+  assert_int_equal(load("models:\n  - {path: a/kws.tflite}\n  - {path: b/kws.tflite}\n", NULL, &r, &c),
+                   MP_ERR_CONFIG);
+  assert_int_equal(r.errors, 1);
+  assert_string_equal(r.d[0].key, "models[1]");
+  assert_non_null(strstr(r.d[0].msg, "has the prefix 'kws' of models[0]"));
+  assert_int_equal(load("model: {path: a.tflite}\nmodels: [{path: b.tflite}]\n", NULL, &r, &c),
+                   MP_ERR_CONFIG);
+  assert_non_null(strstr(r.d[0].msg, "either 'model' or 'models'"));
+  assert_int_equal(load("models: [{name: x}]\n", NULL, &r, &c), MP_ERR_CONFIG);
+  assert_string_equal(r.d[0].key, "models[0]");
+  assert_non_null(strstr(r.d[0].msg, "needs a 'path'"));
+  assert_int_equal(load("models: []\n", NULL, &r, &c), MP_ERR_CONFIG);
+  assert_non_null(strstr(r.d[0].msg, "non-empty list"));
+  assert_int_equal(load("models: [{path: a.tflite, prefx: a}]\n", NULL, &r, &c), MP_ERR_CONFIG);
+  assert_non_null(strstr(r.d[0].msg, "unknown key 'models[0].prefx'"));
+}
+
 static void the_last_of_two_overrides_wins(void **state) {
   (void)state;
   rec r;
@@ -1227,6 +1265,7 @@ int main(void) {
       cmocka_unit_test(the_command_line_overrides_the_file),
       cmocka_unit_test(module_target_names_a_core_and_unknown_ones_are_refused),
       cmocka_unit_test(module_tables_memory_names_a_memory_of_the_platform),
+      cmocka_unit_test(models_lists_several_models_with_their_own_prefixes),
       cmocka_unit_test(the_last_of_two_overrides_wins),
       cmocka_unit_test(kebab_and_snake_case_name_the_same_key),
       cmocka_unit_test(booleans_take_no_prefix_and_an_optional_value),
