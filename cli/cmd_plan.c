@@ -154,6 +154,14 @@ int cmd_plan(cli *c, int argc, char **argv) {
   mp_graph *g = NULL;
   mp_plan *plan = NULL;
   mp_status st = mp_config_from_args(nc, cargs, &c->sink, &cfg);
+  if (st == MP_OK && cfg->n_models > 0) {
+    uint32_t n = cfg->n_models;
+    mp_config_free(&cfg);
+    free(cargs);
+    return cli_usage_error("plan", "the config lists %u models (models: [...]); plan takes one: "
+                                   "`memplan plan MODEL.tflite` for each, or `memplan convert` "
+                                   "for them together", n);
+  }
   if (st == MP_OK) st = mp_model_load(cfg->model_path, &c->sink, &m);
   if (st == MP_OK) {
     /* memory.in_place also folds PADs into their convolutions */
