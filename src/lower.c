@@ -108,7 +108,7 @@ enum { PAD_SAME = 0, PAD_VALID = 1 };
 /* Kernel table and params field descriptions                               */
 /* ------------------------------------------------------------------------ */
 
-static const fdesc geom_fields[] = {F_I32(mpk_conv_geom, batches),
+const fdesc mp_lower_geom_fields[] = {F_I32(mpk_conv_geom, batches),
                                     F_I32(mpk_conv_geom, in_h),
                                     F_I32(mpk_conv_geom, in_w),
                                     F_I32(mpk_conv_geom, in_c),
@@ -142,9 +142,9 @@ const fdesc mp_lower_bcast_fields[] = {
     F_I32X6(mpk_broadcast, dims),        F_I32X6(mpk_broadcast, in1_strides),
     F_I32X6(mpk_broadcast, in2_strides), F_END};
 
-static const fdesc conv_s8_fields[] = {F_SUB(mpk_conv_s8_params, geom, geom_fields),
+static const fdesc conv_s8_fields[] = {F_SUB(mpk_conv_s8_params, geom, mp_lower_geom_fields),
                                        F_SUB(mpk_conv_s8_params, q, requant_fields), F_END};
-static const fdesc conv_f32_fields[] = {F_SUB(mpk_conv_f32_params, geom, geom_fields),
+static const fdesc conv_f32_fields[] = {F_SUB(mpk_conv_f32_params, geom, mp_lower_geom_fields),
                                         F_F32(mpk_conv_f32_params, act_min),
                                         F_F32(mpk_conv_f32_params, act_max), F_END};
 static const fdesc fc_s8_fields[] = {
@@ -154,10 +154,10 @@ static const fdesc fc_f32_fields[] = {
     F_I32(mpk_fc_f32_params, batches),   F_I32(mpk_fc_f32_params, accum_depth),
     F_I32(mpk_fc_f32_params, out_depth), F_F32(mpk_fc_f32_params, act_min),
     F_F32(mpk_fc_f32_params, act_max),   F_END};
-static const fdesc pool_s8_fields[] = {F_SUB(mpk_pool_s8_params, geom, geom_fields),
+static const fdesc pool_s8_fields[] = {F_SUB(mpk_pool_s8_params, geom, mp_lower_geom_fields),
                                        F_I32(mpk_pool_s8_params, act_min),
                                        F_I32(mpk_pool_s8_params, act_max), F_END};
-static const fdesc pool_f32_fields[] = {F_SUB(mpk_pool_f32_params, geom, geom_fields),
+static const fdesc pool_f32_fields[] = {F_SUB(mpk_pool_f32_params, geom, mp_lower_geom_fields),
                                         F_F32(mpk_pool_f32_params, act_min),
                                         F_F32(mpk_pool_f32_params, act_max), F_END};
 static const fdesc add_s8_fields[] = {F_SUB(mpk_add_s8_params, b, mp_lower_bcast_fields),
@@ -229,7 +229,7 @@ static const fdesc logistic_s8_fields[] = {F_I32(mpk_logistic_s8_params, size),
 static const fdesc logistic_f32_fields[] = {F_I32(mpk_logistic_f32_params, size), F_END};
 
 static const fdesc conv_s8_fast_fields[] = {
-    F_SUB(mpk_conv_s8_fast_params, geom, geom_fields),
+    F_SUB(mpk_conv_s8_fast_params, geom, mp_lower_geom_fields),
     F_SUB(mpk_conv_s8_fast_params, q, requant_fields),
     F_PTR(mpk_conv_s8_fast_params, folded_bias, "folded_bias"),
     F_I32(mpk_conv_s8_fast_params, col_len), F_END};
@@ -626,15 +626,7 @@ static mp_status spatial(ctx *c, mpk_conv_geom *g, int32_t in, int32_t out, int3
   if (stride_h <= 0 || stride_w <= 0 || dil_h <= 0 || dil_w <= 0)
     return malformed(c, "strides (%d, %d) and dilations (%d, %d) must be positive", stride_h,
                      stride_w, dil_h, dil_w);
-  g->batches = dim(c, in, 0);
-  g->in_h = dim(c, in, 1);
-  g->in_w = dim(c, in, 2);
-  g->in_c = dim(c, in, 3);
-  g->out_h = dim(c, out, 1);
-  g->out_w = dim(c, out, 2);
-  g->out_c = dim(c, out, 3);
-  g->stride_h = stride_h;
-  g->stride_w = stride_w;
+  mp_lower_nhwc_geom(c, in, out, stride_h, stride_w, g);
   g->dilation_h = dil_h;
   g->dilation_w = dil_w;
   for (uint32_t d = 0; d < 4; d++)
@@ -1554,6 +1546,19 @@ bool mp_lower_act_range_q(int32_t act, float scale, int32_t zp, int32_t qmin, in
 }
 
 bool mp_lower_act_range_f(int32_t act, float *lo, float *hi) { return act_range_f(act, lo, hi); }
+
+void mp_lower_nhwc_geom(const ctx *c, int32_t in, int32_t out, int32_t stride_h, int32_t stride_w,
+                        mpk_conv_geom *g) {
+  g->batches = dim(c, in, 0);
+  g->in_h = dim(c, in, 1);
+  g->in_w = dim(c, in, 2);
+  g->in_c = dim(c, in, 3);
+  g->out_h = dim(c, out, 1);
+  g->out_w = dim(c, out, 2);
+  g->out_c = dim(c, out, 3);
+  g->stride_h = stride_h;
+  g->stride_w = stride_w;
+}
 
 mp_status mp_lower_conv_requant(ctx *c, int32_t in, int32_t filter, int32_t out, int32_t act,
                                 int32_t channels, bool always_per_channel, mpk_requant *q) {

@@ -157,6 +157,13 @@ bool mp_lower_act_range_f(int32_t act, float *lo, float *hi);
  * the offsets and the fused activation's bounds (int8, or int16 for a
  * 16x8 output).  The arrays are the lowered op's "multiplier" and
  * "shift". */
+/* The NHWC input and output extents of a window operator (rank 4 checked
+ * by the caller) and its strides into g; the filter, padding and
+ * dilation are the caller's. */
+void mp_lower_nhwc_geom(const mp_lower_ctx *c, int32_t in, int32_t out, int32_t stride_h,
+                        int32_t stride_w, mpk_conv_geom *g);
+/* The params printer's fields of mpk_conv_geom. */
+extern const fdesc mp_lower_geom_fields[];
 mp_status mp_lower_conv_requant(mp_lower_ctx *c, int32_t in, int32_t filter, int32_t out,
                                 int32_t act, int32_t channels, bool always_per_channel,
                                 mpk_requant *q);

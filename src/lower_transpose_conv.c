@@ -14,23 +14,13 @@
  */
 #include "lower_ops.h"
 
+#include <string.h>
+
 enum { OPT_TRANSPOSE_CONV = 49 };
 enum { PAD_SAME = 0, PAD_VALID = 1 };
 
 const fdesc mp_lower_transpose_conv_fields[] = {
-    F_I32(mpk_transpose_conv_params, batches),
-    F_I32(mpk_transpose_conv_params, in_h),
-    F_I32(mpk_transpose_conv_params, in_w),
-    F_I32(mpk_transpose_conv_params, in_c),
-    F_I32(mpk_transpose_conv_params, out_h),
-    F_I32(mpk_transpose_conv_params, out_w),
-    F_I32(mpk_transpose_conv_params, out_c),
-    F_I32(mpk_transpose_conv_params, filter_h),
-    F_I32(mpk_transpose_conv_params, filter_w),
-    F_I32(mpk_transpose_conv_params, stride_h),
-    F_I32(mpk_transpose_conv_params, stride_w),
-    F_I32(mpk_transpose_conv_params, pad_h),
-    F_I32(mpk_transpose_conv_params, pad_w),
+    F_SUB(mpk_transpose_conv_params, geom, mp_lower_geom_fields),
     F_I32(mpk_transpose_conv_params, input_offset),
     F_I32(mpk_transpose_conv_params, output_offset),
     F_I32(mpk_transpose_conv_params, act_min),
@@ -51,7 +41,7 @@ static int32_t forward_pad(int32_t padding, int32_t size, int32_t filter, int32_
 static mp_status requant(mp_lower_ctx *c, int32_t in, int32_t filter, int32_t out,
                          mpk_transpose_conv_params *p) {
   mpk_requant q;
-  mp_status st = mp_lower_conv_requant(c, in, filter, out, 0, p->out_c, true, &q);
+  mp_status st = mp_lower_conv_requant(c, in, filter, out, 0, p->geom.out_c, true, &q);
   if (st != MP_OK || c->lo->reason[0]) return st;
   p->multiplier = q.multiplier;
   p->shift = q.shift;
@@ -89,31 +79,27 @@ mp_status mp_lower_transpose_conv(mp_lower_ctx *c) {
       return mp_lower_malformed(c, "output shape input and output tensor differ on dimension %u",
                                 d);
   mpk_transpose_conv_params *p = &c->lo->params.transpose_conv;
-  p->batches = dim(c, in, 0);
-  p->in_h = dim(c, in, 1);
-  p->in_w = dim(c, in, 2);
-  p->in_c = dim(c, in, 3);
-  p->out_h = dim(c, out, 1);
-  p->out_w = dim(c, out, 2);
-  p->out_c = dim(c, out, 3);
-  p->filter_h = dim(c, filter, 1);
-  p->filter_w = dim(c, filter, 2);
-  p->stride_h = stride_h;
-  p->stride_w = stride_w;
-  if (dim(c, filter, 0) != p->out_c || dim(c, filter, 3) != p->in_c ||
-      dim(c, out, 0) != p->batches || p->filter_h <= 0 || p->filter_w <= 0 || p->in_c <= 0 ||
-      p->out_c <= 0)
+  memset(p, 0, sizeof *p);
+  mpk_conv_geom *g = &p->geom;
+  mp_lower_nhwc_geom(c, in, out, stride_h, stride_w, g);
+  g->filter_h = dim(c, filter, 1);
+  g->filter_w = dim(c, filter, 2);
+  g->filter_c = g->in_c;
+  g->dilation_h = g->dilation_w = 1;
+  if (dim(c, filter, 0) != g->out_c || dim(c, filter, 3) != g->in_c ||
+      dim(c, out, 0) != g->batches || g->filter_h <= 0 || g->filter_w <= 0 || g->in_c <= 0 ||
+      g->out_c <= 0)
     return mp_lower_malformed(c, "filter [%d, %d, %d, %d] does not map %d to %d channels",
-                              dim(c, filter, 0), p->filter_h, p->filter_w, dim(c, filter, 3),
-                              p->in_c, p->out_c);
-  if (bias >= 0 && elems(c, bias) != (uint64_t)p->out_c)
+                              dim(c, filter, 0), g->filter_h, g->filter_w, dim(c, filter, 3),
+                              g->in_c, g->out_c);
+  if (bias >= 0 && elems(c, bias) != (uint64_t)g->out_c)
     return mp_lower_malformed(c, "bias has %llu elements for %d output channels",
-                              (unsigned long long)elems(c, bias), p->out_c);
+                              (unsigned long long)elems(c, bias), g->out_c);
   int32_t n_out, n_in;
   if (!elems_i32(c, out, &n_out) || !elems_i32(c, in, &n_in))
     return mp_lower_unsupported(c, "more than 2^31 elements");
-  p->pad_h = forward_pad(padding, p->out_h, p->filter_h, stride_h);
-  p->pad_w = forward_pad(padding, p->out_w, p->filter_w, stride_w);
+  g->pad_h = forward_pad(padding, g->out_h, g->filter_h, stride_h);
+  g->pad_w = forward_pad(padding, g->out_w, g->filter_w, stride_w);
   int32_t dti = dtype(c, in), dtf = dtype(c, filter), dto = dtype(c, out);
   int32_t dtb = bias >= 0 ? dtype(c, bias) : -1;
   if (dti == MP_DTYPE_FLOAT32 && dtf == dti && dto == dti && (bias < 0 || dtb == dti)) {

@@ -12,10 +12,11 @@
  * output element (b, y * stride_h - pad_h + fy, x * stride_w - pad_w + fx,
  * oc) when it lies inside the output; then the bias is added and the
  * quantised kernels requantise per output channel (multiplier / shift
- * arrays of out_c entries) and clamp to [act_min, act_max]. */
+ * arrays of out_c entries) and clamp to [act_min, act_max].  The geometry
+ * is the convolutions' (filter_c = in_c, unit dilation, no depth
+ * multiplier), the padding that of the forward convolution. */
 typedef struct mpk_transpose_conv_params {
-  int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c, filter_h, filter_w;
-  int32_t stride_h, stride_w, pad_h, pad_w;
+  mpk_conv_geom geom;
   int32_t input_offset, output_offset; /* minus the input zero point; the output's */
   int32_t act_min, act_max;
   const int32_t *multiplier, *shift;
