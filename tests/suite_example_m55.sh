@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # suite_example_m55.sh — the bare-metal Cortex-M55 example (examples/m55_kws)
 # builds from a clean folder with its Makefile and with its CMakeLists.txt,
-# runs on QEMU's mps3-an547, and prints what the same main.c prints on the
-# host.  The image must place the arenas where linker.ld says: the dtcm arena
+# for the Cortex-M55 (AN547) and the Cortex-M4F (BOARD=an386), runs on QEMU's
+# mps3-an547 and mps2-an386, and prints what the same main.c prints on the
+# host.  Each image must place the arenas where its linker script says: the dtcm arena
 # at DTCM's base in a NOLOAD section, the weights in the QSPI flash, the
 # module's own tables there too and of the sizes the residency report gives
 # (tests/check_tables.py), and .data stored apart from where it runs (copied
@@ -35,6 +36,18 @@ if cmake -S $ex -B "$out/cmake" -DMEMPLAN="$MEMPLAN" > "$out/cmake.log" 2>&1 &&
 else
   echo "FAIL cmake:"; tail -20 "$out/cmake.log"; exit 1
 fi
+# the same for a Cortex-M4F (BOARD=an386: Arm's MPS2 AN386, linker_an386.ld)
+if make -C $ex BOARD=an386 BUILD="$out/make_m4f" MEMPLAN="$MEMPLAN" > "$out/make_m4f.log" 2>&1; then
+  echo "ok   make BOARD=an386 builds the example for the Cortex-M4F"
+else
+  echo "FAIL make BOARD=an386:"; tail -20 "$out/make_m4f.log"; exit 1
+fi
+if cmake -S $ex -B "$out/cmake_m4f" -DBOARD=an386 -DMEMPLAN="$MEMPLAN" > "$out/cmake_m4f.log" 2>&1 &&
+   cmake --build "$out/cmake_m4f" >> "$out/cmake_m4f.log" 2>&1; then
+  echo "ok   cmake -DBOARD=an386 builds the example for the Cortex-M4F"
+else
+  echo "FAIL cmake -DBOARD=an386:"; tail -20 "$out/cmake_m4f.log"; exit 1
+fi
 # the host: the same main.c and module, board_host.c for the board
 if cc -std=c99 -Wall -Wextra -Werror -O1 -I$ex -Itests/example -I"$out/make/module/include" \
      -I"$out/make/module/kernels" -DKWS_WITH_KERNELS=1 $ex/main.c tests/example/board_host.c \
@@ -46,37 +59,31 @@ else
 fi
 grep -q '^class [0-9]*$' "$out/host.out" || { echo "FAIL host output has no class line"; fail=1; }
 
-# the same sources for a Cortex-M4F, compile only (QEMU has no M4F board)
-mkdir -p "$out/m4"
-if (cd "$out/m4" && arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard \
-      -std=c99 -O2 -Wall -Wextra -Werror -I"$ROOT/$ex" -I"$out/make/module/include" \
-      -I"$out/make/module/kernels" -DKWS_WITH_KERNELS=1 -c "$ROOT/$ex/main.c" \
-      "$out"/make/module/src/*.c "$out"/make/module/kernels/*.c) 2> "$out/m4.log"; then
-  echo "ok   the module and main.c compile warning-free for a Cortex-M4F"
-else
-  echo "FAIL Cortex-M4F compile:"; cat "$out/m4.log"; fail=1
-fi
-
-for b in make cmake; do
-  elf="$out/$b/kws_m55.elf"
-  timeout 120 qemu-system-arm -M mps3-an547 -nographic -semihosting -kernel "$elf" \
+# build: elf, QEMU machine, core, dtcm base, flash range (lo:hi, hex)
+for b in make cmake make_m4f cmake_m4f; do
+  case $b in
+    *_m4f) elf="$out/$b/kws_m4f.elf" machine=mps2-an386 core=M4F dtcm=20000000 flash=00000000:00400000 ;;
+    *) elf="$out/$b/kws_m55.elf" machine=mps3-an547 core=M55 dtcm=30000000 flash=38000000:38800000 ;;
+  esac
+  timeout 120 qemu-system-arm -M $machine -nographic -semihosting -kernel "$elf" \
     > "$out/$b.out" 2>&1
   rc=$?
   if [ $rc -eq 0 ] && cmp -s "$out/$b.out" "$out/host.out"; then
-    echo "ok   $b image runs on the M55 and prints what the host prints"
+    echo "ok   $b image runs on the $core ($machine) and prints what the host prints"
   else
     echo "FAIL $b image: exit $rc, output:"; cat "$out/$b.out"; echo "host:"; cat "$out/host.out"; fail=1
   fi
   syms=$(arm-none-eabi-nm "$elf")
-  for want in "30000000 B kws_arena_dtcm_buffer" "38[0-9a-f]* R kws_arena_const_qspi__blob"; do
+  lo=${flash%:*}
+  for want in "$dtcm B kws_arena_dtcm_buffer" "${lo:0:2}[0-9a-f]* R kws_arena_const_qspi__blob"; do
     if grep -q "^$want\$" <<<"$syms"; then echo "ok   $b: $want"; else echo "FAIL $b: no '$want'"; fail=1; fi
   done
   # the module's own tables (module.tables_memory: qspi): as the report
   # counts them in the object, and in the QSPI flash in the image
   obj=$(find "$out/$b" \( -name 'kws_model.o' -o -name 'kws_model.c.o' -o -name 'kws_model.c.obj' \) | head -1)
-  if [ -n "$obj" ] && python3 tests/check_tables.py --range 38000000:38800000 \
+  if [ -n "$obj" ] && python3 tests/check_tables.py --range $flash \
        "$out/$b/module/kws_residency.json" "$obj" "$elf" > "$out/$b.tables" 2>&1; then
-    echo "ok   $b: the module's tables are as the report counts them, in QSPI ($(cat "$out/$b.tables"))"
+    echo "ok   $b: the module's tables are as the report counts them, in flash ($(cat "$out/$b.tables"))"
   else
     echo "FAIL $b: the module's tables:"; cat "$out/$b.tables" 2>/dev/null; fail=1
   fi
@@ -85,9 +92,10 @@ for b in make cmake; do
   else
     echo "FAIL $b: .bss.dtcm is not NOBITS"; fail=1
   fi
-  # .data runs in SRAMC and is stored in ITCM
-  if arm-none-eabi-readelf -l -W "$elf" | awk '$1 == "LOAD" && $3 ~ /^0x11/ && $4 ~ /^0x10/ {f=1} END {exit !f}'; then
-    echo "ok   $b: .data is loaded in ITCM and runs in SRAMC"
+  # .data runs in RAM (SRAMC; SSRAM23) and is stored in flash (ITCM; SSRAM1)
+  case $b in *_m4f) run=0x20 load=0x0000 ;; *) run=0x11 load=0x10 ;; esac
+  if arm-none-eabi-readelf -l -W "$elf" | awk -v r=$run -v l=$load '$1 == "LOAD" && index($3, r) == 1 && index($4, l) == 1 {f=1} END {exit !f}'; then
+    echo "ok   $b: .data is stored in flash and runs in RAM"
   else
     echo "FAIL $b: no load-address split for .data"; fail=1
   fi

@@ -1,6 +1,6 @@
 /*
- * main.c — run the keyword-spotting module once on the Cortex-M55 and print
- * what it heard.
+ * main.c — run the keyword-spotting module once on the Cortex-M55 (or the
+ * Cortex-M4F) and print what it heard.
  *
  * The application's side of a memplan module, whole: initialise the
  * context once, quantise real-valued features into the input with the

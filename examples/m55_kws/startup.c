@@ -1,5 +1,6 @@
 /*
- * startup.c — reset and faults for the AN547 (Cortex-M55), with linker.ld.
+ * startup.c — reset and faults for the AN547 (Cortex-M55, linker.ld) and the
+ * AN386 (Cortex-M4F, linker_an386.ld).
  *
  * Reset_Handler does what every bare-metal start-up must before main:
  * enable the FPU and MVE (CP10/CP11) since the compiler may use them, copy
@@ -43,7 +44,7 @@ __attribute__((section(".vectors"), used)) const vector vectors[16] = {
     Fault_Handler, /* MemManage */
     Fault_Handler, /* BusFault */
     Fault_Handler, /* UsageFault */
-    Fault_Handler, /* SecureFault */
+    Fault_Handler, /* SecureFault (reserved on the M4) */
     0,
     0,
     0,
