@@ -32,8 +32,9 @@ rm -f "$log"
 
 Each model's kernels run directly (one buffer per tensor, no module glue),
 lowered once for `module.target: generic` (the reference kernels) and once
-for the core's target (the specialised CONV_2D, DEPTHWISE_CONV_2D and
-FULLY_CONNECTED kernels; the other operators keep the reference kernels),
+for the core's target (the specialised int8 CONV_2D, DEPTHWISE_CONV_2D,
+FULLY_CONNECTED, AVERAGE_POOL_2D, MAX_POOL_2D, SOFTMAX and unbroadcast ADD
+and MUL kernels; the other operators keep the reference kernels),
 built `-O2` for the core and run on QEMU: the Cortex-M55 (`-mcpu=cortex-m55
 -mfloat-abi=hard`, Helium paths) on `mps3-an547`, the Cortex-M4F
 (`-mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16`, DSP paths) on
