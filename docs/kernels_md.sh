@@ -43,8 +43,9 @@ garbage-filled buffers (tests/test_golden.c).  Instructions per inference
 are counted as above (`-icount shift=0`, SysTick calibrated by a
 2,000,000-instruction loop, case 0).  **text**: `.text` of the whole
 image (kernels, harness, start-up; no module glue).  **im2col scratch**: the
-largest op-local scratch the target lowering asks for (bytes; the reference
-kernels ask for none), planned with the other tensors.
+largest op-local scratch the target lowering asks for (bytes: the im2col
+columns, or in the stateful models the SVDF and LSTM kernels' own buffers),
+planned with the other tensors.
 
 What QEMU does not model: instructions are not cycles.  There are no wait
 states (flash, MRAM or SRAM), no caches, no pipeline; a Helium instruction
