@@ -45,6 +45,10 @@ enum {
   TRANSPOSE = 39,
   MEAN = 40,
   UNIDIRECTIONAL_SEQUENCE_LSTM = 44,
+  RELU_OP = 19,
+  RELU6_OP = 21,
+  MAXIMUM_OP = 55,
+  MINIMUM_OP = 57,
   PADV2 = 60,
   QUANTIZE = 114,
 };
@@ -586,6 +590,67 @@ static void int16_pooling_lowers_to_the_int16_kernels_with_an_int16_range(void *
     assert_string_equal(lo.args[0].ctype, "const int16_t *");
     assert_int_equal(lo.params.pool_s8.act_min, 0);
     assert_int_equal(lo.params.pool_s8.act_max, 24576); /* 6 * 4096 */
+    mp_lower_free(&lo);
+    drop(&b);
+  }
+}
+
+/* int16 RELU, RELU6, MAXIMUM and MINIMUM (zero points 0, one scale) have
+ * no conformance case: over the whole int16 range their lowered kernels
+ * must give the definitions, max(x, 0), clamp(x, 0, 6 / scale) and the
+ * larger or smaller element. */
+static void int16_relu_relu6_maximum_minimum_follow_their_definitions(void **state) {
+  (void)state;
+  enum { N = 64 };
+  const float scale = 1.0f / 1024.0f; /* 6.0 is 6144 */
+  int16_t x[N], y[N], out[N];
+  for (int i = 0; i < N; i++) {
+    x[i] = (int16_t)((i * 1031) % 65536 - 32768);
+    y[i] = (int16_t)((i * 2741 + 17) % 65536 - 32768);
+  }
+  const int32_t codes[4] = {RELU_OP, RELU6_OP, MAXIMUM_OP, MINIMUM_OP};
+  for (int k = 0; k < 4; k++) {
+    bool binary = codes[k] == MAXIMUM_OP || codes[k] == MINIMUM_OP;
+    mp_tfw *w = mp_tfw_new();
+    spec t = {.name = "a",
+              .dtype = MP_DTYPE_INT16,
+              .rank = 2,
+              .shape = {4, 16},
+              .n_scale = 1,
+              .scale = {scale},
+              .zp = 0};
+    int32_t ins[2];
+    ins[0] = add_tensor(w, &t);
+    t.name = "b";
+    ins[1] = binary ? add_tensor(w, &t) : -1;
+    t.name = "out";
+    int32_t out_t = add_tensor(w, &t);
+    add_op(w, codes[k], binary ? 2 : 1, ins, out_t, 0, 0, NULL);
+    built b;
+    finish(w, binary ? 2 : 1, ins, 1, &out_t, &b);
+    mp_lowered_op lo;
+    lower0(&b, &lo);
+    if (!lo.supported) fail_msg("int16 operator %d refused: %s", codes[k], lo.reason);
+    memset(out, 0x5A, sizeof out);
+    if (binary)
+      assert_int_equal(mpk_binary_q(&lo.params.binary_q, x, y, out, NULL), MPK_OK);
+    else
+      assert_int_equal(mpk_unary_q(&lo.params.unary_q, x, out, NULL), MPK_OK);
+    int n_clipped = 0;
+    for (int i = 0; i < N; i++) {
+      int32_t want;
+      switch (codes[k]) {
+      case RELU_OP: want = x[i] > 0 ? x[i] : 0; break;
+      case RELU6_OP: want = x[i] < 0 ? 0 : x[i] > 6144 ? 6144 : x[i]; break;
+      case MAXIMUM_OP: want = x[i] > y[i] ? x[i] : y[i]; break;
+      default: want = x[i] < y[i] ? x[i] : y[i]; break;
+      }
+      n_clipped += want != x[i];
+      if (out[i] != want)
+        fail_msg("int16 operator %d, element %d (%d, %d): %d, the definition gives %d", codes[k],
+                 i, x[i], y[i], out[i], want);
+    }
+    assert_true(n_clipped > 0 && n_clipped < N); /* both branches taken */
     mp_lower_free(&lo);
     drop(&b);
   }
@@ -1347,6 +1412,7 @@ int main(void) {
       cmocka_unit_test(float_fully_connected_with_tanh_or_sign_bit_clamps_nothing),
       cmocka_unit_test(pooling_lowers_window_padding_and_activation),
       cmocka_unit_test(int16_pooling_lowers_to_the_int16_kernels_with_an_int16_range),
+      cmocka_unit_test(int16_relu_relu6_maximum_minimum_follow_their_definitions),
       cmocka_unit_test(add_lowering_rescales_both_inputs_and_broadcasts),
       cmocka_unit_test(softmax_lowering_prints_the_exact_params),
       cmocka_unit_test(softmax_with_a_foreign_output_scale_is_unsupported),
