@@ -7,7 +7,8 @@
  * subgraph 0, through mp_graph_build, mp_kernels_prepare (unsupported
  * operators allowed, as `convert --allow-unsupported` does), the C text of
  * every lowered operator's params, mp_plan_build on apollo510_evb with
- * greedy or greedy_by_size (the input's last byte picks), mp_plan_verify,
+ * greedy or greedy_by_size, arenas allocated or not, memory.in_place on
+ * (PADs folded) or off (the input's last byte picks), mp_plan_verify,
  * the residency JSON, the HTML report and every file of the emitted module
  * (handed over in memory by emit_module_files, never written).  Besides
  * crashes, leaks and UBSan reports, a broken promise aborts:
@@ -83,9 +84,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     failed_with_a_message(st, &c, before);
     return 0;
   }
+  /* the last byte picks the plan's options; bit 2: memory.in_place, PADs
+   * folded into their convolutions */
+  bool in_place = (data[size - 1] & 4) != 0;
+  mp_graph_options go = {.alias_views = true, .fold_pads = in_place};
   mp_graph *g = NULL;
   before = c.errors;
-  st = mp_graph_build(m, 0, NULL, &dx, &g);
+  st = mp_graph_build(m, 0, &go, &dx, &g);
   if (st != MP_OK) {
     failed_with_a_message(st, &c, before);
     mp_model_free(&m);
@@ -104,6 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   check(mp_platform_builtin("apollo510_evb", &cfg.platform));
   cfg.memory.planner = (char *)((data[size - 1] & 1) ? "greedy_by_size" : "greedy");
   cfg.memory.allocate_arenas = (data[size - 1] & 2) == 0;
+  cfg.memory.in_place = in_place;
   cfg.memory.dump_residency_json = true;
   cfg.module_path = (char *)"out";
   cfg.module_name = (char *)"fz_nn";

@@ -2,11 +2,11 @@
 # suite_rewrite.sh — PAD folding (memory.in_place) gives the bytes of the
 # unfolded module.  For every model with PADs in front of convolutions
 # (memplan's fixtures pad_conv, int8 with folds and refusals; pad_conv_f32;
-# the padded MobileNetV2 block) and every target's kernels (generic, and
-# cortex-m55, whose specialised convolutions run portably on the host and
-# with Helium on the emulated Cortex-M55), `memplan convert` writes the
-# module twice: memory.in_place off
-# (the PADs run) and on (they fold into their convolutions, and outputs
+# pad_conv_s16, 16x8; the padded MobileNetV2 block) and every target's
+# kernels (generic, and cortex-m55, whose specialised convolutions run
+# portably on the host and with Helium on the emulated Cortex-M55),
+# `memplan convert` writes the module twice: memory.in_place off (the PADs
+# run) and on (they fold into their convolutions, and outputs
 # overlap inputs where the kernels allow).  Both are built with gcc
 # -Wall -Wextra -Werror and ASan + UBSan and run by tests/rewrite/fold_app.c
 # on garbage-filled scratch, twice per module; the cortex-m55 modules also
@@ -47,7 +47,7 @@ else
 fi
 
 # model:folds expected:planner
-cases="pad_conv:4:greedy_by_size pad_conv_f32:2:greedy padded_block:1:greedy"
+cases="pad_conv:4:greedy_by_size pad_conv_f32:2:greedy pad_conv_s16:2:greedy padded_block:1:greedy"
 for c in $cases; do
   IFS=: read -r m want planner <<< "$c"
   "$MKMODEL" fixture "$m" "$out/$m.tflite" || { bad "mkmodel $m"; continue; }

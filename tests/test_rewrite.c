@@ -190,6 +190,17 @@ static void the_folded_pads_op_lowers_to_nothing(void **state) {
   assert_int_equal(lo.params.conv_f32.geom.in_h, 8);
   mp_lower_free(&lo);
   unbuild(&b);
+  /* 16x8: PAD (1,1,2,0) before a stride-2 VALID convolution */
+  build(&b, "pad_conv_s16", true, MP_TARGET_GENERIC);
+  assert_int_equal(b.g->n_folded_pads, 2);
+  assert_int_equal(mp_lower_op(b.g, 1, &lo, NULL), MP_OK);
+  assert_int_equal(lo.kernel, MP_K_CONV2D_S16);
+  assert_int_equal(lo.params.conv_s8.geom.pad_h, 1);
+  assert_int_equal(lo.params.conv_s8.geom.pad_w, 2);
+  assert_int_equal(lo.params.conv_s8.geom.in_w, 7);
+  assert_int_equal(lo.params.conv_s8.geom.out_w, 4);
+  mp_lower_free(&lo);
+  unbuild(&b);
 }
 
 static void random_graphs_with_pads_on_their_last_axis_fold_nothing(void **state) {

@@ -456,12 +456,14 @@ typedef struct padb {
   mp_tfw *w;
   rng r;
   bool f32;
+  bool s16; /* 16x8: int16 activations (zero point 0), int8 filters, int64 biases */
 } padb;
 
 static int32_t pb_act(padb *b, const char *name, int32_t h, int32_t wd, int32_t c, float scale,
                       int64_t zp) {
   const int32_t shape[4] = {1, h, wd, c};
   if (b->f32) return (int32_t)mp_tfw_add_simple_tensor(b->w, name, MP_DTYPE_FLOAT32, 4, shape);
+  if (b->s16) return block_tensor(b->w, name, MP_DTYPE_INT16, 4, shape, scale, 0, NULL, 0);
   return block_tensor(b->w, name, MP_DTYPE_INT8, 4, shape, scale, zp, NULL, 0);
 }
 
@@ -521,6 +523,16 @@ static int32_t pb_conv(padb *b, int32_t x, int32_t in_c, int32_t fh, int32_t fw,
     tb = (int32_t)mp_tfw_add_tensor(b->w, &tbias);
     free(f);
     free(bias);
+  } else if (b->s16) {
+    int8_t *f = malloc(taps);
+    int64_t *bias = malloc((size_t)out_c * sizeof *bias);
+    for (size_t i = 0; i < taps; i++) f[i] = (int8_t)rng_int(&b->r, -127, 127);
+    for (int32_t i = 0; i < out_c; i++) bias[i] = rng_int(&b->r, -200000, 200000);
+    tf = block_tensor(b->w, "filter", MP_DTYPE_INT8, 4, s_f, 0.01f, 0, f, taps);
+    tb = block_tensor(b->w, "bias", MP_DTYPE_INT64, 1, s_b, in_scale * 0.01f, 0, bias,
+                      (size_t)out_c * sizeof *bias);
+    free(f);
+    free(bias);
   } else {
     int8_t *f = malloc(taps);
     int32_t *bias = malloc((size_t)out_c * sizeof *bias);
@@ -570,7 +582,7 @@ static int32_t pb_conv(padb *b, int32_t x, int32_t in_c, int32_t fh, int32_t fw,
  *  13 PAD (0,1,0,2) of 11 -> [1,7,11,4]  14 CONV 1x1 4->3
  * outputs: op 14's, op 8's and op 12's. */
 static void build_pad_conv(mp_tfw *w) {
-  padb b = {w, {0x9adf01d}, false};
+  padb b = {w, {0x9adf01d}, false, false};
   int32_t s[4], sp[4];
   int32_t x = pb_act(&b, "input", 9, 11, 4, 0.05f, -3);
   memcpy(s, (const int32_t[]){1, 9, 11, 4}, sizeof s);
@@ -602,7 +614,7 @@ static void build_pad_conv(mp_tfw *w) {
  *   0 PAD (1,2,2,1) -> [1,11,11,3]  1 DEPTHWISE 3x3 stride 2 VALID x2 -> [1,5,5,6]
  *   2 PADV2 (1,1,1,1) 0.0 -> [1,7,7,6]  3 CONV 3x3 VALID 6->4, RELU6 */
 static void build_pad_conv_f32(mp_tfw *w) {
-  padb b = {w, {0xf32f01d}, true};
+  padb b = {w, {0xf32f01d}, true, false};
   int32_t s[4], sp[4];
   int32_t x = pb_act(&b, "input", 8, 8, 3, 0, 0);
   memcpy(s, (const int32_t[]){1, 8, 8, 3}, sizeof s);
@@ -612,6 +624,23 @@ static void build_pad_conv_f32(mp_tfw *w) {
   p = pb_pad(&b, y, s, (const int32_t[]){1, 1, 1, 1}, 0, 0, 0, sp);
   memcpy(s, (const int32_t[]){1, 5, 5, 4}, sizeof s);
   y = pb_conv(&b, p, 6, 3, 3, 0, 4, false, 1, 1, 3, 0, s, 0, 0);
+  mp_tfw_set_io(w, 1, &x, 1, &y);
+}
+
+/* 16x8 PAD + convolution chain, 1x7x7x3 in (zero points 0); both PADs
+ * fold:
+ *   0 PAD (1,1,2,0) -> [1,9,9,3]  1 CONV 3x3 stride 2 VALID 3->4 -> [1,4,4,4]
+ *   2 PAD (0,2,1,1) -> [1,6,6,4]  3 DEPTHWISE 3x3 VALID -> [1,4,4,4] */
+static void build_pad_conv_s16(mp_tfw *w) {
+  padb b = {w, {0x516f01d}, false, true};
+  int32_t s[4], sp[4];
+  int32_t x = pb_act(&b, "input", 7, 7, 3, 0.002f, 0);
+  memcpy(s, (const int32_t[]){1, 7, 7, 3}, sizeof s);
+  int32_t p = pb_pad(&b, x, s, (const int32_t[]){1, 1, 2, 0}, 0.002f, 0, -999, sp);
+  memcpy(s, (const int32_t[]){1, 4, 4, 4}, sizeof s);
+  int32_t y = pb_conv(&b, p, 3, 3, 3, 0, 4, false, 2, 1, 0, 0.002f, s, 0.004f, 0);
+  p = pb_pad(&b, y, s, (const int32_t[]){0, 2, 1, 1}, 0.004f, 0, -999, sp);
+  y = pb_conv(&b, p, 4, 3, 3, 1, 4, false, 1, 1, 0, 0.004f, s, 0.003f, 0);
   mp_tfw_set_io(w, 1, &x, 1, &y);
 }
 
@@ -637,6 +666,7 @@ static const struct {
     {"padded_block", build_padded_block},
     {"pad_conv", build_pad_conv},
     {"pad_conv_f32", build_pad_conv_f32},
+    {"pad_conv_s16", build_pad_conv_s16},
 };
 #define N_FIXTURES (sizeof fixtures / sizeof fixtures[0])
 
