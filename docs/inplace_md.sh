@@ -11,12 +11,12 @@ make -s
 M=build/release/memplan
 models=${MEMPLAN_MODELS:-../shared/models}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-for f in padded_block pad_conv pad_conv_f32; do build/release/mkmodel fixture $f "$tmp/$f.tflite"; done
+for f in padded_block pad_conv pad_conv_f32 pad_conv_s16; do build/release/mkmodel fixture $f "$tmp/$f.tflite"; done
 planners="greedy greedy_by_size hill_climb exact"
 rows="$tmp/rows"
 : > "$rows"
 for f in "$models"/*.tflite examples/kws/kws.tflite "$tmp"/padded_block.tflite \
-         "$tmp"/pad_conv.tflite "$tmp"/pad_conv_f32.tflite; do
+         "$tmp"/pad_conv.tflite "$tmp"/pad_conv_f32.tflite "$tmp"/pad_conv_s16.tflite; do
   [ -f "$f" ] || continue
   n=$(basename "$f" .tflite)
   for p in $planners; do
@@ -42,7 +42,7 @@ the in-place plans (PADs folded where a plan kept the folds), "folds" the
 PADs that fold into their convolutions (`memplan inspect`); a cell marked
 "not folded" is a plan for which the unfolded model needed less scratch, so
 memplan kept the PADs. `padded_block` (a MobileNetV2 block with an explicit
-PAD), `pad_conv` and `pad_conv_f32` are memplan's fixtures (`mkmodel fixture
+X (`mkmodel fixture
 NAME`); the corpus models have no PAD, so their gains are the kernels'
 overlap contracts alone.
 """)
