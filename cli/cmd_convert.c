@@ -103,7 +103,7 @@ static mp_status plan_model(cli *c, const mp_config *cfg, const mp_graph *g, con
 static void print_summary(const mp_config *cfg, const mp_graph *g, const mp_plan *plan,
                           uint64_t saved, bool quiet) {
   if (cfg->verbose < 1) return;
-  char *s = mp_plan_summary(plan, cfg->prefix, cfg->verbose);
+  char *s = mp_plan_summary_shared(plan, cfg->prefix, cfg->verbose, cfg->shared);
   if (s) fputs(s, stdout);
   free(s);
   cli_print_fold_note(g, cfg, saved);

@@ -1079,6 +1079,10 @@ const char *mp_shared_symbol(const mp_shared_scratch *s, const mp_platform *pf, 
  * lower bound, budget headroom) and per memory; with verbose >= 2 also every
  * tensor's placement.  malloc'd text, NULL on allocation failure. */
 char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose);
+/* The same for a module of a models: config: its scratch arenas by the
+ * buffer they share (`shared` may be NULL). */
+char *mp_plan_summary_shared(const mp_plan *p, const char *prefix, int verbose,
+                             const mp_shared_scratch *shared);
 
 /* A name in at most `width` bytes for a table column: the name itself when
  * it fits; else the first part of a fused name ("a/Relu;b/BiasAdd" ->

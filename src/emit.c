@@ -218,7 +218,7 @@ static mp_status gather_regions(emit_ctx *e) {
       r->shared = true;
       r->shared_define = sh->owner[a->memory] == sh->self;
       r->shared_size = sh->size[a->memory];
-      mp_shared_symbol(sh, &p->platform, a->memory, r->symbol, sizeof r->symbol);
+      mp_module_arena_symbol(p, e->prefix, sh, a, r->symbol, sizeof r->symbol);
       snprintf(r->shared_size_macro, sizeof r->shared_size_macro, "%s_SHARED_SCRATCH_%s_SIZE",
                e->up, emit_mem_upper(e, a->memory));
     }
@@ -326,7 +326,8 @@ typedef struct out_file {
 static mp_status write_all(const emit_ctx *e, const out_file *files, size_t n) {
   char *html = NULL;
   mp_status st = MP_OK;
-  if (e->cfg->report_path) st = mp_report_html_tables(e->plan, e->prefix, &e->tables->t, &html);
+  if (e->cfg->report_path)
+    st = mp_report_html_module(e->plan, e->prefix, &e->tables->t, e->cfg->shared, &html);
   mp_out *o = NULL;
   if (st == MP_OK) st = mp_out_begin(e->dir, e->dx, &o);
   for (size_t i = 0; i < n && st == MP_OK; i++)

@@ -250,6 +250,7 @@ typedef struct report {
   uint32_t op_label; /* characters of the longest op name on the x axis */
   double names_h;    /* x axis height with rotated "index NAME" labels */
   const mp_module_tables *tables; /* the module's own tables, or NULL */
+  const mp_shared_scratch *shared; /* scratch shared with other models, or NULL */
 } report;
 
 static kind tensor_kind(const report *r, uint32_t t) {
@@ -570,7 +571,7 @@ static void put_arena_table(report *r) {
                   "<tr data-arena=\"%u\"><td class=\"n\">%u</td><td class=\"sym\"><a href=\"#arena-%u\">"
                   "<code>",
                   i, i, i);
-    esc(b, mp_arena_symbol(r->p, r->prefix, a, false, sym, sizeof sym));
+    esc(b, mp_module_arena_symbol(r->p, r->prefix, r->shared, a, sym, sizeof sym));
     mp_buf_printf(b, "</code></a></td><td><span class=\"tag %s\">%s</span>%s</td><td>%s",
                   mp_role_name(a->role), mp_role_name(a->role), a->is_staged ? "staged" : "",
                   mp_platform_memory_name(&r->p->platform, a->memory));
@@ -680,6 +681,9 @@ static void put_banks(report *r) {
       mp_buf_printf(b, " &middot; <span class=\"warn\">%s of read-only blobs here need a load "
                        "image in non-volatile memory and a copy at boot</span>",
                     hb(s1, sizeof s1, u->load_image));
+    if (r->shared && r->shared->size[m])
+      mp_buf_printf(b, " &middot; scratch shared with the config's other models: one buffer of "
+                       "%s, the largest need", hb(s1, sizeof s1, r->shared->size[m]));
     if (tables)
       mp_buf_printf(b, " &middot; the module's tables %s (kernel params %s)%s", hb(s1, sizeof s1, tables),
                     hb(s2, sizeof s2, t->params),
@@ -951,7 +955,7 @@ static void put_arena_head(report *r, const view *v) {
                 "data-role=\"%s\" data-memory=\"%s\">\n<h3><span class=\"tag %s\">%s</span>",
                 v->ai, v->ai, role, mp_platform_memory_name(&r->p->platform, a->memory), role, role);
   mp_buf_printf(b, "%s &middot; <code>", mp_platform_memory_name(&r->p->platform, a->memory));
-  esc(b, mp_arena_symbol(r->p, r->prefix, a, false, sym, sizeof sym));
+  esc(b, mp_module_arena_symbol(r->p, r->prefix, r->shared, a, sym, sizeof sym));
   mp_buf_puts(b, "</code>");
   if (a->is_staged) {
     mp_buf_printf(b, " hydrated from %s <code>", mp_platform_memory_name(&r->p->platform, a->source_memory));
@@ -1380,15 +1384,17 @@ static void put_table(report *r) {
 /* ---- entry --------------------------------------------------------------- */
 
 mp_status mp_report_html(const mp_plan *p, const char *prefix, char **out) {
-  return mp_report_html_tables(p, prefix, NULL, out);
+  return mp_report_html_module(p, prefix, NULL, NULL, out);
 }
 
-mp_status mp_report_html_tables(const mp_plan *p, const char *prefix,
-                                const mp_module_tables *tables, char **out) {
+mp_status mp_report_html_module(const mp_plan *p, const char *prefix,
+                                const mp_module_tables *tables, const mp_shared_scratch *shared,
+                                char **out) {
   *out = NULL;
   report r;
   memset(&r, 0, sizeof r);
   r.tables = tables;
+  r.shared = shared;
   mp_buf b;
   mp_buf_init(&b);
   r.p = p;

@@ -278,11 +278,8 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     json_t *ja = json_object();
     json_object_set_new(ja, "region_id", jint(i));
     bool sh = shared && a->role == MP_ROLE_SCRATCH && shared->size[a->memory] >= a->total_size;
-    if (sh)
-      mp_shared_symbol(shared, &p->platform, a->memory, sym, sizeof sym);
-    else
-      mp_arena_symbol(p, prefix, a, false, sym, sizeof sym);
-    json_object_set_new(ja, "symbol", json_string(sym));
+    json_object_set_new(ja, "symbol",
+                        json_string(mp_module_arena_symbol(p, prefix, shared, a, sym, sizeof sym)));
     if (a->is_staged) {
       json_object_set_new(ja, "source_symbol",
                           json_string(mp_arena_symbol(p, prefix, a, true, sym, sizeof sym)));
@@ -537,6 +534,11 @@ static void fill_over_time(mp_buf *b, const mp_plan *p) {
 }
 
 char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
+  return mp_plan_summary_shared(p, prefix, verbose, NULL);
+}
+
+char *mp_plan_summary_shared(const mp_plan *p, const char *prefix, int verbose,
+                             const mp_shared_scratch *shared) {
   mp_buf b;
   mp_buf_init(&b);
   const mp_graph *g = p->graph;
@@ -557,7 +559,8 @@ char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
   size_t aw = 0;
   for (uint32_t i = 0; i < p->n_arenas; i++) {
     char sym[160];
-    aw = mp_max_u64(aw, strlen(mp_arena_symbol(p, prefix, &p->arenas[i], false, sym, sizeof sym)));
+    aw = mp_max_u64(aw, strlen(mp_module_arena_symbol(p, prefix, shared, &p->arenas[i], sym,
+                                                      sizeof sym)));
   }
   aw = clamp_width(aw, 38, 160);
   mp_buf_printf(&b, "\n%-3s %-*s %-10s %-*s %-*s %10s %10s %11s %s\n", "id", (int)aw, "arena",
@@ -565,7 +568,7 @@ char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
   for (uint32_t i = 0; i < p->n_arenas; i++) {
     const mp_arena *a = &p->arenas[i];
     char sym[160], lb[48] = "-";
-    mp_arena_symbol(p, prefix, a, false, sym, sizeof sym);
+    mp_module_arena_symbol(p, prefix, shared, a, sym, sizeof sym);
     if (a->role == MP_ROLE_SCRATCH) {
       snprintf(lb, sizeof lb, "%llu", (unsigned long long)a->lower_bound);
       if (a->total_size == a->lower_bound) snprintf(lb, sizeof lb, "%llu =", (unsigned long long)a->lower_bound);

@@ -35,6 +35,14 @@ const char *mp_shared_symbol(const mp_shared_scratch *s, const mp_platform *pf, 
   return buf;
 }
 
+const char *mp_module_arena_symbol(const mp_plan *p, const char *prefix,
+                                   const mp_shared_scratch *shared, const mp_arena *a, char *buf,
+                                   size_t n) {
+  if (shared && a->role == MP_ROLE_SCRATCH && shared->size[a->memory] >= a->total_size)
+    return mp_shared_symbol(shared, &p->platform, a->memory, buf, n);
+  return mp_arena_symbol(p, prefix, a, false, buf, n);
+}
+
 mp_status mp_shared_scratch_build(const mp_plan *const *plans, const char *const *prefixes,
                                   uint32_t n, const char *prefix, const mp_diag_sink *dx,
                                   mp_shared_scratch *out) {

@@ -94,10 +94,18 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
                                   uint32_t n, const mp_module_tables *tables,
                                   const mp_shared_scratch *shared, char **out);
 
-/* mp_report_html with the module's own tables in their memory's bank
- * (tables may be NULL: a plan without a module). */
-mp_status mp_report_html_tables(const mp_plan *p, const char *prefix,
-                                const mp_module_tables *tables, char **out);
+/* mp_report_html of an emitted module: its own tables in their memory's
+ * bank, and its scratch arenas by the buffer they share with other models
+ * (either may be NULL). */
+mp_status mp_report_html_module(const mp_plan *p, const char *prefix,
+                                const mp_module_tables *tables, const mp_shared_scratch *shared,
+                                char **out);
+
+/* The symbol arena a has in the module: the shared buffer for a scratch
+ * arena of a models: config (shared non-NULL), else mp_arena_symbol's. */
+const char *mp_module_arena_symbol(const mp_plan *p, const char *prefix,
+                                   const mp_shared_scratch *shared, const mp_arena *a, char *buf,
+                                   size_t n);
 
 /* ---- files --------------------------------------------------------------- */
 

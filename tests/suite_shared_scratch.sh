@@ -6,8 +6,10 @@
 #     model with scratch in a memory defines the shared buffer, the others
 #     bind to it; every residency report gives the shared size (the largest
 #     need) and each model's need, and validates (tests/check_residency.py);
+#     the summary and the HTML reports (one per model) name the shared buffer;
 #   - the two modules linked into one program on the host (ASan + UBSan) and
-#     into one Cortex-M55 image on QEMU's mps3-an547 run alternately, the
+#     into one image for the Cortex-M55 (QEMU mps3-an547) and the Cortex-M4F
+#     (mps2-an386) run alternately, the
 #     shared scratch filled with garbage before every run, and match TFLM
 #     bit for bit on every golden case (tests/shared/two_models.c);
 #   - a memory that holds each model alone but not the shared scratch and
@@ -40,12 +42,27 @@ memory:
     - {type: constant, attributes: {memory: mram}}
   dump_residency_json: true
 YAML
-if "$MEMPLAN" convert --path "$out/two.yaml" > "$out/convert.log" 2>&1; then
+if "$MEMPLAN" convert --path "$out/two.yaml" --report "$out/r.html" > "$out/convert.log" 2>&1; then
   echo "ok   convert writes the two modules"
 else
   echo "FAIL convert:"; cat "$out/convert.log"; exit 1
 fi
 mod=$out/out
+# the summary's arena rows and the HTML reports (r_kws.html, r_ad01.html)
+# name the shared buffer
+if [ "$(grep -c '^0   shared_arena_dtcm_buffer  *scratch  *dtcm' "$out/convert.log")" = 2 ]; then
+  echo "ok   the summary lists both scratch arenas as shared_arena_dtcm_buffer"
+else
+  echo "FAIL the summary's scratch rows:"; grep '^0 ' "$out/convert.log"; fail=1
+fi
+for p in kws ad01; do
+  if grep -q "scratch shared with the config's other models: one buffer of 15.6 KiB" "$out/r_$p.html" &&
+     grep -q 'shared_arena_dtcm_buffer' "$out/r_$p.html"; then
+    echo "ok   r_$p.html shows the shared buffer"
+  else
+    echo "FAIL r_$p.html does not show the shared buffer"; fail=1
+  fi
+done
 grep '^shared ' "$out/convert.log" | sed 's/^/     /'
 python3 - "$mod/kws/kws_residency.json" "$mod/ad01/ad01_residency.json" <<'PY' || fail=1
 import json, sys
@@ -87,30 +104,35 @@ if command -v arm-none-eabi-gcc >/dev/null && command -v qemu-system-arm >/dev/n
     PL+=("-D${P}_PUT_IN_DTCM=__attribute__((section(\".bss.mp_dtcm\")))"
          "-D${P}_PUT_CONST_IN_MRAM=__attribute__((section(\".rodata.mp_mram\")))")
   done
-  CPU="-mcpu=cortex-m55 -mthumb -mfloat-abi=hard"
-  if arm-none-eabi-gcc -std=c99 -Wall -Wextra -Werror -O2 $CPU -ffunction-sections -fdata-sections \
-       -DTWO_TARGET -I$T "${DEFS[@]}" "${PL[@]}" "${SRCS[@]}" $T/startup.c $T/semihost.c \
-       -nostartfiles --specs=nano.specs --specs=nosys.specs -T $T/an547.ld -Wl,--gc-sections \
-       -Wl,--no-warn-rwx-segments -lm -o "$out/two.elf" 2> "$out/m55.log"; then
-    timeout 300 qemu-system-arm -M mps3-an547 -nographic -semihosting -kernel "$out/two.elf" > "$out/m55.out" 2>&1
-    rc=$?
-    if [ $rc = 0 ] && grep -q '^DONE: 0 failures$' "$out/m55.out"; then
-      echo "ok   Cortex-M55: both modules in one image, alternately bit-exact with TFLM ($(grep -c '^PASS .* case' "$out/m55.out") runs)"
+  # core, CPU flags, linker script, QEMU machine, dtcm's address prefix
+  for target in "Cortex-M55|-mcpu=cortex-m55 -mthumb -mfloat-abi=hard|an547.ld|mps3-an547|30" \
+                "Cortex-M4F|-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard|an386.ld|mps2-an386|20"; do
+    IFS='|' read -r core CPU ld machine dtcm <<<"$target"
+    elf=$out/two_${machine}.elf
+    if arm-none-eabi-gcc -std=c99 -Wall -Wextra -Werror -O2 $CPU -ffunction-sections -fdata-sections \
+         -DTWO_TARGET -I$T "${DEFS[@]}" "${PL[@]}" "${SRCS[@]}" $T/startup.c $T/semihost.c \
+         -nostartfiles --specs=nano.specs --specs=nosys.specs -T $T/$ld -Wl,--gc-sections \
+         -Wl,--no-warn-rwx-segments -lm -o "$elf" 2> "$out/$machine.log"; then
+      timeout 300 qemu-system-arm -M $machine -nographic -semihosting -kernel "$elf" > "$out/$machine.out" 2>&1
+      rc=$?
+      if [ $rc = 0 ] && grep -q '^DONE: 0 failures$' "$out/$machine.out"; then
+        echo "ok   $core ($machine): both modules in one image, alternately bit-exact with TFLM ($(grep -c '^PASS .* case' "$out/$machine.out") runs)"
+      else
+        echo "FAIL $core run (exit $rc):"; tail -20 "$out/$machine.out"; fail=1
+      fi
+      syms=$(arm-none-eabi-nm "$elf")
+      if [ "$(grep -c ' shared_arena_dtcm_buffer$' <<<"$syms")" = 1 ] && grep -q "^$dtcm[0-9a-f]* B shared_arena_dtcm_buffer\$" <<<"$syms" &&
+         ! grep -q 'kws_arena_dtcm_buffer\|ad01_arena_dtcm_buffer' <<<"$syms"; then
+        echo "ok   $core: one shared_arena_dtcm_buffer, in the dtcm arenas' RAM, and no per-model scratch"
+      else
+        echo "FAIL $core image symbols:"; grep 'arena' <<<"$syms"; fail=1
+      fi
     else
-      echo "FAIL Cortex-M55 run (exit $rc):"; tail -20 "$out/m55.out"; fail=1
+      echo "FAIL $core build:"; tail -20 "$out/$machine.log"; fail=1
     fi
-    syms=$(arm-none-eabi-nm "$out/two.elf")
-    if [ "$(grep -c ' shared_arena_dtcm_buffer$' <<<"$syms")" = 1 ] && grep -q '^30[0-9a-f]* B shared_arena_dtcm_buffer$' <<<"$syms" &&
-       ! grep -q 'kws_arena_dtcm_buffer\|ad01_arena_dtcm_buffer' <<<"$syms"; then
-      echo "ok   Cortex-M55: one shared_arena_dtcm_buffer, in DTCM, and no per-model scratch"
-    else
-      echo "FAIL Cortex-M55 image symbols:"; grep 'arena' <<<"$syms"; fail=1
-    fi
-  else
-    echo "FAIL Cortex-M55 build:"; tail -20 "$out/m55.log"; fail=1
-  fi
+  done
 else
-  echo "NOTICE: arm-none-eabi-gcc or qemu-system-arm is absent: the Cortex-M55 run is skipped"
+  echo "NOTICE: arm-none-eabi-gcc or qemu-system-arm is absent: the Cortex-M55 and M4F runs are skipped"
 fi
 
 # each model fits dtcm alone (kws 40,384 B, ad01 271,776 B), the two together not
