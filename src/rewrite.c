@@ -125,8 +125,8 @@ static bool neutral_value(const fctx *c, const mp_op *op, int32_t in, int32_t ou
     return v ? n >= 2 && v[0] == 0 && v[1] == 0 : true;
   }
   case MP_DTYPE_FLOAT32:
-    if (di->has_quant || dout->has_quant) return false;
-    /* +0.0 only: bytes all zero */
+    /* quantisation parameters of a float tensor (converters often write
+     * empty ones) mean nothing to its kernels; +0.0 only: bytes all zero */
     return v ? n >= 4 && !v[0] && !v[1] && !v[2] && !v[3] : true;
   default: return false;
   }

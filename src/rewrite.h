@@ -12,8 +12,9 @@
  * folded_into / folded_pad / fold_pad), where that gives the convolution's
  * exact output:
  *   - the PAD's input and output are scratch tensors of one element type
- *     (int8, int16 or float32), rank 4 (NHWC), with the same per-tensor
- *     quantisation, and the output is no graph input or output;
+ *     (int8, int16 or float32), rank 4 (NHWC), the integer ones with the
+ *     same per-tensor quantisation, and the output is no graph input or
+ *     output;
  *   - the paddings are a constant, zero on the batch and channel axes;
  *   - the pad value is what the convolution's kernels add for a tap outside
  *     their input: the input zero point (int8), 0 (int16), +0.0 (float32,

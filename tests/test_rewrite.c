@@ -264,6 +264,10 @@ static int32_t folds_of(const variant *v) {
   const int32_t sh_f[4] = {2, 3, 3, sh_p[3]}, sh_b[1] = {2}, sh_pads[2] = {4, 2};
   mp_tfw_tensor t = {.name = "in", .dtype = dt, .rank = 4, .shape = sh_in};
   if (!v->f32) t.has_quant = true, t.quant = (mp_quant){1, &s_in, 1, &z_in, 0};
+  /* quantisation parameters on float tensors, which their kernels ignore */
+  float one = 1.0f;
+  int64_t zero = 0;
+  if (v->f32) t.has_quant = true, t.quant = (mp_quant){1, &one, 1, &zero, 0};
   int32_t x = (int32_t)mp_tfw_add_tensor(w, &t);
   mp_tfw_tensor tp = {.name = "paddings", .dtype = MP_DTYPE_INT32, .rank = 2, .shape = sh_pads};
   tp.buffer = mp_tfw_add_buffer(w, v->pads, 8 * sizeof(int32_t));
