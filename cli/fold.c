@@ -7,7 +7,8 @@
  * lengthens the input's lifetime, and a heuristic planner can place the
  * folded graph worse.  So the commands plan the model both ways and keep
  * the folded plan unless the unfolded one needs less scratch: in_place
- * never costs bytes.
+ * never costs bytes.  The second run is skipped when the folded plan is
+ * already at or below the unfolded graph's in-place bound.
  */
 #include "cli.h"
 
@@ -27,10 +28,15 @@ mp_status cli_plan_folded(cli *c, const mp_config *cfg, const mp_graph *g, const
   *saved = 0;
   mp_status st = mp_plan_build(g, &cfg->platform, &mem, &c->sink, out);
   if (st != MP_OK || !plain || g->n_folded_pads == 0) return st;
+  /* no plan of the unfolded graph is below its in-place bound (at byte
+   * alignment, a floor for every alignment and every split into banks):
+   * a folded plan at or under it needs no second planner run */
+  uint64_t a = scratch_bytes(*out);
+  if (a <= mp_graph_inplace_bound(plain, 1)) return MP_OK;
   mp_plan *alt = NULL;
   /* the unfolded plan's diagnostics are the folded one's: not repeated */
   if (mp_plan_build(plain, &cfg->platform, &mem, NULL, &alt) != MP_OK) return MP_OK;
-  uint64_t a = scratch_bytes(*out), b = scratch_bytes(alt);
+  uint64_t b = scratch_bytes(alt);
   if (b < a) {
     *saved = a - b;
     mp_plan_free(out);
