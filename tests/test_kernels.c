@@ -22,6 +22,7 @@
 #define MPK_API
 #include "../runtime/kernels/mpk.h"
 #include "../runtime/kernels/mpk_fixed.h"
+#include "../runtime/kernels/mpk_act.h"
 #include "lower.h"
 #include "testutil.h"
 #include "util.h"
@@ -1028,6 +1029,46 @@ static void float_svdf_follows_its_history_with_every_fused_activation(void **st
   assert_true(n_negative > 0 && n_positive > 0);
 }
 
+/* The int16 logistic's table against the sigmoid it samples: the
+ * least-squares continuous piecewise-linear fit of 65536 sigmoid(x) on the
+ * table's knots x = k / 24 (normal equations of the hat functions over 64
+ * midpoints a segment, a tridiagonal system) rounds to 244 of its 256
+ * entries and is within one of every other, as mpk_act.h says. */
+static void the_int16_sigmoid_table_is_the_rounded_least_squares_fit_within_one(void **state) {
+  (void)state;
+  enum { K = 256, S = 64 };
+  static double diag[K], off[K], rhs[K], fit[K];
+  memset(diag, 0, sizeof diag);
+  memset(off, 0, sizeof off);
+  memset(rhs, 0, sizeof rhs);
+  for (int k = 0; k + 1 < K; k++)
+    for (int j = 0; j < S; j++) {
+      double t = (j + 0.5) / S, x = (k + t) / 24.0, y = 65536.0 / (1.0 + exp(-x));
+      diag[k] += (1 - t) * (1 - t);
+      diag[k + 1] += t * t;
+      off[k] += (1 - t) * t;
+      rhs[k] += (1 - t) * y;
+      rhs[k + 1] += t * y;
+    }
+  for (int k = 1; k < K; k++) { /* forward elimination */
+    double m = off[k - 1] / diag[k - 1];
+    diag[k] -= m * off[k - 1];
+    rhs[k] -= m * rhs[k - 1];
+  }
+  fit[K - 1] = rhs[K - 1] / diag[K - 1];
+  for (int k = K - 2; k >= 0; k--)
+    fit[k] = (rhs[k] - off[k] * fit[k + 1]) / diag[k];
+  int exact = 0;
+  for (int k = 0; k < K; k++) {
+    double r = floor(fit[k] + 0.5);
+    if (r > 65535.0) r = 65535.0;
+    if (fabs(r - (double)mpk_sigmoid_table[k]) > 1.0)
+      fail_msg("entry %d: %u, the fit gives %.2f", k, mpk_sigmoid_table[k], fit[k]);
+    exact += r == (double)mpk_sigmoid_table[k];
+  }
+  assert_int_equal(exact, 244);
+}
+
 static void kernels_compile_as_strict_c99_for_host_and_cortex_m(void **state) {
   (void)state;
   const char *flags = "-std=c99 -Wall -Wextra -Werror -O2 -c";
@@ -1094,6 +1135,7 @@ int main(void) {
       cmocka_unit_test(mean_s16_clears_its_garbage_scratch_and_matches_tflm_on_the_corpus),
       cmocka_unit_test(mean_refuses_missing_scratch_and_averages_floats),
       cmocka_unit_test(float_svdf_follows_its_history_with_every_fused_activation),
+      cmocka_unit_test(the_int16_sigmoid_table_is_the_rounded_least_squares_fit_within_one),
       cmocka_unit_test(kernels_compile_as_strict_c99_for_host_and_cortex_m),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,10 +11,15 @@
 #include <math.h>
 #include <stdint.h>
 
-/* TFLite's table of the logistic function in 0.16 fixed point: entry k
- * is close to 65536 / (1 + exp(-k / 24)) (within 1 below k = 100; the tail
- * is tuned for interpolation).  The int16 logistic and tanh interpolate
- * between its entries; bit-exactness with TFLite needs these values. */
+/* TFLite's table of the logistic function in 0.16 fixed point, the knots
+ * of a piecewise-linear sigmoid on x = k / 24: the least-squares
+ * continuous piecewise-linear fit of 65536 / (1 + exp(-x)) over [0, 255/24]
+ * with these knots, rounded, gives 244 of the 256 entries; the other 12
+ * (11 fit values with fractions between .50 and .68 that the table rounds
+ * down, and the last, saturated at 65535) differ by one.  So the values
+ * cannot be computed from the definition alone, and bit-exactness with
+ * TFLite's int16 logistic and tanh, which interpolate between them, needs
+ * these very numbers. */
 static const uint16_t mpk_sigmoid_table[256] = {
     32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794,
     41432, 42064, 42688, 43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443,
