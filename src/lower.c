@@ -344,6 +344,11 @@ static const kinfo kinfos[MP_K_COUNT] = {
                                  pool_s8_fields},
     [MP_K_SOFTMAX_S8_FAST] = {"mpk_softmax_s8_fast", NULL, "mpk_softmax_s8_fast_params",
                               softmax_s8_fast_fields},
+    [MP_K_CONV2D_S16_FAST] = {"mpk_conv2d_s16_fast", NULL, "mpk_conv_s8_params", conv_s8_fields},
+    [MP_K_DEPTHWISE_CONV2D_S16_FAST] = {"mpk_depthwise_conv2d_s16_fast", NULL,
+                                        "mpk_conv_s8_params", conv_s8_fields},
+    [MP_K_FULLY_CONNECTED_S16_FAST] = {"mpk_fully_connected_s16_fast", NULL, "mpk_fc_s8_params",
+                                       fc_s8_fields},
 };
 
 const char *mp_kernel_fn(mp_kernel k) {

@@ -96,6 +96,9 @@ typedef enum mp_kernel {
   MP_K_AVG_POOL2D_S8_FAST,
   MP_K_MAX_POOL2D_S8_FAST,
   MP_K_SOFTMAX_S8_FAST,
+  MP_K_CONV2D_S16_FAST,
+  MP_K_DEPTHWISE_CONV2D_S16_FAST,
+  MP_K_FULLY_CONNECTED_S16_FAST,
   MP_K_COUNT
 } mp_kernel;
 
@@ -240,7 +243,8 @@ int32_t *mp_lower_add_array(mp_lowered_op *lo, const char *name, uint32_t n);
 /* Ahead-of-time specialisation (lower_fast.c): when g->target is a
  * Cortex-M core, turn a supported int8 CONV_2D, DEPTHWISE_CONV_2D,
  * FULLY_CONNECTED, unbroadcast ADD or MUL, AVERAGE_POOL_2D, MAX_POOL_2D or
- * SOFTMAX that lo runs with a reference kernel into its specialised kernel,
+ * SOFTMAX, or a 16x8 CONV_2D, DEPTHWISE_CONV_2D or FULLY_CONNECTED, that lo
+ * runs with a reference kernel into its specialised kernel,
  * with the constants it needs (a folded bias, a table of exponentials),
  * the im2col scratch and the specialised loop's own overlap contracts;
  * anything else is left as it is.  MP_ERR_NOMEM is the only failure. */

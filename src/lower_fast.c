@@ -23,6 +23,10 @@
  *   MUL, int8, no broadcasting            -> mul_s8_fast (same params);
  *   AVERAGE_POOL_2D, MAX_POOL_2D, int8    -> avg/max_pool2d_s8_fast (same
  *                                            params);
+ *   CONV_2D (groups of 1), DEPTHWISE_CONV_2D, FULLY_CONNECTED, 16x8
+ *                                         -> the *_s16_fast kernels (same
+ *                           params; the convolution's im2col column of
+ *                           filter_h * filter_w * in_c int16 in scratch);
  *   SOFTMAX, int8 -> int8                 -> softmax_s8_fast, with the
  *                           reference's exponential of each of the 256
  *                           possible differences to the row maximum as a
@@ -163,6 +167,34 @@ static mp_status specialise_softmax(mp_lowered_op *lo) {
   return MP_OK;
 }
 
+/* The 16x8 filter operators: the same params; a convolution of groups of
+ * 1 gathers its columns into filter_h * filter_w * in_c int16 of scratch
+ * unless it reads them in place.  Offsets other than 0 (which the 16x8
+ * quantisation does not produce) keep the reference kernel. */
+static mp_status specialise_s16(mp_lowered_op *lo) {
+  const mpk_requant *q =
+      lo->kernel == MP_K_FULLY_CONNECTED_S16 ? &lo->params.fc_s8.q : &lo->params.conv_s8.q;
+  if (q->input_offset != 0 || q->filter_offset != 0 || q->output_offset != 0) return MP_OK;
+  if (lo->kernel == MP_K_FULLY_CONNECTED_S16) {
+    mp_lower_use_kernel(lo, MP_K_FULLY_CONNECTED_S16_FAST);
+    return MP_OK;
+  }
+  if (lo->kernel == MP_K_DEPTHWISE_CONV2D_S16) {
+    mp_lower_use_kernel(lo, MP_K_DEPTHWISE_CONV2D_S16_FAST);
+    return MP_OK;
+  }
+  const mpk_conv_geom *gm = &lo->params.conv_s8.geom;
+  if (gm->filter_c != gm->in_c) return MP_OK; /* grouped */
+  const uint64_t taps = (uint64_t)gm->filter_h * (uint64_t)gm->filter_w * (uint64_t)gm->in_c;
+  if (taps > (uint64_t)INT32_MAX / 2) return MP_OK;
+  mp_lower_use_kernel(lo, MP_K_CONV2D_S16_FAST);
+  if (!mpk_conv2d_s16_fast_direct(gm)) {
+    lo->scratch_bytes = 2u * taps;
+    lo->scratch_align = 4;
+  }
+  return MP_OK;
+}
+
 mp_status mp_lower_specialise(const mp_graph *g, mp_lowered_op *lo) {
   if (g->target == MP_TARGET_GENERIC || !lo->supported) return MP_OK;
   switch (lo->kernel) {
@@ -185,6 +217,9 @@ mp_status mp_lower_specialise(const mp_graph *g, mp_lowered_op *lo) {
     mp_lower_add_overlap(lo, 0, 1, mpk_pool2d_s8_fast_overlap_gap(&lo->params.pool_s8.geom));
     return MP_OK;
   case MP_K_SOFTMAX_S8: return specialise_softmax(lo);
+  case MP_K_CONV2D_S16:
+  case MP_K_DEPTHWISE_CONV2D_S16:
+  case MP_K_FULLY_CONNECTED_S16: return specialise_s16(lo);
   case MP_K_ADD_S8:
     /* the same params; the specialised loop has no broadcasting */
     if (lo->params.add_s8.b.elementwise) {

@@ -274,6 +274,12 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
   case MP_K_MAX_POOL2D_S8_FAST: return mpk_max_pool2d_s8_fast(&p->pool_s8, a[0], a[1], scratch);
   case MP_K_SOFTMAX_S8_FAST:
     return mpk_softmax_s8_fast(&p->softmax_s8_fast, a[0], a[1], scratch);
+  case MP_K_CONV2D_S16_FAST:
+    return mpk_conv2d_s16_fast(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_DEPTHWISE_CONV2D_S16_FAST:
+    return mpk_depthwise_conv2d_s16_fast(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_FULLY_CONNECTED_S16_FAST:
+    return mpk_fully_connected_s16_fast(&p->fc_s8, a[0], a[1], a[2], a[3], scratch);
   case MP_K_COUNT: break;
   }
   return -1;
@@ -420,7 +426,8 @@ static bool is_fast(mp_kernel k) {
   return k == MP_K_CONV2D_S8_1X1 || k == MP_K_CONV2D_S8_IM2COL ||
          k == MP_K_DEPTHWISE_CONV2D_S8_FAST || k == MP_K_FULLY_CONNECTED_S8_FAST ||
          k == MP_K_ADD_S8_FAST || k == MP_K_MUL_S8_FAST || k == MP_K_AVG_POOL2D_S8_FAST ||
-         k == MP_K_MAX_POOL2D_S8_FAST || k == MP_K_SOFTMAX_S8_FAST;
+         k == MP_K_MAX_POOL2D_S8_FAST || k == MP_K_SOFTMAX_S8_FAST || k == MP_K_CONV2D_S16_FAST ||
+         k == MP_K_DEPTHWISE_CONV2D_S16_FAST || k == MP_K_FULLY_CONNECTED_S16_FAST;
 }
 
 /* How many ops of n run a specialised kernel. */
@@ -697,7 +704,10 @@ static const char *const *pointer_fields(mp_kernel k) {
   case MP_K_FULLY_CONNECTED_S8:
   case MP_K_CONV2D_S16:
   case MP_K_DEPTHWISE_CONV2D_S16:
-  case MP_K_FULLY_CONNECTED_S16: return requant;
+  case MP_K_FULLY_CONNECTED_S16:
+  case MP_K_CONV2D_S16_FAST:
+  case MP_K_DEPTHWISE_CONV2D_S16_FAST:
+  case MP_K_FULLY_CONNECTED_S16_FAST: return requant;
   case MP_K_CONV2D_S8_1X1:
   case MP_K_CONV2D_S8_IM2COL:
   case MP_K_DEPTHWISE_CONV2D_S8_FAST:
@@ -720,11 +730,14 @@ static void null_pointers(mp_kernel k, mp_kparams *p) {
   case MP_K_DEPTHWISE_CONV2D_S8:
   case MP_K_CONV2D_S16:
   case MP_K_DEPTHWISE_CONV2D_S16:
+  case MP_K_CONV2D_S16_FAST:
+  case MP_K_DEPTHWISE_CONV2D_S16_FAST:
     p->conv_s8.q.multiplier = NULL;
     p->conv_s8.q.shift = NULL;
     break;
   case MP_K_FULLY_CONNECTED_S8:
   case MP_K_FULLY_CONNECTED_S16:
+  case MP_K_FULLY_CONNECTED_S16_FAST:
     p->fc_s8.q.multiplier = NULL;
     p->fc_s8.q.shift = NULL;
     break;
@@ -819,8 +832,11 @@ static size_t params_size(mp_kernel k) {
   case MP_K_TRANSPOSE_CONV_S16:
   case MP_K_TRANSPOSE_CONV_F32: return sizeof(mpk_transpose_conv_params);
   case MP_K_CONV2D_S16:
-  case MP_K_DEPTHWISE_CONV2D_S16: return sizeof(mpk_conv_s8_params);
-  case MP_K_FULLY_CONNECTED_S16: return sizeof(mpk_fc_s8_params);
+  case MP_K_DEPTHWISE_CONV2D_S16:
+  case MP_K_CONV2D_S16_FAST:
+  case MP_K_DEPTHWISE_CONV2D_S16_FAST: return sizeof(mpk_conv_s8_params);
+  case MP_K_FULLY_CONNECTED_S16:
+  case MP_K_FULLY_CONNECTED_S16_FAST: return sizeof(mpk_fc_s8_params);
   case MP_K_BATCH_MATMUL_S8:
   case MP_K_BATCH_MATMUL_F32: return sizeof(mpk_batch_matmul_params);
   case MP_K_SVDF_F32: return sizeof(mpk_svdf_f32_params);

@@ -445,6 +445,102 @@ static void specialised_softmax_gives_the_reference_bytes(void **state) {
   assert_int_equal(mpk_softmax_s8_fast(&f, x, x, NULL), MPK_ERR_PARAMS); /* no table */
 }
 
+/* 16x8: int16 inputs over their whole range, int8 weights, int64 biases,
+ * the 16x8 requantisation (offsets 0, int16 bounds). */
+static void random_requant16(mpk_requant *q, int32_t *mult, int32_t *shift, int32_t n) {
+  q->input_offset = q->filter_offset = q->output_offset = 0;
+  q->act_min = range(-32768, 0);
+  q->act_max = range(q->act_min, 32767);
+  q->per_channel = 1;
+  for (int32_t i = 0; i < n; i++) {
+    mult[i] = (int32_t)((1u << 30) + (next() >> 2));
+    shift[i] = range(-18, -6);
+  }
+  q->multiplier = mult;
+  q->shift = shift;
+}
+
+static int16_t *guarded16(size_t n) { return (int16_t *)(void *)guarded(2 * n); }
+static void release16(int16_t *b) { release((int8_t *)(void *)b); }
+
+/* One random 16x8 CONV_2D, DEPTHWISE_CONV_2D (kind 0, 1) or
+ * FULLY_CONNECTED (2), reference against the specialised kernel. */
+static void one_s16(int n, int kind) {
+  mpk_conv_geom g;
+  memset(&g, 0, sizeof g);
+  g.batches = range(1, 2);
+  g.filter_h = range(1, 4);
+  g.filter_w = range(1, 4);
+  g.in_c = range(1, kind == 1 ? 13 : 37);
+  g.depth_multiplier = kind == 1 ? (next() % 3 ? 1 : range(2, 4)) : 1;
+  g.filter_c = kind == 1 ? 0 : g.in_c;
+  g.out_c = kind == 1 ? g.in_c * g.depth_multiplier : range(1, 19);
+  random_spatial(&g, 3, 9, kind == 0 && g.filter_h == 1 && g.filter_w == 1 && next() % 2);
+  const int direct = kind == 0 && g.filter_h == 1 && g.filter_w == 1 && g.pad_h == 0 && g.pad_w == 0;
+  if (kind == 2) { /* batches x accum_depth -> out_c */
+    g.batches = range(1, 3);
+    g.in_h = g.in_w = g.out_h = g.out_w = g.filter_h = g.filter_w = 1;
+    g.in_c = range(1, 300);
+  }
+  const int32_t taps = kind == 1 ? g.filter_h * g.filter_w : g.filter_h * g.filter_w * g.in_c;
+  const size_t in_n = (size_t)g.batches * g.in_h * g.in_w * g.in_c;
+  const size_t out_n = (size_t)g.batches * g.out_h * g.out_w * g.out_c;
+  const size_t f_n = (size_t)taps * (size_t)g.out_c;
+  int16_t *in = guarded16(in_n), *want = guarded16(out_n), *got = guarded16(out_n);
+  int16_t *scratch = guarded16((size_t)taps);
+  int8_t *filter = guarded(f_n);
+  if (next() % 4 == 0) /* saturated inputs and weights: the largest sums */
+    for (size_t i = 0; i < in_n; i++) in[i] = (int16_t)(next() % 2 ? -32768 : 32767);
+  random_s8(filter, f_n);
+  int64_t bias[52];
+  int32_t mult[52], shift[52];
+  for (int32_t i = 0; i < g.out_c; i++) bias[i] = (int64_t)range(-2000000, 2000000) * 1000;
+  const int64_t *b = next() % 4 ? bias : NULL;
+  mpk_conv_s8_params p = {g, {0}};
+  random_requant16(&p.q, mult, shift, g.out_c);
+  int32_t sw, sg;
+  const char *name = kind == 0 ? (direct ? "16x8 conv 1x1" : "16x8 conv im2col")
+                     : kind == 1 ? "16x8 depthwise" : "16x8 fully connected";
+  if (kind == 2) {
+    mpk_fc_s8_params f = {g.batches, g.in_c, g.out_c, p.q};
+    sw = mpk_fully_connected_s16(&f, in, filter, b, want, NULL);
+    sg = mpk_fully_connected_s16_fast(&f, in, filter, b, got, NULL);
+  } else if (kind == 1) {
+    sw = mpk_depthwise_conv2d_s16(&p, in, filter, b, want, NULL);
+    sg = mpk_depthwise_conv2d_s16_fast(&p, in, filter, b, got, NULL);
+  } else {
+    assert_int_equal(mpk_conv2d_s16_fast_direct(&g), direct);
+    sw = mpk_conv2d_s16(&p, in, filter, b, want, NULL);
+    sg = mpk_conv2d_s16_fast(&p, in, filter, b, got, direct ? NULL : scratch);
+  }
+  assert_int_equal(sw, MPK_OK);
+  assert_int_equal(sg, MPK_OK);
+  if (memcmp(want, got, 2 * out_n) != 0)
+    fail_msg("%s case %d (%dx%dx%d -> %d, filter %dx%d, stride %d/%d, dilation %d/%d, pad %d/%d): "
+             "outputs differ", name, n, g.in_h, g.in_w, g.in_c, g.out_c, g.filter_h, g.filter_w,
+             g.stride_h, g.stride_w, g.dilation_h, g.dilation_w, g.pad_h, g.pad_w);
+  check_guards((int8_t *)(void *)got, 2 * out_n, name);
+  release16(in);
+  release16(want);
+  release16(got);
+  release16(scratch);
+  release(filter);
+}
+
+static void specialised_16x8_kernels_give_the_reference_bytes(void **state) {
+  (void)state;
+  for (int kind = 0; kind < 3; kind++)
+    for (int n = 0; n < 300; n++) one_s16(n, kind);
+  mpk_fc_s8_params f = {1, 4, 4, {0}};
+  int32_t m = 1 << 30, s = -8;
+  f.q.multiplier = &m;
+  f.q.shift = &s;
+  f.q.input_offset = 3; /* 16x8 inputs have zero point 0 */
+  int16_t x[4] = {0};
+  int8_t w[16] = {0};
+  assert_int_equal(mpk_fully_connected_s16_fast(&f, x, w, NULL, x, NULL), MPK_ERR_PARAMS);
+}
+
 static void specialised_convolutions_give_the_reference_bytes(void **state) {
   (void)state;
   for (int n = 0; n < 400; n++) one_conv(n);
@@ -493,6 +589,7 @@ int main(void) {
       cmocka_unit_test(specialised_mul_gives_the_reference_bytes),
       cmocka_unit_test(specialised_pools_give_the_reference_bytes),
       cmocka_unit_test(specialised_softmax_gives_the_reference_bytes),
+      cmocka_unit_test(specialised_16x8_kernels_give_the_reference_bytes),
       cmocka_unit_test(specialised_kernels_reject_params_they_cannot_run),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

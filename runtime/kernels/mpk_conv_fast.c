@@ -141,19 +141,10 @@ typedef struct window {
   int whole;
 } window;
 
-/* The first tap index at or after 0 whose position o + d * f is >= 0, and
- * the end of those below n. */
-static void tap_range(int32_t o, int32_t d, int32_t taps, int32_t n, int32_t *lo, int32_t *hi) {
-  *lo = o >= 0 ? 0 : (-o + d - 1) / d;
-  *hi = n - 1 - o < 0 ? 0 : (n - 1 - o) / d + 1;
-  if (*hi > taps) *hi = taps;
-  if (*lo > *hi) *lo = *hi;
-}
-
 static window window_of(const mpk_conv_geom *g, const int8_t *in_b, int32_t y0, int32_t x0) {
   window w;
-  tap_range(y0, g->dilation_h, g->filter_h, g->in_h, &w.fy0, &w.fy1);
-  tap_range(x0, g->dilation_w, g->filter_w, g->in_w, &w.fx0, &w.fx1);
+  mpk_tap_range(y0, g->dilation_h, g->filter_h, g->in_h, &w.fy0, &w.fy1);
+  mpk_tap_range(x0, g->dilation_w, g->filter_w, g->in_w, &w.fx0, &w.fx1);
   w.whole = w.fy0 == 0 && w.fy1 == g->filter_h && w.fx0 == 0 && w.fx1 == g->filter_w;
   w.first = in_b + ((size_t)(y0 + g->dilation_h * w.fy0) * (size_t)g->in_w +
                     (size_t)(x0 + g->dilation_w * w.fx0)) * (size_t)g->in_c;
@@ -296,8 +287,8 @@ MPK_API int32_t mpk_depthwise_conv2d_s8_fast(const mpk_conv_s8_fast_params *p,
 static int64_t lowest_read(const mpk_conv_geom *g, int32_t b, int32_t oy, int32_t ox) {
   int32_t fy0, fy1, fx0, fx1;
   const int32_t y0 = oy * g->stride_h - g->pad_h, x0 = ox * g->stride_w - g->pad_w;
-  tap_range(y0, g->dilation_h, g->filter_h, g->in_h, &fy0, &fy1);
-  tap_range(x0, g->dilation_w, g->filter_w, g->in_w, &fx0, &fx1);
+  mpk_tap_range(y0, g->dilation_h, g->filter_h, g->in_h, &fy0, &fy1);
+  mpk_tap_range(x0, g->dilation_w, g->filter_w, g->in_w, &fx0, &fx1);
   if (fy0 >= fy1 || fx0 >= fx1) return -1;
   return (((int64_t)b * g->in_h + y0 + (int64_t)g->dilation_h * fy0) * g->in_w + x0 +
           (int64_t)g->dilation_w * fx0) *

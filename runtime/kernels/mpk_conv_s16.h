@@ -20,4 +20,20 @@ MPK_API int32_t mpk_fully_connected_s16(const mpk_fc_s8_params *p, const int16_t
                                         const int8_t *filter, const int64_t *bias, int16_t *output,
                                         void *scratch);
 
+/* The specialised 16x8 kernels of a Cortex-M target (mpk_conv_s16_fast.c):
+ * the same params and bytes; input, filter and output offsets 0; groups of
+ * 1 for CONV_2D, whose scratch is filter_h * filter_w * in_c int16 unless
+ * mpk_conv2d_s16_fast_direct (a 1x1 filter without padding) says it reads
+ * its input in place.  No overlap contracts. */
+MPK_API int32_t mpk_conv2d_s16_fast(const mpk_conv_s8_params *p, const int16_t *input,
+                                    const int8_t *filter, const int64_t *bias, int16_t *output,
+                                    void *scratch);
+MPK_API int32_t mpk_depthwise_conv2d_s16_fast(const mpk_conv_s8_params *p, const int16_t *input,
+                                              const int8_t *filter, const int64_t *bias,
+                                              int16_t *output, void *scratch);
+MPK_API int32_t mpk_fully_connected_s16_fast(const mpk_fc_s8_params *p, const int16_t *input,
+                                             const int8_t *filter, const int64_t *bias,
+                                             int16_t *output, void *scratch);
+int mpk_conv2d_s16_fast_direct(const mpk_conv_geom *g);
+
 #endif /* MPK_CONV_S16_H */

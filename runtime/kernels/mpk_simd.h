@@ -193,6 +193,17 @@ static inline int32_t mpk_mbqm_fast(int32_t x, int32_t multiplier, int32_t shift
   return (y >> right) + (remainder > threshold ? 1 : 0);
 }
 
+/* The taps of a window along one axis that lie in the input: the filter
+ * taps f with 0 <= o + d * f < n, as [*lo, *hi) within [0, taps) (empty
+ * when *lo == *hi). */
+static inline void mpk_tap_range(int32_t o, int32_t d, int32_t taps, int32_t n, int32_t *lo,
+                                 int32_t *hi) {
+  *lo = o >= 0 ? 0 : (-o + d - 1) / d;
+  *hi = n - 1 - o < 0 ? 0 : (n - 1 - o) / d + 1;
+  if (*hi > taps) *hi = taps;
+  if (*lo > *hi) *lo = *hi;
+}
+
 /* The requantisation of one accumulator of output channel `ch`. */
 static inline int8_t mpk_requant_one(const mpk_requant *q, int32_t acc, int32_t ch) {
   int32_t i = q->per_channel ? ch : 0;
