@@ -94,13 +94,13 @@ static const cfg_key keys[] = {
      "memory.constraints.  On the command line a JSON list or dtcm,sram,..."},
     {"memory", T_SECTION, "mapping", NULL, "Memory configuration for the conversion process."},
     {"memory.planner", T_PLANNER, "planner name", "greedy",
-     "Memory planner strategy. Defaults to greedy; greedy_by_size and hill_climb are "
-     "experimental and opt-in."},
+     "Memory planner strategy. Defaults to greedy; greedy_by_size, hill_climb and exact "
+     "are experimental and opt-in."},
     {"memory.planner_options", T_OPTIONS, "mapping (JSON object)", "{}",
      "Tunables forwarded to the selected planner, validated against that planner's option "
-     "schema. Unknown keys are rejected with a did-you-mean hint. hill_climb accepts "
-     "iterations, seed, and max_stall_iterations; greedy and greedy_by_size accept none. On "
-     "the CLI this is a JSON object: --memory.planner-options '{\"iterations\": 2000}'."},
+     "schema (each planner's options are listed below; greedy and greedy_by_size have "
+     "none). Unknown keys are rejected with a did-you-mean hint. On the CLI this is a JSON "
+     "object: --memory.planner-options '{\"iterations\": 2000}'."},
     {"memory.constraints", T_LIST, "list of mappings (JSON list)", "null",
      "Memory constraints (ordered by preference)."},
     {"memory.constraints[].name", T_MEMORY, "memory", "(required)", "Memory type (e.g., DTCM, ITCM)."},

@@ -54,6 +54,17 @@ missing=""
 for k in $keys verbose; do printf '%s\n' "$text" | grep -q -- "$k" || missing="$missing $k"; done
 [ -z "$missing" ] && echo "ok   memplan.1 documents every configuration key" \
   || { echo "FAIL memplan.1 lacks the keys$missing"; fail=1; }
+# every planner's options (from its schema, as --help lists them) in PLANNERS
+planners_text=$(printf '%s\n' "$text" | awk '/^PLANNERS/ { f = 1; next } /^[A-Z]/ { f = 0 } f')
+missing=""; nopt=0
+while read -r pl opt; do
+  nopt=$((nopt+1))
+  printf '%s\n' "$planners_text" | awk -v p="$pl" '$1 == p { f = 1; print; next } /^       [a-z]/ { f = 0 } f' |
+    grep -qw -- "$opt" || missing="$missing $pl.$opt"
+done < <("$P/bin/memplan" convert --help | awk '/^      [a-z_]+ options:$/ { pl = $1; next }
+  /^        [a-z_]+ +(integer|boolean)/ && pl { print pl, $1; next } /^  --/ { pl = "" }')
+[ "$nopt" -gt 0 ] && [ -z "$missing" ] && echo "ok   memplan.1 names all $nopt planner options" \
+  || { echo "FAIL memplan.1's PLANNERS lacks$missing ($nopt options)"; fail=1; }
 
 # bash completion
 complete_words() { # complete_words WORD...: what completing the last word offers
