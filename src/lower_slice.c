@@ -101,6 +101,7 @@ static mp_status strided_copy(mp_lower_ctx *c, int32_t in, int32_t out, uint32_t
   mp_lower_set_kernel(c, MP_K_STRIDED_COPY);
   mp_lower_add_arg(c, in, false, "const void *");
   mp_lower_add_arg(c, out, true, "void *");
+  mp_lower_add_overlap(c->lo, 0, 1, mpk_strided_copy_overlap_gap(p));
   return MP_OK;
 }
 

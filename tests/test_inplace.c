@@ -178,6 +178,9 @@ static int32_t run_fc(const void *p, const void *in, void *out) {
   return mpk_fully_connected_s8(p, in, filt, bias_v, out, NULL);
 }
 static int32_t run_pad(const void *p, const void *in, void *out) { return mpk_pad(p, in, out, NULL); }
+static int32_t run_strided(const void *p, const void *in, void *out) {
+  return mpk_strided_copy(p, in, out, NULL);
+}
 static int32_t run_requant(const void *p, const void *in, void *out) {
   return mpk_requantize(p, in, out, NULL);
 }
@@ -363,6 +366,49 @@ static void the_specialised_kernels_give_the_same_bytes_in_place_at_their_contra
   assert_true(same_in_place(run_add_fast_1, &add, 37, 37, 0, 1));
   assert_true(same_in_place(run_add_fast_2, &add, 37, 37, 0, 1));
   assert_false(same_in_place(run_add_fast_1, &add, 37, 37, -1, 1));
+}
+
+/* A strided copy of a [8,6,4] int16 input: `dims` elements from `begin`
+ * with stride 1 (step 2 along the last axis when `step2`). */
+static mpk_strided_copy_params strided(const int32_t begin[3], const int32_t dims[3], bool step2) {
+  mpk_strided_copy_params p;
+  memset(&p, 0, sizeof p);
+  p.elem_size = 2;
+  const int32_t st[3] = {6 * 4, 4, 1};
+  for (int d = 0; d < MPK_MAX_DIMS; d++) p.dims[d] = 1;
+  for (int d = 0; d < 3; d++) {
+    p.dims[MPK_MAX_DIMS - 3 + d] = dims[d];
+    p.in_strides[MPK_MAX_DIMS - 3 + d] = st[d] * (step2 && d == 2 ? 2 : 1);
+    p.in_offset += begin[d] * st[d];
+  }
+  return p;
+}
+
+static void a_slice_of_the_outermost_axis_may_lie_exactly_over_its_source_bytes(void **state) {
+  (void)state;
+  /* rows 2..5 of 8: one block 2 * 24 elements into the input */
+  mpk_strided_copy_params p = strided((const int32_t[]){2, 0, 0}, (const int32_t[]){4, 6, 4}, false);
+  int64_t gap = mpk_strided_copy_overlap_gap(&p);
+  assert_int_equal(gap, -2 * 24 * 2);
+  assert_true(same_in_place(run_strided, &p, 8 * 24 * 2, 4 * 24 * 2, gap, 2));
+  assert_true(same_in_place(run_strided, &p, 8 * 24 * 2, 4 * 24 * 2, 0, 2));
+  /* one element above its source: the copy overwrites what it reads next */
+  assert_false(same_in_place(run_strided, &p, 8 * 24 * 2, 4 * 24 * 2, gap - 2, 2));
+  /* columns 1..4 of every row: the output falls behind its source by two
+   * columns a row, so it may start at most one column above it */
+  p = strided((const int32_t[]){0, 1, 0}, (const int32_t[]){8, 4, 4}, false);
+  gap = mpk_strided_copy_overlap_gap(&p);
+  assert_int_equal(gap, -4 * 2);
+  assert_true(same_in_place(run_strided, &p, 8 * 24 * 2, 8 * 16 * 2, gap, 2));
+  assert_false(same_in_place(run_strided, &p, 8 * 24 * 2, 8 * 16 * 2, gap - 2, 2));
+  /* every other channel */
+  p = strided((const int32_t[]){0, 0, 1}, (const int32_t[]){8, 6, 2}, true);
+  gap = mpk_strided_copy_overlap_gap(&p);
+  assert_true(same_in_place(run_strided, &p, 8 * 24 * 2, 8 * 12 * 2, gap, 2));
+  assert_false(same_in_place(run_strided, &p, 8 * 24 * 2, 8 * 12 * 2, gap - 2, 2));
+  /* a negative stride reads backwards: no contract */
+  p.in_strides[MPK_MAX_DIMS - 1] = -1;
+  assert_true(mpk_strided_copy_overlap_gap(&p) == MPK_NO_OVERLAP);
 }
 
 typedef struct loaded {
@@ -696,6 +742,7 @@ int main(void) {
       cmocka_unit_test(elementwise_kernels_rewrite_equal_elements_in_place),
       cmocka_unit_test(padding_is_rewritten_into_its_padded_copy_from_a_few_rows_below),
       cmocka_unit_test(every_kernel_gives_the_same_bytes_in_place_at_its_contract_gap),
+      cmocka_unit_test(a_slice_of_the_outermost_axis_may_lie_exactly_over_its_source_bytes),
       cmocka_unit_test(the_specialised_kernels_give_the_same_bytes_in_place_at_their_contract_gap),
       cmocka_unit_test(a_padded_mobilenet_v2_block_needs_under_55_percent_of_its_tensor_level_bound),
       cmocka_unit_test(the_kws_example_plans_below_its_tensor_level_bound_with_every_planner),

@@ -24,7 +24,8 @@ MPK_API int32_t mpk_strided_copy(const mpk_strided_copy_params *p, const void *i
   int32_t coord[MPK_MAX_DIMS] = {0};
   int32_t src = p->in_offset;
   for (int32_t i = 0; i < n; i++) {
-    memcpy(out + (size_t)i * (size_t)es, in + (ptrdiff_t)src * es, (size_t)es);
+    /* memmove: in place (memory.in_place) an element may be its own source */
+    memmove(out + (size_t)i * (size_t)es, in + (ptrdiff_t)src * es, (size_t)es);
     for (int d = MPK_MAX_DIMS - 1; d >= 0; d--) { /* odometer step */
       src += p->in_strides[d];
       if (++coord[d] < p->dims[d]) break;
@@ -33,6 +34,40 @@ MPK_API int32_t mpk_strided_copy(const mpk_strided_copy_params *p, const void *i
     }
   }
   return MPK_OK;
+}
+
+/* Overlap contract of the strided copy.  The loop above reads element i
+ * from source element src(i) and then writes output element i, in
+ * increasing i.  With no negative stride src(i) never decreases, so when
+ * output element i is written every input byte still to be read lies at or
+ * above I + src(i + 1) * es.  The write ends at O + (i + 1) * es; it is
+ * safe when O + (i + 1) * es <= I + src(i + 1) * es, i.e.
+ *   I - O >= ((i + 1) - src(i + 1)) * es      for every i < n - 1,
+ * and the gap is the largest of these.  A slice of `count` elements at
+ * element `start` of the outermost axis (src(i) = start + i) gets
+ * -start * es: its output may lie anywhere up to exactly over its source
+ * bytes, which makes it a view whose copy moves every byte onto itself. */
+int64_t mpk_strided_copy_overlap_gap(const mpk_strided_copy_params *p) {
+  const int64_t es = p->elem_size;
+  int64_t n = 1;
+  for (int d = 0; d < MPK_MAX_DIMS; d++) {
+    if (p->dims[d] < 0 || p->in_strides[d] < 0) return MPK_NO_OVERLAP;
+    n *= p->dims[d];
+  }
+  if (es <= 0 || n > INT32_MAX) return MPK_NO_OVERLAP;
+  int64_t gap = INT64_MIN / 2;
+  int32_t coord[MPK_MAX_DIMS] = {0};
+  int64_t src = p->in_offset;
+  for (int64_t i = 0; i < n; i++) {
+    if (i > 0 && (i - src) * es > gap) gap = (i - src) * es;
+    for (int d = MPK_MAX_DIMS - 1; d >= 0; d--) { /* the kernel's odometer step */
+      src += p->in_strides[d];
+      if (++coord[d] < p->dims[d]) break;
+      src -= (int64_t)p->in_strides[d] * p->dims[d];
+      coord[d] = 0;
+    }
+  }
+  return gap;
 }
 
 MPK_API int32_t mpk_split(const mpk_split_params *p, const void *input, void *const *outputs,

@@ -40,6 +40,10 @@ typedef struct mpk_gather_params {
 
 MPK_API int32_t mpk_strided_copy(const mpk_strided_copy_params *p, const void *input, void *output,
                                  void *scratch);
+/* Overlap contract of mpk_strided_copy (mpk.h, "Overlap contracts"): the
+ * output may overlap the input when I - O >= this gap; MPK_NO_OVERLAP for
+ * a negative stride. */
+int64_t mpk_strided_copy_overlap_gap(const mpk_strided_copy_params *p);
 /* outputs: n_outputs pointers, in the operator's output order. */
 MPK_API int32_t mpk_split(const mpk_split_params *p, const void *input, void *const *outputs,
                           void *scratch);

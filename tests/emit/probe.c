@@ -314,6 +314,24 @@ static int walk(const probe_module *m, uint32_t op, const probe_walk *w, int32_t
     }
     return 0;
   }
+  if (w->kind == PROBE_WALK_STRIDED) {
+    const int32_t *dims = n + 1, *strides = n + 7;
+    uint32_t total = 1;
+    for (int d = 0; d < 6; d++) total *= (uint32_t)dims[d];
+    int32_t coord[6] = {0, 0, 0, 0, 0, 0}, src = n[0];
+    for (uint32_t o = 0; o < total; o++) {
+      for (uint32_t e = 0; e < ib; e++)
+        if (walk_read(m, op, in, (uint32_t)src * ib + e, out)) return 1;
+      walk_write(m, out, o * ob, ob);
+      for (int d = 5; d >= 0; d--) {
+        src += strides[d];
+        if (++coord[d] < dims[d]) break;
+        src -= strides[d] * dims[d];
+        coord[d] = 0;
+      }
+    }
+    return 0;
+  }
   const int32_t batches = n[0], in_h = n[1], in_w = n[2], in_c = n[3], out_h = n[4],
                 out_w = n[5], out_c = n[6], fh = n[7], fw = n[8], fc = n[9], sh = n[10],
                 sw = n[11], dh = n[12], dw = n[13], ph = n[14], pw = n[15];

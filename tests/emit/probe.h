@@ -65,8 +65,10 @@ enum {
                                  pairs (per batch), both windows (every channel) read, the
                                  pair's outputs written, and (1x1) both windows read again,
                                  as the kernel still reads them while it writes */
-  PROBE_WALK_ROW_PAIRS = 7    /* the specialised FULLY_CONNECTED: rows in pairs, both read,
+  PROBE_WALK_ROW_PAIRS = 7,   /* the specialised FULLY_CONNECTED: rows in pairs, both read,
                                  the pair's outputs written, both read again */
+  PROBE_WALK_STRIDED = 8      /* SLICE, STRIDED_SLICE (the strided copy): output element
+                                 i read from its source element, then written, in order */
 };
 
 typedef struct probe_walk {
@@ -79,7 +81,8 @@ typedef struct probe_walk {
    * out_w, out_c, filter_h, filter_w, filter_c (WINDOW, PIXEL_PAIRS) or
    * depth multiplier (CHANNEL), stride_h, stride_w, dilation_h, dilation_w,
    * pad_h, pad_w, and (PIXEL_PAIRS) 1 when the windows are read again after
-   * the writes; PAD: in_dims[6], out_dims[6], before[6] */
+   * the writes; PAD: in_dims[6], out_dims[6], before[6]; STRIDED: the
+   * source's first element, dims[6], in_strides[6] (elements) */
   int32_t n[18];
 } probe_walk;
 

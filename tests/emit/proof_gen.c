@@ -378,6 +378,13 @@ static uint32_t op_walks(const mp_graph *g, uint32_t i, walk_rec *w) {
       memcpy(r->n + 6, lo.params.pad.out_dims, 6 * sizeof(int32_t));
       memcpy(r->n + 12, lo.params.pad.before, 6 * sizeof(int32_t));
       break;
+    case MP_K_STRIDED_COPY:
+      r->kind = 8;
+      r->ib = r->ob = (uint32_t)lo.params.strided_copy.elem_size;
+      r->n[0] = lo.params.strided_copy.in_offset;
+      memcpy(r->n + 1, lo.params.strided_copy.dims, 6 * sizeof(int32_t));
+      memcpy(r->n + 7, lo.params.strided_copy.in_strides, 6 * sizeof(int32_t));
+      break;
     case MP_K_FULLY_CONNECTED_S8:
       r->kind = 2;
       r->n[0] = lo.params.fc_s8.batches;

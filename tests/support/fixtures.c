@@ -644,6 +644,45 @@ static void build_pad_conv_s16(mp_tfw *w) {
   mp_tfw_set_io(w, 1, &x, 1, &y);
 }
 
+/* A SLICE of x [1,h,w,c] from begin b[4] of size sz[4]. */
+static int32_t pb_slice(padb *b, int32_t x, const int32_t begin[4], const int32_t size[4],
+                        float scale, int64_t zp) {
+  const int32_t s4[1] = {4};
+  mp_tfw_tensor tb = {.name = "begin", .dtype = MP_DTYPE_INT32, .rank = 1, .shape = s4};
+  tb.buffer = mp_tfw_add_buffer(b->w, begin, 4 * sizeof(int32_t));
+  int32_t tbegin = (int32_t)mp_tfw_add_tensor(b->w, &tb);
+  mp_tfw_tensor ts = {.name = "size", .dtype = MP_DTYPE_INT32, .rank = 1, .shape = s4};
+  ts.buffer = mp_tfw_add_buffer(b->w, size, 4 * sizeof(int32_t));
+  int32_t tsize = (int32_t)mp_tfw_add_tensor(b->w, &ts);
+  int32_t y = pb_act(b, "slice", size[1], size[2], size[3], scale, zp);
+  int32_t ins[3] = {x, tbegin, tsize};
+  mp_tfw_add_op(b->w, &(mp_tfw_op){.builtin_code = 65, .n_inputs = 3, .inputs = ins,
+                                   .n_outputs = 1, .outputs = &y});
+  return y;
+}
+
+/* int8 SLICEs between convolutions, 1x8x6x4 in: the slices' outputs may
+ * overlap the inputs they read last (the strided copy's contract):
+ *   0 CONV 3x3 SAME 4->4 -> [1,8,6,4]
+ *   1 SLICE rows 2..5 (the outermost axis: one block) -> [1,4,6,4]
+ *   2 CONV 3x3 SAME 4->4 -> [1,4,6,4]
+ *   3 SLICE columns 1..4 (strided) -> [1,4,4,4]
+ *   4 CONV 1x1 4->4 -> [1,4,4,4] */
+static void build_slices(mp_tfw *w) {
+  padb b = {w, {0x511ce5}, false, false};
+  int32_t s[4];
+  int32_t x = pb_act(&b, "input", 8, 6, 4, 0.05f, -3);
+  memcpy(s, (const int32_t[]){1, 8, 6, 4}, sizeof s);
+  int32_t y = pb_conv(&b, x, 4, 3, 3, 0, 4, true, 1, 1, 0, 0.05f, s, 0.1f, 2);
+  y = pb_slice(&b, y, (const int32_t[]){0, 2, 0, 0}, (const int32_t[]){1, 4, 6, 4}, 0.1f, 2);
+  memcpy(s, (const int32_t[]){1, 4, 6, 4}, sizeof s);
+  y = pb_conv(&b, y, 4, 3, 3, 0, 4, true, 1, 1, 0, 0.1f, s, 0.08f, -1);
+  y = pb_slice(&b, y, (const int32_t[]){0, 0, 1, 0}, (const int32_t[]){1, 4, 4, 4}, 0.08f, -1);
+  memcpy(s, (const int32_t[]){1, 4, 4, 4}, sizeof s);
+  y = pb_conv(&b, y, 4, 1, 1, 0, 4, false, 1, 1, 0, 0.08f, s, 0.06f, 0);
+  mp_tfw_set_io(w, 1, &x, 1, &y);
+}
+
 static const struct {
   const char *name;
   void (*build)(mp_tfw *w);
@@ -667,6 +706,7 @@ static const struct {
     {"pad_conv", build_pad_conv},
     {"pad_conv_f32", build_pad_conv_f32},
     {"pad_conv_s16", build_pad_conv_s16},
+    {"slices", build_slices},
 };
 #define N_FIXTURES (sizeof fixtures / sizeof fixtures[0])
 

@@ -32,6 +32,7 @@
  *                     fold, 3 must not (PAD folding)
  *   pad_conv_f32      float32 PAD + convolution chain: 2 PADs fold    2224 (2224)
  *   pad_conv_s16      16x8 PAD + convolution chain: 2 PADs fold        800 (800)
+ *   slices            int8 SLICEs (outer axis, strided) between convs   384 (384)
  * Each builder's comment in fixtures.c lists the tensors and lifetimes.
  */
 #ifndef MP_FIXTURES_H
