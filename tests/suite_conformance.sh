@@ -27,7 +27,9 @@
 #     the host, on the M55 and on the M4F, and were skipped as unsupported, then
 #     memplan's reason for every skip and every failure.
 # CONFORMANCE_FILTER (a regular expression on the case folder, e.g.
-# '^mean_int8/') runs a part of the corpus.  Skips with a NOTICE when the
+# '^mean_int8/') runs a part of the corpus; CONFORMANCE_CONVERT_ARGS adds
+# convert options to every case (tests/suite_rewrite.sh runs the multi-
+# operator cases with --memory.in_place=true).  Skips with a NOTICE when the
 # corpus is absent; the target part with a NOTICE when the cross toolchain
 # or QEMU is missing.  Every step prints its elapsed time.
 set -euo pipefail
@@ -56,7 +58,13 @@ TARGET=${CONFORMANCE_TARGET:-cortex-m55}
 [ $have_arm = 1 ] || TARGET=generic
 
 # ---- 1. convert every case ---------------------------------------------------
-python3 tests/conformance/conform_gen.py generate "$OUT" --corpus "$CORPUS" --memplan "$BUILD/memplan" \
+MEMPLAN_CONVERT=$BUILD/memplan
+if [ -n "${CONFORMANCE_CONVERT_ARGS:-}" ]; then
+  MEMPLAN_CONVERT=$OUT/memplan
+  printf '#!/bin/sh\nexec "%s" "$@" %s\n' "$BUILD/memplan" "$CONFORMANCE_CONVERT_ARGS" > "$MEMPLAN_CONVERT"
+  chmod +x "$MEMPLAN_CONVERT"
+fi
+python3 tests/conformance/conform_gen.py generate "$OUT" --corpus "$CORPUS" --memplan "$MEMPLAN_CONVERT" \
   --jobs "$JOBS" --filter "${CONFORMANCE_FILTER:-}" --target "$TARGET"
 stamp "converted (the host's modules for the generic target, the Cortex-M55's for $TARGET)"
 

@@ -16,7 +16,9 @@
 # expected bytes thus come from running the unfolded module, never from a
 # formula.  Also checked: the folds the summary reports, that a folded
 # PAD's output has no storage, that the residency report validates, and
-# that in_place's scratch is at most the unfolded plan's.
+# that in_place's scratch is at most the unfolded plan's.  Then TFLM's
+# answers: the multi-operator conformance cases (../shared/conformance,
+# $MEMPLAN_CONFORMANCE) with memory.in_place, through suite_conformance.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -156,6 +158,26 @@ if grep -q "^rewrites: 4 PADs not folded: without folding, planner greedy needs 
   fi
 else
   bad "pad_conv greedy: no note that the folds were dropped"; cat "$out/greedy.plan"
+fi
+# TFLM's own answers: the conformance corpus's multi-operator models, some
+# with a PAD in front of a convolution, converted with memory.in_place (the
+# PADs folded) must match TFLM bit for bit on the host and the Cortex-M55
+conf=${MEMPLAN_CONFORMANCE:-../shared/conformance}
+if [ -f "$conf/manifest.json" ]; then
+  n=0
+  for f in "$conf"/multi_op_*/*/model.tflite; do
+    "$MEMPLAN" plan "$f" --memory.in_place=true 2>/dev/null | grep -q "^rewrites: [0-9]* PADs\? folded" &&
+      n=$((n + 1))
+  done
+  [ "$n" -ge 1 ] || bad "no multi-operator conformance case folds a PAD"
+  if CONFORMANCE_FILTER='^multi_op_' CONFORMANCE_CONVERT_ARGS=--memory.in_place=true \
+       bash tests/suite_conformance.sh > "$out/conformance.log" 2>&1; then
+    echo "ok   $n multi-operator conformance cases fold a PAD; with memory.in_place: $(grep '^conformance:' "$out/conformance.log" | sed 's/^conformance: //')"
+  else
+    bad "the multi-operator conformance cases with memory.in_place"; tail -20 "$out/conformance.log"
+  fi
+else
+  echo "NOTICE: $conf is absent: the conformance cases with memory.in_place are skipped"
 fi
 reports=$(ls "$out"/*/fx_residency.json)
 python3 tests/check_residency.py $reports > "$out/schema.log" 2>&1 ||
