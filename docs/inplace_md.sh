@@ -11,12 +11,13 @@ make -s
 M=build/release/memplan
 models=${MEMPLAN_MODELS:-../shared/models}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-for f in padded_block pad_conv pad_conv_f32 pad_conv_s16; do build/release/mkmodel fixture $f "$tmp/$f.tflite"; done
+for f in padded_block pad_conv pad_conv_f32 pad_conv_s16 slices; do build/release/mkmodel fixture $f "$tmp/$f.tflite"; done
 planners="greedy greedy_by_size hill_climb exact"
 rows="$tmp/rows"
 : > "$rows"
 for f in "$models"/*.tflite examples/kws/kws.tflite "$tmp"/padded_block.tflite \
-         "$tmp"/pad_conv.tflite "$tmp"/pad_conv_f32.tflite "$tmp"/pad_conv_s16.tflite; do
+         "$tmp"/pad_conv.tflite "$tmp"/pad_conv_f32.tflite "$tmp"/pad_conv_s16.tflite \
+         "$tmp"/slices.tflite; do
   [ -f "$f" ] || continue
   n=$(basename "$f" .tflite)
   for p in $planners; do
@@ -42,9 +43,10 @@ the in-place plans (PADs folded where a plan kept the folds), "folds" the
 PADs that fold into their convolutions (`memplan inspect`); a cell marked
 "not folded" is a plan for which the unfolded model needed less scratch, so
 memplan kept the PADs. `padded_block` (a MobileNetV2 block with an explicit
-X (`mkmodel fixture
-NAME`); the corpus models have no PAD, so their gains are the kernels'
-overlap contracts alone.
+PAD), `pad_conv`, `pad_conv_f32` and `pad_conv_s16` (int8, float32, 16x8)
+and `slices` (SLICEs between convolutions) are memplan's fixtures
+(`mkmodel fixture NAME`); the corpus models have no PAD, so their gains
+are the kernels' overlap contracts alone.
 """)
 print("| model | bound | in-place bound | folds | " + " | ".join(planners) + " |")
 print("|---|---:|---:|---:|" + "---:|" * len(planners))
