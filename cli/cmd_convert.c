@@ -220,12 +220,11 @@ static int convert_many(cli *c, const mp_config *cfg, bool quiet) {
     if (ss) printf("\n%s", ss);
     free(ss);
   }
+  /* all the module folders change together, or none does */
+  if (st == MP_OK) st = mp_emit_modules((const mp_plan *const *)plan, each, n, &shared, &c->sink);
   for (uint32_t i = 0; i < n && st == MP_OK; i++) {
-    shared.self = i;
-    st = mp_emit_module(plan[i], &each[i], &c->sink);
-    if (st == MP_OK) print_written(&each[i]);
-    if (st == MP_OK && each[i].report_path && cfg->verbose >= 1)
-      printf("report    %s\n", each[i].report_path);
+    print_written(&each[i]);
+    if (each[i].report_path && cfg->verbose >= 1) printf("report    %s\n", each[i].report_path);
   }
   for (uint32_t i = 0; i < n; i++) {
     if (plan) mp_plan_free(&plan[i]);

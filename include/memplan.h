@@ -1014,6 +1014,16 @@ mp_status mp_residency_json(const mp_plan *p, const char *prefix, char **out);
  * MP_ERR_INTERNAL / MP_ERR_UNSUPPORTED when the plan cannot be emitted. */
 mp_status mp_emit_module(const mp_plan *p, const mp_config *cfg, const mp_diag_sink *dx);
 
+/* The modules of a models: list, emitted as one: plans[i] with cfgs[i]
+ * (whose `shared` points at `shared`, whose `self` this sets per module).
+ * Every module's files are written to its staging folder and every
+ * destination is checked before the first folder changes, so a failure in
+ * any of them leaves all the folders as they were.  (Should a rename
+ * itself fail after the first folder has moved, that folder is put back and
+ * the earlier ones keep their new files; the error says so.) */
+mp_status mp_emit_modules(const mp_plan *const *plans, const mp_config *cfgs, uint32_t n,
+                          mp_shared_scratch *shared, const mp_diag_sink *dx);
+
 /* The module's own tables: the objects src/<p>_model.c defines besides the
  * arenas and their blobs, with their sizes on a 32-bit target (ILP32:
  * 4-byte pointers, as every Cortex-M, ESP32 and 32-bit RISC-V core).  Read

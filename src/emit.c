@@ -323,7 +323,9 @@ typedef struct out_file {
 
 /* Stage every file, and the HTML report when the config asks for one, and
  * commit them together: all appear, or nothing changes. */
-static mp_status write_all(const emit_ctx *e, const out_file *files, size_t n) {
+/* Stage every file; commit them unless `staged` is given, which then takes
+ * the writer. */
+static mp_status write_all(const emit_ctx *e, const out_file *files, size_t n, mp_out **staged) {
   char *html = NULL;
   mp_status st = MP_OK;
   if (e->cfg->report_path)
@@ -333,16 +335,22 @@ static mp_status write_all(const emit_ctx *e, const out_file *files, size_t n) {
   for (size_t i = 0; i < n && st == MP_OK; i++)
     st = mp_out_add(o, files[i].rel, files[i].data, files[i].size);
   if (st == MP_OK && html) st = mp_out_add_extra(o, e->cfg->report_path, html, strlen(html));
-  if (st == MP_OK) st = mp_out_commit(o);
+  if (st == MP_OK && staged) {
+    *staged = o;
+    o = NULL;
+  } else if (st == MP_OK) {
+    st = mp_out_commit(o);
+  }
   mp_out_free(&o);
   free(html);
   return st;
 }
 
 /* Everything of mp_emit_module but the writing: the files go to fn when
- * given, else to write_all. */
+ * given, else to write_all (staged into *staged when that is given). */
 static mp_status emit_run(const mp_plan *p, const mp_config *cfg, const mp_diag_sink *dx,
-                          emit_file_fn fn, void *user, mp_module_tables *tables_out) {
+                          emit_file_fn fn, void *user, mp_module_tables *tables_out,
+                          mp_out **staged) {
   if (!p || !cfg || !cfg->module_path || !*cfg->module_path) {
     mp_error(dx, noloc(), "mp_emit_module: no plan, config or module.path");
     return MP_ERR_CONFIG;
@@ -446,7 +454,7 @@ static mp_status emit_run(const mp_plan *p, const mp_config *cfg, const mp_diag_
     for (size_t i = 0; i < nf && st == MP_OK; i++)
       st = fn(user, files[i].rel, files[i].data, files[i].size);
   else if (st == MP_OK)
-    st = write_all(&e, files, nf);
+    st = write_all(&e, files, nf, staged);
   for (int i = 0; i < F_N; i++) mp_buf_free(&text[i]);
   free(json);
   mp_buf_free(&e.glue);
@@ -459,7 +467,23 @@ static mp_status emit_run(const mp_plan *p, const mp_config *cfg, const mp_diag_
 }
 
 mp_status mp_emit_module(const mp_plan *p, const mp_config *cfg, const mp_diag_sink *dx) {
-  return emit_run(p, cfg, dx, NULL, NULL, NULL);
+  return emit_run(p, cfg, dx, NULL, NULL, NULL, NULL);
+}
+
+mp_status mp_emit_modules(const mp_plan *const *plans, const mp_config *cfgs, uint32_t n,
+                          mp_shared_scratch *shared, const mp_diag_sink *dx) {
+  if (!plans || !cfgs || n == 0) return MP_ERR_INTERNAL;
+  mp_out **outs = calloc(n, sizeof *outs);
+  if (!outs) return MP_ERR_NOMEM;
+  mp_status st = MP_OK;
+  for (uint32_t i = 0; i < n && st == MP_OK; i++) {
+    if (shared) shared->self = i;
+    st = emit_run(plans[i], &cfgs[i], dx, NULL, NULL, NULL, &outs[i]);
+  }
+  if (st == MP_OK) st = mp_out_commit_all(outs, n);
+  for (uint32_t i = 0; i < n; i++) mp_out_free(&outs[i]);
+  free(outs);
+  return st;
 }
 
 static mp_status discard(void *user, const char *rel, const void *data, size_t size) {
@@ -475,11 +499,11 @@ mp_status mp_module_tables_measure(const mp_plan *p, const mp_config *cfg, const
   mp_config c = *cfg;
   c.report_path = NULL;
   c.memory.dump_residency_json = false;
-  return emit_run(p, &c, dx, discard, NULL, out);
+  return emit_run(p, &c, dx, discard, NULL, out, NULL);
 }
 
 mp_status emit_module_files(const mp_plan *p, const mp_config *cfg, const mp_diag_sink *dx,
                             emit_file_fn fn, void *user) {
   if (!fn) return MP_ERR_INTERNAL;
-  return emit_run(p, cfg, dx, fn, user, NULL);
+  return emit_run(p, cfg, dx, fn, user, NULL, NULL);
 }

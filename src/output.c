@@ -376,7 +376,9 @@ static mp_buf manifest_text(const mp_out *o) {
   return b;
 }
 
-mp_status mp_out_commit(mp_out *o) {
+/* The first half of a commit: the manifest staged, the destinations
+ * checked.  Nothing visible changes. */
+static mp_status commit_prepare(mp_out *o) {
   if (o->failed || !o->stage) return MP_ERR_IO;
   /* the manifest is staged last, so it moves last */
   mp_buf m = manifest_text(o);
@@ -393,10 +395,17 @@ mp_status mp_out_commit(mp_out *o) {
   o->files[o->n_files++] = (staged){mrel, false, false};
 
   struct stat st;
+  if (stat(o->dir, &st) == 0 && !S_ISDIR(st.st_mode))
+    return io_error(o, o->dir, "module.path is not a folder");
+  return preflight(o);
+}
+
+/* The second half: every staged file moved into place, the stale files of
+ * the previous manifest removed. */
+static mp_status commit_move(mp_out *o) {
+  struct stat st;
   bool exists = stat(o->dir, &st) == 0;
-  if (exists && !S_ISDIR(st.st_mode)) return io_error(o, o->dir, "module.path is not a folder");
-  mp_status rc = preflight(o);
-  if (rc != MP_OK) return rc;
+  mp_status rc = MP_OK;
   uint32_t n_old = 0;
   char **old = exists ? read_manifest(o, &n_old) : NULL;
 
@@ -430,6 +439,29 @@ mp_status mp_out_commit(mp_out *o) {
   if (o->stage) remove_tree(o->stage);
   o->stage = NULL;
   o->committed = true;
+  return MP_OK;
+}
+
+mp_status mp_out_commit(mp_out *o) {
+  mp_status rc = commit_prepare(o);
+  return rc == MP_OK ? commit_move(o) : rc;
+}
+
+mp_status mp_out_commit_all(mp_out *const *outs, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    mp_status rc = commit_prepare(outs[i]);
+    if (rc != MP_OK) return rc;
+  }
+  for (size_t i = 0; i < n; i++) {
+    mp_status rc = commit_move(outs[i]);
+    if (rc != MP_OK) {
+      if (i > 0)
+        mp_error(outs[i]->dx, (mp_loc){outs[i]->dir, 0, 0, -1, NULL, NULL},
+                 "%zu of the %zu module folders were already moved into place and keep "
+                 "their new files", i, n);
+      return rc;
+    }
+  }
   return MP_OK;
 }
 

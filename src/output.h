@@ -39,6 +39,13 @@ mp_status mp_out_add_extra(mp_out *o, const char *path, const void *data, size_t
  * written last. */
 mp_status mp_out_commit(mp_out *o);
 
+/* Commit several writers as one: every manifest is staged and every
+ * destination checked before the first file moves, so a failure there
+ * changes nothing.  Should a move itself fail, that folder is put back as
+ * mp_out_commit does, the folders before it keep their new files, and the
+ * error says so. */
+mp_status mp_out_commit_all(mp_out *const *outs, size_t n);
+
 /* Remove whatever is still staged (everything, unless committed) and free
  * the writer.  NULL-safe; sets *o to NULL. */
 void mp_out_free(mp_out **o);

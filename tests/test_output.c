@@ -143,6 +143,59 @@ static void a_folder_in_the_way_fails_before_any_file_moves(void **state) {
   tu_rmtree(base);
 }
 
+/* Several module folders committed as one (a models: list): the second
+ * one's destination blocked, so neither the new first folder appears nor
+ * the existing second one changes. */
+static void several_folders_change_together_or_not_at_all(void **state) {
+  (void)state;
+  fresh();
+  tu_diags d;
+  const char *b_files[] = {"include/b_model.h", "src/b_model.c"};
+  assert_int_equal(write_module("out_b", b_files, 2, NULL, &d), MP_OK);
+  put("out_b/include/b_model.h", "old b header");
+  assert_int_equal(unlink(at("out_b/src/b_model.c")), 0);
+  assert_int_equal(mkdir(at("out_b/src/b_model.c"), 0777), 0);
+
+  tu_diags_init(&d);
+  mp_out *o[2] = {NULL, NULL};
+  const char *a_files[] = {"include/a_model.h", "src/a_model.c"};
+  assert_int_equal(mp_out_begin(at("out_a"), &d.sink, &o[0]), MP_OK);
+  assert_int_equal(mp_out_begin(at("out_b"), &d.sink, &o[1]), MP_OK);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(mp_out_add(o[0], a_files[i], a_files[i], strlen(a_files[i])), MP_OK);
+    assert_int_equal(mp_out_add(o[1], b_files[i], "new", 3), MP_OK);
+  }
+  assert_int_equal(mp_out_commit_all(o, 2), MP_ERR_IO);
+  assert_true(tu_diags_has(&d, "a folder is in the way"));
+  mp_out_free(&o[0]);
+  mp_out_free(&o[1]);
+  assert_false(exists("out_a"));
+  char *h = text("out_b/include/b_model.h");
+  assert_string_equal(h, "old b header");
+  free(h);
+  assert_int_equal(others("out_b", NULL), 0); /* no staging folder left */
+
+  /* with the way clear, both appear */
+  assert_int_equal(rmdir(at("out_b/src/b_model.c")), 0);
+  tu_diags_init(&d);
+  assert_int_equal(mp_out_begin(at("out_a"), &d.sink, &o[0]), MP_OK);
+  assert_int_equal(mp_out_begin(at("out_b"), &d.sink, &o[1]), MP_OK);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(mp_out_add(o[0], a_files[i], a_files[i], strlen(a_files[i])), MP_OK);
+    assert_int_equal(mp_out_add(o[1], b_files[i], "new", 3), MP_OK);
+  }
+  assert_int_equal(mp_out_commit_all(o, 2), MP_OK);
+  mp_out_free(&o[0]);
+  mp_out_free(&o[1]);
+  h = text("out_b/include/b_model.h");
+  assert_string_equal(h, "new");
+  free(h);
+  assert_true(exists("out_a/src/a_model.c"));
+  assert_true(exists("out_a/" MP_OUT_MANIFEST));
+  assert_int_equal(others("out_a", "out_b"), 0);
+  tu_rmtree(base);
+}
+
 static void an_extra_file_in_a_missing_folder_fails_and_writes_nothing(void **state) {
   (void)state;
   fresh();
@@ -207,6 +260,7 @@ int main(void) {
       cmocka_unit_test(a_new_folder_appears_whole_with_its_manifest),
       cmocka_unit_test(the_next_commit_removes_only_what_the_manifest_lists),
       cmocka_unit_test(a_folder_in_the_way_fails_before_any_file_moves),
+      cmocka_unit_test(several_folders_change_together_or_not_at_all),
       cmocka_unit_test(an_extra_file_in_a_missing_folder_fails_and_writes_nothing),
       cmocka_unit_test(a_module_path_that_is_a_file_fails),
       cmocka_unit_test(names_that_leave_the_folder_are_refused),
