@@ -143,6 +143,17 @@ static void a_folder_in_the_way_fails_before_any_file_moves(void **state) {
   tu_rmtree(base);
 }
 
+/* Two writers staged: out_a with its file names as contents, out_b "new". */
+static void stage_two(mp_out **o, const char *const *a_files, const char *const *b_files,
+                      tu_diags *d) {
+  assert_int_equal(mp_out_begin(at("out_a"), &d->sink, &o[0]), MP_OK);
+  assert_int_equal(mp_out_begin(at("out_b"), &d->sink, &o[1]), MP_OK);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(mp_out_add(o[0], a_files[i], a_files[i], strlen(a_files[i])), MP_OK);
+    assert_int_equal(mp_out_add(o[1], b_files[i], "new", 3), MP_OK);
+  }
+}
+
 /* Several module folders committed as one (a models: list): the second
  * one's destination blocked, so neither the new first folder appears nor
  * the existing second one changes. */
@@ -159,12 +170,7 @@ static void several_folders_change_together_or_not_at_all(void **state) {
   tu_diags_init(&d);
   mp_out *o[2] = {NULL, NULL};
   const char *a_files[] = {"include/a_model.h", "src/a_model.c"};
-  assert_int_equal(mp_out_begin(at("out_a"), &d.sink, &o[0]), MP_OK);
-  assert_int_equal(mp_out_begin(at("out_b"), &d.sink, &o[1]), MP_OK);
-  for (int i = 0; i < 2; i++) {
-    assert_int_equal(mp_out_add(o[0], a_files[i], a_files[i], strlen(a_files[i])), MP_OK);
-    assert_int_equal(mp_out_add(o[1], b_files[i], "new", 3), MP_OK);
-  }
+  stage_two(o, a_files, b_files, &d);
   assert_int_equal(mp_out_commit_all(o, 2), MP_ERR_IO);
   assert_true(tu_diags_has(&d, "a folder is in the way"));
   mp_out_free(&o[0]);
@@ -178,12 +184,7 @@ static void several_folders_change_together_or_not_at_all(void **state) {
   /* with the way clear, both appear */
   assert_int_equal(rmdir(at("out_b/src/b_model.c")), 0);
   tu_diags_init(&d);
-  assert_int_equal(mp_out_begin(at("out_a"), &d.sink, &o[0]), MP_OK);
-  assert_int_equal(mp_out_begin(at("out_b"), &d.sink, &o[1]), MP_OK);
-  for (int i = 0; i < 2; i++) {
-    assert_int_equal(mp_out_add(o[0], a_files[i], a_files[i], strlen(a_files[i])), MP_OK);
-    assert_int_equal(mp_out_add(o[1], b_files[i], "new", 3), MP_OK);
-  }
+  stage_two(o, a_files, b_files, &d);
   assert_int_equal(mp_out_commit_all(o, 2), MP_OK);
   mp_out_free(&o[0]);
   mp_out_free(&o[1]);
