@@ -17,8 +17,9 @@
 # formula.  Also checked: the folds the summary reports, that a folded
 # PAD's output has no storage, that the residency report validates, and
 # that in_place's scratch is at most the unfolded plan's.  Then TFLM's
-# answers: the multi-operator conformance cases (../shared/conformance,
-# $MEMPLAN_CONFORMANCE) with memory.in_place, through suite_conformance.
+# answers: the multi-operator and slice conformance cases
+# (../shared/conformance, $MEMPLAN_CONFORMANCE) with memory.in_place,
+# through suite_conformance.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -160,8 +161,9 @@ else
   bad "pad_conv greedy: no note that the folds were dropped"; cat "$out/greedy.plan"
 fi
 # TFLM's own answers: the conformance corpus's multi-operator models, some
-# with a PAD in front of a convolution, converted with memory.in_place (the
-# PADs folded) must match TFLM bit for bit on the host and the Cortex-M55
+# with a PAD in front of a convolution, and its SLICE / STRIDED_SLICE cases,
+# converted with memory.in_place (the PADs folded, slices over their
+# inputs) must match TFLM bit for bit on the host and the Cortex-M55
 conf=${MEMPLAN_CONFORMANCE:-../shared/conformance}
 if [ -f "$conf/manifest.json" ]; then
   n=0
@@ -170,9 +172,12 @@ if [ -f "$conf/manifest.json" ]; then
       n=$((n + 1))
   done
   [ "$n" -ge 1 ] || bad "no multi-operator conformance case folds a PAD"
-  if CONFORMANCE_FILTER='^multi_op_' CONFORMANCE_CONVERT_ARGS=--memory.in_place=true \
+  # and the SLICE / STRIDED_SLICE cases, most of whose outputs then lie
+  # over their inputs
+  if CONFORMANCE_FILTER='^(multi_op_|slice_|strided_slice_)' \
+       CONFORMANCE_CONVERT_ARGS=--memory.in_place=true \
        bash tests/suite_conformance.sh > "$out/conformance.log" 2>&1; then
-    echo "ok   $n multi-operator conformance cases fold a PAD; with memory.in_place: $(grep '^conformance:' "$out/conformance.log" | sed 's/^conformance: //')"
+    echo "ok   $n multi-operator conformance cases fold a PAD; with memory.in_place, multi-operator and slice cases: $(grep '^conformance:' "$out/conformance.log" | sed 's/^conformance: //')"
   else
     bad "the multi-operator conformance cases with memory.in_place"; tail -20 "$out/conformance.log"
   fi
