@@ -113,6 +113,28 @@ cat > "$DICT" <<'DICT_END'
 "--memory.no-allocate-arenas"
 "--path"
 DICT_END
+# every key the schema knows, from the help text, so new keys are fuzzed too
+make -s MODE=release build/release/memplan >/dev/null
+build/release/memplan convert --help |
+  sed -n 's/^  --\([a-z][a-z._-]*\)  .*/\1/p' | tr '.-' '\n_' | sort -u |
+  sed 's/.*/"&:"/' >> "$DICT"
+for b in $(build/release/memplan plan x.tflite --platform no_such_platform 2>&1 |
+           sed -n 's/.*(built-in platforms: \([^;]*\);.*/\1/p' | sed 's/,\| and / /g'); do
+  printf '"%s"\n' "$b" >> "$DICT"
+done
+printf '"%s"\n' generic cortex-m4 cortex-m7 cortex-m33 cortex-m55 caller arena >> "$DICT"
+# a models: list and the other example configs
+cat > "$CORPUS/seed_models.yaml" <<'YAML'
+models:
+  - {path: a.tflite, prefix: a}
+  - {path: b.tflite, subgraph: 0, name: b, prefix: b}
+module: {path: out, prefix: shared, target: cortex-m55, tables_memory: mram}
+platform: {name: apollo510_evb}
+memory: {in_place: true, io: caller, tensors: [{type: constant, attributes: {memory: mram}}]}
+YAML
+for c in examples/*/config*.yaml examples/*/*.yaml; do
+  [ -f "$c" ] && cp "$c" "$CORPUS/seed_ex_$(echo "$c" | tr '/' '_')"
+done
 
 echo "fuzzing for $SECONDS_TO_RUN s"
 "$OUT/fuzz_config" -max_total_time="$SECONDS_TO_RUN" -timeout=10 -max_len=4096 \
