@@ -255,32 +255,6 @@ struct mp_firstfit {
   uint64_t cost;       /* sets visited and moves made by queries */
 };
 
-/* Index of the first element of sorted t[0..m) greater than v. */
-static uint32_t upper_index(const int32_t *t, uint32_t m, int32_t v) {
-  uint32_t a = 0, b = m;
-  while (a < b) {
-    uint32_t mid = a + (b - a) / 2;
-    if (t[mid] <= v)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  return a;
-}
-
-/* Index of the first element of sorted t[0..m) not less than v. */
-static uint32_t lower_index(const int32_t *t, uint32_t m, int32_t v) {
-  uint32_t a = 0, b = m;
-  while (a < b) {
-    uint32_t mid = a + (b - a) / 2;
-    if (t[mid] < v)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  return a;
-}
-
 /* Average number of other items an item overlaps in time, from the
  * compressed intervals: item i overlaps j unless hi[j] < lo[i] or
  * lo[j] > hi[i]. */
@@ -302,8 +276,8 @@ static uint64_t overlaps_per_item(const mp_firstfit *ff) {
   uint64_t total = 0;
   for (size_t i = 0; i < n; i++) {
     /* items ending before lo[i] and items starting after hi[i] miss i */
-    uint32_t ends_before = lower_index(hi, (uint32_t)n, (int32_t)ff->lo[i]);
-    uint32_t starts_after = (uint32_t)n - upper_index(lo, (uint32_t)n, (int32_t)ff->hi[i]);
+    size_t ends_before = ff->lo[i] ? mp_count_le_i32(hi, n, (int32_t)ff->lo[i] - 1) : 0;
+    size_t starts_after = n - mp_count_le_i32(lo, n, (int32_t)ff->hi[i]);
     total += n - ends_before - starts_after - 1;
   }
   free(lo);
@@ -339,8 +313,8 @@ mp_status mp_firstfit_new(const mp_item *items, size_t n, mp_firstfit **out) {
   for (size_t i = 0; i < n; i++)
     if (m == 0 || starts[m - 1] != starts[i]) starts[m++] = starts[i];
   for (size_t i = 0; i < n; i++) {
-    ff->lo[i] = upper_index(starts, m, items[i].start) - 1;
-    ff->hi[i] = upper_index(starts, m, items[i].end) - 1;
+    ff->lo[i] = (uint32_t)mp_count_le_i32(starts, m, items[i].start) - 1;
+    ff->hi[i] = (uint32_t)mp_count_le_i32(starts, m, items[i].end) - 1;
   }
   free(starts);
   starts = NULL;

@@ -176,19 +176,6 @@ typedef struct skyline {
   uint64_t deadline_ms; /* CLOCK_MONOTONIC, 0 = none */
 } skyline;
 
-/* Rank of the last of the sorted distinct times t[0..m) that is <= v. */
-static uint32_t time_rank(const int32_t *t, size_t m, int32_t v) {
-  size_t a = 0, b = m;
-  while (a < b) {
-    size_t mid = a + (b - a) / 2;
-    if (t[mid] <= v)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  return (uint32_t)a - 1;
-}
-
 static void trail_push(skyline *k, trail_ent e) {
   if (k->n_trail == k->cap_trail) {
     size_t cap = k->cap_trail ? 2 * k->cap_trail : 1024;
@@ -342,8 +329,9 @@ static mp_status sky_init(skyline *k, const mp_item *items, size_t n, uint64_t t
   if (!k->mn || !k->mx || !k->tag || !k->cover || !k->b_off || !k->bucket) goto nomem;
   for (uint32_t j = 0; j < m; j++) {
     const mp_item *it = &items[k->item[j]];
-    k->lo[j] = time_rank(times, T, it->start);
-    k->hi[j] = time_rank(times, T, it->end);
+    /* ranks of the last distinct start times <= the item's start and end */
+    k->lo[j] = (uint32_t)mp_count_le_i32(times, T, it->start) - 1;
+    k->hi[j] = (uint32_t)mp_count_le_i32(times, T, it->end) - 1;
     k->b_off[k->lo[j] + 1]++;
     for (uint32_t t = k->lo[j]; t <= k->hi[j]; t++) k->cover[t]++;
   }

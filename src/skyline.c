@@ -60,19 +60,6 @@ static int cmp_bkey(const void *a, const void *b) {
   return (x->index > y->index) - (x->index < y->index);
 }
 
-/* Index of v in the sorted distinct array t[0..m). */
-static uint32_t rank_of(const int64_t *t, size_t m, int64_t v) {
-  size_t lo = 0, hi = m;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (t[mid] < v)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return (uint32_t)lo;
-}
-
 /* ---- the two segment trees --------------------------------------------------- */
 
 typedef struct trees {
@@ -230,8 +217,9 @@ mp_status mp_skyline_solve(const mp_item *items, size_t n, uint64_t *offsets, ui
     T = m - 1; /* segments [times[j], times[j + 1]) */
     for (size_t i = 0; i < n; i++)
       if (items[i].size)
-        keys[k++] = (bkey){rank_of(times, m, items[i].start),
-                           rank_of(times, m, (int64_t)items[i].end + 1) - 1, items[i].size,
+        /* start and end + 1 are among the times: their indices */
+        keys[k++] = (bkey){(uint32_t)mp_count_le_i64(times, m, (int64_t)items[i].start - 1),
+                           (uint32_t)mp_count_le_i64(times, m, items[i].end) - 1, items[i].size,
                            items[i].id, (uint32_t)i};
     qsort(keys, k, sizeof *keys, cmp_bkey);
     t.M = 1;

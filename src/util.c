@@ -316,3 +316,27 @@ int mp_cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
 }
+
+size_t mp_count_le_i32(const int32_t *t, size_t m, int32_t v) {
+  size_t a = 0, b = m;
+  while (a < b) {
+    size_t mid = a + (b - a) / 2;
+    if (t[mid] <= v)
+      a = mid + 1;
+    else
+      b = mid;
+  }
+  return a;
+}
+
+size_t mp_count_le_i64(const int64_t *t, size_t m, int64_t v) {
+  size_t a = 0, b = m;
+  while (a < b) {
+    size_t mid = a + (b - a) / 2;
+    if (t[mid] <= v)
+      a = mid + 1;
+    else
+      b = mid;
+  }
+  return a;
+}

@@ -68,6 +68,11 @@ uint64_t mp_fnv1a(uint64_t h, const void *data, size_t n);
 /* qsort / bsearch comparators of int32_t and int64_t values, ascending. */
 int mp_cmp_i32(const void *a, const void *b);
 int mp_cmp_i64(const void *a, const void *b);
+
+/* How many elements of the ascending t[0..m) are <= v: the index of the
+ * first one greater than v. */
+size_t mp_count_le_i32(const int32_t *t, size_t m, int32_t v);
+size_t mp_count_le_i64(const int64_t *t, size_t m, int64_t v);
 #define MP_FNV_INIT 0xcbf29ce484222325ULL
 
 /* ---- digests (digest.c) ------------------------------------------------- */
