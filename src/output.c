@@ -119,9 +119,16 @@ static mp_status make_parents(mp_out *o, const char *path, bool record) {
     *s = '\0';
     struct stat st;
     if (stat(p, &st) != 0) {
-      if (mkdir(p, 0777) != 0) {
+      int err = mkdir(p, 0777) == 0 ? 0 : errno;
+      /* EEXIST with a folder there: another process made it meanwhile (two
+       * converts into sibling folders); fine, and not ours to remove */
+      if (err == EEXIST && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+        *s = '/';
+        continue;
+      }
+      if (err != 0) {
         mp_error(o->dx, (mp_loc){p, 0, 0, -1, NULL, NULL}, "cannot create folder: %s",
-                 strerror(errno));
+                 strerror(err));
         o->failed = true;
         return MP_ERR_IO;
       }

@@ -77,6 +77,29 @@ check "  ... not as a second model" not_grep "more than one model" "$tmp/stderr"
 run "$tmp/bad" 0 plan --memory.no-allocate-arenas kws.tflite
 check "plan takes the model after a boolean option" test "$rc" = 0
 
+# ---- converts in parallel into sibling folders of a missing parent ---------
+# (build systems run them with -j): each creates the parent if missing, and
+# one finding it made by another meanwhile is no error
+mkdir -p "$tmp/par"
+cp "$EXAMPLE/kws.tflite" "$tmp/par/"
+par_ok=1
+for round in 1 2 3 4 5 6 7 8; do
+  rm -rf "$tmp/par/gen"
+  pids=()
+  for k in 1 2 3 4; do
+    (cd "$tmp/par" && timeout 60 "$MEMPLAN" convert --model.path kws.tflite \
+      --module.path "gen/deep/m$k" --module.prefix "m$k" >/dev/null 2>"$tmp/par/err$k") &
+    pids+=($!)
+  done
+  for k in 0 1 2 3; do
+    wait "${pids[$k]}" || { par_ok=0; sed 's/^/      /' "$tmp/par/err$((k+1))"; }
+  done
+  [ "$par_ok" = 1 ] || break
+done
+check "four converts at once into sibling folders of a missing parent all succeed" \
+  test "$par_ok" = 1
+check "  ... each writing its module" test -f "$tmp/par/gen/deep/m4/include/m4_model.h"
+
 # ---- the working directory -------------------------------------------------
 mkdir -p "$tmp/a" "$tmp/b/deeper"
 cp "$EXAMPLE/kws.tflite" "$EXAMPLE/config.yaml" "$tmp/a/"
