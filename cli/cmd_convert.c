@@ -210,10 +210,6 @@ static int convert_many(cli *c, const mp_config *cfg, bool quiet) {
     shared.self = i;
     if (cfg->verbose >= 1) printf("%s", i ? "\n" : "");
     print_summary(&each[i], g[i], plan[i], saved[i], quiet);
-    /* every module in memory first: nothing is written when one fails */
-    mp_module_tables t;
-    st = mp_module_tables_measure(plan[i], &each[i], &c->sink, &t);
-    mp_module_tables_free(&t);
   }
   if (st == MP_OK && cfg->verbose >= 1) {
     char *ss = mp_shared_scratch_summary(&shared, &plan[0]->platform);

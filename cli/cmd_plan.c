@@ -123,9 +123,8 @@ int cmd_plan(cli *c, int argc, char **argv) {
        * next argument unless it is an option or the model; "-1" is a value) */
       cargs[nc++] = argv[i];
       const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-      size_t nl = next ? strlen(next) : 0;
-      if (next && !(next[0] == '-' && next[1] == '-') &&
-          !(nl > 7 && !strcmp(next + nl - 7, ".tflite")) && !is_config_name(next))
+      if (next && !(next[0] == '-' && next[1] == '-') && !has_suffix(next, ".tflite") &&
+          !is_config_name(next))
         cargs[nc++] = argv[++i];
     } else if (!model) {
       model = argv[i];
