@@ -87,8 +87,48 @@ static void gen_random(gen *g) {
   }
 }
 
+/* -ln(u) for u = (k + 1) / 2^53, k < 2^53, in 32.32 fixed point, by
+ * integer arithmetic only (repeated squaring for the binary logarithm of
+ * the mantissa), so that every machine draws the same lengths. */
+static uint64_t neg_ln_fixed(uint64_t k) {
+  uint64_t m = k + 1; /* u = m / 2^53, 1 <= m <= 2^53 */
+  int e = 0;          /* m = 2^e x f, f in [1, 2) */
+  while ((m >> e) > 1) e++;
+  /* f in 2.62 fixed point */
+  unsigned __int128 f = ((unsigned __int128)m << 62) >> e;
+  uint64_t frac = 0; /* log2(f) in 0.32 fixed point */
+  for (int b = 31; b >= 0; b--) {
+    f = (f * f) >> 62;
+    if (f >= ((unsigned __int128)2 << 62)) {
+      f >>= 1;
+      frac |= (uint64_t)1 << b;
+    }
+  }
+  /* log2(u) = e + frac - 53, negative; -ln(u) = (53 - e - frac) x ln 2 */
+  uint64_t neg_log2 = ((uint64_t)(53 - e) << 32) - frac;
+  const uint64_t ln2 = 0xb17217f7u; /* ln 2 in 0.32 fixed point */
+  return (uint64_t)(((unsigned __int128)neg_log2 * ln2) >> 32);
+}
+
+static void gen_random_wide(gen *g) {
+  uint64_t steps = g->cap / 5 > 10 ? g->cap / 5 : 10;
+  uint64_t mean = steps / 50 + 1;
+  for (size_t i = 0; i < g->cap; i++) {
+    int32_t s = (int32_t)rand_in(g, 0, steps - 1);
+    uint64_t len = (uint64_t)(((unsigned __int128)neg_ln_fixed(next_rand(g) >> 11) * mean) >> 32);
+    uint64_t size;
+    switch (next_rand(g) % 3) {
+    case 0: size = rand_in(g, 1, 4095); break;
+    case 1: size = 16 * rand_in(g, 1, 63); break;
+    default: size = rand_in(g, 1, 199999); break;
+    }
+    add(g, size, s, s + 1 + (int32_t)len);
+  }
+}
+
 const char *mp_synth_name(mp_synth_family f) {
-  static const char *const names[MP_SYNTH_COUNT] = {"chain", "cnn", "transformer", "random"};
+  static const char *const names[MP_SYNTH_COUNT] = {"chain", "cnn", "transformer", "random",
+                                                          "random_wide"};
   return (unsigned)f < MP_SYNTH_COUNT ? names[f] : "unknown";
 }
 
@@ -99,6 +139,7 @@ void mp_synth_make(mp_synth_family f, size_t n, uint64_t seed, mp_item *items) {
   case MP_SYNTH_CNN: gen_cnn(&g); break;
   case MP_SYNTH_TRANSFORMER: gen_transformer(&g); break;
   case MP_SYNTH_RANDOM: gen_random(&g); break;
+  case MP_SYNTH_RANDOM_WIDE: gen_random_wide(&g); break;
   default: break;
   }
   /* an unknown family still yields n valid (empty) items */

@@ -29,13 +29,14 @@ check '^## In place (memory.in_place)' 'in-place section'
 check '^| kws.tflite | 16000 | [0-9]* | [0-9]* (' 'in-place example row'
 check '| in place: hill_climb at or below the tensor-level bound on every model | 1 of 1 | \*\*PASS\*\*' 'in-place target row'
 check '^## Scale' 'scale section'
-for f in chain cnn transformer random; do
+for f in chain cnn transformer random random_wide; do
   for p in greedy greedy_by_size hill_climb 'hill_climb, limited' exact 'exact, default'; do
     check "^| $f | 1000 | $p |" "scale row $f $p"
   done
 done
 check '| chain | 1000 | greedy | - | [0-9]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]*x / 10x |' 'growth column'
 check '^| random | [0-9.-]* | [0-9.-]* | [0-9.-]* | [0-9.-]* | [0-9.-]* | [0-9.-]* |$' 'growth exponents of the random family'
+check '^| random_wide | [0-9.-]* | [0-9.-]* | [0-9.-]* | [0-9.-]* | [0-9.-]* | [0-9.-]* |$' 'growth exponents of the random_wide family'
 check 'every run with time_limit_ms t returns within t + 10 % + 50 ms .* runs over' 'time limit target row'
 check '^## hill_climb rate at 100 buffers' 'rate section'
 check '^## Hard instances' 'hard section'

@@ -927,6 +927,56 @@ static void engine_matches_the_naive_first_fit_with_long_lived_items(void **stat
   free(order);
 }
 
+static void the_wide_random_family_is_deterministic_valid_and_spread_over_many_times(
+    void **state) {
+  (void)state;
+  /* random_wide: starts over n / 5 steps, exponential lengths of mean
+   * n / 250 + 1, sizes up to 200 KB; the same seed gives the same items */
+  enum { N = 5000 };
+  const int32_t steps = N / 5;
+  mp_item *a = calloc(N, sizeof *a), *b = calloc(N, sizeof *b);
+  uint64_t *off = calloc(N, sizeof *off), *want = calloc(N, sizeof *want);
+  uint32_t *order = calloc(N, sizeof *order);
+  bool *seen = calloc((size_t)steps, sizeof *seen);
+  mp_synth_make(MP_SYNTH_RANDOM_WIDE, N, 9, a);
+  mp_synth_make(MP_SYNTH_RANDOM_WIDE, N, 9, b);
+  assert_memory_equal(a, b, N * sizeof *a);
+  mp_synth_make(MP_SYNTH_RANDOM_WIDE, N, 10, b);
+  assert_true(memcmp(a, b, N * sizeof *a) != 0);
+  assert_string_equal(mp_synth_name(MP_SYNTH_RANDOM_WIDE), "random_wide");
+  uint64_t total_len = 0, big = 0;
+  int32_t distinct = 0;
+  for (size_t i = 0; i < N; i++) {
+    assert_int_equal(a[i].id, i);
+    assert_int_equal(a[i].align, 16);
+    assert_true(a[i].size >= 16 && a[i].size <= 200000 && a[i].size % 16 == 0);
+    assert_true(a[i].start >= 0 && a[i].start < steps && a[i].end > a[i].start);
+    total_len += (uint64_t)(a[i].end - a[i].start);
+    big += a[i].size > 4096;
+    if (!seen[a[i].start]) distinct++;
+    seen[a[i].start] = true;
+  }
+  /* nearly every step starts a buffer; lengths average 1 + steps / 50 + 1
+   * (the end is one past the start plus the exponential draw) */
+  assert_true(distinct > steps * 9 / 10);
+  double mean = (double)total_len / N, expect = 1.0 + steps / 50 + 1;
+  assert_true(mean > 0.9 * expect && mean < 1.1 * expect);
+  /* a third of the draws come from the mix up to 200 KB */
+  assert_true(big > N / 5 && big < N / 2);
+  /* greedy_by_size lays it out exactly as first fit by definition */
+  definition_order(a, N, true, order);
+  assert_int_equal(mp_firstfit_solve(a, N, order, off), MP_OK);
+  naive_first_fit(a, N, order, want);
+  assert_offsets(off, want, N);
+  tu_check_layout(a, N, off);
+  free(a);
+  free(b);
+  free(off);
+  free(want);
+  free(order);
+  free(seen);
+}
+
 /* ---- time limits and the pressure order -------------------------------------- */
 
 static void a_cut_greedy_by_size_start_falls_back_to_greedy_and_says_so(void **state) {
@@ -1175,6 +1225,7 @@ int main(void) {
       cmocka_unit_test(the_pressure_order_packs_a_dense_problem_tighter_than_by_size),
       cmocka_unit_test(engine_tree_with_a_limit_places_what_fits_below_it),
       cmocka_unit_test(engine_matches_the_naive_first_fit_with_long_lived_items),
+      cmocka_unit_test(the_wide_random_family_is_deterministic_valid_and_spread_over_many_times),
       cmocka_unit_test(planner_options_parse_from_json),
       cmocka_unit_test(planner_option_errors_name_the_key),
       cmocka_unit_test(solve_rejects_sizes_that_could_overflow),

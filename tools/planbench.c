@@ -4,6 +4,7 @@
  *   build/release/planbench [--runs N] [--sizes 1000,10000,100000]
  *                           [--planners greedy,greedy_by_size,hill_climb]
  *                           [--hill-climb-max N]
+ *   build/release/planbench --csv FAMILY N SEED
  *
  * Generates synthetic offset-assignment problems in four families and
  * prints, per family, size and planner, the median wall time of N runs
@@ -13,15 +14,21 @@
  * items with the default options, so sizes above --hill-climb-max (default
  * 10000) skip it unless asked for.
  *
- * Families: chain, cnn, transformer and random of src/synth.h (sizes
- * rounded up to 16 bytes, alignment 16).
+ * Families: chain, cnn, transformer, random and random_wide of
+ * src/synth.h (sizes rounded up to 16 bytes, alignment 16).
+ *
+ * --csv writes the problem (FAMILY, N, SEED) of synth.h to stdout in the
+ * CSV `memplan solve` reads, and does nothing else: the way to hand a
+ * synthetic problem to the CLI.
  *
  * The generators are pure functions of their seeds, so the problems are
  * the same on every run and machine.  Not part of the test
  * suite: it prints numbers, it checks nothing but the planners' status.
  */
+#include "hardgen.h"
 #include "memplan.h"
 #include "synth.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +50,31 @@ static const family families[] = {
     {"cnn", MP_SYNTH_CNN},
     {"transformer", MP_SYNTH_TRANSFORMER},
     {"random", MP_SYNTH_RANDOM},
+    {"random_wide", MP_SYNTH_RANDOM_WIDE},
 };
+
+/* --csv FAMILY N SEED: the problem as `memplan solve` CSV on stdout. */
+static int write_csv(const char *name, const char *n_str, const char *seed_str) {
+  int f = 0;
+  while (f < MP_SYNTH_COUNT && strcmp(mp_synth_name((mp_synth_family)f), name)) f++;
+  char *e1, *e2;
+  size_t n = (size_t)strtoull(n_str, &e1, 10);
+  uint64_t seed = strtoull(seed_str, &e2, 0);
+  if (f == MP_SYNTH_COUNT || *e1 || *e2 || n == 0) {
+    fprintf(stderr, "planbench: --csv needs a family (chain, cnn, transformer, random, "
+                    "random_wide), a positive count and a seed\n");
+    return 2;
+  }
+  mp_item *items = calloc(n, sizeof *items);
+  mp_buf b = {0};
+  if (!items) return 1;
+  mp_synth_make((mp_synth_family)f, n, seed, items);
+  mp_hardgen_write_csv(items, n, &b);
+  int rc = b.failed || fwrite(b.data, 1, b.len, stdout) != b.len ? 1 : 0;
+  mp_buf_free(&b);
+  free(items);
+  return rc;
+}
 
 static double now_s(void) {
   struct timespec ts;
@@ -81,6 +112,7 @@ int main(int argc, char **argv) {
   size_t hc_max = 10000;
   char sizes_buf[256] = "1000,10000,100000";
   char planners_buf[256] = "greedy,greedy_by_size,hill_climb";
+  if (argc == 5 && !strcmp(argv[1], "--csv")) return write_csv(argv[2], argv[3], argv[4]);
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--runs") && i + 1 < argc)
       runs = atoi(argv[++i]);
@@ -93,7 +125,8 @@ int main(int argc, char **argv) {
     else {
       fprintf(stderr,
               "usage: planbench [--runs N] [--sizes 1000,10000,100000] "
-              "[--planners greedy,greedy_by_size,hill_climb] [--hill-climb-max N]\n");
+              "[--planners greedy,greedy_by_size,hill_climb] [--hill-climb-max N]\n"
+              "       planbench --csv FAMILY N SEED\n");
       return 2;
     }
   }
