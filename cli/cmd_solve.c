@@ -26,8 +26,9 @@ static void usage(FILE *f) {
         "\n"
         "PROBLEM.csv has the header id,lower,upper,size: each buffer is live over the\n"
         "half-open interval [lower, upper) and needs `size` bytes; two buffers may\n"
-        "share bytes only when their intervals are disjoint.  '-' reads standard\n"
-        "input.  Blank lines and lines starting with '#' are ignored.\n"
+        "share bytes only when their intervals are disjoint (MiniMalloc's names\n"
+        "buffer,start,end,size are read too, and the output then uses them).  '-'\n"
+        "reads standard input.  Blank lines and lines starting with '#' are ignored.\n"
         "\n"
         "  --planner P             the planner (default greedy), one of:\n",
         f);

@@ -788,6 +788,8 @@ typedef struct mp_csv_problem {
   uint64_t *sizes;        /* as written, before rounding */
   uint32_t *lines;        /* 1-based line of each row */
   uint32_t alignment;     /* offset alignment of every item (1 = none) */
+  bool start_end_names;   /* the header used MiniMalloc's current column names,
+                             buffer,start,end,size (the solution does too) */
   struct mp_pool *pool;   /* owns everything above */
 } mp_csv_problem;
 
@@ -804,7 +806,8 @@ mp_status mp_csv_problem_parse(const char *text, size_t len, const char *name,
                                mp_csv_problem **out);
 void mp_csv_problem_free(mp_csv_problem **p);
 
-/* The solution as CSV text: the header `id,lower,upper,size,offset`, every
+/* The solution as CSV text: the header `id,lower,upper,size,offset` (or
+ * `buffer,start,end,size,offset` when the problem used those names), every
  * row as read plus its offset, then a final line
  * `# height=H lower_bound=L planner=NAME` (for the exact planner followed
  * by `# proven_lower=A proven_upper=B optimal=yes|no timed_out=yes|no`), and

@@ -2,6 +2,8 @@
  * solve_csv.c — offset-assignment problems in the interchange CSV
  * (`id,lower,upper,size`, each buffer live over [lower, upper)), read into
  * planner items, and solutions written back with an `offset` column.
+ * MiniMalloc's current names for the same columns, `buffer,start,end,size`,
+ * are read too, and the solution then uses them.
  *
  * The reader is strict and says where: every bad row is reported with its
  * file, line and column (an unknown or missing column, a field that is not
@@ -27,6 +29,8 @@
 
 enum { COL_ID, COL_LOWER, COL_UPPER, COL_SIZE, COL_OFFSET, COL_COUNT };
 static const char *const col_names[COL_COUNT] = {"id", "lower", "upper", "size", "offset"};
+/* The same columns under MiniMalloc's current names (NULL: no other name). */
+static const char *const col_alias[COL_COUNT] = {"buffer", "start", "end", NULL, NULL};
 
 typedef struct reader {
   const char *name;
@@ -274,7 +278,12 @@ mp_status mp_csv_problem_parse(const char *text, size_t len, const char *name,
       for (size_t k = 0; ok && k < nf; k++) {
         int c = -1;
         for (int j = 0; j < COL_COUNT && c < 0; j++)
-          if (field_is(&f[k], col_names[j])) c = j;
+          if (field_is(&f[k], col_names[j])) {
+            c = j;
+          } else if (col_alias[j] && field_is(&f[k], col_alias[j])) {
+            c = j;
+            p->start_end_names = true;
+          }
         if (c < 0) {
           row_error(&r, f[k].col, "unknown column '%.*s' in the header (expected id,lower,upper,size)",
                     (int)f[k].len, f[k].s);
@@ -384,7 +393,8 @@ char *mp_csv_solution_text(const mp_csv_problem *p, const mp_solution *sol,
                            const char *planner) {
   mp_buf b;
   mp_buf_init(&b);
-  mp_buf_puts(&b, "id,lower,upper,size,offset\n");
+  mp_buf_puts(&b, p->start_end_names ? "buffer,start,end,size,offset\n"
+                                      : "id,lower,upper,size,offset\n");
   for (size_t i = 0; i < p->n; i++)
     mp_buf_printf(&b, "%s,%lld,%lld,%llu,%llu\n", p->ids[i], (long long)p->lower[i],
                   (long long)p->upper[i], (unsigned long long)p->sizes[i],

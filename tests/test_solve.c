@@ -131,6 +131,33 @@ static void a_header_alone_is_an_empty_problem(void **state) {
   mp_csv_problem_free(&p);
 }
 
+/* MiniMalloc's current benchmark files name the columns buffer,start,end,size;
+ * they mean id,lower,upper,size and the solution keeps the names. */
+static void minimalloc_column_names_are_read_and_kept(void **state) {
+  (void)state;
+  mp_csv_problem *p = parse_ok("buffer,start,end,size\nb0,0,3,4\nb1,3,9,4\nb2,0,9,4\n", 1);
+  assert_int_equal(p->n, 3);
+  assert_true(p->start_end_names);
+  assert_string_equal(p->ids[1], "b1");
+  assert_int_equal(p->items[1].start, 3);
+  assert_int_equal(p->items[1].end, 8);
+  assert_true(p->items[0].end < p->items[1].start); /* [0, 3) and [3, 9) touch */
+  uint64_t off[3];
+  mp_problem prob = {p->n, p->items, 0};
+  mp_solution sol = {.offsets = off};
+  assert_int_equal(mp_solve(mp_planner_find("greedy"), &prob, NULL, 0, &sol, NULL), MP_OK);
+  char *text = mp_csv_solution_text(p, &sol, "greedy");
+  assert_non_null(strstr(text, "buffer,start,end,size,offset\nb0,0,3,4,"));
+  free(text);
+  mp_csv_problem_free(&p);
+  /* the two namings do not mix into a duplicate */
+  tu_diags d = parse_bad("id,buffer,lower,upper,size\n", MP_ERR_MODEL);
+  assert_true(tu_diags_has(&d, "appears twice"));
+  p = parse_ok("id,lower,upper,size\na,0,1,4\n", 1);
+  assert_false(p->start_end_names);
+  mp_csv_problem_free(&p);
+}
+
 static void bad_rows_are_reported_with_their_line_and_column(void **state) {
   (void)state;
   tu_diags d = parse_bad("id,lower,upper,size\n"
@@ -301,6 +328,7 @@ int main(void) {
       cmocka_unit_test(columns_may_come_in_any_order_and_offsets_are_ignored),
       cmocka_unit_test(times_outside_int32_become_ranks_with_the_same_overlaps),
       cmocka_unit_test(a_header_alone_is_an_empty_problem),
+      cmocka_unit_test(minimalloc_column_names_are_read_and_kept),
       cmocka_unit_test(bad_rows_are_reported_with_their_line_and_column),
       cmocka_unit_test(every_bad_row_is_reported_not_just_the_first),
       cmocka_unit_test(reporting_stops_after_twenty_bad_rows),
