@@ -124,6 +124,10 @@ enum { T_MINOFF = 0, T_FLOOR = 1, T_PLACE = 2, T_FORBID = 3, T_SKY = 4 };
 enum { Z_PLACED = 1, Z_SKY = 2, Z_FORBID = 3, Z_KEY = 4 };
 enum { R_FOUND = 0, R_FAIL = 1, R_ABORT = 2 };
 
+typedef struct release {
+  uint64_t r, s; /* an item's release offset and size */
+} release;
+
 typedef struct comp {
   /* static */
   uint32_t n, S;
@@ -133,6 +137,9 @@ typedef struct comp {
   uint32_t *sa, *sb; /* inclusive section range */
   uint32_t *adj_off, *adj;
   uint32_t *twin_off, *twins; /* same sections and alignment */
+  uint32_t *twin_group;       /* per item: its twin group (items without twins too) */
+  uint32_t *next_same;        /* per item: the identical twin (same size too) with
+                                 the next higher index; UINT32_MAX: none */
   uint32_t *sec_off, *sec_items; /* items per section */
   uint64_t *load;   /* per section: sum of sizes live there */
   uint32_t *cut0;   /* per boundary k|k+1: buffers crossing it */
@@ -157,13 +164,14 @@ typedef struct comp {
                       the first search */
   size_t memo_mask;
   uint64_t *forbid; /* per item: an offset it may not take (UNPLACED: none) */
+  uint32_t *group_placed; /* per twin group: its placed members */
   uint32_t *cnt, *minpre; /* per section: candidates at the level, best rank */
   uint32_t *cut;
   uint32_t *mark;   /* per section stamp */
   uint32_t stamp;
   uint32_t *touched;
   uint32_t ntouched;
-  uint64_t *rel_r, *rel_s; /* scratch of the release check */
+  struct release *rel; /* scratch of the release check */
   trail_ent *trail;
   size_t ntrail, trail_cap;
   uint32_t *stk;    /* part item lists */
@@ -235,6 +243,7 @@ static void unplace(comp *c, uint32_t i) {
   for (uint32_t k = c->sa[i]; k <= c->sb[i]; k++) c->rem[k] += c->size[i];
   for (uint32_t k = c->sa[i]; k < c->sb[i]; k++) c->cut[k]++;
   c->off[i] = UNPLACED;
+  c->group_placed[c->twin_group[i]]--;
 }
 
 /* Undo every change recorded after trail position `mark`, placements of
@@ -267,6 +276,7 @@ static bool place(comp *c, uint32_t i) {
   uint64_t y = c->minoff[i], t = y + c->size[i];
   if (!trail_push(c, T_PLACE, i, 0)) goto nomem;
   c->off[i] = y;
+  c->group_placed[c->twin_group[i]]++;
   hash_placed(c, i, true);
   for (uint32_t k = c->sa[i]; k <= c->sb[i]; k++) {
     c->rem[k] -= c->size[i];
@@ -336,11 +346,15 @@ nomem:
  * layout without violations that is also pushed down exists.)  True when
  * placing j at its minoff now breaks that order. */
 static bool twin_blocked(const comp *c, uint32_t j) {
+  /* Identical twins are placed in decreasing index order, so the placed
+   * ones are always those of the highest indices: an unplaced identical twin
+   * above j exists exactly when the next one above is unplaced. */
+  uint32_t up = c->next_same[j];
+  if (up != UINT32_MAX && c->off[up] == UNPLACED) return true;
+  if (c->group_placed[c->twin_group[j]] == 0) return false;
   for (uint32_t a = c->twin_off[j]; a < c->twin_off[j + 1]; a++) {
     uint32_t k = c->twins[a];
-    if (c->off[k] == UNPLACED) {
-      if (c->size[k] == c->size[j] && k > j) return true;
-    } else if (c->off[k] + c->size[k] == c->minoff[j]) {
+    if (c->off[k] != UNPLACED && c->off[k] + c->size[k] == c->minoff[j]) {
       if (c->size[k] < c->size[j] || (c->size[k] == c->size[j] && k < j)) return true;
     }
   }
@@ -387,25 +401,34 @@ static bool section_fits(const comp *c, uint32_t k, uint64_t y) {
  * with release dates).  This finds wells that the items able to reach
  * them cannot fill. */
 static bool section_release_fits(const comp *c, uint32_t k, uint64_t y) {
+  /* An item released at r can only break the bound when r + rem > cap: the
+   * items released at or above it weigh at most rem.  So only the items
+   * released above cap - rem are sorted, and those released at or above one
+   * of them are all among them. */
+  uint64_t rem = c->rem[k];
+  if (rem > c->cap) return false;
+  uint64_t top = c->cap - rem;
   uint32_t m = 0;
   for (uint32_t e = c->sec_off[k]; e < c->sec_off[k + 1]; e++) {
     uint32_t j = c->sec_items[e];
     if (c->off[j] != UNPLACED) continue;
+    /* release_of is at most max(minoff, y) + minsize: skip its twin test
+     * when even that is low enough */
+    if (mp_max_u64(c->minoff[j], y) + c->minsize <= top) continue;
     uint64_t r = release_of(c, j, y);
+    if (r <= top) continue;
     /* insertion sort, descending release */
     uint32_t q = m++;
-    while (q > 0 && c->rel_r[q - 1] < r) {
-      c->rel_r[q] = c->rel_r[q - 1];
-      c->rel_s[q] = c->rel_s[q - 1];
+    while (q > 0 && c->rel[q - 1].r < r) {
+      c->rel[q] = c->rel[q - 1];
       q--;
     }
-    c->rel_r[q] = r;
-    c->rel_s[q] = c->size[j];
+    c->rel[q] = (release){r, c->size[j]};
   }
   uint64_t sum = 0;
   for (uint32_t q = 0; q < m; q++) {
-    sum += c->rel_s[q];
-    if (c->rel_r[q] + sum > c->cap) return false;
+    sum += c->rel[q].s;
+    if (c->rel[q].r + sum > c->cap) return false;
   }
   return true;
 }
@@ -485,9 +508,13 @@ static int search_split(comp *c, const part *pt, uint32_t i) {
 /* Place item j at its minoff (the current level) and check: the
  * sections of the part at that level, then the release check of every
  * section the placement changed.  The caller undoes to its trail mark. */
-static bool place_and_check(comp *c, const part *pt, uint32_t j) {
+static bool place_and_check(comp *c, uint32_t j) {
   uint64_t y = c->minoff[j];
-  if (!place(c, j) || !sections_fit(c, pt, y)) return false;
+  if (!place(c, j)) return false;
+  for (uint32_t k = c->sa[j]; k <= c->sb[j]; k++)
+    if (!section_fits(c, k, y)) return false;
+  for (uint32_t q = 0; q < c->ntouched; q++)
+    if (!section_fits(c, c->touched[q], y)) return false;
   for (uint32_t k = c->sa[j]; k <= c->sb[j]; k++)
     if (!section_release_fits(c, k, y)) return false;
   for (uint32_t q = 0; q < c->ntouched; q++)
@@ -664,7 +691,7 @@ static int search_level(comp *c, const part *pt, uint64_t L, uint32_t left) {
     int r = R_FAIL;
     if (b < nc) {
       uint32_t j = c->stk[cbase + b];
-      if (place_and_check(c, &here, j)) {
+      if (place_and_check(c, j)) {
         bool split = false;
         for (uint32_t k = c->sa[j]; k < c->sb[j] && !split; k++)
           split = c->cut[k] == 0 && k >= here.s0 && k < here.s1;
@@ -716,6 +743,7 @@ static int run(comp *c, uint64_t cap, uint64_t limit) {
     c->minoff[i] = 0;
     c->forbid[i] = UNPLACED;
   }
+  memset(c->group_placed, 0, c->n * sizeof *c->group_placed);
   c->hash[0] = c->hash[1] = 0;
   for (uint32_t k = 0; k < c->S; k++) {
     c->rem[k] = c->load[k];
@@ -1033,6 +1061,29 @@ static mp_status comp_build(ctx *x, comp *c, const uint32_t *idx, uint32_t n,
     }
     g0 = g1;
   }
+  /* twin groups, and each item's identical twin of the next higher index
+   * (tw lists a group by increasing index) */
+  c->twin_group = mp_pool_alloc(pool, n, sizeof *c->twin_group);
+  c->next_same = mp_pool_alloc(pool, n, sizeof *c->next_same);
+  if (!c->twin_group || !c->next_same) {
+    free(tw);
+    return MP_ERR_NOMEM;
+  }
+  uint32_t ng = 0;
+  for (uint32_t g0 = 0; g0 < n; ng++) {
+    uint32_t g1 = g0 + 1;
+    while (g1 < n && same_twin(c, tw[g0], tw[g1])) g1++;
+    for (uint32_t q = g0; q < g1; q++) {
+      c->twin_group[tw[q]] = ng;
+      c->next_same[tw[q]] = UINT32_MAX;
+      for (uint32_t r = q + 1; r < g1; r++)
+        if (c->size[tw[r]] == c->size[tw[q]]) {
+          c->next_same[tw[q]] = tw[r];
+          break;
+        }
+    }
+    g0 = g1;
+  }
   free(tw);
 
   c->keys = mp_pool_alloc(pool, n, sizeof *c->keys);
@@ -1054,10 +1105,10 @@ static mp_status comp_build(ctx *x, comp *c, const uint32_t *idx, uint32_t n,
   c->cnt = mp_pool_alloc(pool, S, sizeof *c->cnt);
   c->minpre = mp_pool_alloc(pool, S, sizeof *c->minpre);
   if (!c->forbid || !c->cnt || !c->minpre) return MP_ERR_NOMEM;
-  c->rel_r = mp_pool_alloc(pool, n, sizeof *c->rel_r);
-  c->rel_s = mp_pool_alloc(pool, n, sizeof *c->rel_s);
+  c->rel = mp_pool_alloc(pool, n, sizeof *c->rel);
+  c->group_placed = mp_pool_alloc(pool, n, sizeof *c->group_placed);
   if (!c->off || !c->minoff || !c->rem || !c->floor || !c->cut || !c->mark || !c->touched ||
-      !c->rel_r || !c->rel_s)
+      !c->rel || !c->group_placed)
     return MP_ERR_NOMEM;
   return MP_OK;
 }
