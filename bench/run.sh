@@ -4,6 +4,10 @@
 # `make bench` builds the release binaries and calls this.  Extra arguments
 # go to the bench program (build/release/bench --help lists them), e.g.
 #   ./bench/run.sh --runs 9 --hard-count 60
+# MiniMalloc's public challenging instances are measured when MINIMALLOC_DIR
+# names a folder holding them (A.1048576.csv ... K.1048576.csv from
+# MiniMalloc's benchmarks/asplos2024); they are not part of the repository,
+# and without the folder the page says they were not measured.
 # The page records the compiler and the flags of the release build (read
 # from the Makefile), the machine and the date.  bench/before.md, a
 # measurement of the previous hill_climb kept for comparison, is appended.

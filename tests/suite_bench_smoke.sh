@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # suite_bench_smoke.sh — the benchmark program at tiny sizes (seconds): it
 # runs every section (corpus, in place, scale in forked children,
-# hill_climb's rate, hard instances) and writes a page with every table.  The numbers are not
+# hill_climb's rate, hard instances, and a folder of instances in the
+# format of MiniMalloc's benchmarks) and writes a page with every table.  The numbers are not
 # checked: this is the benchmark's smoke test, not a benchmark.
 set -u
 cd "$(dirname "$0")/.."
@@ -14,7 +15,10 @@ fail=0
 check() { # pattern description
   if grep -q -- "$1" "$tmp/RESULTS.md"; then echo "ok   $2"; else echo "FAIL $2 (no '$1')"; fail=1; fi
 }
-if ! "$BENCH" --smoke --out "$tmp/RESULTS.md" 2>"$tmp/stderr"; then
+# an instance in the form of MiniMalloc's benchmark files, NAME.CAPACITY.csv
+mkdir "$tmp/mm"
+printf 'buffer,start,end,size\na,0,2,16\nb,1,3,16\nc,2,4,16\nd,0,4,16\n' >"$tmp/mm/tiny.48.csv"
+if ! "$BENCH" --smoke --minimalloc "$tmp/mm" --out "$tmp/RESULTS.md" 2>"$tmp/stderr"; then
   echo "FAIL bench --smoke exited with an error"; cat "$tmp/stderr"; exit 1
 fi
 check '^- machine: ' 'machine line'
@@ -45,9 +49,16 @@ check '^| exact | time_limit_ms 200 | ' 'hard row exact'
 check '^## Coarse hard instances' 'coarse hard section'
 check '^| exact, capacity H | capacity H, time_limit_ms 200 | ' 'coarse hard row exact with capacity'
 check 'exact with capacity H packs every coarse hard instance .* | \*\*PASS\*\*' 'coarse hard target row'
-# without --out the page goes to standard output
-"$BENCH" --smoke --sizes 100 --runs 1 >"$tmp/stdout.md" 2>/dev/null
+check "^## MiniMalloc's challenging instances" 'MiniMalloc instances section'
+check '^| tiny | 4 | 48 | 48 | 48 | fits | ' 'MiniMalloc instance row'
+check "exact with MiniMalloc's capacity answers each of its challenging instances | 1 of 1 | \*\*PASS\*\*" 'MiniMalloc target row'
+# without --out the page goes to standard output; a folder without instances
+# is said to be missing, on stderr and on the page
+"$BENCH" --smoke --sizes 100 --runs 1 --minimalloc "$tmp/none" >"$tmp/stdout.md" 2>"$tmp/stderr2"
 grep -q '^## Hard instances' "$tmp/stdout.md" && echo "ok   page on stdout" || { echo "FAIL page on stdout"; fail=1; }
+grep -q '^Not measured: the instances are not part of the repository' "$tmp/stdout.md" &&
+  grep -q "NOTICE: MiniMalloc's challenging instances not found" "$tmp/stderr2" &&
+  echo "ok   missing MiniMalloc folder noticed" || { echo "FAIL missing MiniMalloc folder"; fail=1; }
 # a bad argument is a usage error
 "$BENCH" --frobnicate 2>/dev/null; rc=$?
 [ $rc -eq 2 ] && echo "ok   usage error" || { echo "FAIL usage error gave $rc"; fail=1; }

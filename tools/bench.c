@@ -7,7 +7,7 @@
  *                       [--hard-count N] [--hard-n-min N] [--hard-n-max N]
  *                       [--exact-ms MS] [--scale-exact-ms MS]
  *                       [--compiler TEXT] [--flags TEXT] [--before FILE]
- *                       [--smoke]
+ *                       [--minimalloc DIR] [--smoke]
  *
  * Writes one Markdown page (stdout without --out):
  *   - the machine, compiler, flags and date, and the issue's targets with
@@ -23,7 +23,12 @@
  *     /proc/self/clear_refs once the problem is built);
  *   - hill_climb's rate at 100 buffers;
  *   - hard instances: hardgen rectangles (optimum H by construction), per
- *     planner the fraction packed at H, the overshoot and the times.
+ *     planner the fraction packed at H, the overshoot and the times;
+ *   - MiniMalloc's public challenging instances (--minimalloc DIR or
+ *     $MINIMALLOC_DIR: the eleven files A.1048576.csv ... K.1048576.csv of
+ *     its asplos2024 benchmarks, capacity in the file name), exact with that
+ *     capacity beside MiniMalloc's own times on this machine.  They are not
+ *     part of the repository; without the folder the section says so.
  * Times are medians of --runs runs (wall clock, CLOCK_MONOTONIC, in
  * process), with CPU time beside them.  Every layout goes through this
  * file's own overlap check (a sweep over time, no code shared with the
@@ -286,7 +291,7 @@ static long maxrss_kib(void) {
 /* ---- the report ------------------------------------------------------------- */
 
 typedef struct opts {
-  const char *out, *models, *compiler, *flags, *before;
+  const char *out, *models, *compiler, *flags, *before, *minimalloc;
   const char *examples[16];
   int n_examples;
   int runs;
@@ -316,6 +321,11 @@ typedef struct targets {
   size_t cnn_n;
   uint32_t coarse_total, coarse_at_h; /* coarse hard instances: exact with capacity H */
   double coarse_max_s;
+  int mm_total, mm_solved, mm_compared, mm_faster; /* MiniMalloc's instances: exact with
+                                                      their capacity, and those with a
+                                                      MiniMalloc time it beats or equals */
+  double mm_sum_s, mm_ref_sum_s; /* exact's total, and MiniMalloc's total of all eleven */
+  char mm_slowest[160];          /* the instance with the worst ratio to MiniMalloc */
   int ip_models, ip_within_lb;  /* in place: hill_climb at or below the tensor-level bound */
   int ip_vww_total, ip_vww_ok;  /* VWW and person detection plans <= 40960 B */
   double ip_time_ratio;         /* worst median plan time, in place / plain */
@@ -1065,7 +1075,8 @@ static void usage(void) {
           "usage: bench [--out FILE] [--models DIR] [--example FILE]... [--runs N]\n"
           "             [--sizes 1000,10000,100000] [--hard-count N] [--hard-n-min N]\n"
           "             [--hard-n-max N] [--exact-ms MS] [--scale-exact-ms MS]\n"
-          "             [--compiler TEXT] [--flags TEXT] [--before FILE] [--smoke]\n");
+          "             [--compiler TEXT] [--flags TEXT] [--before FILE]\n"
+          "             [--minimalloc DIR] [--smoke]\n");
 }
 
 /* ---- coarse hard instances --------------------------------------------------- */
@@ -1142,6 +1153,120 @@ static void coarse_section(const opts *o, mp_buf *b, targets *tg) {
   free(st);
 }
 
+/* ---- MiniMalloc's challenging instances ------------------------------------- */
+
+/* MiniMalloc's times (seconds, wall clock) on this machine, measured side by
+ * side with memplan on 2026-12-01 for the instances where they were recorded;
+ * the total is that of all eleven. */
+static const struct {
+  const char *name;
+  double s;
+} mm_ref[] = {{"J", 0.8}, {"K", 0.5}};
+#define MM_REF_TOTAL_S 26.0
+
+/* The capacity in a MiniMalloc benchmark file name, NAME.CAPACITY.csv; 0
+ * when there is none. */
+static uint64_t mm_capacity(const char *file) {
+  const char *dot = strchr(file, '.');
+  if (!dot) return 0;
+  char *end = NULL;
+  unsigned long long v = strtoull(dot + 1, &end, 10);
+  return end && !strcmp(end, ".csv") ? (uint64_t)v : 0;
+}
+
+static void minimalloc_section(const opts *o, mp_buf *b, targets *tg) {
+  const char *dir = o->minimalloc ? o->minimalloc : getenv("MINIMALLOC_DIR");
+  mp_buf_puts(b, "## MiniMalloc's challenging instances\n\n");
+  DIR *d = dir && *dir ? opendir(dir) : NULL;
+  char *names[64];
+  size_t nn = 0;
+  for (struct dirent *e; d && (e = readdir(d)) && nn < 64;)
+    if (mm_capacity(e->d_name)) names[nn++] = strdup(e->d_name);
+  if (d) closedir(d);
+  if (nn == 0) {
+    fprintf(stderr, "NOTICE: MiniMalloc's challenging instances not found (%s%s); set "
+                    "MINIMALLOC_DIR or pass --minimalloc DIR to measure them\n",
+            dir && *dir ? "no NAME.CAPACITY.csv in " : "MINIMALLOC_DIR is not set",
+            dir && *dir ? dir : "");
+    mp_buf_puts(b, "Not measured: the instances are not part of the repository; set "
+                   "MINIMALLOC_DIR (or pass --minimalloc DIR) to the folder holding "
+                   "MiniMalloc's benchmarks/asplos2024/*.csv.\n\n");
+    return;
+  }
+  qsort(names, nn, sizeof *names, cmp_str);
+  mp_buf_printf(b,
+                "The %zu public instances of MiniMalloc's benchmarks/asplos2024 folder (read from "
+                "MINIMALLOC_DIR or --minimalloc, not part of the repository), each solved by exact with the "
+                "capacity in its name (%s) and its default time limit, as MiniMalloc solves them: "
+                "a layout within the capacity, or a proof that none exists.  Medians of %d runs, "
+                "the whole planner call (start heuristics included).  *MiniMalloc s*: "
+                "MiniMalloc's own time on this machine, where it was recorded (all eleven took "
+                "%.0f s in total).\n\n",
+                nn, "the `capacity` option", o->runs, MM_REF_TOTAL_S);
+  mp_buf_puts(b, "| instance | buffers | capacity | lower bound | height | proven | nodes | "
+                 "median s | cpu s | MiniMalloc s | ratio |\n"
+                 "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
+  double worst = 0;
+  for (size_t k = 0; k < nn; k++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+    mp_csv_problem *cp = NULL;
+    if (mp_csv_problem_read(path, 1, NULL, &cp) != MP_OK) {
+      fprintf(stderr, "bench: cannot read %s\n", path);
+      exit(1);
+    }
+    uint64_t capacity = mm_capacity(names[k]);
+    mp_problem p = {cp->n, cp->items, 0};
+    uint64_t *off = calloc(cp->n ? cp->n : 1, sizeof *off);
+    cfg c = {"exact, capacity", "exact", 0, 0, false, (int64_t)capacity};
+    double wall[MAX_RUNS], cpu[MAX_RUNS];
+    outcome r = {0};
+    for (int i = 0; i < o->runs; i++) {
+      r = run_cfg(&c, &p, off);
+      wall[i] = r.wall;
+      cpu[i] = r.cpu;
+      char where[96];
+      snprintf(where, sizeof where, "on MiniMalloc's %s", names[k]);
+      check_limit(tg, &c, EXACT_DEFAULT_MS, r.wall, where);
+    }
+    double med = median(wall, (size_t)o->runs), mcpu = median(cpu, (size_t)o->runs);
+    char inst[64];
+    snprintf(inst, sizeof inst, "%.*s", (int)(strchr(names[k], '.') - names[k]), names[k]);
+    const char *proven = r.height <= capacity ? "fits"
+                         : r.proven_lower > capacity ? "no layout fits" : "unknown";
+    tg->mm_total++;
+    tg->mm_solved += r.height <= capacity || r.proven_lower > capacity;
+    tg->mm_sum_s += med;
+    double ref = 0;
+    for (size_t q = 0; q < sizeof mm_ref / sizeof mm_ref[0]; q++)
+      if (!strcmp(mm_ref[q].name, inst)) ref = mm_ref[q].s;
+    char refs[32] = "-", ratio[32] = "-";
+    if (ref > 0) {
+      snprintf(refs, sizeof refs, "%.1f", ref);
+      snprintf(ratio, sizeof ratio, "%.2f", med / ref);
+      tg->mm_compared++;
+      tg->mm_faster += med <= ref;
+      if (med / ref > worst) {
+        worst = med / ref;
+        snprintf(tg->mm_slowest, sizeof tg->mm_slowest, "%s: %.3f s against %.1f s", inst, med,
+                 ref);
+      }
+    }
+    mp_buf_printf(b, "| %s | %zu | %llu | %llu | %llu | %s | %llu | %.3f | %.3f | %s | %s |\n",
+                  inst, cp->n, (unsigned long long)capacity, (unsigned long long)r.lower_bound,
+                  (unsigned long long)r.height, proven, (unsigned long long)r.iterations, med,
+                  mcpu, refs, ratio);
+    free(off);
+    mp_csv_problem_free(&cp);
+    free(names[k]);
+    fflush(stdout);
+  }
+  tg->mm_ref_sum_s = MM_REF_TOTAL_S;
+  mp_buf_printf(b, "\nTotal: exact %.2f s for the %d instances; MiniMalloc %.0f s for the "
+                   "eleven.\n\n",
+                tg->mm_sum_s, tg->mm_total, MM_REF_TOTAL_S);
+}
+
 int main(int argc, char **argv) {
   opts o = {.models = "../shared/models",
             .runs = 5,
@@ -1176,6 +1301,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--compiler")) o.compiler = v;
     else if (!strcmp(a, "--flags")) o.flags = v;
     else if (!strcmp(a, "--before")) o.before = v;
+    else if (!strcmp(a, "--minimalloc")) o.minimalloc = v;
     else {
       usage();
       return 2;
@@ -1210,7 +1336,8 @@ int main(int argc, char **argv) {
   double t0 = clock_s(CLOCK_MONOTONIC);
 
   targets tg = {0};
-  mp_buf corpus, inplace, scale, rate, hard, coarse;
+  mp_buf corpus, inplace, scale, rate, hard, coarse, mm;
+  mp_buf_init(&mm);
   mp_buf_init(&inplace);
   mp_buf_init(&corpus);
   mp_buf_init(&scale);
@@ -1229,6 +1356,10 @@ int main(int argc, char **argv) {
   hard_section(&o, &hard, &tg);
   fprintf(stderr, "bench: coarse hard instances\n");
   coarse_section(&o, &coarse, &tg);
+  if (!o.smoke || o.minimalloc) { /* a smoke run measures them only when asked */
+    fprintf(stderr, "bench: MiniMalloc's instances\n");
+    minimalloc_section(&o, &mm, &tg);
+  }
   load_avg(load1, sizeof load1);
   double total = clock_s(CLOCK_MONOTONIC) - t0;
 
@@ -1315,6 +1446,21 @@ int main(int argc, char **argv) {
                       "at H | %u of %u, slowest %.3f s | %s |\n",
                   tg.coarse_at_h, tg.coarse_total, tg.coarse_max_s,
                   pass(tg.coarse_at_h == tg.coarse_total));
+  if (tg.mm_total) {
+    mp_buf_printf(&b, "| exact with MiniMalloc's capacity answers each of its challenging instances "
+                      "| %d of %d | %s |\n",
+                  tg.mm_solved, tg.mm_total, pass(tg.mm_solved == tg.mm_total));
+    mp_buf_printf(&b, "| exact with the capacity at least as fast as MiniMalloc on each challenging "
+                      "instance with a recorded time, and in total | %d of %d; slowest ratio %s; "
+                      "total %.2f s against %.0f s | %s |\n",
+                  tg.mm_faster, tg.mm_compared, tg.mm_slowest[0] ? tg.mm_slowest : "-",
+                  tg.mm_sum_s, tg.mm_ref_sum_s,
+                  pass(tg.mm_compared > 0 && tg.mm_faster == tg.mm_compared &&
+                       tg.mm_sum_s <= tg.mm_ref_sum_s));
+  } else {
+    mp_buf_puts(&b, "| exact at least as fast as MiniMalloc on each of its challenging instances | "
+                    "not measured (set MINIMALLOC_DIR) | - |\n");
+  }
   mp_buf_printf(&b, "| in place: VWW and person detection scratch <= 40 960 B, every planner | "
                     "%d of %d plans | %s |\n",
                 tg.ip_vww_ok, tg.ip_vww_total, pass(tg.ip_vww_total > 0 && tg.ip_vww_ok == tg.ip_vww_total));
@@ -1331,6 +1477,7 @@ int main(int argc, char **argv) {
   mp_buf_append(&b, rate.data ? rate.data : "", rate.len);
   mp_buf_append(&b, hard.data ? hard.data : "", hard.len);
   mp_buf_append(&b, coarse.data ? coarse.data : "", coarse.len);
+  mp_buf_append(&b, mm.data ? mm.data : "", mm.len);
   if (o.before) {
     uint8_t *text = NULL;
     size_t len = 0;
@@ -1360,5 +1507,6 @@ int main(int argc, char **argv) {
   mp_buf_free(&rate);
   mp_buf_free(&hard);
   mp_buf_free(&coarse);
+  mp_buf_free(&mm);
   return rc;
 }
