@@ -2,9 +2,10 @@
  * mkmodel.c — write memplan's own .tflite models to files.
  *
  *   mkmodel kws OUT.tflite                      the bundled example
- *   mkmodel fixture NAME OUT.tflite             a test fixture (see --list)
+ *   mkmodel fixture NAME OUT.tflite             a test fixture or held-out network
  *   mkmodel random --seed N [--ops K] OUT.tflite  a random DAG (K default 24)
  *   mkmodel --list                              the fixture names
+ *   mkmodel --list-nets                         the held-out networks' names
  *
  * A thin shell over tests/support/fixtures.c (which it links) and the model
  * writer: it parses arguments, builds the bytes and writes them
@@ -24,11 +25,12 @@ static const char *USAGE =
     "usage: mkmodel kws OUT.tflite\n"
     "       mkmodel fixture NAME OUT.tflite\n"
     "       mkmodel random --seed N [--ops K] OUT.tflite\n"
-    "       mkmodel --list\n"
+    "       mkmodel --list | --list-nets\n"
     "\n"
     "Write one of memplan's own models: the bundled DS-CNN keyword-spotting\n"
-    "example, a named test fixture, or a random DAG of K operators (default 24)\n"
-    "from seed N.  The same arguments always give the same bytes.\n";
+    "example, a named test fixture (--list) or held-out network (--list-nets),\n"
+    "or a random DAG of K operators (default 24) from seed N.  The same\n"
+    "arguments always give the same bytes.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "mkmodel: error: ");
@@ -80,6 +82,10 @@ int main(int argc, char **argv) {
     for (const char *const *n = fx_names(); *n; n++) puts(*n);
     return 0;
   }
+  if (!strcmp(cmd, "--list-nets")) {
+    for (const char *const *n = fx_net_names(); *n; n++) puts(*n);
+    return 0;
+  }
   uint8_t *bytes = NULL;
   size_t size = 0;
   if (!strcmp(cmd, "kws")) {
@@ -91,6 +97,7 @@ int main(int argc, char **argv) {
     if (argc != 4) return usage_error("%s needs a fixture name and an output file", "fixture");
     bool known = false;
     for (const char *const *n = fx_names(); *n; n++) known |= !strcmp(*n, argv[2]);
+    for (const char *const *n = fx_net_names(); *n; n++) known |= !strcmp(*n, argv[2]);
     if (!known) return usage_error("unknown fixture '%s' (see 'mkmodel --list')", argv[2]);
     mp_status st = fx_build(argv[2], &bytes, &size);
     return finish(st, bytes, size, argv[2], argv[3]);

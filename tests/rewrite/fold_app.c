@@ -12,6 +12,13 @@
  * or a folded convolution that reads past its input, changes the output.
  * The second run must give the first run's bytes (status 3 otherwise).
  * The input: int8 bytes from the generator, or float32 values in [-2, 2).
+ *
+ * Every operator's outputs are checked too, not only the model's (a
+ * classifier's few output bytes could hide a wrong intermediate): when an
+ * operator finishes, the op callback hashes each of its outputs (FNV-1a)
+ * and the first run prints one line per operator.  PADs are left out (a
+ * folded PAD writes nothing; its convolution's output is checked) and so
+ * are views.
  */
 #include "fx_model.h"
 
@@ -57,10 +64,37 @@ static void write_input(fx_model_context_t *ctx) {
 /* The first run's outputs, one after the other. */
 static uint8_t first[64u * 1024u];
 
+/* Each operator's output hashes of the first run, and the run going on. */
+#define MAX_OPS 1024u
+static uint32_t op_hash[MAX_OPS];
+static uint32_t current_run, op_mismatch = MAX_OPS;
+
+static void after_op(const fx_op_t *op, fx_op_event_t event, void *user) {
+  (void)user;
+  if (event != FX_OP_FINISHED || op->is_view || op->builtin == 34 || op->builtin == 60 ||
+      op->index >= MAX_OPS)
+    return;
+  uint32_t h = 2166136261u;
+  for (uint32_t o = 0; o < op->n_outputs; o++) {
+    const uint8_t *d = fx_tensor_data((uint32_t)op->outputs[o]);
+    for (size_t i = 0; d && i < fx_tensors[op->outputs[o]].size; i++) h = (h ^ d[i]) * 16777619u;
+  }
+  if (current_run == 1) {
+    char line[64];
+    op_hash[op->index] = h;
+    snprintf(line, sizeof line, "op %u %s: %08x", (unsigned)op->index, op->name, (unsigned)h);
+    put_line(line);
+  } else if (op_hash[op->index] != h && op_mismatch == MAX_OPS) {
+    op_mismatch = op->index;
+  }
+}
+
 int main(void) {
   static fx_model_context_t ctx = FX_MODEL_CONTEXT_INIT;
   char line[80];
+  ctx.callback = after_op;
   for (uint32_t run = 1; run <= 2; run++) {
+    current_run = run;
     scramble(run);
     if (run == 1 && fx_model_init(&ctx) != FX_STATUS_OK) return 1;
     write_input(&ctx);
@@ -70,6 +104,12 @@ int main(void) {
                (int)ctx.failed_op);
       put_line(line);
       return 2;
+    }
+    if (op_mismatch != MAX_OPS) {
+      snprintf(line, sizeof line, "run 2: op %u's outputs differ from run 1's",
+               (unsigned)op_mismatch);
+      put_line(line);
+      return 3;
     }
     uint32_t pos = 0;
     for (uint32_t o = 0; o < FX_NUM_OUTPUTS; o++) {

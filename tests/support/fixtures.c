@@ -683,6 +683,485 @@ static void build_slices(mp_tfw *w) {
   mp_tfw_set_io(w, 1, &x, 1, &y);
 }
 
+/* ---- Held-out networks (memory.in_place at model scale) --------------- */
+
+/* Whole networks in the shapes converters write, none of them tuned for
+ * memplan: a MobileNetV2 as PyTorch converters (onnx2tf, ai-edge-torch)
+ * write it, with an explicit PAD before the stem and every 3x3 depthwise
+ * convolution; a MobileNetV1 visual wake words model in float32; a ResNet
+ * with stride-2 1x1 shortcuts; an inception-style model with concatenated
+ * branches, a depth multiplier of 2 and a dilated convolution; and a 16x8
+ * model.  Weights are deterministic pseudo-random draws (He-uniform, so
+ * activations keep their range from layer to layer), int8 filters are
+ * quantised per output channel, biases at input scale x filter scale. */
+typedef enum nkind { NK_I8, NK_F32, NK_S16 } nkind;
+
+typedef struct net {
+  mp_tfw *w;
+  rng r;
+  nkind k;
+} net;
+
+/* An activation tensor: id, NHWC shape, quantisation. */
+typedef struct nt {
+  int32_t id, h, wd, c;
+  float scale;
+  int64_t zp;
+} nt;
+
+/* Quantisation of a ReLU6 output ([0, 6]) and of a linear one. */
+#define NET_LINEAR 0.08f
+
+static nt net_act(net *n, const char *name, int32_t h, int32_t wd, int32_t c, bool relu6,
+                  float lin_scale) {
+  nt t = {-1, h, wd, c, lin_scale, 0};
+  if (relu6) {
+    t.scale = n->k == NK_S16 ? 6.0f / 32767.0f : 6.0f / 255.0f;
+    t.zp = n->k == NK_S16 ? 0 : -128;
+  }
+  const int32_t s4[4] = {1, h, wd, c}, s2[2] = {1, c};
+  bool flat = h == 0;
+  uint32_t rank = flat ? 2 : 4;
+  const int32_t *shape = flat ? s2 : s4;
+  if (n->k == NK_F32) {
+    t.id = (int32_t)mp_tfw_add_simple_tensor(n->w, name, MP_DTYPE_FLOAT32, rank, shape);
+  } else {
+    mp_tfw_tensor d = {.name = name, .dtype = n->k == NK_S16 ? MP_DTYPE_INT16 : MP_DTYPE_INT8,
+                       .rank = rank, .shape = shape, .has_quant = true,
+                       .quant = {1, &t.scale, 1, &t.zp, 0}};
+    t.id = (int32_t)mp_tfw_add_tensor(n->w, &d);
+  }
+  return t;
+}
+
+/* Filter [o, kh, kw, i] (or [1, kh, kw, c] for a depthwise one, quantised
+ * along axis 3) of `channels` output channels with fan-in `fan_in`, and its
+ * bias; ids in *f and *b. */
+static void net_weights(net *n, const int32_t shape[4], int32_t channels, int32_t fan_in,
+                        bool depthwise, float in_scale, int32_t *f, int32_t *b) {
+  size_t taps = (size_t)shape[0] * shape[1] * shape[2] * shape[3];
+  float limit = sqrtf(6.0f / (float)fan_in);
+  const int32_t s_b[1] = {channels};
+  if (n->k == NK_F32) {
+    float *wv = malloc(taps * sizeof *wv), *bv = malloc((size_t)channels * sizeof *bv);
+    for (size_t i = 0; i < taps; i++) wv[i] = rng_sym(&n->r) * limit;
+    for (int32_t i = 0; i < channels; i++) bv[i] = rng_sym(&n->r) * 0.1f;
+    *f = constant(n->w, "filter", MP_DTYPE_FLOAT32, 4, shape, wv, taps * sizeof *wv);
+    *b = constant(n->w, "bias", MP_DTYPE_FLOAT32, 1, s_b, bv, (size_t)channels * sizeof *bv);
+    free(wv);
+    free(bv);
+    return;
+  }
+  int8_t *wv = malloc(taps);
+  float *ws = malloc((size_t)channels * sizeof *ws), *bs = malloc((size_t)channels * sizeof *bs);
+  int64_t *zps = calloc((size_t)channels, sizeof *zps);
+  size_t bsize = n->k == NK_S16 ? 8 : 4;
+  uint8_t *bv = malloc((size_t)channels * bsize);
+  for (size_t i = 0; i < taps; i++) wv[i] = (int8_t)rng_int(&n->r, -127, 127);
+  for (int32_t c = 0; c < channels; c++) {
+    ws[c] = limit / 127.0f * (0.75f + 0.25f * (rng_sym(&n->r) + 1.0f));
+    bs[c] = in_scale * ws[c];
+    float real = rng_sym(&n->r) * 0.1f;
+    int64_t q = (int64_t)(real / bs[c] + (real < 0 ? -0.5f : 0.5f));
+    for (size_t k = 0; k < bsize; k++) bv[(size_t)c * bsize + k] = (uint8_t)((uint64_t)q >> (8 * k));
+  }
+  mp_tfw_tensor tf = {.name = "filter", .dtype = MP_DTYPE_INT8, .rank = 4, .shape = shape,
+                      .has_quant = true,
+                      .quant = {(uint32_t)channels, ws, (uint32_t)channels, zps,
+                                depthwise ? 3 : 0}};
+  tf.buffer = mp_tfw_add_buffer(n->w, wv, taps);
+  *f = (int32_t)mp_tfw_add_tensor(n->w, &tf);
+  mp_tfw_tensor tb = {.name = "bias", .dtype = n->k == NK_S16 ? MP_DTYPE_INT64 : MP_DTYPE_INT32,
+                      .rank = 1, .shape = s_b, .has_quant = true,
+                      .quant = {(uint32_t)channels, bs, (uint32_t)channels, zps, 0}};
+  tb.buffer = mp_tfw_add_buffer(n->w, bv, (size_t)channels * bsize);
+  *b = (int32_t)mp_tfw_add_tensor(n->w, &tb);
+  free(wv);
+  free(ws);
+  free(bs);
+  free(zps);
+  free(bv);
+}
+
+/* Output size of a window: SAME or VALID. */
+static int32_t net_out(int32_t in, int32_t k, int32_t stride, int32_t dil, bool same) {
+  return same ? (in + stride - 1) / stride : (in - (k - 1) * dil - 1) / stride + 1;
+}
+
+/* CONV_2D (dm 0) or DEPTHWISE_CONV_2D (depth multiplier dm) of x, k x k. */
+static nt net_conv(net *n, nt x, int32_t dm, int32_t out_c, int32_t k, int32_t stride, bool same,
+                   int32_t dil, bool relu6, float lin_scale) {
+  if (dm) out_c = x.c * dm;
+  const int32_t s_f[4] = {dm ? 1 : out_c, k, k, dm ? out_c : x.c};
+  int32_t f, b;
+  net_weights(n, s_f, out_c, k * k * (dm ? 1 : x.c), dm != 0, x.scale, &f, &b);
+  nt y = net_act(n, dm ? "depthwise" : "conv", net_out(x.h, k, stride, dil, same),
+                 net_out(x.wd, k, stride, dil, same), out_c, relu6, lin_scale);
+  int64_t act = relu6 ? 3 : 0;
+  const mp_tfw_option conv_opts[] = {{0, MP_TFW_I8, same ? 0 : 1, 0, 0, NULL},
+                                     {1, MP_TFW_I32, stride, 0, 0, NULL},
+                                     {2, MP_TFW_I32, stride, 0, 0, NULL},
+                                     {3, MP_TFW_I8, act, 0, 0, NULL},
+                                     {4, MP_TFW_I32, dil, 0, 0, NULL},
+                                     {5, MP_TFW_I32, dil, 0, 0, NULL}};
+  const mp_tfw_option dw_opts[] = {{0, MP_TFW_I8, same ? 0 : 1, 0, 0, NULL},
+                                   {1, MP_TFW_I32, stride, 0, 0, NULL},
+                                   {2, MP_TFW_I32, stride, 0, 0, NULL},
+                                   {3, MP_TFW_I32, dm, 0, 0, NULL},
+                                   {4, MP_TFW_I8, act, 0, 0, NULL},
+                                   {5, MP_TFW_I32, dil, 0, 0, NULL},
+                                   {6, MP_TFW_I32, dil, 0, 0, NULL}};
+  int32_t ins[3] = {x.id, f, b};
+  mp_tfw_add_op(n->w, &(mp_tfw_op){.builtin_code = dm ? FX_DEPTHWISE_CONV_2D : FX_CONV_2D,
+                                   .n_inputs = 3, .inputs = ins, .n_outputs = 1, .outputs = &y.id,
+                                   .options_type = dm ? MP_TFW_OPT_DEPTHWISE_CONV2D
+                                                      : MP_TFW_OPT_CONV2D,
+                                   .n_options = dm ? 7 : 6, .options = dm ? dw_opts : conv_opts});
+  return y;
+}
+
+/* PAD of x by top, bottom, left, right: an explicit PAD with the input's
+ * quantisation (the pad value is its zero point). */
+static nt net_pad(net *n, nt x, int32_t top, int32_t bottom, int32_t left, int32_t right) {
+  const int32_t pads[8] = {0, 0, top, bottom, left, right, 0, 0}, s_pads[2] = {4, 2};
+  int32_t tp = constant(n->w, "paddings", MP_DTYPE_INT32, 2, s_pads, pads, sizeof pads);
+  nt y = x;
+  y.h += top + bottom;
+  y.wd += left + right;
+  if (n->k == NK_F32) {
+    y.id = (int32_t)mp_tfw_add_simple_tensor(n->w, "padded", MP_DTYPE_FLOAT32, 4,
+                                             (const int32_t[]){1, y.h, y.wd, y.c});
+  } else {
+    mp_tfw_tensor d = {.name = "padded", .dtype = n->k == NK_S16 ? MP_DTYPE_INT16 : MP_DTYPE_INT8,
+                       .rank = 4, .shape = (const int32_t[]){1, y.h, y.wd, y.c},
+                       .has_quant = true, .quant = {1, &y.scale, 1, &y.zp, 0}};
+    y.id = (int32_t)mp_tfw_add_tensor(n->w, &d);
+  }
+  op(n->w, FX_PAD, IDS(x.id, tp), IDS(y.id));
+  return y;
+}
+
+/* A k x k convolution with PyTorch's symmetric padding (k / 2) written as
+ * an explicit PAD and a VALID convolution. */
+static nt net_pconv(net *n, nt x, int32_t dm, int32_t out_c, int32_t k, int32_t stride,
+                    bool relu6) {
+  nt p = net_pad(n, x, k / 2, k / 2, k / 2, k / 2);
+  return net_conv(n, p, dm, out_c, k, stride, false, 1, relu6, NET_LINEAR);
+}
+
+/* ADD of a and b, ReLU fused when relu. */
+static nt net_add(net *n, nt a, nt b, bool relu, float scale) {
+  nt y = net_act(n, "add", a.h, a.wd, a.c, false, scale);
+  if (relu && n->k != NK_F32) y.zp = n->k == NK_S16 ? 0 : -128;
+  if (relu && n->k == NK_I8) {
+    /* the ReLU output range [0, 256 * scale): a new tensor with zp -128 */
+    mp_tfw_tensor d = {.name = "add_relu", .dtype = MP_DTYPE_INT8, .rank = 4,
+                       .shape = (const int32_t[]){1, a.h, a.wd, a.c}, .has_quant = true,
+                       .quant = {1, &y.scale, 1, &y.zp, 0}};
+    y.id = (int32_t)mp_tfw_add_tensor(n->w, &d);
+  }
+  const mp_tfw_option o[] = {{0, MP_TFW_I8, relu ? 1 : 0, 0, 0, NULL},
+                             {1, MP_TFW_BOOL, 0, 0, 0, NULL}};
+  mp_tfw_add_op(n->w, &(mp_tfw_op){.builtin_code = FX_ADD, IDS_IN(a.id, b.id), .n_outputs = 1,
+                                   .outputs = &y.id, .options_type = MP_TFW_OPT_ADD,
+                                   .n_options = 2, .options = o});
+  return y;
+}
+
+/* CONCATENATION of the branches on the channel axis (all of one
+ * quantisation, as TFLite requires). */
+static nt net_concat(net *n, const nt *x, uint32_t count) {
+  int32_t c = 0, ins[8];
+  for (uint32_t i = 0; i < count; i++) {
+    c += x[i].c;
+    ins[i] = x[i].id;
+  }
+  nt y = net_act(n, "concat", x[0].h, x[0].wd, c, false, x[0].scale);
+  if (n->k != NK_F32) y.zp = x[0].zp;
+  if (n->k == NK_I8 && y.zp != 0) {
+    mp_tfw_tensor d = {.name = "concat", .dtype = MP_DTYPE_INT8, .rank = 4,
+                       .shape = (const int32_t[]){1, y.h, y.wd, c}, .has_quant = true,
+                       .quant = {1, &y.scale, 1, &y.zp, 0}};
+    y.id = (int32_t)mp_tfw_add_tensor(n->w, &d);
+  }
+  const mp_tfw_option o[] = {{0, MP_TFW_I32, 3, 0, 0, NULL}, {1, MP_TFW_I8, 0, 0, 0, NULL}};
+  mp_tfw_add_op(n->w, &(mp_tfw_op){.builtin_code = FX_CONCATENATION, .n_inputs = count,
+                                   .inputs = ins, .n_outputs = 1, .outputs = &y.id,
+                                   .options_type = MP_TFW_OPT_CONCATENATION, .n_options = 2,
+                                   .options = o});
+  return y;
+}
+
+/* The classifier head: global average (MEAN over H and W, or a whole-
+ * window AVERAGE_POOL_2D and a RESHAPE), FULLY_CONNECTED to `classes`,
+ * SOFTMAX.  Returns the probabilities' tensor id. */
+static int32_t net_head(net *n, nt x, bool mean, int32_t classes) {
+  nt g = x;
+  if (mean) {
+    g = net_act(n, "mean", 0, 0, x.c, false, x.scale);
+    g.zp = x.zp;
+    if (n->k == NK_I8 && g.zp != 0) {
+      mp_tfw_tensor d = {.name = "mean", .dtype = MP_DTYPE_INT8, .rank = 2,
+                         .shape = (const int32_t[]){1, x.c}, .has_quant = true,
+                         .quant = {1, &g.scale, 1, &g.zp, 0}};
+      g.id = (int32_t)mp_tfw_add_tensor(n->w, &d);
+    }
+    int32_t ax = constant(n->w, "axes", MP_DTYPE_INT32, 1, (const int32_t[]){2},
+                          (const int32_t[]){1, 2}, 8);
+    const mp_tfw_option o[] = {{0, MP_TFW_BOOL, 0, 0, 0, NULL}};
+    mp_tfw_add_op(n->w, &(mp_tfw_op){.builtin_code = 40, IDS_IN(x.id, ax), .n_outputs = 1,
+                                     .outputs = &g.id, .options_type = 27, .n_options = 1,
+                                     .options = o});
+  } else {
+    nt p = x;
+    p.h = p.wd = 1;
+    if (n->k == NK_F32) {
+      p.id = (int32_t)mp_tfw_add_simple_tensor(n->w, "pool", MP_DTYPE_FLOAT32, 4,
+                                               (const int32_t[]){1, 1, 1, x.c});
+    } else {
+      mp_tfw_tensor d = {.name = "pool", .dtype = n->k == NK_S16 ? MP_DTYPE_INT16 : MP_DTYPE_INT8,
+                         .rank = 4, .shape = (const int32_t[]){1, 1, 1, x.c}, .has_quant = true,
+                         .quant = {1, &p.scale, 1, &p.zp, 0}};
+      p.id = (int32_t)mp_tfw_add_tensor(n->w, &d);
+    }
+    const mp_tfw_option o[] = {{0, MP_TFW_I8, 1, 0, 0, NULL},    {1, MP_TFW_I32, 1, 0, 0, NULL},
+                               {2, MP_TFW_I32, 1, 0, 0, NULL},    {3, MP_TFW_I32, x.wd, 0, 0, NULL},
+                               {4, MP_TFW_I32, x.h, 0, 0, NULL},  {5, MP_TFW_I8, 0, 0, 0, NULL}};
+    mp_tfw_add_op(n->w, &(mp_tfw_op){.builtin_code = FX_AVERAGE_POOL_2D, IDS_IN(x.id),
+                                     .n_outputs = 1, .outputs = &p.id,
+                                     .options_type = MP_TFW_OPT_POOL2D, .n_options = 6,
+                                     .options = o});
+    g = p;
+    g.h = 0;
+    if (n->k == NK_F32) {
+      g.id = (int32_t)mp_tfw_add_simple_tensor(n->w, "flat", MP_DTYPE_FLOAT32, 2,
+                                               (const int32_t[]){1, x.c});
+    } else {
+      mp_tfw_tensor d = {.name = "flat", .dtype = n->k == NK_S16 ? MP_DTYPE_INT16 : MP_DTYPE_INT8,
+                         .rank = 2, .shape = (const int32_t[]){1, x.c}, .has_quant = true,
+                         .quant = {1, &g.scale, 1, &g.zp, 0}};
+      g.id = (int32_t)mp_tfw_add_tensor(n->w, &d);
+    }
+    int32_t shp = constant(n->w, "shape", MP_DTYPE_INT32, 1, (const int32_t[]){2},
+                           (const int32_t[]){1, x.c}, 8);
+    const mp_tfw_option ro[] = {{0, MP_TFW_I32_VEC, 0, 0, 2, (const int32_t[]){1, x.c}}};
+    mp_tfw_add_op(n->w, &(mp_tfw_op){.builtin_code = FX_RESHAPE, IDS_IN(p.id, shp),
+                                     .n_outputs = 1, .outputs = &g.id,
+                                     .options_type = MP_TFW_OPT_RESHAPE, .n_options = 1,
+                                     .options = ro});
+  }
+  /* FULLY_CONNECTED: per-tensor filter [classes, c] */
+  int32_t f, b;
+  const int32_t s_f[2] = {classes, x.c}, s_b[1] = {classes};
+  float limit = sqrtf(6.0f / (float)x.c);
+  size_t taps = (size_t)classes * x.c;
+  nt logits = net_act(n, "logits", 0, 0, classes, false, 0.25f);
+  if (n->k == NK_F32) {
+    float *wv = malloc(taps * sizeof *wv), *bv = malloc((size_t)classes * sizeof *bv);
+    for (size_t i = 0; i < taps; i++) wv[i] = rng_sym(&n->r) * limit;
+    for (int32_t i = 0; i < classes; i++) bv[i] = rng_sym(&n->r) * 0.1f;
+    f = constant(n->w, "fc/w", MP_DTYPE_FLOAT32, 2, s_f, wv, taps * sizeof *wv);
+    b = constant(n->w, "fc/b", MP_DTYPE_FLOAT32, 1, s_b, bv, (size_t)classes * sizeof *bv);
+    free(wv);
+    free(bv);
+  } else {
+    int8_t *wv = malloc(taps);
+    for (size_t i = 0; i < taps; i++) wv[i] = (int8_t)rng_int(&n->r, -127, 127);
+    float ws = limit / 127.0f, bsc = ws * g.scale;
+    int64_t zp0 = 0;
+    mp_tfw_tensor tf = {.name = "fc/w", .dtype = MP_DTYPE_INT8, .rank = 2, .shape = s_f,
+                        .has_quant = true, .quant = {1, &ws, 1, &zp0, 0}};
+    tf.buffer = mp_tfw_add_buffer(n->w, wv, taps);
+    f = (int32_t)mp_tfw_add_tensor(n->w, &tf);
+    size_t bsize = n->k == NK_S16 ? 8 : 4;
+    uint8_t *bv = calloc((size_t)classes, bsize);
+    for (int32_t c = 0; c < classes; c++) {
+      int64_t q = rng_int(&n->r, -1000, 1000);
+      for (size_t k = 0; k < bsize; k++) bv[(size_t)c * bsize + k] = (uint8_t)((uint64_t)q >> (8 * k));
+    }
+    mp_tfw_tensor tb = {.name = "fc/b", .dtype = n->k == NK_S16 ? MP_DTYPE_INT64 : MP_DTYPE_INT32,
+                        .rank = 1, .shape = s_b, .has_quant = true, .quant = {1, &bsc, 1, &zp0, 0}};
+    tb.buffer = mp_tfw_add_buffer(n->w, bv, (size_t)classes * bsize);
+    b = (int32_t)mp_tfw_add_tensor(n->w, &tb);
+    free(wv);
+    free(bv);
+  }
+  const mp_tfw_option fo[] = {{0, MP_TFW_I8, 0, 0, 0, NULL}, {2, MP_TFW_BOOL, 0, 0, 0, NULL}};
+  mp_tfw_add_op(n->w, &(mp_tfw_op){.builtin_code = FX_FULLY_CONNECTED, IDS_IN(g.id, f, b),
+                                   .n_outputs = 1, .outputs = &logits.id,
+                                   .options_type = MP_TFW_OPT_FULLY_CONNECTED, .n_options = 2,
+                                   .options = fo});
+  float ps = n->k == NK_S16 ? 1.0f / 32768.0f : 1.0f / 256.0f;
+  int64_t pzp = n->k == NK_S16 ? 0 : -128;
+  int32_t probs;
+  if (n->k == NK_F32) {
+    probs = (int32_t)mp_tfw_add_simple_tensor(n->w, "probs", MP_DTYPE_FLOAT32, 2,
+                                              (const int32_t[]){1, classes});
+  } else {
+    mp_tfw_tensor d = {.name = "probs", .dtype = n->k == NK_S16 ? MP_DTYPE_INT16 : MP_DTYPE_INT8,
+                       .rank = 2, .shape = (const int32_t[]){1, classes}, .has_quant = true,
+                       .quant = {1, &ps, 1, &pzp, 0}};
+    probs = (int32_t)mp_tfw_add_tensor(n->w, &d);
+  }
+  const mp_tfw_option so[] = {{0, MP_TFW_F32, 0, 1.0f, 0, NULL}};
+  mp_tfw_add_op(n->w, &(mp_tfw_op){.builtin_code = FX_SOFTMAX, IDS_IN(logits.id), .n_outputs = 1,
+                                   .outputs = &probs, .options_type = MP_TFW_OPT_SOFTMAX,
+                                   .n_options = 1, .options = so});
+  return probs;
+}
+
+/* A MobileNetV2's channel count: c x width rounded to a multiple of 8,
+ * never more than 10 % below c x width (torchvision's _make_divisible). */
+static int32_t mnv2_channels(float c) {
+  int32_t v = ((int32_t)(c + 4.0f) / 8) * 8;
+  if (v < 8) v = 8;
+  if ((float)v < 0.9f * c) v += 8;
+  return v;
+}
+
+/* MobileNetV2 (torchvision's) at size x size x 3, width multiplier
+ * `width`, as a PyTorch conversion writes it: PAD + VALID 3x3 stride-2 stem,
+ * 17 inverted residual blocks (1x1 expansion, ReLU6; PAD + VALID 3x3
+ * depthwise, ReLU6; linear 1x1 projection; ADD when the block keeps its
+ * shape), a 1x1 convolution to 1280 channels, MEAN over H and W,
+ * FULLY_CONNECTED, SOFTMAX. */
+static void build_mobilenet_v2(mp_tfw *w, nkind k, int32_t size, float width, int32_t classes) {
+  net n = {w, {0x3b2e7a11u + (uint64_t)size}, k};
+  static const int32_t cfg[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
+                                    {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
+  nt x = net_act(&n, "input", size, size, 3, false, 1.0f / 64.0f);
+  int32_t in = x.id;
+  x = net_pconv(&n, x, 0, mnv2_channels(32.0f * width), 3, 2, true);
+  for (int b = 0; b < 7; b++) {
+    int32_t out_c = mnv2_channels((float)cfg[b][1] * width);
+    for (int r = 0; r < cfg[b][2]; r++) {
+      int32_t stride = r == 0 ? cfg[b][3] : 1;
+      nt h = x;
+      if (cfg[b][0] != 1) h = net_conv(&n, h, 0, x.c * cfg[b][0], 1, 1, false, 1, true, 0);
+      h = net_pconv(&n, h, 1, 0, 3, stride, true);
+      h = net_conv(&n, h, 0, out_c, 1, 1, false, 1, false, NET_LINEAR);
+      x = stride == 1 && out_c == x.c ? net_add(&n, x, h, false, NET_LINEAR * 1.5f) : h;
+    }
+  }
+  x = net_conv(&n, x, 0, width > 1.0f ? mnv2_channels(1280.0f * width) : 1280, 1, 1, false, 1,
+               true, 0);
+  int32_t probs = net_head(&n, x, true, classes);
+  mp_tfw_set_io(w, 1, &in, 1, &probs);
+}
+
+static void build_mnv2_224(mp_tfw *w) { build_mobilenet_v2(w, NK_I8, 224, 1.0f, 1000); }
+static void build_mnv2_224_f32(mp_tfw *w) { build_mobilenet_v2(w, NK_F32, 224, 1.0f, 1000); }
+static void build_mnv2_96(mp_tfw *w) { build_mobilenet_v2(w, NK_I8, 96, 0.35f, 10); }
+static void build_mnv2_96_f32(mp_tfw *w) { build_mobilenet_v2(w, NK_F32, 96, 0.35f, 10); }
+
+/* Visual wake words in float32: MobileNetV1 alpha 0.25 at 96x96x3 like
+ * MLPerf Tiny's VWW model: 3x3 stride-2 stem, 13 depthwise-separable
+ * blocks (SAME 3x3 depthwise + 1x1, ReLU6), AVERAGE_POOL_2D over the 3x3
+ * map, RESHAPE, FULLY_CONNECTED to 2, SOFTMAX. */
+static void build_vww_f32(mp_tfw *w) {
+  net n = {w, {0x0f32a77u}, NK_F32};
+  static const int32_t blocks[13][2] = {{16, 1}, {32, 2}, {32, 1}, {64, 2}, {64, 1},
+                                        {128, 2}, {128, 1}, {128, 1}, {128, 1}, {128, 1},
+                                        {128, 1}, {256, 2}, {256, 1}};
+  nt x = net_act(&n, "input", 96, 96, 3, false, 0);
+  int32_t in = x.id;
+  x = net_conv(&n, x, 0, 8, 3, 2, true, 1, true, 0);
+  for (int b = 0; b < 13; b++) {
+    x = net_conv(&n, x, 1, 0, 3, blocks[b][1], true, 1, true, 0);
+    x = net_conv(&n, x, 0, blocks[b][0], 1, 1, false, 1, true, 0);
+  }
+  int32_t probs = net_head(&n, x, false, 2);
+  mp_tfw_set_io(w, 1, &in, 1, &probs);
+}
+
+/* An int8 ResNet at 48x48x3: a SAME 3x3 stem (16, ReLU), three stages of
+ * basic blocks (16, 32, 64 channels); a stage's first block halves the
+ * map with an explicit PAD + VALID 3x3 stride-2 convolution and a stride-2
+ * 1x1 shortcut convolution; ADD with ReLU fused; AVERAGE_POOL_2D, RESHAPE,
+ * FULLY_CONNECTED to 10, SOFTMAX. */
+static void build_resnet(mp_tfw *w) {
+  net n = {w, {0x7e5e7u}, NK_I8};
+  nt x = net_act(&n, "input", 48, 48, 3, false, 1.0f / 64.0f);
+  int32_t in = x.id;
+  x = net_conv(&n, x, 0, 16, 3, 1, true, 1, true, 0);
+  for (int s = 0; s < 3; s++) {
+    int32_t c = 16 << s;
+    for (int r = 0; r < 2; r++) {
+      nt h, sc = x;
+      if (s > 0 && r == 0) {
+        h = net_pconv(&n, x, 0, c, 3, 2, true);
+        sc = net_conv(&n, x, 0, c, 1, 2, false, 1, false, NET_LINEAR);
+      } else {
+        h = net_conv(&n, x, 0, c, 3, 1, true, 1, true, 0);
+      }
+      h = net_conv(&n, h, 0, c, 3, 1, true, 1, false, NET_LINEAR);
+      x = net_add(&n, sc, h, true, NET_LINEAR);
+    }
+  }
+  int32_t probs = net_head(&n, x, false, 10);
+  mp_tfw_set_io(w, 1, &in, 1, &probs);
+}
+
+/* An int8 inception-style model at 40x40x8: a 1x1 stem (16, ReLU6); two
+ * modules of three concatenated branches (a 1x1; a depthwise 3x3 with
+ * depth multiplier 2, whose 32-channel output is the module's peak, and a
+ * 1x1 back to 16; a SAME 3x3 convolution with dilation 2) joined by a PAD
+ * + VALID 3x3 stride-2 depthwise convolution; MEAN, FULLY_CONNECTED to
+ * 10, SOFTMAX. */
+static void build_branches(mp_tfw *w) {
+  net n = {w, {0xb7a9c4u}, NK_I8};
+  nt x = net_act(&n, "input", 40, 40, 8, false, 1.0f / 64.0f);
+  int32_t in = x.id;
+  x = net_conv(&n, x, 0, 16, 1, 1, false, 1, true, 0);
+  for (int m = 0; m < 2; m++) {
+    nt br[3];
+    br[0] = net_conv(&n, x, 0, 16, 1, 1, false, 1, true, 0);
+    br[1] = net_conv(&n, x, 2, 0, 3, 1, true, 1, true, 0);
+    br[1] = net_conv(&n, br[1], 0, 16, 1, 1, false, 1, true, 0);
+    br[2] = net_conv(&n, x, 0, 16, 3, 1, true, 2, true, 0);
+    x = net_concat(&n, br, 3);
+    if (m == 0) {
+      x = net_pconv(&n, x, 1, 0, 3, 2, true);
+      x = net_conv(&n, x, 0, 16, 1, 1, false, 1, true, 0);
+    }
+  }
+  int32_t probs = net_head(&n, x, true, 10);
+  mp_tfw_set_io(w, 1, &in, 1, &probs);
+}
+
+/* A 16x8 model (int16 activations, int8 filters) at 32x32x4: PAD + VALID
+ * 3x3 stride-2 stem (16, ReLU6), two depthwise-separable blocks (SAME 3x3
+ * depthwise, 1x1 to 32 and 48), the second halving the map with a PAD +
+ * VALID stride-2 depthwise; AVERAGE_POOL_2D, RESHAPE, FULLY_CONNECTED to
+ * 10, SOFTMAX (int16). */
+static void build_s16_net(mp_tfw *w) {
+  net n = {w, {0x516516u}, NK_S16};
+  nt x = net_act(&n, "input", 32, 32, 4, false, 1.0f / 8192.0f);
+  int32_t in = x.id;
+  x = net_pconv(&n, x, 0, 16, 3, 2, true);
+  x = net_conv(&n, x, 1, 0, 3, 1, true, 1, true, 0);
+  x = net_conv(&n, x, 0, 32, 1, 1, false, 1, true, 0);
+  x = net_pconv(&n, x, 1, 0, 3, 2, true);
+  x = net_conv(&n, x, 0, 48, 1, 1, false, 1, true, 0);
+  int32_t probs = net_head(&n, x, false, 10);
+  mp_tfw_set_io(w, 1, &in, 1, &probs);
+}
+
+static const struct {
+  const char *name;
+  void (*build)(mp_tfw *w);
+} nets[] = {
+    {"mobilenet_v2_96_035", build_mnv2_96},
+    {"mobilenet_v2_96_035_f32", build_mnv2_96_f32},
+    {"vww_96_f32", build_vww_f32},
+    {"resnet_48", build_resnet},
+    {"branches_40", build_branches},
+    {"s16_net_32", build_s16_net},
+    {"mobilenet_v2_224", build_mnv2_224},
+    {"mobilenet_v2_224_f32", build_mnv2_224_f32},
+};
+#define N_NETS (sizeof nets / sizeof nets[0])
+
 static const struct {
   const char *name;
   void (*build)(mp_tfw *w);
@@ -717,18 +1196,29 @@ const char *const *fx_names(void) {
   return names;
 }
 
+const char *const *fx_net_names(void) {
+  static const char *names[N_NETS + 1];
+  for (size_t i = 0; i < N_NETS; i++) names[i] = nets[i].name;
+  names[N_NETS] = NULL;
+  return names;
+}
+
+static mp_status build_with(void (*build)(mp_tfw *w), uint8_t **bytes, size_t *size) {
+  mp_tfw *w = mp_tfw_new();
+  if (!w) return MP_ERR_NOMEM;
+  build(w);
+  mp_status st = mp_tfw_finish(w, bytes, size);
+  mp_tfw_free(&w);
+  return st;
+}
+
 mp_status fx_build(const char *name, uint8_t **bytes, size_t *size) {
   *bytes = NULL;
   *size = 0;
-  for (size_t i = 0; i < N_FIXTURES; i++) {
-    if (strcmp(name, fixtures[i].name) != 0) continue;
-    mp_tfw *w = mp_tfw_new();
-    if (!w) return MP_ERR_NOMEM;
-    fixtures[i].build(w);
-    mp_status st = mp_tfw_finish(w, bytes, size);
-    mp_tfw_free(&w);
-    return st;
-  }
+  for (size_t i = 0; i < N_FIXTURES; i++)
+    if (!strcmp(name, fixtures[i].name)) return build_with(fixtures[i].build, bytes, size);
+  for (size_t i = 0; i < N_NETS; i++)
+    if (!strcmp(name, nets[i].name)) return build_with(nets[i].build, bytes, size);
   return MP_ERR_CONFIG;
 }
 

@@ -66,6 +66,23 @@ enum {
 /* Names of the named fixtures, NULL-terminated. */
 const char *const *fx_names(void);
 
+/* Names of the held-out networks, NULL-terminated: whole models in the
+ * shapes converters write, none tuned for memplan (memory.in_place's
+ * model-scale cases; fx_build writes them too).  Small first:
+ *   mobilenet_v2_96_035      int8 MobileNetV2 0.35 at 96x96, PyTorch-style
+ *                            explicit PADs, 10 classes
+ *   mobilenet_v2_96_035_f32  the same in float32
+ *   vww_96_f32               float32 MobileNetV1 0.25 VWW at 96x96
+ *   resnet_48                int8 ResNet, ADD skips, stride-2 1x1 shortcuts
+ *   branches_40              int8 inception-style CONCATENATION of branches,
+ *                            depth multiplier 2, dilation 2
+ *   s16_net_32               16x8 depthwise-separable model
+ *   mobilenet_v2_224         int8 MobileNetV2 1.0 at 224x224, 1000 classes
+ *                            (peak 112x112x96 + its padded copy: 2,451,840 B)
+ *   mobilenet_v2_224_f32     the same in float32
+ * Not in fx_names: too large for the every-fixture tests. */
+const char *const *fx_net_names(void);
+
 /* Write fixture `name` into *bytes (malloc'd; the caller frees it).
  * MP_ERR_CONFIG for an unknown name. */
 mp_status fx_build(const char *name, uint8_t **bytes, size_t *size);
