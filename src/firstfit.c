@@ -41,10 +41,16 @@
  *
  * Zero-size items are never stored: they collide with nothing.
  *
- * Two shortcuts give the same offsets as the tree: small or dense problems
- * scan one offset-sorted array (SMALL_N, DENSE_N below), and a one-shot
- * placement in start order (mp_firstfit_solve, the greedy planner) sweeps
- * time with a treap of the live spans (see "the sweep").
+ * Two other indexes give the same offsets as the tree.  The scan (see "the
+ * scan"): small or dense problems keep one offset-sorted array of the
+ * placed items (SMALL_N, DENSE_N below); larger ones one per bucket of
+ * time ranks, when the buckets an item meets hold few items
+ * (BUCKET_BUDGET), which is what lifetimes spread over many distinct times
+ * give: there the tree's sets are fragmented differently from one time
+ * range to the next, and its queries move the candidate offset hundreds of
+ * times.  And a one-shot placement in start order (mp_firstfit_solve, the
+ * greedy planner) sweeps time with a treap of the live spans (see "the
+ * sweep").
  */
 #include "firstfit.h"
 
@@ -62,6 +68,15 @@
 #define SMALL_N 256u
 #define DENSE_N 1024u
 #define DENSE_FRACTION 16u
+
+/* Above those sizes the scan keeps one offset-sorted array per bucket of
+ * time ranks, and a query scans only the buckets its lifetime meets, each
+ * once (see "the scan" below).  It is chosen over the tree when the
+ * buckets an item meets hold at most this many items on average, at the
+ * bucket width that makes that figure smallest: a contiguous scan of a
+ * few thousand entries costs a few microseconds, where the tree's query
+ * costs dozens of treap descents per move of its candidate offset. */
+#define BUCKET_BUDGET 8192u
 
 /* Items stored at a node of at most this many leaves are stored in every
  * node below it too (see all(v) above). */
@@ -84,6 +99,13 @@ typedef struct placed {
   int32_t start, end;
   uint32_t index;
 } placed;
+
+/* The scan's placed items meeting one bucket of time ranks, sorted by
+ * (offset, index). */
+typedef struct bucket {
+  placed *e;
+  uint32_t len, cap;
+} bucket;
 
 /* ---- treaps of disjoint spans -------------------------------------------------
  *
@@ -250,8 +272,13 @@ struct mp_firstfit {
   uint64_t *heights;   /* heights[k]: height after k + 1 placements */
   size_t depth;
   bool small;          /* the scan, not the tree */
-  struct placed *by_off; /* the scan's placed items of non-zero size, by (offset, index) */
-  size_t n_by_off;
+  bool counted;        /* the scan counts its cost (buckets chosen by their cost) */
+  struct placed *by_off; /* the single bucket's placed items, by (offset, index) */
+  uint32_t bw, nb;     /* the scan's buckets: nb of bw ranks each */
+  struct bucket *bk;
+  uint32_t *pos;       /* per bucket of a query: where its scan stands */
+  struct bucket fallback; /* the one bucket after memory ran out (no allocation) */
+  uint32_t fallback_pos;
   uint64_t cost;       /* sets visited and moves made by queries */
 };
 
@@ -285,7 +312,81 @@ static uint64_t overlaps_per_item(const mp_firstfit *ff) {
   return total / n;
 }
 
+/* The scan's bucket width: the power of two w (in ranks, at most the
+ * number of ranks m) that minimises what queries and insertions touch, the
+ * sum over the items of the number of items meeting their buckets (item i
+ * meets buckets lo / w .. hi / w); *per_item gets that sum over n.
+ * O((n + m) log m). */
+static uint32_t bucket_width(const mp_firstfit *ff, uint32_t m, uint64_t *per_item) {
+  size_t n = ff->n;
+  *per_item = UINT64_MAX;
+  if (n == 0 || m == 0) return 1;
+  uint64_t *d = malloc(((size_t)m + 1) * sizeof *d);
+  if (!d) return m;
+  uint32_t best_w = m;
+  uint64_t best = UINT64_MAX;
+  for (uint64_t w = 1;; w *= 2) {
+    size_t nb = (size_t)((m + w - 1) / w);
+    memset(d, 0, (nb + 1) * sizeof *d);
+    /* differences of the count of items meeting each bucket (wrapping) */
+    for (size_t i = 0; i < n; i++) {
+      d[ff->lo[i] / w]++;
+      d[ff->hi[i] / w + 1]--;
+    }
+    /* d[b] becomes the sum of the counts of buckets before b */
+    uint64_t run = 0, acc = 0;
+    for (size_t b = 0; b < nb; b++) {
+      run += d[b];
+      d[b] = acc;
+      acc += run;
+    }
+    d[nb] = acc;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) total += d[ff->hi[i] / w + 1] - d[ff->lo[i] / w];
+    if (total <= best) {
+      best = total;
+      best_w = (uint32_t)w;
+    }
+    if (w >= m) break;
+  }
+  free(d);
+  *per_item = best / n;
+  return best_w;
+}
+
+/* The scan's buckets for width ff->bw over m ranks: one bucket is the
+ * preallocated by_off array (which never grows); more grow as they fill.
+ * False when memory runs out. */
+static bool set_buckets(mp_firstfit *ff, uint32_t m) {
+  uint32_t nb = m ? (uint32_t)(((uint64_t)m + ff->bw - 1) / ff->bw) : 1;
+  ff->bk = calloc(nb, sizeof *ff->bk);
+  ff->pos = malloc(nb * sizeof *ff->pos);
+  if (!ff->bk || !ff->pos) return false;
+  ff->nb = nb;
+  if (nb == 1) {
+    ff->bk[0].e = ff->by_off;
+    ff->bk[0].cap = (uint32_t)(ff->n ? ff->n : 1);
+  }
+  return true;
+}
+
+static void free_buckets(mp_firstfit *ff) {
+  if (ff->bk != &ff->fallback) {
+    if (ff->bk && ff->nb > 1)
+      for (uint32_t b = 0; b < ff->nb; b++) free(ff->bk[b].e);
+    free(ff->bk);
+    free(ff->pos);
+  }
+  ff->bk = NULL;
+  ff->pos = NULL;
+}
+
 mp_status mp_firstfit_new(const mp_item *items, size_t n, mp_firstfit **out) {
+  return mp_firstfit_new_as(items, n, NULL, out);
+}
+
+mp_status mp_firstfit_new_as(const mp_item *items, size_t n, const char *mode,
+                             mp_firstfit **out) {
   *out = NULL;
   if (n > UINT32_MAX / 4) return MP_ERR_NOMEM;
   mp_firstfit *ff = calloc(1, sizeof *ff);
@@ -318,8 +419,31 @@ mp_status mp_firstfit_new(const mp_item *items, size_t n, mp_firstfit **out) {
   }
   free(starts);
   starts = NULL;
-  ff->small = n <= SMALL_N || (n <= DENSE_N && overlaps_per_item(ff) >= n / DENSE_FRACTION);
-  if (ff->small) {
+  ff->bw = m ? m : 1;
+  ff->nb = 1;
+  bool tree;
+  if (mode) {
+    tree = !strcmp(mode, "tree");
+    if (!strcmp(mode, "buckets")) {
+      uint64_t per_item;
+      ff->bw = bucket_width(ff, m, &per_item);
+      ff->counted = true;
+    }
+  } else if (n <= SMALL_N || (n <= DENSE_N && overlaps_per_item(ff) >= n / DENSE_FRACTION)) {
+    tree = false;
+  } else {
+    uint64_t per_item;
+    uint32_t bw = bucket_width(ff, m, &per_item);
+    tree = per_item > BUCKET_BUDGET;
+    if (!tree) {
+      ff->bw = bw;
+      ff->counted = true;
+    }
+  }
+  if (!tree) {
+    ff->small = true;
+    if (!ff->bw) ff->bw = 1;
+    if (!set_buckets(ff, m)) goto nomem;
     *out = ff;
     return MP_OK;
   }
@@ -358,6 +482,7 @@ void mp_firstfit_free(mp_firstfit **pff) {
   if (!pff || !*pff) return;
   mp_firstfit *ff = *pff;
   free_tree(ff);
+  free_buckets(ff);
   free(ff->lo);
   free(ff->hi);
   free(ff->offset);
@@ -596,19 +721,25 @@ static int cmp_placed(const void *a, const void *b) {
   return (x->index > y->index) - (x->index < y->index);
 }
 
-/* Memory ran out in the tree: go on with the scan, which needs none. */
+/* Memory ran out in the tree or a bucket: go on with the scan of one
+ * bucket, the preallocated by_off, which needs none. */
 static void fall_back_to_scan(mp_firstfit *ff) {
   free_tree(ff);
+  free_buckets(ff);
   ff->small = true;
-  ff->n_by_off = 0;
+  ff->nb = 1;
+  ff->bw = UINT32_MAX;
+  ff->bk = &ff->fallback;
+  ff->pos = &ff->fallback_pos;
+  ff->fallback = (bucket){ff->by_off, 0, (uint32_t)(ff->n ? ff->n : 1)};
   for (size_t k = 0; k < ff->depth; k++) {
     uint32_t i = ff->stack[k];
     const mp_item *it = &ff->items[i];
     if (it->size)
-      ff->by_off[ff->n_by_off++] =
+      ff->by_off[ff->fallback.len++] =
           (placed){ff->offset[i], ff->offset[i] + it->size, it->start, it->end, i};
   }
-  qsort(ff->by_off, ff->n_by_off, sizeof *ff->by_off, cmp_placed);
+  qsort(ff->by_off, ff->fallback.len, sizeof *ff->by_off, cmp_placed);
 }
 
 /* ---- query ---------------------------------------------------------------- */
@@ -662,33 +793,59 @@ static bool find_tree(mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off) 
   return true;
 }
 
-/* ---- small problems -------------------------------------------------------- */
+/* ---- the scan ------------------------------------------------------------------
+ *
+ * The placed items of non-zero size are kept in buckets of bw consecutive
+ * time ranks, each an array sorted by (offset, index) of the items that
+ * meet it (an item is in every bucket its ranks meet).  Two items that
+ * overlap in time share a rank, hence a bucket.  A query scans the
+ * buckets its item meets, in offset order within each: the window rises
+ * above every time-overlapping item it meets until the next one starts
+ * above it; then the next bucket, and so on round the buckets until a
+ * whole round leaves the window in place.  The window only rises, and an
+ * entry a bucket's scan has passed can never block it again, so every
+ * bucket resumes where it stopped: a query reads each entry of its
+ * buckets below the answer at most once.  Small problems have one bucket
+ * (the whole time axis). */
 
-/* First fit by one scan of the placed items in offset order: the window
- * rises above every time-overlapping item it meets until the next one
- * starts above it. */
-static bool find_small(const mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off) {
+static bool find_scan(mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off) {
   const mp_item *it = &ff->items[i];
   uint64_t x = 0, size = it->size, align = it->align ? it->align : 1;
   int32_t s = it->start, e = it->end;
-  const placed *q = ff->by_off, *end = ff->by_off + ff->n_by_off;
-  for (; q < end; q++) {
-    if (q->start > e || q->end < s) continue;
-    if (q->off >= x + size) break;
-    if (q->top > x) x = mp_align_up(q->top, align);
+  uint32_t b0 = ff->nb == 1 ? 0 : ff->lo[i] / ff->bw, k = ff->nb == 1 ? 1 : ff->hi[i] / ff->bw - b0 + 1;
+  uint64_t moves = 0;
+  for (uint32_t j = 0; j < k; j++) ff->pos[j] = 0;
+  for (uint32_t j = 0, quiet = 0; quiet < k; j = j + 1 == k ? 0 : j + 1) {
+    const bucket *bk = &ff->bk[b0 + j];
+    const placed *q = bk->e + ff->pos[j], *end = bk->e + bk->len;
+    uint64_t x0 = x;
+    for (; q < end; q++) {
+      if (q->start > e || q->end < s) continue;
+      if (q->off >= x + size) break;
+      if (q->top > x) x = mp_align_up(q->top, align);
+    }
+    ff->pos[j] = (uint32_t)(q - bk->e);
+    if (x == x0) {
+      quiet++;
+    } else {
+      quiet = 1;
+      moves++;
+    }
+    if (limit && x + size > limit) break;
   }
+  if (ff->counted) ff->cost += k + moves;
   if (limit && x + size > limit) return false;
   *off = x;
   return true;
 }
 
-/* Position of item i (placed at ff->offset[i]) in by_off. */
-static size_t small_pos(const mp_firstfit *ff, size_t i) {
+/* Position of item i (placed at ff->offset[i]) in bucket bk. */
+static uint32_t scan_pos(const mp_firstfit *ff, const bucket *bk, size_t i) {
   uint64_t o = ff->offset[i];
-  size_t a = 0, b = ff->n_by_off;
+  uint32_t a = 0, b = bk->len;
   while (a < b) {
-    size_t mid = a + (b - a) / 2;
-    const placed *q = &ff->by_off[mid];
+    uint32_t mid = a + (b - a) / 2;
+    const placed *q = &bk->e[mid];
     if (q->off < o || (q->off == o && q->index < i))
       a = mid + 1;
     else
@@ -697,18 +854,46 @@ static size_t small_pos(const mp_firstfit *ff, size_t i) {
   return a;
 }
 
-static void small_add(mp_firstfit *ff, size_t i) {
-  size_t k = small_pos(ff, i);
-  const mp_item *it = &ff->items[i];
-  memmove(ff->by_off + k + 1, ff->by_off + k, (ff->n_by_off - k) * sizeof *ff->by_off);
-  ff->by_off[k] = (placed){ff->offset[i], ff->offset[i] + it->size, it->start, it->end, (uint32_t)i};
-  ff->n_by_off++;
+/* The buckets item i meets: first and count. */
+static uint32_t scan_buckets(const mp_firstfit *ff, size_t i, uint32_t *count) {
+  if (ff->nb == 1) {
+    *count = 1;
+    return 0;
+  }
+  uint32_t b0 = ff->lo[i] / ff->bw;
+  *count = ff->hi[i] / ff->bw - b0 + 1;
+  return b0;
 }
 
-static void small_remove(mp_firstfit *ff, size_t i) {
-  size_t k = small_pos(ff, i);
-  memmove(ff->by_off + k, ff->by_off + k + 1, (ff->n_by_off - k - 1) * sizeof *ff->by_off);
-  ff->n_by_off--;
+/* False when a bucket cannot grow (the buckets before it hold the item). */
+static bool scan_add(mp_firstfit *ff, size_t i) {
+  const mp_item *it = &ff->items[i];
+  uint32_t k, b0 = scan_buckets(ff, i, &k);
+  for (uint32_t b = b0; b < b0 + k; b++) {
+    bucket *bk = &ff->bk[b];
+    if (bk->len == bk->cap) {
+      uint32_t cap = bk->cap ? 2 * bk->cap : 16;
+      placed *e = cap > bk->cap ? realloc(bk->e, (size_t)cap * sizeof *e) : NULL;
+      if (!e) return false;
+      bk->e = e;
+      bk->cap = cap;
+    }
+    uint32_t p = scan_pos(ff, bk, i);
+    memmove(bk->e + p + 1, bk->e + p, (size_t)(bk->len - p) * sizeof *bk->e);
+    bk->e[p] = (placed){ff->offset[i], ff->offset[i] + it->size, it->start, it->end, (uint32_t)i};
+    bk->len++;
+  }
+  return true;
+}
+
+static void scan_remove(mp_firstfit *ff, size_t i) {
+  uint32_t k, b0 = scan_buckets(ff, i, &k);
+  for (uint32_t b = b0; b < b0 + k; b++) {
+    bucket *bk = &ff->bk[b];
+    uint32_t p = scan_pos(ff, bk, i);
+    memmove(bk->e + p, bk->e + p + 1, (size_t)(bk->len - p - 1) * sizeof *bk->e);
+    bk->len--;
+  }
 }
 
 bool mp_firstfit_find(mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off) {
@@ -718,7 +903,7 @@ bool mp_firstfit_find(mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off) 
     *off = 0;
     return true;
   }
-  if (ff->small) return find_small(ff, i, limit, off);
+  if (ff->small) return find_scan(ff, i, limit, off);
   return find_tree(ff, i, limit, off);
 }
 
@@ -735,9 +920,7 @@ void mp_firstfit_insert(mp_firstfit *ff, size_t i, uint64_t off) {
   if (!ff->small) ff->mark[ff->depth] = ff->n_trail;
   ff->depth++;
   if (it->size == 0) return;
-  if (ff->small)
-    small_add(ff, i);
-  else if (!tree_add(ff, i))
+  if (ff->small ? !scan_add(ff, i) : !tree_add(ff, i))
     fall_back_to_scan(ff); /* the stack already holds item i */
 }
 
@@ -751,7 +934,9 @@ bool mp_firstfit_place(mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off)
 
 size_t mp_firstfit_count(const mp_firstfit *ff) { return ff->depth; }
 
-const char *mp_firstfit_mode(const mp_firstfit *ff) { return ff->small ? "scan" : "tree"; }
+const char *mp_firstfit_mode(const mp_firstfit *ff) {
+  return !ff->small ? "tree" : ff->nb > 1 ? "buckets" : "scan";
+}
 
 size_t mp_firstfit_placed_at(const mp_firstfit *ff, size_t k) { return ff->stack[k]; }
 
@@ -784,7 +969,7 @@ void mp_firstfit_truncate(mp_firstfit *ff, size_t count) {
   }
   while (ff->depth > count) {
     size_t i = ff->stack[--ff->depth];
-    if (ff->items[i].size) small_remove(ff, i);
+    if (ff->items[i].size) scan_remove(ff, i);
   }
 }
 

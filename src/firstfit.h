@@ -18,8 +18,11 @@
  * skipped whole), until every set agrees.  On dense problems the blocks are
  * the packed layout itself and the gaps its real holes, so a placement
  * costs a few treap descents per set, however many items are live.
- * Small or dense problems skip the tree and scan one offset-sorted array
- * (mp_firstfit_mode says which); both give the same offsets.
+ * Small or dense problems skip the tree and scan one offset-sorted array;
+ * problems whose items each meet few others (lifetimes short against the
+ * time axis, as in graphs, or spread over many distinct times) scan one
+ * such array per bucket of time, only the buckets the item meets
+ * (mp_firstfit_mode says which index); all give the same offsets.
  *
  * Use for multi-bank spilling (one engine per bank, created over the same
  * item array):
@@ -46,6 +49,13 @@ typedef struct mp_firstfit mp_firstfit;
  * not change).  Items must satisfy start <= end and have a power-of-two
  * align.  Nothing is placed yet.  Returns MP_ERR_NOMEM or MP_OK. */
 mp_status mp_firstfit_new(const mp_item *items, size_t n, mp_firstfit **out);
+
+/* mp_firstfit_new with the index forced, for tests and benchmarks: mode
+ * "scan" (one offset-sorted array), "buckets" (one per bucket of time
+ * ranks, at the width the engine would choose) or "tree"; NULL chooses as
+ * mp_firstfit_new does.  Every mode gives the same offsets. */
+mp_status mp_firstfit_new_as(const mp_item *items, size_t n, const char *mode,
+                             mp_firstfit **out);
 
 void mp_firstfit_free(mp_firstfit **ff);
 
@@ -118,15 +128,17 @@ mp_status mp_firstfit_solve(const mp_item *items, size_t n, const uint32_t *orde
 mp_status mp_firstfit_solve_until(const mp_item *items, size_t n, const uint32_t *order,
                                   uint64_t *offsets, uint64_t deadline_ms, bool *cut);
 
-/* What the time-indexed queries have cost so far: block sets consulted plus
- * moves of the candidate offset (0 in "scan" mode, where a query costs at
- * most the number of placed items).  A typical query costs ten or twenty.
- * Deterministic, so a search may bound its work by it. */
+/* What the time-indexed queries have cost so far: block sets (or buckets)
+ * consulted plus moves of the candidate offset (0 in "scan" mode, where a
+ * query costs at most the number of placed items).  A typical query costs
+ * ten or twenty.  Deterministic, so a search may bound its work by it. */
 uint64_t mp_firstfit_cost(const mp_firstfit *ff);
 
 /* How the engine indexes placed items: "scan" (small or dense problems:
- * one offset-sorted array) or "tree" (the time-indexed segment tree).  For
- * tests and benchmarks; both give the same offsets. */
+ * one offset-sorted array), "buckets" (one offset-sorted array per bucket
+ * of time ranks, when the buckets an item meets hold few items) or "tree"
+ * (the time-indexed segment tree).  For tests and benchmarks; all give the
+ * same offsets. */
 const char *mp_firstfit_mode(const mp_firstfit *ff);
 
 /* The two placement orders of the seeds' planners, as permutations of

@@ -723,7 +723,7 @@ static void check_undo(mp_item *it, size_t n, const char *mode) {
   uint64_t *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
   definition_order(it, n, true, order);
   mp_firstfit *ff = NULL;
-  assert_int_equal(mp_firstfit_new(it, n, &ff), MP_OK);
+  assert_int_equal(mp_firstfit_new_as(it, n, mode, &ff), MP_OK);
   assert_string_equal(mp_firstfit_mode(ff), mode);
   uint64_t h = mp_firstfit_run(ff, order, n, 0, a);
   assert_int_equal(h, naive_first_fit(it, n, order, b));
@@ -767,6 +767,7 @@ static void engine_undo_restores_the_exact_earlier_state(void **state) {
     sparse[i].size = round_up(sparse[i].size, sparse[i].align);
   }
   check_undo(sparse, N, "tree");
+  check_undo(sparse, N, "buckets");
   free(sparse);
   /* dense and above the scan's size: the tree, every item meeting a third
    * of the others, mixed alignments (many merged blocks and joins) */
@@ -788,7 +789,7 @@ static void engine_without_undo_trail_still_truncates_exactly(void **state) {
   random_problem(it, N, 500, 32, false);
   definition_order(it, N, true, order);
   mp_firstfit *ff = NULL;
-  assert_int_equal(mp_firstfit_new(it, N, &ff), MP_OK);
+  assert_int_equal(mp_firstfit_new_as(it, N, "tree", &ff), MP_OK);
   assert_string_equal(mp_firstfit_mode(ff), "tree");
   mp_firstfit_no_undo(ff);
   mp_firstfit_run(ff, order, N, 0, a);
@@ -843,7 +844,7 @@ static void engine_tree_with_a_limit_places_what_fits_below_it(void **state) {
   random_problem(it, N, 3000, 64, true);
   definition_order(it, N, true, order);
   mp_firstfit *ff = NULL;
-  assert_int_equal(mp_firstfit_new(it, N, &ff), MP_OK);
+  assert_int_equal(mp_firstfit_new_as(it, N, "tree", &ff), MP_OK);
   assert_string_equal(mp_firstfit_mode(ff), "tree");
   uint64_t limit = 0;
   size_t n_placed = 0, n_failed = 0;
@@ -911,15 +912,17 @@ static void engine_matches_the_naive_first_fit_with_long_lived_items(void **stat
     uint64_t size = 16 * (1 + rand_below(rand_below(20) == 0 ? 8 : 256));
     it[i] = (mp_item){size, s, s + len, 16, (uint32_t)i};
   }
-  mp_firstfit *ff = NULL;
-  assert_int_equal(mp_firstfit_new(it, N, &ff), MP_OK);
-  assert_string_equal(mp_firstfit_mode(ff), "tree");
-  mp_firstfit_free(&ff);
   for (int by_size = 0; by_size < 2; by_size++) {
     definition_order(it, N, by_size, order);
     assert_int_equal(mp_firstfit_solve(it, N, order, a), MP_OK);
     naive_first_fit(it, N, order, b);
     assert_offsets(a, b, N);
+    /* the tree's subtree unions, forced */
+    mp_firstfit *ff = NULL;
+    assert_int_equal(mp_firstfit_new_as(it, N, "tree", &ff), MP_OK);
+    mp_firstfit_run(ff, order, N, 0, a);
+    assert_offsets(a, b, N);
+    mp_firstfit_free(&ff);
   }
   free(it);
   free(a);
@@ -975,6 +978,71 @@ static void the_wide_random_family_is_deterministic_valid_and_spread_over_many_t
   free(want);
   free(order);
   free(seen);
+}
+
+/* Every index of the engine (the one array, the buckets, the tree) on one
+ * problem, against first fit by definition: both planner orders, then
+ * undo of a random tail and a re-placement in another order, a few times.
+ * Zero-size items and mixed alignments included. */
+static void check_every_mode(mp_item *it, size_t n) {
+  static const char *const modes[] = {"scan", "buckets", "tree"};
+  enum { NM = 3 };
+  uint32_t *order = calloc(n, sizeof *order);
+  uint64_t *got = calloc(n, sizeof *got), *want = calloc(n, sizeof *want);
+  for (int by_size = 0; by_size < 2; by_size++) {
+    definition_order(it, n, by_size, order);
+    uint64_t h = naive_first_fit(it, n, order, want);
+    mp_firstfit *ff[NM] = {NULL};
+    for (int m = 0; m < NM; m++) {
+      assert_int_equal(mp_firstfit_new_as(it, n, modes[m], &ff[m]), MP_OK);
+      assert_string_equal(mp_firstfit_mode(ff[m]), modes[m]);
+      assert_int_equal(mp_firstfit_run(ff[m], order, n, 0, got), h);
+      assert_offsets(got, want, n);
+    }
+    /* the one-shot solve, whichever index it picks */
+    assert_int_equal(mp_firstfit_solve(it, n, order, got), MP_OK);
+    assert_offsets(got, want, n);
+    for (int round = 0; round < 3; round++) {
+      size_t keep = (size_t)rand_below(n);
+      for (size_t k = keep; k + 1 < n; k += 2) {
+        uint32_t t = order[k];
+        order[k] = order[k + 1];
+        order[k + 1] = t;
+      }
+      h = naive_first_fit(it, n, order, want);
+      for (int m = 0; m < NM; m++) {
+        mp_firstfit_truncate(ff[m], keep);
+        assert_int_equal(mp_firstfit_run(ff[m], order + keep, n - keep, keep, NULL), h);
+        for (size_t k = 0; k < n; k++)
+          assert_int_equal(mp_firstfit_offset(ff[m], order[k]), want[order[k]]);
+      }
+    }
+    for (int m = 0; m < NM; m++) mp_firstfit_free(&ff[m]);
+  }
+  free(order);
+  free(got);
+  free(want);
+}
+
+static void every_engine_index_gives_the_naive_first_fit_on_every_family(void **state) {
+  (void)state;
+  enum { N = 900 };
+  mp_item *it = calloc(N, sizeof *it);
+  rng_state = 4242;
+  for (int f = 0; f < MP_SYNTH_COUNT; f++) {
+    for (uint64_t seed = 1; seed <= 2; seed++) {
+      mp_synth_make((mp_synth_family)f, N, 100 * seed + (uint64_t)f, it);
+      check_every_mode(it, N);
+    }
+  }
+  /* random intervals with mixed alignments and some empty items, over a
+   * short and a long time axis */
+  for (int k = 0; k < 2; k++) {
+    random_problem(it, N, k ? 3000 : 60, 64, true);
+    for (size_t i = 0; i < N; i += 37) it[i].size = 0;
+    check_every_mode(it, N);
+  }
+  free(it);
 }
 
 /* ---- time limits and the pressure order -------------------------------------- */
@@ -1226,6 +1294,7 @@ int main(void) {
       cmocka_unit_test(engine_tree_with_a_limit_places_what_fits_below_it),
       cmocka_unit_test(engine_matches_the_naive_first_fit_with_long_lived_items),
       cmocka_unit_test(the_wide_random_family_is_deterministic_valid_and_spread_over_many_times),
+      cmocka_unit_test(every_engine_index_gives_the_naive_first_fit_on_every_family),
       cmocka_unit_test(planner_options_parse_from_json),
       cmocka_unit_test(planner_option_errors_name_the_key),
       cmocka_unit_test(solve_rejects_sizes_that_could_overflow),
