@@ -9,7 +9,7 @@
  *      time (two pieces sharing the space range) or across space (two
  *      pieces sharing the lifetime), choosing time with probability
  *      (width / T) / (width / T + height / H); full-height pieces are only
- *      cut across space.
+ *      cut across space.  Cuts fall on the unit grids of both axes.
  *   3. Shuffle the pieces so that item order carries no hint of the layout.
  * A splitmix64 stream seeded by prm->seed drives every choice, so an
  * instance is a pure function of its parameters.
@@ -41,19 +41,22 @@ static uint64_t below(uint64_t *s, uint64_t n) {
   return v % n;
 }
 
-static bool can_cut_time(const piece *p, uint64_t H) { return p->t1 - p->t0 >= 2 && p->h1 - p->h0 < H; }
+static bool can_cut_time(const piece *p, uint64_t H, uint32_t tu) {
+  return p->t1 - p->t0 >= 2 * tu && p->h1 - p->h0 < H;
+}
 
 static bool can_cut_space(const piece *p, uint64_t unit) { return p->h1 - p->h0 >= 2 * unit; }
 
 mp_status mp_hardgen_make(const mp_hardgen_params *prm, mp_item *items, uint64_t *offsets,
                           const mp_diag_sink *dx) {
   uint64_t H = prm->height, unit = prm->unit ? prm->unit : 1;
-  uint32_t T = prm->span, n = prm->n;
-  if (n == 0 || !mp_is_pow2(unit) || H % unit != 0 || H / unit < n || T < n) {
+  uint32_t T = prm->span, n = prm->n, tu = prm->time_unit ? prm->time_unit : 1;
+  if (n == 0 || !mp_is_pow2(unit) || H % unit != 0 || H / unit < n || T < n || T % tu != 0) {
     mp_error(dx, MP_LOC_NONE,
              "hardgen: need n >= 1, a power-of-two unit dividing the height, "
-             "height >= n * unit and span >= n (n=%u height=%llu span=%u unit=%llu)",
-             n, (unsigned long long)H, T, (unsigned long long)unit);
+             "height >= n * unit, span >= n and a time unit dividing the span (n=%u "
+             "height=%llu span=%u unit=%llu time unit=%u)",
+             n, (unsigned long long)H, T, (unsigned long long)unit, tu);
     return MP_ERR_CONFIG;
   }
   piece *ps = malloc((size_t)n * sizeof *ps);
@@ -65,13 +68,13 @@ mp_status mp_hardgen_make(const mp_hardgen_params *prm, mp_item *items, uint64_t
     /* area-weighted choice among the pieces that can be cut */
     uint64_t total = 0;
     for (uint32_t i = 0; i < np; i++)
-      if (can_cut_time(&ps[i], H) || can_cut_space(&ps[i], unit))
+      if (can_cut_time(&ps[i], H, tu) || can_cut_space(&ps[i], unit))
         total += (uint64_t)(ps[i].t1 - ps[i].t0) * ((ps[i].h1 - ps[i].h0) / unit);
     if (total == 0) break; /* cannot happen with H / unit >= n */
     uint64_t r = below(&rng, total);
     uint32_t pick = 0;
     for (uint32_t i = 0; i < np; i++) {
-      if (!can_cut_time(&ps[i], H) && !can_cut_space(&ps[i], unit)) continue;
+      if (!can_cut_time(&ps[i], H, tu) && !can_cut_space(&ps[i], unit)) continue;
       uint64_t a = (uint64_t)(ps[i].t1 - ps[i].t0) * ((ps[i].h1 - ps[i].h0) / unit);
       if (r < a) {
         pick = i;
@@ -80,7 +83,7 @@ mp_status mp_hardgen_make(const mp_hardgen_params *prm, mp_item *items, uint64_t
       r -= a;
     }
     piece *p = &ps[pick];
-    bool ct = can_cut_time(p, H), cs = can_cut_space(p, unit);
+    bool ct = can_cut_time(p, H, tu), cs = can_cut_space(p, unit);
     bool time_cut;
     if (ct && cs) {
       /* relative extents, in units of 1/2^20 */
@@ -92,7 +95,7 @@ mp_status mp_hardgen_make(const mp_hardgen_params *prm, mp_item *items, uint64_t
     }
     piece q = *p;
     if (time_cut) {
-      uint32_t at = p->t0 + 1 + (uint32_t)below(&rng, p->t1 - p->t0 - 1);
+      uint32_t at = p->t0 + tu * (1 + (uint32_t)below(&rng, (p->t1 - p->t0) / tu - 1));
       p->t1 = at;
       q.t0 = at;
     } else {

@@ -21,6 +21,9 @@ typedef struct mp_hardgen_params {
   uint32_t span;   /* T: time steps, >= n */
   uint32_t unit;   /* sizes are multiples of it (power of two; 1 = any size) */
   uint64_t seed;   /* the same parameters give the same instance */
+  uint32_t time_unit; /* cuts across time fall on multiples of it (0 or 1: any
+                         step); a coarse grid gives many buffers the same
+                         lifetime, as in compiler-made instances */
 } mp_hardgen_params;
 
 /* Cut the H x T rectangle into prm->n pieces by recursive guillotine cuts:
@@ -28,7 +31,8 @@ typedef struct mp_hardgen_params {
  * cut it across time or across space (the longer side, relative to T and H,
  * is more likely), at a uniform position.  A piece of full height H is
  * never cut across time, so the instance does not fall apart into
- * independent halves.  The pieces are shuffled; items[i] gets id i, align 1
+ * independent halves.  Cuts fall on multiples of prm->unit across space and
+ * of prm->time_unit across time.  The pieces are shuffled; items[i] gets id i, align 1
  * and the inclusive lifetime [t0, t1 - 1] of its piece; `offsets` (may be
  * NULL) receives the construction's layout, of height exactly H.  Fails with
  * MP_ERR_CONFIG (and a diagnostic) on parameters that cannot give n pieces. */

@@ -121,7 +121,7 @@ static result run_exact(const mp_item *it, size_t n, uint64_t *off, char *k1, in
 static mp_item *hard_instance(uint32_t n, uint64_t seed, uint64_t *truth) {
   mp_item *it = calloc(n, sizeof *it);
   assert_non_null(it);
-  mp_hardgen_params hp = {n, 1u << 20, 4 * n, 16, seed};
+  mp_hardgen_params hp = {n, 1u << 20, 4 * n, 16, seed, 1};
   assert_int_equal(mp_hardgen_make(&hp, it, truth, NULL), MP_OK);
   return it;
 }
@@ -523,6 +523,35 @@ static void hardgen_pieces_tile_the_rectangle(void **state) {
   }
 }
 
+/* With a time grid every lifetime starts and ends on it, so many buffers
+ * share a lifetime; the pieces still tile the rectangle. */
+static void hardgen_cuts_time_on_its_grid(void **state) {
+  (void)state;
+  uint32_t n = 150, tu = 40;
+  mp_item *it = calloc(n, sizeof *it);
+  uint64_t *truth = calloc(n, sizeof *truth);
+  assert_non_null(it);
+  assert_non_null(truth);
+  mp_hardgen_params hp = {n, 1u << 20, 4 * n, 4096, 31, tu};
+  assert_int_equal(mp_hardgen_make(&hp, it, truth, NULL), MP_OK);
+  assert_int_equal(tu_check_layout(it, n, truth), 1u << 20);
+  uint32_t shared = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    assert_int_equal(it[i].start % tu, 0);
+    assert_int_equal((it[i].end + 1) % tu, 0);
+    assert_int_equal(it[i].size % 4096, 0);
+    for (uint32_t j = 0; j < i; j++)
+      if (it[j].start == it[i].start && it[j].end == it[i].end) {
+        shared++;
+        break;
+      }
+  }
+  /* 15 grid steps for 150 buffers: most share their lifetime with another */
+  assert_true(shared > n / 2);
+  free(it);
+  free(truth);
+}
+
 static void hardgen_is_a_function_of_its_parameters(void **state) {
   (void)state;
   mp_item *a = hard_instance(100, 5, NULL), *b = hard_instance(100, 5, NULL);
@@ -540,15 +569,16 @@ static void hardgen_rejects_parameters_that_cannot_give_n_pieces(void **state) {
   tu_diags d;
   tu_diags_init(&d);
   mp_hardgen_params bad[] = {
-      {0, 1024, 10, 16, 1},  /* no pieces */
-      {8, 64, 10, 16, 1},    /* 64 / 16 < 8 */
-      {8, 1024, 4, 16, 1},   /* span < n */
-      {8, 1024, 10, 24, 1},  /* unit not a power of two */
-      {8, 1000, 10, 16, 1},  /* height not a multiple of unit */
+      {0, 1024, 10, 16, 1, 1},  /* no pieces */
+      {8, 64, 10, 16, 1, 1},    /* 64 / 16 < 8 */
+      {8, 1024, 4, 16, 1, 1},   /* span < n */
+      {8, 1024, 10, 24, 1, 1},  /* unit not a power of two */
+      {8, 1000, 10, 16, 1, 1},  /* height not a multiple of unit */
+      {8, 1024, 10, 16, 1, 4},  /* time unit not dividing the span */
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     assert_int_equal(mp_hardgen_make(&bad[i], it, NULL, &d.sink), MP_ERR_CONFIG);
-  assert_int_equal(d.n_errors, 5);
+  assert_int_equal(d.n_errors, 6);
 }
 
 static void hardgen_writes_the_solve_csv_format(void **state) {
@@ -581,6 +611,7 @@ int main(void) {
       cmocka_unit_test(improve_with_a_node_limit_is_deterministic),
       cmocka_unit_test(a_component_too_large_to_search_is_returned_as_given),
       cmocka_unit_test(hardgen_pieces_tile_the_rectangle),
+      cmocka_unit_test(hardgen_cuts_time_on_its_grid),
       cmocka_unit_test(hardgen_is_a_function_of_its_parameters),
       cmocka_unit_test(hardgen_rejects_parameters_that_cannot_give_n_pieces),
       cmocka_unit_test(hardgen_writes_the_solve_csv_format),

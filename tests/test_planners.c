@@ -577,7 +577,7 @@ static void hill_climb_packs_cut_rectangles_at_their_optimum(void **state) {
   static const uint32_t sizes[] = {40, 60, 80, 100};
   for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
     uint32_t n = sizes[k];
-    mp_hardgen_params hp = {n, 1u << 16, 4 * n, 16, 100 + k};
+    mp_hardgen_params hp = {n, 1u << 16, 4 * n, 16, 100 + k, 1};
     mp_item *it = calloc(n, sizeof *it);
     uint64_t *off = calloc(n, sizeof *off);
     assert_int_equal(mp_hardgen_make(&hp, it, NULL, NULL), MP_OK);
@@ -598,7 +598,7 @@ static void hill_climb_with_a_past_deadline_stops_at_its_first_layout_and_says_s
    * run returns the lower of its two greedy starts at once (greedy_by_size
    * on a tie), marked timed out */
   enum { N = 200 };
-  mp_hardgen_params hp = {N, 1u << 20, 4 * N, 16, 77};
+  mp_hardgen_params hp = {N, 1u << 20, 4 * N, 16, 77, 1};
   mp_item it[N];
   uint64_t a[N], b[N], c[N];
   assert_int_equal(mp_hardgen_make(&hp, it, NULL, NULL), MP_OK);
@@ -621,7 +621,7 @@ static void hill_climb_with_a_past_deadline_stops_at_its_first_layout_and_says_s
 static void hill_climb_is_byte_identical_for_a_seed_on_a_hard_instance(void **state) {
   (void)state;
   enum { N = 150 };
-  mp_hardgen_params hp = {N, 1u << 20, 4 * N, 16, 4242};
+  mp_hardgen_params hp = {N, 1u << 20, 4 * N, 16, 4242, 1};
   mp_item it[N];
   uint64_t a[N], b[N];
   assert_int_equal(mp_hardgen_make(&hp, it, NULL, NULL), MP_OK);

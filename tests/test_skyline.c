@@ -92,7 +92,7 @@ static void every_synthetic_family_and_hard_instance_is_laid_out_validly(void **
     assert_memory_equal(off, again, n * sizeof *off); /* the same layout every time */
   }
   for (uint32_t k = 0; k < 4; k++) {
-    mp_hardgen_params prm = {100 + 50 * k, 1u << 20, 4 * (100 + 50 * k), 16, 1000003u + k};
+    mp_hardgen_params prm = {100 + 50 * k, 1u << 20, 4 * (100 + 50 * k), 16, 1000003u + k, 1};
     assert_int_equal(mp_hardgen_make(&prm, it, NULL, NULL), MP_OK);
     assert_true(solve_ok(it, prm.n, off) >= prm.height);
   }

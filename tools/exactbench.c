@@ -5,11 +5,13 @@
  *                            [--time-ms 10000] [--seed 1] [--unit 16]
  *                            [--models DIR] [--corpus-ms 1000]
  *                            [--write-csv DIR] [--only K] [--no-hard]
- *                            [--no-corpus]
+ *                            [--no-corpus] [--time-unit 1]
  *
  * Part 1, hard instances: `count` instances from hardgen (a full H x T
  * rectangle cut into n pieces, n spread evenly over [n-min, n-max],
- * H = 2^20, T = 4 n, sizes multiples of `unit`), so the optimum is H by
+ * H = 2^20, T = 4 n, sizes multiples of `unit`; with --time-unit, T is
+ * rounded up to a multiple of it and lifetimes start and end on that grid),
+ * so the optimum is H by
  * construction.  Each is solved by exact with time_limit_ms = time-ms and
  * by greedy_by_size for comparison.  Prints one line per instance (time is
  * the whole planner call, start heuristics included; nodes are the exact
@@ -134,7 +136,7 @@ static int write_csv(const char *dir, uint32_t k, const mp_item *items, size_t n
 }
 
 static int hard_part(uint32_t count, uint32_t nmin, uint32_t nmax, uint64_t time_ms, uint64_t seed,
-                     uint32_t unit, const char *csv_dir, int only) {
+                     uint32_t unit, uint32_t time_unit, const char *csv_dir, int only) {
   printf("## Hard instances (optimum H = 2^20 by construction), exact time limit %llu ms\n\n",
          (unsigned long long)time_ms);
   printf("| # | n | greedy_by_size/H | exact height/H | proven [lower, upper] | timed out | "
@@ -145,7 +147,8 @@ static int hard_part(uint32_t count, uint32_t nmin, uint32_t nmax, uint64_t time
   for (uint32_t k = 0; k < count; k++) {
     if (only >= 0 && (uint32_t)only != k) continue;
     uint32_t n = count > 1 ? nmin + (uint32_t)((uint64_t)(nmax - nmin) * k / (count - 1)) : nmin;
-    mp_hardgen_params hp = {n, 1u << 20, 4 * n, unit, seed * 1000003u + k};
+    uint32_t tu = time_unit ? time_unit : 1, span = (4 * n + tu - 1) / tu * tu;
+    mp_hardgen_params hp = {n, 1u << 20, span, unit, seed * 1000003u + k, tu};
     mp_item *items = calloc(n, sizeof *items);
     if (mp_hardgen_make(&hp, items, NULL, NULL) != MP_OK) {
       printf("generator failed\n");
@@ -244,7 +247,7 @@ static int corpus_part(const char *dir, uint64_t time_ms) {
 }
 
 int main(int argc, char **argv) {
-  uint32_t count = 40, nmin = 100, nmax = 500, unit = 16;
+  uint32_t count = 40, nmin = 100, nmax = 500, unit = 16, time_unit = 1;
   uint64_t time_ms = 10000, seed = 1, corpus_ms = 1000;
   const char *models = "../shared/models", *csv_dir = NULL;
   int only = -1;
@@ -268,6 +271,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--corpus-ms")) corpus_ms = strtoull(v, NULL, 10);
     else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
     else if (!strcmp(a, "--unit")) unit = (uint32_t)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--time-unit")) time_unit = (uint32_t)strtoul(v, NULL, 10);
     else if (!strcmp(a, "--models")) models = v;
     else if (!strcmp(a, "--write-csv")) csv_dir = v;
     else if (!strcmp(a, "--only")) only = atoi(v);
@@ -281,7 +285,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   printf("# exactbench (memplan %s)\n\n", MP_VERSION);
-  if (hard && hard_part(count, nmin, nmax, time_ms, seed, unit, csv_dir, only)) return 1;
+  if (hard && hard_part(count, nmin, nmax, time_ms, seed, unit, time_unit, csv_dir, only)) return 1;
   if (only < 0 && corpus && corpus_part(models, corpus_ms)) return 1;
   return 0;
 }
