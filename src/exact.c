@@ -37,11 +37,15 @@
  *      repeated subtrees, also across restarts.  (Only a collision of both
  *      64-bit halves could cut a subtree wrongly: odds below 2^-100 per
  *      lookup at the table's sizes.)
- *   7. Restarts: run r uses one of four rankings (tie-breaks of the
- *      branches: bottom-left, most congested, largest, bottom-right; after
- *      their first run with sizes perturbed by a hash of (r, buffer)) and a
- *      node limit growing along the Luby sequence.  A run that ends below
- *      its limit is a proof.  All undo is by a trail.
+ *   7. Restarts, in rounds of one run per ranking (tie-breaks of the
+ *      branches: bottom-left, most congested, largest, bottom-right).  Even
+ *      rounds run the plain rankings with a node limit that doubles each
+ *      time: a plain ranking gives the same tree every time and the table
+ *      of failed states lets a re-run skip what an earlier one proved, so
+ *      this continues the search each heuristic guides.  Odd rounds run
+ *      them with sizes perturbed by a hash of (round, buffer) and node
+ *      limits along the Luby sequence.  A run that ends below its limit is
+ *      a proof.  All undo is by a trail.
  * The driver splits the problem into independent components (time points
  * no buffer spans), probes C = lower bound first, then bisects between the
  * proven lower bound and the best height, and reports [lower, upper].
@@ -73,8 +77,9 @@
 /* Entries of a component's table of failed states (16 bytes each). */
 #define MEMO_MAX ((size_t)1 << 20)
 
-/* The restarts: run r uses ranking r % RK_COUNT and a node limit of
- * RESTART_BASE * n * luby(r / RK_COUNT + 1). */
+/* The restarts: run r uses ranking r % RK_COUNT in round m = r / RK_COUNT,
+ * with a node limit of RESTART_BASE * n times 2^(m / 2) (even m: the plain
+ * ranking) or luby(m / 2 + 1) (odd m: a perturbed one). */
 #define RESTART_BASE 2u
 /* Rankings after a kind's first run scale sizes and areas by a factor in
  * 1 +- RANK_NOISE / 1024, so restarts differ while big items stay first. */
@@ -817,12 +822,12 @@ static uint64_t luby(uint64_t i) {
   }
 }
 
-/* Is there a layout of component c within `cap`?  Restarts: run r uses
- * ranking r % RK_COUNT (its first run with the plain secondary key, later
- * ones with a hashed one) and a node limit of base * luby(r / RK_COUNT + 1),
- * so every ranking eventually gets a run long enough to finish.  A run that
- * finishes below its limit is a proof.  On D_FOUND the incumbent is
- * replaced. */
+/* Is there a layout of component c within `cap`?  Restarts in rounds of
+ * one run per ranking: round m runs ranking r % RK_COUNT plain with a node
+ * limit of base * 2^(m / 2) when m is even, perturbed by a hash of the
+ * round with base * luby(m / 2 + 1) when m is odd, so every ranking
+ * eventually gets a run long enough to finish.  A run that finishes below
+ * its limit is a proof.  On D_FOUND the incumbent is replaced. */
 static decision decide(comp *c, uint64_t cap) {
   if (c->height <= cap) return D_FOUND;
   if (c->lb > cap || c->maxsize > cap || c->lower > cap) return D_INFEASIBLE;
@@ -848,10 +853,10 @@ static decision decide(comp *c, uint64_t cap) {
       c->bud->time_cut = true;
       return D_UNKNOWN;
     }
-    uint64_t m = r / RK_COUNT;
-    uint64_t l = luby(m + 1);
+    uint64_t m = r / RK_COUNT, k = m / 2;
+    uint64_t l = m % 2 == 0 ? (k < 40 ? (uint64_t)1 << k : UINT64_MAX) : luby(k + 1);
     uint64_t limit = l > UINT64_MAX / base ? UINT64_MAX : base * l;
-    make_ranking(c, (uint32_t)(r % RK_COUNT), m);
+    make_ranking(c, (uint32_t)(r % RK_COUNT), m % 2 == 0 ? 0 : k + 1);
     int res = run(c, cap, limit);
     if (res == R_FOUND) {
       uint64_t ht = 0;
