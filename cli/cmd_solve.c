@@ -200,7 +200,7 @@ static void print_run(const mp_planner *pl, size_t n, const mp_solution *sol, do
     fprintf(stderr, " %llu B", (unsigned long long)sol->proven_lower);
   fprintf(stderr, ", %llu %s%s%s, %.3f s\n", (unsigned long long)sol->iterations,
           !strcmp(pl->name, "exact") ? "nodes" : !strcmp(pl->name, "hill_climb") ? "moves" : "passes",
-          sol->timed_out ? ", cut by its time limit" : "",
+          sol->timed_out ? ", cut by its time or node limit" : "",
           sol->cheap_start ? ", started from greedy (no time for greedy_by_size)" : "", secs);
 }
 

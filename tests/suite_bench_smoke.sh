@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # suite_bench_smoke.sh — the benchmark program at tiny sizes (seconds): it
 # runs every section (corpus, in place, scale in forked children,
-# hill_climb's rate, hard instances, and a folder of instances in the
+# hill_climb's rate, hard instances (rectangles, coarse sizes, a time grid), and a folder of instances in the
 # format of MiniMalloc's benchmarks) and writes a page with every table.  The numbers are not
 # checked: this is the benchmark's smoke test, not a benchmark.
 set -u
@@ -49,6 +49,9 @@ check '^| exact | time_limit_ms 200 | ' 'hard row exact'
 check '^## Coarse hard instances' 'coarse hard section'
 check '^| exact, capacity H | capacity H, time_limit_ms 200 | ' 'coarse hard row exact with capacity'
 check 'exact with capacity H packs every coarse hard instance .* | \*\*PASS\*\*' 'coarse hard target row'
+check '^## Grid hard instances' 'grid hard section'
+check '^| exact, capacity H | capacity H, time_limit_ms 200 | ' 'grid hard row'
+check 'on the grid hard instances .* | [0-9]* of 3 | measured' 'grid hard target row'
 check "^## MiniMalloc's challenging instances" 'MiniMalloc instances section'
 check '^| tiny | 4 | 48 | 48 | 48 | fits | ' 'MiniMalloc instance row'
 check "exact with MiniMalloc's capacity answers each of its challenging instances | 1 of 1 | \*\*PASS\*\*" 'MiniMalloc target row'

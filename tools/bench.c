@@ -64,6 +64,9 @@
 /* The coarse hard instances: sizes in multiples of this (H / 256), so that
  * many pieces have equal sizes, the kind of instance a search finds slow. */
 #define COARSE_UNIT 4096u
+/* The grid hard instances: lifetimes start and end on multiples of this
+ * many steps, so many buffers share a lifetime. */
+#define GRID_TIME_UNIT 16u
 
 /* ---- clocks and statistics ------------------------------------------------ */
 
@@ -321,6 +324,7 @@ typedef struct targets {
   size_t cnn_n;
   uint32_t coarse_total, coarse_at_h; /* coarse hard instances: exact with capacity H */
   double coarse_max_s;
+  uint32_t grid_total, grid_at_h; /* grid hard instances: exact with capacity H */
   int mm_total, mm_solved, mm_compared, mm_faster; /* MiniMalloc's instances: exact with
                                                       their capacity, and those with a
                                                       MiniMalloc time it beats or equals */
@@ -958,7 +962,7 @@ static void hard_section(const opts *o, mp_buf *b, targets *tg) {
     uint32_t n = count > 1 ? o->hard_nmin + (uint32_t)((uint64_t)(o->hard_nmax - o->hard_nmin) *
                                                       k / (count - 1))
                            : o->hard_nmin;
-    mp_hardgen_params hp = {n, HARD_H, 4 * n, 16, 1000003u + k};
+    mp_hardgen_params hp = {n, HARD_H, 4 * n, 16, 1000003u + k, 1};
     mp_item *items = calloc(n, sizeof *items);
     uint64_t *off = calloc(n, sizeof *off);
     if (mp_hardgen_make(&hp, items, NULL, NULL) != MP_OK) {
@@ -1004,7 +1008,7 @@ static void hard_section(const opts *o, mp_buf *b, targets *tg) {
       if (pid == 0) {
         close(fds[0]);
         uint32_t n = largest;
-        mp_hardgen_params hp = {n, HARD_H, 4 * n, 16, 1000003u + (count ? count - 1 : 0)};
+        mp_hardgen_params hp = {n, HARD_H, 4 * n, 16, 1000003u + (count ? count - 1 : 0), 1};
         mp_item *items = calloc(n, sizeof *items);
         uint64_t *off = calloc(n, sizeof *off);
         mp_hardgen_make(&hp, items, NULL, NULL);
@@ -1107,7 +1111,7 @@ static void coarse_section(const opts *o, mp_buf *b, targets *tg) {
   mp_buf_puts(&rows, "\n");
   for (uint32_t k = 0; k < count; k++) {
     uint32_t n = count > 1 ? nmin + (uint32_t)((uint64_t)(nmax - nmin) * k / (count - 1)) : nmin;
-    mp_hardgen_params hp = {n, HARD_H, 4 * n, COARSE_UNIT, 2000003u + k};
+    mp_hardgen_params hp = {n, HARD_H, 4 * n, COARSE_UNIT, 2000003u + k, 1};
     mp_item *items = calloc(n, sizeof *items);
     uint64_t *off = calloc(n, sizeof *off);
     if (mp_hardgen_make(&hp, items, NULL, NULL) != MP_OK) {
@@ -1267,6 +1271,72 @@ static void minimalloc_section(const opts *o, mp_buf *b, targets *tg) {
                 tg->mm_sum_s, tg->mm_total, MM_REF_TOTAL_S);
 }
 
+/* ---- grid hard instances ------------------------------------------------------ */
+
+/* hardgen instances whose lifetimes start and end on a grid of
+ * GRID_TIME_UNIT steps: many buffers share a lifetime, as in the problems a
+ * compiler makes (MiniMalloc's instances have the same trait), and exact is
+ * slow on them.  exact answers the capacity question only: each instance
+ * may take the whole time limit. */
+static void grid_section(const opts *o, mp_buf *b, targets *tg) {
+  char cap[96];
+  snprintf(cap, sizeof cap, "capacity H, time_limit_ms %lld", (long long)o->exact_ms);
+  const cfg c = {"exact, capacity H", "exact", 0, o->exact_ms, false, (int64_t)HARD_H};
+  uint32_t count = o->hard_count < 20 ? o->hard_count : 20, nmin = 100, nmax = 300;
+  if (o->smoke) nmin = 20, nmax = 40;
+  hard_stats *st = calloc(1, sizeof *st);
+  mp_buf rows;
+  mp_buf_init(&rows);
+  mp_buf_puts(&rows, "| # | n | distinct lifetimes | distinct sizes | height / H | nodes | s |\n"
+                     "|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (uint32_t k = 0; k < count; k++) {
+    uint32_t n = count > 1 ? nmin + (uint32_t)((uint64_t)(nmax - nmin) * k / (count - 1)) : nmin;
+    uint32_t span = (4 * n + GRID_TIME_UNIT - 1) / GRID_TIME_UNIT * GRID_TIME_UNIT;
+    mp_hardgen_params hp = {n, HARD_H, span, 16, 3000003u + k, GRID_TIME_UNIT};
+    mp_item *items = calloc(n, sizeof *items);
+    uint64_t *off = calloc(n, sizeof *off);
+    if (mp_hardgen_make(&hp, items, NULL, NULL) != MP_OK) {
+      fprintf(stderr, "bench: hardgen failed for n=%u (grid)\n", n);
+      exit(1);
+    }
+    uint32_t lives = 0, sizes = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      uint32_t j = 0, q = 0;
+      while (j < i && (items[j].start != items[i].start || items[j].end != items[i].end)) j++;
+      while (q < i && items[q].size != items[i].size) q++;
+      lives += j == i;
+      sizes += q == i;
+    }
+    mp_problem p = {n, items, 0};
+    outcome r = run_hard(&c, &p, off, "grid hard instance", k, tg, st);
+    mp_buf_printf(&rows, "| %u | %u | %u | %u | %.4f | %llu | %.3f |\n", k, n, lives, sizes,
+                  (double)r.height / (double)HARD_H, (unsigned long long)r.iterations, r.wall);
+    free(items);
+    free(off);
+    fflush(stdout);
+  }
+  mp_buf_printf(b, "## Grid hard instances\n\n");
+  mp_buf_printf(b,
+                "%u instances from hardgen as above (sizes in multiples of 16 bytes), but with "
+                "every cut across time on a grid of %u steps, n spread evenly over [%u, %u], "
+                "seeds 3000003 + k: many buffers share a lifetime, as in the problems compilers "
+                "make, and exact finds them hard.  The optimum is exactly H.  exact answers the "
+                "capacity question (a layout within H, or a proof that none exists).\n\n",
+                count, GRID_TIME_UNIT, nmin, nmax);
+  mp_buf_puts(b, "| planner | budget | at H | mean overshoot | max overshoot | median s | p90 s "
+                 "| max s |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
+  hard_row(b, c.label, cap, st);
+  mp_buf_printf(b, "\nexact: %u of %u instances hit the %lld ms time limit.\n", st->timed_out,
+                st->n, (long long)o->exact_ms);
+  mp_buf_puts(b, "\n<details><summary>Per instance</summary>\n\n");
+  mp_buf_append(b, rows.data ? rows.data : "", rows.len);
+  mp_buf_puts(b, "\n</details>\n\n");
+  tg->grid_total = st->n;
+  tg->grid_at_h = st->at_h;
+  mp_buf_free(&rows);
+  free(st);
+}
+
 int main(int argc, char **argv) {
   opts o = {.models = "../shared/models",
             .runs = 5,
@@ -1336,8 +1406,9 @@ int main(int argc, char **argv) {
   double t0 = clock_s(CLOCK_MONOTONIC);
 
   targets tg = {0};
-  mp_buf corpus, inplace, scale, rate, hard, coarse, mm;
+  mp_buf corpus, inplace, scale, rate, hard, coarse, grid, mm;
   mp_buf_init(&mm);
+  mp_buf_init(&grid);
   mp_buf_init(&inplace);
   mp_buf_init(&corpus);
   mp_buf_init(&scale);
@@ -1356,6 +1427,8 @@ int main(int argc, char **argv) {
   hard_section(&o, &hard, &tg);
   fprintf(stderr, "bench: coarse hard instances\n");
   coarse_section(&o, &coarse, &tg);
+  fprintf(stderr, "bench: grid hard instances\n");
+  grid_section(&o, &grid, &tg);
   if (!o.smoke || o.minimalloc) { /* a smoke run measures them only when asked */
     fprintf(stderr, "bench: MiniMalloc's instances\n");
     minimalloc_section(&o, &mm, &tg);
@@ -1446,6 +1519,10 @@ int main(int argc, char **argv) {
                       "at H | %u of %u, slowest %.3f s | %s |\n",
                   tg.coarse_at_h, tg.coarse_total, tg.coarse_max_s,
                   pass(tg.coarse_at_h == tg.coarse_total));
+  if (tg.grid_total)
+    mp_buf_printf(&b, "| exact with capacity H on the grid hard instances (many buffers share a "
+                      "lifetime): packed at H within %lld ms | %u of %u | measured (no target) |\n",
+                  (long long)o.exact_ms, tg.grid_at_h, tg.grid_total);
   if (tg.mm_total) {
     mp_buf_printf(&b, "| exact with MiniMalloc's capacity answers each of its challenging instances "
                       "| %d of %d | %s |\n",
@@ -1477,6 +1554,7 @@ int main(int argc, char **argv) {
   mp_buf_append(&b, rate.data ? rate.data : "", rate.len);
   mp_buf_append(&b, hard.data ? hard.data : "", hard.len);
   mp_buf_append(&b, coarse.data ? coarse.data : "", coarse.len);
+  mp_buf_append(&b, grid.data ? grid.data : "", grid.len);
   mp_buf_append(&b, mm.data ? mm.data : "", mm.len);
   if (o.before) {
     uint8_t *text = NULL;
@@ -1508,5 +1586,6 @@ int main(int argc, char **argv) {
   mp_buf_free(&hard);
   mp_buf_free(&coarse);
   mp_buf_free(&mm);
+  mp_buf_free(&grid);
   return rc;
 }
