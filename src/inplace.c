@@ -231,6 +231,7 @@ static bool coexist(const gctx *c, uint32_t a, int64_t oa, uint32_t b, int64_t o
 
 /* Is composite B at offset delta against composite A valid? */
 static bool fits_at(const gctx *c, uint32_t A, uint32_t B, int64_t delta) {
+  if (c->gend[A] < c->gstart[B] || c->gend[B] < c->gstart[A]) return true; /* never live together */
   for (uint32_t a = A; a != END; a = c->next[a])
     for (uint32_t b = B; b != END; b = c->next[b])
       if (!coexist(c, a, (int64_t)c->s[a].rel, b, (int64_t)c->s[b].rel + delta)) return false;
@@ -245,7 +246,9 @@ static uint64_t merged_extent(const gctx *c, uint32_t A, uint32_t B, int64_t del
 }
 
 /* The best offset of composite B against A: the smallest extent, then the
- * smallest |delta|, then the smaller delta.  False when none is valid. */
+ * smallest |delta|, then the smaller delta.  False when none is valid.  A
+ * candidate is checked (fits_at, the costly part) only when it would beat
+ * the best so far. */
 static bool best_offset(const gctx *c, uint32_t A, uint32_t B, int64_t *out) {
   uint32_t al = c->galign[A] > c->galign[B] ? c->galign[A] : c->galign[B];
   bool found = false;
@@ -254,10 +257,10 @@ static bool best_offset(const gctx *c, uint32_t A, uint32_t B, int64_t *out) {
 #define TRY(dv)                                                                                    \
   do {                                                                                             \
     int64_t d_ = (dv);                                                                             \
-    if (!fits_at(c, A, B, d_)) break;                                                              \
     uint64_t e_ = merged_extent(c, A, B, d_);                                                      \
     int64_t ad_ = d_ < 0 ? -d_ : d_, ab_ = best < 0 ? -best : best;                                \
     if (!found || e_ < best_ext || (e_ == best_ext && (ad_ < ab_ || (ad_ == ab_ && d_ < best)))) { \
+      if (!fits_at(c, A, B, d_)) break;                                                            \
       found = true;                                                                                \
       best = d_;                                                                                   \
       best_ext = e_;                                                                               \
@@ -356,6 +359,13 @@ static bool group_live_at(const gctx *c, uint32_t R, uint32_t j) {
   return c->gstart[R] <= (int32_t)j && (int32_t)j <= c->gend[R];
 }
 
+/* The most a merge of A and B can save: the smaller extent (the merged
+ * one is at least the larger).  A merge that cannot beat the best gain so
+ * far is not tried. */
+static int64_t gain_cap(const gctx *c, uint32_t A, uint32_t B) {
+  return (int64_t)(c->extent[A] < c->extent[B] ? c->extent[A] : c->extent[B]);
+}
+
 /* Merge two composites live at op j so that op j's live sum falls the
  * most: the pairs at j first, then any composite live there into the one
  * grown last.  False when no merge lowers it. */
@@ -366,7 +376,7 @@ static bool relieve(gctx *c, uint32_t j, uint32_t grown) {
     int32_t si = c->slot_of[c->pairs[i].in], so = c->slot_of[c->pairs[i].out];
     if (si < 0 || so < 0) continue;
     uint32_t A = c->s[si].group, B = c->s[so].group;
-    if (A == B) continue;
+    if (A == B || gain_cap(c, A, B) <= best_gain) continue;
     int64_t d;
     if (!best_offset(c, A, B, &d)) continue;
     int64_t gain = (int64_t)(c->extent[A] + c->extent[B]) - (int64_t)merged_extent(c, A, B, d);
@@ -380,7 +390,9 @@ static bool relieve(gctx *c, uint32_t j, uint32_t grown) {
   if (grown != END) {
     uint32_t G = c->s[grown].group;
     for (size_t i = 0; i < c->n; i++) {
-      if (c->s[i].group != i || i == G || !group_live_at(c, (uint32_t)i, j)) continue;
+      if (c->s[i].group != i || i == G || !group_live_at(c, (uint32_t)i, j) ||
+          gain_cap(c, G, (uint32_t)i) <= best_gain)
+        continue;
       int64_t d;
       if (!best_offset(c, G, (uint32_t)i, &d)) continue;
       int64_t gain =
