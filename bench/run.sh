@@ -18,5 +18,14 @@ BUILD=build/release
 CC_USED=$(make -s --no-print-directory -pn MODE=release 2>/dev/null | sed -n 's/^CC = //p' | head -n 1)
 FLAGS=$(make -s --no-print-directory -pn MODE=release 2>/dev/null | sed -n 's/^CFLAGS_ALL := //p' | head -n 1)
 COMPILER=$(${CC_USED:-cc} --version 2>/dev/null | head -n 1)
+# memplan's held-out networks (mkmodel --list-nets) join the in-place table
+nets=$(mktemp -d)
+trap 'rm -rf "$nets"' EXIT
+held=
+for n in $("$BUILD/mkmodel" --list-nets); do
+  "$BUILD/mkmodel" fixture "$n" "$nets/$n.tflite"
+  held="$held --held-out $nets/$n.tflite" # mktemp's names hold no blank
+done
+# shellcheck disable=SC2086
 "$BUILD/bench" --compiler "${COMPILER:-unknown}" --flags "${FLAGS:-unknown}" \
-  --before bench/before.md --out bench/RESULTS.md "$@"
+  --before bench/before.md --out bench/RESULTS.md $held "$@"
