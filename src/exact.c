@@ -1189,7 +1189,7 @@ mp_status mp_exact_improve(const mp_problem *p, uint64_t *offsets, const mp_exac
   b.node_cap = prm->node_limit ? prm->node_limit : UINT64_MAX;
   b.progress = prm->progress;
   b.node_base = prm->progress ? prm->progress->now.nodes : 0;
-  res->lower_bound = mp_problem_lower_bound(p);
+  res->lower_bound = prm->lower_bound ? prm->lower_bound : mp_problem_lower_bound(p);
 
   ctx x = {p, mp_pool_new(), dx};
   start_ord *ord = malloc((p->n ? p->n : 1) * sizeof *ord);
@@ -1227,6 +1227,12 @@ mp_status mp_exact_improve(const mp_problem *p, uint64_t *offsets, const mp_exac
   }
   size_t adj_total = 0;
   for (uint32_t i = 0; i < nz;) {
+    /* building a component costs a sort of its buffers: on a large problem
+     * the deadline may come first, and then the given layout stands */
+    if (b.deadline_ns && now_ns() >= b.deadline_ns) {
+      b.time_cut = true;
+      break;
+    }
     int32_t reach = ord[i].end;
     uint32_t j = i;
     while (j < nz && ord[j].start <= reach) {
@@ -1242,6 +1248,17 @@ mp_status mp_exact_improve(const mp_problem *p, uint64_t *offsets, const mp_exac
     i = j;
   }
 
+  if (b.time_cut) {
+    /* out of time before every component was built: the given layout */
+    memcpy(offsets, work, p->n * sizeof *offsets);
+    res->height = 0;
+    for (size_t i = 0; i < p->n; i++)
+      res->height = mp_max_u64(res->height, work[i] + p->items[i].size);
+    res->proven_upper = res->height;
+    res->proven_lower = mp_min_u64(res->lower_bound, res->height);
+    res->timed_out = true;
+    goto done;
+  }
   uint64_t GL = 0, GU = 0;
   for (uint32_t k = 0; k < nc; k++) {
     cs[k].lower = mp_align_up(cs[k].lower, g);

@@ -41,6 +41,8 @@ typedef struct mp_exact_params {
                              layout of height <= capacity, or prove none exists */
   mp_progress_clock *progress; /* optional: the caller's progress clock; the
                              search adds its nodes to the clock's count */
+  uint64_t lower_bound;   /* mp_problem_lower_bound(p) when the caller knows it
+                             (0: computed here) */
 } mp_exact_params;
 
 typedef struct mp_exact_result {

@@ -34,7 +34,8 @@
  * greedy_by_size finished, sol->cheap_start says that the layout comes
  * from start-order greedy); hill_climb runs only when half the time left
  * covers its setup, with a deadline at that half; the search gets the
- * rest.
+ * rest, when it covers the search's setup (about the time the start-order
+ * sweep took: both sort the buffers).
  * p->capacity is not a target: exact always minimises unless its own
  * `capacity` option is set.
  */
@@ -107,7 +108,10 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
   uint64_t limit_ms = (uint64_t)mp_option_get(self, opts, n_opts, "time_limit_ms", 10000);
   uint64_t capacity = (uint64_t)mp_option_get(self, opts, n_opts, "capacity", 0);
   uint64_t node_limit = (uint64_t)mp_option_get(self, opts, n_opts, "node_limit", 0);
-  uint64_t deadline = t0 + limit_ms, lb = mp_problem_lower_bound(p);
+  /* mp_solve has the lower bound already (it costs a sort: on a large
+   * problem, time the limit must cover) */
+  uint64_t deadline = t0 + limit_ms, lb = sol->lower_bound ? sol->lower_bound
+                                                           : mp_problem_lower_bound(p);
   size_t n = p->n, nn = n ? n : 1;
   mp_progress_clock clk;
   mp_progress_begin(&clk, sol->progress, "exact");
@@ -126,7 +130,7 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
   mp_status st = tmp && order ? MP_OK : MP_ERR_NOMEM;
   bool sky_first = n > SKYLINE_FIRST_ITEMS, by_size_cut = false, sky_cut = false;
   bool sky_done = false, start_cut = false;
-  uint64_t best_h = UINT64_MAX, by_size_ms = 0;
+  uint64_t best_h = UINT64_MAX, by_size_ms = 0, greedy_ms = 0;
   for (int step = 0; step < 4 && st == MP_OK && best_h > lb; step++) {
     /* the starts in their order: 0 greedy, 1 skyline, 2 greedy_by_size,
      * 3 the pressure order (firstfit.h) */
@@ -144,8 +148,10 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
       continue;
     }
     if (kind == 0) {
+      uint64_t t1 = mp_hill_climb_now_ms();
       st = mp_firstfit_order_by_start(p->items, n, order);
       if (st == MP_OK) st = mp_firstfit_solve(p->items, n, order, tmp);
+      greedy_ms = mp_hill_climb_now_ms() - t1;
     } else if (kind == 1) {
       st = mp_skyline_solve(p->items, n, tmp, 0, until, &c);
       sky_cut = c;
@@ -205,14 +211,16 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
   free(tmp);
   mp_progress_update(&clk, best_h, lb, MP_PROGRESS_KEEP, MP_PROGRESS_KEEP);
 
-  /* 2. the search, in what is left of the time limit */
+  /* 2. the search, in what is left of the time limit, if that covers its
+   * setup (sorts of the buffers, about what the start-order sweep took) */
   now = mp_hill_climb_now_ms();
   mp_exact_result res;
-  if (now < deadline && best_h > lb) {
+  if (now + greedy_ms < deadline && best_h > lb) {
     mp_exact_params prm = {.time_limit_ms = deadline - now,
                            .node_limit = node_limit,
                            .capacity = capacity,
-                           .progress = &clk};
+                           .progress = &clk,
+                           .lower_bound = lb};
     st = mp_exact_improve(p, sol->offsets, &prm, &res, dx);
     if (st != MP_OK) return st;
   } else {

@@ -956,7 +956,8 @@ tail:
     mp_exact_params prm = {.time_limit_ms = deadline ? (deadline > now ? deadline - now : 1) : 0,
                            .node_limit = sat_mul(iterations, EXACT_NODES_PER_ITERATION),
                            .capacity = 0,
-                           .progress = clk};
+                           .progress = clk,
+                           .lower_bound = lb};
     mp_exact_result res;
     st = mp_exact_improve(p, sol->offsets, &prm, &res, dx);
     if (st != MP_OK) goto out;

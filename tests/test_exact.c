@@ -471,6 +471,34 @@ static void improve_with_a_node_limit_is_deterministic(void **state) {
   free(b);
 }
 
+/* A deadline that passes while the components are being built leaves the
+ * given layout, with the lower bound the caller passed and an honest
+ * interval. */
+static void a_deadline_before_the_search_keeps_the_given_layout(void **state) {
+  (void)state;
+  uint32_t n = 400000; /* sorting them takes longer than the 1 ms limit */
+  mp_item *it = calloc(n, sizeof *it);
+  uint64_t *off = calloc(n, sizeof *off);
+  assert_non_null(it);
+  assert_non_null(off);
+  for (uint32_t i = 0; i < n; i++) {
+    it[i] = (mp_item){16, (int32_t)(i / 2), (int32_t)(i / 2) + 1, 16, i};
+    off[i] = 16 * (uint64_t)(i % 4);
+  }
+  mp_problem p = {n, it, 0};
+  mp_exact_params prm = {.time_limit_ms = 1, .lower_bound = 64};
+  mp_exact_result res;
+  assert_int_equal(mp_exact_improve(&p, off, &prm, &res, NULL), MP_OK);
+  assert_true(res.timed_out);
+  assert_int_equal(res.lower_bound, 64);
+  assert_int_equal(res.height, 64);
+  assert_int_equal(res.proven_upper, 64);
+  assert_int_equal(res.proven_lower, 64);
+  for (uint32_t i = 0; i < n; i++) assert_int_equal(off[i], 16 * (uint64_t)(i % 4));
+  free(it);
+  free(off);
+}
+
 static void a_component_too_large_to_search_is_returned_as_given(void **state) {
   (void)state;
   /* a chain of 5000 buffers, each overlapping the next: one component,
@@ -610,6 +638,7 @@ int main(void) {
       cmocka_unit_test(improve_rejects_an_invalid_start_layout),
       cmocka_unit_test(improve_with_a_node_limit_is_deterministic),
       cmocka_unit_test(a_component_too_large_to_search_is_returned_as_given),
+      cmocka_unit_test(a_deadline_before_the_search_keeps_the_given_layout),
       cmocka_unit_test(hardgen_pieces_tile_the_rectangle),
       cmocka_unit_test(hardgen_cuts_time_on_its_grid),
       cmocka_unit_test(hardgen_is_a_function_of_its_parameters),
