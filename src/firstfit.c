@@ -810,7 +810,8 @@ static bool find_tree(mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off) 
 
 static bool find_scan(mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off) {
   const mp_item *it = &ff->items[i];
-  uint64_t x = 0, size = it->size, align = it->align ? it->align : 1;
+  /* the alignment is a power of two (mp_firstfit_new's contract) */
+  uint64_t x = 0, size = it->size, mask = (it->align ? it->align : 1) - 1;
   int32_t s = it->start, e = it->end;
   uint32_t b0 = ff->nb == 1 ? 0 : ff->lo[i] / ff->bw, k = ff->nb == 1 ? 1 : ff->hi[i] / ff->bw - b0 + 1;
   uint64_t moves = 0;
@@ -819,10 +820,13 @@ static bool find_scan(mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off) 
     const bucket *bk = &ff->bk[b0 + j];
     const placed *q = bk->e + ff->pos[j], *end = bk->e + bk->len;
     uint64_t x0 = x;
+    /* branch-free but for the stop: whether an entry meets the item in
+     * time is a coin toss the processor cannot predict */
     for (; q < end; q++) {
-      if (q->start > e || q->end < s) continue;
-      if (q->off >= x + size) break;
-      if (q->top > x) x = mp_align_up(q->top, align);
+      bool meets = (q->start <= e) & (q->end >= s);
+      if (meets & (q->off >= x + size)) break;
+      uint64_t up = (q->top + mask) & ~mask;
+      x = meets & (q->top > x) ? up : x;
     }
     ff->pos[j] = (uint32_t)(q - bk->e);
     if (x == x0) {
