@@ -29,8 +29,12 @@
  *      at the new peak, merge in another buffer live there — a pair first,
  *      else any buffer that fits in the composite's dead bytes — until the
  *      peak is below the old one (keep all) or no merge helps (undo all);
- *   4. repeat from 2 until the peak stops falling.
+ *   4. repeat from 2 until the peak stops falling;
+ *   5. compact each composite: lower its top member, moving one member out
+ *      of its way when needed (compact, below).
  * So merges never raise the buffers' lower bound above the tensor-level one.
+ * A cascade may take many steps: in a MobileNetV2 every block's tensors
+ * must join the composite before the peak falls.
  * The work is bounded (a budget of profile evaluations scaled to the graph).
  *
  * This file does not place buffers (the planners do) and does not check a
@@ -410,7 +414,135 @@ static bool relieve(gctx *c, uint32_t j, uint32_t grown) {
   return true;
 }
 
-#define CASCADE_STEPS 32
+#define CASCADE_STEPS 256
+
+/* Compaction, after grouping: the merges fix members' offsets in the order
+ * they happen, so a member merged early can sit where a later one needs to
+ * go (a block's output, live until its residual ADD, just above the
+ * convolution output it was made from, where the next block's depthwise
+ * output would overlap its own input).  So, per composite, the member that
+ * reaches highest tries the offsets below it, lowest first, where it
+ * touches a member live with it, sits at a pair's gap, or at 0; it moves
+ * to the first where it coexists with every other member, or where a
+ * single member is in its way and that one can move to such an offset of
+ * its own under the next highest end.  Until no move lowers the top.
+ * Extents only fall, so the profile does too.  Work is bounded by *budget
+ * coexistence checks. */
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Candidate offsets of member x ending at most at cap, ascending, into v
+ * (room for 3 per member + 2); returns how many. */
+static size_t candidates(const gctx *c, uint32_t R, uint32_t x, int64_t cap, int64_t *v) {
+  uint32_t al = c->galign[R];
+  const mp_inplace_slot *s = &c->s[x];
+  size_t k = 0;
+#define PUT(dv)                                                               \
+  do {                                                                        \
+    int64_t d_ = (dv);                                                        \
+    if (d_ >= 0 && d_ + (int64_t)s->size <= cap) v[k++] = d_;                 \
+  } while (0)
+  PUT(0);
+  PUT(floor_to(cap - (int64_t)s->size, al));
+  for (uint32_t b = R; b != END; b = c->next[b]) {
+    if (b == x || !live_together(s, &c->s[b])) continue;
+    int64_t rb = (int64_t)c->s[b].rel;
+    PUT(ceil_to(rb + (int64_t)c->s[b].size, al));
+    PUT(floor_to(rb - (int64_t)s->size, al));
+    const mp_inplace_pair *p = pair_of(c, x, b);
+    if (p) PUT(p->in == s->t ? ceil_to(rb + p->gap, al) : floor_to(rb - p->gap, al));
+  }
+#undef PUT
+  qsort(v, k, sizeof *v, cmp_i64);
+  return k;
+}
+
+/* Does member x fit at d against every other member (skip aside)?  The
+ * one in its way in *blocker when exactly one is (*n_block counts up to 2). */
+static bool fits_members(const gctx *c, uint32_t R, uint32_t x, int64_t d, uint32_t *blocker,
+                         int *n_block, uint64_t *budget) {
+  *n_block = 0;
+  for (uint32_t b = R; b != END; b = c->next[b]) {
+    if (b == x) continue;
+    if (*budget == 0) {
+      *n_block = 2;
+      return false;
+    }
+    --*budget;
+    if (coexist(c, x, d, b, (int64_t)c->s[b].rel)) continue;
+    *blocker = b;
+    if (++*n_block > 1) return false;
+  }
+  return *n_block == 0;
+}
+
+/* Lower the top member of composite R once; false when it cannot. */
+static bool lower_top(gctx *c, uint32_t R, int64_t *va, int64_t *vb, uint64_t *budget) {
+  uint32_t top = END;
+  uint64_t hi = 0, second = 0;
+  for (uint32_t m = R; m != END; m = c->next[m]) {
+    uint64_t e = c->s[m].rel + c->s[m].size;
+    if (e > hi) {
+      second = hi;
+      hi = e;
+      top = m;
+    } else if (e > second) {
+      second = e;
+    }
+  }
+  if (top == END) return false;
+  uint64_t old = c->s[top].rel;
+  int64_t under = second < hi ? (int64_t)second : (int64_t)hi - 1;
+  size_t na = candidates(c, R, top, (int64_t)hi - 1, va);
+  for (size_t i = 0; i < na && *budget; i++) {
+    if (va[i] >= (int64_t)old || (i && va[i] == va[i - 1])) continue;
+    uint32_t blk = END;
+    int nblk;
+    if (fits_members(c, R, top, va[i], &blk, &nblk, budget)) {
+      c->s[top].rel = (uint64_t)va[i];
+      return true;
+    }
+    if (nblk != 1) continue;
+    /* the one in the way moves, under the next highest end */
+    c->s[top].rel = (uint64_t)va[i];
+    uint64_t bold = c->s[blk].rel;
+    size_t nb = candidates(c, R, blk, under, vb);
+    for (size_t j = 0; j < nb && *budget; j++) {
+      uint32_t b2;
+      int n2;
+      if (vb[j] == (int64_t)bold || (j && vb[j] == vb[j - 1])) continue;
+      if (fits_members(c, R, blk, vb[j], &b2, &n2, budget)) {
+        c->s[blk].rel = (uint64_t)vb[j];
+        return true;
+      }
+    }
+    c->s[top].rel = old;
+  }
+  return false;
+}
+
+static void compact(gctx *c, uint32_t R, uint64_t *budget) {
+  size_t m = 0;
+  for (uint32_t x = R; x != END; x = c->next[x]) m++;
+  int64_t *va = malloc((3 * m + 2) * sizeof *va), *vb = malloc((3 * m + 2) * sizeof *vb);
+  if (va && vb)
+    while (*budget && lower_top(c, R, va, vb, budget)) {
+      uint64_t lo = UINT64_MAX, ext = 0;
+      for (uint32_t x = R; x != END; x = c->next[x])
+        if (c->s[x].rel < lo) lo = c->s[x].rel;
+      lo = (uint64_t)floor_to((int64_t)lo, c->galign[R]);
+      for (uint32_t x = R; x != END; x = c->next[x]) {
+        c->s[x].rel -= lo;
+        if (c->s[x].rel + c->s[x].size > ext) ext = c->s[x].rel + c->s[x].size;
+      }
+      c->extent[R] = ext;
+    }
+  free(va);
+  free(vb);
+}
 
 mp_status mp_inplace_build(const mp_graph *g, const mp_inplace_pair *pairs, size_t n_pairs,
                            mp_inplace_slot *slots, size_t n_slots, mp_inplace_composite **groups,
@@ -492,6 +624,9 @@ mp_status mp_inplace_build(const mp_graph *g, const mp_inplace_pair *pairs, size
     }
     if (!improved) break;
   }
+  uint64_t work = UINT64_C(20000000);
+  for (size_t i = 0; i < n; i++)
+    if (slots[i].group == i && c.next[i] != END) compact(&c, (uint32_t)i, &work);
   size_t k = 0;
   for (size_t i = 0; i < n; i++) k += slots[i].group == i && c.next[i] != END;
   st = MP_OK;
