@@ -1010,6 +1010,19 @@ static int32_t net_head(net *n, nt x, bool mean, int32_t classes) {
   return probs;
 }
 
+/* The graph input of a network, x, remembered in *in. */
+static nt net_input(net *n, int32_t h, int32_t wd, int32_t c, float scale, int32_t *in) {
+  nt x = net_act(n, "input", h, wd, c, false, scale);
+  *in = x.id;
+  return x;
+}
+
+/* The classifier head on x and the graph's inputs and outputs. */
+static void net_finish(net *n, nt x, bool mean, int32_t classes, int32_t in) {
+  int32_t probs = net_head(n, x, mean, classes);
+  mp_tfw_set_io(n->w, 1, &in, 1, &probs);
+}
+
 /* A MobileNetV2's channel count: c x width rounded to a multiple of 8,
  * never more than 10 % below c x width (torchvision's _make_divisible). */
 static int32_t mnv2_channels(float c) {
@@ -1029,8 +1042,8 @@ static void build_mobilenet_v2(mp_tfw *w, nkind k, int32_t size, float width, in
   net n = {w, {0x3b2e7a11u + (uint64_t)size}, k};
   static const int32_t cfg[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
                                     {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
-  nt x = net_act(&n, "input", size, size, 3, false, 1.0f / 64.0f);
-  int32_t in = x.id;
+  int32_t in;
+  nt x = net_input(&n, size, size, 3, 1.0f / 64.0f, &in);
   x = net_pconv(&n, x, 0, mnv2_channels(32.0f * width), 3, 2, true);
   for (int b = 0; b < 7; b++) {
     int32_t out_c = mnv2_channels((float)cfg[b][1] * width);
@@ -1045,8 +1058,7 @@ static void build_mobilenet_v2(mp_tfw *w, nkind k, int32_t size, float width, in
   }
   x = net_conv(&n, x, 0, width > 1.0f ? mnv2_channels(1280.0f * width) : 1280, 1, 1, false, 1,
                true, 0);
-  int32_t probs = net_head(&n, x, true, classes);
-  mp_tfw_set_io(w, 1, &in, 1, &probs);
+  net_finish(&n, x, true, classes, in);
 }
 
 static void build_mnv2_224(mp_tfw *w) { build_mobilenet_v2(w, NK_I8, 224, 1.0f, 1000); }
@@ -1063,15 +1075,14 @@ static void build_vww_f32(mp_tfw *w) {
   static const int32_t blocks[13][2] = {{16, 1}, {32, 2}, {32, 1}, {64, 2}, {64, 1},
                                         {128, 2}, {128, 1}, {128, 1}, {128, 1}, {128, 1},
                                         {128, 1}, {256, 2}, {256, 1}};
-  nt x = net_act(&n, "input", 96, 96, 3, false, 0);
-  int32_t in = x.id;
+  int32_t in;
+  nt x = net_input(&n, 96, 96, 3, 0, &in);
   x = net_conv(&n, x, 0, 8, 3, 2, true, 1, true, 0);
   for (int b = 0; b < 13; b++) {
     x = net_conv(&n, x, 1, 0, 3, blocks[b][1], true, 1, true, 0);
     x = net_conv(&n, x, 0, blocks[b][0], 1, 1, false, 1, true, 0);
   }
-  int32_t probs = net_head(&n, x, false, 2);
-  mp_tfw_set_io(w, 1, &in, 1, &probs);
+  net_finish(&n, x, false, 2, in);
 }
 
 /* An int8 ResNet at 48x48x3: a SAME 3x3 stem (16, ReLU), three stages of
@@ -1081,8 +1092,8 @@ static void build_vww_f32(mp_tfw *w) {
  * FULLY_CONNECTED to 10, SOFTMAX. */
 static void build_resnet(mp_tfw *w) {
   net n = {w, {0x7e5e7u}, NK_I8};
-  nt x = net_act(&n, "input", 48, 48, 3, false, 1.0f / 64.0f);
-  int32_t in = x.id;
+  int32_t in;
+  nt x = net_input(&n, 48, 48, 3, 1.0f / 64.0f, &in);
   x = net_conv(&n, x, 0, 16, 3, 1, true, 1, true, 0);
   for (int s = 0; s < 3; s++) {
     int32_t c = 16 << s;
@@ -1098,8 +1109,7 @@ static void build_resnet(mp_tfw *w) {
       x = net_add(&n, sc, h, true, NET_LINEAR);
     }
   }
-  int32_t probs = net_head(&n, x, false, 10);
-  mp_tfw_set_io(w, 1, &in, 1, &probs);
+  net_finish(&n, x, false, 10, in);
 }
 
 /* An int8 inception-style model at 40x40x8: a 1x1 stem (16, ReLU6); two
@@ -1110,8 +1120,8 @@ static void build_resnet(mp_tfw *w) {
  * 10, SOFTMAX. */
 static void build_branches(mp_tfw *w) {
   net n = {w, {0xb7a9c4u}, NK_I8};
-  nt x = net_act(&n, "input", 40, 40, 8, false, 1.0f / 64.0f);
-  int32_t in = x.id;
+  int32_t in;
+  nt x = net_input(&n, 40, 40, 8, 1.0f / 64.0f, &in);
   x = net_conv(&n, x, 0, 16, 1, 1, false, 1, true, 0);
   for (int m = 0; m < 2; m++) {
     nt br[3];
@@ -1125,8 +1135,7 @@ static void build_branches(mp_tfw *w) {
       x = net_conv(&n, x, 0, 16, 1, 1, false, 1, true, 0);
     }
   }
-  int32_t probs = net_head(&n, x, true, 10);
-  mp_tfw_set_io(w, 1, &in, 1, &probs);
+  net_finish(&n, x, true, 10, in);
 }
 
 /* A 16x8 model (int16 activations, int8 filters) at 32x32x4: PAD + VALID
@@ -1136,15 +1145,14 @@ static void build_branches(mp_tfw *w) {
  * 10, SOFTMAX (int16). */
 static void build_s16_net(mp_tfw *w) {
   net n = {w, {0x516516u}, NK_S16};
-  nt x = net_act(&n, "input", 32, 32, 4, false, 1.0f / 8192.0f);
-  int32_t in = x.id;
+  int32_t in;
+  nt x = net_input(&n, 32, 32, 4, 1.0f / 8192.0f, &in);
   x = net_pconv(&n, x, 0, 16, 3, 2, true);
   x = net_conv(&n, x, 1, 0, 3, 1, true, 1, true, 0);
   x = net_conv(&n, x, 0, 32, 1, 1, false, 1, true, 0);
   x = net_pconv(&n, x, 1, 0, 3, 2, true);
   x = net_conv(&n, x, 0, 48, 1, 1, false, 1, true, 0);
-  int32_t probs = net_head(&n, x, false, 10);
-  mp_tfw_set_io(w, 1, &in, 1, &probs);
+  net_finish(&n, x, false, 10, in);
 }
 
 static const struct {
