@@ -4,7 +4,8 @@
 # bundled example, memplan's PAD + convolution fixtures and its held-out
 # networks (mkmodel --list-nets), from `memplan plan --json` (the plan's
 # own scratch arenas, op-local scratch included), and the held-out
-# networks' convert time with in_place off and on.  Takes a few minutes.
+# networks' convert time with in_place off and on, and the full-size
+# MobileNetV2s' outputs in place against plain.  Takes a few minutes.
 #   docs/inplace_md.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -142,4 +143,29 @@ for n in nets:
                                            convert_cpu(n, "hill_climb", "true")))
     print("| " + " | ".join(cells) + " |")
 PY
+# The full-size MobileNetV2s' outputs (too slow for the test suite, where
+# the 96x96 ones run): the in-place module against the plain one, built
+# with gcc -O2 -Wall -Wextra -Werror for the host and run by
+# tests/rewrite/fold_app.c on garbage-filled scratch, twice; every
+# operator's outputs must match.
+one_bank="--platform.name one_bank --platform.memories.sram 64MiB --platform.memories.mram 64MiB"
+printf '\nOutputs of the full-size MobileNetV2s (`docs/inplace_md.sh`):\n\n' >> docs/INPLACE.md
+for n in mobilenet_v2_224 mobilenet_v2_224_f32; do
+  for ip in false true; do
+    d="$tmp/run_${n}_$ip"
+    # shellcheck disable=SC2086
+    "$M" convert --quiet --model.path "$tmp/net_$n.tflite" --module.path "$d" --module.prefix fx \
+      --memory.planner hill_climb --memory.in_place=$ip $one_bank > "$d.log" 2>&1 ||
+      { cat "$d.log" >&2; exit 1; }
+    cc -std=c99 -O2 -Wall -Wextra -Werror -I"$d/include" -I"$d/kernels" -DFX_WITH_KERNELS=1 \
+      tests/rewrite/fold_app.c "$d"/src/*.c "$d"/kernels/*.c -lm -o "$d.app"
+    "$d.app" > "$d.out"
+  done
+  off="$tmp/run_${n}_false.out" on="$tmp/run_${n}_true.out"
+  if ! cmp -s "$off" "$on" || [ "$(tail -1 "$on")" != "two runs alike" ]; then
+    echo "docs/inplace_md.sh: $n: the in-place module's outputs differ from the plain one's" >&2
+    exit 1
+  fi
+  echo "- \`$n\` (hill_climb, one bank): the in-place module gives the plain module's outputs and those of its $(grep -c '^op ' "$on") operators other than PADs and views, byte for byte, on garbage-filled scratch, two runs each (host, gcc -O2)." >> docs/INPLACE.md
+done
 echo "docs/INPLACE.md written"
