@@ -991,6 +991,13 @@ static void hard_row(mp_buf *b, const char *label, const char *budget, hard_stat
                 s->n ? 100 * s->over_sum / s->n : 0, 100 * s->over_max, med, p90, mx);
 }
 
+/* A folded table: `rows` under a <details> summary. */
+static void put_details(mp_buf *b, const char *summary, const mp_buf *rows) {
+  mp_buf_printf(b, "<details><summary>%s</summary>\n\n", summary);
+  mp_buf_append(b, rows->data ? rows->data : "", rows->len);
+  mp_buf_puts(b, "\n</details>\n\n");
+}
+
 static void hard_section(const opts *o, mp_buf *b, targets *tg) {
   int64_t hc_it = hc_default_iterations();
   char ms[64];
@@ -1121,9 +1128,7 @@ static void hard_section(const opts *o, mp_buf *b, targets *tg) {
                 100 * st[4].over_sum / (st[4].n ? st[4].n : 1), st[3].at_h, st[5].at_h,
                 100 * st[3].over_sum / (st[3].n ? st[3].n : 1),
                 100 * st[5].over_sum / (st[5].n ? st[5].n : 1));
-  mp_buf_puts(b, "<details><summary>Per instance: height / H, and exact's time</summary>\n\n");
-  mp_buf_append(b, rows.data ? rows.data : "", rows.len);
-  mp_buf_puts(b, "\n</details>\n\n");
+  put_details(b, "Per instance: height / H, and exact's time", &rows);
   tg->hard_total = ex->n;
   tg->hard_exact_at_h = ex->at_h;
   mp_buf_free(&rows);
@@ -1214,9 +1219,8 @@ static void coarse_section(const opts *o, mp_buf *b, targets *tg) {
   mp_buf_puts(b, "| planner | budget | at H | mean overshoot | max overshoot | median s | p90 s "
                  "| max s |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
   for (int c = 0; c < NC; c++) hard_row(b, cfgs[c].label, budget[c], &st[c]);
-  mp_buf_puts(b, "\n<details><summary>Per instance</summary>\n\n");
-  mp_buf_append(b, rows.data ? rows.data : "", rows.len);
-  mp_buf_puts(b, "\n</details>\n\n");
+  mp_buf_puts(b, "\n");
+  put_details(b, "Per instance", &rows);
   tg->coarse_total = st[1].n;
   tg->coarse_at_h = st[1].at_h;
   tg->coarse_max_s = quantile(st[1].secs, st[1].n, 1.0);
@@ -1395,9 +1399,8 @@ static void grid_section(const opts *o, mp_buf *b, targets *tg) {
   hard_row(b, c.label, cap, st);
   mp_buf_printf(b, "\nexact: %u of %u instances hit the %lld ms time limit.\n", st->timed_out,
                 st->n, (long long)o->exact_ms);
-  mp_buf_puts(b, "\n<details><summary>Per instance</summary>\n\n");
-  mp_buf_append(b, rows.data ? rows.data : "", rows.len);
-  mp_buf_puts(b, "\n</details>\n\n");
+  mp_buf_puts(b, "\n");
+  put_details(b, "Per instance", &rows);
   tg->grid_total = st->n;
   tg->grid_at_h = st->at_h;
   mp_buf_free(&rows);
