@@ -1118,6 +1118,24 @@ static mp_status comp_build(ctx *x, comp *c, const uint32_t *idx, uint32_t n,
   return MP_OK;
 }
 
+/* A component too large to search: only what the driver needs to keep its
+ * layout (its lower bound is the problem's, which the driver applies to
+ * every component; building its sections would cost a sort for nothing). */
+static mp_status comp_keep(ctx *x, comp *c, const uint32_t *idx, uint32_t n,
+                           const uint64_t *offsets) {
+  memset(c, 0, sizeof *c);
+  c->n = n;
+  c->gidx = mp_pool_alloc(x->pool, n, sizeof *c->gidx);
+  c->best = mp_pool_alloc(x->pool, n, sizeof *c->best);
+  if (!c->gidx || !c->best) return MP_ERR_NOMEM;
+  for (uint32_t i = 0; i < n; i++) {
+    c->gidx[i] = idx[i];
+    c->best[i] = offsets[idx[i]];
+    c->height = mp_max_u64(c->height, offsets[idx[i]] + x->p->items[idx[i]].size);
+  }
+  return MP_OK;
+}
+
 static void comp_free(comp *c) {
   free(c->trail);
   free(c->stk);
@@ -1240,7 +1258,8 @@ mp_status mp_exact_improve(const mp_problem *p, uint64_t *offsets, const mp_exac
       idx[j - i] = ord[j].idx;
       j++;
     }
-    st = comp_build(&x, &cs[nc], idx, j - i, work, &adj_total);
+    st = j - i > MAX_SEARCH_ITEMS ? comp_keep(&x, &cs[nc], idx, j - i, work)
+                                  : comp_build(&x, &cs[nc], idx, j - i, work, &adj_total);
     nc++;
     if (st != MP_OK) goto done;
     cs[nc - 1].bud = &b;
@@ -1259,7 +1278,9 @@ mp_status mp_exact_improve(const mp_problem *p, uint64_t *offsets, const mp_exac
     res->timed_out = true;
     goto done;
   }
-  uint64_t GL = 0, GU = 0;
+  /* every height is a multiple of g (canonical layouts stack sizes and
+   * alignments that g divides), so the bound rounds up to it */
+  uint64_t GL = mp_align_up(res->lower_bound, g), GU = 0;
   for (uint32_t k = 0; k < nc; k++) {
     cs[k].lower = mp_align_up(cs[k].lower, g);
     GL = mp_max_u64(GL, cs[k].lower);
@@ -1312,7 +1333,7 @@ mp_status mp_exact_improve(const mp_problem *p, uint64_t *offsets, const mp_exac
     mp_progress_update(b.progress, GU, mp_max_u64(GL, res->lower_bound), MP_PROGRESS_KEEP,
                        b.node_base + b.nodes);
   }
-  GL = 0;
+  GL = mp_align_up(res->lower_bound, g);
   GU = 0;
   for (uint32_t k = 0; k < nc; k++) {
     GL = mp_max_u64(GL, mp_align_up(cs[k].lower, g));
