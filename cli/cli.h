@@ -69,6 +69,12 @@ void cli_print_hint(const mp_plan *plan, const mp_memory_args *mem, const char *
 mp_status cli_plan_folded(cli *c, const mp_config *cfg, const mp_graph *g, const mp_graph *plain,
                           mp_plan **out, uint64_t *saved);
 /* The summary line saying that folding was not kept (nothing for saved 0). */
+/* memory.op_order min_peak: *g (built in the model's order with fold_pads,
+ * kernels prepared) replaced by the graph built in the best order found,
+ * when its bound is strictly lower; g->order records the search. */
+mp_status cli_order_graph(const mp_config *cfg, bool fold_pads, bool allow_unsupported,
+                          mp_graph **g);
+
 void cli_print_fold_note(const mp_graph *g, const mp_config *cfg, uint64_t saved);
 
 int cmd_inspect(cli *c, int argc, char **argv);

@@ -67,6 +67,8 @@ static mp_status load_model(cli *c, const mp_config *cfg, mp_model **m, mp_graph
     (*g)->target = cfg->target; /* picks each operator's kernel variant */
     st = mp_kernels_prepare(*g, cfg->allow_unsupported, &c->sink);
   }
+  /* memory.op_order min_peak: the graph in the best order found */
+  if (st == MP_OK) st = cli_order_graph(cfg, cfg->memory.in_place, cfg->allow_unsupported, g);
   if (st != MP_OK) return st;
   size_t n = (*g)->n_tensors ? (*g)->n_tensors : 1;
   mp_attributes *at = calloc(n, sizeof *at);
@@ -86,6 +88,7 @@ static mp_status load_model(cli *c, const mp_config *cfg, mp_model **m, mp_graph
       (*plain)->target = cfg->target;
       st = mp_kernels_prepare(*plain, cfg->allow_unsupported, NULL);
     }
+    if (st == MP_OK) st = cli_order_graph(cfg, false, cfg->allow_unsupported, plain);
   }
   return st;
 }

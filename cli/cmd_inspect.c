@@ -84,6 +84,28 @@ static json_t *io_json(const mp_graph *g, bool inputs) {
   return arr;
 }
 
+/* memory.op_order min_peak's search on g: the bound in the best order
+ * found (the in-place bound on a graph with overlap contracts). */
+static mp_order_result order_of(const mp_graph *g, uint32_t align, bool in_place) {
+  mp_order_result r = {0};
+  uint32_t *order = malloc((g->n_ops ? g->n_ops : 1) * sizeof *order);
+  if (!order || mp_order_search(g, align, in_place, 0, order, &r) != MP_OK) {
+    r.searched = false;
+    r.bound = r.model_bound = in_place ? mp_graph_inplace_bound(g, align)
+                                       : mp_graph_lower_bound(g, align);
+  }
+  free(order);
+  return r;
+}
+
+static json_t *order_json(const mp_order_result *r) {
+  json_t *o = json_object();
+  json_object_set_new(o, "bound_bytes", json_integer((json_int_t)r->bound));
+  json_object_set_new(o, "moved", json_integer(r->moved));
+  json_object_set_new(o, "exact", json_boolean(r->exact));
+  return o;
+}
+
 static int print_json(const mp_graph *g, const mp_graph *na, const mp_graph *ip, uint32_t align) {
   json_t *o = json_object();
   const mp_model *m = g->model;
@@ -101,6 +123,9 @@ static int print_json(const mp_graph *g, const mp_graph *na, const mp_graph *ip,
                       json_integer((json_int_t)mp_graph_inplace_bound(ip, align)));
   json_object_set_new(o, "inplace_pads_folded", json_integer(ip->n_folded_pads));
   json_object_set_new(o, "peak_op", json_integer(peak_op(g, align)));
+  mp_order_result r1 = order_of(g, align, false), r2 = order_of(ip, align, true);
+  json_object_set_new(o, "min_peak_order", order_json(&r1));
+  json_object_set_new(o, "min_peak_order_inplace", order_json(&r2));
   json_t *ins = json_array(), *outs = json_array();
   for (uint32_t i = 0; i < g->n_inputs; i++) json_array_append_new(ins, json_integer(g->inputs[i]));
   for (uint32_t i = 0; i < g->n_outputs; i++) json_array_append_new(outs, json_integer(g->outputs[i]));
@@ -239,6 +264,11 @@ static void print_text(const mp_graph *g, const mp_graph *na, const mp_graph *ip
     printf("                       with %u PAD%s folded into %s convolution%s\n",
            ip->n_folded_pads, ip->n_folded_pads == 1 ? "" : "s",
            ip->n_folded_pads == 1 ? "its" : "their", ip->n_folded_pads == 1 ? "" : "s");
+  mp_order_result r1 = order_of(g, align, false), r2 = order_of(ip, align, true);
+  printf("in the min_peak order  %llu bytes, in-place bound %llu bytes (memory.op_order: "
+         "min_peak; %u and %u of %u operators moved%s)\n", (unsigned long long)r1.bound,
+         (unsigned long long)r2.bound, r1.moved, r2.moved, g->n_ops,
+         r1.exact && r2.exact ? ", no order is lower" : "");
   printf("constants              %llu bytes\n", (unsigned long long)consts);
   printf("persistent             %llu bytes\n", (unsigned long long)pers);
 }

@@ -178,6 +178,8 @@ int cmd_plan(cli *c, int argc, char **argv) {
       fprintf(stderr, "memplan plan: note: some operators have no kernel in memplan; "
                       "`memplan convert` lists them\n");
   }
+  /* memory.op_order min_peak: the graph in the best order found */
+  if (st == MP_OK) st = cli_order_graph(cfg, cfg->memory.in_place, true, &g);
   /* folded PADs: the unfolded graph too, to keep whichever plans smaller */
   mp_graph *plain = NULL;
   uint64_t saved = 0;
@@ -187,6 +189,7 @@ int cmd_plan(cli *c, int argc, char **argv) {
       plain->target = cfg->target;
       st = mp_kernels_prepare(plain, true, NULL);
     }
+    if (st == MP_OK) st = cli_order_graph(cfg, false, true, &plain);
   }
   if (st == MP_OK) {
     cfg->memory.progress = c->progress;

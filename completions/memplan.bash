@@ -29,6 +29,7 @@ _memplan() {
     --planner|--memory.planner) COMPREPLY=($(compgen -W "$planners" -- "$cur")); return ;;
     --platform|--platform.name) COMPREPLY=($(compgen -W "$platforms" -- "$cur")); return ;;
     --verbose) COMPREPLY=($(compgen -W "0 1 2 3" -- "$cur")); return ;;
+    --memory.op_order) COMPREPLY=($(compgen -W "model min_peak" -- "$cur")); return ;;
     --path) COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") $(compgen -f -X '!*.yml' -- "$cur")
                        $(compgen -d -- "$cur")); return ;;
     --report) COMPREPLY=($(compgen -f -X '!*.html' -- "$cur") $(compgen -d -- "$cur")); return ;;

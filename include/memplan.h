@@ -299,7 +299,10 @@ typedef struct mp_tensor {
 } mp_tensor;
 
 typedef struct mp_op {
-  uint32_t index;
+  uint32_t index;         /* position in execution order (g->ops[index]) */
+  uint32_t model_index;   /* the operator's index in the model: index, unless
+                             the graph was built in another order
+                             (mp_graph_options.order) */
   int32_t builtin_code;
   const char *name;       /* builtin name, or the custom code */
   uint32_t n_inputs;
@@ -357,11 +360,30 @@ typedef struct mp_overlap {
   int64_t min_gap;
 } mp_overlap;
 
+/* What the operator-order search found (memory.op_order: min_peak, see
+ * mp_order_search).  Bounds are the tensor-level bound (with in_place, the
+ * in-place bound) at the search's alignment. */
+typedef struct mp_order_result {
+  bool searched;          /* the search ran (memory.op_order min_peak) */
+  bool in_place;          /* the bounds are in-place bounds */
+  bool exact;             /* every topological order was covered: no order
+                             has a lower bound than `bound` */
+  uint64_t model_bound;   /* the bound in the model's order */
+  uint64_t bound;         /* the bound in the order chosen (<= model_bound;
+                             equal when the model's order was kept) */
+  uint32_t moved;         /* operators not at their model position */
+  uint64_t states;        /* search states visited */
+} mp_order_result;
+
 typedef struct mp_graph_options {
   bool alias_views;       /* alias view outputs to their inputs (default true) */
   bool fold_pads;         /* fold each PAD that feeds only a convolution into
                              its implicit padding (default false; on with
                              memory.in_place, see mp_graph_fold_pads) */
+  const uint32_t *order;  /* the execution order, n_ops entries: order[p] is
+                             the model index of the operator run at position
+                             p (a topological order, see mp_order_search);
+                             NULL runs the model's order */
 } mp_graph_options;
 
 typedef struct mp_graph {
@@ -388,6 +410,10 @@ typedef struct mp_graph {
   mp_overlap *overlaps;
   /* PADs folded into their convolutions (mp_graph_options.fold_pads) */
   uint32_t n_folded_pads;
+  /* Built in an order other than the model's (mp_graph_options.order); the
+   * search's figures when the CLI chose it (memory.op_order min_peak) */
+  bool reordered;
+  mp_order_result order;
   struct mp_pool *pool;
 } mp_graph;
 
@@ -444,6 +470,35 @@ uint64_t mp_graph_lower_bound(const mp_graph *g, uint32_t alignment);
  * contracts is below it; equal to mp_graph_lower_bound when no contract
  * applies (or before mp_kernels_prepare). */
 uint64_t mp_graph_inplace_bound(const mp_graph *g, uint32_t alignment);
+
+/* Operators whose order is fixed (memory.op_order): those with side effects
+ * or state (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE, CALL_ONCE, control
+ * flow, random numbers, hash tables, custom operators) and every operator
+ * that reads or writes a persistent tensor (SVDF and LSTM state).  Any
+ * order the search gives keeps them in their model order. */
+bool mp_op_is_barrier(const mp_graph *g, uint32_t op);
+
+/* memory.op_order: min_peak.  Search the topological orders of g's
+ * operators (data dependences of the model's operators, PADs unfolded, and
+ * the barriers above in their order) for one whose bound (the tensor-level
+ * bound; with in_place the kernels' overlap contracts lower each step as
+ * in mp_graph_inplace_bound) is lowest.  Dynamic programming over the sets
+ * of executed operators, merged per set; when a step holds more than the
+ * budget allows, only the best states are kept (a beam), and r->exact is
+ * false.  `budget` bounds the states visited (0: the default, 2^18), so the
+ * result does not depend on the clock.  Writes the execution order, as
+ * model indices, to order[0..n_ops): g's own order unless another is
+ * strictly better, so never worse than it.  g must be built in the model's
+ * order and prepared (mp_kernels_prepare: op-local scratch and overlap
+ * contracts count). */
+mp_status mp_order_search(const mp_graph *g, uint32_t alignment, bool in_place, uint64_t budget,
+                          uint32_t *order, mp_order_result *r);
+
+/* Check, independently of the search, that g's execution order is a
+ * topological order of the model's data dependences that keeps the
+ * barriers (mp_op_is_barrier) in model order.  False with a message in
+ * why[0..n) naming the operators when it is not. */
+bool mp_order_check(const mp_graph *g, char *why, size_t n);
 
 /* The affine quantisation of a tensor as an application sees it at the
  * graph's edge: real = scale * (q - zero_point).  `quantised` holds only for
@@ -560,6 +615,10 @@ typedef struct mp_rule {
   const char **id_source_line;
 } mp_rule;
 
+/* memory.op_order: the order the operators run in.  model: the model's;
+ * min_peak: the topological order with the lowest bound (mp_order_search). */
+typedef enum mp_op_order { MP_OP_ORDER_MODEL = 0, MP_OP_ORDER_MIN_PEAK } mp_op_order;
+
 /* One validated planner option. */
 typedef struct mp_option {
   char *key;
@@ -582,6 +641,8 @@ typedef struct mp_memory_args {
   bool in_place;            /* default false: tensors may share bytes with an
                                input their producer is still reading, where
                                the kernel's overlap contract allows it */
+  mp_op_order op_order;     /* memory.op_order; default model: the operators
+                               run in the model's order */
   bool io_caller;           /* memory.io: caller; default false (arena): the graph's
                                inputs and outputs live in buffers of the application,
                                not in the arenas */

@@ -1195,6 +1195,7 @@ static void read_memory_section(vctx *v, const cfg_node *root, mp_config *c) {
   ma->auto_hydrate_constants = true;
   ma->dump_residency_json = false;
   ma->in_place = false;
+  ma->op_order = MP_OP_ORDER_MODEL;
   ma->planner = mp_pool_strdup(v->pool, "greedy");
   if (!ma->planner) v->nomem = true;
   const cfg_node *mem = section(v, root, "memory");
@@ -1215,6 +1216,21 @@ static void read_memory_section(vctx *v, const cfg_node *root, mp_config *c) {
   if ((n = value_of(mem, "in_place"))) read_bool(v, n, "memory.in_place", &ma->in_place);
   if ((n = value_of(mem, "dump_residency_json")))
     read_bool(v, n, "memory.dump_residency_json", &ma->dump_residency_json);
+  const char *order;
+  if ((n = value_of(mem, "op_order")) && read_string(v, n, "memory.op_order", &order)) {
+    static const char *const orders[] = {"model", "min_peak"};
+    if (!strcmp(order, "min_peak")) {
+      ma->op_order = MP_OP_ORDER_MIN_PEAK;
+    } else if (strcmp(order, "model") != 0) {
+      const char *sug = mp_suggest(order, orders, 2);
+      if (sug)
+        verr(v, n, "memory.op_order", "unknown operator order '%s' " DASH " did you mean '%s'?",
+             order, sug);
+      else
+        verr(v, n, "memory.op_order", "'memory.op_order' must be model or min_peak, not %s",
+             shown(v, n));
+    }
+  }
   const char *io;
   if ((n = value_of(mem, "io")) && read_string(v, n, "memory.io", &io)) {
     if (!strcmp(io, "caller"))

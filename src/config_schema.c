@@ -136,6 +136,15 @@ static const cfg_key keys[] = {
      "convolution reads into that convolution's padding (height and width only, padded with the "
      "input zero point or 0), unless the plan without folding is smaller. False keeps every "
      "tensor's bytes its own and every PAD."},
+    {"memory.op_order", T_STRING, "model | min_peak", "model",
+     "The order the operators run in. model: the model's own. min_peak: among the orders that "
+     "respect every data dependence, the one whose lower bound (the tensor-level bound; with "
+     "memory.in_place, the in-place bound) is lowest, found by a search over the sets of "
+     "operators already run that is exact on small or narrow graphs and keeps the best states "
+     "beyond a fixed budget; it is kept only when strictly below the model order's bound. "
+     "Operators with side effects or state (variables, SVDF and LSTM state, custom operators) "
+     "keep their order; the graph's inputs and outputs do not change. The module runs the "
+     "operators in the order chosen, and the summary and reports give it."},
     {"memory.allocate_arenas", T_BOOL, "boolean", "true",
      "If true, the module will use internal, statically allocated arenas. If false, the caller "
      "must bind every region via <prefix>_bind_arena() / <prefix>_bind_arenas() before "

@@ -227,6 +227,7 @@ static void op_tables(const emit_ctx *e, mp_buf *b) {
     const mp_op *op = &g->ops[i];
     mp_buf_printf(b, "    /* %u ", i);
     emit_comment_text(b, op->name, 32);
+    if (g->reordered) mp_buf_printf(b, ", model op %u", op->model_index);
     mp_buf_puts(b, " */");
     for (uint32_t k = 0; k < op->n_inputs; k++) mp_buf_printf(b, " %d,", op->inputs[k]);
     mp_buf_puts(b, " /* -> */");
@@ -240,8 +241,10 @@ static void op_tables(const emit_ctx *e, mp_buf *b) {
   uint32_t *name_at = op_names(e, b);
   mp_buf_printf(b,
       "/* Every operator in execution order: {index, builtin, name, is_view,\n"
-      " * n_inputs, n_outputs, inputs, outputs, scratch, params, params_type}. */\n"
+      " * n_inputs, n_outputs, inputs, outputs, scratch, params, params_type}.%s */\n"
       "%sconst %s_op_t %s_ops[%s_NUM_OPS] = {\n",
+      g->reordered ? "\n * memory.op_order min_peak chose the order: op_tensors names each\n"
+                     " * operator's index in the model" : "",
       e->table_macro, p, p, u);
   /* {uint32 index, int32 builtin, pointer name, 3 uint8, 2 pointers, int32
    * scratch, 2 pointers}: 36 bytes on a 32-bit target */

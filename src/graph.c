@@ -11,6 +11,11 @@
  * gives exactly that, and stays safe on odd graphs (a tensor read before it
  * is written just lives longer).
  *
+ * The operators run in the model's order unless mp_graph_options.order
+ * gives another (memory.op_order, order.c): then g->ops is in that order,
+ * every lifetime, alias and fold is computed on it, and each op keeps its
+ * model index in model_index.
+ *
  * Aliasing: the output of a view op (RESHAPE, SQUEEZE, EXPAND_DIMS, BITCAST)
  * has the same bytes as its data input, so when both are scratch tensors of
  * equal size the output becomes an alias of the input's root: one slot, the
@@ -137,6 +142,7 @@ mp_status mp_graph_build(const mp_model *model, uint32_t subgraph, const mp_grap
   }
   bool alias_views = opt ? opt->alias_views : true;
   const mp_subgraph_def *sg = &model->subgraphs[subgraph];
+  const uint32_t *order = opt ? opt->order : NULL;
   mp_pool *pool = mp_pool_new();
   if (!pool) return MP_ERR_NOMEM;
   mp_graph *g = mp_pool_alloc(pool, 1, sizeof *g);
@@ -185,11 +191,31 @@ mp_status mp_graph_build(const mp_model *model, uint32_t subgraph, const mp_grap
     }
   }
 
+  /* The run order: the model's, or opt->order (a permutation of it). */
+  if (order) {
+    uint8_t *seen = mp_pool_alloc(pool, sg->n_ops ? sg->n_ops : 1, 1);
+    if (!seen) {
+      st = MP_ERR_NOMEM;
+      goto fail;
+    }
+    for (uint32_t o = 0; o < sg->n_ops; o++) {
+      if (order[o] >= sg->n_ops || seen[order[o]]) {
+        mp_error(dx, model_loc(model), "the operator order given is not a permutation of the "
+                                       "subgraph's %u operators", sg->n_ops);
+        st = MP_ERR_INTERNAL;
+        goto fail;
+      }
+      seen[order[o]] = 1;
+      if (order[o] != o) g->reordered = true;
+    }
+  }
+
   /* Touches: producers, readers, intermediates. */
   for (uint32_t o = 0; o < sg->n_ops; o++) {
-    const mp_op_def *od = &sg->ops[o];
+    const mp_op_def *od = &sg->ops[order ? order[o] : o];
     mp_op *op = &g->ops[o];
     op->index = o;
+    op->model_index = order ? order[o] : o;
     op->def = od;
     op->builtin_code = od->builtin_code;
     op->name = od->builtin_code == 32 && od->custom_code ? od->custom_code
@@ -215,13 +241,14 @@ mp_status mp_graph_build(const mp_model *model, uint32_t subgraph, const mp_grap
       mp_tensor *x = &g->tensors[t];
       if (x->role == MP_ROLE_CONSTANT) {
         mp_error(dx, model_loc(model), "operator %u (%s) writes tensor %d '%s', which is a "
-                                       "constant", o, op->name, t, x->name);
+                                       "constant", op->model_index, op->name, t, x->name);
         st = MP_ERR_MODEL;
         goto fail;
       }
       if (x->producer >= 0 && x->role == MP_ROLE_SCRATCH) {
         mp_error(dx, model_loc(model), "tensor %d '%s' is written by operator %d and again by "
-                                       "operator %u", t, x->name, x->producer, o);
+                                       "operator %u", t, x->name,
+                 (int32_t)g->ops[x->producer].model_index, op->model_index);
         st = MP_ERR_MODEL;
         goto fail;
       }

@@ -103,9 +103,7 @@ static int64_t floor_to(int64_t v, uint32_t a) {
   return v - r;
 }
 
-/* Most bytes `out` (so bytes) can share with `in` (si bytes) when
- * offset(in) - offset(out) must be >= gap and a multiple of a. */
-static uint64_t max_share(uint64_t si, uint64_t so, int64_t gap, uint32_t a) {
+uint64_t mp_inplace_max_share(uint64_t si, uint64_t so, int64_t gap, uint32_t a) {
   int64_t d = ceil_to(gap, a);
   if (d <= 0) return si < so ? si : so; /* d = 0 is allowed */
   if ((uint64_t)d >= so) return 0;
@@ -145,7 +143,7 @@ uint64_t mp_inplace_bound(const mp_graph *g, const mp_inplace_pair *pairs, size_
         si = slot_of[pairs[b].in];
         if (pairs[b].out != pairs[a].out || si < 0) continue;
         uint32_t al = slots[si].align < slots[so].align ? slots[si].align : slots[so].align;
-        sum += max_share(slots[si].size, slots[so].size, pairs[b].gap, al ? al : 1);
+        sum += mp_inplace_max_share(slots[si].size, slots[so].size, pairs[b].gap, al ? al : 1);
       }
       save[pairs[i].op] += (int64_t)(sum < cap ? sum : cap);
     }

@@ -57,6 +57,10 @@ mp_status mp_inplace_build(const mp_graph *g, const mp_inplace_pair *pairs, size
                            mp_inplace_slot *slots, size_t n_slots, mp_inplace_composite **groups,
                            size_t *n_groups);
 
+/* Most bytes `out` (so bytes) can share with `in` (si bytes) when
+ * offset(in) - offset(out) must be >= gap and a multiple of a. */
+uint64_t mp_inplace_max_share(uint64_t si, uint64_t so, int64_t gap, uint32_t a);
+
 /* The in-place bound of a set of slots: the largest, over operators, live
  * sum less the bytes the pairs at that operator can share at most. */
 uint64_t mp_inplace_bound(const mp_graph *g, const mp_inplace_pair *pairs, size_t n_pairs,

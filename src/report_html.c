@@ -974,6 +974,13 @@ static void put_arena_head(report *r, const view *v) {
     mp_buf_puts(b, "</span><span><b>optimality</b> ");
     put_proof(b, a);
     mp_buf_puts(b, "</span>");
+    const mp_order_result *o = &r->g->order;
+    if (o->searched && r->g->reordered)
+      mp_buf_printf(b, "<span><b>operator order</b> min_peak: %u of %u moved, %s %s &rarr; %s B"
+                       "</span>", o->moved, r->g->n_ops, o->in_place ? "in-place bound" : "bound",
+                    gb(s1, sizeof s1, o->model_bound), gb(s2, sizeof s2, o->bound));
+    else if (o->searched)
+      mp_buf_puts(b, "<span><b>operator order</b> the model's (min_peak found none lower)</span>");
   }
   /* the arena's room: its memory's budget less the memory's other arenas */
   const mp_memory_usage *u = &r->p->memories[a->memory];
@@ -1019,6 +1026,7 @@ static void put_columns(report *r, const view *v) {
                   c % 2 ? " odd" : "", is_peak(v, c) ? " peak" : "", c, c * v->col, PLOT_TOP,
                   v->col, v->h, c);
     esc(b, g->ops[c].name);
+    if (g->reordered) mp_buf_printf(b, " (model op %u)", g->ops[c].model_index);
     if (g->ops[c].is_view) mp_buf_puts(b, " (view: no copy)");
     mp_buf_printf(b, "\nlive %s in %u slot%s \xC2\xB7 arena top %s", hb(s1, sizeof s1, v->live[c]),
                   v->nlive[c], v->nlive[c] == 1 ? "" : "s", hb(s2, sizeof s2, v->top[c]));
@@ -1189,6 +1197,7 @@ static void put_xaxis(report *r, const view *v) {
                   "height=\"%.0f\" fill=\"transparent\"/><title>op %u \xC2\xB7 ",
                   c, c * v->col, v->y0 + 1, v->col, v->axis_h - 2, c);
     esc(b, g->ops[c].name);
+    if (g->reordered) mp_buf_printf(b, " (model op %u)", g->ops[c].model_index);
     mp_buf_puts(b, "</title>");
     if (v->names) {
       mp_buf_printf(b,

@@ -259,6 +259,18 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     json_object_set_new(rw, "padded_bytes", jint(mp_folded_pad_bytes(p->graph)));
     json_object_set_new(planner, "rewrites", rw);
   }
+  const mp_order_result *orr = &p->graph->order;
+  if (orr->searched) {
+    json_t *jo = json_object();
+    json_object_set_new(jo, "name", json_string("min_peak"));
+    json_object_set_new(jo, "changed", json_boolean(p->graph->reordered));
+    json_object_set_new(jo, "moved", jint(orr->moved));
+    json_object_set_new(jo, "bound_kind", json_string(orr->in_place ? "in_place" : "tensor"));
+    json_object_set_new(jo, "model_order_bound", jint(orr->model_bound));
+    json_object_set_new(jo, "bound", jint(orr->bound));
+    json_object_set_new(jo, "exact", json_boolean(orr->exact));
+    json_object_set_new(planner, "op_order", jo);
+  }
   json_object_set_new(root, "planner", planner);
   json_t *plat = json_object();
   json_object_set_new(plat, "name", json_string(p->platform.name));
@@ -359,6 +371,7 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     const mp_op *o = &g->ops[i];
     json_t *jo = json_object();
     json_object_set_new(jo, "index", jint(o->index));
+    if (g->reordered) json_object_set_new(jo, "model_index", jint(o->model_index));
     json_object_set_new(jo, "operator", json_string(o->name));
     json_object_set_new(jo, "inputs", int_list(o->inputs, o->n_inputs));
     json_object_set_new(jo, "outputs", int_list(o->outputs, o->n_outputs));
@@ -433,8 +446,10 @@ static void human_bytes(uint64_t v, char *buf, size_t n) {
 /* The kernel every operator runs, as the lowering chose it for the
  * graph's target, and the op-local scratch it asked for. */
 static void put_kernels(mp_buf *b, const mp_graph *g) {
-  mp_buf_printf(b, "\nkernels for target %s\n%-4s %-20s %-30s %10s\n", mp_target_name(g->target),
-                "op", "operator", "kernel", "scratch");
+  /* in another order than the model's, each operator's model index too */
+  mp_buf_printf(b, "\nkernels for target %s%s\n%-4s %s%-20s %-30s %10s\n", mp_target_name(g->target),
+                g->reordered ? ", in the order run (memory.op_order)" : "", "op",
+                g->reordered ? "model " : "", "operator", "kernel", "scratch");
   for (uint32_t o = 0; o < g->n_ops; o++) {
     mp_lowered_op lo;
     mp_status st = mp_lower_op(g, o, &lo, NULL);
@@ -444,7 +459,9 @@ static void put_kernels(mp_buf *b, const mp_graph *g) {
                     : g->ops[o].folded_into >= 0 ? folded
                     : lo.noop                    ? "(view, no code)"
                                                  : lo.fn;
-    mp_buf_printf(b, "%-4u %-20s %-30s %10llu\n", o, g->ops[o].name, k,
+    mp_buf_printf(b, "%-4u ", o);
+    if (g->reordered) mp_buf_printf(b, "%-5u ", g->ops[o].model_index);
+    mp_buf_printf(b, "%-20s %-30s %10llu\n", g->ops[o].name, k,
                   (unsigned long long)(st == MP_OK && lo.supported ? lo.scratch_bytes : 0));
     mp_lower_free(&lo);
   }
@@ -533,6 +550,23 @@ static void fill_over_time(mp_buf *b, const mp_plan *p) {
   free(live);
 }
 
+/* memory.op_order min_peak: one line, the order changed or kept. */
+static void summary_order(mp_buf *b, const mp_graph *g) {
+  const mp_order_result *r = &g->order;
+  if (!r->searched) return;
+  const char *what = r->in_place ? "in-place bound" : "tensor-level bound";
+  if (g->reordered)
+    mp_buf_printf(b, "order: min_peak, %u of %u operators moved: the %s falls from %llu to %llu "
+                     "bytes (-%llu)%s\n", r->moved, g->n_ops, what,
+                  (unsigned long long)r->model_bound, (unsigned long long)r->bound,
+                  (unsigned long long)(r->model_bound - r->bound),
+                  r->exact ? ", the lowest of any order" : "");
+  else
+    mp_buf_printf(b, "order: min_peak, the model's order kept: %s%s %llu bytes\n",
+                  r->exact ? "no order has a lower " : "no order found with a lower ", what,
+                  (unsigned long long)r->model_bound);
+}
+
 char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
   return mp_plan_summary_shared(p, prefix, verbose, NULL);
 }
@@ -593,6 +627,7 @@ char *mp_plan_summary_shared(const mp_plan *p, const char *prefix, int verbose,
                   g->n_folded_pads == 1 ? "its" : "their", g->n_folded_pads == 1 ? "" : "s",
                   nb);
   }
+  summary_order(&b, g);
   for (uint32_t i = 0; i < p->n_arenas; i++) {
     const mp_arena *a = &p->arenas[i];
     if (a->role != MP_ROLE_SCRATCH || a->total_size == a->lower_bound) continue;

@@ -17,7 +17,12 @@
  *   - every constant arena has exactly one source memory, staged iff that
  *     source differs from its memory, and writable runtime memory when
  *     staged; scratch and persistent arenas are writable and unsourced;
- *   - every memory's arenas (staged source blobs included) fit its budget.
+ *   - every memory's arenas (staged source blobs included) fit its budget;
+ *   - the execution order (the model's, or memory.op_order's) is a
+ *     topological order that keeps stateful operators in model order
+ *     (mp_order_check), and every scratch slot's lifetime in the plan
+ *     covers each step of that order that touches it, re-derived here from
+ *     the operators' tensor lists in the order they run.
  *
  * The overlap check is a sweep over time: slots start and end; the live
  * slots of an arena are kept sorted by offset and pairwise disjoint, so a
@@ -231,6 +236,58 @@ static bool needs_storage(const mp_graph *g, uint32_t t) {
   return true;
 }
 
+/* The plan's lifetime of t's storage covers step p. */
+static bool covers(const mp_plan *p, int32_t t, int32_t step) {
+  const mp_graph *g = p->graph;
+  int32_t r = vroot(g, t);
+  const mp_tensor *x = &g->tensors[r];
+  if (x->role != MP_ROLE_SCRATCH || !p->allocs[r].placed) return true;
+  return p->lifetimes[r].start_op <= step && step <= p->lifetimes[r].end_op;
+}
+
+/* Each step's tensors live in the plan at that step, in run order. */
+static mp_status check_steps(const mp_plan *p, const mp_diag_sink *dx) {
+  const mp_graph *g = p->graph;
+  char why[240];
+  if (!mp_order_check(g, why, sizeof why)) {
+    mp_error(dx, vloc(), "plan verification failed: the operator order is not valid: %s. This "
+                         "is a memplan bug; please report it with the model and config.", why);
+    return MP_ERR_VERIFY;
+  }
+  int32_t last = g->n_ops ? (int32_t)g->n_ops - 1 : 0;
+  for (uint32_t o = 0; o < g->n_ops; o++) {
+    const mp_op *op = &g->ops[o];
+    if (op->folded_into >= 0) continue; /* a folded PAD runs nothing */
+    const int32_t *lists[3] = {op->inputs, op->intermediates, op->outputs};
+    uint32_t counts[3] = {op->n_inputs, op->n_intermediates, op->n_outputs};
+    for (int l = 0; l < 3; l++)
+      for (uint32_t k = 0; k < counts[l]; k++) {
+        int32_t t = lists[l][k];
+        if (t < 0 || (uint32_t)t >= g->n_tensors || covers(p, t, (int32_t)o)) continue;
+        mp_error(dx, vloc(), "plan verification failed: tensor %d '%s' is used at step %u "
+                 "(model operator %u, %s) outside its lifetime in the plan [%d, %d]", t,
+                 g->tensors[t].name, o, op->model_index, op->name,
+                 p->lifetimes[vroot(g, t)].start_op, p->lifetimes[vroot(g, t)].end_op);
+        return MP_ERR_VERIFY;
+      }
+  }
+  for (uint32_t t = g->n_model_tensors; t < g->n_tensors; t++)
+    if (g->tensors[t].local_op >= 0 && !covers(p, (int32_t)t, g->tensors[t].local_op)) {
+      mp_error(dx, vloc(), "plan verification failed: op-local tensor %u '%s' is not live at its "
+               "operator's step %d", t, g->tensors[t].name, g->tensors[t].local_op);
+      return MP_ERR_VERIFY;
+    }
+  for (int k = 0; k < 2; k++)
+    for (uint32_t i = 0; i < (k ? g->n_outputs : g->n_inputs); i++) {
+      int32_t t = k ? g->outputs[i] : g->inputs[i];
+      if (t < 0 || (uint32_t)t >= g->n_tensors || covers(p, t, k ? last : 0)) continue;
+      mp_error(dx, vloc(), "plan verification failed: graph %s %d '%s' is not live at step %d",
+               k ? "output" : "input", t, g->tensors[t].name, k ? last : 0);
+      return MP_ERR_VERIFY;
+    }
+  return MP_OK;
+}
+
 #define FAIL(...)                       \
   do {                                  \
     mp_error(dx, vloc(), __VA_ARGS__);  \
@@ -343,6 +400,9 @@ mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx) {
              own->end_op);
     }
   }
+  /* the order and the lifetimes it gives */
+  mp_status sst = check_steps(p, dx);
+  if (sst != MP_OK) return sst;
   /* overlaps */
   for (uint32_t i = 0; i < p->n_arenas; i++) {
     mp_status st = check_arena_overlaps(p, i, p->arenas[i].role != MP_ROLE_SCRATCH, dx);

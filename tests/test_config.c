@@ -138,6 +138,7 @@ static void a_minimal_config_gets_the_documented_defaults(void **state) {
   assert_true(c->memory.allocate_arenas);
   assert_true(c->memory.auto_hydrate_constants);
   assert_false(c->memory.dump_residency_json);
+  assert_int_equal(c->memory.op_order, MP_OP_ORDER_MODEL);
   assert_null(c->report_path);
   assert_false(c->allow_unsupported);
   mp_config_free(&c);
@@ -376,6 +377,21 @@ static void kebab_and_snake_case_name_the_same_key(void **state) {
                    MP_ERR_CONFIG);
   assert_true(rec_find(&r, "memory.allocate_arenas", "duplicate key 'memory.allocate_arenas' "
                                                      "(first given at line 3)") >= 0);
+}
+
+static void the_operator_order_is_model_or_min_peak_from_the_file_or_the_command_line(void **state) {
+  (void)state;
+  rec r;
+  mp_config *c = NULL;
+  assert_int_equal(load("model: {path: m.tflite}\nmemory: {op_order: min_peak}\n", NULL, &r, &c),
+                   MP_OK);
+  assert_int_equal(c->memory.op_order, MP_OP_ORDER_MIN_PEAK);
+  mp_config_free(&c);
+  const char *a[] = {"--memory.op-order", "model", NULL};
+  assert_int_equal(load("model: {path: m.tflite}\nmemory: {op_order: min_peak}\n", a, &r, &c),
+                   MP_OK);
+  assert_int_equal(c->memory.op_order, MP_OP_ORDER_MODEL);
+  mp_config_free(&c);
 }
 
 static void booleans_take_no_prefix_and_an_optional_value(void **state) {
@@ -1182,6 +1198,11 @@ static const bad_case bad[] = {
      "duplicate key 'memory.planner' (first given at line 3)"},
     {"memory: {planner: [greedy\n", {0}, NULL, "malformed YAML"},
     {"memory: {io: dma}\n", {0}, "memory.io", "'memory.io' must be arena or caller, not 'dma'"},
+    {"memory: {op_order: min_peek}\n", {0}, "memory.op_order",
+     "unknown operator order 'min_peek' \xE2\x80\x94 did you mean 'min_peak'?"},
+    {"memory: {op_order: fastest}\n", {0}, "memory.op_order",
+     "'memory.op_order' must be model or min_peak, not 'fastest'"},
+    {"", {"--memory.op_order=minpeak"}, "memory.op_order", "did you mean 'min_peak'?"},
 };
 
 static void each_bad_config_names_its_key_and_teaches_the_fix(void **state) {
@@ -1256,6 +1277,7 @@ static void each_bad_config_names_its_key_and_teaches_the_fix(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_minimal_config_gets_the_documented_defaults),
+      cmocka_unit_test(the_operator_order_is_model_or_min_peak_from_the_file_or_the_command_line),
       cmocka_unit_test(a_prefix_made_from_a_name_is_a_c_identifier),
       cmocka_unit_test(relative_paths_in_a_file_resolve_against_its_folder),
       cmocka_unit_test(absolute_paths_are_kept),

@@ -1170,6 +1170,78 @@ static const struct {
 };
 #define N_NETS (sizeof nets / sizeof nets[0])
 
+/* ---- the operator order (memory.op_order) ------------------------------ */
+
+/* A 1x1 CONV_2D (VALID, stride 1) of x [1,8,8,in_c] into out_c channels;
+ * custom: a CUSTOM operator from x to a tensor of that shape instead. */
+static int32_t ob_conv(padb *b, int32_t x, int32_t in_c, int32_t out_c, float in_scale,
+                       float out_scale, int64_t out_zp, bool custom) {
+  const int32_t s[4] = {1, 8, 8, out_c};
+  if (!custom)
+    return pb_conv(b, x, in_c, 1, 1, 0, out_c, false, 1, 1, 0, in_scale, s, out_scale, out_zp);
+  int32_t y = pb_act(b, "custom", 8, 8, out_c, out_scale, out_zp);
+  mp_tfw_add_op(b->w, &(mp_tfw_op){.builtin_code = FX_CUSTOM, .custom_code = "MP_FX_CUSTOM",
+                                   .n_inputs = 1, .inputs = &x, .n_outputs = 1, .outputs = &y});
+  return y;
+}
+
+/* branch_add: two branches of 1x1 convolutions (int8, 8x8 pixels) from
+ * one input x [1,8,8,8] (512 B), joined by an ADD:
+ *   0 CONV x  8->64 -> a0 [1,8,8,64] 4096 B   (branch A, wide)
+ *   1 CONV a0 64->8 -> a1 [1,8,8,8]   512 B
+ *   2 CONV x  8->1  -> b0 [1,8,8,1]    64 B   (branch B, narrow)
+ *   3 CONV b0 1->8  -> b1 [1,8,8,8]   512 B
+ *   4 ADD a1 + b1   -> y  [1,8,8,8]   512 B
+ * In the model's order op 1 holds x (op 2 still reads it), a0 and a1: lb
+ * 5120.  Running op 2 before op 1 ends x early: 2,0,1,3,4 (or 0,2,1,3,4)
+ * peaks at 4672 (x + b0 + a0, then b0 + a0 + a1), the lowest of any
+ * order, since op 0's step holds x and a0 and one more tensor: b0 at best. */
+static void build_branch_add(mp_tfw *w) {
+  padb b = {w, {0x0bad0add}, false, false};
+  int32_t x = pb_act(&b, "input", 8, 8, 8, 0.05f, -3);
+  int32_t a0 = ob_conv(&b, x, 8, 64, 0.05f, 0.1f, 2, false);
+  int32_t a1 = ob_conv(&b, a0, 64, 8, 0.1f, 0.08f, -1, false);
+  int32_t b0 = ob_conv(&b, x, 8, 1, 0.05f, 0.07f, 1, false);
+  int32_t b1 = ob_conv(&b, b0, 1, 8, 0.07f, 0.06f, 0, false);
+  int32_t y = pb_act(&b, "sum", 8, 8, 8, 0.1f, -2);
+  mp_tfw_option o[] = {{.field = 0, .type = MP_TFW_I8, .i = 0 /* NONE */}};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_ADD, IDS_IN(a1, b1), .n_outputs = 1,
+                                .outputs = &y, .options_type = MP_TFW_OPT_ADD, .n_options = 1,
+                                .options = o});
+  mp_tfw_set_io(w, 1, &x, 1, &y);
+}
+
+/* branch_concat (and branch_custom): one branch of 1x1 convolutions per
+ * graph input x1, x2 [1,8,8,1] (64 B each), concatenated on channels
+ * (int8, one quantisation at the join):
+ *   0 CONV x1 1->32  -> a0 [1,8,8,32] 2048 B
+ *   1 CONV a0 32->8  -> a1 [1,8,8,8]   512 B
+ *   2 CONV x2 1->64  -> b0 [1,8,8,64] 4096 B
+ *   3 CONV b0 64->1  -> b1 [1,8,8,1]    64 B
+ *   4 CONCATENATION(a1, b1) axis 3 -> y [1,8,8,9] 576 B
+ * Model order: ops 2 and 3 run while a1 waits: lb 4672 (a1 + x2 + b0).
+ * Branch B first (2,3,0,1,4): 4224 at ops 2 and 3 (x1 + x2 + b0, then
+ * x1 + b0 + b1), the lowest of any order.  branch_custom makes ops 1 and
+ * 2 CUSTOM operators, whose order is fixed: op 1 runs before op 2, so the
+ * model's order (4672) is the best there is. */
+static void branch_concat(mp_tfw *w, bool custom) {
+  padb b = {w, {0x0bc0c47}, false, false};
+  int32_t x1 = pb_act(&b, "input1", 8, 8, 1, 0.05f, -3);
+  int32_t x2 = pb_act(&b, "input2", 8, 8, 1, 0.04f, 5);
+  int32_t a0 = ob_conv(&b, x1, 1, 32, 0.05f, 0.1f, 2, false);
+  int32_t a1 = ob_conv(&b, a0, 32, 8, 0.1f, 0.08f, -1, custom);
+  int32_t b0 = ob_conv(&b, x2, 1, 64, 0.04f, 0.07f, 1, custom);
+  int32_t b1 = ob_conv(&b, b0, 64, 1, 0.07f, 0.08f, -1, false);
+  int32_t y = pb_act(&b, "concat", 8, 8, 9, 0.08f, -1);
+  mp_tfw_option o[] = {{.field = 0, .type = MP_TFW_I32, .i = 3}};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_CONCATENATION, IDS_IN(a1, b1), .n_outputs = 1,
+                                .outputs = &y, .options_type = MP_TFW_OPT_CONCATENATION,
+                                .n_options = 1, .options = o});
+  mp_tfw_set_io(w, IDS(x1, x2), 1, &y);
+}
+static void build_branch_concat(mp_tfw *w) { branch_concat(w, false); }
+static void build_branch_custom(mp_tfw *w) { branch_concat(w, true); }
+
 static const struct {
   const char *name;
   void (*build)(mp_tfw *w);
@@ -1194,6 +1266,9 @@ static const struct {
     {"pad_conv_f32", build_pad_conv_f32},
     {"pad_conv_s16", build_pad_conv_s16},
     {"slices", build_slices},
+    {"branch_add", build_branch_add},
+    {"branch_concat", build_branch_concat},
+    {"branch_custom", build_branch_custom},
 };
 #define N_FIXTURES (sizeof fixtures / sizeof fixtures[0])
 

@@ -33,6 +33,12 @@
  *   pad_conv_f32      float32 PAD + convolution chain: 2 PADs fold    2224 (2224)
  *   pad_conv_s16      16x8 PAD + convolution chain: 2 PADs fold        800 (800)
  *   slices            int8 SLICEs (outer axis, strided) between convs   384 (384)
+ *   branch_add        int8 branches of 1x1 convs (wide, narrow) joined  5120 (5120)
+ *                     by ADD: 4672 in the best order (memory.op_order)
+ *   branch_concat     int8 branch per input, CONCATENATION: 4224 in    4672 (4672)
+ *                     the best order
+ *   branch_custom     branch_concat with two CUSTOM ops: its order is  4672 (4672)
+ *                     the best there is
  * Each builder's comment in fixtures.c lists the tensors and lifetimes.
  */
 #ifndef MP_FIXTURES_H
