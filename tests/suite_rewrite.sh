@@ -19,7 +19,11 @@
 # that in_place's scratch is at most the unfolded plan's.  Then TFLM's
 # answers: the multi-operator and slice conformance cases
 # (../shared/conformance, $MEMPLAN_CONFORMANCE) with memory.in_place,
-# through suite_conformance.
+# through suite_conformance.  The same for memory.op_order min_peak: the
+# branch fixtures run in the order found give the model-order module's
+# bytes, every operator's outputs included (host, ASan + UBSan, garbage
+# scratch), and the multi-operator conformance cases it reorders match
+# TFLM in that order.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -70,6 +74,26 @@ kernel_objs() { # MODULE_DIR host|m55
   echo "$dir"/*.o
 }
 
+# Build module folder $1 with tests/rewrite/fold_app.c for the host (ASan
+# + UBSan) and run it into $1.out; $2 names the case in failures.
+host_run() {
+  local kobjs
+  if kobjs=$(kernel_objs "$1" host 2> "$1.cc") &&
+     cc -std=c99 -Wall -Wextra -Werror -O1 -g $SAN -I"$1/include" -I"$1/kernels" \
+       -DFX_WITH_KERNELS=1 tests/rewrite/fold_app.c "$1"/src/*.c $kobjs -lm \
+       -o "$1.app" 2>> "$1.cc"; then
+    "$1.app" > "$1.out" 2> "$1.err" || { bad "$2: run"; cat "$1.out" "$1.err" | tail -20; }
+  else
+    bad "$2: build"; head -20 "$1.cc"
+  fi
+}
+# The output bytes fold_app printed in $1.
+out_bytes() { grep -o '[0-9]* bytes' "$1" | awk '{s += $1} END {print s}'; }
+# fold_app's lines in $1, the operators' without their positions and
+# sorted, then the outputs' in order: the same for two modules that run the
+# same operators in different orders.
+by_op() { grep '^op ' "$1" | sed 's/^op [0-9]* /op /' | sort; grep -v '^op ' "$1"; }
+
 # model:folds expected:planner
 # (slices: no PAD, but SLICE outputs over the inputs they read last).
 # Then held-out networks nobody tuned the contracts for (mkmodel
@@ -105,19 +129,12 @@ for c in $cases; do
       "$MEMPLAN" plan "$out/$m.tflite" --module.target "$target" --memory.in_place=$ip \
         --planner "$planner" \
         > "$d.plan" 2>&1 || bad "$m $target in_place=$ip: plan"
-      if kobjs=$(kernel_objs "$d" host 2> "$d.cc") &&
-         cc -std=c99 -Wall -Wextra -Werror -O1 -g $SAN -I"$d/include" -I"$d/kernels" \
-           -DFX_WITH_KERNELS=1 tests/rewrite/fold_app.c "$d"/src/*.c $kobjs -lm \
-           -o "$d.app" 2>> "$d.cc"; then
-        "$d.app" > "$d.out" 2> "$d.err" || { bad "$m $target in_place=$ip: run"; cat "$d.out" "$d.err" | tail -20; }
-      else
-        bad "$m $target in_place=$ip: build"; head -20 "$d.cc"
-      fi
+      host_run "$d" "$m $target in_place=$ip"
     done
     off="$out/$m-$target-false" on="$out/$m-$target-true"
     [ -s "$off.out" ] && [ -s "$on.out" ] || continue
     if cmp -s "$off.out" "$on.out" && [ "$(tail -1 "$on.out")" = "two runs alike" ]; then
-      echo "ok   $m $target: the in_place module gives the plain module's $(grep -o '[0-9]* bytes' "$on.out" | awk '{s += $1} END {print s}') output bytes and its $(grep -c '^op ' "$on.out") operators' outputs"
+      echo "ok   $m $target: the in_place module gives the plain module's $(out_bytes "$on.out") output bytes and its $(grep -c '^op ' "$on.out") operators' outputs"
     else
       bad "$m $target: folded outputs differ from the unfolded module's"
     fi
@@ -203,6 +220,66 @@ else
   bad "pad_conv greedy: no note that the folds were dropped"; cat "$out/greedy.plan"
 fi
 fi
+# memory.op_order min_peak: the module runs its operators in another
+# topological order (memplan's branch fixtures, whose better orders are
+# computed by hand in fixtures.c), with in_place off and
+# on; its outputs must be the model-order module's bytes on garbage-filled
+# scratch, run twice, and the summary and the report must say what moved
+for c in branch_add:448 branch_concat:448; do
+  IFS=: read -r m fell <<< "$c"
+  "$MKMODEL" fixture "$m" "$out/$m.tflite" || { bad "mkmodel $m"; continue; }
+  for ip in false true; do
+    for order in model min_peak; do
+      d="$out/order-$m-$ip-$order"
+      if ! "$MEMPLAN" convert --model.path "$out/$m.tflite" --module.path "$d" --module.prefix fx \
+           --memory.in_place=$ip --memory.op_order=$order --memory.dump_residency_json=true \
+           > "$d.log" 2>&1; then
+        bad "$m in_place=$ip op_order=$order: convert"; cat "$d.log"; continue
+      fi
+      host_run "$d" "$m in_place=$ip op_order=$order"
+    done
+    a="$out/order-$m-$ip-model" b="$out/order-$m-$ip-min_peak"
+    [ -s "$a.out" ] && [ -s "$b.out" ] || continue
+    if [ "$(by_op "$a.out")" = "$(by_op "$b.out")" ] && [ "$(tail -1 "$b.out")" = "two runs alike" ]; then
+      echo "ok   $m in_place=$ip: the min_peak module gives the model-order module's $(out_bytes "$b.out") output bytes and its $(grep -c '^op ' "$b.out") operators' outputs"
+    else
+      bad "$m in_place=$ip: the min_peak module's outputs differ from the model-order module's"
+    fi
+    grep -q "^order" "$a.log" && bad "$m in_place=$ip: op_order model reports an order"
+    if [ "$ip" = false ]; then
+      grep -q "^order: min_peak, [0-9]* of [0-9]* operators moved: the tensor-level bound falls from [0-9]* to [0-9]* bytes (-$fell)" "$b.log" ||
+        bad "$m: the summary does not report the bound falling by $fell bytes: $(grep '^order' "$b.log")"
+    else
+      grep -q "^order: min_peak, [0-9]* of [0-9]* operators moved: the in-place bound falls" "$b.log" ||
+        bad "$m in_place: the summary does not report a lower in-place bound: $(grep '^order' "$b.log")"
+    fi
+    python3 - "$a/fx_residency.json" "$b/fx_residency.json" <<'PY' || fail=1
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+oo = b["planner"]["op_order"]
+assert "op_order" not in a["planner"] and not any("model_index" in o for o in a["ops"])
+assert oo["changed"] and oo["bound"] < oo["model_order_bound"], oo
+idx = [o["model_index"] for o in b["ops"]]
+assert sorted(idx) == list(range(len(a["ops"]))), idx
+assert [o["index"] for o in b["ops"]] == list(range(len(idx)))
+assert sum(1 for p, i in enumerate(idx) if p != i) == oo["moved"], (idx, oo)
+# the same operators with the same tensors, in the new order
+for o in b["ops"]:
+    m = a["ops"][o["model_index"]]
+    assert (m["operator"], m["inputs"], m["outputs"]) == (o["operator"], o["inputs"], o["outputs"]), (m, o)
+# every tensor's producer runs before its readers in the order used
+written = {}
+for p, o in enumerate(b["ops"]):
+    for t in o["outputs"]:
+        written[t] = p
+for p, o in enumerate(b["ops"]):
+    for t in o["inputs"]:
+        assert written.get(t, -1) < p, ("read before written", t, o)
+print("ok   %s: %d of %d operators moved, bound %d -> %d bytes"
+      % (sys.argv[2].split("/")[-2], oo["moved"], len(idx), oo["model_order_bound"], oo["bound"]))
+PY
+  done
+done
 # TFLM's own answers: the conformance corpus's multi-operator models, some
 # with a PAD in front of a convolution, and its SLICE / STRIDED_SLICE cases,
 # converted with memory.in_place (the PADs folded, slices over their
@@ -226,10 +303,29 @@ elif [ -f "$conf/manifest.json" ]; then
   else
     bad "the multi-operator conformance cases with memory.in_place"; tail -20 "$out/conformance.log"
   fi
+  # and the multi-operator cases that memory.op_order min_peak runs in
+  # another order, with and without in_place
+  for ip in false true; do
+    moved=""
+    for f in "$conf"/multi_op_*/*/model.tflite; do
+      "$MEMPLAN" plan "$f" --memory.op_order=min_peak --memory.in_place=$ip 2>/dev/null |
+        grep -q "^order: min_peak, [0-9]* of [0-9]* operators moved" || continue
+      k=${f#"$conf"/}; moved="$moved${moved:+|}${k%/model.tflite}"
+    done
+    [ -n "$moved" ] || { bad "no multi-operator conformance case runs in another order (in_place $ip)"; continue; }
+    if CONFORMANCE_FILTER="^($moved)\$" \
+         CONFORMANCE_CONVERT_ARGS="--memory.op_order=min_peak --memory.in_place=$ip" \
+         bash tests/suite_conformance.sh > "$out/conformance-order-$ip.log" 2>&1; then
+      echo "ok   the multi-operator cases memory.op_order min_peak reorders (in_place $ip: $moved): $(grep '^conformance:' "$out/conformance-order-$ip.log" | sed 's/^conformance: //')"
+    else
+      bad "the reordered multi-operator conformance cases, in_place $ip"
+      tail -20 "$out/conformance-order-$ip.log"
+    fi
+  done
 else
   echo "NOTICE: $conf is absent: the conformance cases with memory.in_place are skipped"
 fi
-reports=$(ls "$out"/*/fx_residency.json)
+reports=$(ls "$out"/*/fx_residency.json)  # the operator-order modules' too
 python3 tests/check_residency.py $reports > "$out/schema.log" 2>&1 ||
   { bad "residency reports do not validate"; cat "$out/schema.log"; }
 [ $fail = 0 ] && echo "suite_rewrite: all passed"
