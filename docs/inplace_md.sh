@@ -4,8 +4,11 @@
 # bundled example, memplan's PAD + convolution fixtures and its held-out
 # networks (mkmodel --list-nets), from `memplan plan --json` (the plan's
 # own scratch arenas, op-local scratch included), and the held-out
-# networks' convert time with in_place off and on, and the full-size
-# MobileNetV2s' outputs in place against plain.  Takes a few minutes.
+# networks' convert time with in_place off and on, the full-size
+# MobileNetV2s' outputs in place against plain, and the bound of the
+# model's operator order and of memory.op_order min_peak's for the same
+# models, the held-out networks and memplan's branch fixtures.  Takes a
+# few minutes.
 #   docs/inplace_md.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -168,4 +171,55 @@ for n in mobilenet_v2_224 mobilenet_v2_224_f32; do
   fi
   echo "- \`$n\` (hill_climb, one bank): the in-place module gives the plain module's outputs and those of its $(grep -c '^op ' "$on") operators other than PADs and views, byte for byte, on garbage-filled scratch, two runs each (host, gcc -O2)." >> docs/INPLACE.md
 done
+# memory.op_order: every model above (the 224x224 networks on one bank)
+# and the branch fixtures, hill_climb, in place off and on, the model's
+# order and min_peak's
+for f in branch_add branch_concat branch_custom; do build/release/mkmodel fixture $f "$tmp/$f.tflite"; done
+python3 - "$tmp" "$M" "$models" >> docs/INPLACE.md <<'PY'
+import glob, json, os, subprocess, sys
+tmp, M, models = sys.argv[1], sys.argv[2], sys.argv[3]
+one_bank = ["--platform.name", "one_bank", "--platform.memories.sram", "64MiB",
+            "--platform.memories.mram", "64MiB"]
+files = sorted(glob.glob(os.path.join(models, "*.tflite"))) + ["examples/kws/kws.tflite"]
+files += ["%s/%s.tflite" % (tmp, n) for n in ("padded_block", "pad_conv", "slices")]
+files += sorted(glob.glob("%s/net_*.tflite" % tmp))
+files += ["%s/%s.tflite" % (tmp, n) for n in ("branch_add", "branch_concat", "branch_custom")]
+def plan(f, ip, order):
+    out = subprocess.run([M, "plan", f, "--planner", "hill_climb", "--memory.in_place=" + ip,
+                          "--memory.op_order=" + order, "--json"] + (one_bank if "_224" in f else []),
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+def scratch(r): return sum(a["size"] for a in r["arenas"] if a["role"] == "scratch")
+def arrow(a, b):
+    return "{:,}".format(a) if a == b else "{:,} -> {:,} ({:+.1f} %)".format(a, b, 100.0 * (b - a) / a)
+print("""
+## The operator order (`memory.op_order: min_peak`)
+
+From `memplan plan MODEL --planner hill_climb --memory.in_place=false|true
+--memory.op_order=model|min_peak --json`: the bound min_peak minimises (the
+tensor-level bound with in_place off, the in-place bound with it on, at the
+platform's minimum alignment) in the model's order and in the order chosen
+(`planner.op_order`), the operators that moved, whether the search covered
+every order ("exact": no order is lower), and hill_climb's scratch in the
+model's order and in min_peak's. An order is kept only when its bound is
+strictly lower. `branch_add`, `branch_concat` and `branch_custom` are
+memplan's branch fixtures (`fixtures.c` computes their best orders by hand;
+`branch_custom`'s two custom operators keep their order), `net_*` the
+held-out networks above.
+""")
+print("| model | ops | bound | moved | exact | scratch | in-place bound | moved | exact | scratch, in place |")
+print("|---|---:|---:|---:|---|---:|---:|---:|---|---:|")
+for f in files:
+    if not os.path.exists(f):
+        continue
+    cells = [os.path.basename(f)[:-len(".tflite")]]
+    for ip in ("false", "true"):
+        base, mp = plan(f, ip, "model"), plan(f, ip, "min_peak")
+        oo = mp["planner"]["op_order"]
+        if ip == "false":
+            cells.append(str(mp["model"]["ops"]))
+        cells += [arrow(oo["model_order_bound"], oo["bound"]), str(oo["moved"]),
+                  "yes" if oo["exact"] else "no", arrow(scratch(base), scratch(mp))]
+    print("| " + " | ".join(cells) + " |")
+PY
 echo "docs/INPLACE.md written"
