@@ -13,6 +13,18 @@
 
 #include <stdlib.h>
 
+/* The scratch bytes of g's plan with cfg's planner; false when it does not
+ * plan (does not fit, say). */
+static bool plan_scratch(const mp_config *cfg, const mp_graph *g, uint64_t *bytes) {
+  mp_plan *p = NULL;
+  *bytes = 0;
+  if (mp_plan_build(g, &cfg->platform, &cfg->memory, NULL, &p) != MP_OK) return false;
+  for (uint32_t i = 0; i < p->n_arenas; i++)
+    if (p->arenas[i].role == MP_ROLE_SCRATCH) *bytes += p->arenas[i].total_size;
+  mp_plan_free(&p);
+  return true;
+}
+
 static uint64_t graph_bound(const mp_graph *g, uint32_t align, bool in_place) {
   return in_place ? mp_graph_inplace_bound(g, align) : mp_graph_lower_bound(g, align);
 }
@@ -44,6 +56,17 @@ mp_status cli_order_graph(const mp_config *cfg, bool fold_pads, bool allow_unsup
   }
   r.model_bound = graph_bound(old, align, ip);
   uint64_t nb = ng ? graph_bound(ng, align, ip) : r.model_bound;
+  if (ng && nb < r.model_bound) {
+    uint64_t sm = 0, so = 0;
+    bool pm = plan_scratch(cfg, old, &sm), po = plan_scratch(cfg, ng, &so);
+    if (pm && (!po || so >= sm)) { /* the planner does no better in the new order */
+      r.planner_kept_model = true;
+      r.found_bound = nb;
+      r.model_scratch = sm;
+      r.found_scratch = po ? so : 0;
+      mp_graph_free(&ng);
+    }
+  }
   if (ng && nb < r.model_bound) {
     r.bound = nb;
     ng->order = r;

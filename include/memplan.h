@@ -373,6 +373,11 @@ typedef struct mp_order_result {
                              equal when the model's order was kept) */
   uint32_t moved;         /* operators not at their model position */
   uint64_t states;        /* search states visited */
+  /* The order found had a lower bound, but the planner placed it in no
+   * less scratch than the model's order, which was kept (set by the CLI):
+   * that bound and both plans' scratch bytes. */
+  bool planner_kept_model;
+  uint64_t found_bound, found_scratch, model_scratch;
 } mp_order_result;
 
 typedef struct mp_graph_options {

@@ -141,7 +141,8 @@ static const cfg_key keys[] = {
      "respect every data dependence, the one whose lower bound (the tensor-level bound; with "
      "memory.in_place, the in-place bound) is lowest, found by a search over the sets of "
      "operators already run that is exact on small or narrow graphs and keeps the best states "
-     "beyond a fixed budget; it is kept only when strictly below the model order's bound. "
+     "beyond a fixed budget; it is kept only when its bound is strictly below the model order's "
+     "and the planner then needs strictly less scratch. "
      "Operators with side effects or state (variables, SVDF and LSTM state, custom operators) "
      "keep their order; the graph's inputs and outputs do not change. The module runs the "
      "operators in the order chosen, and the summary and reports give it."},

@@ -269,6 +269,13 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     json_object_set_new(jo, "model_order_bound", jint(orr->model_bound));
     json_object_set_new(jo, "bound", jint(orr->bound));
     json_object_set_new(jo, "exact", json_boolean(orr->exact));
+    if (orr->planner_kept_model) {
+      json_t *pk = json_object();
+      json_object_set_new(pk, "found_bound", jint(orr->found_bound));
+      json_object_set_new(pk, "found_order_scratch", jint(orr->found_scratch));
+      json_object_set_new(pk, "model_order_scratch", jint(orr->model_scratch));
+      json_object_set_new(jo, "planner_kept_model_order", pk);
+    }
     json_object_set_new(planner, "op_order", jo);
   }
   json_object_set_new(root, "planner", planner);
@@ -561,6 +568,12 @@ static void summary_order(mp_buf *b, const mp_graph *g) {
                   (unsigned long long)r->model_bound, (unsigned long long)r->bound,
                   (unsigned long long)(r->model_bound - r->bound),
                   r->exact ? ", the lowest of any order" : "");
+  else if (r->planner_kept_model)
+    mp_buf_printf(b, "order: min_peak, the model's order kept: an order with a %s of %llu "
+                     "bytes (model order: %llu) was found, but the planner needs %llu bytes of "
+                     "scratch in it against %llu in the model's order\n", what,
+                  (unsigned long long)r->found_bound, (unsigned long long)r->model_bound,
+                  (unsigned long long)r->found_scratch, (unsigned long long)r->model_scratch);
   else
     mp_buf_printf(b, "order: min_peak, the model's order kept: %s%s %llu bytes\n",
                   r->exact ? "no order has a lower " : "no order found with a lower ", what,
