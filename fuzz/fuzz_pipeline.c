@@ -8,12 +8,15 @@
  * operators allowed, as `convert --allow-unsupported` does), the C text of
  * every lowered operator's params, mp_plan_build on apollo510_evb with
  * greedy or greedy_by_size, arenas allocated or not, memory.in_place on
- * (PADs folded) or off (the input's last byte picks), mp_plan_verify,
+ * (PADs folded) or off, memory.op_order min_peak or model (the input's
+ * last byte picks), mp_plan_verify,
  * the residency JSON, the HTML report and every file of the emitted module
  * (handed over in memory by emit_module_files, never written).  Besides
  * crashes, leaks and UBSan reports, a broken promise aborts:
  *   - a stage that fails without an error diagnostic;
  *   - a plan the planner built that the verifier refuses;
+ *   - an order found that the graph refuses, that breaks a dependence or
+ *     a barrier, or whose tensor-level bound is not the search's;
  *   - a module file that is empty, or a report that is not text.
  */
 #include "emit.h"
@@ -101,6 +104,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (st != MP_OK) {
     failed_with_a_message(st, &c, before);
     goto done;
+  }
+  /* bit 3: memory.op_order min_peak (a small search budget): the graph
+   * built again in the order found must be valid and keep its bound */
+  if (data[size - 1] & 8) {
+    uint32_t *order = malloc((g->n_ops + 1) * sizeof *order);
+    mp_order_result r;
+    check(order != NULL);
+    if (mp_order_search(g, 16, in_place, 4096, order, &r) == MP_OK && r.moved) {
+      mp_graph_options ro = {.alias_views = true, .fold_pads = in_place, .order = order};
+      mp_graph *h = NULL;
+      check(mp_graph_build(m, 0, &ro, NULL, &h) == MP_OK);
+      check(mp_kernels_prepare(h, true, NULL) == MP_OK);
+      char why[240];
+      check(mp_order_check(h, why, sizeof why));
+      check(r.bound <= r.model_bound);
+      if (!in_place) check(mp_graph_lower_bound(h, 16) == r.bound);
+      h->order = r;
+      mp_graph_free(&g);
+      g = h;
+    }
+    free(order);
   }
   lower_all(g);
 

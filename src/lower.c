@@ -382,7 +382,7 @@ static mp_status malformed(ctx *c, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  mp_error(c->dx, model_loc(c), "operator %u (%s): %s", c->op->index, c->op->name, msg);
+  mp_error(c->dx, model_loc(c), "operator %u (%s): %s", c->op->model_index, c->op->name, msg);
   return MP_ERR_MODEL;
 }
 
@@ -1713,7 +1713,7 @@ static mp_status check_all(const mp_graph *g, const mp_diag_sink *dx, const mp_d
       const mp_op *op = &g->ops[i];
       mp_buf b;
       mp_buf_init(&b);
-      mp_buf_printf(&b, "operator %u (%s) is not supported: %s; reads ", i, op->name, lo.reason);
+      mp_buf_printf(&b, "operator %u (%s) is not supported: %s; reads ", op->model_index, op->name, lo.reason);
       for (uint32_t k = 0; k < op->n_inputs; k++) {
         if (k) mp_buf_puts(&b, ", ");
         describe_tensor(g, op->inputs[k], &b);

@@ -13,7 +13,10 @@
  * half staged, the caller binding every region) — and, for the golden
  * models, a sixth: constants cold with memory.in_place, whose modules run
  * only with their real kernels against TFLM — it plans, verifies and
- * emits a module with mp_emit_module, then writes the module's probe glue
+ * emits a module with mp_emit_module (and, for a model that
+ * memory.op_order min_peak would run in another order, two more modules of
+ * the graph built in that order, first planner, constants cold and in
+ * place), then writes the module's probe glue
  * (probe/glue.c): what every tensor must hold and every operator reads and
  * writes, taken from the model and the graph — never from the plan — and
  * adapters from probe.h to the module's typed API.
@@ -1151,6 +1154,26 @@ static void model_modules(const char *name, mp_model *m, bool broken) {
       if (broken && (k > 0 || (c != C_COLD && c != C_INPLACE))) continue;
       one_module(name, g, mp_planner_at(k), c, broken, gmodel);
     }
+  /* memory.op_order min_peak: when the search finds an order with a lower
+   * bound, the graph built in it (lifetimes, views and op-local scratch of
+   * that order), first planner, constants cold and in place: the probes
+   * then check every byte in the order the module runs */
+  uint32_t *order = broken ? NULL : malloc((g->n_ops + 1) * sizeof *order);
+  mp_order_result r;
+  if (order && mp_order_search(g, 16, false, 0, order, &r) == MP_OK && r.moved) {
+    mp_graph_options o = {.alias_views = true, .order = order};
+    mp_graph *h = NULL;
+    if (mp_graph_build(m, 0, &o, NULL, &h) != MP_OK) die("%s: no graph in the min_peak order", name);
+    if (mp_kernels_prepare(h, true, NULL) != MP_OK) die("%s: mp_kernels_prepare (min_peak)", name);
+    char nm[96];
+    snprintf(nm, sizeof nm, "%s_min_peak", name);
+    one_module(nm, h, mp_planner_at(0), C_COLD, false, -1);
+    one_module(nm, h, mp_planner_at(0), C_INPLACE, false, -1);
+    printf("min_peak %s: %u of %u operators moved, bound %llu -> %llu\n", name, r.moved, g->n_ops,
+           (unsigned long long)r.model_bound, (unsigned long long)r.bound);
+    mp_graph_free(&h);
+  }
+  free(order);
   mp_graph_free(&g);
   /* the same model specialised for the Cortex-M55 (module.target), first
    * planner, constants cold, staged and cold with memory.in_place (the
