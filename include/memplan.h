@@ -372,7 +372,7 @@ typedef struct mp_order_result {
   uint64_t bound;         /* the bound in the order chosen (<= model_bound;
                              equal when the model's order was kept) */
   uint32_t moved;         /* operators not at their model position */
-  uint64_t states;        /* search states visited */
+  uint64_t states;        /* search steps tried */
   /* The order found had a lower bound, but the planner placed it in no
    * less scratch than the model's order, which was kept (set by the CLI):
    * that bound and both plans' scratch bytes. */
@@ -488,10 +488,11 @@ bool mp_op_is_barrier(const mp_graph *g, uint32_t op);
  * the barriers above in their order) for one whose bound (the tensor-level
  * bound; with in_place the kernels' overlap contracts lower each step as
  * in mp_graph_inplace_bound) is lowest.  Dynamic programming over the sets
- * of executed operators, merged per set; when a step holds more than the
- * budget allows, only the best states are kept (a beam), and r->exact is
- * false.  `budget` bounds the states visited (0: the default, 2^18), so the
- * result does not depend on the clock.  Writes the execution order, as
+ * of executed operators, merged per set; when a level holds more states
+ * than its share of the budget allows, only the best states are kept (a
+ * beam), and r->exact is false.  `budget` bounds the steps tried, a state
+ * and an operator run after it (0: the default, 2^20), so the result does
+ * not depend on the clock.  Writes the execution order, as
  * model indices, to order[0..n_ops): g's own order unless another is
  * strictly better, so never worse than it.  g must be built in the model's
  * order and prepared (mp_kernels_prepare: op-local scratch and overlap

@@ -19,9 +19,10 @@
  * whose peak already reaches the model order's bound is dropped (only a
  * strictly better order is taken), which keeps the model's order on ties.
  * The number of sets is small on narrow graphs and grows with the width;
- * when one step holds more states than the budget allows, the best ones (by
- * peak, then by the bytes left live) are kept, a beam search, and the
- * result is reported as not exact.  Everything is deterministic: states are
+ * the budget counts the steps tried (a state and an operator run after
+ * it), a share per level, and when a level holds more states than its
+ * share allows the best ones (by peak, then by the bytes left live) are
+ * kept, a beam search, and the result is reported as not exact.  Everything is deterministic: states are
  * expanded in the order they were made, operators in increasing position,
  * and the first of equal peaks wins.
  *
@@ -38,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_BUDGET (UINT64_C(1) << 18)
+#define DEFAULT_BUDGET (UINT64_C(1) << 20)
 #define MAX_WIDTH (1u << 16)
 
 bool mp_op_is_barrier(const mp_graph *g, uint32_t o) {
@@ -382,15 +383,18 @@ static void step(const sctx *c, const uint64_t *S, uint64_t open, uint32_t v, ui
 
 /* ---- the search ---------------------------------------------------------- */
 
+/* The states with one number of operators run. */
 typedef struct level {
-  size_t n, cap;
+  size_t n;
   uint64_t *bits;   /* per state: done, then ready (2 * words) */
+  uint64_t *hash;   /* of done: the XOR of its operators' keys */
   uint64_t *open, *peak;
   uint32_t *parent, *op;
 } level;
 
 static void level_free(level *l) {
   free(l->bits);
+  free(l->hash);
   free(l->open);
   free(l->peak);
   free(l->parent);
@@ -398,116 +402,77 @@ static void level_free(level *l) {
   memset(l, 0, sizeof *l);
 }
 
-static bool level_grow(level *l, uint32_t words) {
-  if (l->n < l->cap) return true;
-  size_t cap = l->cap ? l->cap * 2 : 64;
-  uint64_t *b = realloc(l->bits, cap * 2 * words * sizeof *b);
-  if (b) l->bits = b;
-  uint64_t *o = realloc(l->open, cap * sizeof *o);
-  if (o) l->open = o;
-  uint64_t *p = realloc(l->peak, cap * sizeof *p);
-  if (p) l->peak = p;
-  uint32_t *pa = realloc(l->parent, cap * sizeof *pa);
-  if (pa) l->parent = pa;
-  uint32_t *op = realloc(l->op, cap * sizeof *op);
-  if (op) l->op = op;
-  if (!b || !o || !p || !pa || !op) return false;
-  l->cap = cap;
-  return true;
+static bool level_alloc(level *l, size_t n, uint32_t words) {
+  size_t m = n ? n : 1;
+  l->n = n;
+  l->bits = malloc(m * 2 * words * sizeof *l->bits);
+  l->hash = malloc(m * sizeof *l->hash);
+  l->open = malloc(m * sizeof *l->open);
+  l->peak = malloc(m * sizeof *l->peak);
+  l->parent = malloc(m * sizeof *l->parent);
+  l->op = malloc(m * sizeof *l->op);
+  return l->bits && l->hash && l->open && l->peak && l->parent && l->op;
 }
 
-/* Give back what a level holds beyond its states. */
-static void level_shrink(level *l, uint32_t words) {
-  if (l->n == 0 || l->n == l->cap) return;
-  uint64_t *b = realloc(l->bits, l->n * 2 * words * sizeof *b);
-  if (b) l->bits = b;
-  uint64_t *o = realloc(l->open, l->n * sizeof *o);
-  if (o) l->open = o;
-  uint64_t *p = realloc(l->peak, l->n * sizeof *p);
-  if (p) l->peak = p;
-  uint32_t *pa = realloc(l->parent, l->n * sizeof *pa);
-  if (pa) l->parent = pa;
-  uint32_t *op = realloc(l->op, l->n * sizeof *op);
-  if (op) l->op = op;
-  if (b && o && p && pa && op) l->cap = l->n;
+/* A fixed pseudo-random key per operator (splitmix64): a set's hash is the
+ * XOR of its operators' keys, so adding one is one XOR. */
+static uint64_t op_key(uint32_t v) {
+  uint64_t z = (uint64_t)v * 0x9e3779b97f4a7c15u + 0x632be59bd9b4e019u;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+  return z ^ (z >> 31);
 }
 
-static uint64_t hash_bits(const uint64_t *b, uint32_t words) {
-  uint64_t h = 1469598103934665603u;
-  for (uint32_t i = 0; i < words; i++) {
-    h ^= b[i];
-    h *= 1099511628211u;
-    h ^= h >> 29;
+/* A step tried: operator op run after state parent of the level. */
+typedef struct cand {
+  uint64_t hash, peak, open;
+  uint32_t parent, op;
+  uint32_t idx; /* the order tried: every tie goes to the first */
+} cand;
+
+static int cmp_u64(uint64_t a, uint64_t b) { return (a > b) - (a < b); }
+static int cmp_cand_hash(const void *a, const void *b) {
+  const cand *x = a, *y = b;
+  int k = cmp_u64(x->hash, y->hash);
+  if (!k) k = cmp_u64(x->peak, y->peak);
+  return k ? k : cmp_u64(x->idx, y->idx);
+}
+static int cmp_cand_rank(const void *a, const void *b) {
+  const cand *x = a, *y = b;
+  int k = cmp_u64(x->peak, y->peak);
+  if (!k) k = cmp_u64(x->open, y->open);
+  return k ? k : cmp_u64(x->idx, y->idx);
+}
+static int cmp_cand_idx(const void *a, const void *b) {
+  return cmp_u64(((const cand *)a)->idx, ((const cand *)b)->idx);
+}
+
+/* The set a step reaches: its parent's operators and its own. */
+static void cand_set(const level *l, uint32_t words, const cand *x, uint64_t *out) {
+  memcpy(out, &l->bits[(size_t)x->parent * 2 * words], words * sizeof *out);
+  out[x->op >> 6] |= UINT64_C(1) << (x->op & 63);
+}
+
+/* Merge the steps that reach one set (sorted by hash, then peak, then
+ * order tried: the first of a set is its best) and return how many are
+ * left, in place.  tmp holds 2 * words. */
+static size_t merge_sets(cand *cs, size_t n, const level *l, uint32_t words, uint64_t *tmp) {
+  size_t m = 0;
+  for (size_t j = 0; j < n;) {
+    size_t e = j, first = m;
+    while (e < n && cs[e].hash == cs[j].hash) e++;
+    for (size_t a = j; a < e; a++) {
+      bool dup = false;
+      for (size_t k = first; k < m && !dup && e - j > 1; k++) {
+        cand_set(l, words, &cs[a], tmp);
+        cand_set(l, words, &cs[k], tmp + words);
+        dup = !memcmp(tmp, tmp + words, words * sizeof *tmp);
+      }
+      if (!dup) cs[m++] = cs[a];
+    }
+    j = e;
   }
-  return h;
-}
-
-/* An open-addressed set of a level's states, by their done bits. */
-typedef struct table {
-  uint32_t *slot; /* state + 1, 0 empty */
-  size_t mask;
-} table;
-
-static bool table_reset(table *t, size_t want) {
-  size_t n = 64;
-  while (n < want * 2) n *= 2;
-  if (n - 1 != t->mask || !t->slot) {
-    free(t->slot);
-    t->slot = malloc(n * sizeof *t->slot);
-    if (!t->slot) return false;
-    t->mask = n - 1;
-  }
-  memset(t->slot, 0, n * sizeof *t->slot);
-  return true;
-}
-
-/* The state of l with done bits b, or where to add it (*at). */
-static int64_t table_find(const table *t, const level *l, const uint64_t *b, uint32_t words,
-                          size_t *at) {
-  size_t i = (size_t)hash_bits(b, words) & t->mask;
-  while (t->slot[i]) {
-    uint32_t s = t->slot[i] - 1;
-    if (!memcmp(&l->bits[(size_t)s * 2 * words], b, words * sizeof *b)) return s;
-    i = (i + 1) & t->mask;
-  }
-  *at = i;
-  return -1;
-}
-
-typedef struct rank {
-  uint64_t peak, open;
-  uint32_t idx;
-} rank;
-
-static int cmp_rank(const void *a, const void *b) {
-  const rank *x = a, *y = b;
-  if (x->peak != y->peak) return x->peak < y->peak ? -1 : 1;
-  if (x->open != y->open) return x->open < y->open ? -1 : 1;
-  return (x->idx > y->idx) - (x->idx < y->idx);
-}
-static int cmp_idx(const void *a, const void *b) {
-  const rank *x = a, *y = b;
-  return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-/* Keep the w best states of l (by peak, then open bytes), in their order. */
-static bool level_truncate(level *l, uint32_t words, size_t w) {
-  rank *r = malloc(l->n * sizeof *r);
-  if (!r) return false;
-  for (size_t i = 0; i < l->n; i++) r[i] = (rank){l->peak[i], l->open[i], (uint32_t)i};
-  qsort(r, l->n, sizeof *r, cmp_rank);
-  qsort(r, w, sizeof *r, cmp_idx);
-  for (size_t i = 0; i < w; i++) {
-    size_t j = r[i].idx; /* j >= i: compacting forwards is safe */
-    memmove(&l->bits[i * 2 * words], &l->bits[j * 2 * words], 2 * words * sizeof *l->bits);
-    l->open[i] = l->open[j];
-    l->peak[i] = l->peak[j];
-    l->parent[i] = l->parent[j];
-    l->op[i] = l->op[j];
-  }
-  l->n = w;
-  free(r);
-  return true;
+  return m;
 }
 
 /* The bound of g's own order, step by step. */
@@ -532,103 +497,106 @@ static mp_status model_order_bound(const sctx *c, uint64_t *out) {
 static mp_status search(const sctx *c, uint64_t bound, uint64_t budget, uint32_t *order,
                         bool *found, uint64_t *best, mp_order_result *r) {
   uint32_t n = c->n, words = c->words;
-  size_t width = (size_t)(budget / (n ? n : 1));
-  if (width < 1) width = 1;
-  if (width > MAX_WIDTH) width = MAX_WIDTH;
+  /* the budget counts steps tried (a state and an operator run after it),
+   * spread evenly over the n levels; a level keeps as many states as its
+   * share allows at the last level's steps per state */
+  uint64_t per_level = budget / (n ? n : 1);
+  if (per_level < 1) per_level = 1;
   *found = false;
   r->exact = true;
   level *lv = calloc((size_t)n + 1, sizeof *lv);
-  table tb = {NULL, 0};
-  uint64_t *nb = malloc(2 * (size_t)words * sizeof *nb);
-  mp_status st = lv && nb ? MP_OK : MP_ERR_NOMEM;
-  if (st == MP_OK && !level_grow(&lv[0], words)) st = MP_ERR_NOMEM;
+  uint64_t *tmp = malloc(2 * (size_t)words * sizeof *tmp);
+  cand *cs = NULL;
+  size_t cap = 0;
+  mp_status st = lv && tmp ? MP_OK : MP_ERR_NOMEM;
+  if (st == MP_OK && !level_alloc(&lv[0], 1, words)) st = MP_ERR_NOMEM;
   if (st == MP_OK) {
     uint64_t *b0 = lv[0].bits;
     memset(b0, 0, 2 * words * sizeof *b0);
     for (uint32_t v = 0; v < n; v++)
       if (c->pred.at[v] == c->pred.at[v + 1]) b0[words + (v >> 6)] |= UINT64_C(1) << (v & 63);
+    lv[0].hash[0] = 0;
     lv[0].open[0] = c->open0;
     lv[0].peak[0] = 0;
     lv[0].parent[0] = lv[0].op[0] = 0;
-    lv[0].n = 1;
   }
   uint32_t k = 0;
   for (; st == MP_OK && k < n; k++) {
     level *cur = &lv[k], *next = &lv[k + 1];
-    if (!table_reset(&tb, cur->n * 4)) {
-      st = MP_ERR_NOMEM;
-      break;
-    }
+    /* every step from every state, but those that reach the bound */
+    size_t nc = 0;
     for (size_t i = 0; i < cur->n && st == MP_OK; i++) {
       const uint64_t *S = &cur->bits[i * 2 * words], *ready = S + words;
       for (uint32_t wd = 0; wd < words && st == MP_OK; wd++)
-        for (uint64_t m = ready[wd]; m && st == MP_OK; m &= m - 1) {
+        for (uint64_t m = ready[wd]; m; m &= m - 1) {
           uint32_t v = wd * 64 + (uint32_t)__builtin_ctzll(m);
           uint64_t cost, after;
           step(c, S, cur->open[i], v, k, &cost, &after);
           uint64_t np = cost > cur->peak[i] ? cost : cur->peak[i];
           r->states++;
           if (np >= bound) continue; /* only strictly better orders */
-          memcpy(nb, S, words * sizeof *nb);
-          nb[v >> 6] |= UINT64_C(1) << (v & 63);
-          size_t at = 0;
-          int64_t j = table_find(&tb, next, nb, words, &at);
-          if (j >= 0) {
-            if (np < next->peak[j]) {
-              next->peak[j] = np;
-              next->parent[j] = (uint32_t)i;
-              next->op[j] = v;
-            }
-            continue;
-          }
-          if (next->n * 2 >= tb.mask) { /* keep the table at most half full */
-            if (!table_reset(&tb, next->n * 2)) {
+          if (nc == cap) {
+            size_t ncap = cap ? cap * 2 : 256;
+            cand *g2 = realloc(cs, ncap * sizeof *cs);
+            if (!g2) {
               st = MP_ERR_NOMEM;
               break;
             }
-            for (size_t s = 0; s < next->n; s++) {
-              size_t a2 = 0;
-              table_find(&tb, next, &next->bits[s * 2 * words], words, &a2);
-              tb.slot[a2] = (uint32_t)s + 1;
-            }
-            table_find(&tb, next, nb, words, &at);
+            cs = g2;
+            cap = ncap;
           }
-          if (!level_grow(next, words)) {
-            st = MP_ERR_NOMEM;
-            break;
-          }
-          size_t s = next->n++;
-          uint64_t *b = &next->bits[s * 2 * words];
-          memcpy(b, nb, words * sizeof *b);
-          /* ready: the parent's, less v, plus v's successors now free */
-          memcpy(b + words, ready, words * sizeof *b);
-          b[words + (v >> 6)] &= ~(UINT64_C(1) << (v & 63));
-          for (uint32_t e = c->succ.at[v]; e < c->succ.at[v + 1]; e++) {
-            uint32_t w = c->succ.list[e];
-            bool free_now = true;
-            for (uint32_t q = c->pred.at[w]; q < c->pred.at[w + 1] && free_now; q++)
-              free_now = bit(nb, c->pred.list[q]);
-            if (free_now) b[words + (w >> 6)] |= UINT64_C(1) << (w & 63);
-          }
-          next->open[s] = after;
-          next->peak[s] = np;
-          next->parent[s] = (uint32_t)i;
-          next->op[s] = v;
-          tb.slot[at] = (uint32_t)s + 1;
+          cs[nc] = (cand){cur->hash[i] ^ op_key(v), np, after, (uint32_t)i, v, (uint32_t)nc};
+          nc++;
         }
     }
-    if (st != MP_OK || next->n == 0) break;
-    if (next->n > width) {
+    if (st != MP_OK || nc == 0) break;
+    /* one state per set, then the best the level's share allows */
+    qsort(cs, nc, sizeof *cs, cmp_cand_hash);
+    size_t tried = nc;
+    nc = merge_sets(cs, nc, cur, words, tmp);
+    uint64_t steps = cur->n ? (tried + cur->n - 1) / cur->n : 1;
+    size_t width = (size_t)(per_level / (steps ? steps : 1));
+    if (width < 1) width = 1;
+    if (width > MAX_WIDTH) width = MAX_WIDTH;
+    if (nc > width) {
       r->exact = false;
-      if (!level_truncate(next, words, width)) st = MP_ERR_NOMEM;
+      qsort(cs, nc, sizeof *cs, cmp_cand_rank);
+      nc = width;
     }
-    /* only the parents are needed from here on, and only the states kept */
+    qsort(cs, nc, sizeof *cs, cmp_cand_idx);
+    if (!level_alloc(next, nc, words)) {
+      st = MP_ERR_NOMEM;
+      break;
+    }
+    for (size_t s = 0; s < nc; s++) {
+      const cand *x = &cs[s];
+      uint64_t *b = &next->bits[s * 2 * words];
+      const uint64_t *pb = &cur->bits[(size_t)x->parent * 2 * words];
+      uint32_t v = x->op;
+      cand_set(cur, words, x, b);
+      /* ready: the parent's, less v, plus v's successors now free */
+      memcpy(b + words, pb + words, words * sizeof *b);
+      b[words + (v >> 6)] &= ~(UINT64_C(1) << (v & 63));
+      for (uint32_t e = c->succ.at[v]; e < c->succ.at[v + 1]; e++) {
+        uint32_t w = c->succ.list[e];
+        bool free_now = true;
+        for (uint32_t q = c->pred.at[w]; q < c->pred.at[w + 1] && free_now; q++)
+          free_now = bit(b, c->pred.list[q]);
+        if (free_now) b[words + (w >> 6)] |= UINT64_C(1) << (w & 63);
+      }
+      next->hash[s] = x->hash;
+      next->open[s] = x->open;
+      next->peak[s] = x->peak;
+      next->parent[s] = x->parent;
+      next->op[s] = v;
+    }
+    /* only the parents are needed from here on */
     free(cur->bits);
+    free(cur->hash);
     free(cur->open);
     free(cur->peak);
     cur->bits = NULL;
-    cur->open = cur->peak = NULL;
-    level_shrink(next, words);
+    cur->hash = cur->open = cur->peak = NULL;
   }
   if (st == MP_OK && k == n && lv[n].n == 1) {
     *found = true;
@@ -641,8 +609,8 @@ static mp_status search(const sctx *c, uint64_t bound, uint64_t budget, uint32_t
   }
   for (uint32_t i = 0; lv && i <= n; i++) level_free(&lv[i]);
   free(lv);
-  free(tb.slot);
-  free(nb);
+  free(tmp);
+  free(cs);
   return st;
 }
 
