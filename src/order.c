@@ -152,7 +152,7 @@ static mp_status deps(const mp_graph *g, csr *pred, csr *succ, bool *odd) {
     if (!pred->list || !succ->list) st = MP_ERR_NOMEM;
   }
   if (st == MP_OK) {
-    memcpy(pred->list, tmp, ntmp * sizeof *tmp);
+    if (ntmp) memcpy(pred->list, tmp, ntmp * sizeof *tmp);
     for (uint32_t i = 0; i < ntmp; i++) succ->at[pred->list[i] + 2]++;
     for (uint32_t v = 0; v < n; v++) succ->at[v + 2] += succ->at[v + 1];
     for (uint32_t v = 0; v < n; v++)

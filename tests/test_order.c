@@ -14,6 +14,7 @@
 
 #include "fixtures.h"
 #include "testutil.h"
+#include "tflite_writer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -128,7 +129,7 @@ static void stateful_operators_keep_their_order_and_so_the_model_order_stays(voi
 
 static void a_chain_keeps_its_order(void **state) {
   (void)state;
-  const char *chains[] = {"tiny", "padded_block", "pad_conv_s16", "slices"};
+  const char *chains[] = {"tiny", "zero_size", "padded_block", "pad_conv_s16", "slices"};
   for (size_t i = 0; i < sizeof chains / sizeof chains[0]; i++) {
     mp_model *m = fx_model(chains[i]);
     mp_graph *g = graph(m, NULL, false);
@@ -143,6 +144,34 @@ static void a_chain_keeps_its_order(void **state) {
     mp_graph_free(&g);
     mp_model_free(&m);
   }
+}
+
+static void a_graph_without_operators_has_nothing_to_order(void **state) {
+  (void)state;
+  /* one tensor, both the graph's input and its output, and no operator */
+  mp_tfw *w = mp_tfw_new();
+  assert_non_null(w);
+  int32_t t = (int32_t)mp_tfw_add_simple_tensor(w, "io", MP_DTYPE_INT8, 2, (const int32_t[]){1, 8});
+  mp_tfw_set_io(w, 1, &t, 1, &t);
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  assert_int_equal(mp_tfw_finish(w, &bytes, &size), MP_OK);
+  mp_tfw_free(&w);
+  mp_model *m = NULL;
+  assert_int_equal(mp_model_parse(bytes, size, "empty", NULL, &m), MP_OK);
+  free(bytes);
+  mp_graph *g = graph(m, NULL, false);
+  assert_int_equal(g->n_ops, 0);
+  uint32_t order[1] = {0};
+  mp_order_result r;
+  assert_int_equal(mp_order_search(g, 16, false, 0, order, &r), MP_OK);
+  assert_int_equal(r.moved, 0);
+  assert_true(r.exact);
+  assert_int_equal(r.bound, r.model_bound);
+  char why[240];
+  assert_true(mp_order_check(g, why, sizeof why));
+  mp_graph_free(&g);
+  mp_model_free(&m);
 }
 
 /* ---- against every topological order of small graphs ------------------- */
@@ -320,6 +349,7 @@ int main(void) {
       cmocka_unit_test(branches_joined_by_concatenation_run_the_wide_intermediate_first),
       cmocka_unit_test(stateful_operators_keep_their_order_and_so_the_model_order_stays),
       cmocka_unit_test(a_chain_keeps_its_order),
+      cmocka_unit_test(a_graph_without_operators_has_nothing_to_order),
       cmocka_unit_test(the_search_finds_the_lowest_bound_of_every_topological_order),
       cmocka_unit_test(a_small_budget_still_gives_a_valid_order_never_worse),
       cmocka_unit_test(the_verifier_refuses_an_order_that_breaks_a_dependence_or_a_barrier),
