@@ -61,20 +61,27 @@ bool cli_parse_u64(const char *s, uint64_t *out);
  * plan); `flag` is how the command selects a planner ("--planner"). */
 void cli_print_hint(const mp_plan *plan, const mp_memory_args *mem, const char *flag);
 
-/* Plan g (with memory.in_place, PADs folded: g->n_folded_pads) into *out;
+/* Did memory.in_place rewrite g (PADs folded, views, elided concatenations)? */
+static inline bool cli_rewritten(const mp_graph *g) {
+  return g->n_folded_pads || g->n_view_ops || g->n_elided_concats;
+}
+
+/* Plan g (with memory.in_place, rewritten: cli_rewritten) into *out;
  * when g has folded PADs and `plain` (the same model's graph without
  * folding) is given, plan that too and keep the plan that needs less
  * scratch, the folded one on a tie.  *saved is the bytes the unfolded plan
  * saved when it was kept, else 0. */
 mp_status cli_plan_folded(cli *c, const mp_config *cfg, const mp_graph *g, const mp_graph *plain,
                           mp_plan **out, uint64_t *saved);
-/* The summary line saying that folding was not kept (nothing for saved 0). */
-/* memory.op_order min_peak: *g (built in the model's order with fold_pads,
- * kernels prepared) replaced by the graph built in the best order found,
- * when its bound is strictly lower; g->order records the search. */
-mp_status cli_order_graph(const mp_config *cfg, bool fold_pads, bool allow_unsupported,
+/* memory.op_order min_peak: *g (built in the model's order, with the
+ * memory.in_place rewrites when `rewrite`, kernels prepared) replaced by the
+ * graph built in the best order found, when its bound is strictly lower;
+ * g->order records the search. */
+mp_status cli_order_graph(const mp_config *cfg, bool rewrite, bool allow_unsupported,
                           mp_graph **g);
 
+/* The summary line saying that the rewrites were not kept (nothing for
+ * saved 0). */
 void cli_print_fold_note(const mp_graph *g, const mp_config *cfg, uint64_t saved);
 
 int cmd_inspect(cli *c, int argc, char **argv);

@@ -57,8 +57,11 @@ static mp_status load_model(cli *c, const mp_config *cfg, mp_model **m, mp_graph
   *plain = NULL;
   mp_status st = mp_model_load(cfg->model_path, &c->sink, m);
   if (st == MP_OK) {
-    /* memory.in_place also folds PADs into their convolutions */
-    mp_graph_options go = {.alias_views = true, .fold_pads = cfg->memory.in_place};
+    /* memory.in_place also folds PADs into their convolutions and makes
+     * copies views */
+    mp_graph_options go = {.alias_views = true, .fold_pads = cfg->memory.in_place,
+                           .sub_views = cfg->memory.in_place,
+                           .caller_io = cfg->memory.io_caller};
     st = mp_graph_build(*m, cfg->subgraph, &go, &c->sink, g);
   }
   /* every operator needs a kernel (or --allow-unsupported); kernels' op-local
@@ -82,7 +85,7 @@ static mp_status load_model(cli *c, const mp_config *cfg, mp_model **m, mp_graph
   free(mem_rule);
   free(dst_rule);
   /* folded PADs: the unfolded graph too, to keep whichever plans smaller */
-  if (st == MP_OK && (*g)->n_folded_pads) {
+  if (st == MP_OK && cli_rewritten(*g)) {
     st = mp_graph_build(*m, cfg->subgraph, NULL, NULL, plain);
     if (st == MP_OK) {
       (*plain)->target = cfg->target;

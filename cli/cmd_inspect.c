@@ -122,6 +122,8 @@ static int print_json(const mp_graph *g, const mp_graph *na, const mp_graph *ip,
   json_object_set_new(o, "inplace_bound_bytes",
                       json_integer((json_int_t)mp_graph_inplace_bound(ip, align)));
   json_object_set_new(o, "inplace_pads_folded", json_integer(ip->n_folded_pads));
+  json_object_set_new(o, "inplace_views", json_integer(ip->n_view_ops));
+  json_object_set_new(o, "inplace_concats_elided", json_integer(ip->n_elided_concats));
   json_object_set_new(o, "peak_op", json_integer(peak_op(g, align)));
   mp_order_result r1 = order_of(g, align, false), r2 = order_of(ip, align, true);
   json_object_set_new(o, "min_peak_order", order_json(&r1));
@@ -264,6 +266,10 @@ static void print_text(const mp_graph *g, const mp_graph *na, const mp_graph *ip
     printf("                       with %u PAD%s folded into %s convolution%s\n",
            ip->n_folded_pads, ip->n_folded_pads == 1 ? "" : "s",
            ip->n_folded_pads == 1 ? "its" : "their", ip->n_folded_pads == 1 ? "" : "s");
+  if (ip->n_view_ops || ip->n_elided_concats)
+    printf("                       with %u view%s and %u CONCATENATION%s elided\n",
+           ip->n_view_ops, ip->n_view_ops == 1 ? "" : "s", ip->n_elided_concats,
+           ip->n_elided_concats == 1 ? "" : "s");
   mp_order_result r1 = order_of(g, align, false), r2 = order_of(ip, align, true);
   printf("in the min_peak order  %llu bytes, in-place bound %llu bytes (memory.op_order: "
          "min_peak; %u and %u of %u operators moved%s)\n", (unsigned long long)r1.bound,
@@ -318,7 +324,7 @@ int cmd_inspect(cli *c, int argc, char **argv) {
   /* the in-place bound is memory.in_place's: PADs folded, then the
    * kernels' overlap contracts */
   if (st == MP_OK) {
-    mp_graph_options fold = {.alias_views = true, .fold_pads = true};
+    mp_graph_options fold = {.alias_views = true, .fold_pads = true, .sub_views = true};
     st = mp_graph_build(m, (uint32_t)subgraph, &fold, &c->sink, &ip);
   }
   if (st == MP_OK) st = mp_kernels_overlaps(ip);

@@ -163,8 +163,11 @@ int cmd_plan(cli *c, int argc, char **argv) {
   }
   if (st == MP_OK) st = mp_model_load(cfg->model_path, &c->sink, &m);
   if (st == MP_OK) {
-    /* memory.in_place also folds PADs into their convolutions */
-    mp_graph_options go = {.alias_views = true, .fold_pads = cfg->memory.in_place};
+    /* memory.in_place also folds PADs into their convolutions and makes
+     * copies views */
+    mp_graph_options go = {.alias_views = true, .fold_pads = cfg->memory.in_place,
+                           .sub_views = cfg->memory.in_place,
+                           .caller_io = cfg->memory.io_caller};
     st = mp_graph_build(m, cfg->subgraph, &go, &c->sink, &g);
   }
   /* the same graph convert plans: kernels' op-local scratch included; an
@@ -183,7 +186,7 @@ int cmd_plan(cli *c, int argc, char **argv) {
   /* folded PADs: the unfolded graph too, to keep whichever plans smaller */
   mp_graph *plain = NULL;
   uint64_t saved = 0;
-  if (st == MP_OK && g->n_folded_pads) {
+  if (st == MP_OK && cli_rewritten(g)) {
     st = mp_graph_build(m, cfg->subgraph, NULL, NULL, &plain);
     if (st == MP_OK) {
       plain->target = cfg->target;

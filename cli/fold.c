@@ -27,7 +27,7 @@ mp_status cli_plan_folded(cli *c, const mp_config *cfg, const mp_graph *g, const
   mem.progress = c->progress;
   *saved = 0;
   mp_status st = mp_plan_build(g, &cfg->platform, &mem, &c->sink, out);
-  if (st != MP_OK || !plain || g->n_folded_pads == 0) return st;
+  if (st != MP_OK || !plain || !cli_rewritten(g)) return st;
   /* no plan of the unfolded graph is below its in-place bound (at byte
    * alignment, a floor for every alignment and every split into banks):
    * a folded plan at or under it needs no second planner run */
@@ -49,6 +49,14 @@ mp_status cli_plan_folded(cli *c, const mp_config *cfg, const mp_graph *g, const
 
 void cli_print_fold_note(const mp_graph *g, const mp_config *cfg, uint64_t saved) {
   if (!saved) return;
+  if (g->n_view_ops || g->n_elided_concats) {
+    printf("rewrites: not kept (%u PAD%s folded, %u view%s, %u CONCATENATION%s elided): without "
+           "them, planner %s needs %llu bytes less scratch\n", g->n_folded_pads,
+           g->n_folded_pads == 1 ? "" : "s", g->n_view_ops, g->n_view_ops == 1 ? "" : "s",
+           g->n_elided_concats, g->n_elided_concats == 1 ? "" : "s", cfg->memory.planner,
+           (unsigned long long)saved);
+    return;
+  }
   printf("rewrites: %u PAD%s not folded: without folding, planner %s needs %llu bytes less "
          "scratch\n", g->n_folded_pads, g->n_folded_pads == 1 ? "" : "s", cfg->memory.planner,
          (unsigned long long)saved);

@@ -29,7 +29,7 @@ static uint64_t graph_bound(const mp_graph *g, uint32_t align, bool in_place) {
   return in_place ? mp_graph_inplace_bound(g, align) : mp_graph_lower_bound(g, align);
 }
 
-mp_status cli_order_graph(const mp_config *cfg, bool fold_pads, bool allow_unsupported,
+mp_status cli_order_graph(const mp_config *cfg, bool rewrite, bool allow_unsupported,
                           mp_graph **g) {
   if (cfg->memory.op_order != MP_OP_ORDER_MIN_PEAK || !*g) return MP_OK;
   mp_graph *old = *g;
@@ -41,7 +41,8 @@ mp_status cli_order_graph(const mp_config *cfg, bool fold_pads, bool allow_unsup
   mp_status st = mp_order_search(old, align, ip, 0, order, &r);
   mp_graph *ng = NULL;
   if (st == MP_OK && r.moved) {
-    mp_graph_options go = {.alias_views = true, .fold_pads = fold_pads, .order = order};
+    mp_graph_options go = {.alias_views = true, .fold_pads = rewrite, .sub_views = rewrite,
+                           .caller_io = cfg->memory.io_caller, .order = order};
     /* the model built once already: its diagnostics are not repeated */
     st = mp_graph_build(old->model, old->subgraph, &go, NULL, &ng);
     if (st == MP_OK) {

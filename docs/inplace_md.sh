@@ -16,13 +16,13 @@ make -s
 M=build/release/memplan
 models=${MEMPLAN_MODELS:-../shared/models}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-for f in padded_block pad_conv pad_conv_f32 pad_conv_s16 slices; do build/release/mkmodel fixture $f "$tmp/$f.tflite"; done
+for f in padded_block pad_conv pad_conv_f32 pad_conv_s16 slices views views_f32 heads; do build/release/mkmodel fixture $f "$tmp/$f.tflite"; done
 planners="greedy greedy_by_size hill_climb exact"
 rows="$tmp/rows"
 : > "$rows"
 for f in "$models"/*.tflite examples/kws/kws.tflite "$tmp"/padded_block.tflite \
          "$tmp"/pad_conv.tflite "$tmp"/pad_conv_f32.tflite "$tmp"/pad_conv_s16.tflite \
-         "$tmp"/slices.tflite; do
+         "$tmp"/slices.tflite "$tmp"/views.tflite "$tmp"/views_f32.tflite "$tmp"/heads.tflite; do
   [ -f "$f" ] || continue
   n=$(basename "$f" .tflite)
   for p in $planners; do
@@ -47,24 +47,37 @@ bound of the model as written, "in-place bound" the lowest in-place bound of
 the in-place plans (PADs folded where a plan kept the folds), "folds" the
 PADs that fold into their convolutions (`memplan inspect`); a cell marked
 "not folded" is a plan for which the unfolded model needed less scratch, so
-memplan kept the PADs. `padded_block` (a MobileNetV2 block with an explicit
-PAD), `pad_conv`, `pad_conv_f32` and `pad_conv_s16` (int8, float32, 16x8)
-and `slices` (SLICEs between convolutions) are memplan's fixtures
-(`mkmodel fixture NAME`); the corpus models have no PAD, so their gains
-are the kernels' overlap contracts alone.
+memplan kept the PADs. "views" counts the SPLIT / SLICE-like operators
+made views and the CONCATENATION / PACK operators elided, as
+`views + elided`, that memplan keeps for the in-place bound; a cell marked
+"no views" is a plan for which the model without them needed less scratch.
+`padded_block` (a MobileNetV2 block with an explicit PAD), `pad_conv`,
+`pad_conv_f32` and `pad_conv_s16` (int8, float32, 16x8), `slices` (SLICEs
+between convolutions), `views` and `views_f32` (int8 and float32 SPLIT,
+SPLIT_V, UNPACK, SLICE, STRIDED_SLICE, CONCATENATION and PACK, views and
+refusals) and `heads` (FULLY_CONNECTED heads concatenated, a SPLIT into
+heads) are memplan's fixtures (`mkmodel fixture NAME`); the corpus models
+have no PAD and no operator that becomes a view, so their gains are the
+kernels' overlap contracts alone.
 """)
-print("| model | bound | in-place bound | folds | " + " | ".join(planners) + " |")
-print("|---|---:|---:|---:|" + "---:|" * len(planners))
+print("| model | bound | in-place bound | folds | views | " + " | ".join(planners) + " |")
+print("|---|---:|---:|---:|---:|" + "---:|" * len(planners))
 for n in open(rows).read().split():
-    folds = json.load(open("%s/%s.inspect.json" % (tmp, n)))["inplace_pads_folded"]
+    ins = json.load(open("%s/%s.inspect.json" % (tmp, n)))
+    folds = ins["inplace_pads_folded"]
+    views = ins["inplace_views"] + ins["inplace_concats_elided"]
     bound = field(load(n, planners[0], "off"), "lower_bound")
     ib = min(field(load(n, p, "on"), "inplace_bound") for p in planners)
-    cells = [n, "{:,}".format(bound), "{:,}".format(ib), str(folds)]
+    cells = [n, "{:,}".format(bound), "{:,}".format(ib), str(folds),
+             "%d + %d" % (ins["inplace_views"], ins["inplace_concats_elided"]) if views else "0"]
     for p in planners:
         off, on = load(n, p, "off"), load(n, p, "on")
         a, b = scratch(off), scratch(on)
-        kept = on["planner"].get("rewrites", {}).get("pads_folded", 0)
+        rw = on["planner"].get("rewrites", {})
+        kept = rw.get("pads_folded", 0)
         note = ", not folded" if folds and kept < folds else ""
+        if views and rw.get("views", 0) + rw.get("concats_elided", 0) == 0:
+            note += ", no views"
         cells.append("{:,} -> {:,} ({:+.1f} %{})".format(a, b, 100.0 * (b - a) / a if a else 0.0,
                                                         note))
     print("| " + " | ".join(cells) + " |")
@@ -169,7 +182,7 @@ for n in mobilenet_v2_224 mobilenet_v2_224_f32; do
     echo "docs/inplace_md.sh: $n: the in-place module's outputs differ from the plain one's" >&2
     exit 1
   fi
-  echo "- \`$n\` (hill_climb, one bank): the in-place module gives the plain module's outputs and those of its $(grep -c '^op ' "$on") operators other than PADs and views, byte for byte, on garbage-filled scratch, two runs each (host, gcc -O2)." >> docs/INPLACE.md
+  echo "- \`$n\` (hill_climb, one bank): the in-place module gives the plain module's outputs and those of its $(grep -c '^op ' "$on") operators other than PADs, byte for byte, on garbage-filled scratch, two runs each (host, gcc -O2)." >> docs/INPLACE.md
 done
 # memory.op_order: every model above (the 224x224 networks on one bank)
 # and the branch fixtures, hill_climb, in place off and on, the model's

@@ -88,9 +88,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   /* the last byte picks the plan's options; bit 2: memory.in_place, PADs
-   * folded into their convolutions */
+   * folded into their convolutions and copies made views */
   bool in_place = (data[size - 1] & 4) != 0;
-  mp_graph_options go = {.alias_views = true, .fold_pads = in_place};
+  mp_graph_options go = {.alias_views = true, .fold_pads = in_place, .sub_views = in_place};
   mp_graph *g = NULL;
   before = c.errors;
   st = mp_graph_build(m, 0, &go, &dx, &g);

@@ -292,6 +292,11 @@ typedef struct mp_tensor {
   bool is_output;         /* a subgraph output */
   int32_t producer;       /* op that writes it, -1 if none */
   int32_t alias_of;       /* root tensor whose storage this view shares, or -1 */
+  uint64_t alias_offset;  /* a view's first byte within its root's storage
+                             (0 for a whole-tensor view) */
+  bool has_subviews;      /* a root some view of which starts past its first
+                             byte or ends before its last (mp_graph_options
+                             .sub_views): it takes part in no in-place overlap */
   uint32_t align_hint;    /* kernel alignment requirement in bytes, 0 = none */
   mp_lifetime lifetime;   /* own lifetime, before alias merging */
   const uint8_t *data;    /* constant bytes (into the model), else NULL */
@@ -389,6 +394,14 @@ typedef struct mp_graph_options {
                              the model index of the operator run at position
                              p (a topological order, see mp_order_search);
                              NULL runs the model's order */
+  bool sub_views;         /* SPLIT, SPLIT_V, UNPACK, SLICE and STRIDED_SLICE
+                             outputs that are one contiguous run of their
+                             input become views of it at an offset, and
+                             CONCATENATION / PACK inputs views of the output
+                             their producers then write into (default false;
+                             on with memory.in_place, see mp_graph_views) */
+  bool caller_io;         /* memory.io caller: no graph input or output
+                             becomes part of a sub-tensor view */
 } mp_graph_options;
 
 typedef struct mp_graph {
@@ -419,6 +432,11 @@ typedef struct mp_graph {
    * search's figures when the CLI chose it (memory.op_order min_peak) */
   bool reordered;
   mp_order_result order;
+  /* Sub-tensor views (mp_graph_options.sub_views): operators whose outputs
+   * became views of their input (SPLIT, SLICE, ...), and CONCATENATION /
+   * PACK operators elided, their inputs views of their output. */
+  uint32_t n_view_ops;
+  uint32_t n_elided_concats;
   struct mp_pool *pool;
 } mp_graph;
 
@@ -952,6 +970,7 @@ typedef struct mp_allocation {
   mp_binding binding;
   uint32_t arena;           /* index into mp_plan.arenas */
   int32_t alias_of;         /* view alias root, or -1 */
+  uint64_t alias_offset;    /* a view's offset within its root's slot */
   bool pinned;              /* a rule named its memory */
   mp_placement_reason reason;
   /* memory.io caller: the graph input (0..n_inputs-1) or output (n_inputs

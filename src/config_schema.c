@@ -134,8 +134,11 @@ static const cfg_key keys[] = {
      "convolution's output rows trailing its input rows). The plan and report then give a "
      "second lower bound, the in-place bound. It also folds a PAD whose output only a "
      "convolution reads into that convolution's padding (height and width only, padded with the "
-     "input zero point or 0), unless the plan without folding is smaller. False keeps every "
-     "tensor's bytes its own and every PAD."},
+     "input zero point or 0), and makes a SPLIT, SPLIT_V, UNPACK, SLICE or STRIDED_SLICE "
+     "output that is one contiguous run of its input a view of it, and a CONCATENATION or PACK "
+     "whose inputs are runs of its output a view its producers write into, unless the plan "
+     "without these rewrites is smaller. False keeps every tensor's bytes its own, every PAD "
+     "and every copy."},
     {"memory.op_order", T_STRING, "model | min_peak", "model",
      "The order the operators run in. model: the model's own. min_peak: among the orders that "
      "respect every data dependence, the one whose lower bound (the tensor-level bound; with "

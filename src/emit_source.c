@@ -33,7 +33,10 @@ static void tensor_note(const emit_ctx *e, uint32_t t, mp_buf *b) {
   mp_buf_printf(b, "' %s", role_word(e, t));
   if (a->placed && a->binding.role == MP_ROLE_SCRATCH)
     mp_buf_printf(b, " [%d, %d]", e->plan->lifetimes[t].start_op, e->plan->lifetimes[t].end_op);
-  if (a->alias_of >= 0) mp_buf_printf(b, " = view of %d", a->alias_of);
+  if (a->alias_of >= 0 && a->alias_offset)
+    mp_buf_printf(b, " = view of %d at +%llu", a->alias_of, (unsigned long long)a->alias_offset);
+  else if (a->alias_of >= 0)
+    mp_buf_printf(b, " = view of %d", a->alias_of);
   if (x->local_op >= 0) mp_buf_printf(b, " local to op %d", x->local_op);
   if (!a->placed) mp_buf_puts(b, " (no storage)");
   mp_buf_puts(b, " */\n");
@@ -111,7 +114,8 @@ static void tensor_tables(const emit_ctx *e, mp_buf *b) {
   emit_table(e, "tensor_shapes", MP_TABLE_RODATA, 4u * (n_dims ? n_dims : 1u), false);
   mp_buf_printf(b,
       "/* Every tensor by id: {region, offset, size, dtype, rank, shape}.  A view's\n"
-      " * descriptor is its root's storage; a tensor without storage has region\n"
+      " * descriptor lies in its root's storage (at the root's offset plus the\n"
+      " * view's own, for a part of it); a tensor without storage has region\n"
       " * %s_NO_REGION. */\n"
       "%sconst %s_tensor_t %s_tensors[%s_NUM_TENSORS] = {\n",
       u, e->table_macro, p, p, u);

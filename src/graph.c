@@ -20,7 +20,8 @@
  * has the same bytes as its data input, so when both are scratch tensors of
  * equal size the output becomes an alias of the input's root: one slot, the
  * lifetimes merged with TensorLifetime.merge, and the op a no-op at run time.
- * Chains of views collapse onto one root.
+ * Chains of views collapse onto one root.  With sub_views (memory.in_place)
+ * views.c adds views at a byte offset of their root (alias_offset).
  *
  * This file does not choose memories or offsets (plan.c does) and does not
  * read operator options.
@@ -292,26 +293,34 @@ mp_status mp_graph_build(const mp_model *model, uint32_t subgraph, const mp_grap
     to->alias_of = find_root(g, in);
     op->is_view = true;
   }
+  /* sub-tensor views and elided concatenations (views.c) */
+  if (alias_views && opt && opt->sub_views &&
+      (st = mp_graph_views(g, true, !opt->caller_io)) != MP_OK)
+    goto fail;
 
-  /* Storage lifetimes: roots absorb their aliases. */
-  for (uint32_t i = 0; i < sg->n_tensors; i++) g->storage[i] = g->tensors[i].lifetime;
-  for (uint32_t i = 0; i < sg->n_tensors; i++) {
-    int32_t r = g->tensors[i].alias_of;
-    if (r >= 0) mp_lifetime_merge(&g->storage[r], &g->tensors[i].lifetime);
-  }
-  for (uint32_t i = 0; i < sg->n_tensors; i++) {
-    int32_t r = g->tensors[i].alias_of;
-    if (r >= 0) {
-      g->storage[i] = g->storage[r];
-      g->storage[i].tensor_id = i;
-    }
-  }
+  mp_graph_storage(g);
   *out = g;
   return MP_OK;
 
 fail:
   mp_pool_free(&pool);
   return st;
+}
+
+void mp_graph_storage(mp_graph *g) {
+  /* roots absorb their aliases */
+  for (uint32_t i = 0; i < g->n_tensors; i++) g->storage[i] = g->tensors[i].lifetime;
+  for (uint32_t i = 0; i < g->n_tensors; i++) {
+    int32_t r = g->tensors[i].alias_of;
+    if (r >= 0) mp_lifetime_merge(&g->storage[r], &g->tensors[i].lifetime);
+  }
+  for (uint32_t i = 0; i < g->n_tensors; i++) {
+    int32_t r = g->tensors[i].alias_of;
+    if (r >= 0) {
+      g->storage[i] = g->storage[r];
+      g->storage[i].tensor_id = i;
+    }
+  }
 }
 
 mp_status mp_graph_add_local(mp_graph *g, uint32_t op, uint64_t size, uint32_t align,

@@ -69,6 +69,8 @@ mp_status mp_inplace_pairs(const mp_graph *g, mp_inplace_pair **out, size_t *n) 
     const mp_overlap *ov = &g->overlaps[i];
     uint32_t in = (uint32_t)root_of(g, ov->input), o = (uint32_t)root_of(g, ov->output);
     if (in == o || !mp_graph_needs_slot(g, in) || !mp_graph_needs_slot(g, o)) continue;
+    /* a root holding sub-tensor views is several tensors' bytes at once */
+    if (g->tensors[in].has_subviews || g->tensors[o].has_subviews) continue;
     if (g->storage[in].end_op != (int32_t)ov->op || g->storage[o].start_op != (int32_t)ov->op)
       continue;
     /* the same pair through two views of one root: keep the larger gap */

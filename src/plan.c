@@ -1192,6 +1192,16 @@ mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform, const mp
     a->tensor_id = t;
     a->alias_of = keep_alias;
     a->size = keep_size;
+    uint64_t k = g->tensors[t].alias_offset;
+    if (k || keep_size != p->allocs[r].size) {
+      /* a sub-tensor view: its bytes at k within the root's slot, aligned
+       * to what that offset keeps of the root's alignment */
+      a->alias_offset = k;
+      a->offset += k;
+      a->binding.offset = a->offset;
+      while (a->align > 1 && a->offset % a->align) a->align /= 2;
+      a->slot_size = mp_align_up(keep_size, a->align);
+    }
   }
   if ((st = build_arenas(c)) != MP_OK) goto fail;
   warn_cold_in_ram(c);

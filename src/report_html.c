@@ -803,7 +803,12 @@ static void put_slot_title(report *r, uint32_t t, bool alias) {
   } else {
     mp_buf_puts(b, "\nlive for the whole program");
   }
-  if (alias) mp_buf_printf(b, "\nshares the slot of #%d", a->alias_of);
+  if (alias && (a->alias_offset || a->size != p->allocs[a->alias_of].size))
+    mp_buf_printf(b, "\na view: bytes %llu to %llu of the slot of #%d",
+                  (unsigned long long)a->alias_offset,
+                  (unsigned long long)(a->alias_offset + a->size), a->alias_of);
+  else if (alias)
+    mp_buf_printf(b, "\nshares the slot of #%d", a->alias_of);
   for (uint32_t u = 0; !alias && u < p->n_allocs; u++)
     if (p->allocs[u].placed && p->allocs[u].alias_of == (int32_t)t)
       mp_buf_printf(b, "\nviewed as #%u", u);
@@ -1106,10 +1111,11 @@ static void put_slots(report *r, const view *v) {
     if (w < 2) w = 2;
     mp_buf_printf(b,
                   "<rect class=\"alias\" data-tensor=\"%u\" data-alias-of=\"%d\" "
-                  "data-offset=\"%llu\" data-size=\"%llu\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
-                  "height=\"%.2f\">",
-                  t, al->alias_of, (unsigned long long)al->offset, (unsigned long long)al->size, x,
-                  ytop, w, ybot - ytop);
+                  "data-alias-offset=\"%llu\" data-offset=\"%llu\" data-size=\"%llu\" "
+                  "x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\">",
+                  t, al->alias_of, (unsigned long long)al->alias_offset,
+                  (unsigned long long)al->offset, (unsigned long long)al->size, x, ytop, w,
+                  ybot - ytop);
     put_slot_title(r, t, true);
     mp_buf_puts(b, "</rect>");
     if (ybot - ytop >= 2 * LABEL_MIN_H + 4 && w >= 16 * CHAR_W)

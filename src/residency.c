@@ -253,10 +253,14 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
   }
   json_object_set_new(planner, "options", opts);
   if (p->in_place) json_object_set_new(planner, "in_place", json_true());
-  if (p->graph->n_folded_pads) {
+  const mp_graph *gr = p->graph;
+  if (gr->n_folded_pads || gr->n_view_ops || gr->n_elided_concats) {
     json_t *rw = json_object();
-    json_object_set_new(rw, "pads_folded", jint(p->graph->n_folded_pads));
-    json_object_set_new(rw, "padded_bytes", jint(mp_folded_pad_bytes(p->graph)));
+    json_object_set_new(rw, "pads_folded", jint(gr->n_folded_pads));
+    json_object_set_new(rw, "padded_bytes", jint(mp_folded_pad_bytes(gr)));
+    json_object_set_new(rw, "views", jint(gr->n_view_ops));
+    json_object_set_new(rw, "concats_elided", jint(gr->n_elided_concats));
+    json_object_set_new(rw, "view_bytes", jint(mp_view_copy_bytes(gr)));
     json_object_set_new(planner, "rewrites", rw);
   }
   const mp_order_result *orr = &p->graph->order;
@@ -348,6 +352,7 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     json_object_set_new(jt, "start_op", scratch ? json_integer(p->lifetimes[t].start_op) : json_null());
     json_object_set_new(jt, "end_op", scratch ? json_integer(p->lifetimes[t].end_op) : json_null());
     json_object_set_new(jt, "alias_of", a->alias_of >= 0 ? json_integer(a->alias_of) : json_null());
+    if (a->alias_of >= 0) json_object_set_new(jt, "alias_offset", jint(a->alias_offset));
     if (x->local_op >= 0) json_object_set_new(jt, "local_to_op", json_integer(x->local_op));
     json_object_set_new(jt, "pinned", json_boolean(a->pinned));
     json_object_set_new(jt, "placement_reason", reason_json(p, a));
@@ -464,7 +469,7 @@ static void put_kernels(mp_buf *b, const mp_graph *g) {
     snprintf(folded, sizeof folded, "(folded into op %d)", g->ops[o].folded_into);
     const char *k = st != MP_OK || !lo.supported ? "(unsupported)"
                     : g->ops[o].folded_into >= 0 ? folded
-                    : lo.noop                    ? "(view, no code)"
+                    : lo.noop || g->ops[o].is_view ? "(view, no code)"
                                                  : lo.fn;
     mp_buf_printf(b, "%-4u ", o);
     if (g->reordered) mp_buf_printf(b, "%-5u ", g->ops[o].model_index);
@@ -639,6 +644,14 @@ char *mp_plan_summary_shared(const mp_plan *p, const char *prefix, int verbose,
                       "stored\n", g->n_folded_pads, g->n_folded_pads == 1 ? "" : "s",
                   g->n_folded_pads == 1 ? "its" : "their", g->n_folded_pads == 1 ? "" : "s",
                   nb);
+  }
+  if (g->n_view_ops || g->n_elided_concats) {
+    char nb[32];
+    human_bytes(mp_view_copy_bytes(g), nb, sizeof nb);
+    mp_buf_printf(&b, "rewrites: %u view%s (SPLIT, SLICE and kin: outputs are bytes of their "
+                      "input), %u CONCATENATION%s elided (producers write into the output): %s "
+                      "of copies not made\n", g->n_view_ops, g->n_view_ops == 1 ? "" : "s",
+                  g->n_elided_concats, g->n_elided_concats == 1 ? "" : "s", nb);
   }
   summary_order(&b, g);
   for (uint32_t i = 0; i < p->n_arenas; i++) {

@@ -29,4 +29,27 @@ mp_status mp_graph_fold_pads(mp_graph *g);
 /* The bytes of the padded copies the folded PADs of g no longer write. */
 uint64_t mp_folded_pad_bytes(const mp_graph *g);
 
+/* Storage lifetimes (g->storage) from the tensors' lifetimes and aliases:
+ * a root's covers every tensor that aliases it, an alias's is its root's. */
+void mp_graph_storage(mp_graph *g);
+
+/* Sub-tensor views (views.c, mp_graph_options.sub_views): SPLIT, SPLIT_V,
+ * UNPACK, SLICE and STRIDED_SLICE outputs that are one contiguous run of
+ * their input become views of it, and CONCATENATION / PACK inputs views of
+ * their output; those operators become no-ops (is_view).  Sets alias_of /
+ * alias_offset onto the final roots, has_subviews, g->n_view_ops and
+ * g->n_elided_concats.  Call it once tensor sizes, producers and the
+ * whole-tensor view aliases are set; sets the storage lifetimes.  With
+ * `select` (what mp_graph_build does) a view that raises the graph's
+ * in-place bound stays a copy; without it every operator that can become a
+ * view does (for tests).  Call it once on a graph built without sub_views
+ * to see what every view would be.  io_views: graph inputs and outputs
+ * may be part of views (memory.io arena; not with caller I/O buffers).
+ * Fails only with MP_ERR_NOMEM. */
+mp_status mp_graph_views(mp_graph *g, bool select, bool io_views);
+
+/* The bytes the view operators and elided concatenations of g no longer
+ * copy: their outputs' sizes (the used ones). */
+uint64_t mp_view_copy_bytes(const mp_graph *g);
+
 #endif /* MP_REWRITE_H */

@@ -13,7 +13,12 @@
  *     last time, where the kernel's own overlap contract (re-derived here
  *     from the operator by the lowering, runtime/kernels/mpk.h) allows that
  *     placement;
- *   - aliases share their root's storage;
+ *   - aliases lie in their root's storage, each where the operator that
+ *     makes it a view (RESHAPE and its kin; with memory.in_place SPLIT,
+ *     SLICE and their kin, or an elided CONCATENATION / PACK) puts it,
+ *     recomputed from that operator's lowered geometry; within one root,
+ *     the tensors running operators write share no byte; and a root that
+ *     holds a part-view takes part in no in-place overlap;
  *   - every constant arena has exactly one source memory, staged iff that
  *     source differs from its memory, and writable runtime memory when
  *     staged; scratch and persistent arenas are writable and unsourced;
@@ -113,6 +118,18 @@ static mp_status contract_allows(const mp_graph *g, int32_t op, uint32_t in, uin
   return MP_OK;
 }
 
+/* Does root r's slot hold a view that starts past its first byte or ends
+ * before its last?  Then its bytes are several tensors' at once. */
+static bool holds_subviews(const mp_plan *p, uint32_t r) {
+  const mp_allocation *ra = &p->allocs[r];
+  for (uint32_t t = 0; t < p->n_allocs; t++) {
+    const mp_allocation *a = &p->allocs[t];
+    if (a->placed && a->alias_of == (int32_t)r && (a->offset != ra->offset || a->size != ra->size))
+      return true;
+  }
+  return false;
+}
+
 /* May live slots u and v share bytes?  Only in an in-place plan, where the
  * two meet at one operator that reads one for the last time and writes the
  * other first, and that operator's kernel allows their placement.  On a
@@ -123,6 +140,12 @@ static mp_status overlap_allowed(const mp_plan *p, uint32_t u, uint32_t v, bool 
   why[0] = 0;
   if (!p->in_place) return MP_OK;
   const mp_graph *g = p->graph;
+  for (int k = 0; k < 2; k++)
+    if (holds_subviews(p, k ? v : u)) {
+      snprintf(why, nwhy, "; tensor %u holds sub-tensor views, which no kernel contract covers",
+               k ? v : u);
+      return MP_OK;
+    }
   const mp_lifetime *lu = &p->lifetimes[u], *lv = &p->lifetimes[v];
   for (int k = 0; k < 2; k++) {
     uint32_t in = k ? v : u, out = k ? u : v;
@@ -294,6 +317,191 @@ static mp_status check_steps(const mp_plan *p, const mp_diag_sink *dx) {
     return MP_ERR_VERIFY;               \
   } while (0)
 
+/* Views.  Every tensor that shares its root's storage must be there
+ * because an operator that only moves bytes (is_view: RESHAPE and its kin,
+ * SPLIT, SLICE, CONCATENATION, ...) would have moved exactly those bytes:
+ * its place is re-derived here from that operator's lowered geometry and
+ * the plan's offsets, not from the plan's alias record.  And within one
+ * root, the tensors that running operators write never share a byte, so
+ * every byte of a root is written once. */
+
+typedef struct vctx {
+  const mp_plan *p;
+  const mp_diag_sink *dx;
+  bool *justified;
+  uint32_t op;
+} vctx;
+
+/* Does view v lie at byte k of tensor base, in base's storage? */
+static mp_status same_place(vctx *c, int32_t v, int32_t base, uint64_t k) {
+  const mp_plan *p = c->p;
+  const mp_graph *g = p->graph;
+  const mp_diag_sink *dx = c->dx;
+  if (v < 0 || base < 0 || (uint32_t)v >= p->n_allocs || (uint32_t)base >= p->n_allocs)
+    FAIL("plan verification failed: view operator %u names a tensor out of range", c->op);
+  const mp_allocation *a = &p->allocs[v], *b = &p->allocs[base];
+  const mp_tensor *x = &g->tensors[v];
+  if (!x->used || x->size == 0) return MP_OK; /* no storage needed, nothing read */
+  if (a->placed != b->placed || k + x->size > g->tensors[base].size ||
+      (a->placed && (a->arena != b->arena || a->offset != b->offset + k)) ||
+      (!a->placed && (k != 0 || a->caller_io != b->caller_io || a->caller_io < 0)))
+    FAIL("plan verification failed: operator %u (%s) makes tensor %d '%s' the bytes [%llu, "
+         "%llu) of tensor %d '%s', but the plan puts it elsewhere (offset %llu, tensor %d at "
+         "%llu)", c->op, g->ops[c->op].name, v, x->name, (unsigned long long)k,
+         (unsigned long long)(k + x->size), base, g->tensors[base].name,
+         (unsigned long long)a->offset, base, (unsigned long long)b->offset);
+  c->justified[v] = true;
+  return MP_OK;
+}
+
+/* The byte offset of a strided copy's output in its input when the output
+ * is one run of it (every output element reads input element in_offset +
+ * its own row-major index), else -1. */
+static int64_t copy_run(const mpk_strided_copy_params *q) {
+  int64_t packed = 1;
+  for (int d = MPK_MAX_DIMS - 1; d >= 0; d--) {
+    if (q->dims[d] > 1 && q->in_strides[d] != packed) return -1;
+    packed *= q->dims[d];
+  }
+  return q->in_offset < 0 ? -1 : (int64_t)q->in_offset * q->elem_size;
+}
+
+static mp_status check_view_op(vctx *c, const mp_lowered_op *lo) {
+  const mp_graph *g = c->p->graph;
+  const mp_op *op = &g->ops[c->op];
+  const mp_diag_sink *dx = c->dx;
+  mp_status st = MP_OK;
+  if (!lo->supported)
+    FAIL("plan verification failed: view operator %u (%s) has no kernel geometry", c->op,
+         op->name);
+  if (lo->noop) {
+    if (op->n_inputs < 1 || op->n_outputs != 1 ||
+        g->tensors[op->inputs[0]].size != g->tensors[op->outputs[0]].size)
+      FAIL("plan verification failed: view operator %u (%s) does not keep its input's bytes",
+           c->op, op->name);
+    return same_place(c, op->outputs[0], op->inputs[0], 0);
+  }
+  uint64_t k = 0;
+  switch (lo->kernel) {
+  case MP_K_STRIDED_COPY: {
+    int64_t run = copy_run(&lo->params.strided_copy);
+    if (run < 0)
+      FAIL("plan verification failed: operator %u (%s) is a view, but its output is not one run "
+           "of its input", c->op, op->name);
+    return same_place(c, lo->args[1].tensor, lo->args[0].tensor, (uint64_t)run);
+  }
+  case MP_K_SPLIT: {
+    const mpk_split_params *q = &lo->params.split;
+    if (q->outer != 1 || (uint32_t)q->n_outputs != op->n_outputs)
+      FAIL("plan verification failed: operator %u (%s) is a view, but its outputs are not runs "
+           "of its input", c->op, op->name);
+    for (uint32_t i = 0; i < op->n_outputs && st == MP_OK; i++) {
+      st = same_place(c, op->outputs[i], lo->args[0].tensor, k);
+      k += (uint64_t)q->output_bytes[i];
+    }
+    return st;
+  }
+  case MP_K_CONCAT: {
+    const mpk_concat_params *q = &lo->params.concat;
+    if (q->outer != 1 || (uint32_t)q->n_inputs != op->n_inputs || op->n_outputs != 1)
+      FAIL("plan verification failed: operator %u (%s) is elided, but its inputs are not runs "
+           "of its output", c->op, op->name);
+    for (uint32_t i = 0; i < op->n_inputs && st == MP_OK; i++) {
+      int32_t t = op->inputs[i];
+      if (t >= 0 && (g->tensors[t].producer < 0 || g->tensors[t].producer >= (int32_t)c->op))
+        FAIL("plan verification failed: operator %u (%s) is elided, but its input %d '%s' is "
+             "not written by an operator before it", c->op, op->name, t, g->tensors[t].name);
+      st = same_place(c, t, op->outputs[0], k);
+      k += (uint64_t)q->input_bytes[i];
+    }
+    return st;
+  }
+  default:
+    FAIL("plan verification failed: operator %u (%s) runs no code, but its kernel does more "
+         "than move bytes", c->op, op->name);
+  }
+}
+
+typedef struct wslot {
+  int32_t root;
+  uint64_t lo, hi;
+  uint32_t t;
+} wslot;
+
+static int cmp_wslot(const void *a, const void *b) {
+  const wslot *x = a, *y = b;
+  if (x->root != y->root) return x->root < y->root ? -1 : 1;
+  if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
+  return (x->t > y->t) - (x->t < y->t);
+}
+
+/* Within each root, the tensors running operators write are disjoint. */
+static mp_status check_root_writers(const mp_plan *p, const mp_diag_sink *dx) {
+  const mp_graph *g = p->graph;
+  wslot *w = malloc((p->n_allocs ? p->n_allocs : 1) * sizeof *w);
+  if (!w) return MP_ERR_NOMEM;
+  size_t n = 0;
+  for (uint32_t t = 0; t < p->n_allocs; t++) {
+    const mp_allocation *a = &p->allocs[t];
+    const mp_tensor *x = &g->tensors[t];
+    if (!a->placed || x->role != MP_ROLE_SCRATCH || x->producer < 0 ||
+        g->ops[x->producer].is_view)
+      continue;
+    int32_t r = a->alias_of >= 0 ? a->alias_of : (int32_t)t;
+    w[n++] = (wslot){r, a->offset, a->offset + a->size, t};
+  }
+  qsort(w, n, sizeof *w, cmp_wslot);
+  mp_status st = MP_OK;
+  for (size_t i = 1, j = 0; i < n && st == MP_OK; i++) {
+    if (w[i].root != w[j].root) {
+      j = i;
+      continue;
+    }
+    if (w[i].lo < w[j].hi) {
+      mp_error(dx, vloc(), "plan verification failed: tensors %u '%s' and %u '%s', written by "
+                           "operators %d and %d, share bytes of tensor %d's storage",
+               w[j].t, tname(p, w[j].t), w[i].t, tname(p, w[i].t), g->tensors[w[j].t].producer,
+               g->tensors[w[i].t].producer, w[i].root);
+      st = MP_ERR_VERIFY;
+    }
+    if (w[i].hi > w[j].hi) j = i;
+  }
+  free(w);
+  return st;
+}
+
+static mp_status check_views(const mp_plan *p, const mp_diag_sink *dx) {
+  const mp_graph *g = p->graph;
+  vctx c = {p, dx, calloc(p->n_allocs ? p->n_allocs : 1, sizeof(bool)), 0};
+  if (!c.justified) return MP_ERR_NOMEM;
+  mp_status st = MP_OK;
+  for (uint32_t o = 0; o < g->n_ops && st == MP_OK; o++) {
+    const mp_op *op = &g->ops[o];
+    if (!op->is_view || op->folded_into >= 0) continue;
+    mp_lowered_op lo;
+    c.op = o;
+    st = mp_lower_op(g, o, &lo, NULL);
+    if (st == MP_OK) {
+      st = check_view_op(&c, &lo);
+    } else if (st != MP_ERR_NOMEM) {
+      mp_error(dx, vloc(), "plan verification failed: view operator %u (%s) cannot be lowered",
+               o, op->name);
+      st = MP_ERR_VERIFY;
+    }
+    mp_lower_free(&lo);
+  }
+  for (uint32_t t = 0; t < p->n_allocs && st == MP_OK; t++) {
+    const mp_allocation *a = &p->allocs[t];
+    if ((a->placed || a->caller_io >= 0) && a->alias_of >= 0 && !c.justified[t]) {
+      mp_error(dx, vloc(), "plan verification failed: tensor %u '%s' shares tensor %d's storage, "
+                           "but no view operator makes it so", t, tname(p, t), a->alias_of);
+      st = MP_ERR_VERIFY;
+    }
+  }
+  free(c.justified);
+  return st == MP_OK ? check_root_writers(p, dx) : st;
+}
+
 mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx) {
   const mp_graph *g = p->graph;
   if (p->n_allocs != g->n_tensors)
@@ -344,7 +552,8 @@ mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx) {
                    : k < g->n_inputs + g->n_outputs ? g->outputs[k - g->n_inputs] : -1;
       int32_t root = x->alias_of >= 0 ? x->alias_of : (int32_t)t;
       int32_t io_root = io < 0 ? -2 : g->tensors[io].alias_of >= 0 ? g->tensors[io].alias_of : io;
-      if (a->placed || root != io_root)
+      if (a->placed || root != io_root || x->alias_offset != 0 || a->alias_offset != 0 ||
+          (x->alias_of >= 0 && x->size != g->tensors[x->alias_of].size))
         FAIL("plan verification failed: tensor %u '%s' is given caller buffer %u, which does "
              "not hold it", t, x->name, k);
       continue;
@@ -370,7 +579,9 @@ mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx) {
     if (a->size != x->size || a->slot_size < a->size)
       FAIL("plan verification failed: tensor %u '%s' slot of %llu bytes for %llu bytes", t,
            x->name, (unsigned long long)a->slot_size, (unsigned long long)x->size);
-    uint64_t need_align = p->platform.min_alignment;
+    /* a slot: the platform's alignment; a view inside its root's slot: its
+     * element's */
+    uint64_t need_align = x->alias_of >= 0 ? 1 : p->platform.min_alignment;
     if (mp_dtype_align(x->dtype) > need_align) need_align = mp_dtype_align(x->dtype);
     if (x->align_hint > need_align) need_align = x->align_hint;
     if (a->align < need_align || !mp_is_pow2(a->align) || a->offset % a->align ||
@@ -384,7 +595,7 @@ mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx) {
     if (x->alias_of >= 0) {
       const mp_allocation *r = &p->allocs[x->alias_of];
       if (a->alias_of != x->alias_of || !r->placed || r->arena != a->arena ||
-          r->offset != a->offset)
+          a->offset < r->offset || a->size > r->size || a->offset - r->offset > r->size - a->size)
         FAIL("plan verification failed: tensor %u '%s' aliases tensor %d '%s' but does not share "
              "its storage", t, x->name, x->alias_of, g->tensors[x->alias_of].name);
       /* the root's lifetime must cover the alias's */
@@ -403,6 +614,9 @@ mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx) {
   /* the order and the lifetimes it gives */
   mp_status sst = check_steps(p, dx);
   if (sst != MP_OK) return sst;
+  /* views: where each lies, from its operator */
+  mp_status vst = check_views(p, dx);
+  if (vst != MP_OK) return vst;
   /* overlaps */
   for (uint32_t i = 0; i < p->n_arenas; i++) {
     mp_status st = check_arena_overlaps(p, i, p->arenas[i].role != MP_ROLE_SCRATCH, dx);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# suite_rewrite.sh — PAD folding (memory.in_place) gives the bytes of the
-# unfolded module.  For every model with PADs in front of convolutions
-# (memplan's fixtures pad_conv, int8 with folds and refusals; pad_conv_f32;
+# suite_rewrite.sh — the rewrites of memory.in_place (PAD folding, copies
+# made views, concatenations elided) give the bytes of the plain module.
+# For every model with PADs in front of convolutions (memplan's fixtures pad_conv, int8 with folds and refusals; pad_conv_f32;
 # pad_conv_s16, 16x8; the padded MobileNetV2 block) and every target's
 # kernels (generic, and cortex-m55, whose specialised convolutions run
 # portably on the host and with Helium on the emulated Cortex-M55),
@@ -16,8 +16,11 @@
 # expected bytes thus come from running the unfolded module, never from a
 # formula.  Also checked: the folds the summary reports, that a folded
 # PAD's output has no storage, that the residency report validates, and
-# that in_place's scratch is at most the unfolded plan's.  Then TFLM's
-# answers: the multi-operator and slice conformance cases
+# that in_place's scratch is at most the unfolded plan's; for the view
+# fixtures (views, views_f32, heads), the views and elided concatenations
+# the summary and the JSON report, and that every view lies in its root at
+# the root's offset plus its own.  Then TFLM's answers: the multi-operator,
+# slice, split, unpack, concatenation and pack conformance cases
 # (../shared/conformance, $MEMPLAN_CONFORMANCE) with memory.in_place,
 # through suite_conformance.  The same for memory.op_order min_peak: the
 # branch fixtures run in the order found give the model-order module's
@@ -94,8 +97,12 @@ out_bytes() { grep -o '[0-9]* bytes' "$1" | awk '{s += $1} END {print s}'; }
 # same operators in different orders.
 by_op() { grep '^op ' "$1" | sed 's/^op [0-9]* /op /' | sort; grep -v '^op ' "$1"; }
 
-# model:folds expected:planner
-# (slices: no PAD, but SLICE outputs over the inputs they read last).
+# model:folds expected:planner[:views:concatenations elided]
+# (slices: no PAD, but SLICE outputs over the inputs they read last, which
+# beats making the first one a view; views, views_f32: SPLIT / SLICE /
+# UNPACK views and an elided CONCATENATION, with the refusals next to them;
+# heads: FULLY_CONNECTED heads written into their concatenation, a SPLIT
+# into heads, a graph output that is an elided concatenation).
 # Then held-out networks nobody tuned the contracts for (mkmodel
 # --list-nets): a PyTorch-style MobileNetV2 0.35 at 96x96 with a PAD
 # before every 3x3 convolution, int8 and float32; a float32 MobileNetV1
@@ -106,12 +113,14 @@ by_op() { grep '^op ' "$1" | sed 's/^op [0-9]* /op /' | sort; grep -v '^op ' "$1
 # emulator's RAM) only on the host.  REWRITE_FILTER (a regex on the model
 # name) runs a subset.
 cases="pad_conv:4:greedy_by_size pad_conv_f32:2:greedy pad_conv_s16:2:greedy padded_block:1:greedy
-       slices:0:hill_climb
+       slices:0:hill_climb views:0:hill_climb:3:1 views_f32:0:greedy_by_size:2:0
+       heads:0:greedy:1:2
        mobilenet_v2_96_035:18:hill_climb mobilenet_v2_96_035_f32:18:greedy vww_96_f32:0:greedy
        resnet_48:2:exact branches_40:1:greedy_by_size s16_net_32:2:greedy"
 nets=" $("$MKMODEL" --list-nets | tr '\n' ' ') "
 for c in $cases; do
-  IFS=: read -r m want planner <<< "$c"
+  IFS=: read -r m want planner wviews wcats <<< "$c"
+  wviews=${wviews:-0} wcats=${wcats:-0}
   [[ $m =~ ${REWRITE_FILTER:-.} ]] || continue
   "$MKMODEL" fixture "$m" "$out/$m.tflite" || { bad "mkmodel $m"; continue; }
   targets="generic cortex-m55"
@@ -163,8 +172,13 @@ for c in $cases; do
         bad "$m $target on the Cortex-M55: folded outputs differ from the unfolded module's"
       fi
     fi
+    if [ "$wviews$wcats" != 00 ]; then
+      grep -q "^rewrites: $wviews views\? (SPLIT, SLICE and kin: outputs are bytes of their input), $wcats CONCATENATIONs\? elided" "$on.plan" ||
+        bad "$m $target: the summary does not report $wviews views and $wcats elided concatenations: $(grep rewrites "$on.plan")"
+    fi
     if [ "$want" = 0 ]; then
-      grep -q "^rewrites" "$on.plan" && bad "$m $target: a rewrite is reported"
+      grep "^rewrites" "$on.plan" | grep -qv " views\? (SPLIT" && bad "$m $target: a PAD rewrite is reported"
+      [ "$wviews$wcats" = 00 ] && grep -q "^rewrites" "$on.plan" && bad "$m $target: a rewrite is reported"
     else
       grep -q "^rewrites: $want PADs\? folded" "$on.plan" ||
         bad "$m $target: the summary does not report $want folded PADs: $(grep rewrites "$on.plan")"
@@ -172,12 +186,35 @@ for c in $cases; do
     grep -q "^rewrites" "$off.plan" && bad "$m $target: in_place off reports a rewrite"
     n=$(grep -c "(folded into op" "$on.plan")
     [ "$n" = "$want" ] || bad "$m $target: $n operators listed as folded, expected $want"
-    python3 - "$off/fx_residency.json" "$on/fx_residency.json" "$want" <<'PY' || fail=1
+    python3 - "$off/fx_residency.json" "$on/fx_residency.json" "$want" "$wviews" "$wcats" <<'PY' || fail=1
 import json, sys
 off, on, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
+wviews, wcats = int(sys.argv[4]), int(sys.argv[5])
+rw = on["planner"].get("rewrites", {})
+assert rw.get("views", 0) == wviews and rw.get("concats_elided", 0) == wcats, rw
+# every view lies inside its root, at the root's offset plus its own
+ten = {t["id"]: t for t in on["tensors"]}
+for t in on["tensors"]:
+    if t["alias_of"] is None:
+        continue
+    r = ten[t["alias_of"]]
+    assert t["offset"] == r["offset"] + t["alias_offset"], t
+    assert t["alias_offset"] + t["size"] <= r["size"], (t, r)
+    assert t["memory"] == r["memory"] and t["region_id"] == r["region_id"], t
+# a view operator runs nothing, and its outputs (inputs, for an elided
+# concatenation) are views
+for o in on["ops"]:
+    if o["operator"] in ("SPLIT", "SPLIT_V", "UNPACK", "SLICE", "STRIDED_SLICE") and o["view"]:
+        assert all(ten[x]["alias_of"] is not None for x in o["outputs"] if x in ten), o
+    if o["operator"] in ("CONCATENATION", "PACK") and o["view"]:
+        assert all(ten[x]["alias_of"] is not None for x in o["inputs"]), o
+n_views = sum(1 for o in on["ops"] if o["view"] and o["operator"] in ("SPLIT", "SPLIT_V", "UNPACK", "SLICE", "STRIDED_SLICE"))
+n_cats = sum(1 for o in on["ops"] if o["view"] and o["operator"] in ("CONCATENATION", "PACK"))
+assert (n_views, n_cats) == (wviews, wcats), (n_views, n_cats)
+assert not any(o["view"] and o["operator"] not in ("RESHAPE", "SQUEEZE", "EXPAND_DIMS", "BITCAST") for o in off["ops"])
 folded = [o for o in on["ops"] if "folded_into" in o]
 assert len(folded) == want, folded
-assert on["planner"].get("rewrites", {}).get("pads_folded", 0) == want
+assert rw.get("pads_folded", 0) == want
 assert "rewrites" not in off["planner"] and not any("folded_into" in o for o in off["ops"])
 # the report lists the tensors with storage: a folded PAD's output is not
 # among them; its size is the unfolded report's
@@ -197,8 +234,8 @@ def scratch(r, key="size"):
 assert scratch(on) <= scratch(off), (scratch(on), scratch(off))
 # never above the model's tensor-level bound (the unfolded graph's)
 assert scratch(on) <= scratch(off, "lower_bound"), (scratch(on), scratch(off, "lower_bound"))
-print("ok   %s: %d PADs folded, %d padded bytes not stored, scratch %d -> %d bytes"
-      % (sys.argv[2].split("/")[-2], want, padded, scratch(off), scratch(on)))
+print("ok   %s: %d PADs folded, %d padded bytes not stored, %d views, %d concatenations elided, scratch %d -> %d bytes"
+      % (sys.argv[2].split("/")[-2], want, padded, wviews, wcats, scratch(off), scratch(on)))
 PY
   done
 done
@@ -294,12 +331,14 @@ elif [ -f "$conf/manifest.json" ]; then
       n=$((n + 1))
   done
   [ "$n" -ge 1 ] || bad "no multi-operator conformance case folds a PAD"
-  # and the SLICE / STRIDED_SLICE cases, most of whose outputs then lie
-  # over their inputs
-  if CONFORMANCE_FILTER='^(multi_op_|slice_|strided_slice_)' \
+  # and the cases of the operators that become views or lie over their
+  # inputs: SLICE / STRIDED_SLICE, SPLIT / SPLIT_V / UNPACK (views where a
+  # run is contiguous), CONCATENATION / PACK (their inputs are graph
+  # inputs there, so they stay copies)
+  if CONFORMANCE_FILTER='^(multi_op_|slice_|strided_slice_|split_|split_v_|unpack_|concatenation_|pack_)' \
        CONFORMANCE_CONVERT_ARGS=--memory.in_place=true \
        bash tests/suite_conformance.sh > "$out/conformance.log" 2>&1; then
-    echo "ok   $n multi-operator conformance cases fold a PAD; with memory.in_place, multi-operator and slice cases: $(grep '^conformance:' "$out/conformance.log" | sed 's/^conformance: //')"
+    echo "ok   $n multi-operator conformance cases fold a PAD; with memory.in_place, multi-operator, slice, split, unpack, concatenation and pack cases: $(grep '^conformance:' "$out/conformance.log" | sed 's/^conformance: //')"
   else
     bad "the multi-operator conformance cases with memory.in_place"; tail -20 "$out/conformance.log"
   fi

@@ -165,7 +165,7 @@ static int check_tensor(const probe_module *m, uint32_t op, int32_t t, const cha
     if (rx->kind == PROBE_PERSISTENT)
       want = m->state[r] ? pattern(r, b, m->state[r]) : 0;
     else if (rx->kind == PROBE_INPUT || rx->kind == PROBE_PRODUCED)
-      want = pattern(r, b, S.salt);
+      want = pattern(r, x->at + b, S.salt);
     else
       return 0;
     if (d[b] != want) {
@@ -186,7 +186,9 @@ static void write_tensor(const probe_module *m, int32_t t) {
   uint8_t *d = m->tensor_data((uint32_t)t);
   if (!d) return;
   if (x->kind == PROBE_PERSISTENT) m->state[t] = (uint8_t)S.salt;
-  for (uint32_t b = 0; b < x->size; b++) d[b] = pattern((uint32_t)t, b, S.salt);
+  /* a view (a CONCATENATION's input its producer writes into the output)
+   * holds its root's pattern at its place in the root */
+  for (uint32_t b = 0; b < x->size; b++) d[b] = pattern((uint32_t)x->root, x->at + b, S.salt);
 }
 
 /* Do tensors t and u share bytes in the module? */
@@ -206,7 +208,7 @@ static int walk_read(const probe_module *m, uint32_t op, int32_t t, uint32_t b, 
                                 at(m, op), (unsigned)b, (int)t, x->name, (unsigned)x->size);
   uint32_t r = (uint32_t)x->root;
   if (m->tensors[r].kind != PROBE_INPUT && m->tensors[r].kind != PROBE_PRODUCED) return 0;
-  uint8_t want = pattern(r, b, S.salt);
+  uint8_t want = pattern(r, x->at + b, S.salt);
   if (d[b] == want) return 0;
   char who[160];
   culprit(m, d + b, d[b], who, sizeof who);
@@ -218,8 +220,9 @@ static int walk_read(const probe_module *m, uint32_t op, int32_t t, uint32_t b, 
 
 static void walk_write(const probe_module *m, int32_t t, uint32_t b0, uint32_t n) {
   uint8_t *d = m->tensor_data((uint32_t)t);
-  for (uint32_t b = b0; b < b0 + n && b < m->tensors[t].size; b++)
-    d[b] = pattern((uint32_t)t, b, S.salt);
+  const probe_tensor *x = &m->tensors[t];
+  for (uint32_t b = b0; b < b0 + n && b < x->size; b++)
+    d[b] = pattern((uint32_t)x->root, x->at + b, S.salt);
 }
 
 /* Every input byte of the window of output pixel (b, oy, ox), all

@@ -40,6 +40,7 @@ typedef struct probe_tensor {
   uint32_t size;       /* bytes */
   uint8_t kind;        /* PROBE_* */
   int32_t root;        /* the view root whose storage it shares (itself if none) */
+  uint32_t at;         /* where a view's bytes start in its root's (0 if none) */
   uint32_t hash_lo;    /* PROBE_CONST: FNV-1a 64 of the model's bytes */
   uint32_t hash_hi;
   const char *name;

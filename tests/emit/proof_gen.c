@@ -11,7 +11,8 @@
  * staged mram -> dtcm; a dtcm budget of half the scratch arena, forcing a
  * spill to sram; allocate_arenas false with half the constants cold and
  * half staged, the caller binding every region) — and, for the golden
- * models, a sixth: constants cold with memory.in_place, whose modules run
+ * models, a sixth: constants cold with memory.in_place (its graph as convert
+ * builds it: PADs folded, copies made views), whose modules run
  * only with their real kernels against TFLM — it plans, verifies and
  * emits a module with mp_emit_module (and, for a model that
  * memory.op_order min_peak would run in another order, two more modules of
@@ -488,8 +489,9 @@ static void write_glue(const mp_plan *p, const char *prefix, const char *up, con
       const mp_buffer_def *buf = &m->buffers[sg->tensors[t].buffer];
       h = fnv(buf->data, buf->size);
     }
-    mp_buf_printf(&b, "    {%lluu, %d, %d, 0x%08xu, 0x%08xu, ", (unsigned long long)x->size, kind,
-                  x->alias_of >= 0 ? x->alias_of : (int32_t)t, (unsigned)(uint32_t)h,
+    mp_buf_printf(&b, "    {%lluu, %d, %d, %lluu, 0x%08xu, 0x%08xu, ", (unsigned long long)x->size,
+                  kind, x->alias_of >= 0 ? x->alias_of : (int32_t)t,
+                  (unsigned long long)(x->alias_of >= 0 ? x->alias_offset : 0), (unsigned)(uint32_t)h,
                   (unsigned)(uint32_t)(h >> 32));
     emit_c_string(&b, x->name);
     mp_buf_puts(&b, "},\n");
@@ -1131,6 +1133,19 @@ static bool one_module(const char *model_name, const mp_graph *g, const mp_plann
   return true;
 }
 
+/* The graph memory.in_place plans, as convert builds it: PADs folded into
+ * their convolutions, copies made views; kernels prepared for `target`. */
+static mp_graph *inplace_graph(const char *name, mp_model *m, mp_target target) {
+  mp_graph *g = NULL;
+  mp_graph_options o = {.alias_views = true, .fold_pads = true, .sub_views = true};
+  if (mp_graph_build(m, 0, &o, NULL, &g) != MP_OK) die("%s: no in-place graph", name);
+  g->target = target;
+  mp_status st = mp_kernels_prepare(g, false, NULL);
+  if (st == MP_ERR_UNSUPPORTED) st = mp_kernels_prepare(g, true, NULL);
+  if (st != MP_OK) die("%s: mp_kernels_prepare (in place): %s", name, mp_status_str(st));
+  return g;
+}
+
 static void model_modules(const char *name, mp_model *m, bool broken) {
   mp_graph *g = NULL;
   if (mp_graph_build(m, 0, NULL, NULL, &g) != MP_OK) {
@@ -1149,11 +1164,13 @@ static void model_modules(const char *name, mp_model *m, bool broken) {
     short_name(name, sn, sizeof sn);
     gmodel = write_golden_model(g, name, sn);
   }
+  mp_graph *gi = inplace_graph(name, m, MP_TARGET_GENERIC);
   for (uint32_t k = 0; k < mp_planner_count(); k++)
     for (int c = 0; c < C_COUNT; c++) {
       if (broken && (k > 0 || (c != C_COLD && c != C_INPLACE))) continue;
-      one_module(name, g, mp_planner_at(k), c, broken, gmodel);
+      one_module(name, c == C_INPLACE ? gi : g, mp_planner_at(k), c, broken, gmodel);
     }
+  mp_graph_free(&gi);
   /* memory.op_order min_peak: when the search finds an order with a lower
    * bound, the graph built in it (lifetimes, views and op-local scratch of
    * that order), first planner, constants cold and in place: the probes
@@ -1186,6 +1203,8 @@ static void model_modules(const char *name, mp_model *m, bool broken) {
     if (mp_kernels_prepare(g, false, NULL) != MP_OK) die("%s: mp_kernels_prepare (cortex-m55)", name);
     one_module(name, g, mp_planner_at(0), C_COLD, false, gmodel);
     one_module(name, g, mp_planner_at(0), C_STAGED, false, gmodel);
+    mp_graph_free(&g);
+    g = inplace_graph(name, m, MP_TARGET_CORTEX_M55);
     one_module(name, g, mp_planner_at(0), C_INPLACE, false, gmodel);
     mp_graph_free(&g);
     printf("golden %s: %u modules\n", name, (unsigned)gmodels[gmodel].n_modules);

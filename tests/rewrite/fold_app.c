@@ -18,10 +18,13 @@
  * classifier's few output bytes could hide a wrong intermediate): when an
  * operator finishes, the op callback hashes each of its outputs (FNV-1a)
  * and the first run prints one line per operator.  PADs are left out (a
- * folded PAD writes nothing; its convolution's output is checked) and so
- * are views.  Also run by the operator-order cases: a module run in the
- * order memory.op_order chose against the model-order module (the
- * operators' lines then come in another order, under other positions).
+ * folded PAD writes nothing; its convolution's output is checked).  A view
+ * operator (a RESHAPE, or with memory.in_place a SPLIT, SLICE or elided
+ * CONCATENATION that runs nothing) is hashed like any other: once it is
+ * done its outputs must hold what the plain module's copy wrote.  Also run
+ * by the operator-order cases: a module run in the order memory.op_order
+ * chose against the model-order module (the operators' lines then come in
+ * another order, under other positions).
  */
 #include "fx_model.h"
 
@@ -73,8 +76,7 @@ static uint32_t current_run, op_mismatch = MAX_OPS;
 
 static void after_op(const fx_op_t *op, fx_op_event_t event, void *user) {
   (void)user;
-  if (event != FX_OP_FINISHED || op->is_view || op->builtin == 34 || op->builtin == 60 ||
-      op->index >= MAX_OPS)
+  if (event != FX_OP_FINISHED || op->builtin == 34 || op->builtin == 60 || op->index >= MAX_OPS)
     return;
   uint32_t h = 2166136261u;
   for (uint32_t o = 0; o < op->n_outputs; o++) {

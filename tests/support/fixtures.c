@@ -1242,6 +1242,224 @@ static void branch_concat(mp_tfw *w, bool custom) {
 static void build_branch_concat(mp_tfw *w) { branch_concat(w, false); }
 static void build_branch_custom(mp_tfw *w) { branch_concat(w, true); }
 
+/* ---- sub-tensor views and elided concatenations (memory.in_place) ------ */
+
+/* A constant int32 vector of n entries. */
+static int32_t pb_ints(padb *b, const char *name, const int32_t *v, int32_t n) {
+  const int32_t s1[1] = {n};
+  mp_tfw_tensor t = {.name = name, .dtype = MP_DTYPE_INT32, .rank = 1, .shape = s1};
+  t.buffer = mp_tfw_add_buffer(b->w, v, (size_t)n * sizeof(int32_t));
+  return (int32_t)mp_tfw_add_tensor(b->w, &t);
+}
+
+/* An activation of any rank (quantised 0.1 / 2 unless float32). */
+static int32_t pb_tensor(padb *b, const char *name, uint32_t rank, const int32_t *shape) {
+  if (b->f32) return (int32_t)mp_tfw_add_simple_tensor(b->w, name, MP_DTYPE_FLOAT32, rank, shape);
+  return block_tensor(b->w, name, MP_DTYPE_INT8, rank, shape, 0.1f, 2, NULL, 0);
+}
+
+/* A 1x1 CONV_2D c -> c of x [1,h,w,c], quantisation 0.1 / 2 kept. */
+static int32_t pb_conv1(padb *b, int32_t x, int32_t h, int32_t wd, int32_t c) {
+  const int32_t s[4] = {1, h, wd, c};
+  return pb_conv(b, x, c, 1, 1, 0, c, false, 1, 1, 0, 0.1f, s, 0.1f, 2);
+}
+
+/* SPLIT (sizes NULL: n equal parts) or SPLIT_V of x along `axis` into the
+ * given output shapes (rank 4). */
+static void pb_split(padb *b, int32_t x, int32_t axis, const int32_t *sizes, uint32_t n,
+                     const int32_t (*shapes)[4], int32_t *outs) {
+  for (uint32_t i = 0; i < n; i++) outs[i] = pb_tensor(b, "split", 4, shapes[i]);
+  int32_t ta = pb_ints(b, "axis", &axis, 1);
+  const mp_tfw_option o[] = {{0, MP_TFW_I32, n, 0, 0, NULL}};
+  if (!sizes) {
+    int32_t ins[2] = {ta, x};
+    mp_tfw_add_op(b->w, &(mp_tfw_op){.builtin_code = FX_SPLIT, .n_inputs = 2, .inputs = ins,
+                                     .n_outputs = n, .outputs = outs,
+                                     .options_type = MP_TFW_OPT_SPLIT, .n_options = 1,
+                                     .options = o});
+  } else {
+    int32_t ins[3] = {x, pb_ints(b, "size_splits", sizes, (int32_t)n), ta};
+    mp_tfw_add_op(b->w, &(mp_tfw_op){.builtin_code = 102, .n_inputs = 3, .inputs = ins,
+                                     .n_outputs = n, .outputs = outs, .options_type = 79,
+                                     .n_options = 1, .options = o});
+  }
+}
+
+/* CONCATENATION (pack false) or PACK of n tensors along `axis` into `shape`. */
+static int32_t pb_concat(padb *b, const int32_t *ins, uint32_t n, int32_t axis, bool pack,
+                         uint32_t rank, const int32_t *shape) {
+  int32_t y = pb_tensor(b, pack ? "pack" : "concat", rank, shape);
+  const mp_tfw_option oc[] = {{0, MP_TFW_I32, axis, 0, 0, NULL}, {1, MP_TFW_I8, 0, 0, 0, NULL}};
+  const mp_tfw_option op_[] = {{0, MP_TFW_I32, n, 0, 0, NULL}, {1, MP_TFW_I32, axis, 0, 0, NULL}};
+  mp_tfw_add_op(b->w, &(mp_tfw_op){.builtin_code = pack ? 83 : FX_CONCATENATION, .n_inputs = n,
+                                   .inputs = ins, .n_outputs = 1, .outputs = &y,
+                                   .options_type = pack ? 59 : MP_TFW_OPT_CONCATENATION,
+                                   .n_options = 2, .options = pack ? op_ : oc});
+  return y;
+}
+
+/* STRIDED_SLICE of x (rank 4) from begin to end by strides, shrink mask
+ * `shrink`, into `shape`. */
+static int32_t pb_strided(padb *b, int32_t x, const int32_t *begin, const int32_t *end,
+                          const int32_t *strides, int32_t shrink, uint32_t rank,
+                          const int32_t *shape) {
+  int32_t y = pb_tensor(b, "strided_slice", rank, shape);
+  int32_t ins[4] = {x, pb_ints(b, "begin", begin, 4), pb_ints(b, "end", end, 4),
+                    pb_ints(b, "strides", strides, 4)};
+  const mp_tfw_option o[] = {{4, MP_TFW_I32, shrink, 0, 0, NULL}};
+  mp_tfw_add_op(b->w, &(mp_tfw_op){.builtin_code = 45, .n_inputs = 4, .inputs = ins,
+                                   .n_outputs = 1, .outputs = &y, .options_type = 32,
+                                   .n_options = 1, .options = o});
+  return y;
+}
+
+/* int8 views and concatenations on [1,8,6,4] activations (one
+ * quantisation, 0.1 / 2, so that every concatenation is a byte copy):
+ *   0 CONV 3x3 SAME -> a [1,8,6,4]
+ *   1 SPLIT axis 1 (rows) -> s0, s1 [1,4,6,4]: views of a
+ *   2 CONV 1x1 s0 -> c0 [1,4,6,4]
+ *   3 STRIDED_SLICE rows 1..2 of s1 -> t [1,2,6,4]: a view of a view
+ *   4 CONV 1x1 t -> c1 [1,2,6,4]      5 CONV 1x1 s1 -> c2 [1,4,6,4]
+ *   6 CONCATENATION axis 1 (c0, c1, c2) -> cat [1,10,6,4]: elided
+ *   7 CONV 1x1 c1 -> d [1,2,6,4]: a concatenation input read again after it
+ *   8 SPLIT_V axis 3 (channels 1 + 3) of cat: not a view (60 rows of each)
+ *   9 CONCATENATION axis 3 (v1, v0) -> e [1,10,6,4]: not elided (axis 3)
+ *  10 STRIDED_SLICE of e, every second row -> f [1,5,6,4]: not a view
+ *  11 CONCATENATION axis 1 (f, d) -> g [1,7,6,4]: elided
+ *  12 SLICE rows 0..5 of g -> h [1,6,6,4]: a view at offset 0, smaller
+ *  13 CONV 1x1 h -> out0 (graph output)
+ *  14 CONCATENATION axis 1 (s1, s0) -> k [1,8,6,4]: fed by a split's views,
+ *     not elided       15 CONV 1x1 k -> out1 (graph output) */
+static void build_views(mp_tfw *w) {
+  padb b = {w, {0x7e1e5}, false, false};
+  const int32_t s86[4] = {1, 8, 6, 4};
+  int32_t x = pb_act(&b, "input", 8, 6, 4, 0.1f, 2);
+  int32_t a = pb_conv(&b, x, 4, 3, 3, 0, 4, true, 1, 1, 0, 0.1f, s86, 0.1f, 2);
+  int32_t s[2];
+  pb_split(&b, a, 1, NULL, 2, (const int32_t[][4]){{1, 4, 6, 4}, {1, 4, 6, 4}}, s);
+  int32_t c0 = pb_conv1(&b, s[0], 4, 6, 4);
+  int32_t t = pb_strided(&b, s[1], (const int32_t[]){0, 1, 0, 0}, (const int32_t[]){1, 3, 6, 4},
+                         (const int32_t[]){1, 1, 1, 1}, 0, 4, (const int32_t[]){1, 2, 6, 4});
+  int32_t c1 = pb_conv1(&b, t, 2, 6, 4);
+  int32_t c2 = pb_conv1(&b, s[1], 4, 6, 4);
+  int32_t cat = pb_concat(&b, (const int32_t[]){c0, c1, c2}, 3, 1, false, 4,
+                          (const int32_t[]){1, 10, 6, 4});
+  int32_t d = pb_conv1(&b, c1, 2, 6, 4);
+  int32_t v[2];
+  pb_split(&b, cat, 3, (const int32_t[]){1, 3}, 2,
+           (const int32_t[][4]){{1, 10, 6, 1}, {1, 10, 6, 3}}, v);
+  int32_t e = pb_concat(&b, (const int32_t[]){v[1], v[0]}, 2, 3, false, 4,
+                        (const int32_t[]){1, 10, 6, 4});
+  int32_t f = pb_strided(&b, e, (const int32_t[]){0, 0, 0, 0}, (const int32_t[]){1, 10, 6, 4},
+                         (const int32_t[]){1, 2, 1, 1}, 0, 4, (const int32_t[]){1, 5, 6, 4});
+  int32_t g = pb_concat(&b, (const int32_t[]){f, d}, 2, 1, false, 4, (const int32_t[]){1, 7, 6, 4});
+  int32_t h = pb_slice(&b, g, (const int32_t[]){0, 0, 0, 0}, (const int32_t[]){1, 6, 6, 4}, 0.1f, 2);
+  int32_t out[2];
+  out[0] = pb_conv1(&b, h, 6, 6, 4);
+  int32_t k = pb_concat(&b, (const int32_t[]){s[1], s[0]}, 2, 1, false, 4, s86);
+  out[1] = pb_conv1(&b, k, 8, 6, 4);
+  mp_tfw_set_io(w, 1, &x, 2, out);
+}
+
+/* float32 views: UNPACK, PACK, a STRIDED_SLICE with a shrunk axis, a
+ * channel SPLIT and CONCATENATION that stay copies; [1,4,6,4] activations:
+ *   0 CONV 3x3 SAME -> a [1,4,6,4]
+ *   1 UNPACK axis 1 -> u0..u3 [1,6,4]: views of a
+ *   2 ADD u0 + u1 -> p0     3 ADD u2 + u3 -> p1     4 ADD u1 + u2 -> p2
+ *   5 PACK axis 1 (p0, p1, p2) -> pk [1,3,6,4]: elided
+ *   6 CONV 1x1 pk -> y [1,3,6,4]
+ *   7 SPLIT axis 3 (2 + 2 channels) of y: not a view
+ *   8 CONCATENATION axis 3 (y1, y0) -> z [1,3,6,4]: not elided
+ *   9 CONV 1x1 z -> out0
+ *  10 STRIDED_SLICE row 2 of a, axis 1 shrunk -> r [1,6,4]: a view of a
+ *  11 ADD r + p2 -> out1 */
+static void build_views_f32(mp_tfw *w) {
+  padb b = {w, {0xf32e5}, true, false};
+  const int32_t s46[4] = {1, 4, 6, 4}, s3[3] = {1, 6, 4};
+  int32_t x = pb_act(&b, "input", 4, 6, 4, 0, 0);
+  int32_t a = pb_conv(&b, x, 4, 3, 3, 0, 4, true, 1, 1, 0, 0, s46, 0, 0);
+  int32_t u[4];
+  for (int i = 0; i < 4; i++) u[i] = pb_tensor(&b, "unpack", 3, s3);
+  const mp_tfw_option ou[] = {{0, MP_TFW_I32, 4, 0, 0, NULL}, {1, MP_TFW_I32, 1, 0, 0, NULL}};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = 88, .n_inputs = 1, .inputs = &a, .n_outputs = 4,
+                                .outputs = u, .options_type = 64, .n_options = 2, .options = ou});
+  int32_t p[3];
+  const int32_t pairs[3][2] = {{0, 1}, {2, 3}, {1, 2}};
+  for (int i = 0; i < 3; i++) {
+    p[i] = pb_tensor(&b, "add", 3, s3);
+    int32_t ins[2] = {u[pairs[i][0]], u[pairs[i][1]]};
+    mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_ADD, .n_inputs = 2, .inputs = ins,
+                                  .n_outputs = 1, .outputs = &p[i]});
+  }
+  int32_t pk = pb_concat(&b, p, 3, 1, true, 4, (const int32_t[]){1, 3, 6, 4});
+  const int32_t s36[4] = {1, 3, 6, 4};
+  int32_t y = pb_conv(&b, pk, 4, 1, 1, 0, 4, false, 1, 1, 0, 0, s36, 0, 0);
+  int32_t ys[2];
+  pb_split(&b, y, 3, NULL, 2, (const int32_t[][4]){{1, 3, 6, 2}, {1, 3, 6, 2}}, ys);
+  int32_t z = pb_concat(&b, (const int32_t[]){ys[1], ys[0]}, 2, 3, false, 4, s36);
+  int32_t out[2];
+  out[0] = pb_conv(&b, z, 4, 1, 1, 0, 4, false, 1, 1, 0, 0, s36, 0, 0);
+  int32_t r = pb_strided(&b, a, (const int32_t[]){0, 2, 0, 0}, (const int32_t[]){1, 3, 6, 4},
+                         (const int32_t[]){1, 1, 1, 1}, 2, 3, s3);
+  out[1] = pb_tensor(&b, "add", 3, s3);
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_ADD, .n_inputs = 2,
+                                .inputs = (const int32_t[]){r, p[2]}, .n_outputs = 1,
+                                .outputs = &out[1]});
+  mp_tfw_set_io(w, 1, &x, 2, out);
+}
+
+/* A FULLY_CONNECTED of x [1,in] into a new [1,out] (quantisation 0.1 / 2). */
+static int32_t pb_fc(padb *b, int32_t x, int32_t in, int32_t out) {
+  int8_t *f = malloc((size_t)in * out);
+  int32_t *bias = malloc((size_t)out * sizeof *bias);
+  for (int32_t i = 0; i < in * out; i++) f[i] = (int8_t)rng_int(&b->r, -127, 127);
+  for (int32_t i = 0; i < out; i++) bias[i] = rng_int(&b->r, -2000, 2000);
+  int32_t tf = block_tensor(b->w, "weights", MP_DTYPE_INT8, 2, (const int32_t[]){out, in}, 0.002f,
+                            0, f, (size_t)in * out);
+  int32_t tb = block_tensor(b->w, "bias", MP_DTYPE_INT32, 1, (const int32_t[]){out}, 0.0002f, 0,
+                            bias, (size_t)out * sizeof *bias);
+  free(f);
+  free(bias);
+  int32_t y = pb_tensor(b, "fc", 2, (const int32_t[]){1, out});
+  const mp_tfw_option o[] = {{0, MP_TFW_I8, 0, 0, 0, NULL}, {2, MP_TFW_BOOL, 0, 0, 0, NULL}};
+  int32_t ins[3] = {x, tf, tb};
+  mp_tfw_add_op(b->w, &(mp_tfw_op){.builtin_code = FX_FULLY_CONNECTED, .version = 4,
+                                   .n_inputs = 3, .inputs = ins, .n_outputs = 1, .outputs = &y,
+                                   .options_type = MP_TFW_OPT_FULLY_CONNECTED, .n_options = 2,
+                                   .options = o});
+  return y;
+}
+
+/* int8 heads on [1,n] vectors, where views pay: three FULLY_CONNECTED
+ * heads of one input concatenated (the heads write into the
+ * concatenation), and a SPLIT of a vector into three heads:
+ *   0..2 FC x [1,256] -> h0, h1, h2 [1,256]
+ *   3 CONCATENATION axis 1 -> c [1,768]: elided
+ *   4 FC c -> y [1,384]
+ *   5 SPLIT axis 1 -> y0, y1, y2 [1,128]: views of y
+ *   6..8 FC y_i -> z_i [1,64]
+ *   9 CONCATENATION axis 1 (z0, z1, z2) -> out [1,192] (graph output):
+ *     elided, under memory.io arena */
+static void build_heads(mp_tfw *w) {
+  padb b = {w, {0x4ead5}, false, false};
+  int32_t x = pb_tensor(&b, "input", 2, (const int32_t[]){1, 256});
+  int32_t h[3];
+  for (int i = 0; i < 3; i++) h[i] = pb_fc(&b, x, 256, 256);
+  int32_t c = pb_concat(&b, h, 3, 1, false, 2, (const int32_t[]){1, 768});
+  int32_t y = pb_fc(&b, c, 768, 384);
+  int32_t ys[3];
+  for (int i = 0; i < 3; i++) ys[i] = pb_tensor(&b, "split", 2, (const int32_t[]){1, 128});
+  int32_t axis = 1, ta = pb_ints(&b, "axis", &axis, 1);
+  const mp_tfw_option os[] = {{0, MP_TFW_I32, 3, 0, 0, NULL}};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_SPLIT, .n_inputs = 2,
+                                .inputs = (const int32_t[]){ta, y}, .n_outputs = 3, .outputs = ys,
+                                .options_type = MP_TFW_OPT_SPLIT, .n_options = 1, .options = os});
+  int32_t z[3];
+  for (int i = 0; i < 3; i++) z[i] = pb_fc(&b, ys[i], 128, 64);
+  int32_t out = pb_concat(&b, z, 3, 1, false, 2, (const int32_t[]){1, 192});
+  mp_tfw_set_io(w, 1, &x, 1, &out);
+}
+
 static const struct {
   const char *name;
   void (*build)(mp_tfw *w);
@@ -1269,6 +1487,9 @@ static const struct {
     {"branch_add", build_branch_add},
     {"branch_concat", build_branch_concat},
     {"branch_custom", build_branch_custom},
+    {"views", build_views},
+    {"views_f32", build_views_f32},
+    {"heads", build_heads},
 };
 #define N_FIXTURES (sizeof fixtures / sizeof fixtures[0])
 

@@ -39,6 +39,12 @@
  *                     the best order
  *   branch_custom     branch_concat with two CUSTOM ops: its order is  4672 (4672)
  *                     the best there is
+ *   views             int8 SPLIT / SPLIT_V / SLICE / STRIDED_SLICE /
+ *                     CONCATENATION, views and elisions and refusals
+ *   views_f32         float32 UNPACK / PACK / shrinking STRIDED_SLICE,
+ *                     channel SPLIT / CONCATENATION (not views)
+ *   heads             int8 FULLY_CONNECTED heads concatenated, and a      1536 (1536)
+ *                     SPLIT into heads: where views save scratch
  * Each builder's comment in fixtures.c lists the tensors and lifetimes.
  */
 #ifndef MP_FIXTURES_H
