@@ -73,20 +73,23 @@ mp_status mp_inplace_pairs(const mp_graph *g, mp_inplace_pair **out, size_t *n) 
     if (g->tensors[in].has_subviews || g->tensors[o].has_subviews) continue;
     if (g->storage[in].end_op != (int32_t)ov->op || g->storage[o].start_op != (int32_t)ov->op)
       continue;
-    /* the same pair through two views of one root: keep the larger gap */
-    bool dup = false;
-    for (size_t j = 0; j < k; j++)
-      if (v[j].op == ov->op && v[j].in == in && v[j].out == o) {
-        if (ov->min_gap > v[j].gap) v[j].gap = ov->min_gap;
-        dup = true;
-      }
-    if (!dup) v[k++] = (mp_inplace_pair){ov->op, in, o, ov->min_gap};
+    v[k++] = (mp_inplace_pair){ov->op, in, o, ov->min_gap};
   }
   if (k == 0) {
     free(v);
     return MP_OK;
   }
   qsort(v, k, sizeof *v, cmp_pair);
+  /* the same pair through two views of one root, now adjacent: keep the
+   * larger gap */
+  size_t u = 0;
+  for (size_t i = 0; i < k; i++)
+    if (u && !cmp_pair(&v[u - 1], &v[i])) {
+      if (v[i].gap > v[u - 1].gap) v[u - 1].gap = v[i].gap;
+    } else {
+      v[u++] = v[i];
+    }
+  k = u;
   *out = v;
   *n = k;
   return MP_OK;
@@ -199,7 +202,7 @@ typedef struct gctx {
   uint64_t *extent;     /* per representative slot */
   uint32_t *galign;
   int32_t *gstart, *gend;
-  int64_t *diff, *prof;
+  int64_t *diff;        /* the composites' live sums as differences, kept by merge_at */
   size_t *pair_at;      /* first pair of each op (n_ops + 1 entries) */
 } gctx;
 
@@ -236,9 +239,14 @@ static bool coexist(const gctx *c, uint32_t a, int64_t oa, uint32_t b, int64_t o
 /* Is composite B at offset delta against composite A valid? */
 static bool fits_at(const gctx *c, uint32_t A, uint32_t B, int64_t delta) {
   if (c->gend[A] < c->gstart[B] || c->gend[B] < c->gstart[A]) return true; /* never live together */
-  for (uint32_t a = A; a != END; a = c->next[a])
+  for (uint32_t a = A; a != END; a = c->next[a]) {
+    const mp_inplace_slot *x = &c->s[a];
+    if (x->end < c->gstart[B] || c->gend[B] < x->start) continue; /* live with no member of B */
     for (uint32_t b = B; b != END; b = c->next[b])
-      if (!coexist(c, a, (int64_t)c->s[a].rel, b, (int64_t)c->s[b].rel + delta)) return false;
+      if (live_together(x, &c->s[b]) &&
+          !coexist(c, a, (int64_t)x->rel, b, (int64_t)c->s[b].rel + delta))
+        return false;
+  }
   return true;
 }
 
@@ -271,9 +279,11 @@ static bool best_offset(const gctx *c, uint32_t A, uint32_t B, int64_t *out) {
     }                                                                                              \
   } while (0)
   TRY(0);
-  for (uint32_t a = A; a != END; a = c->next[a])
+  for (uint32_t a = A; a != END; a = c->next[a]) {
+    const mp_inplace_slot *x = &c->s[a];
+    if (x->end < c->gstart[B] || c->gend[B] < x->start) continue; /* live with no member of B */
     for (uint32_t b = B; b != END; b = c->next[b]) {
-      const mp_inplace_slot *x = &c->s[a], *y = &c->s[b];
+      const mp_inplace_slot *y = &c->s[b];
       if (!live_together(x, y)) continue;
       int64_t ra = (int64_t)x->rel, rb = (int64_t)y->rel;
       TRY(ceil_to(ra + (int64_t)x->size - rb, al));  /* b just above a */
@@ -285,13 +295,22 @@ static bool best_offset(const gctx *c, uint32_t A, uint32_t B, int64_t *out) {
       else
         TRY(ceil_to(p->gap + ra - rb, al)); /* in = b, as low as the gap allows */
     }
+  }
 #undef TRY
   *out = best;
   return found;
 }
 
+/* Composite R's extent added to (sign 1) or taken from (-1) the live sums. */
+static void add_live(gctx *c, uint32_t R, int64_t sign) {
+  c->diff[c->gstart[R]] += sign * (int64_t)c->extent[R];
+  c->diff[c->gend[R] + 1] -= sign * (int64_t)c->extent[R];
+}
+
 static void merge_at(gctx *c, uint32_t A, uint32_t B, int64_t delta) {
   uint64_t ext = merged_extent(c, A, B, delta);
+  add_live(c, A, -1);
+  add_live(c, B, -1);
   int64_t shift_a = delta < 0 ? -delta : 0, shift_b = delta < 0 ? 0 : delta;
   for (uint32_t a = A; a != END; a = c->next[a]) c->s[a].rel += (uint64_t)shift_a;
   for (uint32_t b = B; b != END; b = c->next[b]) c->s[b].rel += (uint64_t)shift_b;
@@ -305,20 +324,14 @@ static void merge_at(gctx *c, uint32_t A, uint32_t B, int64_t delta) {
   c->galign[R] = c->galign[A] > c->galign[B] ? c->galign[A] : c->galign[B];
   c->gstart[R] = c->gstart[A] < c->gstart[B] ? c->gstart[A] : c->gstart[B];
   c->gend[R] = c->gend[A] > c->gend[B] ? c->gend[A] : c->gend[B];
+  add_live(c, R, 1);
 }
 
-/* The profile; returns its peak and the first operator reaching it. */
-static int64_t profile(gctx *c, uint32_t *at) {
-  memset(c->diff, 0, ((size_t)c->n_ops + 1) * sizeof *c->diff);
-  for (size_t i = 0; i < c->n; i++) {
-    if (c->s[i].group != i) continue;
-    c->diff[c->gstart[i]] += (int64_t)c->extent[i];
-    c->diff[c->gend[i] + 1] -= (int64_t)c->extent[i];
-  }
+/* The profile's peak and the first operator reaching it. */
+static int64_t profile(const gctx *c, uint32_t *at) {
   int64_t live = 0, best = -1;
   for (uint32_t op = 0; op < c->n_ops; op++) {
     live += c->diff[op];
-    c->prof[op] = live;
     if (live > best) {
       best = live;
       *at = op;
@@ -332,6 +345,7 @@ typedef struct gsave {
   uint64_t *rel, *extent;
   uint32_t *group, *next, *galign;
   int32_t *gstart, *gend;
+  int64_t *diff;
 } gsave;
 
 static void save_state(const gctx *c, gsave *v) {
@@ -344,6 +358,7 @@ static void save_state(const gctx *c, gsave *v) {
   memcpy(v->galign, c->galign, c->n * sizeof *c->galign);
   memcpy(v->gstart, c->gstart, c->n * sizeof *c->gstart);
   memcpy(v->gend, c->gend, c->n * sizeof *c->gend);
+  memcpy(v->diff, c->diff, ((size_t)c->n_ops + 1) * sizeof *c->diff);
 }
 
 static void restore_state(gctx *c, const gsave *v) {
@@ -356,6 +371,7 @@ static void restore_state(gctx *c, const gsave *v) {
   memcpy(c->galign, v->galign, c->n * sizeof *c->galign);
   memcpy(c->gstart, v->gstart, c->n * sizeof *c->gstart);
   memcpy(c->gend, v->gend, c->n * sizeof *c->gend);
+  memcpy(c->diff, v->diff, ((size_t)c->n_ops + 1) * sizeof *c->diff);
 }
 
 /* Composites live at op j, with their sizes. */
@@ -554,9 +570,9 @@ mp_status mp_inplace_build(const mp_graph *g, const mp_inplace_pair *pairs, size
     slots[i].rel = 0;
   }
   if (n_pairs == 0 || n_slots < 2 || g->n_ops == 0) return MP_OK;
-  gctx c = {pairs, n_pairs, slots, n_slots, g->n_ops, NULL, NULL, NULL, NULL, NULL, NULL,
-            NULL,  NULL,    NULL};
-  gsave sv = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+  gctx c = {pairs, n_pairs, slots, n_slots, g->n_ops, NULL, NULL, NULL,
+            NULL,  NULL,    NULL,  NULL,    NULL};
+  gsave sv = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
   mp_status st = MP_ERR_NOMEM;
   size_t n = n_slots;
   c.slot_of = malloc((g->n_tensors ? g->n_tensors : 1) * sizeof *c.slot_of);
@@ -565,8 +581,7 @@ mp_status mp_inplace_build(const mp_graph *g, const mp_inplace_pair *pairs, size
   c.galign = malloc(n * sizeof *c.galign);
   c.gstart = malloc(n * sizeof *c.gstart);
   c.gend = malloc(n * sizeof *c.gend);
-  c.diff = malloc(((size_t)g->n_ops + 1) * sizeof *c.diff);
-  c.prof = malloc(((size_t)g->n_ops) * sizeof *c.prof);
+  c.diff = calloc((size_t)g->n_ops + 1, sizeof *c.diff);
   c.pair_at = calloc((size_t)g->n_ops + 1, sizeof *c.pair_at);
   sv.rel = malloc(n * sizeof *sv.rel);
   sv.extent = malloc(n * sizeof *sv.extent);
@@ -575,9 +590,10 @@ mp_status mp_inplace_build(const mp_graph *g, const mp_inplace_pair *pairs, size
   sv.galign = malloc(n * sizeof *sv.galign);
   sv.gstart = malloc(n * sizeof *sv.gstart);
   sv.gend = malloc(n * sizeof *sv.gend);
+  sv.diff = malloc(((size_t)g->n_ops + 1) * sizeof *sv.diff);
   if (!c.slot_of || !c.next || !c.extent || !c.galign || !c.gstart || !c.gend || !c.diff ||
-      !c.prof || !c.pair_at || !sv.rel || !sv.extent || !sv.group || !sv.next || !sv.galign ||
-      !sv.gstart || !sv.gend)
+      !c.pair_at || !sv.rel || !sv.extent || !sv.group || !sv.next || !sv.galign ||
+      !sv.gstart || !sv.gend || !sv.diff)
     goto done;
   for (uint32_t t = 0; t < g->n_tensors; t++) c.slot_of[t] = -1;
   for (size_t i = 0; i < n; i++) {
@@ -587,6 +603,7 @@ mp_status mp_inplace_build(const mp_graph *g, const mp_inplace_pair *pairs, size
     c.galign[i] = slots[i].align ? slots[i].align : 1;
     c.gstart[i] = slots[i].start;
     c.gend[i] = slots[i].end;
+    add_live(&c, (uint32_t)i, 1);
   }
   /* pairs are sorted by op: pair_at[op] .. pair_at[op + 1] */
   for (size_t i = 0; i < n_pairs; i++) c.pair_at[pairs[i].op + 1]++;
@@ -656,7 +673,6 @@ done:
   free(c.gstart);
   free(c.gend);
   free(c.diff);
-  free(c.prof);
   free(c.pair_at);
   free(sv.rel);
   free(sv.extent);
@@ -665,5 +681,6 @@ done:
   free(sv.galign);
   free(sv.gstart);
   free(sv.gend);
+  free(sv.diff);
   return st;
 }
