@@ -79,7 +79,10 @@ mp_status mp_inplace_pairs(const mp_graph *g, mp_inplace_pair **out, size_t *n) 
     free(v);
     return MP_OK;
   }
-  qsort(v, k, sizeof *v, cmp_pair);
+  /* lowering records them operator by operator: often sorted already */
+  bool sorted = true;
+  for (size_t i = 1; i < k && sorted; i++) sorted = cmp_pair(&v[i - 1], &v[i]) <= 0;
+  if (!sorted) qsort(v, k, sizeof *v, cmp_pair);
   /* the same pair through two views of one root, now adjacent: keep the
    * larger gap */
   size_t u = 0;
