@@ -66,6 +66,13 @@ static inline bool cli_rewritten(const mp_graph *g) {
   return g->n_folded_pads || g->n_view_ops || g->n_elided_concats;
 }
 
+/* When memory.in_place rewrote g: *plain, the model's graph without the
+ * rewrites (kernels prepared, in the best order when memory.op_order asks),
+ * for cli_plan_folded; else *plain stays NULL.  Its diagnostics are g's:
+ * not repeated. */
+mp_status cli_plain_graph(const mp_config *cfg, const mp_model *m, const mp_graph *g,
+                          bool allow_unsupported, mp_graph **plain);
+
 /* Plan g (with memory.in_place, rewritten: cli_rewritten) into *out;
  * when g has folded PADs and `plain` (the same model's graph without
  * folding) is given, plan that too and keep the plan that needs less

@@ -85,14 +85,7 @@ static mp_status load_model(cli *c, const mp_config *cfg, mp_model **m, mp_graph
   free(mem_rule);
   free(dst_rule);
   /* folded PADs: the unfolded graph too, to keep whichever plans smaller */
-  if (st == MP_OK && cli_rewritten(*g)) {
-    st = mp_graph_build(*m, cfg->subgraph, NULL, NULL, plain);
-    if (st == MP_OK) {
-      (*plain)->target = cfg->target;
-      st = mp_kernels_prepare(*plain, cfg->allow_unsupported, NULL);
-    }
-    if (st == MP_OK) st = cli_order_graph(cfg, false, cfg->allow_unsupported, plain);
-  }
+  if (st == MP_OK) st = cli_plain_graph(cfg, *m, *g, cfg->allow_unsupported, plain);
   return st;
 }
 

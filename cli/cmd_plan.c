@@ -186,14 +186,7 @@ int cmd_plan(cli *c, int argc, char **argv) {
   /* folded PADs: the unfolded graph too, to keep whichever plans smaller */
   mp_graph *plain = NULL;
   uint64_t saved = 0;
-  if (st == MP_OK && cli_rewritten(g)) {
-    st = mp_graph_build(m, cfg->subgraph, NULL, NULL, &plain);
-    if (st == MP_OK) {
-      plain->target = cfg->target;
-      st = mp_kernels_prepare(plain, true, NULL);
-    }
-    if (st == MP_OK) st = cli_order_graph(cfg, false, true, &plain);
-  }
+  if (st == MP_OK) st = cli_plain_graph(cfg, m, g, true, &plain);
   if (st == MP_OK) {
     cfg->memory.progress = c->progress;
     st = cli_plan_folded(c, cfg, g, plain, &plan, &saved);

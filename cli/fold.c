@@ -14,13 +14,6 @@
 
 #include <stdio.h>
 
-static uint64_t scratch_bytes(const mp_plan *p) {
-  uint64_t n = 0;
-  for (uint32_t i = 0; i < p->n_arenas; i++)
-    if (p->arenas[i].role == MP_ROLE_SCRATCH) n += p->arenas[i].total_size;
-  return n;
-}
-
 mp_status cli_plan_folded(cli *c, const mp_config *cfg, const mp_graph *g, const mp_graph *plain,
                           mp_plan **out, uint64_t *saved) {
   mp_memory_args mem = cfg->memory;
@@ -31,12 +24,12 @@ mp_status cli_plan_folded(cli *c, const mp_config *cfg, const mp_graph *g, const
   /* no plan of the unfolded graph is below its in-place bound (at byte
    * alignment, a floor for every alignment and every split into banks):
    * a folded plan at or under it needs no second planner run */
-  uint64_t a = scratch_bytes(*out);
+  uint64_t a = mp_plan_scratch_bytes(*out);
   if (a <= mp_graph_inplace_bound(plain, 1)) return MP_OK;
   mp_plan *alt = NULL;
   /* the unfolded plan's diagnostics are the folded one's: not repeated */
   if (mp_plan_build(plain, &cfg->platform, &mem, NULL, &alt) != MP_OK) return MP_OK;
-  uint64_t b = scratch_bytes(alt);
+  uint64_t b = mp_plan_scratch_bytes(alt);
   if (b < a) {
     *saved = a - b;
     mp_plan_free(out);
@@ -45,6 +38,19 @@ mp_status cli_plan_folded(cli *c, const mp_config *cfg, const mp_graph *g, const
     mp_plan_free(&alt);
   }
   return MP_OK;
+}
+
+mp_status cli_plain_graph(const mp_config *cfg, const mp_model *m, const mp_graph *g,
+                          bool allow_unsupported, mp_graph **plain) {
+  *plain = NULL;
+  if (!cli_rewritten(g)) return MP_OK;
+  mp_status st = mp_graph_build(m, cfg->subgraph, NULL, NULL, plain);
+  if (st == MP_OK) {
+    (*plain)->target = cfg->target;
+    st = mp_kernels_prepare(*plain, allow_unsupported, NULL);
+  }
+  if (st == MP_OK) st = cli_order_graph(cfg, false, allow_unsupported, plain);
+  return st;
 }
 
 void cli_print_fold_note(const mp_graph *g, const mp_config *cfg, uint64_t saved) {

@@ -19,8 +19,7 @@ static bool plan_scratch(const mp_config *cfg, const mp_graph *g, uint64_t *byte
   mp_plan *p = NULL;
   *bytes = 0;
   if (mp_plan_build(g, &cfg->platform, &cfg->memory, NULL, &p) != MP_OK) return false;
-  for (uint32_t i = 0; i < p->n_arenas; i++)
-    if (p->arenas[i].role == MP_ROLE_SCRATCH) *bytes += p->arenas[i].total_size;
+  *bytes = mp_plan_scratch_bytes(p);
   mp_plan_free(&p);
   return true;
 }

@@ -1044,6 +1044,9 @@ mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform,
                         const mp_memory_args *mem, const mp_diag_sink *dx,
                         mp_plan **out);
 
+/* The bytes of p's scratch arenas, over every memory. */
+uint64_t mp_plan_scratch_bytes(const mp_plan *p);
+
 /* MemoryPlan.get_allocation: NULL (and no crash) for an unknown id or a
  * tensor without storage. */
 const mp_allocation *mp_plan_get_allocation(const mp_plan *p, uint32_t tensor_id);

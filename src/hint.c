@@ -25,13 +25,6 @@
 #define HINT_EXACT_NODES 20000
 #define HINT_EXACT_MS 2000
 
-static uint64_t scratch_bytes(const mp_plan *p) {
-  uint64_t n = 0;
-  for (uint32_t i = 0; i < p->n_arenas; i++)
-    if (p->arenas[i].role == MP_ROLE_SCRATCH) n += p->arenas[i].total_size;
-  return n;
-}
-
 static bool above_bound(const mp_plan *p) {
   for (uint32_t i = 0; i < p->n_arenas; i++) {
     const mp_arena *a = &p->arenas[i];
@@ -52,7 +45,7 @@ static bool at_bound(const mp_plan *p) {
 
 mp_status mp_plan_hint(const mp_plan *p, const mp_memory_args *mem, mp_plan_hint_result *out) {
   memset(out, 0, sizeof *out);
-  out->scratch = scratch_bytes(p);
+  out->scratch = mp_plan_scratch_bytes(p);
   if (!above_bound(p)) return MP_OK;
   char k_time[] = "time_limit_ms", k_nodes[] = "node_limit";
   mp_option exact_opts[2] = {{k_time, HINT_EXACT_MS}, {k_nodes, HINT_EXACT_NODES}};
@@ -74,7 +67,7 @@ mp_status mp_plan_hint(const mp_plan *p, const mp_memory_args *mem, mp_plan_hint
     mp_status st = mp_plan_build(p->graph, &p->platform, &alt, NULL, &q);
     if (st == MP_ERR_NOMEM) return st;
     if (st != MP_OK) continue; /* it does not fit: no hint from it */
-    uint64_t s = scratch_bytes(q);
+    uint64_t s = mp_plan_scratch_bytes(q);
     if (s < best) {
       best = s;
       out->found = true;

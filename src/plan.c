@@ -1120,6 +1120,13 @@ static void free_ctx(planctx *c) {
   free(c);
 }
 
+uint64_t mp_plan_scratch_bytes(const mp_plan *p) {
+  uint64_t n = 0;
+  for (uint32_t i = 0; i < p->n_arenas; i++)
+    if (p->arenas[i].role == MP_ROLE_SCRATCH) n += p->arenas[i].total_size;
+  return n;
+}
+
 mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform, const mp_memory_args *mem,
                         const mp_diag_sink *dx, mp_plan **out) {
   *out = NULL;

@@ -516,16 +516,14 @@ static uint64_t plan_scratch(const mp_graph *g, const mp_platform *pf, const cha
     fprintf(stderr, "bench: %s plan (in_place %d) failed or did not verify\n", planner, in_place);
     exit(1);
   }
-  uint64_t size = 0;
-  for (uint32_t i = 0; i < p->n_arenas; i++)
-    if (p->arenas[i].role == MP_ROLE_SCRATCH) size += p->arenas[i].total_size;
+  uint64_t size = mp_plan_scratch_bytes(p);
   mp_plan_free(&p);
   return size;
 }
 
 /* The in-place plan as convert makes it: of gf, the graph with its PADs
- * folded, and when that is above the unfolded graph g's in-place bound
- * (and some PAD folded), of g too, keeping the smaller.  Wall time of the
+ * folded and its views made, and when that is above the unfolded graph
+ * g's in-place bound (and gf was rewritten), of g too, keeping the smaller.  Wall time of the
  * plans and the bound in *wall: what plan_scratch times of a plain plan,
  * so the verification of each plan is left out on both sides. */
 static uint64_t plan_in_place(const mp_graph *g, const mp_graph *gf, const mp_platform *pf,
@@ -533,7 +531,7 @@ static uint64_t plan_in_place(const mp_graph *g, const mp_graph *gf, const mp_pl
   double w;
   uint64_t h = plan_scratch(gf, pf, planner, true, &w);
   *wall = w;
-  if (gf->n_folded_pads) {
+  if (gf->n_folded_pads || gf->n_view_ops || gf->n_elided_concats) {
     double t0 = clock_s(CLOCK_MONOTONIC);
     uint64_t bound = mp_graph_inplace_bound(g, 1);
     *wall += clock_s(CLOCK_MONOTONIC) - t0;
