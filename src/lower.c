@@ -125,6 +125,9 @@ const fdesc mp_lower_geom_fields[] = {F_I32(mpk_conv_geom, batches),
                                     F_I32(mpk_conv_geom, dilation_w),
                                     F_I32(mpk_conv_geom, pad_h),
                                     F_I32(mpk_conv_geom, pad_w),
+                                    F_I32_NZ(mpk_conv_geom, out_pixel_stride),
+                                    F_I32_NZ(mpk_conv_geom, out_row_stride),
+                                    F_I32_NZ(mpk_conv_geom, out_batch_stride),
                                     F_END};
 
 static const fdesc requant_fields[] = {F_I32(mpk_requant, input_offset),
@@ -1787,11 +1790,19 @@ static const mp_lower_array *find_array(const mp_lowered_op *lo, const char *nam
 static void put_fields(mp_buf *b, const mp_lowered_op *lo, const char *sym, const fdesc *f,
                        const uint8_t *base, bool top) {
   mp_buf_puts(b, top ? "{\n" : "{");
+  bool first = true;
   for (uint32_t i = 0; f[i].kind != FK_END; i++) {
     const uint8_t *p = base + f[i].offset;
-    mp_buf_printf(b, "%s.%s = ", top ? "    " : (i ? ", " : ""), f[i].name);
+    if (f[i].kind == FK_I32_NZ) {
+      int32_t v;
+      memcpy(&v, p, sizeof v);
+      if (v == 0) continue;
+    }
+    mp_buf_printf(b, "%s.%s = ", top ? "    " : (first ? "" : ", "), f[i].name);
+    first = false;
     switch (f[i].kind) {
-    case FK_I32: {
+    case FK_I32:
+    case FK_I32_NZ: {
       int32_t v;
       memcpy(&v, p, sizeof v);
       put_i32(b, v);
@@ -1873,7 +1884,7 @@ static uint32_t fields_size32(const fdesc *f, uint32_t *align) {
     case FK_I32X6: fs = 4u * MPK_MAX_DIMS; break;
     case FK_U8X4: fa = 1; break;
     case FK_SUB: fs = fields_size32(next->sub, &fa); break;
-    default: break; /* FK_I32, FK_F32, FK_PTR: 4 bytes */
+    default: break; /* FK_I32, FK_I32_NZ, FK_F32, FK_PTR: 4 bytes */
     }
     size = (size + fa - 1) / fa * fa + fs;
     if (fa > al) al = fa;

@@ -32,13 +32,15 @@
  *                           possible differences to the row maximum as a
  *                           constant table (1 KiB).
  * Everything else (float, grouped convolutions, a filter or bias that is
- * not a constant) keeps its reference kernel.  Each specialised kernel
+ * not a constant, a convolution or pool writing a strided slice of an
+ * elided CONCATENATION's output) keeps its reference kernel.  Each specialised kernel
  * declares its own overlap contract for memory.in_place (the reference
  * kernel's does not carry over: the loops differ).
  * The same choice is made for every Cortex-M target: the kernels carry
  * their Helium, DSP and portable paths and the compiler picks one.
  */
 #include "lower.h"
+#include "../runtime/kernels/mpk_fixed.h"
 
 #include <string.h>
 
@@ -195,8 +197,22 @@ static mp_status specialise_s16(mp_lowered_op *lo) {
   return MP_OK;
 }
 
+/* Does the reference window kernel write a strided output (an input of an
+ * elided CONCATENATION)?  Only the reference kernels take output strides. */
+static bool strided_output(const mp_lowered_op *lo) {
+  switch (lo->kernel) {
+  case MP_K_CONV2D_S8:
+  case MP_K_DEPTHWISE_CONV2D_S8:
+  case MP_K_CONV2D_S16:
+  case MP_K_DEPTHWISE_CONV2D_S16: return !mpk_out_packed(&lo->params.conv_s8.geom);
+  case MP_K_AVG_POOL2D_S8:
+  case MP_K_MAX_POOL2D_S8: return !mpk_out_packed(&lo->params.pool_s8.geom);
+  default: return false;
+  }
+}
+
 mp_status mp_lower_specialise(const mp_graph *g, mp_lowered_op *lo) {
-  if (g->target == MP_TARGET_GENERIC || !lo->supported) return MP_OK;
+  if (g->target == MP_TARGET_GENERIC || !lo->supported || strided_output(lo)) return MP_OK;
   switch (lo->kernel) {
   case MP_K_CONV2D_S8: return lo->n_args < 3 ? MP_OK : specialise_conv(g, lo, false);
   case MP_K_DEPTHWISE_CONV2D_S8: return lo->n_args < 3 ? MP_OK : specialise_conv(g, lo, true);

@@ -21,7 +21,9 @@
 
 /* ---- params as C: one field table per params struct ---------------------- */
 
-typedef enum fkind { FK_END, FK_I32, FK_F32, FK_I32X6, FK_U8X4, FK_PTR, FK_SUB } fkind;
+/* FK_I32_NZ: an int32 written only when it is not 0 (a designated
+ * initializer leaves it 0), for fields that are 0 but in rare layouts. */
+typedef enum fkind { FK_END, FK_I32, FK_I32_NZ, FK_F32, FK_I32X6, FK_U8X4, FK_PTR, FK_SUB } fkind;
 
 typedef struct fdesc {
   const char *name;
@@ -33,6 +35,8 @@ typedef struct fdesc {
 
 #define F_I32(T, f)                                                                                \
   { #f, FK_I32, offsetof(T, f), NULL, NULL }
+#define F_I32_NZ(T, f)                                                                             \
+  { #f, FK_I32_NZ, offsetof(T, f), NULL, NULL }
 #define F_F32(T, f)                                                                                \
   { #f, FK_F32, offsetof(T, f), NULL, NULL }
 #define F_I32X6(T, f)                                                                              \

@@ -395,6 +395,145 @@ static void init_hooks_check_filter_and_bias_alignment(void **state) {
 /* Fully connected, pooling, add                                            */
 /* ------------------------------------------------------------------------ */
 
+/* The window kernels at output strides: each writes exactly the packed
+ * output's values at b * batch + oy * row + ox * pixel + oc of a larger
+ * buffer, for a slice of the channels, of the columns and of the rows, and
+ * leaves every other byte as it was. */
+enum { W_CONV_S8, W_DW_S8, W_CONV_S16, W_DW_S16, W_CONV_F32, W_DW_F32, W_AVG_S8, W_MAX_S8,
+       W_AVG_S16, W_MAX_S16, W_AVG_F32, W_MAX_F32, W_KINDS };
+
+static int32_t run_window(int kind, const mpk_conv_geom *g, const void *in, void *out) {
+  static const int8_t filt[2 * 3 * 3 * 4] = {3, -1, 2, 0, 1, 5, -2, 1, 0, 2, 1, -3, 4, 1, 0, 2,
+                                             -1, 3, 1, 1, 2, 0, -2, 4, 1, 1, 3, -1, 0, 2, 2, 1,
+                                             -3, 1, 0, 2, 1, 2, -1, 0, 3, 1, 2, -2, 0, 1, 4, 1,
+                                             2, 1, 0, -1, 1, 3, 2, 0, -2, 1, 1, 2, 0, 3, 1, -1,
+                                             2, 2, 1, 0, -1, 1, 3, 2};
+  static float filt_f[2 * 3 * 3 * 4];
+  for (int i = 0; i < 72; i++) filt_f[i] = (float)filt[i] * 0.25f;
+  static const int32_t bias[4] = {7, -3, 11, 0};
+  static const int64_t bias64[4] = {7, -3, 11, 0};
+  static const float bias_f[4] = {0.5f, -1.0f, 0.25f, 2.0f};
+  static int32_t mult[4] = {HALF, HALF >> 1, HALF, HALF >> 2}, shift[4] = {1, 1, 0, 1};
+  mpk_conv_s8_params q;
+  q.geom = *g;
+  q.q = (mpk_requant){.input_offset = kind == W_CONV_S16 || kind == W_DW_S16 ? 0 : 3,
+                      .output_offset = kind == W_CONV_S16 || kind == W_DW_S16 ? 0 : -5,
+                      .act_min = kind == W_CONV_S16 || kind == W_DW_S16 ? -32768 : -128,
+                      .act_max = kind == W_CONV_S16 || kind == W_DW_S16 ? 32767 : 127,
+                      .per_channel = 1,
+                      .multiplier = mult,
+                      .shift = shift};
+  mpk_conv_f32_params f = {.geom = *g, .act_min = -6.0f, .act_max = 6.0f};
+  mpk_pool_s8_params ps = {.geom = *g, .act_min = -100, .act_max = 120};
+  mpk_pool_s8_params p16 = {.geom = *g, .act_min = -30000, .act_max = 30000};
+  mpk_pool_f32_params pf = {.geom = *g, .act_min = -5.0f, .act_max = 5.0f};
+  switch (kind) {
+  case W_CONV_S8: return mpk_conv2d_s8(&q, in, filt, bias, out, NULL);
+  case W_DW_S8: return mpk_depthwise_conv2d_s8(&q, in, filt, bias, out, NULL);
+  case W_CONV_S16: return mpk_conv2d_s16(&q, in, filt, bias64, out, NULL);
+  case W_DW_S16: return mpk_depthwise_conv2d_s16(&q, in, filt, bias64, out, NULL);
+  case W_CONV_F32: return mpk_conv2d_f32(&f, in, filt_f, bias_f, out, NULL);
+  case W_DW_F32: return mpk_depthwise_conv2d_f32(&f, in, filt_f, bias_f, out, NULL);
+  case W_AVG_S8: return mpk_avg_pool2d_s8(&ps, in, out, NULL);
+  case W_MAX_S8: return mpk_max_pool2d_s8(&ps, in, out, NULL);
+  case W_AVG_S16: return mpk_avg_pool2d_s16(&p16, in, out, NULL);
+  case W_MAX_S16: return mpk_max_pool2d_s16(&p16, in, out, NULL);
+  case W_AVG_F32: return mpk_avg_pool2d_f32(&pf, in, out, NULL);
+  default: return mpk_max_pool2d_f32(&pf, in, out, NULL);
+  }
+}
+
+static void window_kernels_write_their_output_at_strides_and_nothing_else(void **state) {
+  (void)state;
+  enum { B = 2, H = 4, W = 3 };
+  for (int kind = 0; kind < W_KINDS; kind++) {
+    const bool pool = kind >= W_AVG_S8, dw = kind == W_DW_S8 || kind == W_DW_S16 ||
+                                              kind == W_DW_F32;
+    const size_t e = kind == W_CONV_S16 || kind == W_DW_S16 || kind == W_AVG_S16 ||
+                             kind == W_MAX_S16
+                         ? 2
+                     : kind == W_CONV_F32 || kind == W_DW_F32 || kind == W_AVG_F32 ||
+                             kind == W_MAX_F32
+                         ? 4
+                         : 1;
+    /* 3x3 window, stride 1, padding 1: the output is the input's size */
+    mpk_conv_geom g = {.batches = B, .in_h = H, .in_w = W, .in_c = 2, .out_h = H, .out_w = W,
+                       .out_c = pool ? 2 : 4, .filter_h = 3, .filter_w = 3,
+                       .filter_c = pool || dw ? 0 : 2, .depth_multiplier = dw ? 2 : 0,
+                       .stride_h = 1, .stride_w = 1, .dilation_h = 1, .dilation_w = 1,
+                       .pad_h = 1, .pad_w = 1};
+    const int32_t C = g.out_c;
+    uint8_t in[B * H * W * 2 * 4];
+    for (size_t i = 0; i < sizeof in / e; i++) {
+      int32_t v = (int32_t)((i * 37 + 11) % 61) - 30;
+      if (e == 1) ((int8_t *)in)[i] = (int8_t)v;
+      if (e == 2) ((int16_t *)in)[i] = (int16_t)(v * 300);
+      if (e == 4) ((float *)in)[i] = (float)v * 0.125f;
+    }
+    uint8_t packed[B * H * W * 4 * 4];
+    memset(packed, GARBAGE, sizeof packed);
+    assert_int_equal(run_window(kind, &g, in, packed), MPK_OK);
+    /* a slice of channels [2, 2 + C) of C + 5; of columns [1, 1 + W) of
+     * W + 2; of rows [1, 1 + H) of H + 3 */
+    const int32_t layouts[3][4] = {{C + 5, (C + 5) * W, (C + 5) * W * H, 2},
+                                   {C, C * (W + 2), C * (W + 2) * H, C},
+                                   {C, C * W, C * W * (H + 3), C * W}};
+    for (int l = 0; l < 3; l++) {
+      mpk_conv_geom s = g;
+      s.out_pixel_stride = l == 0 ? layouts[l][0] : 0;
+      s.out_row_stride = l == 1 ? layouts[l][1] : 0;
+      s.out_batch_stride = l == 2 ? layouts[l][2] : 0;
+      const size_t total = (size_t)layouts[l][2] * B * e;
+      uint8_t *big = malloc(total), *want = malloc(total);
+      assert_non_null(big);
+      assert_non_null(want);
+      memset(big, GARBAGE, total);
+      memset(want, GARBAGE, total);
+      for (int32_t b = 0; b < B; b++)
+        for (int32_t y = 0; y < H; y++)
+          for (int32_t x = 0; x < W; x++)
+            memcpy(want + ((size_t)layouts[l][3] + (size_t)b * layouts[l][2] +
+                           (size_t)y * layouts[l][1] + (size_t)x * layouts[l][0]) * e,
+                   packed + ((size_t)((b * H + y) * W + x) * C) * e, (size_t)C * e);
+      assert_int_equal(run_window(kind, &s, in, big + (size_t)layouts[l][3] * e), MPK_OK);
+      assert_memory_equal(big, want, total);
+      free(big);
+      free(want);
+    }
+    /* a stride below what it steps over would write two outputs to one place */
+    mpk_conv_geom bad = g;
+    bad.out_pixel_stride = C - 1;
+    uint8_t sink[B * H * W * 4 * 4];
+    assert_int_equal(run_window(kind, &bad, in, sink), MPK_ERR_PARAMS);
+    bad = g;
+    bad.out_pixel_stride = C + 1;
+    bad.out_row_stride = (C + 1) * W - 1;
+    assert_int_equal(run_window(kind, &bad, in, sink), MPK_ERR_PARAMS);
+  }
+}
+
+static void kernels_without_output_strides_refuse_a_strided_geometry(void **state) {
+  (void)state;
+  mpk_conv_s8_fast_params p;
+  memset(&p, 0, sizeof p);
+  p.geom = (mpk_conv_geom){.batches = 1, .in_h = 1, .in_w = 1, .in_c = 1, .out_h = 1,
+                           .out_w = 1, .out_c = 1, .filter_h = 1, .filter_w = 1, .filter_c = 1,
+                           .stride_h = 1, .stride_w = 1, .dilation_h = 1, .dilation_w = 1,
+                           .out_pixel_stride = 2};
+  const int32_t folded[1] = {0};
+  p.folded_bias = folded;
+  p.q = (mpk_requant){.act_min = -128, .act_max = 127, .multiplier = mult_one,
+                      .shift = shift_one};
+  int8_t in[1] = {1}, f[1] = {1}, out[2];
+  assert_int_equal(mpk_conv2d_s8_1x1(&p, in, f, NULL, out, NULL), MPK_ERR_PARAMS);
+  assert_int_equal(mpk_depthwise_conv2d_s8_fast(&p, in, f, NULL, out, NULL), MPK_ERR_PARAMS);
+  mpk_pool_s8_params q = {.geom = p.geom, .act_min = -128, .act_max = 127};
+  assert_int_equal(mpk_max_pool2d_s8_fast(&q, in, out, NULL), MPK_ERR_PARAMS);
+  /* and a strided output has no overlap contract */
+  assert_true(mpk_conv2d_overlap_gap(&p.geom, 1, 1) == MPK_NO_OVERLAP);
+  assert_true(mpk_pool2d_overlap_gap(&p.geom, 1, 1) == MPK_NO_OVERLAP);
+}
+
 static void fully_connected_applies_both_offsets_and_the_bias(void **state) {
   (void)state;
   mpk_fc_s8_params p = {.batches = 2, .accum_depth = 3, .out_depth = 2};
@@ -1114,6 +1253,8 @@ int main(void) {
       cmocka_unit_test(float_convolutions_clamp_to_the_activation),
       cmocka_unit_test(conv_rejects_inconsistent_params),
       cmocka_unit_test(init_hooks_check_filter_and_bias_alignment),
+      cmocka_unit_test(window_kernels_write_their_output_at_strides_and_nothing_else),
+      cmocka_unit_test(kernels_without_output_strides_refuse_a_strided_geometry),
       cmocka_unit_test(fully_connected_applies_both_offsets_and_the_bias),
       cmocka_unit_test(fully_connected_float_matches_a_dot_product),
       cmocka_unit_test(average_pool_rounds_half_away_and_ignores_padding),

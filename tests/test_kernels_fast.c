@@ -558,7 +558,7 @@ static void specialised_fully_connected_gives_the_reference_bytes(void **state) 
 
 static void specialised_kernels_reject_params_they_cannot_run(void **state) {
   (void)state;
-  mpk_conv_geom g = {1, 4, 4, 8, 4, 4, 8, 1, 1, 8, 0, 1, 1, 1, 1, 0, 0};
+  mpk_conv_geom g = {1, 4, 4, 8, 4, 4, 8, 1, 1, 8, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0};
   int32_t m = 1 << 30, s = 1, fb[8] = {0};
   mpk_requant q = {0, 0, 0, -128, 127, 0, &m, &s};
   int8_t buf[256] = {0};

@@ -104,6 +104,16 @@ typedef struct mpk_conv_geom {
   int32_t stride_h, stride_w;
   int32_t dilation_h, dilation_w;
   int32_t pad_h, pad_w;
+  /* Where the output's elements go, in elements: output (b, oy, ox, oc)
+   * is written at b * out_batch_stride + oy * out_row_stride +
+   * ox * out_pixel_stride + oc.  0 means packed NHWC (out_c, then
+   * out_w * the pixel stride, then out_h * the row stride), so an output
+   * can be a strided slice of a larger tensor: a slice of the channels of
+   * every pixel, of the columns of every row or of the rows of every image
+   * (the input of an elided CONCATENATION).  Only the reference window
+   * kernels (mpk_conv.c, mpk_pool.c) take strides; the others reject a
+   * geometry that sets one. */
+  int32_t out_pixel_stride, out_row_stride, out_batch_stride;
 } mpk_conv_geom;
 
 /* Requantisation of an int32 accumulator to an int8 output:

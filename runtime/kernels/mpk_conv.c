@@ -26,7 +26,7 @@
 #include "mpk_fixed.h"
 
 static int geom_ok(const mpk_conv_geom *g) {
-  return g->batches > 0 && g->in_h > 0 && g->in_w > 0 && g->in_c > 0 && g->out_h > 0 &&
+  return mpk_out_strides_ok(g) && g->batches > 0 && g->in_h > 0 && g->in_w > 0 && g->in_c > 0 && g->out_h > 0 &&
          g->out_w > 0 && g->out_c > 0 && g->filter_h > 0 && g->filter_w > 0 && g->stride_h > 0 &&
          g->stride_w > 0 && g->dilation_h > 0 && g->dilation_w > 0;
 }
@@ -44,19 +44,20 @@ static int depthwise_ok(const mpk_conv_geom *g) {
 
 static float clamp_f32(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
-/* The walk over the outputs (b, oy, ox, oc) in storage order and the taps
- * of each window inside the input.  For each output an ACC_T accumulator
+/* The walk over the outputs (b, oy, ox, oc) in storage order (at the
+ * geometry's output strides) and the taps of each window inside the input.  For each output an ACC_T accumulator
  * starts at 0; at each tap, `pixel` is the index of the input pixel's
  * channel FIRST_IN_C (computed once per output channel) and CHANNEL_TAPS
  * adds its products with TAP(acc, input_index, filter_index); then
  * STORE(acc, output_index, oc) finishes it. */
 #define WINDOW_WALK(g, FIRST_IN_C, ACC_T, CHANNEL_TAPS, STORE)                                     \
+  const mpk_out_strides os = mpk_geom_out_strides(g);                                              \
   for (int32_t b = 0; b < (g)->batches; b++)                                                       \
     for (int32_t oy = 0; oy < (g)->out_h; oy++) {                                                  \
       const int32_t y0 = oy * (g)->stride_h - (g)->pad_h;                                          \
       for (int32_t ox = 0; ox < (g)->out_w; ox++) {                                                \
         const int32_t x0 = ox * (g)->stride_w - (g)->pad_w;                                        \
-        const int32_t o = ((b * (g)->out_h + oy) * (g)->out_w + ox) * (g)->out_c;                  \
+        const int32_t o = b * os.batch + oy * os.row + ox * os.pixel;                              \
         for (int32_t oc = 0; oc < (g)->out_c; oc++) {                                              \
           const int32_t in_c0 = FIRST_IN_C;                                                        \
           ACC_T acc = 0;                                                                           \
@@ -220,7 +221,8 @@ static int64_t window_gap(const mpk_conv_geom *g, int32_t dil_h, int32_t dil_w, 
 }
 
 int64_t mpk_conv2d_overlap_gap(const mpk_conv_geom *g, int32_t in_bytes, int32_t out_bytes) {
-  if (g->dilation_h <= 0 || g->dilation_w <= 0) return MPK_NO_OVERLAP;
+  /* a strided output is a slice of a larger tensor: no contract */
+  if (!mpk_out_packed(g) || g->dilation_h <= 0 || g->dilation_w <= 0) return MPK_NO_OVERLAP;
   return window_gap(g, g->dilation_h, g->dilation_w, in_bytes, out_bytes);
 }
 

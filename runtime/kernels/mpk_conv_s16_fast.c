@@ -76,7 +76,7 @@ MPK_API int32_t mpk_fully_connected_s16_fast(const mpk_fc_s8_params *p, const in
 }
 
 static int s16_geom_ok(const mpk_conv_geom *g) {
-  return g->batches > 0 && g->in_h > 0 && g->in_w > 0 && g->in_c > 0 && g->out_h > 0 &&
+  return mpk_out_packed(g) && g->batches > 0 && g->in_h > 0 && g->in_w > 0 && g->in_c > 0 && g->out_h > 0 &&
          g->out_w > 0 && g->out_c > 0 && g->filter_h > 0 && g->filter_w > 0 && g->stride_h > 0 &&
          g->stride_w > 0 && g->dilation_h > 0 && g->dilation_w > 0;
 }

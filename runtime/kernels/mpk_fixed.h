@@ -78,6 +78,35 @@ static inline int32_t mpk_requant_i64(const mpk_requant *q, int64_t acc, int32_t
   return mpk_clamp_i32(v, q->act_min, q->act_max);
 }
 
+/* The output strides of a window kernel (mpk_conv_geom): the ones the
+ * geometry gives, packed NHWC where it gives 0.  mpk_out_strides_ok: each
+ * stride at least the extent of what it steps over, so that no two outputs
+ * land on one element. */
+typedef struct mpk_out_strides {
+  int32_t pixel, row, batch;
+} mpk_out_strides;
+
+static inline mpk_out_strides mpk_geom_out_strides(const mpk_conv_geom *g) {
+  mpk_out_strides s;
+  s.pixel = g->out_pixel_stride ? g->out_pixel_stride : g->out_c;
+  s.row = g->out_row_stride ? g->out_row_stride : g->out_w * s.pixel;
+  s.batch = g->out_batch_stride ? g->out_batch_stride : g->out_h * s.row;
+  return s;
+}
+
+static inline int mpk_out_strides_ok(const mpk_conv_geom *g) {
+  if (g->out_pixel_stride < 0 || g->out_row_stride < 0 || g->out_batch_stride < 0) return 0;
+  mpk_out_strides s = mpk_geom_out_strides(g);
+  return s.pixel >= g->out_c && (int64_t)s.row >= (int64_t)g->out_w * s.pixel &&
+         (int64_t)s.batch >= (int64_t)g->out_h * s.row &&
+         (int64_t)s.batch * g->batches <= 0x7fffffff;
+}
+
+/* A geometry that writes its output packed (the kernels without strides). */
+static inline int mpk_out_packed(const mpk_conv_geom *g) {
+  return g->out_pixel_stride == 0 && g->out_row_stride == 0 && g->out_batch_stride == 0;
+}
+
 /* x * 2^exponent for exponent > 0, saturating (gemmlowp's
  * SaturatingRoundingMultiplyByPOT with a positive exponent). */
 static inline int32_t mpk_sat_shl(int32_t x, int exponent) {

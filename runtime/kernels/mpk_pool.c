@@ -5,7 +5,9 @@
  * the average divides by the number of taps inside the input, rounding half
  * away from zero in integer arithmetic; the maximum starts from the type's
  * lowest value.  Both clamp to the fused activation's range.  Input and
- * output share their quantisation, so no rescaling happens.
+ * output share their quantisation, so no rescaling happens.  The output is
+ * written at the geometry's output strides (mpk_conv_geom), packed NHWC by
+ * default.
  */
 #include "mpk.h"
 #include "mpk_fixed.h"
@@ -28,7 +30,7 @@ static window clip(const mpk_conv_geom *g, int32_t oy, int32_t ox) {
 }
 
 static int geom_ok(const mpk_conv_geom *g) {
-  return g->batches > 0 && g->in_h > 0 && g->in_w > 0 && g->in_c > 0 && g->out_h > 0 &&
+  return mpk_out_strides_ok(g) && g->batches > 0 && g->in_h > 0 && g->in_w > 0 && g->in_c > 0 && g->out_h > 0 &&
          g->out_w > 0 && g->out_c == g->in_c && g->filter_h > 0 && g->filter_w > 0 &&
          g->stride_h > 0 && g->stride_w > 0;
 }
@@ -51,6 +53,7 @@ static int32_t pool_q(const mpk_pool_s8_params *p, const void *input, void *outp
                       int is_max) {
   const mpk_conv_geom *g = &p->geom;
   if (!geom_ok(g)) return MPK_ERR_PARAMS;
+  const mpk_out_strides os = mpk_geom_out_strides(g);
   const int32_t lowest = wide ? -32768 : -128;
   for (int32_t b = 0; b < g->batches; b++)
     for (int32_t oy = 0; oy < g->out_h; oy++)
@@ -67,7 +70,7 @@ static int32_t pool_q(const mpk_pool_s8_params *p, const void *input, void *outp
               acc = is_max ? mpk_max_i32(acc, x) : acc + x;
             }
           if (!is_max) acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-          q_store(output, wide, ((b * g->out_h + oy) * g->out_w + ox) * g->out_c + c,
+          q_store(output, wide, b * os.batch + oy * os.row + ox * os.pixel + c,
                   mpk_clamp_i32(acc, p->act_min, p->act_max));
         }
       }
@@ -103,6 +106,7 @@ MPK_API int32_t mpk_avg_pool2d_f32(const mpk_pool_f32_params *p, const float *in
   const mpk_conv_geom *g = &p->geom;
   (void)scratch;
   if (!geom_ok(g)) return MPK_ERR_PARAMS;
+  const mpk_out_strides os = mpk_geom_out_strides(g);
   for (int32_t b = 0; b < g->batches; b++)
     for (int32_t oy = 0; oy < g->out_h; oy++)
       for (int32_t ox = 0; ox < g->out_w; ox++) {
@@ -117,7 +121,7 @@ MPK_API int32_t mpk_avg_pool2d_f32(const mpk_pool_f32_params *p, const float *in
           float v = acc / (float)count;
           if (v < p->act_min) v = p->act_min;
           if (v > p->act_max) v = p->act_max;
-          output[((b * g->out_h + oy) * g->out_w + ox) * g->out_c + c] = v;
+          output[b * os.batch + oy * os.row + ox * os.pixel + c] = v;
         }
       }
   return MPK_OK;
@@ -128,6 +132,7 @@ MPK_API int32_t mpk_max_pool2d_f32(const mpk_pool_f32_params *p, const float *in
   const mpk_conv_geom *g = &p->geom;
   (void)scratch;
   if (!geom_ok(g)) return MPK_ERR_PARAMS;
+  const mpk_out_strides os = mpk_geom_out_strides(g);
   for (int32_t b = 0; b < g->batches; b++)
     for (int32_t oy = 0; oy < g->out_h; oy++)
       for (int32_t ox = 0; ox < g->out_w; ox++) {
@@ -141,7 +146,7 @@ MPK_API int32_t mpk_max_pool2d_f32(const mpk_pool_f32_params *p, const float *in
             }
           if (m < p->act_min) m = p->act_min;
           if (m > p->act_max) m = p->act_max;
-          output[((b * g->out_h + oy) * g->out_w + ox) * g->out_c + c] = m;
+          output[b * os.batch + oy * os.row + ox * os.pixel + c] = m;
         }
       }
   return MPK_OK;
