@@ -61,25 +61,13 @@ bool cli_parse_u64(const char *s, uint64_t *out);
  * plan); `flag` is how the command selects a planner ("--planner"). */
 void cli_print_hint(const mp_plan *plan, const mp_memory_args *mem, const char *flag);
 
-/* Did memory.in_place rewrite g (PADs folded, views, elided concatenations)? */
-static inline bool cli_rewritten(const mp_graph *g) {
-  return g->n_folded_pads || g->n_view_ops || g->n_elided_concats;
-}
-
-/* When memory.in_place rewrote g: *plain, the model's graph without the
- * rewrites (kernels prepared, in the best order when memory.op_order asks),
- * for cli_plan_folded; else *plain stays NULL.  Its diagnostics are g's:
- * not repeated. */
+/* When memory.in_place rewrote g (mp_graph_rewritten): *plain, the model's
+ * graph without the rewrites (kernels prepared, in the best order when
+ * memory.op_order asks), for mp_plan_build_rewritten; else *plain stays
+ * NULL.  Its diagnostics are g's: not repeated. */
 mp_status cli_plain_graph(const mp_config *cfg, const mp_model *m, const mp_graph *g,
                           bool allow_unsupported, mp_graph **plain);
 
-/* Plan g (with memory.in_place, rewritten: cli_rewritten) into *out;
- * when g has folded PADs and `plain` (the same model's graph without
- * folding) is given, plan that too and keep the plan that needs less
- * scratch, the folded one on a tie.  *saved is the bytes the unfolded plan
- * saved when it was kept, else 0. */
-mp_status cli_plan_folded(cli *c, const mp_config *cfg, const mp_graph *g, const mp_graph *plain,
-                          mp_plan **out, uint64_t *saved);
 /* memory.op_order min_peak: *g (built in the model's order, with the
  * memory.in_place rewrites when `rewrite`, kernels prepared) replaced by the
  * graph built in the best order found, when its bound is strictly lower;
@@ -87,9 +75,9 @@ mp_status cli_plan_folded(cli *c, const mp_config *cfg, const mp_graph *g, const
 mp_status cli_order_graph(const mp_config *cfg, bool rewrite, bool allow_unsupported,
                           mp_graph **g);
 
-/* The summary line saying that the rewrites were not kept (nothing for
- * saved 0). */
-void cli_print_fold_note(const mp_graph *g, const mp_config *cfg, uint64_t saved);
+/* The summary line saying that memory.in_place's rewrites were not kept
+ * (p->rewrites.saved; nothing when they were). */
+void cli_print_fold_note(const mp_plan *p, const mp_config *cfg);
 
 int cmd_inspect(cli *c, int argc, char **argv);
 int cmd_plan(cli *c, int argc, char **argv);

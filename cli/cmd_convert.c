@@ -89,23 +89,23 @@ static mp_status load_model(cli *c, const mp_config *cfg, mp_model **m, mp_graph
   return st;
 }
 
-/* The plan of g (or of plain, when it needs less scratch), verified;
- * *saved is what not folding saved. */
+/* The plan of g (or of plain, when it needs less scratch), verified. */
 static mp_status plan_model(cli *c, const mp_config *cfg, const mp_graph *g, const mp_graph *plain,
-                            mp_plan **plan, uint64_t *saved) {
-  mp_status st = cli_plan_folded(c, cfg, g, plain, plan, saved);
+                            mp_plan **plan) {
+  mp_memory_args mem = cfg->memory;
+  mem.progress = c->progress;
+  mp_status st = mp_plan_build_rewritten(g, plain, &cfg->platform, &mem, &c->sink, plan);
   if (st == MP_OK) st = mp_plan_verify(*plan, &c->sink);
   return st;
 }
 
 /* The plan summary and the module's tables line (verbose >= 1). */
-static void print_summary(const mp_config *cfg, const mp_graph *g, const mp_plan *plan,
-                          uint64_t saved, bool quiet) {
+static void print_summary(const mp_config *cfg, const mp_plan *plan, bool quiet) {
   if (cfg->verbose < 1) return;
   char *s = mp_plan_summary_shared(plan, cfg->prefix, cfg->verbose, cfg->shared);
   if (s) fputs(s, stdout);
   free(s);
-  cli_print_fold_note(g, cfg, saved);
+  cli_print_fold_note(plan, cfg);
   /* the module's own tables, measured on the module in memory; a module
    * that cannot be emitted fails later with its diagnostics */
   mp_module_tables t;
@@ -131,10 +131,9 @@ static void print_written(const mp_config *cfg) {
 static int convert_after_rules(cli *c, const mp_config *cfg, const mp_graph *g,
                                const mp_graph *plain, bool quiet) {
   mp_plan *plan = NULL;
-  uint64_t saved = 0;
-  mp_status st = plan_model(c, cfg, g, plain, &plan, &saved);
+  mp_status st = plan_model(c, cfg, g, plain, &plan);
   int rc = cli_exit_code(st);
-  if (st == MP_OK) print_summary(cfg, g, plan, saved, quiet);
+  if (st == MP_OK) print_summary(cfg, plan, quiet);
   /* The C module (and <prefix>_residency.json with dump_residency_json). */
   if (st == MP_OK) {
     st = mp_emit_module(plan, cfg, &c->sink);
@@ -156,13 +155,12 @@ static int convert_many(cli *c, const mp_config *cfg, bool quiet) {
   mp_config *each = calloc(n, sizeof *each);
   mp_model **m = calloc(n, sizeof *m);
   mp_graph **g = calloc(n, sizeof *g), **plain = calloc(n, sizeof *plain);
-  uint64_t *saved = calloc(n, sizeof *saved);
   mp_plan **plan = calloc(n, sizeof *plan);
   char **dirs = calloc(n, sizeof *dirs), **reports = calloc(n, sizeof *reports);
   const char **prefixes = calloc(n, sizeof *prefixes);
   mp_shared_scratch shared = {0};
   mp_status st =
-      each && m && g && plain && saved && plan && dirs && reports && prefixes ? MP_OK : MP_ERR_NOMEM;
+      each && m && g && plain && plan && dirs && reports && prefixes ? MP_OK : MP_ERR_NOMEM;
   for (uint32_t i = 0; i < n && st == MP_OK; i++) {
     const mp_model_entry *me = &cfg->models[i];
     mp_config *ci = &each[i];
@@ -199,7 +197,7 @@ static int convert_many(cli *c, const mp_config *cfg, bool quiet) {
     }
     prefixes[i] = me->prefix;
     st = load_model(c, ci, &m[i], &g[i], &plain[i]);
-    if (st == MP_OK) st = plan_model(c, ci, g[i], plain[i], &plan[i], &saved[i]);
+    if (st == MP_OK) st = plan_model(c, ci, g[i], plain[i], &plan[i]);
   }
   if (st == MP_OK)
     st = mp_shared_scratch_build((const mp_plan *const *)plan, prefixes, n, cfg->prefix,
@@ -208,7 +206,7 @@ static int convert_many(cli *c, const mp_config *cfg, bool quiet) {
     each[i].shared = &shared;
     shared.self = i;
     if (cfg->verbose >= 1) printf("%s", i ? "\n" : "");
-    print_summary(&each[i], g[i], plan[i], saved[i], quiet);
+    print_summary(&each[i], plan[i], quiet);
   }
   if (st == MP_OK && cfg->verbose >= 1) {
     char *ss = mp_shared_scratch_summary(&shared, &plan[0]->platform);
@@ -234,7 +232,6 @@ static int convert_many(cli *c, const mp_config *cfg, bool quiet) {
   free(m);
   free(g);
   free(plain);
-  free(saved);
   free(plan);
   free(dirs);
   free(reports);

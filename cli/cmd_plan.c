@@ -185,11 +185,10 @@ int cmd_plan(cli *c, int argc, char **argv) {
   if (st == MP_OK) st = cli_order_graph(cfg, cfg->memory.in_place, true, &g);
   /* folded PADs: the unfolded graph too, to keep whichever plans smaller */
   mp_graph *plain = NULL;
-  uint64_t saved = 0;
   if (st == MP_OK) st = cli_plain_graph(cfg, m, g, true, &plain);
   if (st == MP_OK) {
     cfg->memory.progress = c->progress;
-    st = cli_plan_folded(c, cfg, g, plain, &plan, &saved);
+    st = mp_plan_build_rewritten(g, plain, &cfg->platform, &cfg->memory, &c->sink, &plan);
   }
   if (st == MP_OK) st = mp_plan_verify(plan, &c->sink);
   rc = cli_exit_code(st);
@@ -204,7 +203,7 @@ int cmd_plan(cli *c, int argc, char **argv) {
       char *s = mp_plan_summary(plan, cfg->prefix, cfg->verbose);
       if (s) fputs(s, stdout);
       free(s);
-      cli_print_fold_note(g, cfg, saved);
+      cli_print_fold_note(plan, cfg);
       if (!quiet_hint && cfg->verbose >= 1) cli_print_hint(plan, &cfg->memory, "--planner");
     }
     if (rc == CLI_EXIT_OK && report) rc = cmd_report_write(plan, cfg, report, c);

@@ -1031,6 +1031,15 @@ typedef struct mp_plan {
   mp_lifetime *lifetimes;   /* tensor_lifetimes: storage lifetime per tensor */
   bool in_place;            /* memory.in_place: tensors may share bytes
                                where the kernels' overlap contracts allow */
+  /* mp_plan_build_rewritten: how the plan of a graph that memory.in_place
+   * rewrote was chosen.  The rewritten graph's counts (graph may be the
+   * one without the rewrites); saved > 0 when the plan is of the graph
+   * without them, which needed that many bytes less scratch. */
+  struct {
+    bool plain_planned;     /* the graph without the rewrites was planned too */
+    uint32_t n_folded_pads, n_view_ops, n_elided_concats;
+    uint64_t saved;
+  } rewrites;
   uint64_t hash;            /* FNV-1a of the placement: detects mismatched
                                header/source pairs of an emitted module */
   struct mp_pool *pool;
@@ -1046,6 +1055,24 @@ mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform,
 
 /* The bytes of p's scratch arenas, over every memory. */
 uint64_t mp_plan_scratch_bytes(const mp_plan *p);
+
+/* Did memory.in_place rewrite g (PADs folded, views, elided concatenations)? */
+bool mp_graph_rewritten(const mp_graph *g);
+
+/* Plan a model as `memory.in_place` promises, the one way convert, plan and
+ * the benchmark do it.  g is the graph to plan (with memory.in_place built
+ * with fold_pads and sub_views); `plain`, when g was rewritten
+ * (mp_graph_rewritten), the same model's graph without the rewrites, else
+ * NULL.  Folding never raises the tensor-level bound, but it lengthens a
+ * PAD input's lifetime, and a heuristic can place the rewritten graph
+ * worse; so when g's plan is above plain's in-place bound (at byte
+ * alignment: a floor for any plan of plain), plain is planned too and its
+ * plan kept when it needs less scratch (g's on a tie).  p->rewrites says
+ * what was done; plain's diagnostics are g's and are not repeated.  `plain`
+ * must outlive the plan when it is kept (p->graph == plain). */
+mp_status mp_plan_build_rewritten(const mp_graph *g, const mp_graph *plain,
+                                  const mp_platform *platform, const mp_memory_args *mem,
+                                  const mp_diag_sink *dx, mp_plan **out);
 
 /* MemoryPlan.get_allocation: NULL (and no crash) for an unknown id or a
  * tensor without storage. */

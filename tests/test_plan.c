@@ -874,6 +874,77 @@ static void caller_io_refuses_an_output_that_is_a_view_of_an_input(void **state)
   mp_model_free(&m);
 }
 
+/* memory.in_place's rewrites never cost bytes: mp_plan_build_rewritten
+ * keeps the rewritten graph's plan unless the graph without the rewrites
+ * plans smaller, and says which it kept and what that saved.  On pad_conv
+ * and views, greedy places the rewritten graph worse than the plain one. */
+static void a_rewritten_graph_is_planned_as_the_smaller_of_both_ways(void **state) {
+  (void)state;
+  static const char *const names[] = {"pad_conv", "views", "padded_block", "heads"};
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  const mp_graph_options rw = {.alias_views = true, .fold_pads = true, .sub_views = true};
+  unsigned kept_plain = 0;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    assert_int_equal(fx_build(names[i], &bytes, &size), MP_OK);
+    mp_model *m = NULL;
+    mp_graph *g = NULL, *plain = NULL;
+    assert_int_equal(mp_model_parse(bytes, size, names[i], NULL, &m), MP_OK);
+    assert_int_equal(mp_graph_build(m, 0, &rw, NULL, &g), MP_OK);
+    assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &plain), MP_OK);
+    assert_int_equal(mp_kernels_prepare(g, false, NULL), MP_OK);
+    assert_int_equal(mp_kernels_prepare(plain, false, NULL), MP_OK);
+    assert_true(mp_graph_rewritten(g));
+    assert_false(mp_graph_rewritten(plain));
+    for (uint32_t k = 0; k < mp_planner_count(); k++) {
+      char pname[32];
+      snprintf(pname, sizeof pname, "%s", mp_planner_at(k)->name);
+      mp_memory_args a = {.planner = pname, .allocate_arenas = true, .in_place = true};
+      mp_plan *pg = NULL, *pp = NULL, *p = NULL;
+      assert_int_equal(mp_plan_build(g, &pf, &a, NULL, &pg), MP_OK);
+      assert_int_equal(mp_plan_build(plain, &pf, &a, NULL, &pp), MP_OK);
+      assert_int_equal(mp_plan_build_rewritten(g, plain, &pf, &a, NULL, &p), MP_OK);
+      assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+      uint64_t sg = mp_plan_scratch_bytes(pg), sp = mp_plan_scratch_bytes(pp);
+      assert_int_equal(p->rewrites.n_folded_pads, g->n_folded_pads);
+      assert_int_equal(p->rewrites.n_view_ops, g->n_view_ops);
+      assert_int_equal(p->rewrites.n_elided_concats, g->n_elided_concats);
+      if (sp < sg) {
+        /* the rewritten plan is above the plain graph's in-place bound */
+        assert_true(p->rewrites.plain_planned);
+        assert_ptr_equal(p->graph, plain);
+        assert_int_equal(p->rewrites.saved, sg - sp);
+        assert_int_equal(mp_plan_scratch_bytes(p), sp);
+        assert_int_equal(p->hash, pp->hash);
+        kept_plain++;
+      } else {
+        assert_ptr_equal(p->graph, g);
+        assert_int_equal(p->rewrites.saved, 0);
+        assert_int_equal(p->hash, pg->hash);
+        /* not planned only when no plan of the plain graph could be smaller */
+        if (!p->rewrites.plain_planned) assert_true(sg <= mp_graph_inplace_bound(plain, 1));
+      }
+      mp_plan_free(&p);
+      /* without the plain graph: the rewritten graph's plan */
+      assert_int_equal(mp_plan_build_rewritten(g, NULL, &pf, &a, NULL, &p), MP_OK);
+      assert_int_equal(p->hash, pg->hash);
+      assert_false(p->rewrites.plain_planned);
+      assert_int_equal(p->rewrites.saved, 0);
+      mp_plan_free(&p);
+      mp_plan_free(&pg);
+      mp_plan_free(&pp);
+    }
+    mp_graph_free(&g);
+    mp_graph_free(&plain);
+    mp_model_free(&m);
+    free(bytes);
+  }
+  /* greedy on pad_conv and views at least */
+  assert_true(kept_plain >= 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(with_caller_io_the_inputs_and_outputs_are_not_planned),
@@ -901,6 +972,7 @@ int main(void) {
       cmocka_unit_test(persistent_tensors_get_a_zeroed_whole_program_arena),
       cmocka_unit_test(a_persistent_tensor_pinned_to_read_only_memory_is_refused),
       cmocka_unit_test(every_planner_gives_a_verified_plan_on_every_fixture_and_random_dags),
+      cmocka_unit_test(a_rewritten_graph_is_planned_as_the_smaller_of_both_ways),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
