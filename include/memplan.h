@@ -372,7 +372,8 @@ typedef struct mp_order_result {
   bool searched;          /* the search ran (memory.op_order min_peak) */
   bool in_place;          /* the bounds are in-place bounds */
   bool exact;             /* every topological order was covered: no order
-                             has a lower bound than `bound` */
+                             has a lower bound than `bound` (in place: no
+                             order has a lower largest step) */
   uint64_t model_bound;   /* the bound in the model's order */
   uint64_t bound;         /* the bound in the order chosen (<= model_bound;
                              equal when the model's order was kept) */
@@ -487,9 +488,13 @@ size_t mp_graph_scratch_items(const mp_graph *g, uint32_t alignment, struct mp_i
  * (rounded up to `alignment`) of the scratch slots live at that operator. */
 uint64_t mp_graph_lower_bound(const mp_graph *g, uint32_t alignment);
 
-/* The in-place bound: mp_graph_lower_bound less, at each operator, the most
- * bytes the kernels' overlap contracts (g->overlaps) let its outputs share
- * with the inputs it reads for the last time.  No plan that honours the
+/* The in-place bound: the larger of mp_graph_lower_bound less, at each
+ * operator, the most bytes the kernels' overlap contracts (g->overlaps) let
+ * its outputs share with the inputs it reads for the last time, and the
+ * bound of the chains of such overlaps (a contract with a positive gap puts
+ * the output below its input, so a chain of them walks down the arena; a
+ * plan breaks a chain only by putting an output wholly above its input,
+ * at that operator's full live sum).  No plan that honours the
  * contracts is below it; equal to mp_graph_lower_bound when no contract
  * applies (or before mp_kernels_prepare). */
 uint64_t mp_graph_inplace_bound(const mp_graph *g, uint32_t alignment);
@@ -505,7 +510,10 @@ bool mp_op_is_barrier(const mp_graph *g, uint32_t op);
  * operators (data dependences of the model's operators, PADs unfolded, and
  * the barriers above in their order) for one whose bound (the tensor-level
  * bound; with in_place the kernels' overlap contracts lower each step as
- * in mp_graph_inplace_bound) is lowest.  Dynamic programming over the sets
+ * in mp_graph_inplace_bound) is lowest.  With in_place the search ranks
+ * orders by their steps, and an order is kept only when its whole in-place
+ * bound (mp_graph_inplace_bound's, chains included) is lower too; r's
+ * bounds are those whole bounds.  Dynamic programming over the sets
  * of executed operators, merged per set; when a level holds more states
  * than its share of the budget allows, only the best states are kept (a
  * beam), and r->exact is false.  `budget` bounds the steps tried, a state

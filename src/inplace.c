@@ -119,55 +119,160 @@ uint64_t mp_inplace_max_share(uint64_t si, uint64_t so, int64_t gap, uint32_t a)
   return room < si ? room : si;
 }
 
+/* The least offset(in) - offset(out) pair p allows unless its output lies
+ * wholly above its input (offset(out) >= offset(in) + si): an overlap
+ * honouring the gap, or the output wholly below the input (>= so).  Offsets
+ * are multiples of a. */
+static int64_t least_step(uint64_t si, uint64_t so, int64_t gap, uint32_t a) {
+  int64_t d = ceil_to(gap, a);
+  if (d > (int64_t)so) d = (int64_t)so;
+  int64_t above = a - (int64_t)si; /* the first offset not wholly above */
+  return d > above ? d : above;
+}
+
+/* What the pairs at one operator can share at most: per output, the sum of
+ * what its inputs can share, capped at the output's size (its inputs are
+ * disjoint from one another).  Pairs i..j-1 are that operator's; pair
+ * `skip` shares nothing (SIZE_MAX: none skipped). */
+static uint64_t op_share(const mp_inplace_pair *pairs, size_t i, size_t j, const int32_t *slot_of,
+                         const mp_inplace_slot *slots, size_t skip) {
+  uint64_t total = 0;
+  for (size_t a = i; a < j; a++) {
+    int32_t so = slot_of[pairs[a].out];
+    bool seen = false;
+    for (size_t b = i; b < a; b++) seen |= pairs[b].out == pairs[a].out;
+    if (so < 0 || seen) continue;
+    uint64_t cap = slots[so].size, sum = 0;
+    for (size_t b = a; b < j; b++) {
+      int32_t si = slot_of[pairs[b].in];
+      if (pairs[b].out != pairs[a].out || si < 0 || b == skip) continue;
+      uint32_t al = slots[si].align < slots[so].align ? slots[si].align : slots[so].align;
+      sum += mp_inplace_max_share(slots[si].size, slots[so].size, pairs[b].gap, al ? al : 1);
+    }
+    total += sum < cap ? sum : cap;
+  }
+  return total;
+}
+
+/* The chains' bound with the pairs whose cut[] is set cut.  Each pair not
+ * cut fixes offset(in) - offset(out) >= its least step, so along a chain of
+ * pairs t0 -> t1 -> ... -> tk the offsets fall by the sum of the steps and
+ * the arena holds at least size(t0) + that sum: the longest path in the
+ * pairs' graph (acyclic: a pair's output is born where its input dies),
+ * from the latest operator back. */
+static uint64_t chain_bound(const mp_inplace_pair *pairs, size_t n_pairs, const int32_t *slot_of,
+                            const mp_inplace_slot *slots, size_t n_slots, const int64_t *step,
+                            const bool *cut, int64_t *best) {
+  for (size_t i = 0; i < n_slots; i++) best[i] = 0;
+  for (size_t k = n_pairs; k-- > 0;) {
+    int32_t si = slot_of[pairs[k].in], so = slot_of[pairs[k].out];
+    if (si < 0 || so < 0 || cut[k]) continue;
+    int64_t v = step[k] + best[so];
+    if (v > best[si]) best[si] = v;
+  }
+  int64_t top = 0;
+  for (size_t i = 0; i < n_slots; i++)
+    if ((int64_t)slots[i].size + best[i] > top) top = (int64_t)slots[i].size + best[i];
+  return (uint64_t)top;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The in-place bound is the larger of two truths about any plan:
+ *   - per operator: the live sum less the most its pairs can share;
+ *   - per chain of pairs: a kernel lets its output overlap its input only
+ *     at or below some offset (a positive gap: the output starts below the
+ *     input), so a chain of such operators walks down the arena, and a
+ *     plan that uses every pair of a chain needs the chain's fall on top of
+ *     its first tensor (a DS-CNN: each depthwise and 1x1 convolution moves
+ *     its output a row or a pixel below its input, 2 KiB over eight
+ *     operators, past the largest single operator's live sum).  A plan can
+ *     break a chain only by putting a pair's output wholly above its input,
+ *     which costs that operator its pair's share: its "cut cost".
+ * So the bound is the least, over thresholds T, of T and the chains' bound
+ * with every pair whose cut cost is at most T cut (cutting more only
+ * lowers the chains' bound, which is therefore monotone in T). */
 uint64_t mp_inplace_bound(const mp_graph *g, const mp_inplace_pair *pairs, size_t n_pairs,
                           const mp_inplace_slot *slots, size_t n_slots) {
   uint32_t n = g->n_ops > 0 ? g->n_ops : 1;
   int64_t *diff = calloc((size_t)n + 1, sizeof *diff);
+  int64_t *live = calloc(n, sizeof *live);
   int64_t *save = calloc(n, sizeof *save);
   int32_t *slot_of = malloc((g->n_tensors ? g->n_tensors : 1) * sizeof *slot_of);
-  uint64_t best = 0;
-  if (!diff || !save || !slot_of) goto done;
+  size_t np = n_pairs ? n_pairs : 1;
+  int64_t *step = malloc(np * sizeof *step);
+  uint64_t *cost = malloc(np * sizeof *cost), *sorted = malloc(np * sizeof *sorted);
+  bool *cut = calloc(np, sizeof *cut);
+  int64_t *best = malloc((n_slots ? n_slots : 1) * sizeof *best);
+  uint64_t bound = 0;
+  if (!diff || !live || !save || !slot_of || !step || !cost || !sorted || !cut || !best) goto done;
   for (uint32_t t = 0; t < g->n_tensors; t++) slot_of[t] = -1;
   for (size_t i = 0; i < n_slots; i++) {
     slot_of[slots[i].t] = (int32_t)i;
     diff[slots[i].start] += (int64_t)slots[i].size;
     diff[slots[i].end + 1] -= (int64_t)slots[i].size;
   }
-  /* per (op, output): the sum of what its inputs can share, capped at the
-   * output's size (its inputs are disjoint from one another) */
+  int64_t run = 0;
+  for (uint32_t op = 0; op < n; op++) live[op] = run += diff[op];
   for (size_t i = 0; i < n_pairs;) {
     size_t j = i;
-    uint64_t cap = 0;
-    uint64_t sum = 0;
     while (j < n_pairs && pairs[j].op == pairs[i].op) j++;
-    for (size_t a = i; a < j; a++) {
-      int32_t so = slot_of[pairs[a].out], si = slot_of[pairs[a].in];
-      bool seen = false;
-      for (size_t b = i; b < a; b++) seen |= pairs[b].out == pairs[a].out;
-      if (so < 0 || seen) continue;
-      cap = slots[so].size;
-      sum = 0;
-      for (size_t b = a; b < j; b++) {
-        si = slot_of[pairs[b].in];
-        if (pairs[b].out != pairs[a].out || si < 0) continue;
-        uint32_t al = slots[si].align < slots[so].align ? slots[si].align : slots[so].align;
-        sum += mp_inplace_max_share(slots[si].size, slots[so].size, pairs[b].gap, al ? al : 1);
-      }
-      save[pairs[i].op] += (int64_t)(sum < cap ? sum : cap);
+    save[pairs[i].op] = (int64_t)op_share(pairs, i, j, slot_of, slots, SIZE_MAX);
+    i = j;
+  }
+  for (uint32_t op = 0; op < n; op++)
+    if (live[op] - save[op] > (int64_t)bound) bound = (uint64_t)(live[op] - save[op]);
+  if (n_pairs == 0) goto done;
+  for (size_t i = 0; i < n_pairs;) {
+    size_t j = i;
+    while (j < n_pairs && pairs[j].op == pairs[i].op) j++;
+    for (size_t k = i; k < j; k++) {
+      int32_t si = slot_of[pairs[k].in], so = slot_of[pairs[k].out];
+      step[k] = 0;
+      cost[k] = 0;
+      if (si < 0 || so < 0) continue;
+      uint32_t al = slots[si].align < slots[so].align ? slots[si].align : slots[so].align;
+      step[k] = least_step(slots[si].size, slots[so].size, pairs[k].gap, al ? al : 1);
+      cost[k] = (uint64_t)(live[pairs[k].op] - (int64_t)op_share(pairs, i, j, slot_of, slots, k));
     }
     i = j;
   }
-  int64_t live = 0;
-  for (uint32_t op = 0; op < n; op++) {
-    live += diff[op];
-    int64_t v = live - save[op];
-    if (v > (int64_t)best) best = (uint64_t)v;
+  /* the chains' bound at threshold T, then the least max(T, it): at T =
+   * the operators' bound (cutting every pair that costs no more), else by
+   * bisection over the cut costs above it */
+  for (size_t k = 0; k < n_pairs; k++) cut[k] = cost[k] <= bound;
+  uint64_t answer = chain_bound(pairs, n_pairs, slot_of, slots, n_slots, step, cut, best);
+  if (answer > bound) {
+    size_t m = 0;
+    for (size_t k = 0; k < n_pairs; k++)
+      if (cost[k] > bound) sorted[m++] = cost[k];
+    qsort(sorted, m, sizeof *sorted, cmp_u64);
+    size_t lo = 0, hi = m;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      uint64_t T = sorted[mid];
+      for (size_t k = 0; k < n_pairs; k++) cut[k] = cost[k] <= T;
+      uint64_t c = chain_bound(pairs, n_pairs, slot_of, slots, n_slots, step, cut, best);
+      if ((c > T ? c : T) < answer) answer = c > T ? c : T;
+      if (c > T) lo = mid + 1; /* the chains still dominate: cut more */
+      else hi = mid;
+    }
   }
+  bound = answer > bound ? answer : bound;
 done:
   free(diff);
+  free(live);
   free(save);
   free(slot_of);
-  return best;
+  free(step);
+  free(cost);
+  free(sorted);
+  free(cut);
+  free(best);
+  return bound;
 }
 
 uint64_t mp_graph_inplace_bound(const mp_graph *g, uint32_t alignment) {

@@ -61,8 +61,10 @@ mp_status mp_inplace_build(const mp_graph *g, const mp_inplace_pair *pairs, size
  * offset(in) - offset(out) must be >= gap and a multiple of a. */
 uint64_t mp_inplace_max_share(uint64_t si, uint64_t so, int64_t gap, uint32_t a);
 
-/* The in-place bound of a set of slots: the largest, over operators, live
- * sum less the bytes the pairs at that operator can share at most. */
+/* The in-place bound of a set of slots: the larger of the largest, over
+ * operators, live sum less the bytes the pairs at that operator can share
+ * at most, and the bound of the pairs' chains (inplace.c).  `pairs` sorted
+ * by op; slots[i].t indexes a tensor of g (below g->n_tensors). */
 uint64_t mp_inplace_bound(const mp_graph *g, const mp_inplace_pair *pairs, size_t n_pairs,
                           const mp_inplace_slot *slots, size_t n_slots);
 

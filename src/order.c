@@ -176,6 +176,8 @@ typedef struct sctx {
   const mp_graph *g;
   uint32_t n, words, ns;
   uint64_t *size;
+  uint32_t *align;           /* per slot */
+  int32_t *slot_of;          /* per tensor: its root's slot, or -1 */
   bool *pin_start, *pin_end; /* a graph input (live from step 0), output (to the last) */
   csr touch;                 /* per slot: the operators (positions) touching it */
   csr uses;                  /* per operator: the slots it touches */
@@ -335,9 +337,9 @@ static mp_status slots_build(sctx *c, uint32_t alignment, bool in_place) {
     qsort(&c->pairs[c->pair_at[v]], np - c->pair_at[v], sizeof *c->pairs, cmp_pairref);
   }
   if (st == MP_OK) c->pair_at[n] = (uint32_t)np;
-  free(slot_of);
+  c->slot_of = slot_of;
+  c->align = align;
   free(mark);
-  free(align);
   return st;
 }
 
@@ -492,6 +494,75 @@ static mp_status model_order_bound(const sctx *c, uint64_t *out) {
   return MP_OK;
 }
 
+/* The whole in-place bound of the order pos (pos[p]: g's operator run at
+ * step p; NULL: g's own order), its chains included (mp_inplace_bound):
+ * each slot live from its first step to its last, each contract a pair
+ * where its input is read for the last time and its output first written. */
+static mp_status full_bound(const sctx *c, const uint32_t *pos, uint64_t *out) {
+  const mp_graph *g = c->g;
+  uint32_t n = c->n, ns = c->ns;
+  uint32_t *step_of = malloc((n ? n : 1) * sizeof *step_of);
+  mp_inplace_slot *slots = malloc((ns ? ns : 1) * sizeof *slots);
+  mp_inplace_pair *pairs = malloc((g->n_overlaps ? g->n_overlaps : 1) * sizeof *pairs);
+  if (!step_of || !slots || !pairs) {
+    free(step_of);
+    free(slots);
+    free(pairs);
+    return MP_ERR_NOMEM;
+  }
+  for (uint32_t p = 0; p < n; p++) step_of[pos ? pos[p] : p] = p;
+  for (uint32_t s = 0; s < ns; s++) {
+    int32_t lo = INT32_MAX, hi = -1;
+    for (uint32_t i = c->touch.at[s]; i < c->touch.at[s + 1]; i++) {
+      int32_t k = (int32_t)step_of[c->touch.list[i]];
+      if (k < lo) lo = k;
+      if (k > hi) hi = k;
+    }
+    if (hi < 0) { /* touched by no operator */
+      lo = c->pin_start[s] || n == 0 ? 0 : (int32_t)n - 1;
+      hi = c->pin_end[s] && n ? (int32_t)n - 1 : lo;
+    }
+    if (c->pin_start[s]) lo = 0;
+    if (c->pin_end[s] && n) hi = (int32_t)n - 1;
+    slots[s] = (mp_inplace_slot){s, c->size[s], c->align[s], lo, hi, 0, 0};
+  }
+  size_t np = 0;
+  for (uint32_t i = 0; i < g->n_overlaps; i++) {
+    const mp_overlap *ov = &g->overlaps[i];
+    if (ov->op >= n || ov->input >= g->n_tensors || ov->output >= g->n_tensors) continue;
+    int32_t ri = root(g, (int32_t)ov->input), ro = root(g, (int32_t)ov->output);
+    int32_t si = c->slot_of[ri], so = c->slot_of[ro];
+    if (si < 0 || so < 0 || si == so || g->tensors[ri].has_subviews || g->tensors[ro].has_subviews)
+      continue;
+    int32_t k = (int32_t)step_of[ov->op];
+    if (slots[si].end != k || slots[so].start != k) continue;
+    pairs[np++] = (mp_inplace_pair){(uint32_t)k, (uint32_t)si, (uint32_t)so, ov->min_gap};
+  }
+  /* by step, then input and output, the larger gap of a pair given twice */
+  for (size_t i = 1; i < np; i++)
+    for (size_t j = i; j > 0; j--) {
+      mp_inplace_pair *a = &pairs[j - 1], *b = &pairs[j];
+      bool after = a->op != b->op ? a->op > b->op : a->in != b->in ? a->in > b->in : a->out > b->out;
+      if (!after) break;
+      mp_inplace_pair t = *a;
+      *a = *b;
+      *b = t;
+    }
+  size_t u = 0;
+  for (size_t i = 0; i < np; i++)
+    if (u && pairs[u - 1].op == pairs[i].op && pairs[u - 1].in == pairs[i].in &&
+        pairs[u - 1].out == pairs[i].out) {
+      if (pairs[i].gap > pairs[u - 1].gap) pairs[u - 1].gap = pairs[i].gap;
+    } else {
+      pairs[u++] = pairs[i];
+    }
+  *out = mp_inplace_bound(g, pairs, u, slots, ns);
+  free(step_of);
+  free(slots);
+  free(pairs);
+  return MP_OK;
+}
+
 /* The DP; on success order[] holds positions of g, *found whether an order
  * below `bound` was found (else order is untouched). */
 static mp_status search(const sctx *c, uint64_t bound, uint64_t budget, uint32_t *order,
@@ -635,6 +706,17 @@ mp_status mp_order_search(const mp_graph *g, uint32_t alignment, bool in_place, 
     st = search(&c, r->model_bound, budget ? budget : DEFAULT_BUDGET, pos, &found, &best, r);
   else
     r->exact = st == MP_OK && n <= 1;
+  /* in place, the search's figure is a step's own bound; an order is kept
+   * when its whole bound, chains included, is lower too */
+  uint64_t whole = r->model_bound;
+  if (st == MP_OK && in_place) st = full_bound(&c, NULL, &whole);
+  if (st == MP_OK && in_place && found && best < r->model_bound) {
+    uint64_t b;
+    st = full_bound(&c, pos, &b);
+    found = st == MP_OK && b < whole;
+    best = b;
+  }
+  if (in_place) r->model_bound = r->bound = whole;
   if (st == MP_OK && found && best < r->model_bound) {
     r->bound = best;
     for (uint32_t p = 0; p < n; p++) {
@@ -644,6 +726,8 @@ mp_status mp_order_search(const mp_graph *g, uint32_t alignment, bool in_place, 
   }
   free(pos);
   free(c.size);
+  free(c.align);
+  free(c.slot_of);
   free(c.pin_start);
   free(c.pin_end);
   free(c.fixed);

@@ -18,6 +18,7 @@
 
 #define MPK_API /* strong declarations: the kernels come from libmemplan.a */
 #include "../runtime/kernels/mpk.h"
+#include "inplace.h"
 #include "lower.h"
 
 #include <stdlib.h>
@@ -41,6 +42,46 @@ static mpk_conv_geom geom(int32_t h, int32_t w, int32_t in_c, int32_t out_h, int
   g.dilation_h = g.dilation_w = 1;
   g.pad_h = g.pad_w = pad;
   return g;
+}
+
+/* A chain of n operators, op k reading slot k for the last time and writing
+ * slot k + 1 (each `size` bytes) with a contract gap of `gap`: the bound of
+ * mp_inplace_bound. */
+static uint64_t chain_bound_of(uint32_t n, uint64_t size, int64_t gap) {
+  mp_graph g;
+  memset(&g, 0, sizeof g);
+  g.n_ops = n;
+  g.n_tensors = n + 1;
+  mp_inplace_slot *slots = calloc(n + 1, sizeof *slots);
+  mp_inplace_pair *pairs = calloc(n, sizeof *pairs);
+  assert_non_null(slots);
+  assert_non_null(pairs);
+  for (uint32_t t = 0; t <= n; t++)
+    slots[t] = (mp_inplace_slot){t, size, 16, t ? (int32_t)t - 1 : 0, t < n ? (int32_t)t : (int32_t)n - 1, 0, 0};
+  for (uint32_t k = 0; k < n; k++) pairs[k] = (mp_inplace_pair){k, k, k + 1, gap};
+  uint64_t b = mp_inplace_bound(&g, pairs, n, slots, n + 1);
+  free(slots);
+  free(pairs);
+  return b;
+}
+
+static void a_chain_of_overlaps_walks_down_the_arena_and_the_bound_counts_it(void **state) {
+  (void)state;
+  /* one operator: its input and output, less what they share */
+  assert_int_equal(chain_bound_of(1, 1024, 96), 1024 + 96);
+  /* three: each output 96 bytes below its input, so the last tensor starts
+   * 288 below the first, whatever the planner; no operator alone needs it */
+  assert_int_equal(chain_bound_of(3, 1024, 96), 1024 + 3 * 96);
+  /* a gap rounds up to the slots' alignment */
+  assert_int_equal(chain_bound_of(3, 1024, 90), 1024 + 3 * 96);
+  /* twelve would fall 1152 bytes: a plan does better to put an output
+   * wholly above its input somewhere, with 2048 bytes live there */
+  assert_int_equal(chain_bound_of(12, 1024, 96), 2048);
+  /* an elementwise chain (gap 0) rewrites the same bytes: no fall */
+  assert_int_equal(chain_bound_of(12, 1024, 0), 1024);
+  /* an output that may start above its input (gap -64) climbs: no fall
+   * either, and one operator's live sum is the bound */
+  assert_int_equal(chain_bound_of(12, 1024, -64), 1024);
 }
 
 static void a_widening_1x1_convolution_may_start_its_output_just_under_its_input(void **state) {
@@ -651,7 +692,9 @@ static void vww_and_person_detection_need_at_most_40_kib_in_place(void **state) 
       assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
       const mp_arena *s = scratch_arena(p);
       assert_true(s->total_size <= 40960);
-      assert_true(s->inplace_bound <= s->total_size);
+      /* the in-place bound is reached: it counts how far the chains of
+       * in-place convolutions move their outputs down */
+      assert_int_equal(s->inplace_bound, s->total_size);
       assert_int_equal(s->lower_bound, 55296);
       mp_plan_free(&p);
     }
@@ -791,6 +834,7 @@ static void the_config_key_is_a_checked_boolean_off_by_default(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(a_chain_of_overlaps_walks_down_the_arena_and_the_bound_counts_it),
       cmocka_unit_test(a_widening_1x1_convolution_may_start_its_output_just_under_its_input),
       cmocka_unit_test(a_padded_3x3_depthwise_layer_may_trail_its_input_by_a_row_and_two_pixels),
       cmocka_unit_test(elementwise_kernels_rewrite_equal_elements_in_place),
