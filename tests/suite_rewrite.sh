@@ -37,6 +37,7 @@ for f in "$MEMPLAN" "$MKMODEL"; do
   [ -x "$f" ] || { echo "missing $f: run 'make MODE=${MODE:-asan} tests' first"; exit 1; }
 done
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
+FOLD_FLAGS=
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
@@ -83,7 +84,7 @@ host_run() {
   local kobjs
   if kobjs=$(kernel_objs "$1" host 2> "$1.cc") &&
      cc -std=c99 -Wall -Wextra -Werror -O1 -g $SAN -I"$1/include" -I"$1/kernels" \
-       -DFX_WITH_KERNELS=1 tests/rewrite/fold_app.c "$1"/src/*.c $kobjs -lm \
+       -DFX_WITH_KERNELS=1 $FOLD_FLAGS tests/rewrite/fold_app.c "$1"/src/*.c $kobjs -lm \
        -o "$1.app" 2>> "$1.cc"; then
     "$1.app" > "$1.out" 2> "$1.err" || { bad "$2: run"; cat "$1.out" "$1.err" | tail -20; }
   else
@@ -108,25 +109,39 @@ by_op() { grep '^op ' "$1" | sed 's/^op [0-9]* /op /' | sort; grep -v '^op ' "$1
 # before every 3x3 convolution, int8 and float32; a float32 MobileNetV1
 # VWW; an int8 ResNet (ADD skips, stride-2 1x1 shortcuts); an inception-
 # style int8 model (CONCATENATION, depth multiplier 2, dilation 2); a 16x8
-# model.  To keep the suite short, the networks run the generic kernels on
-# the host only, and the float32 MobileNetV2 (too large for the
-# emulator's RAM) only on the host.  REWRITE_FILTER (a regex on the model
-# name) runs a subset.
+# model; the MobileNetV2 as TF / Keras write it with SAME padding (no PAD)
+# and as keras.applications writes it (asymmetric (0,1) PAD / PADV2 before
+# the stride-2 3x3s), int8 and float32; PADV2s whose value is not the zero
+# point (they must not fold) beside ones that fold; a DS-CNN keyword
+# spotter (10x4 stem, AVERAGE_POOL head); an int8 model with float32 I/O
+# (QUANTIZE, DEQUANTIZE); a 16x8 residual model (ADD of three scales,
+# PADV2, MEAN); two branches from the graph input, an ADD of two scales and
+# three graph outputs (two heads and the feature map they read); an SVDF
+# keyword spotter, run as a stream of 4 frames from a reset state (its
+# state carried from frame to frame).  The float32 MobileNetV2s (too
+# large for the emulator's RAM) run only on the host.  REWRITE_FILTER (a
+# regex on the model name) runs a subset.
 cases="pad_conv:4:greedy_by_size pad_conv_f32:2:greedy pad_conv_s16:2:greedy padded_block:1:greedy
        slices:0:hill_climb views:0:hill_climb:3:1 views_f32:0:greedy_by_size:2:0
        heads:0:greedy:1:2
        mobilenet_v2_96_035:18:hill_climb mobilenet_v2_96_035_f32:18:greedy vww_96_f32:0:greedy
-       resnet_48:2:exact branches_40:1:greedy_by_size s16_net_32:2:greedy"
+       resnet_48:2:exact branches_40:1:greedy_by_size s16_net_32:2:greedy
+       mobilenet_v2_96_035_tf:0:greedy_by_size mobilenet_v2_96_035_keras:5:hill_climb
+       mobilenet_v2_96_035_keras_f32:5:greedy pad_values_32:2:hill_climb ds_cnn_kws:0:greedy
+       float_io_32:0:greedy_by_size s16_res_24:1:greedy two_heads_32:0:hill_climb
+       svdf_kws:0:exact"
 nets=" $("$MKMODEL" --list-nets | tr '\n' ' ') "
 for c in $cases; do
   IFS=: read -r m want planner wviews wcats <<< "$c"
   wviews=${wviews:-0} wcats=${wcats:-0}
   [[ $m =~ ${REWRITE_FILTER:-.} ]] || continue
   "$MKMODEL" fixture "$m" "$out/$m.tflite" || { bad "mkmodel $m"; continue; }
+  FOLD_FLAGS=
+  case $m in svdf_kws) FOLD_FLAGS=-DFOLD_FRAMES=4u;; esac
   targets="generic cortex-m55"
   for target in $targets; do
     on_m55=$have_arm
-    case $m in mobilenet_v2_96_035_f32) on_m55=0;; esac
+    case $m in mobilenet_v2_96_035_f32|mobilenet_v2_96_035_keras_f32) on_m55=0;; esac
     for ip in false true; do
       d="$out/$m-$target-$ip"
       if ! "$MEMPLAN" convert --quiet --model.path "$out/$m.tflite" --module.path "$d" \
@@ -154,7 +169,7 @@ for c in $cases; do
         mkdir -p "$d.m55"
         if kobjs=$(kernel_objs "$d" m55 2> "$d.m55.cc") &&
            (cd "$d.m55" && arm-none-eabi-gcc $M55_CFLAGS -DFOLD_TARGET -I"$d/include" -I"$d/kernels" \
-              -I"$ROOT/tests/target" -DFX_WITH_KERNELS=1 -c "$ROOT/tests/rewrite/fold_app.c" \
+              -I"$ROOT/tests/target" -DFX_WITH_KERNELS=1 $FOLD_FLAGS -c "$ROOT/tests/rewrite/fold_app.c" \
               "$d"/src/*.c) 2>> "$d.m55.cc" &&
            arm-none-eabi-gcc $M55_LDFLAGS "$d.m55"/*.o $kobjs "$out/m55/startup.o" "$out/m55/semihost.o" \
               -lm -lc -lnosys -o "$d.elf" 2>> "$d.m55.cc"; then

@@ -10,7 +10,9 @@
  * scratch arena) is filled with xorshift garbage, a different seed per run,
  * and the input is written again: a kernel that reads a byte no one wrote,
  * or a folded convolution that reads past its input, changes the output.
- * The second run must give the first run's bytes (status 3 otherwise).
+ * The second run must give the first run's bytes (status 3 otherwise):
+ * each run starts from fx_reset_state, so a stateful model's two runs see
+ * the same stream.
  * The inputs, one after the other from one generator: int8 bytes, or
  * float32 values in [-2, 2).
  *
@@ -33,6 +35,14 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Frames per run: a stateful model (SVDF, LSTM) runs a stream of
+ * FOLD_FRAMES frames from a reset state, its state carried from frame to
+ * frame; every frame's operator outputs enter the hashes and the last
+ * frame's outputs are printed. */
+#ifndef FOLD_FRAMES
+#define FOLD_FRAMES 1u
+#endif
+
 #ifdef FOLD_TARGET
 #include "semihost.h"
 static void put_line(const char *s) { semihost_puts(s); }
@@ -48,9 +58,10 @@ static void scramble(uint32_t seed) {
   }
 }
 
-/* Every input from one generator, in input order. */
-static void write_inputs(fx_model_context_t *ctx) {
-  uint32_t x = 12345u;
+/* Every input from one generator, in input order; frame f of a stream
+ * from its own seed. */
+static void write_inputs(fx_model_context_t *ctx, uint32_t frame) {
+  uint32_t x = 12345u + 7919u * frame;
   for (uint32_t k = 0; k < FX_NUM_INPUTS; k++) {
     uint8_t *in = ctx->inputs[k].data;
     if (ctx->inputs[k].dtype != FX_DTYPE_FLOAT32) {
@@ -71,17 +82,22 @@ static uint8_t first[64u * 1024u];
 
 /* Each operator's output hashes of the first run, and the run going on. */
 #define MAX_OPS 1024u
-static uint32_t op_hash[MAX_OPS];
-static uint32_t current_run, op_mismatch = MAX_OPS;
+static uint32_t op_hash[MAX_OPS], frame_hash[MAX_OPS];
+static uint32_t current_run, current_frame, op_mismatch = MAX_OPS;
 
 static void after_op(const fx_op_t *op, fx_op_event_t event, void *user) {
   (void)user;
   if (event != FX_OP_FINISHED || op->builtin == 34 || op->builtin == 60 || op->index >= MAX_OPS)
     return;
-  uint32_t h = 2166136261u;
+  /* over a stream's frames, each frame's hash chains on the last one's */
+  uint32_t h = current_frame ? frame_hash[op->index] : 2166136261u;
   for (uint32_t o = 0; o < op->n_outputs; o++) {
     const uint8_t *d = fx_tensor_data((uint32_t)op->outputs[o]);
     for (size_t i = 0; d && i < fx_tensors[op->outputs[o]].size; i++) h = (h ^ d[i]) * 16777619u;
+  }
+  if (current_frame + 1 < FOLD_FRAMES) {
+    frame_hash[op->index] = h;
+    return;
   }
   if (current_run == 1) {
     char line[64];
@@ -101,13 +117,17 @@ int main(void) {
     current_run = run;
     scramble(run);
     if (run == 1 && fx_model_init(&ctx) != FX_STATUS_OK) return 1;
-    write_inputs(&ctx);
-    int32_t st = fx_model_run(&ctx);
-    if (st != FX_STATUS_OK) {
-      snprintf(line, sizeof line, "run %u: %s at op %d", (unsigned)run, fx_status_str(st),
-               (int)ctx.failed_op);
-      put_line(line);
-      return 2;
+    if (fx_reset_state(&ctx) != FX_STATUS_OK) return 1;
+    for (current_frame = 0; current_frame < FOLD_FRAMES; current_frame++) {
+      if (current_frame) scramble(run * 16u + current_frame);
+      write_inputs(&ctx, current_frame);
+      int32_t st = fx_model_run(&ctx);
+      if (st != FX_STATUS_OK) {
+        snprintf(line, sizeof line, "run %u: %s at op %d", (unsigned)run, fx_status_str(st),
+                 (int)ctx.failed_op);
+        put_line(line);
+        return 2;
+      }
     }
     if (op_mismatch != MAX_OPS) {
       snprintf(line, sizeof line, "run 2: op %u's outputs differ from run 1's",

@@ -788,15 +788,15 @@ static int32_t net_out(int32_t in, int32_t k, int32_t stride, int32_t dil, bool 
   return same ? (in + stride - 1) / stride : (in - (k - 1) * dil - 1) / stride + 1;
 }
 
-/* CONV_2D (dm 0) or DEPTHWISE_CONV_2D (depth multiplier dm) of x, k x k. */
-static nt net_conv(net *n, nt x, int32_t dm, int32_t out_c, int32_t k, int32_t stride, bool same,
-                   int32_t dil, bool relu6, float lin_scale) {
+/* CONV_2D (dm 0) or DEPTHWISE_CONV_2D (depth multiplier dm) of x, kh x kw. */
+static nt net_conv_hw(net *n, nt x, int32_t dm, int32_t out_c, int32_t kh, int32_t kw,
+                      int32_t stride, bool same, int32_t dil, bool relu6, float lin_scale) {
   if (dm) out_c = x.c * dm;
-  const int32_t s_f[4] = {dm ? 1 : out_c, k, k, dm ? out_c : x.c};
+  const int32_t s_f[4] = {dm ? 1 : out_c, kh, kw, dm ? out_c : x.c};
   int32_t f, b;
-  net_weights(n, s_f, out_c, k * k * (dm ? 1 : x.c), dm != 0, x.scale, &f, &b);
-  nt y = net_act(n, dm ? "depthwise" : "conv", net_out(x.h, k, stride, dil, same),
-                 net_out(x.wd, k, stride, dil, same), out_c, relu6, lin_scale);
+  net_weights(n, s_f, out_c, kh * kw * (dm ? 1 : x.c), dm != 0, x.scale, &f, &b);
+  nt y = net_act(n, dm ? "depthwise" : "conv", net_out(x.h, kh, stride, dil, same),
+                 net_out(x.wd, kw, stride, dil, same), out_c, relu6, lin_scale);
   int64_t act = relu6 ? 3 : 0;
   const mp_tfw_option conv_opts[] = {{0, MP_TFW_I8, same ? 0 : 1, 0, 0, NULL},
                                      {1, MP_TFW_I32, stride, 0, 0, NULL},
@@ -820,9 +820,17 @@ static nt net_conv(net *n, nt x, int32_t dm, int32_t out_c, int32_t k, int32_t s
   return y;
 }
 
-/* PAD of x by top, bottom, left, right: an explicit PAD with the input's
- * quantisation (the pad value is its zero point). */
-static nt net_pad(net *n, nt x, int32_t top, int32_t bottom, int32_t left, int32_t right) {
+/* CONV_2D (dm 0) or DEPTHWISE_CONV_2D (depth multiplier dm) of x, k x k. */
+static nt net_conv(net *n, nt x, int32_t dm, int32_t out_c, int32_t k, int32_t stride, bool same,
+                   int32_t dil, bool relu6, float lin_scale) {
+  return net_conv_hw(n, x, dm, out_c, k, k, stride, same, dil, relu6, lin_scale);
+}
+
+/* PAD (v2 false) or PADV2 with constant `value` (int8: a quantised value
+ * in the input's quantisation; float32: value itself) of x by top, bottom,
+ * left, right, into a tensor of the input's quantisation. */
+static nt net_pad_v(net *n, nt x, int32_t top, int32_t bottom, int32_t left, int32_t right,
+                    bool v2, int32_t value) {
   const int32_t pads[8] = {0, 0, top, bottom, left, right, 0, 0}, s_pads[2] = {4, 2};
   int32_t tp = constant(n->w, "paddings", MP_DTYPE_INT32, 2, s_pads, pads, sizeof pads);
   nt y = x;
@@ -837,8 +845,33 @@ static nt net_pad(net *n, nt x, int32_t top, int32_t bottom, int32_t left, int32
                        .has_quant = true, .quant = {1, &y.scale, 1, &y.zp, 0}};
     y.id = (int32_t)mp_tfw_add_tensor(n->w, &d);
   }
-  op(n->w, FX_PAD, IDS(x.id, tp), IDS(y.id));
+  if (!v2) {
+    op(n->w, FX_PAD, IDS(x.id, tp), IDS(y.id));
+    return y;
+  }
+  mp_tfw_tensor tv = {.name = "pad_value", .rank = 1, .shape = (const int32_t[]){1}};
+  float vf = (float)value;
+  int8_t v8 = (int8_t)value;
+  int16_t v16 = (int16_t)value;
+  uint8_t le16[2] = {(uint8_t)((uint16_t)v16 & 0xff), (uint8_t)((uint16_t)v16 >> 8)};
+  if (n->k == NK_F32) {
+    tv.dtype = MP_DTYPE_FLOAT32;
+    tv.buffer = mp_tfw_add_buffer(n->w, &vf, sizeof vf);
+  } else {
+    tv.dtype = n->k == NK_S16 ? MP_DTYPE_INT16 : MP_DTYPE_INT8;
+    tv.has_quant = true;
+    tv.quant = (mp_quant){1, &x.scale, 1, &x.zp, 0};
+    tv.buffer = n->k == NK_S16 ? mp_tfw_add_buffer(n->w, le16, 2) : mp_tfw_add_buffer(n->w, &v8, 1);
+  }
+  int32_t tval = (int32_t)mp_tfw_add_tensor(n->w, &tv);
+  op(n->w, 60, IDS(x.id, tp, tval), IDS(y.id));
   return y;
+}
+
+/* PAD of x by top, bottom, left, right: an explicit PAD with the input's
+ * quantisation (the pad value is its zero point). */
+static nt net_pad(net *n, nt x, int32_t top, int32_t bottom, int32_t left, int32_t right) {
+  return net_pad_v(n, x, top, bottom, left, right, false, 0);
 }
 
 /* A k x k convolution with PyTorch's symmetric padding (k / 2) written as
@@ -890,6 +923,62 @@ static nt net_concat(net *n, const nt *x, uint32_t count) {
                                    .options_type = MP_TFW_OPT_CONCATENATION, .n_options = 2,
                                    .options = o});
   return y;
+}
+
+/* FULLY_CONNECTED of the flat g [1, g.c] to `out` features (per-tensor
+ * filter), ReLU fused when relu, its output `name` at out_scale. */
+static nt net_fc(net *n, nt g, int32_t out, bool relu, const char *name, float out_scale) {
+  /* FULLY_CONNECTED: per-tensor filter [out, c] */
+  int32_t f, b;
+  const int32_t s_f[2] = {out, g.c}, s_b[1] = {out};
+  float limit = sqrtf(6.0f / (float)g.c);
+  size_t taps = (size_t)out * g.c;
+  nt logits = {-1, 0, 0, out, out_scale, -128};
+  if (relu && n->k == NK_I8) { /* the ReLU output range [0, 256 * scale): zp -128 */
+    mp_tfw_tensor d = {.name = name, .dtype = MP_DTYPE_INT8, .rank = 2,
+                       .shape = (const int32_t[]){1, out}, .has_quant = true,
+                       .quant = {1, &logits.scale, 1, &logits.zp, 0}};
+    logits.id = (int32_t)mp_tfw_add_tensor(n->w, &d);
+  } else {
+    logits = net_act(n, name, 0, 0, out, false, out_scale);
+  }
+  if (n->k == NK_F32) {
+    float *wv = malloc(taps * sizeof *wv), *bv = malloc((size_t)out * sizeof *bv);
+    for (size_t i = 0; i < taps; i++) wv[i] = rng_sym(&n->r) * limit;
+    for (int32_t i = 0; i < out; i++) bv[i] = rng_sym(&n->r) * 0.1f;
+    f = constant(n->w, "fc/w", MP_DTYPE_FLOAT32, 2, s_f, wv, taps * sizeof *wv);
+    b = constant(n->w, "fc/b", MP_DTYPE_FLOAT32, 1, s_b, bv, (size_t)out * sizeof *bv);
+    free(wv);
+    free(bv);
+  } else {
+    int8_t *wv = malloc(taps);
+    for (size_t i = 0; i < taps; i++) wv[i] = (int8_t)rng_int(&n->r, -127, 127);
+    float ws = limit / 127.0f, bsc = ws * g.scale;
+    int64_t zp0 = 0;
+    mp_tfw_tensor tf = {.name = "fc/w", .dtype = MP_DTYPE_INT8, .rank = 2, .shape = s_f,
+                        .has_quant = true, .quant = {1, &ws, 1, &zp0, 0}};
+    tf.buffer = mp_tfw_add_buffer(n->w, wv, taps);
+    f = (int32_t)mp_tfw_add_tensor(n->w, &tf);
+    size_t bsize = n->k == NK_S16 ? 8 : 4;
+    uint8_t *bv = calloc((size_t)out, bsize);
+    for (int32_t c = 0; c < out; c++) {
+      int64_t q = rng_int(&n->r, -1000, 1000);
+      for (size_t k = 0; k < bsize; k++) bv[(size_t)c * bsize + k] = (uint8_t)((uint64_t)q >> (8 * k));
+    }
+    mp_tfw_tensor tb = {.name = "fc/b", .dtype = n->k == NK_S16 ? MP_DTYPE_INT64 : MP_DTYPE_INT32,
+                        .rank = 1, .shape = s_b, .has_quant = true, .quant = {1, &bsc, 1, &zp0, 0}};
+    tb.buffer = mp_tfw_add_buffer(n->w, bv, (size_t)out * bsize);
+    b = (int32_t)mp_tfw_add_tensor(n->w, &tb);
+    free(wv);
+    free(bv);
+  }
+  const mp_tfw_option fo[] = {{0, MP_TFW_I8, relu ? 1 : 0, 0, 0, NULL},
+                              {2, MP_TFW_BOOL, 0, 0, 0, NULL}};
+  mp_tfw_add_op(n->w, &(mp_tfw_op){.builtin_code = FX_FULLY_CONNECTED, IDS_IN(g.id, f, b),
+                                   .n_outputs = 1, .outputs = &logits.id,
+                                   .options_type = MP_TFW_OPT_FULLY_CONNECTED, .n_options = 2,
+                                   .options = fo});
+  return logits;
 }
 
 /* The classifier head: global average (MEAN over H and W, or a whole-
@@ -950,47 +1039,7 @@ static int32_t net_head(net *n, nt x, bool mean, int32_t classes) {
                                      .options_type = MP_TFW_OPT_RESHAPE, .n_options = 1,
                                      .options = ro});
   }
-  /* FULLY_CONNECTED: per-tensor filter [classes, c] */
-  int32_t f, b;
-  const int32_t s_f[2] = {classes, x.c}, s_b[1] = {classes};
-  float limit = sqrtf(6.0f / (float)x.c);
-  size_t taps = (size_t)classes * x.c;
-  nt logits = net_act(n, "logits", 0, 0, classes, false, 0.25f);
-  if (n->k == NK_F32) {
-    float *wv = malloc(taps * sizeof *wv), *bv = malloc((size_t)classes * sizeof *bv);
-    for (size_t i = 0; i < taps; i++) wv[i] = rng_sym(&n->r) * limit;
-    for (int32_t i = 0; i < classes; i++) bv[i] = rng_sym(&n->r) * 0.1f;
-    f = constant(n->w, "fc/w", MP_DTYPE_FLOAT32, 2, s_f, wv, taps * sizeof *wv);
-    b = constant(n->w, "fc/b", MP_DTYPE_FLOAT32, 1, s_b, bv, (size_t)classes * sizeof *bv);
-    free(wv);
-    free(bv);
-  } else {
-    int8_t *wv = malloc(taps);
-    for (size_t i = 0; i < taps; i++) wv[i] = (int8_t)rng_int(&n->r, -127, 127);
-    float ws = limit / 127.0f, bsc = ws * g.scale;
-    int64_t zp0 = 0;
-    mp_tfw_tensor tf = {.name = "fc/w", .dtype = MP_DTYPE_INT8, .rank = 2, .shape = s_f,
-                        .has_quant = true, .quant = {1, &ws, 1, &zp0, 0}};
-    tf.buffer = mp_tfw_add_buffer(n->w, wv, taps);
-    f = (int32_t)mp_tfw_add_tensor(n->w, &tf);
-    size_t bsize = n->k == NK_S16 ? 8 : 4;
-    uint8_t *bv = calloc((size_t)classes, bsize);
-    for (int32_t c = 0; c < classes; c++) {
-      int64_t q = rng_int(&n->r, -1000, 1000);
-      for (size_t k = 0; k < bsize; k++) bv[(size_t)c * bsize + k] = (uint8_t)((uint64_t)q >> (8 * k));
-    }
-    mp_tfw_tensor tb = {.name = "fc/b", .dtype = n->k == NK_S16 ? MP_DTYPE_INT64 : MP_DTYPE_INT32,
-                        .rank = 1, .shape = s_b, .has_quant = true, .quant = {1, &bsc, 1, &zp0, 0}};
-    tb.buffer = mp_tfw_add_buffer(n->w, bv, (size_t)classes * bsize);
-    b = (int32_t)mp_tfw_add_tensor(n->w, &tb);
-    free(wv);
-    free(bv);
-  }
-  const mp_tfw_option fo[] = {{0, MP_TFW_I8, 0, 0, 0, NULL}, {2, MP_TFW_BOOL, 0, 0, 0, NULL}};
-  mp_tfw_add_op(n->w, &(mp_tfw_op){.builtin_code = FX_FULLY_CONNECTED, IDS_IN(g.id, f, b),
-                                   .n_outputs = 1, .outputs = &logits.id,
-                                   .options_type = MP_TFW_OPT_FULLY_CONNECTED, .n_options = 2,
-                                   .options = fo});
+  nt logits = net_fc(n, g, classes, false, "logits", 0.25f);
   float ps = n->k == NK_S16 ? 1.0f / 32768.0f : 1.0f / 256.0f;
   int64_t pzp = n->k == NK_S16 ? 0 : -128;
   int32_t probs;
@@ -1032,26 +1081,44 @@ static int32_t mnv2_channels(float c) {
   return v;
 }
 
+/* How a converter writes a MobileNetV2's padding. */
+typedef enum mnv2_style {
+  MNV2_TORCH, /* PyTorch (onnx2tf, ai-edge-torch): PAD (1,1,1,1) + VALID before every 3x3 */
+  MNV2_TF,    /* TF / Keras with padding='same': no PAD, SAME 3x3s, stride-2 depthwise SAME */
+  MNV2_KERAS  /* keras.applications: ZeroPadding2D ((0,1),(0,1)) + VALID before the stride-2
+               * 3x3s (the stem a PAD, the depthwise ones PADV2 with the zero point), SAME
+               * stride-1 depthwise */
+} mnv2_style;
+
+/* A 3x3 convolution (dm 0) or depthwise one of a MobileNetV2, ReLU6, padded
+ * in `style`. */
+static nt mnv2_conv3(net *n, nt x, mnv2_style style, int32_t dm, int32_t out_c, int32_t stride) {
+  if (style == MNV2_TORCH) return net_pconv(n, x, dm, out_c, 3, stride, true);
+  if (style == MNV2_TF || stride == 1) return net_conv(n, x, dm, out_c, 3, stride, true, 1, true, 0);
+  nt p = net_pad_v(n, x, 0, 1, 0, 1, dm != 0, n->k == NK_F32 ? 0 : (int32_t)x.zp);
+  return net_conv(n, p, dm, out_c, 3, stride, false, 1, true, 0);
+}
+
 /* MobileNetV2 (torchvision's) at size x size x 3, width multiplier
- * `width`, as a PyTorch conversion writes it: PAD + VALID 3x3 stride-2 stem,
- * 17 inverted residual blocks (1x1 expansion, ReLU6; PAD + VALID 3x3
- * depthwise, ReLU6; linear 1x1 projection; ADD when the block keeps its
- * shape), a 1x1 convolution to 1280 channels, MEAN over H and W,
- * FULLY_CONNECTED, SOFTMAX. */
-static void build_mobilenet_v2(mp_tfw *w, nkind k, int32_t size, float width, int32_t classes) {
-  net n = {w, {0x3b2e7a11u + (uint64_t)size}, k};
+ * `width`, padded as `style` says: 3x3 stride-2 stem, 17 inverted residual
+ * blocks (1x1 expansion, ReLU6; 3x3 depthwise, ReLU6; linear 1x1
+ * projection; ADD when the block keeps its shape), a 1x1 convolution to
+ * 1280 channels, MEAN over H and W, FULLY_CONNECTED, SOFTMAX. */
+static void build_mobilenet_v2(mp_tfw *w, nkind k, int32_t size, float width, int32_t classes,
+                               mnv2_style style) {
+  net n = {w, {0x3b2e7a11u + (uint64_t)size + 0x100u * (uint64_t)style}, k};
   static const int32_t cfg[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
                                     {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
   int32_t in;
   nt x = net_input(&n, size, size, 3, 1.0f / 64.0f, &in);
-  x = net_pconv(&n, x, 0, mnv2_channels(32.0f * width), 3, 2, true);
+  x = mnv2_conv3(&n, x, style, 0, mnv2_channels(32.0f * width), 2);
   for (int b = 0; b < 7; b++) {
     int32_t out_c = mnv2_channels((float)cfg[b][1] * width);
     for (int r = 0; r < cfg[b][2]; r++) {
       int32_t stride = r == 0 ? cfg[b][3] : 1;
       nt h = x;
       if (cfg[b][0] != 1) h = net_conv(&n, h, 0, x.c * cfg[b][0], 1, 1, false, 1, true, 0);
-      h = net_pconv(&n, h, 1, 0, 3, stride, true);
+      h = mnv2_conv3(&n, h, style, 1, 0, stride);
       h = net_conv(&n, h, 0, out_c, 1, 1, false, 1, false, NET_LINEAR);
       x = stride == 1 && out_c == x.c ? net_add(&n, x, h, false, NET_LINEAR * 1.5f) : h;
     }
@@ -1061,10 +1128,21 @@ static void build_mobilenet_v2(mp_tfw *w, nkind k, int32_t size, float width, in
   net_finish(&n, x, true, classes, in);
 }
 
-static void build_mnv2_224(mp_tfw *w) { build_mobilenet_v2(w, NK_I8, 224, 1.0f, 1000); }
-static void build_mnv2_224_f32(mp_tfw *w) { build_mobilenet_v2(w, NK_F32, 224, 1.0f, 1000); }
-static void build_mnv2_96(mp_tfw *w) { build_mobilenet_v2(w, NK_I8, 96, 0.35f, 10); }
-static void build_mnv2_96_f32(mp_tfw *w) { build_mobilenet_v2(w, NK_F32, 96, 0.35f, 10); }
+static void build_mnv2_224(mp_tfw *w) { build_mobilenet_v2(w, NK_I8, 224, 1.0f, 1000, MNV2_TORCH); }
+static void build_mnv2_224_f32(mp_tfw *w) {
+  build_mobilenet_v2(w, NK_F32, 224, 1.0f, 1000, MNV2_TORCH);
+}
+static void build_mnv2_96(mp_tfw *w) { build_mobilenet_v2(w, NK_I8, 96, 0.35f, 10, MNV2_TORCH); }
+static void build_mnv2_96_f32(mp_tfw *w) {
+  build_mobilenet_v2(w, NK_F32, 96, 0.35f, 10, MNV2_TORCH);
+}
+static void build_mnv2_96_tf(mp_tfw *w) { build_mobilenet_v2(w, NK_I8, 96, 0.35f, 10, MNV2_TF); }
+static void build_mnv2_96_keras(mp_tfw *w) {
+  build_mobilenet_v2(w, NK_I8, 96, 0.35f, 10, MNV2_KERAS);
+}
+static void build_mnv2_96_keras_f32(mp_tfw *w) {
+  build_mobilenet_v2(w, NK_F32, 96, 0.35f, 10, MNV2_KERAS);
+}
 
 /* Visual wake words in float32: MobileNetV1 alpha 0.25 at 96x96x3 like
  * MLPerf Tiny's VWW model: 3x3 stride-2 stem, 13 depthwise-separable
@@ -1155,6 +1233,187 @@ static void build_s16_net(mp_tfw *w) {
   net_finish(&n, x, false, 10, in);
 }
 
+/* PADs written with the value a converter gives them, int8 at 32x32x3:
+ * PAD (0,1,0,1) + VALID 3x3 stride-2 convolution to 16 (folds); PADV2
+ * (1,1,1,1) with the zero point + 9 + VALID 3x3 depthwise (does not fold:
+ * its border is not zero); a linear 1x1 convolution to 32 (zero point 0);
+ * PADV2 (1,1,1,1) with -128, as a max pool's padding is written, + VALID
+ * 3x3 depthwise (does not fold); a 1x1 convolution to 32, ReLU6; PADV2
+ * (0,1,0,1) with the zero point + VALID 3x3 stride-2 depthwise (folds);
+ * MEAN, FULLY_CONNECTED to 10, SOFTMAX.  2 of 4 PADs fold. */
+static void build_pad_values(mp_tfw *w) {
+  net n = {w, {0x9ad7a1u}, NK_I8};
+  int32_t in;
+  nt x = net_input(&n, 32, 32, 3, 1.0f / 64.0f, &in);
+  x = net_pad(&n, x, 0, 1, 0, 1);
+  x = net_conv(&n, x, 0, 16, 3, 2, false, 1, true, 0);
+  x = net_pad_v(&n, x, 1, 1, 1, 1, true, (int32_t)x.zp + 9);
+  x = net_conv(&n, x, 1, 0, 3, 1, false, 1, true, 0);
+  x = net_conv(&n, x, 0, 32, 1, 1, false, 1, false, NET_LINEAR);
+  x = net_pad_v(&n, x, 1, 1, 1, 1, true, -128);
+  x = net_conv(&n, x, 1, 0, 3, 1, false, 1, true, 0);
+  x = net_conv(&n, x, 0, 32, 1, 1, false, 1, true, 0);
+  x = net_pad_v(&n, x, 0, 1, 0, 1, true, (int32_t)x.zp);
+  x = net_conv(&n, x, 1, 0, 3, 2, false, 1, true, 0);
+  net_finish(&n, x, true, 10, in);
+}
+
+/* A DS-CNN keyword spotter as Arm's model zoo trains it (int8, 49x10x1
+ * MFCC input): a SAME 10x4 stride-2 convolution to 64 (ReLU6), four
+ * depthwise-separable blocks (SAME 3x3 depthwise, 1x1 to 64, ReLU6), a
+ * whole-map AVERAGE_POOL_2D, RESHAPE, FULLY_CONNECTED to 12, SOFTMAX. */
+static void build_ds_cnn(mp_tfw *w) {
+  net n = {w, {0xd5c22u}, NK_I8};
+  int32_t in;
+  nt x = net_input(&n, 49, 10, 1, 1.0f / 64.0f, &in);
+  x = net_conv_hw(&n, x, 0, 64, 10, 4, 2, true, 1, true, 0);
+  for (int b = 0; b < 4; b++) {
+    x = net_conv(&n, x, 1, 0, 3, 1, true, 1, true, 0);
+    x = net_conv(&n, x, 0, 64, 1, 1, false, 1, true, 0);
+  }
+  net_finish(&n, x, false, 12, in);
+}
+
+/* An int8 model with float32 input and output, as TFLite's converter
+ * writes one without inference_input_type: QUANTIZE of the float 32x32x3
+ * input, SAME 3x3 stride-2 convolution to 16, two depthwise-separable
+ * blocks (the second stride 2), MEAN, FULLY_CONNECTED to 10, SOFTMAX,
+ * DEQUANTIZE to float32. */
+static void build_float_io(mp_tfw *w) {
+  net n = {w, {0xf10a7u}, NK_I8};
+  int32_t in = (int32_t)mp_tfw_add_simple_tensor(w, "input", MP_DTYPE_FLOAT32, 4,
+                                                 (const int32_t[]){1, 32, 32, 3});
+  nt x = net_act(&n, "input_q", 32, 32, 3, false, 1.0f / 64.0f);
+  op(w, 114, IDS(in), IDS(x.id));
+  x = net_conv(&n, x, 0, 16, 3, 2, true, 1, true, 0);
+  x = net_conv(&n, x, 1, 0, 3, 1, true, 1, true, 0);
+  x = net_conv(&n, x, 0, 32, 1, 1, false, 1, true, 0);
+  x = net_conv(&n, x, 1, 0, 3, 2, true, 1, true, 0);
+  x = net_conv(&n, x, 0, 32, 1, 1, false, 1, true, 0);
+  int32_t probs = net_head(&n, x, true, 10);
+  int32_t out = (int32_t)mp_tfw_add_simple_tensor(w, "output", MP_DTYPE_FLOAT32, 2,
+                                                  (const int32_t[]){1, 10});
+  op(w, 6, IDS(probs), IDS(out));
+  mp_tfw_set_io(w, 1, &in, 1, &out);
+}
+
+/* A 16x8 residual model at 24x24x8: a SAME 3x3 convolution to 16
+ * (ReLU6), a residual block (SAME 3x3, ReLU6; SAME 3x3, linear at another
+ * scale; ADD with ReLU, inputs and output at three scales), PADV2 (1,1,1,1)
+ * with the zero point + VALID 3x3 stride-2 depthwise, 1x1 to 32, MEAN,
+ * FULLY_CONNECTED to 10, SOFTMAX (int16). */
+static void build_s16_res(mp_tfw *w) {
+  net n = {w, {0x516addu}, NK_S16};
+  int32_t in;
+  nt x = net_input(&n, 24, 24, 8, 1.0f / 8192.0f, &in);
+  x = net_conv(&n, x, 0, 16, 3, 1, true, 1, true, 0);
+  nt h = net_conv(&n, x, 0, 16, 3, 1, true, 1, true, 0);
+  h = net_conv(&n, h, 0, 16, 3, 1, true, 1, false, 1.0f / 2048.0f);
+  x = net_add(&n, x, h, true, 1.0f / 4096.0f);
+  x = net_pad_v(&n, x, 1, 1, 1, 1, true, 0);
+  x = net_conv(&n, x, 1, 0, 3, 2, false, 1, true, 0);
+  x = net_conv(&n, x, 0, 32, 1, 1, false, 1, true, 0);
+  net_finish(&n, x, true, 10, in);
+}
+
+/* Two branches from the graph input and three graph outputs, int8 at
+ * 32x32x4: a SAME 3x3 stride-2 convolution to 16 (linear, scale 0.05) and
+ * a SAME 3x3 stride-2 depthwise + 1x1 to 16 (linear, scale 0.09) both
+ * read the input; ADD with ReLU at scale 0.07; a SAME 3x3 stride-2
+ * convolution to 32 (ReLU6), the feature map, is a graph output and feeds
+ * two heads: MEAN + FULLY_CONNECTED to 10 + SOFTMAX, and AVERAGE_POOL_2D +
+ * RESHAPE + FULLY_CONNECTED to 4 + SOFTMAX. */
+static void build_two_heads(mp_tfw *w) {
+  net n = {w, {0x2ead5u}, NK_I8};
+  int32_t in;
+  nt x = net_input(&n, 32, 32, 4, 1.0f / 64.0f, &in);
+  nt a = net_conv(&n, x, 0, 16, 3, 2, true, 1, false, 0.05f);
+  nt b = net_conv(&n, x, 1, 0, 3, 2, true, 1, true, 0);
+  b = net_conv(&n, b, 0, 16, 1, 1, false, 1, false, 0.09f);
+  x = net_add(&n, a, b, true, 0.07f);
+  x = net_conv(&n, x, 0, 32, 3, 2, true, 1, true, 0);
+  int32_t outs[3] = {net_head(&n, x, true, 10), net_head(&n, x, false, 4), x.id};
+  mp_tfw_set_io(w, 1, &in, 3, outs);
+}
+
+/* An int8 SVDF of x [1, x.c]: `filters` filters of rank `rank` over
+ * `memory` frames, its state (and time weights) int16 when s16, else int8;
+ * scales chosen from the spread of the sums (uniform int8 draws), so that
+ * the state and the output keep a useful range. */
+static nt net_svdf(net *n, nt x, int32_t filters, int32_t rank, int32_t memory, bool s16) {
+  int32_t units = filters / rank, sdt = s16 ? MP_DTYPE_INT16 : MP_DTYPE_INT8;
+  size_t esz = s16 ? 2 : 1, nf = (size_t)filters * (size_t)x.c, nt_ = (size_t)filters * memory;
+  float sf = 1.0f / 127.0f, swt = 1.0f / 127.0f;
+  /* a feature sum spreads as sqrt(c) * 73 * 73; keep it ~512 (int16) or ~16 */
+  float sstate = x.scale * sf * sqrtf((float)x.c) * 73.0f * 73.0f / (s16 ? 512.0f : 16.0f);
+  float sout = sstate * swt * sqrtf((float)memory * rank) * (s16 ? 512.0f : 16.0f) * 73.0f / 40.0f;
+  int64_t zp0 = 0;
+  int8_t *wf = malloc(nf);
+  uint8_t *wt = malloc(nt_ * esz);
+  int32_t *bv = malloc((size_t)units * sizeof *bv);
+  for (size_t i = 0; i < nf; i++) wf[i] = (int8_t)rng_int(&n->r, -127, 127);
+  for (size_t i = 0; i < nt_; i++) {
+    int32_t v = rng_int(&n->r, -127, 127);
+    for (size_t k = 0; k < esz; k++) wt[i * esz + k] = (uint8_t)((uint32_t)v >> (8 * k));
+  }
+  for (int32_t i = 0; i < units; i++) bv[i] = rng_int(&n->r, -500, 500);
+  mp_tfw_tensor tf = {.name = "svdf/feature", .dtype = MP_DTYPE_INT8, .rank = 2,
+                      .shape = (const int32_t[]){filters, x.c}, .has_quant = true,
+                      .quant = {1, &sf, 1, &zp0, 0}};
+  tf.buffer = mp_tfw_add_buffer(n->w, wf, nf);
+  mp_tfw_tensor tt = {.name = "svdf/time", .dtype = sdt, .rank = 2,
+                      .shape = (const int32_t[]){filters, memory}, .has_quant = true,
+                      .quant = {1, &swt, 1, &zp0, 0}};
+  tt.buffer = mp_tfw_add_buffer(n->w, wt, nt_ * esz);
+  float sb = x.scale * sf;
+  mp_tfw_tensor tb = {.name = "svdf/bias", .dtype = MP_DTYPE_INT32, .rank = 1,
+                      .shape = (const int32_t[]){units}, .has_quant = true,
+                      .quant = {1, &sb, 1, &zp0, 0}};
+  tb.buffer = mp_tfw_add_buffer(n->w, bv, (size_t)units * sizeof *bv);
+  mp_tfw_tensor ts = {.name = "svdf/state", .dtype = sdt, .rank = 2,
+                      .shape = (const int32_t[]){1, memory * filters}, .is_variable = true,
+                      .has_quant = true, .quant = {1, &sstate, 1, &zp0, 0}};
+  int32_t ins[5] = {x.id, (int32_t)mp_tfw_add_tensor(n->w, &tf),
+                    (int32_t)mp_tfw_add_tensor(n->w, &tt), (int32_t)mp_tfw_add_tensor(n->w, &tb),
+                    (int32_t)mp_tfw_add_tensor(n->w, &ts)};
+  free(wf);
+  free(wt);
+  free(bv);
+  nt y = net_act(n, "svdf", 0, 0, units, false, sout);
+  const mp_tfw_option o[] = {{0, MP_TFW_I32, rank, 0, 0, NULL}, {1, MP_TFW_I8, 1, 0, 0, NULL},
+                             {2, MP_TFW_BOOL, 0, 0, 0, NULL}};
+  mp_tfw_add_op(n->w, &(mp_tfw_op){.builtin_code = 27, .n_inputs = 5, .inputs = ins,
+                                   .n_outputs = 1, .outputs = &y.id, .options_type = 6,
+                                   .n_options = 3, .options = o});
+  return y;
+}
+
+/* An int8 SVDF keyword spotter fed one 40-feature frame per run: SVDF (64
+ * filters of rank 1 over 8 frames, int16 state), FULLY_CONNECTED to 32
+ * (ReLU), SVDF (32 filters of rank 2 over 4 frames, int8 state),
+ * FULLY_CONNECTED to 12, SOFTMAX.  Its state persists from run to run. */
+static void build_svdf_kws(mp_tfw *w) {
+  net n = {w, {0x5fdfu}, NK_I8};
+  int32_t in;
+  nt x = net_act(&n, "input", 0, 0, 40, false, 1.0f / 64.0f);
+  in = x.id;
+  x = net_svdf(&n, x, 64, 1, 8, true);
+  x = net_fc(&n, x, 32, true, "fc", 0.05f);
+  x = net_svdf(&n, x, 32, 2, 4, false);
+  nt logits = net_fc(&n, x, 12, false, "logits", 0.25f);
+  float ps = 1.0f / 256.0f;
+  int64_t pzp = -128;
+  mp_tfw_tensor d = {.name = "probs", .dtype = MP_DTYPE_INT8, .rank = 2,
+                     .shape = (const int32_t[]){1, 12}, .has_quant = true,
+                     .quant = {1, &ps, 1, &pzp, 0}};
+  int32_t probs = (int32_t)mp_tfw_add_tensor(w, &d);
+  const mp_tfw_option so[] = {{0, MP_TFW_F32, 0, 1.0f, 0, NULL}};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_SOFTMAX, IDS_IN(logits.id), .n_outputs = 1,
+                                .outputs = &probs, .options_type = MP_TFW_OPT_SOFTMAX,
+                                .n_options = 1, .options = so});
+  mp_tfw_set_io(w, 1, &in, 1, &probs);
+}
+
 static const struct {
   const char *name;
   void (*build)(mp_tfw *w);
@@ -1167,6 +1426,15 @@ static const struct {
     {"s16_net_32", build_s16_net},
     {"mobilenet_v2_224", build_mnv2_224},
     {"mobilenet_v2_224_f32", build_mnv2_224_f32},
+    {"mobilenet_v2_96_035_tf", build_mnv2_96_tf},
+    {"mobilenet_v2_96_035_keras", build_mnv2_96_keras},
+    {"mobilenet_v2_96_035_keras_f32", build_mnv2_96_keras_f32},
+    {"pad_values_32", build_pad_values},
+    {"ds_cnn_kws", build_ds_cnn},
+    {"float_io_32", build_float_io},
+    {"s16_res_24", build_s16_res},
+    {"two_heads_32", build_two_heads},
+    {"svdf_kws", build_svdf_kws},
 };
 #define N_NETS (sizeof nets / sizeof nets[0])
 
