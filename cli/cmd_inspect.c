@@ -1,9 +1,13 @@
 /*
- * cmd_inspect.c — `memplan inspect MODEL [--subgraph N] [--json]`.
+ * cmd_inspect.c — `memplan inspect MODEL [--subgraph N] [--json]
+ * [--memory.op_order min_peak]`.
  *
  * Shows what the planner sees in a model: operators, tensors with size,
  * role, lifetime and alias, and the scratch lower bound with and without
- * view aliasing.  --json prints a stable object for tools.
+ * view aliasing.  --json prints a stable object for tools.  The search of
+ * the operator orders (memory.op_order: min_peak) grows with the model
+ * (seconds at thousands of operators), so it runs only when asked for;
+ * otherwise the output says it did not.
  */
 #include "cli.h"
 
@@ -13,13 +17,19 @@
 
 static const char *USAGE =
     "usage: memplan inspect MODEL.tflite [--subgraph N] [--alignment N] [--json]\n"
+    "                       [--memory.op_order model|min_peak]\n"
     "\n"
     "Show the operators, tensors (size, role, lifetime, alias) and the scratch\n"
     "lower bound of one subgraph of a model.\n"
     "\n"
     "  --subgraph N    subgraph to analyse (default 0)\n"
     "  --alignment N   slot alignment for the lower bound (default 16)\n"
-    "  --json          print a JSON object instead of tables\n";
+    "  --json          print a JSON object instead of tables\n"
+    "  --memory.op_order min_peak\n"
+    "                  also search the operator orders for the lowest bounds, as\n"
+    "                  memory.op_order: min_peak does (default model: the model's\n"
+    "                  order, no search; the search takes seconds on models of\n"
+    "                  thousands of operators)\n";
 
 static void shape_str(const mp_tensor *t, char *buf, size_t n) {
   size_t len = 0;
@@ -30,25 +40,32 @@ static void shape_str(const mp_tensor *t, char *buf, size_t n) {
   if (len < n) snprintf(buf + len, n - len, "]");
 }
 
-/* Op at which the live scratch sum peaks (first such op), or -1. */
+/* Op at which the live scratch sum peaks (first such op), or -1: one
+ * pass over the tensors into a difference array over the ops, as
+ * mp_graph_lower_bound sums them. */
 static int32_t peak_op(const mp_graph *g, uint32_t align) {
+  int64_t *diff = calloc((size_t)g->n_ops + 1, sizeof *diff);
+  if (!diff) return -1;
+  for (uint32_t t = 0; t < g->n_tensors; t++) {
+    if (!mp_graph_needs_slot(g, t)) continue;
+    const mp_lifetime *lt = &g->storage[t];
+    int64_t end = lt->end_op < (int32_t)g->n_ops ? lt->end_op : (int64_t)g->n_ops - 1;
+    if (lt->start_op < 0 || end < lt->start_op) continue;
+    uint64_t a = align > g->tensors[t].align_hint ? align : g->tensors[t].align_hint;
+    int64_t sz = (int64_t)((g->tensors[t].size + a - 1) / a * a);
+    diff[lt->start_op] += sz;
+    diff[end + 1] -= sz;
+  }
   int32_t best_op = -1;
-  uint64_t best = 0;
+  int64_t live = 0, best = 0;
   for (uint32_t o = 0; o < g->n_ops; o++) {
-    uint64_t live = 0;
-    for (uint32_t t = 0; t < g->n_tensors; t++) {
-      if (!mp_graph_needs_slot(g, t)) continue;
-      const mp_lifetime *lt = &g->storage[t];
-      if (lt->start_op <= (int32_t)o && (int32_t)o <= lt->end_op) {
-        uint64_t a = align > g->tensors[t].align_hint ? align : g->tensors[t].align_hint;
-        live += (g->tensors[t].size + a - 1) / a * a;
-      }
-    }
+    live += diff[o];
     if (live > best) {
       best = live;
       best_op = (int32_t)o;
     }
   }
+  free(diff);
   return best_op;
 }
 
@@ -106,7 +123,8 @@ static json_t *order_json(const mp_order_result *r) {
   return o;
 }
 
-static int print_json(const mp_graph *g, const mp_graph *na, const mp_graph *ip, uint32_t align) {
+static int print_json(const mp_graph *g, const mp_graph *na, const mp_graph *ip, uint32_t align,
+                      bool search) {
   json_t *o = json_object();
   const mp_model *m = g->model;
   json_object_set_new(o, "model", json_string(m->path));
@@ -125,9 +143,16 @@ static int print_json(const mp_graph *g, const mp_graph *na, const mp_graph *ip,
   json_object_set_new(o, "inplace_views", json_integer(ip->n_view_ops));
   json_object_set_new(o, "inplace_concats_elided", json_integer(ip->n_elided_concats));
   json_object_set_new(o, "peak_op", json_integer(peak_op(g, align)));
-  mp_order_result r1 = order_of(g, align, false), r2 = order_of(ip, align, true);
-  json_object_set_new(o, "min_peak_order", order_json(&r1));
-  json_object_set_new(o, "min_peak_order_inplace", order_json(&r2));
+  /* null unless the search was asked for (--memory.op_order min_peak) */
+  json_object_set_new(o, "op_order", json_string(search ? "min_peak" : "model"));
+  if (search) {
+    mp_order_result r1 = order_of(g, align, false), r2 = order_of(ip, align, true);
+    json_object_set_new(o, "min_peak_order", order_json(&r1));
+    json_object_set_new(o, "min_peak_order_inplace", order_json(&r2));
+  } else {
+    json_object_set_new(o, "min_peak_order", json_null());
+    json_object_set_new(o, "min_peak_order_inplace", json_null());
+  }
   json_t *ins = json_array(), *outs = json_array();
   for (uint32_t i = 0; i < g->n_inputs; i++) json_array_append_new(ins, json_integer(g->inputs[i]));
   for (uint32_t i = 0; i < g->n_outputs; i++) json_array_append_new(outs, json_integer(g->outputs[i]));
@@ -198,7 +223,8 @@ static void print_trimmed(char *line) {
 /* Widest tensor-name column; longer names keep their head and tail. */
 #define NAME_COLS 48
 
-static void print_text(const mp_graph *g, const mp_graph *na, const mp_graph *ip, uint32_t align) {
+static void print_text(const mp_graph *g, const mp_graph *na, const mp_graph *ip, uint32_t align,
+                       bool search) {
   const mp_model *m = g->model;
   const mp_subgraph_def *sg = &m->subgraphs[g->subgraph];
   printf("model     %s (schema v%u, %zu bytes%s%s)\n", m->path, m->version, m->size,
@@ -270,11 +296,16 @@ static void print_text(const mp_graph *g, const mp_graph *na, const mp_graph *ip
     printf("                       with %u view%s and %u CONCATENATION%s elided\n",
            ip->n_view_ops, ip->n_view_ops == 1 ? "" : "s", ip->n_elided_concats,
            ip->n_elided_concats == 1 ? "" : "s");
-  mp_order_result r1 = order_of(g, align, false), r2 = order_of(ip, align, true);
-  printf("in the min_peak order  %llu bytes, in-place bound %llu bytes (memory.op_order: "
-         "min_peak; %u and %u of %u operators moved%s)\n", (unsigned long long)r1.bound,
-         (unsigned long long)r2.bound, r1.moved, r2.moved, g->n_ops,
-         r1.exact && r2.exact ? ", no order is lower" : "");
+  if (search) {
+    mp_order_result r1 = order_of(g, align, false), r2 = order_of(ip, align, true);
+    printf("in the min_peak order  %llu bytes, in-place bound %llu bytes (memory.op_order: "
+           "min_peak; %u and %u of %u operators moved%s)\n", (unsigned long long)r1.bound,
+           (unsigned long long)r2.bound, r1.moved, r2.moved, g->n_ops,
+           r1.exact && r2.exact ? ", no order is lower" : "");
+  } else {
+    printf("operator order         the model's, not searched (--memory.op_order min_peak "
+           "searches for lower bounds)\n");
+  }
   printf("constants              %llu bytes\n", (unsigned long long)consts);
   printf("persistent             %llu bytes\n", (unsigned long long)pers);
 }
@@ -282,7 +313,7 @@ static void print_text(const mp_graph *g, const mp_graph *na, const mp_graph *ip
 int cmd_inspect(cli *c, int argc, char **argv) {
   const char *path = NULL;
   uint64_t subgraph = 0, align = 16;
-  bool json = false;
+  bool json = false, search = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -290,6 +321,12 @@ int cmd_inspect(cli *c, int argc, char **argv) {
       return CLI_EXIT_OK;
     } else if (!strcmp(a, "--json")) {
       json = true;
+    } else if (!strcmp(a, "--memory.op_order") || !strncmp(a, "--memory.op_order=", 18)) {
+      const char *v = a[17] == '=' ? a + 18 : i + 1 < argc ? argv[++i] : NULL;
+      if (!v) return cli_usage_error("inspect", "--memory.op_order needs model or min_peak");
+      if (strcmp(v, "model") && strcmp(v, "min_peak"))
+        return cli_usage_error("inspect", "--memory.op_order '%s' is not model or min_peak", v);
+      search = !strcmp(v, "min_peak");
     } else if (!strcmp(a, "--subgraph") || !strcmp(a, "--alignment")) {
       uint64_t v;
       if (i + 1 >= argc || !cli_parse_u64(argv[i + 1], &v))
@@ -331,9 +368,9 @@ int cmd_inspect(cli *c, int argc, char **argv) {
   int rc = cli_exit_code(st);
   if (st == MP_OK) {
     if (json)
-      rc = print_json(g, na, ip, (uint32_t)align);
+      rc = print_json(g, na, ip, (uint32_t)align, search);
     else
-      print_text(g, na, ip, (uint32_t)align);
+      print_text(g, na, ip, (uint32_t)align, search);
   }
   mp_graph_free(&ip);
   mp_graph_free(&na);
