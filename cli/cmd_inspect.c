@@ -123,8 +123,17 @@ static json_t *order_json(const mp_order_result *r) {
   return o;
 }
 
-static int print_json(const mp_graph *g, const mp_graph *na, const mp_graph *ip, uint32_t align,
-                      bool search) {
+/* The graphs inspect reports on: g as planned without rewrites, na without
+ * view aliasing, ip with memory.in_place's rewrites; k is g with the
+ * kernels prepared (their op-local scratch added), NULL when they cannot
+ * be (ip then has only their overlap contracts). */
+typedef struct inspected {
+  const mp_graph *g, *na, *ip, *k;
+  mp_status k_status;
+} inspected;
+
+static int print_json(const inspected *v, uint32_t align, bool search) {
+  const mp_graph *g = v->g, *na = v->na, *ip = v->ip;
   json_t *o = json_object();
   const mp_model *m = g->model;
   json_object_set_new(o, "model", json_string(m->path));
@@ -135,6 +144,11 @@ static int print_json(const mp_graph *g, const mp_graph *na, const mp_graph *ip,
   json_object_set_new(o, "scratch_tensors", json_integer(count_slots(g)));
   json_object_set_new(o, "alignment", json_integer(align));
   json_object_set_new(o, "lower_bound_bytes", json_integer((json_int_t)mp_graph_lower_bound(g, align)));
+  /* with the generic kernels' op-local scratch, as plan counts it; null
+   * when the kernels cannot be prepared */
+  json_object_set_new(o, "lower_bound_bytes_with_op_scratch",
+                      v->k ? json_integer((json_int_t)mp_graph_lower_bound(v->k, align))
+                           : json_null());
   json_object_set_new(o, "lower_bound_bytes_no_alias",
                       json_integer((json_int_t)mp_graph_lower_bound(na, align)));
   json_object_set_new(o, "inplace_bound_bytes",
@@ -146,7 +160,7 @@ static int print_json(const mp_graph *g, const mp_graph *na, const mp_graph *ip,
   /* null unless the search was asked for (--memory.op_order min_peak) */
   json_object_set_new(o, "op_order", json_string(search ? "min_peak" : "model"));
   if (search) {
-    mp_order_result r1 = order_of(g, align, false), r2 = order_of(ip, align, true);
+    mp_order_result r1 = order_of(v->k ? v->k : g, align, false), r2 = order_of(ip, align, true);
     json_object_set_new(o, "min_peak_order", order_json(&r1));
     json_object_set_new(o, "min_peak_order_inplace", order_json(&r2));
   } else {
@@ -223,8 +237,8 @@ static void print_trimmed(char *line) {
 /* Widest tensor-name column; longer names keep their head and tail. */
 #define NAME_COLS 48
 
-static void print_text(const mp_graph *g, const mp_graph *na, const mp_graph *ip, uint32_t align,
-                       bool search) {
+static void print_text(const inspected *v, uint32_t align, bool search) {
+  const mp_graph *g = v->g, *na = v->na, *ip = v->ip;
   const mp_model *m = g->model;
   const mp_subgraph_def *sg = &m->subgraphs[g->subgraph];
   printf("model     %s (schema v%u, %zu bytes%s%s)\n", m->path, m->version, m->size,
@@ -285,6 +299,12 @@ static void print_text(const mp_graph *g, const mp_graph *na, const mp_graph *ip
   printf("\nscratch slots          %u (%u before view aliasing)\n", count_slots(g), count_slots(na));
   printf("scratch lower bound    %llu bytes at %u-byte alignment, peak at op %d\n",
          (unsigned long long)mp_graph_lower_bound(g, align), align, peak_op(g, align));
+  if (v->k)
+    printf("with op-local scratch  %llu bytes (the generic kernels' own buffers too, as plan "
+           "counts them)\n", (unsigned long long)mp_graph_lower_bound(v->k, align));
+  else
+    printf("with op-local scratch  not known: the kernels cannot be prepared (%s)\n",
+           mp_status_str(v->k_status));
   printf("without view aliasing  %llu bytes\n", (unsigned long long)mp_graph_lower_bound(na, align));
   printf("in-place bound         %llu bytes (memory.in_place: outputs over the inputs their "
          "kernels allow)\n", (unsigned long long)mp_graph_inplace_bound(ip, align));
@@ -297,7 +317,7 @@ static void print_text(const mp_graph *g, const mp_graph *na, const mp_graph *ip
            ip->n_view_ops, ip->n_view_ops == 1 ? "" : "s", ip->n_elided_concats,
            ip->n_elided_concats == 1 ? "" : "s");
   if (search) {
-    mp_order_result r1 = order_of(g, align, false), r2 = order_of(ip, align, true);
+    mp_order_result r1 = order_of(v->k ? v->k : g, align, false), r2 = order_of(ip, align, true);
     printf("in the min_peak order  %llu bytes, in-place bound %llu bytes (memory.op_order: "
            "min_peak; %u and %u of %u operators moved%s)\n", (unsigned long long)r1.bound,
            (unsigned long long)r2.bound, r1.moved, r2.moved, g->n_ops,
@@ -351,7 +371,7 @@ int cmd_inspect(cli *c, int argc, char **argv) {
   }
   if (!path) return cli_usage_error("inspect", "no model given");
   mp_model *m = NULL;
-  mp_graph *g = NULL, *na = NULL, *ip = NULL;
+  mp_graph *g = NULL, *na = NULL, *ip = NULL, *k = NULL;
   mp_status st = mp_model_load(path, &c->sink, &m);
   if (st == MP_OK) st = mp_graph_build(m, (uint32_t)subgraph, NULL, &c->sink, &g);
   if (st == MP_OK) {
@@ -364,14 +384,33 @@ int cmd_inspect(cli *c, int argc, char **argv) {
     mp_graph_options fold = {.alias_views = true, .fold_pads = true, .sub_views = true};
     st = mp_graph_build(m, (uint32_t)subgraph, &fold, &c->sink, &ip);
   }
-  if (st == MP_OK) st = mp_kernels_overlaps(ip);
+  /* the kernels' op-local scratch counts, as in plan: prepared with the
+   * generic kernels, operators without one allowed and unreported (the
+   * tables show them); a model the kernels refuse keeps ip's overlap
+   * contracts only and says the op-local scratch is not known */
+  mp_status k_status = MP_OK;
+  if (st == MP_OK) st = mp_graph_build(m, (uint32_t)subgraph, NULL, &c->sink, &k);
+  if (st == MP_OK) {
+    k_status = mp_kernels_prepare(k, true, NULL);
+    if (k_status == MP_OK) k_status = mp_kernels_prepare(ip, true, NULL);
+    if (k_status != MP_OK) {
+      if (k_status == MP_ERR_NOMEM) st = k_status;
+      mp_graph_free(&k);
+      mp_graph_free(&ip);
+      mp_graph_options fold = {.alias_views = true, .fold_pads = true, .sub_views = true};
+      if (st == MP_OK) st = mp_graph_build(m, (uint32_t)subgraph, &fold, &c->sink, &ip);
+      if (st == MP_OK) st = mp_kernels_overlaps(ip);
+    }
+  }
   int rc = cli_exit_code(st);
   if (st == MP_OK) {
+    inspected v = {g, na, ip, k, k_status};
     if (json)
-      rc = print_json(g, na, ip, (uint32_t)align, search);
+      rc = print_json(&v, (uint32_t)align, search);
     else
-      print_text(g, na, ip, (uint32_t)align, search);
+      print_text(&v, (uint32_t)align, search);
   }
+  mp_graph_free(&k);
   mp_graph_free(&ip);
   mp_graph_free(&na);
   mp_graph_free(&g);
