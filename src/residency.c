@@ -622,8 +622,11 @@ char *mp_plan_summary_shared(const mp_plan *p, const char *prefix, int verbose,
     char sym[160], lb[48] = "-";
     mp_module_arena_symbol(p, prefix, shared, a, sym, sizeof sym);
     if (a->role == MP_ROLE_SCRATCH) {
-      snprintf(lb, sizeof lb, "%llu", (unsigned long long)a->lower_bound);
-      if (a->total_size == a->lower_bound) snprintf(lb, sizeof lb, "%llu =", (unsigned long long)a->lower_bound);
+      /* in place, the bound that holds is the in-place one (the line below
+       * the table gives the tensor-level bound beside it) */
+      uint64_t bound = p->in_place ? a->inplace_bound : a->lower_bound;
+      snprintf(lb, sizeof lb, a->total_size == bound ? "%llu =" : "%llu",
+               (unsigned long long)bound);
     }
     mp_buf_printf(&b, "%-3u %-*s %-10s %-*s %-*s %10llu %10llu %11s %u\n", i, (int)aw, sym,
                   mp_role_name(a->role), mw, mp_platform_memory_name(pf, a->memory), mw,
@@ -633,9 +636,23 @@ char *mp_plan_summary_shared(const mp_plan *p, const char *prefix, int verbose,
   for (uint32_t i = 0; p->in_place && i < p->n_arenas; i++) {
     const mp_arena *a = &p->arenas[i];
     if (a->role != MP_ROLE_SCRATCH) continue;
-    mp_buf_printf(&b, "arena %u: in place, %llu bytes against an in-place bound of %llu (the "
-                      "tensor-level bound is %llu)\n", i, (unsigned long long)a->total_size,
-                  (unsigned long long)a->inplace_bound, (unsigned long long)a->lower_bound);
+    uint64_t tl = a->lower_bound, sz = a->total_size;
+    char delta[96];
+    if (sz < tl)
+      snprintf(delta, sizeof delta, "%llu bytes (%.1f %%) below", (unsigned long long)(tl - sz),
+               100.0 * (double)(tl - sz) / (double)tl);
+    else if (sz > tl)
+      snprintf(delta, sizeof delta, "%llu bytes above", (unsigned long long)(sz - tl));
+    else
+      snprintf(delta, sizeof delta, "at");
+    /* both bounds are the planned graph's: with PADs folded or views
+     * made, not the model's as written (inspect gives that one) */
+    bool rw = g->n_folded_pads || g->n_view_ops || g->n_elided_concats;
+    mp_buf_printf(&b, "arena %u: in place, %llu bytes against an in-place bound of %llu: %s the "
+                      "tensor-level bound of %llu%s (outputs sharing no byte with their "
+                      "inputs)\n",
+                  i, (unsigned long long)sz, (unsigned long long)a->inplace_bound, delta,
+                  (unsigned long long)tl, rw ? " after the rewrites below" : "");
   }
   if (g->n_folded_pads) {
     char nb[32];

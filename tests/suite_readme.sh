@@ -2,7 +2,7 @@
 # The README stays true: every configuration key `memplan convert --help`
 # lists appears in the README's reference, every command the README's
 # command table names exists, the worked example's arena rows and hint line
-# are what convert and plan print today, and the planners the README calls
+# and the in-place example's lines are what convert and plan print today, and the planners the README calls
 # experimental are called so by --help; its firmware example compiles against
 # the module.
 set -u
@@ -32,6 +32,15 @@ if [ -x "$MKMODEL" ]; then
     || { echo "FAIL the README's hint example does not run"; exit 1; }
   for pat in '^hint ' ' r5_arena_dtcm_buffer '; do
     got=$(grep -- "$pat" "$out/plan.txt")
+    if [ -n "$got" ] && grep -qxF -- "$got" README.md; then echo "ok   README line: ${got:0:40}..."
+    else echo "FAIL README lacks the line plan prints: $got"; fail=1; fi
+  done
+  # the in-place example: a held-out network with memory.in_place
+  (cd "$out" && "$MKMODEL" fixture mobilenet_v2_96_035 mnv2.tflite &&
+     "$MEMPLAN" plan mnv2.tflite --memory.in_place=true > mnv2.txt 2>/dev/null) ||
+    { echo "FAIL the README's in-place example does not run"; exit 1; }
+  for pat in ' mnv2_arena_dtcm_buffer ' '^arena 0: in place' '^rewrites: '; do
+    got=$(grep -- "$pat" "$out/mnv2.txt")
     if [ -n "$got" ] && grep -qxF -- "$got" README.md; then echo "ok   README line: ${got:0:40}..."
     else echo "FAIL README lacks the line plan prints: $got"; fail=1; fi
   done
