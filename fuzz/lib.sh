@@ -2,8 +2,9 @@
 # fuzz/run.sh and fuzz/run_pipeline.sh; not run on its own).
 #
 #   fuzz_seeds MKMODEL DIR [MAX_BYTES]
-#       write memplan's own models into DIR: every fixture, the bundled
-#       example, eight random DAGs, two cut-down files; plus temporary
+#       write memplan's own models into DIR: every fixture, the held-out
+#       networks (up to MAX_BYTES, or 1 MiB, each), the bundled example, eight random
+#       DAGs, two cut-down files; plus temporary
 #       copies of ../shared/models (up to MAX_BYTES each) when present
 #   fuzz_run NAME BINARY SECONDS LIBFUZZER_ARGS...
 #       run BINARY for SECONDS with its log in $OUT/NAME.log; exits 1 on a
@@ -13,6 +14,14 @@
 fuzz_seeds() {
   local mk=$1 dir=$2 max=${3:-0}
   for f in $("$mk" --list); do "$mk" fixture "$f" "$dir/fx_$f.tflite"; done
+  # the held-out networks (whole models in converters' shapes) up to
+  # MAX_BYTES, 1 MiB when no limit is given
+  local netmax=$max
+  [ "$netmax" -gt 0 ] || netmax=1048576
+  for f in $("$mk" --list-nets); do
+    "$mk" fixture "$f" "$dir/net_$f.tflite"
+    [ "$(stat -c %s "$dir/net_$f.tflite")" -gt "$netmax" ] && rm -f "$dir/net_$f.tflite"
+  done
   "$mk" kws "$dir/kws.tflite"
   for s in 1 2 3 4 5 6 7 8; do "$mk" random --seed "$s" --ops $((s * 6)) "$dir/random_$s.tflite"; done
   head -c 600 "$dir/fx_tiny.tflite" > "$dir/cut_tiny.tflite"
