@@ -309,9 +309,8 @@ static void print_text(const inspected *v, uint32_t align, bool search) {
   printf("in-place bound         %llu bytes (memory.in_place: outputs over the inputs their "
          "kernels allow)\n", (unsigned long long)mp_graph_inplace_bound(ip, align));
   if (ip->n_folded_pads)
-    printf("                       with %u PAD%s folded into %s convolution%s\n",
-           ip->n_folded_pads, ip->n_folded_pads == 1 ? "" : "s",
-           ip->n_folded_pads == 1 ? "its" : "their", ip->n_folded_pads == 1 ? "" : "s");
+    printf("                       with %u PAD%s folded into %s\n", ip->n_folded_pads,
+           ip->n_folded_pads == 1 ? "" : "s", mp_folded_pad_readers(ip));
   if (ip->n_view_ops || ip->n_elided_concats)
     printf("                       with %u view%s and %u CONCATENATION%s elided\n",
            ip->n_view_ops, ip->n_view_ops == 1 ? "" : "s", ip->n_elided_concats,

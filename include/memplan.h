@@ -320,9 +320,9 @@ typedef struct mp_op {
                              aliases its input, or a folded PAD */
   const mp_op_def *def;   /* the model's operator */
   /* PAD folding (mp_graph_options.fold_pads): a PAD whose output only one
-   * CONV_2D / DEPTHWISE_CONV_2D reads becomes that convolution's implicit
-   * padding.  On the PAD: folded_into is the convolution (else -1); the PAD
-   * touches no tensor and runs nothing.  On the convolution: folded_pad is
+   * CONV_2D / DEPTHWISE_CONV_2D / MAX_POOL_2D reads becomes that operator's
+   * implicit padding.  On the PAD: folded_into is the reader (else -1); the
+   * PAD touches no tensor and runs nothing.  On the reader: folded_pad is
    * the PAD (else -1), inputs[0] is the PAD's input and fold_pad holds the
    * rows and columns it added: top, bottom, left, right. */
   int32_t folded_into;
@@ -388,8 +388,8 @@ typedef struct mp_order_result {
 
 typedef struct mp_graph_options {
   bool alias_views;       /* alias view outputs to their inputs (default true) */
-  bool fold_pads;         /* fold each PAD that feeds only a convolution into
-                             its implicit padding (default false; on with
+  bool fold_pads;         /* fold each PAD that feeds only a convolution or
+                             a max pool into its implicit padding (default false; on with
                              memory.in_place, see mp_graph_fold_pads) */
   const uint32_t *order;  /* the execution order, n_ops entries: order[p] is
                              the model index of the operator run at position
@@ -427,7 +427,7 @@ typedef struct mp_graph {
    * order; filled by mp_kernels_prepare (none before it). */
   uint32_t n_overlaps;
   mp_overlap *overlaps;
-  /* PADs folded into their convolutions (mp_graph_options.fold_pads) */
+  /* PADs folded into their convolutions or max pools (fold_pads) */
   uint32_t n_folded_pads;
   /* Built in an order other than the model's (mp_graph_options.order); the
    * search's figures when the CLI chose it (memory.op_order min_peak) */
@@ -487,6 +487,11 @@ size_t mp_graph_scratch_items(const mp_graph *g, uint32_t alignment, struct mp_i
 /* Scratch lower bound: the largest, over operators, sum of the sizes
  * (rounded up to `alignment`) of the scratch slots live at that operator. */
 uint64_t mp_graph_lower_bound(const mp_graph *g, uint32_t alignment);
+
+/* What g's folded PADs were folded into, for a sentence "N PADs folded
+ * into ...": "its convolution", "their convolutions", "its max pool",
+ * "their max pools" or "their convolutions and max pools". */
+const char *mp_folded_pad_readers(const mp_graph *g);
 
 /* The in-place bound: the larger of mp_graph_lower_bound less, at each
  * operator, the most bytes the kernels' overlap contracts (g->overlaps) let

@@ -377,7 +377,7 @@ static void types(const emit_ctx *e, mp_buf *b) {
       "  int32_t builtin;        /* LiteRT BuiltinOperator code (32: CUSTOM) */\n"
       "  const char *name;       /* \"CONV_2D\", or the custom code */\n"
       "  uint8_t is_view;        /* 1: a no-op: a view the planner aliased, or a PAD\n"
-      "                             folded into its convolution */\n"
+      "                             folded into the operator reading it */\n"
       "  uint8_t n_inputs;\n"
       "  uint8_t n_outputs;\n"
       "  const int32_t *inputs;  /* tensor ids, in the operator's order; -1: absent */\n"

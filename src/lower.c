@@ -739,6 +739,27 @@ static bool filter_is_s16(const ctx *c, int32_t in, int32_t filter, int32_t bias
          dtype(c, out) == MP_DTYPE_INT16 && (bias < 0 || dtype(c, bias) == MP_DTYPE_INT64);
 }
 
+/* spatial() of an operator that may read a folded PAD's input (rewrite.c):
+ * the window geometry is the model's, on the padded tensor; the kernel
+ * reads the unpadded one, the PAD's rows and columns joining its own top /
+ * left padding (the bottom / right follow from the sizes). */
+static mp_status spatial_folded(ctx *c, mpk_conv_geom *g, int32_t in, int32_t out,
+                                int32_t padding, int32_t stride_h, int32_t stride_w,
+                                int32_t dil_h, int32_t dil_w) {
+  const int32_t *fp = c->op->folded_pad >= 0 ? c->op->fold_pad : NULL;
+  int32_t shape_of = fp ? c->g->ops[c->op->folded_pad].outputs[0] : in;
+  mp_status st = spatial(c, g, shape_of, out, padding, stride_h, stride_w, dil_h, dil_w);
+  if (st != MP_OK || c->lo->reason[0] || !fp) return st;
+  g->in_h -= fp[0] + fp[1];
+  g->in_w -= fp[2] + fp[3];
+  g->pad_h += fp[0];
+  g->pad_w += fp[2];
+  if (g->in_h != dim(c, in, 1) || g->in_w != dim(c, in, 2) || g->in_c != dim(c, in, 3) ||
+      g->batches != dim(c, in, 0))
+    return malformed(c, "its folded PAD's input does not match the padded shape");
+  return MP_OK;
+}
+
 static mp_status lower_conv(ctx *c, bool depthwise) {
   int32_t in = in_t(c, 0), filter = in_t(c, 1), bias = in_t(c, 2), out = out_t(c, 0);
   if (in < 0 || filter < 0 || out < 0)
@@ -760,23 +781,8 @@ static mp_status lower_conv(ctx *c, bool depthwise) {
   memset(&g, 0, sizeof g);
   g.filter_h = dim(c, filter, 1);
   g.filter_w = dim(c, filter, 2);
-  /* a folded PAD (rewrite.c): the window geometry is the model's, on the
-   * padded tensor; the kernel reads the unpadded one, the PAD's rows and
-   * columns joining its own top / left padding (the bottom / right follow
-   * from the sizes) */
-  const int32_t *fp = c->op->folded_pad >= 0 ? c->op->fold_pad : NULL;
-  int32_t shape_of = fp ? c->g->ops[c->op->folded_pad].outputs[0] : in;
-  st = spatial(c, &g, shape_of, out, padding, stride_h, stride_w, dil_h, dil_w);
+  st = spatial_folded(c, &g, in, out, padding, stride_h, stride_w, dil_h, dil_w);
   if (st != MP_OK || c->lo->reason[0]) return st;
-  if (fp) {
-    g.in_h -= fp[0] + fp[1];
-    g.in_w -= fp[2] + fp[3];
-    g.pad_h += fp[0];
-    g.pad_w += fp[2];
-    if (g.in_h != dim(c, in, 1) || g.in_w != dim(c, in, 2) || g.in_c != dim(c, in, 3) ||
-        g.batches != dim(c, in, 0))
-      return malformed(c, "its folded PAD's input does not match the padded shape");
-  }
   if (depthwise) {
     if (dim(c, filter, 0) != 1 || dim(c, filter, 3) != g.out_c)
       return malformed(c, "depthwise filter must be [1, h, w, %d]", g.out_c);
@@ -925,7 +931,7 @@ static mp_status lower_pool(ctx *c, bool is_max) {
   memset(&g, 0, sizeof g);
   g.filter_h = fh;
   g.filter_w = fw;
-  st = spatial(c, &g, in, out, padding, stride_h, stride_w, 1, 1);
+  st = spatial_folded(c, &g, in, out, padding, stride_h, stride_w, 1, 1);
   if (st != MP_OK || c->lo->reason[0]) return st;
   g.dilation_h = g.dilation_w = 1;
   if (g.in_c != g.out_c) return malformed(c, "pooling changes depth %d to %d", g.in_c, g.out_c);
@@ -1602,7 +1608,7 @@ mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const 
   out->op = op;
   out->op_name = c.op->name;
   if (c.op->folded_into >= 0) {
-    /* a PAD folded into its convolution (rewrite.c): nothing runs */
+    /* a PAD folded into its convolution or max pool (rewrite.c): nothing runs */
     out->supported = true;
     out->noop = true;
     return MP_OK;

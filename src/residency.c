@@ -657,9 +657,8 @@ char *mp_plan_summary_shared(const mp_plan *p, const char *prefix, int verbose,
   if (g->n_folded_pads) {
     char nb[32];
     human_bytes(mp_folded_pad_bytes(g), nb, sizeof nb);
-    mp_buf_printf(&b, "rewrites: %u PAD%s folded into %s convolution%s: %s of padded copies not "
-                      "stored\n", g->n_folded_pads, g->n_folded_pads == 1 ? "" : "s",
-                  g->n_folded_pads == 1 ? "its" : "their", g->n_folded_pads == 1 ? "" : "s",
+    mp_buf_printf(&b, "rewrites: %u PAD%s folded into %s: %s of padded copies not stored\n",
+                  g->n_folded_pads, g->n_folded_pads == 1 ? "" : "s", mp_folded_pad_readers(g),
                   nb);
   }
   if (g->n_view_ops || g->n_elided_concats) {

@@ -22,19 +22,30 @@
  * the padded copy held at row oy * stride - (its own top padding) + fy *
  * dilation: every tap reads the same value or adds the same zero.
  *
+ * A MAX_POOL_2D takes a PAD the same way (a PyTorch max pool with padding
+ * converts to a PAD or PADV2 and a VALID pool): memplan's pooling kernels
+ * clip the window to the input and start the maximum from the type's
+ * lowest value (mpk_pool.c), so a pad value that never raises a maximum
+ * changes nothing: -128 (int8, a PAD of a tensor whose zero point is -128,
+ * as after a ReLU, or a PADV2 of -128), -32768 (int16), -inf or -FLT_MAX
+ * (float32, a PADV2: a tap is taken only when greater).  An AVERAGE_POOL_2D
+ * takes none: it divides by the taps inside the input, the padded copy by
+ * the whole window.
+ *
  * The PAD becomes a no-op (is_view) that touches no tensor, so its output
  * needs no storage and its paddings constant no bytes; the convolution's
  * input 0 becomes the PAD's input, whose lifetime now reaches the
- * convolution.  lower.c turns fold_pad into the kernel's geometry.
+ * convolution or pool.  lower.c turns fold_pad into the kernel's geometry.
  */
 #include "rewrite.h"
 
 #include "util.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
-enum { OP_CONV_2D = 3, OP_DEPTHWISE_CONV_2D = 4, OP_PAD = 34, OP_PADV2 = 60 };
+enum { OP_CONV_2D = 3, OP_DEPTHWISE_CONV_2D = 4, OP_MAX_POOL_2D = 17, OP_PAD = 34, OP_PADV2 = 60 };
 
 /* Largest padding folded: far beyond any real model, and keeps every
  * geometry sum in int32. */
@@ -100,9 +111,10 @@ static bool paddings(const fctx *c, int32_t t, int32_t pad[4]) {
   return true;
 }
 
-/* Is the PAD's pad value the one the convolution's kernels add for a tap
- * outside their input? */
-static bool neutral_value(const fctx *c, const mp_op *op, int32_t in, int32_t out) {
+/* Is the PAD's pad value the one its reader's kernels take for a tap
+ * outside their input: what a convolution adds (for_max false), or a value
+ * that never raises a maximum (for_max)? */
+static bool neutral_value(const fctx *c, const mp_op *op, int32_t in, int32_t out, bool for_max) {
   const mp_tensor_def *di = tdef(c, in), *dout = tdef(c, out);
   int32_t cv = op->builtin_code == OP_PADV2 && op->n_inputs > 2 ? op->inputs[2] : -1;
   uint64_t n = 0;
@@ -115,19 +127,29 @@ static bool neutral_value(const fctx *c, const mp_op *op, int32_t in, int32_t ou
     if (!per_tensor(di, &si, &zi) || !per_tensor(dout, &so, &zo)) return false;
     if (memcmp(&si, &so, sizeof si) != 0 || zi != zo || zi < -128 || zi > 127) return false;
     /* PAD pads a quantised tensor with the output's zero point */
-    return v ? n >= 1 && (int8_t)v[0] == zi : true;
+    if (v && n < 1) return false;
+    int64_t pv = v ? (int8_t)v[0] : zi;
+    return for_max ? pv == -128 : pv == zi;
   }
   case MP_DTYPE_INT16: {
     float si, so;
     int64_t zi, zo;
     if (!per_tensor(di, &si, &zi) || !per_tensor(dout, &so, &zo)) return false;
     if (memcmp(&si, &so, sizeof si) != 0 || zi != 0 || zo != 0) return false;
-    return v ? n >= 2 && v[0] == 0 && v[1] == 0 : true;
+    if (v && n < 2) return false;
+    int64_t pv = v ? (int16_t)(uint16_t)(v[0] | (uint16_t)v[1] << 8) : 0;
+    return for_max ? pv == -32768 : pv == 0;
   }
   case MP_DTYPE_FLOAT32:
     /* quantisation parameters of a float tensor (converters often write
      * empty ones) mean nothing to its kernels; +0.0 only: bytes all zero */
-    return v ? n >= 4 && !v[0] && !v[1] && !v[2] && !v[3] : true;
+    if (!for_max) return v ? n >= 4 && !v[0] && !v[1] && !v[2] && !v[3] : true;
+    /* a maximum starts from -FLT_MAX and takes a tap only when it is
+     * greater: -inf or -FLT_MAX never is (PAD's own value, +0.0, can be) */
+    if (!v || n < 4) return false;
+    float pf;
+    memcpy(&pf, v, sizeof pf);
+    return pf <= -FLT_MAX;
   default: return false;
   }
 }
@@ -195,16 +217,22 @@ static int32_t fold_target(const fctx *c, uint32_t p, int32_t pad[4]) {
       (int64_t)dout->shape[1] != (int64_t)di->shape[1] + pad[0] + pad[1] ||
       (int64_t)dout->shape[2] != (int64_t)di->shape[2] + pad[2] + pad[3])
     return -1;
-  if (!neutral_value(c, op, in, out)) return -1;
   uint32_t at = 0;
   int32_t k = sole_reader(g, out, p, &at);
   if (k <= (int32_t)p || at != 0) return -1;
   const mp_op *cv = &g->ops[k];
+  if (cv->is_view || cv->folded_pad >= 0 || cv->n_outputs < 1) return -1;
+  if (cv->builtin_code == OP_MAX_POOL_2D) {
+    int32_t o = cv->outputs[0];
+    if (cv->n_inputs < 1 || o < 0 || tdef(c, o)->dtype != di->dtype) return -1;
+    return neutral_value(c, op, in, out, true) ? k : -1;
+  }
   if ((cv->builtin_code != OP_CONV_2D && cv->builtin_code != OP_DEPTHWISE_CONV_2D) ||
-      cv->n_inputs < 2 || cv->n_outputs < 1 || cv->is_view || cv->folded_pad >= 0)
+      cv->n_inputs < 2)
     return -1;
   int32_t f = cv->inputs[1], o = cv->outputs[0];
   if (f < 0 || o < 0 || tdef(c, o)->dtype != di->dtype) return -1;
+  if (!neutral_value(c, op, in, out, false)) return -1;
   if (di->dtype == MP_DTYPE_FLOAT32 && !finite_filter(c, f)) return -1;
   return k;
 }
@@ -236,4 +264,19 @@ uint64_t mp_folded_pad_bytes(const mp_graph *g) {
   for (uint32_t o = 0; o < g->n_ops; o++)
     if (g->ops[o].folded_into >= 0) n += g->tensors[g->ops[o].outputs[0]].size;
   return n;
+}
+
+const char *mp_folded_pad_readers(const mp_graph *g) {
+  uint32_t conv = 0, pool = 0;
+  for (uint32_t o = 0; o < g->n_ops; o++) {
+    int32_t k = g->ops[o].folded_into;
+    if (k < 0) continue;
+    if (g->ops[k].builtin_code == OP_MAX_POOL_2D)
+      pool++;
+    else
+      conv++;
+  }
+  if (conv && pool) return "their convolutions and max pools";
+  if (pool) return pool == 1 ? "its max pool" : "their max pools";
+  return conv == 1 ? "its convolution" : "their convolutions";
 }

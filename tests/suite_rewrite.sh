@@ -118,10 +118,14 @@ by_op() { grep '^op ' "$1" | sed 's/^op [0-9]* /op /' | sort; grep -v '^op ' "$1
 # PADV2, MEAN); two branches from the graph input, an ADD of two scales and
 # three graph outputs (two heads and the feature map they read); an SVDF
 # keyword spotter, run as a stream of 4 frames from a reset state (its
-# state carried from frame to frame).  The float32 MobileNetV2s (too
+# state carried from frame to frame); a PyTorch-style ResNet, int8 and
+# float32, with a PAD before every convolution and before the stem's max
+# pool (pad_pool, pad_pool_f32: the PADs that fold into a max pool and
+# those that must not).  The float32 MobileNetV2s (too
 # large for the emulator's RAM) run only on the host.  REWRITE_FILTER (a
 # regex on the model name) runs a subset.
 cases="pad_conv:4:greedy_by_size pad_conv_f32:2:greedy pad_conv_s16:2:greedy padded_block:1:greedy
+       pad_pool:3:greedy pad_pool_f32:1:hill_climb
        slices:0:hill_climb views:0:hill_climb:3:1 views_f32:0:greedy_by_size:2:0
        heads:0:greedy:1:2
        mobilenet_v2_96_035:18:hill_climb mobilenet_v2_96_035_f32:18:greedy vww_96_f32:0:greedy
@@ -129,7 +133,7 @@ cases="pad_conv:4:greedy_by_size pad_conv_f32:2:greedy pad_conv_s16:2:greedy pad
        mobilenet_v2_96_035_tf:0:greedy_by_size mobilenet_v2_96_035_keras:5:hill_climb
        mobilenet_v2_96_035_keras_f32:5:greedy pad_values_32:2:hill_climb ds_cnn_kws:0:greedy
        float_io_32:0:greedy_by_size s16_res_24:1:greedy two_heads_32:0:hill_climb
-       svdf_kws:0:exact"
+       svdf_kws:0:exact resnet_pt_64:10:greedy resnet_pt_64_f32:10:hill_climb"
 nets=" $("$MKMODEL" --list-nets | tr '\n' ' ') "
 for c in $cases; do
   IFS=: read -r m want planner wviews wcats <<< "$c"

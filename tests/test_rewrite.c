@@ -203,6 +203,62 @@ static void the_folded_pads_op_lowers_to_nothing(void **state) {
   unbuild(&b);
 }
 
+/* pad_pool (fixtures.c): the PADs of ops 0, 2 and 6 fold into the max
+ * pools of ops 1, 3 and 7; op 4's (value 0, which can win a maximum) and
+ * op 8's (before an AVERAGE_POOL_2D) stay. */
+static void a_pad_folds_into_a_max_pool_only_when_its_value_never_wins(void **state) {
+  (void)state;
+  static const int32_t pool_into[10] = {1, -1, 3, -1, -1, -1, 7, -1, -1, -1};
+  built b;
+  build(&b, "pad_pool", true, MP_TARGET_GENERIC);
+  assert_int_equal(b.g->n_ops, 10);
+  assert_int_equal(b.g->n_folded_pads, 3);
+  for (uint32_t o = 0; o < 10; o++) {
+    assert_int_equal(b.g->ops[o].folded_into, pool_into[o]);
+    if (pool_into[o] >= 0) assert_int_equal(b.g->ops[pool_into[o]].folded_pad, (int32_t)o);
+  }
+  assert_string_equal(mp_folded_pad_readers(b.g), "their max pools");
+  /* the pool reads the unpadded input with the PAD's rows and columns as
+   * its own top / left padding; the bottom / right follow from the sizes */
+  static const struct {
+    uint32_t op;
+    int32_t in_h, in_w, pad_h, pad_w, out_h, out_w;
+  } want[] = {{1, 9, 9, 1, 1, 5, 5}, {3, 5, 5, 0, 0, 3, 3}, {7, 8, 8, 2, 1, 8, 8}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    mp_lowered_op lo;
+    assert_int_equal(mp_lower_op(b.g, want[i].op, &lo, NULL), MP_OK);
+    assert_int_equal(lo.kernel, MP_K_MAX_POOL2D_S8);
+    const mpk_conv_geom *g = &lo.params.pool_s8.geom;
+    assert_int_equal(g->in_h, want[i].in_h);
+    assert_int_equal(g->in_w, want[i].in_w);
+    assert_int_equal(g->pad_h, want[i].pad_h);
+    assert_int_equal(g->pad_w, want[i].pad_w);
+    assert_int_equal(g->out_h, want[i].out_h);
+    assert_int_equal(g->out_w, want[i].out_w);
+    mp_lower_free(&lo);
+  }
+  unbuild(&b);
+  /* float32: the PADV2 of -inf folds, the PAD of +0.0 does not */
+  build(&b, "pad_pool_f32", true, MP_TARGET_GENERIC);
+  assert_int_equal(b.g->n_folded_pads, 1);
+  assert_int_equal(b.g->ops[0].folded_into, 1);
+  assert_int_equal(b.g->ops[2].folded_into, -1);
+  assert_false(b.g->ops[2].is_view);
+  assert_string_equal(mp_folded_pad_readers(b.g), "its max pool");
+  mp_lowered_op lo;
+  assert_int_equal(mp_lower_op(b.g, 1, &lo, NULL), MP_OK);
+  assert_int_equal(lo.kernel, MP_K_MAX_POOL2D_F32);
+  assert_int_equal(lo.params.pool_f32.geom.in_h, 7);
+  assert_int_equal(lo.params.pool_f32.geom.pad_h, 1);
+  mp_lower_free(&lo);
+  unbuild(&b);
+  /* the PyTorch-style ResNet: the stem's max pool and every convolution */
+  build(&b, "resnet_pt_64", true, MP_TARGET_CORTEX_M55);
+  assert_int_equal(b.g->n_folded_pads, 10);
+  assert_string_equal(mp_folded_pad_readers(b.g), "their convolutions and max pools");
+  unbuild(&b);
+}
+
 static void random_graphs_with_pads_on_their_last_axis_fold_nothing(void **state) {
   (void)state;
   for (uint64_t seed = 1; seed <= 4; seed++) {
@@ -418,6 +474,7 @@ int main(void) {
       cmocka_unit_test(the_folded_pads_op_lowers_to_nothing),
       cmocka_unit_test(a_pad_stays_unless_its_convolution_adds_exactly_what_it_wrote),
       cmocka_unit_test(random_graphs_with_pads_on_their_last_axis_fold_nothing),
+      cmocka_unit_test(a_pad_folds_into_a_max_pool_only_when_its_value_never_wins),
       cmocka_unit_test(the_padded_block_needs_under_half_its_tensor_level_bound_with_every_planner),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -644,6 +644,79 @@ static void build_pad_conv_s16(mp_tfw *w) {
   mp_tfw_set_io(w, 1, &x, 1, &y);
 }
 
+/* A VALID MAX_POOL_2D (or AVERAGE_POOL_2D) k x k with that stride of x
+ * into a new tensor out_shape of x's quantisation. */
+static int32_t pb_pool(padb *b, int32_t x, bool is_max, int32_t k, int32_t stride,
+                       const int32_t out_shape[4], float scale, int64_t zp) {
+  int32_t y = pb_act(b, is_max ? "maxpool" : "avgpool", out_shape[1], out_shape[2], out_shape[3],
+                     scale, zp);
+  const mp_tfw_option o[] = {{0, MP_TFW_I8, 1, 0, 0, NULL}, {1, MP_TFW_I32, stride, 0, 0, NULL},
+                             {2, MP_TFW_I32, stride, 0, 0, NULL},
+                             {3, MP_TFW_I32, k, 0, 0, NULL},
+                             {4, MP_TFW_I32, k, 0, 0, NULL},
+                             {5, MP_TFW_I8, 0, 0, 0, NULL}};
+  mp_tfw_add_op(b->w, &(mp_tfw_op){.builtin_code = is_max ? 17 : FX_AVERAGE_POOL_2D, IDS_IN(x),
+                                   .n_outputs = 1, .outputs = &y,
+                                   .options_type = MP_TFW_OPT_POOL2D, .n_options = 6,
+                                   .options = o});
+  return y;
+}
+
+/* int8 PAD / PADV2 + pooling: x [1,9,9,4] (zero point -128, as after a
+ * ReLU) and x2 [1,8,8,4] (zero point 0) in.  The PADs of ops 0, 2 and 6
+ * fold into their max pools (the pad value -128 never raises a maximum);
+ * those of op 4 (a PAD of x2: its value 0 can) and op 8 (an AVERAGE_POOL_2D
+ * counts the padded taps) do not:
+ *   0 PAD x (1,1,1,1)         -> [1,11,11,4]  1 MAX_POOL 3x3 s2 -> [1,5,5,4]
+ *   2 PAD (0,1,0,1)           -> [1,6,6,4]    3 MAX_POOL 2x2 s2 -> [1,3,3,4]
+ *   4 PAD x2 (1,1,1,1)        -> [1,10,10,4]  5 MAX_POOL 3x3 s1 -> [1,8,8,4]
+ *   6 PADV2 x2 (2,0,1,1) -128 -> [1,10,10,4]  7 MAX_POOL 3x3 s1 -> [1,8,8,4]
+ *   8 PAD of 3 (1,1,1,1)      -> [1,5,5,4]    9 AVERAGE_POOL 3x3 s1 -> [1,3,3,4]
+ * outputs: ops 5, 7 and 9's. */
+static void build_pad_pool(mp_tfw *w) {
+  padb b = {w, {0x9adb001}, false, false};
+  int32_t s[4], sp[4];
+  int32_t x = pb_act(&b, "input", 9, 9, 4, 0.05f, -128);
+  int32_t x2 = pb_act(&b, "input2", 8, 8, 4, 0.04f, 0);
+  memcpy(s, (const int32_t[]){1, 9, 9, 4}, sizeof s);
+  int32_t p = pb_pad(&b, x, s, (const int32_t[]){1, 1, 1, 1}, 0.05f, -128, -999, sp);
+  memcpy(s, (const int32_t[]){1, 5, 5, 4}, sizeof s);
+  int32_t y = pb_pool(&b, p, true, 3, 2, s, 0.05f, -128);
+  p = pb_pad(&b, y, s, (const int32_t[]){0, 1, 0, 1}, 0.05f, -128, -999, sp);
+  memcpy(s, (const int32_t[]){1, 3, 3, 4}, sizeof s);
+  int32_t y3 = pb_pool(&b, p, true, 2, 2, s, 0.05f, -128);
+  memcpy(s, (const int32_t[]){1, 8, 8, 4}, sizeof s);
+  p = pb_pad(&b, x2, s, (const int32_t[]){1, 1, 1, 1}, 0.04f, 0, -999, sp);
+  int32_t out5 = pb_pool(&b, p, true, 3, 1, s, 0.04f, 0);
+  p = pb_pad(&b, x2, s, (const int32_t[]){2, 0, 1, 1}, 0.04f, 0, -128, sp);
+  int32_t out7 = pb_pool(&b, p, true, 3, 1, s, 0.04f, 0);
+  memcpy(s, (const int32_t[]){1, 3, 3, 4}, sizeof s);
+  p = pb_pad(&b, y3, s, (const int32_t[]){1, 1, 1, 1}, 0.05f, -128, -999, sp);
+  int32_t out9 = pb_pool(&b, p, false, 3, 1, s, 0.05f, -128);
+  mp_tfw_set_io(w, 2, (const int32_t[]){x, x2}, 3, (const int32_t[]){out5, out7, out9});
+}
+
+/* float32 PADV2 / PAD + MAX_POOL_2D, x [1,7,7,3] in: op 0's PADV2 of -inf
+ * folds, op 2's PAD (+0.0, which can win a maximum) does not:
+ *   0 PADV2 (1,1,1,1) -inf -> [1,9,9,3]  1 MAX_POOL 3x3 s2 -> [1,4,4,3]
+ *   2 PAD (1,1,1,1)        -> [1,6,6,3]  3 MAX_POOL 3x3 s1 -> [1,4,4,3] */
+static void build_pad_pool_f32(mp_tfw *w) {
+  padb b = {w, {0xf32b001}, true, false};
+  int32_t x = pb_act(&b, "input", 7, 7, 3, 0, 0);
+  const int32_t pads[8] = {0, 0, 1, 1, 1, 1, 0, 0}, s_pads[2] = {4, 2};
+  int32_t tp = constant(w, "paddings", MP_DTYPE_INT32, 2, s_pads, pads, sizeof pads);
+  const float ninf = -INFINITY;
+  int32_t tv = constant(w, "pad_value", MP_DTYPE_FLOAT32, 1, (const int32_t[]){1}, &ninf,
+                        sizeof ninf);
+  int32_t p = pb_act(&b, "padded", 9, 9, 3, 0, 0);
+  op(w, 60, IDS(x, tp, tv), IDS(p));
+  int32_t s[4] = {1, 4, 4, 3}, sp[4];
+  int32_t y = pb_pool(&b, p, true, 3, 2, s, 0, 0);
+  p = pb_pad(&b, y, s, (const int32_t[]){1, 1, 1, 1}, 0, 0, -999, sp);
+  y = pb_pool(&b, p, true, 3, 1, s, 0, 0);
+  mp_tfw_set_io(w, 1, &x, 1, &y);
+}
+
 /* A SLICE of x [1,h,w,c] from begin b[4] of size sz[4]. */
 static int32_t pb_slice(padb *b, int32_t x, const int32_t begin[4], const int32_t size[4],
                         float scale, int64_t zp) {
@@ -1414,6 +1487,82 @@ static void build_svdf_kws(mp_tfw *w) {
   mp_tfw_set_io(w, 1, &in, 1, &probs);
 }
 
+/* A PyTorch max pool with padding as converters write it: a PAD of x by
+ * `pad` all round (int8: PAD, whose value is x's zero point, -128 after a
+ * ReLU; float32: PADV2 of -inf, since PAD's +0.0 could win a maximum) and a
+ * VALID k x k MAX_POOL_2D with that stride. */
+static nt net_maxpool(net *n, nt x, int32_t k, int32_t stride, int32_t pad) {
+  nt p;
+  if (n->k == NK_F32) {
+    const int32_t pads[8] = {0, 0, pad, pad, pad, pad, 0, 0}, s_pads[2] = {4, 2};
+    int32_t tp = constant(n->w, "paddings", MP_DTYPE_INT32, 2, s_pads, pads, sizeof pads);
+    const float ninf = -INFINITY;
+    int32_t tv = constant(n->w, "pad_value", MP_DTYPE_FLOAT32, 1, (const int32_t[]){1}, &ninf,
+                          sizeof ninf);
+    p = x;
+    p.h += 2 * pad;
+    p.wd += 2 * pad;
+    p.id = (int32_t)mp_tfw_add_simple_tensor(n->w, "padded", MP_DTYPE_FLOAT32, 4,
+                                             (const int32_t[]){1, p.h, p.wd, p.c});
+    op(n->w, 60, IDS(x.id, tp, tv), IDS(p.id));
+  } else {
+    p = net_pad(n, x, pad, pad, pad, pad);
+  }
+  nt y = p;
+  y.h = net_out(p.h, k, stride, 1, false);
+  y.wd = net_out(p.wd, k, stride, 1, false);
+  if (n->k == NK_F32) {
+    y.id = (int32_t)mp_tfw_add_simple_tensor(n->w, "maxpool", MP_DTYPE_FLOAT32, 4,
+                                             (const int32_t[]){1, y.h, y.wd, y.c});
+  } else {
+    mp_tfw_tensor d = {.name = "maxpool", .dtype = n->k == NK_S16 ? MP_DTYPE_INT16 : MP_DTYPE_INT8,
+                       .rank = 4, .shape = (const int32_t[]){1, y.h, y.wd, y.c},
+                       .has_quant = true, .quant = {1, &y.scale, 1, &y.zp, 0}};
+    y.id = (int32_t)mp_tfw_add_tensor(n->w, &d);
+  }
+  const mp_tfw_option o[] = {{0, MP_TFW_I8, 1, 0, 0, NULL}, {1, MP_TFW_I32, stride, 0, 0, NULL},
+                             {2, MP_TFW_I32, stride, 0, 0, NULL},
+                             {3, MP_TFW_I32, k, 0, 0, NULL},
+                             {4, MP_TFW_I32, k, 0, 0, NULL},
+                             {5, MP_TFW_I8, 0, 0, 0, NULL}};
+  mp_tfw_add_op(n->w, &(mp_tfw_op){.builtin_code = 17, IDS_IN(p.id), .n_outputs = 1,
+                                   .outputs = &y.id, .options_type = MP_TFW_OPT_POOL2D,
+                                   .n_options = 6, .options = o});
+  return y;
+}
+
+/* A PyTorch-converted ResNet at 64x64x3: its stem a PAD 3 + VALID 7x7
+ * stride-2 convolution (32, ReLU6) and a padded 3x3 stride-2 max pool
+ * (net_maxpool: the stem's output and its padded copy, live at once, are
+ * the model's peak); two stages of two basic blocks (PAD + VALID 3x3
+ * convolutions, ADD + ReLU skips), the second at 64 channels with a
+ * stride-2 1x1 shortcut; MEAN, FULLY_CONNECTED to 10, SOFTMAX. */
+static void build_resnet_pt(mp_tfw *w, nkind k) {
+  net n = {w, {0x9e5718u}, k};
+  int32_t in;
+  nt x = net_input(&n, 64, 64, 3, 1.0f / 64.0f, &in);
+  x = net_pad(&n, x, 3, 3, 3, 3);
+  x = net_conv(&n, x, 0, 32, 7, 2, false, 1, true, 0);
+  x = net_maxpool(&n, x, 3, 2, 1);
+  for (int s = 0; s < 2; s++) {
+    int32_t c = 32 << s;
+    for (int r = 0; r < 2; r++) {
+      nt sc = x, h;
+      if (s > 0 && r == 0) {
+        h = net_pconv(&n, x, 0, c, 3, 2, true);
+        sc = net_conv(&n, x, 0, c, 1, 2, false, 1, false, NET_LINEAR);
+      } else {
+        h = net_pconv(&n, x, 0, c, 3, 1, true);
+      }
+      h = net_pconv(&n, h, 0, c, 3, 1, false);
+      x = net_add(&n, sc, h, true, NET_LINEAR);
+    }
+  }
+  net_finish(&n, x, true, 10, in);
+}
+static void build_resnet_pt_64(mp_tfw *w) { build_resnet_pt(w, NK_I8); }
+static void build_resnet_pt_64_f32(mp_tfw *w) { build_resnet_pt(w, NK_F32); }
+
 static const struct {
   const char *name;
   void (*build)(mp_tfw *w);
@@ -1424,6 +1573,8 @@ static const struct {
     {"resnet_48", build_resnet},
     {"branches_40", build_branches},
     {"s16_net_32", build_s16_net},
+    {"resnet_pt_64", build_resnet_pt_64},
+    {"resnet_pt_64_f32", build_resnet_pt_64_f32},
     {"mobilenet_v2_224", build_mnv2_224},
     {"mobilenet_v2_224_f32", build_mnv2_224_f32},
     {"mobilenet_v2_96_035_tf", build_mnv2_96_tf},
@@ -1749,6 +1900,8 @@ static const struct {
     {"custom_ops", build_custom_ops},
     {"padded_block", build_padded_block},
     {"pad_conv", build_pad_conv},
+    {"pad_pool", build_pad_pool},
+    {"pad_pool_f32", build_pad_pool_f32},
     {"pad_conv_f32", build_pad_conv_f32},
     {"pad_conv_s16", build_pad_conv_s16},
     {"slices", build_slices},

@@ -89,6 +89,11 @@ const char *const *fx_names(void);
  *   branches_40              int8 inception-style CONCATENATION of branches,
  *                            depth multiplier 2, dilation 2
  *   s16_net_32               16x8 depthwise-separable model
+ *   resnet_pt_64             int8 PyTorch-style ResNet at 64x64: explicit
+ *                            PADs before every convolution and the stem's
+ *                            max pool
+ *   resnet_pt_64_f32         the same in float32 (the max pool's PADV2 of
+ *                            -inf)
  *   mobilenet_v2_224         int8 MobileNetV2 1.0 at 224x224, 1000 classes
  *                            (peak 112x112x96 + its padded copy: 2,451,840 B)
  *   mobilenet_v2_224_f32     the same in float32
