@@ -1563,6 +1563,108 @@ static void build_resnet_pt(mp_tfw *w, nkind k) {
 static void build_resnet_pt_64(mp_tfw *w) { build_resnet_pt(w, NK_I8); }
 static void build_resnet_pt_64_f32(mp_tfw *w) { build_resnet_pt(w, NK_F32); }
 
+/* An int8 UNIDIRECTIONAL_SEQUENCE_LSTM (TFLM's integer LSTM: int8 input,
+ * weights and hidden state, int16 cell state at 2^-11; no peephole,
+ * projection or layer normalisation) of x [1, steps, x.c] with `units`
+ * units, batch-major; returns its output [1, steps, units] (the hidden
+ * state's quantisation) as a flat nt of steps * units features. */
+static nt net_lstm(net *n, int32_t x, int32_t steps, int32_t features, float in_scale,
+                   int32_t units) {
+  int32_t ins[24];
+  for (int k = 0; k < 24; k++) ins[k] = -1;
+  ins[0] = x;
+  int64_t zp0 = 0;
+  for (int k = 1; k <= 8; k++) {
+    int32_t cols = k <= 4 ? features : units;
+    size_t taps = (size_t)units * (size_t)cols;
+    int8_t *wv = malloc(taps);
+    for (size_t i = 0; i < taps; i++) wv[i] = (int8_t)rng_int(&n->r, -127, 127);
+    float ws = sqrtf(3.0f / (float)cols) / 127.0f;
+    mp_tfw_tensor t = {.name = k <= 4 ? "lstm/input_weights" : "lstm/recurrent_weights",
+                       .dtype = MP_DTYPE_INT8, .rank = 2,
+                       .shape = (const int32_t[]){units, cols}, .has_quant = true,
+                       .quant = {1, &ws, 1, &zp0, 0}};
+    t.buffer = mp_tfw_add_buffer(n->w, wv, taps);
+    ins[k] = (int32_t)mp_tfw_add_tensor(n->w, &t);
+    free(wv);
+  }
+  for (int k = 12; k <= 15; k++) {
+    int32_t *bv = malloc((size_t)units * sizeof *bv);
+    /* the forget gate's bias leans positive, as trained LSTMs' do */
+    for (int32_t i = 0; i < units; i++)
+      bv[i] = rng_int(&n->r, -2000, 2000) + (k == 13 ? 4000 : 0);
+    float bs = in_scale / 127.0f;
+    mp_tfw_tensor t = {.name = "lstm/bias", .dtype = MP_DTYPE_INT32, .rank = 1,
+                       .shape = (const int32_t[]){units}, .has_quant = true,
+                       .quant = {1, &bs, 1, &zp0, 0}};
+    t.buffer = mp_tfw_add_buffer(n->w, bv, (size_t)units * sizeof *bv);
+    ins[k] = (int32_t)mp_tfw_add_tensor(n->w, &t);
+    free(bv);
+  }
+  float hs = 1.0f / 128.0f, cs = 1.0f / 2048.0f;
+  int64_t hz = 0;
+  mp_tfw_tensor th = {.name = "lstm/hidden_state", .dtype = MP_DTYPE_INT8, .rank = 2,
+                      .shape = (const int32_t[]){1, units}, .is_variable = true,
+                      .has_quant = true, .quant = {1, &hs, 1, &hz, 0}};
+  ins[18] = (int32_t)mp_tfw_add_tensor(n->w, &th);
+  mp_tfw_tensor tc = {.name = "lstm/cell_state", .dtype = MP_DTYPE_INT16, .rank = 2,
+                      .shape = (const int32_t[]){1, units}, .is_variable = true,
+                      .has_quant = true, .quant = {1, &cs, 1, &zp0, 0}};
+  ins[19] = (int32_t)mp_tfw_add_tensor(n->w, &tc);
+  nt y = {-1, 0, 0, steps * units, hs, hz};
+  mp_tfw_tensor to = {.name = "lstm", .dtype = MP_DTYPE_INT8, .rank = 3,
+                      .shape = (const int32_t[]){1, steps, units}, .has_quant = true,
+                      .quant = {1, &hs, 1, &hz, 0}};
+  int32_t out = (int32_t)mp_tfw_add_tensor(n->w, &to);
+  const mp_tfw_option o[] = {{0, MP_TFW_I8, 4, 0, 0, NULL},     /* TANH */
+                             {1, MP_TFW_F32, 0, 10.0f, 0, NULL}, /* cell_clip */
+                             {2, MP_TFW_F32, 0, 0.0f, 0, NULL},
+                             {3, MP_TFW_BOOL, 0, 0, 0, NULL}};   /* batch-major */
+  mp_tfw_add_op(n->w, &(mp_tfw_op){.builtin_code = FX_UNIDIRECTIONAL_SEQUENCE_LSTM,
+                                   .n_inputs = 24, .inputs = ins, .n_outputs = 1,
+                                   .outputs = &out, .options_type = 71, .n_options = 4,
+                                   .options = o});
+  /* RESHAPE to [1, steps * units] for the classifier */
+  y.id = (int32_t)mp_tfw_add_tensor(
+      n->w, &(mp_tfw_tensor){.name = "lstm/flat", .dtype = MP_DTYPE_INT8, .rank = 2,
+                             .shape = (const int32_t[]){1, steps * units}, .has_quant = true,
+                             .quant = {1, &hs, 1, &hz, 0}});
+  int32_t shp = constant(n->w, "shape", MP_DTYPE_INT32, 1, (const int32_t[]){2},
+                         (const int32_t[]){1, steps * units}, 8);
+  const mp_tfw_option ro[] = {{0, MP_TFW_I32_VEC, 0, 0, 2, (const int32_t[]){1, steps * units}}};
+  mp_tfw_add_op(n->w, &(mp_tfw_op){.builtin_code = FX_RESHAPE, IDS_IN(out, shp), .n_outputs = 1,
+                                   .outputs = &y.id, .options_type = MP_TFW_OPT_RESHAPE,
+                                   .n_options = 1, .options = ro});
+  return y;
+}
+
+/* A tiny int8 LSTM classifier fed 8 steps of 12 features per run: a
+ * FULLY_CONNECTED-free front (the LSTM reads the input), an
+ * UNIDIRECTIONAL_SEQUENCE_LSTM of 16 units, RESHAPE, FULLY_CONNECTED to 6,
+ * SOFTMAX.  Its hidden and cell states persist from run to run. */
+static void build_lstm_8x12(mp_tfw *w) {
+  net n = {w, {0x157e8u}, NK_I8};
+  float si = 1.0f / 64.0f;
+  int64_t zi = 3;
+  int32_t in = (int32_t)mp_tfw_add_tensor(
+      w, &(mp_tfw_tensor){.name = "input", .dtype = MP_DTYPE_INT8, .rank = 3,
+                          .shape = (const int32_t[]){1, 8, 12}, .has_quant = true,
+                          .quant = {1, &si, 1, &zi, 0}});
+  nt x = net_lstm(&n, in, 8, 12, si, 16);
+  nt logits = net_fc(&n, x, 6, false, "logits", 0.1f);
+  float ps = 1.0f / 256.0f;
+  int64_t pzp = -128;
+  mp_tfw_tensor d = {.name = "probs", .dtype = MP_DTYPE_INT8, .rank = 2,
+                     .shape = (const int32_t[]){1, 6}, .has_quant = true,
+                     .quant = {1, &ps, 1, &pzp, 0}};
+  int32_t probs = (int32_t)mp_tfw_add_tensor(w, &d);
+  const mp_tfw_option so[] = {{0, MP_TFW_F32, 0, 1.0f, 0, NULL}};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_SOFTMAX, IDS_IN(logits.id), .n_outputs = 1,
+                                .outputs = &probs, .options_type = MP_TFW_OPT_SOFTMAX,
+                                .n_options = 1, .options = so});
+  mp_tfw_set_io(w, 1, &in, 1, &probs);
+}
+
 static const struct {
   const char *name;
   void (*build)(mp_tfw *w);
@@ -1586,6 +1688,7 @@ static const struct {
     {"s16_res_24", build_s16_res},
     {"two_heads_32", build_two_heads},
     {"svdf_kws", build_svdf_kws},
+    {"lstm_8x12", build_lstm_8x12},
 };
 #define N_NETS (sizeof nets / sizeof nets[0])
 
