@@ -1054,6 +1054,29 @@ static nt net_fc(net *n, nt g, int32_t out, bool relu, const char *name, float o
   return logits;
 }
 
+/* SOFTMAX of the flat logits [1, c] into probabilities (int8: 1/256, zero
+ * point -128; int16: 1/32768, 0), returning their tensor id. */
+static int32_t net_softmax(net *n, nt logits) {
+  int32_t classes = logits.c;
+  float ps = n->k == NK_S16 ? 1.0f / 32768.0f : 1.0f / 256.0f;
+  int64_t pzp = n->k == NK_S16 ? 0 : -128;
+  int32_t probs;
+  if (n->k == NK_F32) {
+    probs = (int32_t)mp_tfw_add_simple_tensor(n->w, "probs", MP_DTYPE_FLOAT32, 2,
+                                              (const int32_t[]){1, classes});
+  } else {
+    mp_tfw_tensor d = {.name = "probs", .dtype = n->k == NK_S16 ? MP_DTYPE_INT16 : MP_DTYPE_INT8,
+                       .rank = 2, .shape = (const int32_t[]){1, classes}, .has_quant = true,
+                       .quant = {1, &ps, 1, &pzp, 0}};
+    probs = (int32_t)mp_tfw_add_tensor(n->w, &d);
+  }
+  const mp_tfw_option so[] = {{0, MP_TFW_F32, 0, 1.0f, 0, NULL}};
+  mp_tfw_add_op(n->w, &(mp_tfw_op){.builtin_code = FX_SOFTMAX, IDS_IN(logits.id), .n_outputs = 1,
+                                   .outputs = &probs, .options_type = MP_TFW_OPT_SOFTMAX,
+                                   .n_options = 1, .options = so});
+  return probs;
+}
+
 /* The classifier head: global average (MEAN over H and W, or a whole-
  * window AVERAGE_POOL_2D and a RESHAPE), FULLY_CONNECTED to `classes`,
  * SOFTMAX.  Returns the probabilities' tensor id. */
@@ -1112,24 +1135,7 @@ static int32_t net_head(net *n, nt x, bool mean, int32_t classes) {
                                      .options_type = MP_TFW_OPT_RESHAPE, .n_options = 1,
                                      .options = ro});
   }
-  nt logits = net_fc(n, g, classes, false, "logits", 0.25f);
-  float ps = n->k == NK_S16 ? 1.0f / 32768.0f : 1.0f / 256.0f;
-  int64_t pzp = n->k == NK_S16 ? 0 : -128;
-  int32_t probs;
-  if (n->k == NK_F32) {
-    probs = (int32_t)mp_tfw_add_simple_tensor(n->w, "probs", MP_DTYPE_FLOAT32, 2,
-                                              (const int32_t[]){1, classes});
-  } else {
-    mp_tfw_tensor d = {.name = "probs", .dtype = n->k == NK_S16 ? MP_DTYPE_INT16 : MP_DTYPE_INT8,
-                       .rank = 2, .shape = (const int32_t[]){1, classes}, .has_quant = true,
-                       .quant = {1, &ps, 1, &pzp, 0}};
-    probs = (int32_t)mp_tfw_add_tensor(n->w, &d);
-  }
-  const mp_tfw_option so[] = {{0, MP_TFW_F32, 0, 1.0f, 0, NULL}};
-  mp_tfw_add_op(n->w, &(mp_tfw_op){.builtin_code = FX_SOFTMAX, IDS_IN(logits.id), .n_outputs = 1,
-                                   .outputs = &probs, .options_type = MP_TFW_OPT_SOFTMAX,
-                                   .n_options = 1, .options = so});
-  return probs;
+  return net_softmax(n, net_fc(n, g, classes, false, "logits", 0.25f));
 }
 
 /* The graph input of a network, x, remembered in *in. */
@@ -1474,16 +1480,7 @@ static void build_svdf_kws(mp_tfw *w) {
   x = net_fc(&n, x, 32, true, "fc", 0.05f);
   x = net_svdf(&n, x, 32, 2, 4, false);
   nt logits = net_fc(&n, x, 12, false, "logits", 0.25f);
-  float ps = 1.0f / 256.0f;
-  int64_t pzp = -128;
-  mp_tfw_tensor d = {.name = "probs", .dtype = MP_DTYPE_INT8, .rank = 2,
-                     .shape = (const int32_t[]){1, 12}, .has_quant = true,
-                     .quant = {1, &ps, 1, &pzp, 0}};
-  int32_t probs = (int32_t)mp_tfw_add_tensor(w, &d);
-  const mp_tfw_option so[] = {{0, MP_TFW_F32, 0, 1.0f, 0, NULL}};
-  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_SOFTMAX, IDS_IN(logits.id), .n_outputs = 1,
-                                .outputs = &probs, .options_type = MP_TFW_OPT_SOFTMAX,
-                                .n_options = 1, .options = so});
+  int32_t probs = net_softmax(&n, logits);
   mp_tfw_set_io(w, 1, &in, 1, &probs);
 }
 
@@ -1652,16 +1649,7 @@ static void build_lstm_8x12(mp_tfw *w) {
                           .quant = {1, &si, 1, &zi, 0}});
   nt x = net_lstm(&n, in, 8, 12, si, 16);
   nt logits = net_fc(&n, x, 6, false, "logits", 0.1f);
-  float ps = 1.0f / 256.0f;
-  int64_t pzp = -128;
-  mp_tfw_tensor d = {.name = "probs", .dtype = MP_DTYPE_INT8, .rank = 2,
-                     .shape = (const int32_t[]){1, 6}, .has_quant = true,
-                     .quant = {1, &ps, 1, &pzp, 0}};
-  int32_t probs = (int32_t)mp_tfw_add_tensor(w, &d);
-  const mp_tfw_option so[] = {{0, MP_TFW_F32, 0, 1.0f, 0, NULL}};
-  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_SOFTMAX, IDS_IN(logits.id), .n_outputs = 1,
-                                .outputs = &probs, .options_type = MP_TFW_OPT_SOFTMAX,
-                                .n_options = 1, .options = so});
+  int32_t probs = net_softmax(&n, logits);
   mp_tfw_set_io(w, 1, &in, 1, &probs);
 }
 
