@@ -294,6 +294,12 @@ typedef struct mp_tensor {
   int32_t alias_of;       /* root tensor whose storage this view shares, or -1 */
   uint64_t alias_offset;  /* a view's first byte within its root's storage
                              (0 for a whole-tensor view) */
+  uint64_t alias_row;     /* a strided view (an input of a CONCATENATION
+                             along an inner axis, elided): its bytes are
+                             rows of alias_row bytes, alias_stride bytes
+                             apart in its root, the first at alias_offset;
+                             both 0 for a view that is one run of bytes */
+  uint64_t alias_stride;
   bool has_subviews;      /* a root some view of which starts past its first
                              byte or ends before its last (mp_graph_options
                              .sub_views): it takes part in no in-place overlap */
@@ -984,6 +990,8 @@ typedef struct mp_allocation {
   uint32_t arena;           /* index into mp_plan.arenas */
   int32_t alias_of;         /* view alias root, or -1 */
   uint64_t alias_offset;    /* a view's offset within its root's slot */
+  uint64_t alias_row;       /* a strided view: rows of alias_row bytes, */
+  uint64_t alias_stride;    /* alias_stride apart from offset on (else 0, 0) */
   bool pinned;              /* a rule named its memory */
   mp_placement_reason reason;
   /* memory.io caller: the graph input (0..n_inputs-1) or output (n_inputs

@@ -581,9 +581,17 @@ static void api(const emit_ctx *e, mp_buf *b) {
       "/* The bytes of tensor `id` (NULL when it has no storage or no such\n"
       " * tensor exists; a constant's bytes are read-only). */\n"
       "void *%s_tensor_data(uint32_t id);\n\n"
+      "/* How tensor `id`'s bytes lie from %s_tensor_data(id) on: rows of\n"
+      " * *row_bytes bytes, *row_stride bytes apart.  Every tensor is one row\n"
+      " * (both its size) but a strided view: an input of a CONCATENATION\n"
+      " * along an inner axis that memplan elided (memory.in_place), which its\n"
+      " * producer writes straight into its slice of every row of the\n"
+      " * concatenation's output.  Returns 1 for a strided view, else 0 (and\n"
+      " * leaves both untouched when no such tensor exists). */\n"
+      "int %s_tensor_rows(uint32_t id, uint32_t *row_bytes, uint32_t *row_stride);\n\n"
       "/* The name of a status code (\"%s_STATUS_OK\", ...). */\n"
       "const char *%s_status_str(int32_t status);\n\n",
-      p, p, p, u, p);
+      p, p, p, p, p, u, p);
 }
 
 void emit_header(const emit_ctx *e, mp_buf *b) {

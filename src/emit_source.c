@@ -33,7 +33,11 @@ static void tensor_note(const emit_ctx *e, uint32_t t, mp_buf *b) {
   mp_buf_printf(b, "' %s", role_word(e, t));
   if (a->placed && a->binding.role == MP_ROLE_SCRATCH)
     mp_buf_printf(b, " [%d, %d]", e->plan->lifetimes[t].start_op, e->plan->lifetimes[t].end_op);
-  if (a->alias_of >= 0 && a->alias_offset)
+  if (a->alias_of >= 0 && a->alias_stride)
+    mp_buf_printf(b, " = view of %d at +%llu, rows of %llu every %llu", a->alias_of,
+                  (unsigned long long)a->alias_offset, (unsigned long long)a->alias_row,
+                  (unsigned long long)a->alias_stride);
+  else if (a->alias_of >= 0 && a->alias_offset)
     mp_buf_printf(b, " = view of %d at +%llu", a->alias_of, (unsigned long long)a->alias_offset);
   else if (a->alias_of >= 0)
     mp_buf_printf(b, " = view of %d", a->alias_of);
@@ -173,6 +177,39 @@ static void tensor_tables(const emit_ctx *e, mp_buf *b) {
       "  if (arena_buffers[t->region].rw == NULL) return NULL;\n"
       "  return arena_buffers[t->region].rw + t->offset;\n"
       "}\n\n");
+}
+
+/* The strided views (an elided CONCATENATION's inputs, views.c) and
+ * <prefix>_tensor_rows, which reads them. */
+static void strided_views(const emit_ctx *e, mp_buf *b) {
+  const char *p = e->prefix, *u = e->up;
+  uint32_t n = 0;
+  for (uint32_t t = 0; t < e->plan->n_allocs; t++) n += e->plan->allocs[t].alias_stride != 0;
+  if (n) {
+    mp_buf_printf(b, "/* The tensors whose bytes are rows apart: {tensor, row bytes, row stride}. */\n"
+                     "%sstatic const uint32_t strided_views[%u][3] = {\n", e->table_macro, n);
+    emit_table(e, "strided_views", MP_TABLE_RODATA, 12u * n, false);
+    for (uint32_t t = 0; t < e->plan->n_allocs; t++) {
+      const mp_allocation *a = &e->plan->allocs[t];
+      if (a->alias_stride)
+        mp_buf_printf(b, "    {%uu, %lluu, %lluu},\n", t, (unsigned long long)a->alias_row,
+                      (unsigned long long)a->alias_stride);
+    }
+    mp_buf_puts(b, "};\n\n");
+  }
+  mp_buf_printf(b, "int %s_tensor_rows(uint32_t id, uint32_t *row_bytes, uint32_t *row_stride) {\n",
+                p);
+  if (n)
+    mp_buf_printf(b, "  uint32_t i;\n"
+                     "  for (i = 0; i < %uu; i++)\n"
+                     "    if (strided_views[i][0] == id) {\n"
+                     "      *row_bytes = strided_views[i][1];\n"
+                     "      *row_stride = strided_views[i][2];\n"
+                     "      return 1;\n"
+                     "    }\n", n);
+  mp_buf_printf(b, "  if (id < %s_NUM_TENSORS) *row_bytes = *row_stride = %s_tensors[id].size;\n"
+                   "  return 0;\n"
+                   "}\n\n", u, p);
 }
 
 /* The operators' names and their params types, each once, in one char
@@ -650,6 +687,7 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
       "  return id < %s_NUM_TENSORS ? tensor_ptr((int32_t)id) : NULL;\n"
       "}\n\n",
       p, p, u, p, u);
+  strided_views(e, b);
   static const char *const names[] = {
       "OK", "BAD_ARGUMENT", "BAD_REGION", "UNBOUND_REGION", "REGION_TOO_SMALL", "MISALIGNED",
       "PLAN_MISMATCH", "NOT_INITIALISED", "HYDRATE_FAILED", "UNSUPPORTED_OP", "KERNEL_FAILED",

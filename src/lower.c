@@ -25,6 +25,7 @@
 #include "lower_ops.h"
 
 #include "diag.h"
+#include "../runtime/kernels/mpk_fixed.h"
 #include "flatbuf.h"
 
 #include <float.h>
@@ -617,6 +618,63 @@ static int64_t conv_pad(int32_t stride, int32_t dilation, int32_t in, int32_t fi
   return total > 0 ? total / 2 : 0;
 }
 
+const mpk_conv_geom *mp_lower_window_geom(const mp_lowered_op *lo) {
+  if (!lo->supported) return NULL;
+  switch (lo->kernel) {
+  case MP_K_CONV2D_S8:
+  case MP_K_DEPTHWISE_CONV2D_S8:
+  case MP_K_CONV2D_S16:
+  case MP_K_DEPTHWISE_CONV2D_S16:
+  case MP_K_CONV2D_S16_FAST:
+  case MP_K_DEPTHWISE_CONV2D_S16_FAST: return &lo->params.conv_s8.geom;
+  case MP_K_CONV2D_F32:
+  case MP_K_DEPTHWISE_CONV2D_F32: return &lo->params.conv_f32.geom;
+  case MP_K_CONV2D_S8_1X1:
+  case MP_K_CONV2D_S8_IM2COL:
+  case MP_K_DEPTHWISE_CONV2D_S8_FAST: return &lo->params.conv_s8_fast.geom;
+  case MP_K_AVG_POOL2D_S8:
+  case MP_K_MAX_POOL2D_S8:
+  case MP_K_AVG_POOL2D_S16:
+  case MP_K_MAX_POOL2D_S16:
+  case MP_K_AVG_POOL2D_S8_FAST:
+  case MP_K_MAX_POOL2D_S8_FAST: return &lo->params.pool_s8.geom;
+  case MP_K_AVG_POOL2D_F32:
+  case MP_K_MAX_POOL2D_F32: return &lo->params.pool_f32.geom;
+  default: return NULL;
+  }
+}
+
+bool mp_lower_view_strides(mpk_conv_geom *g, uint64_t elem, uint64_t row, uint64_t stride) {
+  if (elem == 0 || row == 0 || row % elem || stride % elem || stride / elem > INT32_MAX ||
+      g->out_c <= 0 || g->out_w <= 0 || g->out_h <= 0)
+    return false;
+  const uint64_t r = row / elem, s = stride / elem;
+  const uint64_t pixel = (uint64_t)g->out_c, line = pixel * (uint64_t)g->out_w,
+                 image = line * (uint64_t)g->out_h;
+  g->out_pixel_stride = g->out_row_stride = g->out_batch_stride = 0;
+  if (r == pixel)
+    g->out_pixel_stride = (int32_t)s;
+  else if (r == line)
+    g->out_row_stride = (int32_t)s;
+  else if (r == image)
+    g->out_batch_stride = (int32_t)s;
+  else
+    return false;
+  return mpk_out_strides_ok(g);
+}
+
+/* The output strides of a window kernel whose output `out` is a strided
+ * view (views.c); nothing for any other output. */
+static mp_status view_strides(ctx *c, int32_t out, mpk_conv_geom *g) {
+  const mp_tensor *x = &c->g->tensors[out];
+  if (x->alias_of < 0 || x->alias_stride == 0) return MP_OK;
+  if (!mp_lower_view_strides(g, mp_dtype_align(x->dtype), x->alias_row, x->alias_stride))
+    return unsupported(c, "its output is a strided view (rows of %llu bytes, %llu apart) that "
+                          "its kernel cannot write",
+                       (unsigned long long)x->alias_row, (unsigned long long)x->alias_stride);
+  return MP_OK;
+}
+
 /* Fill the spatial part of a geometry from padding/stride/dilation and the
  * NHWC input and output; checks the output size TFLite would compute, and
  * that every index the kernels compute, up to (out - 1) * stride + (filter
@@ -802,6 +860,7 @@ static mp_status lower_conv(ctx *c, bool depthwise) {
   if (bias >= 0 && elems(c, bias) != (uint64_t)g.out_c)
     return malformed(c, "bias has %llu elements for %d output channels",
                      (unsigned long long)elems(c, bias), g.out_c);
+  if ((st = view_strides(c, out, &g)) != MP_OK || c->lo->reason[0]) return st;
 
   if (s8 || s16) {
     mpk_conv_s8_params *p = &c->lo->params.conv_s8;
@@ -935,6 +994,7 @@ static mp_status lower_pool(ctx *c, bool is_max) {
   if (st != MP_OK || c->lo->reason[0]) return st;
   g.dilation_h = g.dilation_w = 1;
   if (g.in_c != g.out_c) return malformed(c, "pooling changes depth %d to %d", g.in_c, g.out_c);
+  if ((st = view_strides(c, out, &g)) != MP_OK || c->lo->reason[0]) return st;
   if (s8 || s16) {
     mpk_pool_s8_params *p = &c->lo->params.pool_s8;
     float scale;

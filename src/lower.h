@@ -250,6 +250,18 @@ int32_t *mp_lower_add_array(mp_lowered_op *lo, const char *name, uint32_t n);
  * anything else is left as it is.  MP_ERR_NOMEM is the only failure. */
 mp_status mp_lower_specialise(const mp_graph *g, mp_lowered_op *lo);
 
+/* Output strides (mpk_conv_geom), for an output that is a strided view
+ * (mp_tensor.alias_row / alias_stride: an elided CONCATENATION's input).
+ * mp_lower_window_geom: the geometry of a lowered convolution, depthwise
+ * convolution or pool, whose reference kernel takes output strides (a
+ * specialised kernel falls back to it), else NULL.
+ * mp_lower_view_strides: set g's output strides so that its outputs land
+ * on rows of `row` bytes, `stride` bytes apart, of `elem`-byte elements: a
+ * row is one pixel's channels, one image row's pixels or one image.  False
+ * (g unchanged or half set: do not use it) when no stride does that. */
+const mpk_conv_geom *mp_lower_window_geom(const mp_lowered_op *lo);
+bool mp_lower_view_strides(mpk_conv_geom *g, uint64_t elem, uint64_t row, uint64_t stride);
+
 /* Append the C99 initializer of lo's params ("{.geom = {...}, ...}") to b.
  * Arrays are referenced as <sym>_<array name>.  Nothing for a no-op. */
 void mp_lower_params_init(const mp_lowered_op *lo, const char *sym, mp_buf *b);

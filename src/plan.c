@@ -1204,6 +1204,8 @@ mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform, const mp
       /* a sub-tensor view: its bytes at k within the root's slot, aligned
        * to what that offset keeps of the root's alignment */
       a->alias_offset = k;
+      a->alias_row = g->tensors[t].alias_row;
+      a->alias_stride = g->tensors[t].alias_stride;
       a->offset += k;
       a->binding.offset = a->offset;
       while (a->align > 1 && a->offset % a->align) a->align /= 2;

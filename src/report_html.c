@@ -803,7 +803,13 @@ static void put_slot_title(report *r, uint32_t t, bool alias) {
   } else {
     mp_buf_puts(b, "\nlive for the whole program");
   }
-  if (alias && (a->alias_offset || a->size != p->allocs[a->alias_of].size))
+  if (alias && a->alias_stride && a->alias_row)
+    mp_buf_printf(b, "\na strided view: %llu rows of %llu bytes, %llu apart, from byte %llu of "
+                     "the slot of #%d (its producer writes into the concatenation)",
+                  (unsigned long long)(a->size / a->alias_row), (unsigned long long)a->alias_row,
+                  (unsigned long long)a->alias_stride, (unsigned long long)a->alias_offset,
+                  a->alias_of);
+  else if (alias && (a->alias_offset || a->size != p->allocs[a->alias_of].size))
     mp_buf_printf(b, "\na view: bytes %llu to %llu of the slot of #%d",
                   (unsigned long long)a->alias_offset,
                   (unsigned long long)(a->alias_offset + a->size), a->alias_of);
@@ -1106,15 +1112,22 @@ static void put_slots(report *r, const view *v) {
       c1 = lt->end_op >= lt->start_op && (uint32_t)lt->end_op < nc ? (uint32_t)lt->end_op : c0;
     }
     double x = c0 * v->col + 1.5, w = (c1 - c0 + 1) * v->col - 3;
-    double ybot = ypx(v, al->offset) - 1.5, ytop = ypx(v, al->offset + al->slot_size) + 1.5;
+    /* a strided view spans its rows and the bytes between them */
+    uint64_t extent = al->alias_stride && al->alias_row
+                          ? (al->size / al->alias_row - 1) * al->alias_stride + al->alias_row
+                          : al->slot_size;
+    double ybot = ypx(v, al->offset) - 1.5, ytop = ypx(v, al->offset + extent) + 1.5;
     if (ybot - ytop < 2) ytop = ybot - 2;
     if (w < 2) w = 2;
     mp_buf_printf(b,
                   "<rect class=\"alias\" data-tensor=\"%u\" data-alias-of=\"%d\" "
-                  "data-alias-offset=\"%llu\" data-offset=\"%llu\" data-size=\"%llu\" "
-                  "x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\">",
+                  "data-alias-offset=\"%llu\" data-offset=\"%llu\" data-size=\"%llu\" ",
                   t, al->alias_of, (unsigned long long)al->alias_offset,
-                  (unsigned long long)al->offset, (unsigned long long)al->size, x, ytop, w,
+                  (unsigned long long)al->offset, (unsigned long long)al->size);
+    if (al->alias_stride)
+      mp_buf_printf(b, "data-alias-row=\"%llu\" data-alias-stride=\"%llu\" ",
+                    (unsigned long long)al->alias_row, (unsigned long long)al->alias_stride);
+    mp_buf_printf(b, "x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\">", x, ytop, w,
                   ybot - ytop);
     put_slot_title(r, t, true);
     mp_buf_puts(b, "</rect>");

@@ -353,6 +353,10 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     json_object_set_new(jt, "end_op", scratch ? json_integer(p->lifetimes[t].end_op) : json_null());
     json_object_set_new(jt, "alias_of", a->alias_of >= 0 ? json_integer(a->alias_of) : json_null());
     if (a->alias_of >= 0) json_object_set_new(jt, "alias_offset", jint(a->alias_offset));
+    if (a->alias_of >= 0 && a->alias_stride) {
+      json_object_set_new(jt, "alias_row", jint(a->alias_row));
+      json_object_set_new(jt, "alias_stride", jint(a->alias_stride));
+    }
     if (x->local_op >= 0) json_object_set_new(jt, "local_to_op", json_integer(x->local_op));
     json_object_set_new(jt, "pinned", json_boolean(a->pinned));
     json_object_set_new(jt, "placement_reason", reason_json(p, a));

@@ -39,6 +39,7 @@
 #include "diag.h"
 #include "lower.h"
 #include "util.h"
+#include "../runtime/kernels/mpk_fixed.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -342,7 +343,8 @@ static mp_status same_place(vctx *c, int32_t v, int32_t base, uint64_t k) {
   const mp_allocation *a = &p->allocs[v], *b = &p->allocs[base];
   const mp_tensor *x = &g->tensors[v];
   if (!x->used || x->size == 0) return MP_OK; /* no storage needed, nothing read */
-  if (a->placed != b->placed || k + x->size > g->tensors[base].size ||
+  if (a->placed != b->placed || k + x->size > g->tensors[base].size || a->alias_stride ||
+      x->alias_stride ||
       (a->placed && (a->arena != b->arena || a->offset != b->offset + k)) ||
       (!a->placed && (k != 0 || a->caller_io != b->caller_io || a->caller_io < 0)))
     FAIL("plan verification failed: operator %u (%s) makes tensor %d '%s' the bytes [%llu, "
@@ -350,6 +352,106 @@ static mp_status same_place(vctx *c, int32_t v, int32_t base, uint64_t k) {
          "%llu)", c->op, g->ops[c->op].name, v, x->name, (unsigned long long)k,
          (unsigned long long)(k + x->size), base, g->tensors[base].name,
          (unsigned long long)a->offset, base, (unsigned long long)b->offset);
+  c->justified[v] = true;
+  return MP_OK;
+}
+
+/* The reference window kernels, the ones that write at output strides
+ * (runtime/kernels/mpk_conv.c, mpk_pool.c). */
+static bool takes_out_strides(mp_kernel k) {
+  switch (k) {
+  case MP_K_CONV2D_S8:
+  case MP_K_DEPTHWISE_CONV2D_S8:
+  case MP_K_CONV2D_S16:
+  case MP_K_DEPTHWISE_CONV2D_S16:
+  case MP_K_CONV2D_F32:
+  case MP_K_DEPTHWISE_CONV2D_F32:
+  case MP_K_AVG_POOL2D_S8:
+  case MP_K_MAX_POOL2D_S8:
+  case MP_K_AVG_POOL2D_S16:
+  case MP_K_MAX_POOL2D_S16:
+  case MP_K_AVG_POOL2D_F32:
+  case MP_K_MAX_POOL2D_F32: return true;
+  default: return false;
+  }
+}
+
+/* Does the window geometry put its outputs, in their storage order, on
+ * rows of `row` elements, `stride` elements apart?  Output pixel
+ * (b, y, x) holds elements n .. n + out_c - 1 of the packed order, n its
+ * index times out_c; packed element n belongs at (n / row) * stride +
+ * n % row; each pixel's channels must lie in one row there and the kernel's
+ * strides put them at that place. */
+static bool lands_on_rows(const mpk_conv_geom *gm, uint64_t row, uint64_t stride) {
+  if (row == 0 || gm->out_c <= 0 || (uint64_t)gm->out_c > row || !mpk_out_strides_ok(gm))
+    return false;
+  const mpk_out_strides os = mpk_geom_out_strides(gm);
+  uint64_t n = 0;
+  for (int32_t b = 0; b < gm->batches; b++)
+    for (int32_t y = 0; y < gm->out_h; y++)
+      for (int32_t x = 0; x < gm->out_w; x++, n += (uint64_t)gm->out_c) {
+        uint64_t want = (n / row) * stride + n % row;
+        uint64_t at = (uint64_t)b * (uint64_t)os.batch + (uint64_t)y * (uint64_t)os.row +
+                      (uint64_t)x * (uint64_t)os.pixel;
+        if (n % row + (uint64_t)gm->out_c > row || at != want) return false;
+      }
+  return true;
+}
+
+/* Input v of an elided CONCATENATION along an inner axis: the rows of
+ * `row` bytes, `stride` bytes apart from byte k of the output `base`, as
+ * the concatenation would have copied it; and the operator producing it
+ * writes exactly there (its lowered output strides, its reference kernel). */
+static mp_status strided_place(vctx *c, int32_t v, int32_t base, uint64_t k, uint64_t row,
+                               uint64_t stride, uint64_t rows) {
+  const mp_plan *p = c->p;
+  const mp_graph *g = p->graph;
+  const mp_diag_sink *dx = c->dx;
+  if (v < 0 || base < 0 || (uint32_t)v >= p->n_allocs || (uint32_t)base >= p->n_allocs)
+    FAIL("plan verification failed: view operator %u names a tensor out of range", c->op);
+  const mp_allocation *a = &p->allocs[v], *b = &p->allocs[base];
+  const mp_tensor *x = &g->tensors[v];
+  if (!a->placed || !b->placed || a->arena != b->arena || a->offset != b->offset + k ||
+      x->size != rows * row || k + row > stride || rows * stride != g->tensors[base].size ||
+      a->alias_row != row || a->alias_stride != stride || x->alias_row != row ||
+      x->alias_stride != stride || x->alias_of != base)
+    FAIL("plan verification failed: operator %u (%s) makes tensor %d '%s' %llu rows of %llu "
+         "bytes, %llu apart from byte %llu of tensor %d '%s', but the plan puts it elsewhere "
+         "(offset %llu, rows of %llu bytes %llu apart; tensor %d at %llu)", c->op,
+         g->ops[c->op].name, v, x->name, (unsigned long long)rows, (unsigned long long)row,
+         (unsigned long long)stride, (unsigned long long)k, base, g->tensors[base].name,
+         (unsigned long long)a->offset, (unsigned long long)a->alias_row,
+         (unsigned long long)a->alias_stride, base, (unsigned long long)b->offset);
+  int32_t w = x->producer;
+  uint64_t e = mp_dtype_align(x->dtype);
+  mp_lowered_op lo;
+  mp_status st = w >= 0 && w < (int32_t)c->op ? mp_lower_op(g, (uint32_t)w, &lo, NULL) : MP_OK;
+  if (st == MP_ERR_NOMEM) return st;
+  bool ok = w >= 0 && w < (int32_t)c->op && st == MP_OK && lo.supported &&
+            takes_out_strides(lo.kernel) && lo.n_args > 0 &&
+            lo.args[lo.n_args - 1].tensor == v && e > 0 && row % e == 0 && stride % e == 0;
+  if (ok) {
+    const mpk_conv_geom *gm;
+    switch (lo.kernel) {
+    case MP_K_CONV2D_F32:
+    case MP_K_DEPTHWISE_CONV2D_F32: gm = &lo.params.conv_f32.geom; break;
+    case MP_K_AVG_POOL2D_S8:
+    case MP_K_MAX_POOL2D_S8:
+    case MP_K_AVG_POOL2D_S16:
+    case MP_K_MAX_POOL2D_S16: gm = &lo.params.pool_s8.geom; break;
+    case MP_K_AVG_POOL2D_F32:
+    case MP_K_MAX_POOL2D_F32: gm = &lo.params.pool_f32.geom; break;
+    default: gm = &lo.params.conv_s8.geom; break;
+    }
+    ok = (uint64_t)gm->batches * gm->out_h * gm->out_w * gm->out_c * e == x->size &&
+         lands_on_rows(gm, row / e, stride / e);
+  }
+  if (st == MP_OK) mp_lower_free(&lo);
+  if (!ok)
+    FAIL("plan verification failed: operator %u (%s) is elided, but operator %d, which "
+         "produces its input %d '%s', does not write rows of %llu bytes %llu apart",
+         c->op, g->ops[c->op].name, w, v, x->name, (unsigned long long)row,
+         (unsigned long long)stride);
   c->justified[v] = true;
   return MP_OK;
 }
@@ -403,9 +505,19 @@ static mp_status check_view_op(vctx *c, const mp_lowered_op *lo) {
   }
   case MP_K_CONCAT: {
     const mpk_concat_params *q = &lo->params.concat;
-    if (q->outer != 1 || (uint32_t)q->n_inputs != op->n_inputs || op->n_outputs != 1)
-      FAIL("plan verification failed: operator %u (%s) is elided, but its inputs are not runs "
-           "of its output", c->op, op->name);
+    if ((uint32_t)q->n_inputs != op->n_inputs || op->n_outputs != 1)
+      FAIL("plan verification failed: operator %u (%s) is elided, but its inputs are not the "
+           "slices of its output", c->op, op->name);
+    if (q->outer != 1) {
+      uint64_t stride = 0;
+      for (uint32_t i = 0; i < op->n_inputs; i++) stride += (uint64_t)q->input_bytes[i];
+      for (uint32_t i = 0; i < op->n_inputs && st == MP_OK; i++) {
+        st = strided_place(c, op->inputs[i], op->outputs[0], k, (uint64_t)q->input_bytes[i],
+                           stride, (uint64_t)q->outer);
+        k += (uint64_t)q->input_bytes[i];
+      }
+      return st;
+    }
     for (uint32_t i = 0; i < op->n_inputs && st == MP_OK; i++) {
       int32_t t = op->inputs[i];
       if (t >= 0 && (g->tensors[t].producer < 0 || g->tensors[t].producer >= (int32_t)c->op))
@@ -426,7 +538,38 @@ typedef struct wslot {
   int32_t root;
   uint64_t lo, hi;
   uint32_t t;
+  uint64_t row, stride; /* a strided view's rows (else 0) */
 } wslot;
+
+/* The writers of one root [w, w + n) when one of them is a strided view:
+ * every byte they write marked once in a map of the root's slot. */
+static mp_status check_strided_writers(const mp_plan *p, const wslot *w, size_t n,
+                                       const mp_diag_sink *dx) {
+  const mp_allocation *r = &p->allocs[w[0].root];
+  uint64_t size = r->size;
+  uint8_t *seen = calloc(size / 8 + 1, 1);
+  if (!seen) return MP_ERR_NOMEM;
+  mp_status st = MP_OK;
+  for (size_t i = 0; i < n && st == MP_OK; i++) {
+    uint64_t row = w[i].row ? w[i].row : w[i].hi - w[i].lo;
+    uint64_t stride = w[i].row ? w[i].stride : row;
+    uint64_t bytes = w[i].hi - w[i].lo; /* the tensor's size */
+    for (uint64_t b = 0; b < bytes && st == MP_OK; b++) {
+      uint64_t at = w[i].lo - r->offset + (row ? (b / row) * stride + b % row : b);
+      if (at >= size || (seen[at / 8] >> (at % 8)) & 1u) {
+        mp_error(dx, vloc(), "plan verification failed: tensor %u '%s', written by operator %d, "
+                             "writes byte %llu of tensor %d's storage, %s", w[i].t,
+                 tname(p, w[i].t), p->graph->tensors[w[i].t].producer, (unsigned long long)at,
+                 w[i].root, at >= size ? "outside it" : "which another writer writes too");
+        st = MP_ERR_VERIFY;
+      } else {
+        seen[at / 8] |= (uint8_t)(1u << (at % 8));
+      }
+    }
+  }
+  free(seen);
+  return st;
+}
 
 static int cmp_wslot(const void *a, const void *b) {
   const wslot *x = a, *y = b;
@@ -448,15 +591,22 @@ static mp_status check_root_writers(const mp_plan *p, const mp_diag_sink *dx) {
         g->ops[x->producer].is_view)
       continue;
     int32_t r = a->alias_of >= 0 ? a->alias_of : (int32_t)t;
-    w[n++] = (wslot){r, a->offset, a->offset + a->size, t};
+    w[n++] = (wslot){r, a->offset, a->offset + a->size, t, a->alias_row, a->alias_stride};
   }
   qsort(w, n, sizeof *w, cmp_wslot);
   mp_status st = MP_OK;
+  /* roots with a strided writer: byte by byte */
+  for (size_t i = 0, j; i < n && st == MP_OK; i = j) {
+    bool strided = false;
+    for (j = i; j < n && w[j].root == w[i].root; j++) strided |= w[j].row != 0;
+    if (strided && p->allocs[w[i].root].placed) st = check_strided_writers(p, w + i, j - i, dx);
+  }
   for (size_t i = 1, j = 0; i < n && st == MP_OK; i++) {
     if (w[i].root != w[j].root) {
       j = i;
       continue;
     }
+    if (w[i].row || w[j].row) continue; /* checked above */
     if (w[i].lo < w[j].hi) {
       mp_error(dx, vloc(), "plan verification failed: tensors %u '%s' and %u '%s', written by "
                            "operators %d and %d, share bytes of tensor %d's storage",

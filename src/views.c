@@ -107,10 +107,19 @@ static uint64_t view_align(const mp_graph *g, int32_t t) {
   return a > 4 ? a : 4;
 }
 
+/* Does some tensor lie in t's bytes at a stride (a strided view of t)?  Such
+ * a root is never made a view itself: its views' rows are its own. */
+static bool strided_root(const mp_graph *g, int32_t t) {
+  for (uint32_t u = 0; u < g->n_tensors; u++)
+    if (g->tensors[u].alias_of == t && g->tensors[u].alias_stride) return true;
+  return false;
+}
+
 /* May tensor v become a view of tensor base at byte `k` of base?  io[t]:
  * t or a view made from it is a graph input or output. */
 static bool can_link(const mp_graph *g, const bool *io, int32_t v, int32_t base, uint64_t k) {
-  if (!viewable(g, v) || !viewable(g, base) || v == base || g->tensors[v].alias_of >= 0 || io[v])
+  if (!viewable(g, v) || !viewable(g, base) || v == base || g->tensors[v].alias_of >= 0 || io[v] ||
+      strided_root(g, v) || g->tensors[base].alias_stride)
     return false;
   int32_t r;
   uint64_t off;
@@ -122,6 +131,51 @@ static bool can_link(const mp_graph *g, const bool *io, int32_t v, int32_t base,
 static void link(mp_graph *g, int32_t v, int32_t base, uint64_t k) {
   g->tensors[v].alias_of = base;
   g->tensors[v].alias_offset = k;
+  g->tensors[v].alias_row = g->tensors[v].alias_stride = 0;
+}
+
+/* Is op o the only reader of tensor t? */
+static bool only_reader(const mp_graph *g, int32_t t, uint32_t o) {
+  for (uint32_t i = 0; i < g->n_ops; i++) {
+    const mp_op *op = &g->ops[i];
+    if (op->folded_into >= 0) continue;
+    for (uint32_t k = 0; k < op->n_inputs; k++)
+      if (op->inputs[k] == t && i != o) return false;
+    for (uint32_t k = 0; k < op->n_intermediates; k++)
+      if (op->intermediates[k] == t) return false;
+  }
+  return true;
+}
+
+/* May input t of CONCATENATION o become the strided view of base (rows of
+ * `row` bytes, `stride` apart, the first at byte k)?  Its producer must be
+ * a window kernel that writes it as its one output at those strides
+ * (mp_lower_view_strides), and o its only reader: a strided view is read
+ * by nobody but the elided operator. */
+static bool can_stride(const mp_graph *g, const bool *io, uint32_t o, int32_t t, int32_t base,
+                       uint64_t k, uint64_t row, uint64_t stride) {
+  const mp_tensor *x = &g->tensors[t], *b = &g->tensors[base];
+  if (!viewable(g, t) || !viewable(g, base) || t == base || x->alias_of >= 0 || io[t] ||
+      io[base] || b->alias_of >= 0 || strided_root(g, t))
+    return false;
+  uint64_t e = mp_dtype_align(x->dtype);
+  if (row == 0 || x->size % row || e == 0 || k % e || k + row > stride ||
+      (x->size / row) * stride > b->size)
+    return false;
+  if (x->producer < 0 || x->producer >= (int32_t)o || g->ops[x->producer].is_view ||
+      g->ops[x->producer].n_outputs != 1 || !only_reader(g, t, o))
+    return false;
+  mp_lowered_op lo;
+  bool ok = mp_lower_op(g, (uint32_t)x->producer, &lo, NULL) == MP_OK && lo.supported;
+  mpk_conv_geom gm;
+  const mpk_conv_geom *w = ok ? mp_lower_window_geom(&lo) : NULL;
+  ok = w && lo.n_args > 0 && lo.args[lo.n_args - 1].tensor == t;
+  if (ok) {
+    gm = *w;
+    ok = mp_lower_view_strides(&gm, e, row, stride);
+  }
+  mp_lower_free(&lo);
+  return ok;
 }
 
 /* The byte offset of the strided copy's output in its input, or -1 when
@@ -133,6 +187,35 @@ static int64_t strided_run(const mpk_strided_copy_params *p) {
     packed *= p->dims[d];
   }
   return p->in_offset >= 0 ? (int64_t)p->in_offset * p->elem_size : -1;
+}
+
+/* A CONCATENATION along an inner axis: its output is `outer` rows, each
+ * the inputs' slices end to end (input i's input_bytes[i] bytes at the sum
+ * of the ones before it), so input i is rows of input_bytes[i] bytes, one
+ * output row apart.  Elided when every input can be that strided view. */
+static bool make_strided(mp_graph *g, const bool *io, uint32_t o, const mp_op *op,
+                         const mpk_concat_params *p) {
+  int32_t out = op->outputs[0];
+  uint64_t stride = 0;
+  for (uint32_t i = 0; i < op->n_inputs; i++) stride += (uint64_t)p->input_bytes[i];
+  uint64_t k = 0;
+  for (uint32_t i = 0; i < op->n_inputs; i++) {
+    int32_t t = op->inputs[i];
+    if (t < 0) return false;
+    for (uint32_t j = 0; j < i; j++)
+      if (op->inputs[j] == t) return false;
+    if (!can_stride(g, io, o, t, out, k, (uint64_t)p->input_bytes[i], stride)) return false;
+    k += (uint64_t)p->input_bytes[i];
+  }
+  k = 0;
+  for (uint32_t i = 0; i < op->n_inputs; i++) {
+    int32_t t = op->inputs[i];
+    link(g, t, out, k);
+    g->tensors[t].alias_row = (uint64_t)p->input_bytes[i];
+    g->tensors[t].alias_stride = stride;
+    k += (uint64_t)p->input_bytes[i];
+  }
+  return true;
 }
 
 /* Views for one operator; true when it became one. */
@@ -174,8 +257,8 @@ static bool make_view(mp_graph *g, const bool *io, uint32_t o, const mp_lowered_
   if ((code == OP_CONCATENATION || code == OP_PACK) && lo->kernel == MP_K_CONCAT) {
     const mpk_concat_params *p = &lo->params.concat;
     int32_t out = op->outputs[0];
-    if (p->outer != 1 || op->n_outputs != 1 || (uint32_t)p->n_inputs != op->n_inputs)
-      return false;
+    if (op->n_outputs != 1 || (uint32_t)p->n_inputs != op->n_inputs) return false;
+    if (p->outer != 1) return make_strided(g, io, o, op, p);
     uint64_t k = 0;
     for (uint32_t i = 0; i < op->n_inputs; i++) {
       int32_t t = op->inputs[i];
@@ -221,6 +304,7 @@ static mp_status link_pass(vstate *v) {
   for (uint32_t t = 0; t < n; t++) {
     g->tensors[t].alias_of = v->alias0[t];
     g->tensors[t].alias_offset = 0;
+    g->tensors[t].alias_row = g->tensors[t].alias_stride = 0;
     g->tensors[t].has_subviews = false;
   }
   for (uint32_t o = 0; o < g->n_ops; o++) {

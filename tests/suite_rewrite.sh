@@ -130,7 +130,7 @@ by_op() { grep '^op ' "$1" | sed 's/^op [0-9]* /op /' | sort; grep -v '^op ' "$1
 cases="pad_conv:4:greedy_by_size pad_conv_f32:2:greedy pad_conv_s16:2:greedy padded_block:1:greedy
        pad_pool:3:greedy pad_pool_f32:1:hill_climb
        slices:0:hill_climb views:0:hill_climb:3:1 views_f32:0:greedy_by_size:2:0
-       heads:0:greedy:1:2
+       heads:0:greedy:1:2 fire:0:hill_climb:0:3 fire_f32:0:greedy:0:3
        mobilenet_v2_96_035:18:hill_climb mobilenet_v2_96_035_f32:18:greedy vww_96_f32:0:greedy
        resnet_48:2:exact branches_40:1:greedy_by_size s16_net_32:2:greedy
        mobilenet_v2_96_035_tf:0:greedy_by_size mobilenet_v2_96_035_keras:5:hill_climb

@@ -87,11 +87,15 @@ static float absf(float x) { return x < 0.0f ? -x : x; }
 
 /* The first element where `got` differs from `want` (bytes; float32
  * within 1e-5 relative error), described in msg; -1 when none. */
-static int32_t differs(const golden_blob *want, const uint8_t *got, char *msg, size_t n) {
+static int32_t differs(const golden_blob *want, const uint8_t *got, uint32_t row, uint32_t stride,
+                       char *msg, size_t n) {
+  /* byte b of the tensor: rows of `row` bytes, `stride` apart (one row
+   * but for a strided view) */
+#define AT(b) (row ? ((b) / row) * stride + (b) % row : (b))
   if (!want->is_float) {
     for (uint32_t b = 0; b < want->size; b++)
-      if (got[b] != want->data[b]) {
-        snprintf(msg, n, "byte %u is 0x%02x, TFLM has 0x%02x", (unsigned)b, (unsigned)got[b],
+      if (got[AT(b)] != want->data[b]) {
+        snprintf(msg, n, "byte %u is 0x%02x, TFLM has 0x%02x", (unsigned)b, (unsigned)got[AT(b)],
                  (unsigned)want->data[b]);
         return (int32_t)b;
       }
@@ -99,7 +103,7 @@ static int32_t differs(const golden_blob *want, const uint8_t *got, char *msg, s
   }
   for (uint32_t k = 0; k + 4 <= want->size; k += 4) {
     float x, y;
-    memcpy(&x, got + k, 4);
+    memcpy(&x, got + AT(k), 4);
     memcpy(&y, want->data + k, 4);
     float big = absf(x) > absf(y) ? absf(x) : absf(y);
     if (!(x == y || absf(x - y) <= 1e-5f * big)) {
@@ -109,6 +113,7 @@ static int32_t differs(const golden_blob *want, const uint8_t *got, char *msg, s
     }
   }
   return -1;
+#undef AT
 }
 
 /* Fill the regions of the given kinds (bit mask of 1 << GOLDEN_*) with
@@ -243,10 +248,12 @@ void golden_op_finished(const golden_module *m, uint32_t op) {
     const golden_blob *want = &m->model->tensors[t];
     if (!want->data) continue;
     const uint8_t *got = m->tensor_data((uint32_t)t);
+    uint32_t row = 0, stride = 0;
+    if (m->tensor_rows) m->tensor_rows((uint32_t)t, &row, &stride);
     char what[160];
     if (!got) {
       snprintf(what, sizeof what, "it has no storage");
-    } else if (differs(want, got, what, sizeof what) < 0) {
+    } else if (differs(want, got, row, stride, what, sizeof what) < 0) {
       continue;
     }
     S.first_op = (int32_t)op;
@@ -299,7 +306,7 @@ static int check_outputs(const golden_module *m, int k) {
     if (!d || size != b->size)
       return fail("case %d output %u: %u bytes in the module, %u in the golden data", k,
                   (unsigned)j, (unsigned)size, (unsigned)b->size);
-    if (differs(b, d, what, sizeof what) >= 0)
+    if (differs(b, d, 0, 0, what, sizeof what) >= 0)
       return fail("case %d output %u: %s", k, (unsigned)j, what);
   }
   return 0;

@@ -89,6 +89,8 @@ typedef struct golden_module {
   void (*op)(uint32_t i, golden_op *op);
   int32_t (*builtin)(uint32_t i); /* the module's own kernel glue of op i (op<i>_run) */
   int32_t (*reset_state)(void);   /* <p>_reset_state of the context */
+  /* <p>_tensor_rows: a strided view's rows (an elided concatenation's input) */
+  int (*tensor_rows)(uint32_t id, uint32_t *row_bytes, uint32_t *row_stride);
 } golden_module;
 
 /* The kernel hook's answer "run the built-in kernel" (the glue maps it to

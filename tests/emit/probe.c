@@ -90,6 +90,17 @@ static const char *at(const probe_module *m, uint32_t op) {
   return buf;
 }
 
+/* Where byte b of tensor x lies from its first: its rows for a strided
+ * view, else b. */
+static uint32_t pos(const probe_tensor *x, uint32_t b) {
+  return x->stride && x->row ? (b / x->row) * x->stride + b % x->row : b;
+}
+
+/* The bytes from a tensor's first to its last. */
+static uint32_t extent(const probe_tensor *x) {
+  return x->size ? pos(x, x->size - 1) + 1 : 0;
+}
+
 /* Who wrote the unexpected byte `v` at address `p`?  A tensor whose slot
  * covers p and whose pattern (this round or the one before) gives v. */
 static void culprit(const probe_module *m, const uint8_t *p, uint8_t v, char *out, size_t n) {
@@ -165,14 +176,14 @@ static int check_tensor(const probe_module *m, uint32_t op, int32_t t, const cha
     if (rx->kind == PROBE_PERSISTENT)
       want = m->state[r] ? pattern(r, b, m->state[r]) : 0;
     else if (rx->kind == PROBE_INPUT || rx->kind == PROBE_PRODUCED)
-      want = pattern(r, x->at + b, S.salt);
+      want = pattern(r, x->at + pos(x, b), S.salt);
     else
       return 0;
-    if (d[b] != want) {
+    if (d[pos(x, b)] != want) {
       char who[160];
-      culprit(m, d + b, d[b], who, sizeof who);
+      culprit(m, d + pos(x, b), d[pos(x, b)], who, sizeof who);
       return fail("%s: %s tensor %d '%s' byte %u is 0x%02x, expected 0x%02x%s: it holds %s",
-                  at(m, op), what, (int)t, x->name, (unsigned)b, (unsigned)d[b], (unsigned)want,
+                  at(m, op), what, (int)t, x->name, (unsigned)b, (unsigned)d[pos(x, b)], (unsigned)want,
                   S.after_write ? " once the op wrote its outputs" : "", who);
     }
   }
@@ -188,7 +199,8 @@ static void write_tensor(const probe_module *m, int32_t t) {
   if (x->kind == PROBE_PERSISTENT) m->state[t] = (uint8_t)S.salt;
   /* a view (a CONCATENATION's input its producer writes into the output)
    * holds its root's pattern at its place in the root */
-  for (uint32_t b = 0; b < x->size; b++) d[b] = pattern((uint32_t)x->root, x->at + b, S.salt);
+  for (uint32_t b = 0; b < x->size; b++)
+    d[pos(x, b)] = pattern((uint32_t)x->root, x->at + pos(x, b), S.salt);
 }
 
 /* Do tensors t and u share bytes in the module? */
@@ -196,7 +208,7 @@ static int shares_bytes(const probe_module *m, int32_t t, int32_t u) {
   if (t < 0 || u < 0) return 0;
   const uint8_t *a = m->tensor_data((uint32_t)t), *b = m->tensor_data((uint32_t)u);
   if (!a || !b) return 0;
-  return a < b + m->tensors[u].size && b < a + m->tensors[t].size;
+  return a < b + extent(&m->tensors[u]) && b < a + extent(&m->tensors[t]);
 }
 
 /* Input byte `b` of tensor t, read by the kernel of `op` while it writes
@@ -208,13 +220,13 @@ static int walk_read(const probe_module *m, uint32_t op, int32_t t, uint32_t b, 
                                 at(m, op), (unsigned)b, (int)t, x->name, (unsigned)x->size);
   uint32_t r = (uint32_t)x->root;
   if (m->tensors[r].kind != PROBE_INPUT && m->tensors[r].kind != PROBE_PRODUCED) return 0;
-  uint8_t want = pattern(r, x->at + b, S.salt);
-  if (d[b] == want) return 0;
+  uint8_t want = pattern(r, x->at + pos(x, b), S.salt);
+  if (d[pos(x, b)] == want) return 0;
   char who[160];
-  culprit(m, d + b, d[b], who, sizeof who);
+  culprit(m, d + pos(x, b), d[pos(x, b)], who, sizeof who);
   return fail("%s: input tensor %d '%s' byte %u is 0x%02x when the kernel reads it, expected "
               "0x%02x: it holds %s; the output %d '%s' was written over input it had not read yet",
-              at(m, op), (int)t, x->name, (unsigned)b, (unsigned)d[b], (unsigned)want, who,
+              at(m, op), (int)t, x->name, (unsigned)b, (unsigned)d[pos(x, b)], (unsigned)want, who,
               (int)out, m->tensors[out].name);
 }
 
@@ -222,7 +234,7 @@ static void walk_write(const probe_module *m, int32_t t, uint32_t b0, uint32_t n
   uint8_t *d = m->tensor_data((uint32_t)t);
   const probe_tensor *x = &m->tensors[t];
   for (uint32_t b = b0; b < b0 + n && b < x->size; b++)
-    d[b] = pattern((uint32_t)x->root, x->at + b, S.salt);
+    d[pos(x, b)] = pattern((uint32_t)x->root, x->at + pos(x, b), S.salt);
 }
 
 /* Every input byte of the window of output pixel (b, oy, ox), all

@@ -44,6 +44,8 @@ typedef struct probe_tensor {
   uint32_t hash_lo;    /* PROBE_CONST: FNV-1a 64 of the model's bytes */
   uint32_t hash_hi;
   const char *name;
+  uint32_t row, stride; /* a strided view (an elided concatenation's input):
+                           rows of `row` bytes, `stride` apart; else 0, 0 */
 } probe_tensor;
 
 /* How a kernel that may write its output over one of its inputs (its

@@ -494,7 +494,9 @@ static void write_glue(const mp_plan *p, const char *prefix, const char *up, con
                   (unsigned long long)(x->alias_of >= 0 ? x->alias_offset : 0), (unsigned)(uint32_t)h,
                   (unsigned)(uint32_t)(h >> 32));
     emit_c_string(&b, x->name);
-    mp_buf_puts(&b, "},\n");
+    mp_buf_printf(&b, ", %lluu, %lluu},\n",
+                  (unsigned long long)(x->alias_of >= 0 ? x->alias_row : 0),
+                  (unsigned long long)(x->alias_of >= 0 ? x->alias_stride : 0));
   }
   mp_buf_puts(&b, "};\n\n");
   write_walks(g, &b);
@@ -926,8 +928,9 @@ static void write_golden(const mp_plan *p, const char *prefix, const char *up, c
                 "const golden_module golden_module_%s = {\n"
                 "    \"%s\", \"%s\", &golden_model_%s, %u, %u, gg_regions, %d,\n"
                 "    gg_init, gg_run, gg_failed_op, gg_io, %s_tensor_data, gg_tensor_region,\n"
-                "    gg_region_base, gg_op, gg_builtin, gg_reset_state};\n",
-                prefix, prefix, what, gmodels[gmodel].sym, g->n_ops, nr, (int)wrong_op, prefix);
+                "    gg_region_base, gg_op, gg_builtin, gg_reset_state, %s_tensor_rows};\n",
+                prefix, prefix, what, gmodels[gmodel].sym, g->n_ops, nr, (int)wrong_op, prefix,
+                prefix);
   write_text(pathf("%s/probe/golden.c", dir), &b);
   mp_buf_free(&b);
   /* the code-size build: every read-only blob in a section of its own */

@@ -92,8 +92,13 @@ static void after_op(const fx_op_t *op, fx_op_event_t event, void *user) {
   /* over a stream's frames, each frame's hash chains on the last one's */
   uint32_t h = current_frame ? frame_hash[op->index] : 2166136261u;
   for (uint32_t o = 0; o < op->n_outputs; o++) {
-    const uint8_t *d = fx_tensor_data((uint32_t)op->outputs[o]);
-    for (size_t i = 0; d && i < fx_tensors[op->outputs[o]].size; i++) h = (h ^ d[i]) * 16777619u;
+    /* a strided view (an elided concatenation's input) is its rows */
+    const uint32_t t = (uint32_t)op->outputs[o];
+    const uint8_t *d = fx_tensor_data(t);
+    uint32_t row = 0, stride = 0;
+    fx_tensor_rows(t, &row, &stride);
+    for (size_t i = 0; d && row && i < fx_tensors[t].size; i++)
+      h = (h ^ d[(i / row) * stride + i % row]) * 16777619u;
   }
   if (current_frame + 1 < FOLD_FRAMES) {
     frame_hash[op->index] = h;

@@ -1970,6 +1970,76 @@ static void build_heads(mp_tfw *w) {
   mp_tfw_set_io(w, 1, &x, 1, &out);
 }
 
+/* ---- concatenations along inner axes (memory.in_place) ------------------ */
+
+/* A MAX_POOL_2D (is_max) or AVERAGE_POOL_2D of x [1,h,w,c], window k,
+ * stride s, SAME, into [1,oh,ow,c] (x's quantisation, 0.1 / 2). */
+static int32_t pb_pool(padb *b, int32_t x, bool is_max, int32_t k, int32_t st, int32_t oh,
+                       int32_t ow, int32_t c) {
+  int32_t y = pb_act(b, is_max ? "max_pool" : "avg_pool", oh, ow, c, 0.1f, 2);
+  const mp_tfw_option o[] = {{0, MP_TFW_I8, 0, 0, 0, NULL}, {1, MP_TFW_I32, st, 0, 0, NULL},
+                             {2, MP_TFW_I32, st, 0, 0, NULL}, {3, MP_TFW_I32, k, 0, 0, NULL},
+                             {4, MP_TFW_I32, k, 0, 0, NULL}, {5, MP_TFW_I8, 0, 0, 0, NULL}};
+  mp_tfw_add_op(b->w, &(mp_tfw_op){.builtin_code = is_max ? 17 : 1, .n_inputs = 1, .inputs = &x,
+                                   .n_outputs = 1, .outputs = &y,
+                                   .options_type = MP_TFW_OPT_POOL2D, .n_options = 6,
+                                   .options = o});
+  return y;
+}
+
+/* Fire and inception modules, whose branches are concatenated along the
+ * channels (one quantisation, 0.1 / 2, so that each concatenation is a byte
+ * copy), int8 or float32:
+ *   0 CONV 1x1 input [1,12,12,8] -> sq [1,12,12,4]  (squeeze)
+ *   1 CONV 1x1 sq -> e1 [1,12,12,12]   2 CONV 3x3 SAME sq -> e3 [1,12,12,12]
+ *   3 CONCATENATION axis 3 (e1, e3) -> fire [1,12,12,24]: elided, each
+ *     expand writes every 24-channel pixel's 12 channels
+ *   4 MAX_POOL 3x3 stride 2 fire -> p [1,6,6,24]
+ *   5 CONV 1x1 p -> b0 [1,6,6,8]
+ *   6 DEPTHWISE 3x3 SAME p, multiplier 1 -> b1 [1,6,6,24]
+ *   7 AVG_POOL 3x3 stride 1 p -> b2 [1,6,6,24]
+ *   8 CONCATENATION axis 3 (b0, b1, b2) -> inc [1,6,6,56]: elided
+ *   9 CONV 1x1 inc -> c [1,6,6,8]
+ *  10 CONV 1x1 c -> u [1,6,6,8]
+ *  11 CONCATENATION axis 3 (u, c) -> k [1,6,6,16]: not elided (c is read
+ *     by 10 too)
+ *  12 CONV 1x1 k -> w0 [1,6,6,8]     13 CONV 1x1 k -> w1 [1,6,6,8]
+ *  14 CONCATENATION axis 2 (w0, w1) -> wide [1,6,12,8]: elided, each
+ *     writes half of every image row
+ *  15 CONV 1x1 wide -> out [1,6,12,4] (graph output) */
+static void fire(mp_tfw *w, bool f32) {
+  padb b = {w, {0xf14e}, f32, false};
+  const float q = f32 ? 0 : 0.1f;
+  int32_t x = pb_act(&b, "input", 12, 12, 8, 0.1f, 2);
+  int32_t sq = pb_conv(&b, x, 8, 1, 1, 0, 4, false, 1, 1, 1, q, (const int32_t[]){1, 12, 12, 4},
+                       q, 2);
+  int32_t e[2];
+  e[0] = pb_conv(&b, sq, 4, 1, 1, 0, 12, false, 1, 1, 1, q, (const int32_t[]){1, 12, 12, 12}, q,
+                 2);
+  e[1] = pb_conv(&b, sq, 4, 3, 3, 0, 12, true, 1, 1, 1, q, (const int32_t[]){1, 12, 12, 12}, q,
+                 2);
+  int32_t fr = pb_concat(&b, e, 2, 3, false, 4, (const int32_t[]){1, 12, 12, 24});
+  int32_t p = pb_pool(&b, fr, true, 3, 2, 6, 6, 24);
+  int32_t br[3];
+  br[0] = pb_conv(&b, p, 24, 1, 1, 0, 8, false, 1, 1, 0, q, (const int32_t[]){1, 6, 6, 8}, q, 2);
+  br[1] = pb_conv(&b, p, 24, 3, 3, 1, 24, true, 1, 1, 3, q, (const int32_t[]){1, 6, 6, 24}, q, 2);
+  br[2] = pb_pool(&b, p, false, 3, 1, 6, 6, 24);
+  int32_t inc = pb_concat(&b, br, 3, -1, false, 4, (const int32_t[]){1, 6, 6, 56});
+  int32_t c = pb_conv(&b, inc, 56, 1, 1, 0, 8, false, 1, 1, 0, q, (const int32_t[]){1, 6, 6, 8},
+                      q, 2);
+  int32_t u = pb_conv1(&b, c, 6, 6, 8);
+  int32_t k = pb_concat(&b, (const int32_t[]){u, c}, 2, 3, false, 4, (const int32_t[]){1, 6, 6, 16});
+  int32_t wv[2];
+  for (int i = 0; i < 2; i++)
+    wv[i] = pb_conv(&b, k, 16, 1, 1, 0, 8, false, 1, 1, 0, q, (const int32_t[]){1, 6, 6, 8}, q, 2);
+  int32_t wide = pb_concat(&b, wv, 2, 2, false, 4, (const int32_t[]){1, 6, 12, 8});
+  int32_t out = pb_conv(&b, wide, 8, 1, 1, 0, 4, false, 1, 1, 0, q,
+                        (const int32_t[]){1, 6, 12, 4}, q, 2);
+  mp_tfw_set_io(w, 1, &x, 1, &out);
+}
+static void build_fire(mp_tfw *w) { fire(w, false); }
+static void build_fire_f32(mp_tfw *w) { fire(w, true); }
+
 static const struct {
   const char *name;
   void (*build)(mp_tfw *w);
@@ -2002,6 +2072,8 @@ static const struct {
     {"views", build_views},
     {"views_f32", build_views_f32},
     {"heads", build_heads},
+    {"fire", build_fire},
+    {"fire_f32", build_fire_f32},
 };
 #define N_FIXTURES (sizeof fixtures / sizeof fixtures[0])
 
