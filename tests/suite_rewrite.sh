@@ -132,7 +132,7 @@ cases="pad_conv:4:greedy_by_size pad_conv_f32:2:greedy pad_conv_s16:2:greedy pad
        slices:0:hill_climb views:0:hill_climb:3:1 views_f32:0:greedy_by_size:2:0
        heads:0:greedy:1:2 fire:0:hill_climb:0:3 fire_f32:0:greedy:0:3
        mobilenet_v2_96_035:18:hill_climb mobilenet_v2_96_035_f32:18:greedy vww_96_f32:0:greedy
-       resnet_48:2:exact branches_40:1:greedy_by_size s16_net_32:2:greedy
+       resnet_48:2:exact branches_40:1:greedy_by_size:0:2 s16_net_32:2:greedy
        mobilenet_v2_96_035_tf:0:greedy_by_size mobilenet_v2_96_035_keras:5:hill_climb
        mobilenet_v2_96_035_keras_f32:5:greedy pad_values_32:2:hill_climb ds_cnn_kws:0:greedy
        float_io_32:0:greedy_by_size s16_res_24:1:greedy two_heads_32:0:hill_climb

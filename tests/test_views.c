@@ -157,8 +157,8 @@ static mp_plan *plan_of(const mp_graph *g, const char *planner) {
 
 static void every_planner_places_views_in_their_roots_and_the_plans_verify(void **state) {
   (void)state;
-  const char *fx[] = {"views", "views_f32"};
-  for (int f = 0; f < 2; f++) {
+  const char *fx[] = {"views", "views_f32", "fire", "fire_f32"};
+  for (int f = 0; f < 4; f++) {
     built b;
     build(&b, fx[f], 2);
     for (uint32_t k = 0; k < mp_planner_count(); k++) {
@@ -262,6 +262,110 @@ static void a_graph_output_joins_a_view_only_when_it_lives_in_the_arena(void **s
   }
 }
 
+/* A strided view: rows of `row` bytes, `stride` apart, from byte `at` of root. */
+static void is_strided_at(const mp_graph *g, int32_t t, int32_t root, uint64_t at, uint64_t row,
+                          uint64_t stride) {
+  is_view_at(g, t, root, at);
+  assert_int_equal(g->tensors[t].alias_row, row);
+  assert_int_equal(g->tensors[t].alias_stride, stride);
+}
+
+/* The output strides op o's lowered window kernel writes at. */
+static mpk_conv_geom geom_of(const mp_graph *g, uint32_t o) {
+  mp_lowered_op lo;
+  assert_int_equal(mp_lower_op(g, o, &lo, NULL), MP_OK);
+  assert_true(lo.supported);
+  const mpk_conv_geom *w = mp_lower_window_geom(&lo);
+  assert_non_null(w);
+  mpk_conv_geom gm = *w;
+  mp_lower_free(&lo);
+  return gm;
+}
+
+/* fire, fire_f32 (fixtures.c): the channel concatenations 3 (two expands,
+ * 12 + 12 of 24 channels) and 8 (a 1x1, a depthwise and an average pool:
+ * 8 + 24 + 24 of 56) and the column concatenation 14 (6 + 6 of 12 columns
+ * of 8 channels) are elided, their producers writing at output strides;
+ * 11 is not: its input c is read by op 10 too. */
+static void concatenations_along_inner_axes_become_strided_views(void **state) {
+  (void)state;
+  for (int f = 0; f < 2; f++) {
+    built b;
+    build(&b, f ? "fire_f32" : "fire", 2);
+    const mp_graph *g = b.g;
+    const uint64_t e = f ? 4 : 1;
+    for (uint32_t o = 0; o < g->n_ops; o++)
+      assert_int_equal(g->ops[o].is_view, o == 3 || o == 8 || o == 14);
+    assert_int_equal(g->n_elided_concats, 3);
+    assert_int_equal(g->n_view_ops, 0);
+    int32_t fire = out_of(g, 3, 0), inc = out_of(g, 8, 0), wide = out_of(g, 14, 0);
+    is_strided_at(g, in_of(g, 3, 0), fire, 0, 12 * e, 24 * e);
+    is_strided_at(g, in_of(g, 3, 1), fire, 12 * e, 12 * e, 24 * e);
+    is_strided_at(g, in_of(g, 8, 0), inc, 0, 8 * e, 56 * e);
+    is_strided_at(g, in_of(g, 8, 1), inc, 8 * e, 24 * e, 56 * e);
+    is_strided_at(g, in_of(g, 8, 2), inc, 32 * e, 24 * e, 56 * e);
+    is_strided_at(g, in_of(g, 14, 0), wide, 0, 6 * 8 * e, 12 * 8 * e);
+    is_strided_at(g, in_of(g, 14, 1), wide, 6 * 8 * e, 6 * 8 * e, 12 * 8 * e);
+    for (int k = 0; k < 2; k++) assert_int_equal(g->tensors[in_of(g, 11, (uint32_t)k)].alias_of, -1);
+    assert_true(g->tensors[fire].has_subviews && g->tensors[inc].has_subviews &&
+                g->tensors[wide].has_subviews);
+    /* the producers' strides, in elements: a pixel of the output for the
+     * channel slices, an image row for the column slices */
+    const uint32_t pixel_ops[5] = {1, 2, 5, 6, 7};
+    const int32_t pixel[5] = {24, 24, 56, 56, 56};
+    for (int i = 0; i < 5; i++) {
+      mpk_conv_geom gm = geom_of(g, pixel_ops[i]);
+      assert_int_equal(gm.out_pixel_stride, pixel[i]);
+      assert_int_equal(gm.out_row_stride, 0);
+      assert_int_equal(gm.out_batch_stride, 0);
+    }
+    for (uint32_t o = 12; o <= 13; o++) {
+      mpk_conv_geom gm = geom_of(g, o);
+      assert_int_equal(gm.out_pixel_stride, 0);
+      assert_int_equal(gm.out_row_stride, 12 * 8);
+    }
+    /* and a producer outside an elided concatenation writes packed */
+    mpk_conv_geom gm = geom_of(g, 9);
+    assert_int_equal(gm.out_pixel_stride + gm.out_row_stride + gm.out_batch_stride, 0);
+    assert_int_equal(mp_view_copy_bytes(g), (12 * 12 * 24 + 6 * 6 * 56 + 6 * 12 * 8) * e);
+    unbuild(&b);
+  }
+}
+
+/* A strided view moved by one element, or given another stride, with the
+ * plan's alias record moved along: the verifier re-derives the rows from
+ * the concatenation and names it. */
+static void the_verifier_rejects_a_strided_view_off_its_rows(void **state) {
+  (void)state;
+  built b;
+  build(&b, "fire", 2);
+  const int32_t t = in_of(b.g, 8, 1);
+  for (int how = 0; how < 3; how++) {
+    mp_plan *p = plan_of(b.g, "greedy");
+    tu_diags d;
+    tu_diags_init(&d);
+    assert_int_equal(mp_plan_verify(p, &d.sink), MP_OK);
+    mp_allocation *a = &p->allocs[t];
+    if (how == 0) {
+      a->offset += 1;
+      a->binding.offset += 1;
+      a->alias_offset += 1;
+      a->align = 1;
+      a->slot_size = a->size;
+    } else if (how == 1) {
+      a->alias_stride += 8;
+    } else {
+      a->alias_row -= 8;
+    }
+    tu_diags_init(&d);
+    assert_int_equal(mp_plan_verify(p, &d.sink), MP_ERR_VERIFY);
+    assert_true(tu_diags_has(&d, "operator 8 (CONCATENATION)"));
+    assert_true(tu_diags_has(&d, "but the plan puts it elsewhere"));
+    mp_plan_free(&p);
+  }
+  unbuild(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_contiguous_copy_becomes_a_view_and_no_other),
@@ -271,6 +375,8 @@ int main(void) {
       cmocka_unit_test(the_verifier_rejects_a_view_moved_from_where_its_operator_puts_it),
       cmocka_unit_test(a_root_with_sub_views_takes_part_in_no_in_place_overlap),
       cmocka_unit_test(a_graph_output_joins_a_view_only_when_it_lives_in_the_arena),
+      cmocka_unit_test(concatenations_along_inner_axes_become_strided_views),
+      cmocka_unit_test(the_verifier_rejects_a_strided_view_off_its_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

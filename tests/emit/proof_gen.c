@@ -4,6 +4,7 @@
  * (tests/suite_emit_proof.sh drives it).
  *
  *   proof_gen OUT [--models DIR] [--golden DIR] [--example PATH] [--broken]
+ *             [--filter REGEX]
  *
  * For every model (the shared corpus in DIR, the bundled example, the
  * fixtures and two random DAGs), every planner of the table and five
@@ -62,6 +63,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1149,7 +1151,13 @@ static mp_graph *inplace_graph(const char *name, mp_model *m, mp_target target) 
   return g;
 }
 
+/* --filter REGEX: only the models whose name matches (a quick proof of
+ * what a change touched; the full proof runs without it). */
+static bool filtered;
+static regex_t filter_re;
+
 static void model_modules(const char *name, mp_model *m, bool broken) {
+  if (filtered && regexec(&filter_re, name, 0, NULL, 0) != 0) return;
   mp_graph *g = NULL;
   if (mp_graph_build(m, 0, NULL, NULL, &g) != MP_OK) {
     printf("skip %s: no graph (a fixture of an invalid model)\n", name);
@@ -1576,10 +1584,17 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--example") && i + 1 < argc) example = argv[++i];
     else if (!strcmp(argv[i], "--golden") && i + 1 < argc) golden_dir = argv[++i];
     else if (!strcmp(argv[i], "--broken")) broken = true;
-    else if (argv[i][0] != '-' && !out_dir) out_dir = argv[i];
-    else die("usage: proof_gen OUT [--models DIR] [--golden DIR] [--example PATH] [--broken]");
+    else if (!strcmp(argv[i], "--filter") && i + 1 < argc && !filtered) {
+      if (regcomp(&filter_re, argv[++i], REG_EXTENDED | REG_NOSUB) != 0)
+        die("--filter: '%s' is not an extended regular expression", argv[i]);
+      filtered = true;
+    } else if (argv[i][0] != '-' && !out_dir) out_dir = argv[i];
+    else die("usage: proof_gen OUT [--models DIR] [--golden DIR] [--example PATH] [--broken] "
+             "[--filter REGEX]");
   }
-  if (!out_dir) die("usage: proof_gen OUT [--models DIR] [--golden DIR] [--example PATH] [--broken]");
+  if (!out_dir)
+    die("usage: proof_gen OUT [--models DIR] [--golden DIR] [--example PATH] [--broken] "
+        "[--filter REGEX]");
   if (mp_make_dirs(out_dir, &sink) != MP_OK || !realpath(out_dir, out_abs)) die("bad OUT");
   static const char *const subdirs[] = {"host", "clang", "m4", "m55", "hostk", "m55k", "size",
                                         "m4f", "m4fk"};
@@ -1678,5 +1693,6 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < n_mods; i++) n_golden += mods[i].golden;
   printf("proof_gen: %zu modules, %d target images, %zu golden, %d golden images, %u planners, "
          "%d failures\n", n_mods, n_images, n_golden, n_gimages, (unsigned)mp_planner_count(), n_failed);
+  if (filtered) regfree(&filter_re);
   return n_failed ? 1 : 0;
 }
