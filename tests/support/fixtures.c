@@ -644,13 +644,14 @@ static void build_pad_conv_s16(mp_tfw *w) {
   mp_tfw_set_io(w, 1, &x, 1, &y);
 }
 
-/* A VALID MAX_POOL_2D (or AVERAGE_POOL_2D) k x k with that stride of x
- * into a new tensor out_shape of x's quantisation. */
-static int32_t pb_pool(padb *b, int32_t x, bool is_max, int32_t k, int32_t stride,
-                       const int32_t out_shape[4], float scale, int64_t zp) {
+/* A MAX_POOL_2D (or AVERAGE_POOL_2D) k x k with that stride of x, SAME or
+ * VALID (pb_pool), into a new tensor out_shape of x's quantisation. */
+static int32_t pb_pool_padded(padb *b, int32_t x, bool is_max, int32_t k, int32_t stride,
+                              bool same, const int32_t out_shape[4], float scale, int64_t zp) {
   int32_t y = pb_act(b, is_max ? "maxpool" : "avgpool", out_shape[1], out_shape[2], out_shape[3],
                      scale, zp);
-  const mp_tfw_option o[] = {{0, MP_TFW_I8, 1, 0, 0, NULL}, {1, MP_TFW_I32, stride, 0, 0, NULL},
+  const mp_tfw_option o[] = {{0, MP_TFW_I8, same ? 0 : 1, 0, 0, NULL},
+                             {1, MP_TFW_I32, stride, 0, 0, NULL},
                              {2, MP_TFW_I32, stride, 0, 0, NULL},
                              {3, MP_TFW_I32, k, 0, 0, NULL},
                              {4, MP_TFW_I32, k, 0, 0, NULL},
@@ -660,6 +661,11 @@ static int32_t pb_pool(padb *b, int32_t x, bool is_max, int32_t k, int32_t strid
                                    .options_type = MP_TFW_OPT_POOL2D, .n_options = 6,
                                    .options = o});
   return y;
+}
+
+static int32_t pb_pool(padb *b, int32_t x, bool is_max, int32_t k, int32_t stride,
+                       const int32_t out_shape[4], float scale, int64_t zp) {
+  return pb_pool_padded(b, x, is_max, k, stride, false, out_shape, scale, zp);
 }
 
 /* int8 PAD / PADV2 + pooling: x [1,9,9,4] (zero point -128, as after a
@@ -1972,21 +1978,6 @@ static void build_heads(mp_tfw *w) {
 
 /* ---- concatenations along inner axes (memory.in_place) ------------------ */
 
-/* A MAX_POOL_2D (is_max) or AVERAGE_POOL_2D of x [1,h,w,c], window k,
- * stride s, SAME, into [1,oh,ow,c] (x's quantisation, 0.1 / 2). */
-static int32_t pb_pool(padb *b, int32_t x, bool is_max, int32_t k, int32_t st, int32_t oh,
-                       int32_t ow, int32_t c) {
-  int32_t y = pb_act(b, is_max ? "max_pool" : "avg_pool", oh, ow, c, 0.1f, 2);
-  const mp_tfw_option o[] = {{0, MP_TFW_I8, 0, 0, 0, NULL}, {1, MP_TFW_I32, st, 0, 0, NULL},
-                             {2, MP_TFW_I32, st, 0, 0, NULL}, {3, MP_TFW_I32, k, 0, 0, NULL},
-                             {4, MP_TFW_I32, k, 0, 0, NULL}, {5, MP_TFW_I8, 0, 0, 0, NULL}};
-  mp_tfw_add_op(b->w, &(mp_tfw_op){.builtin_code = is_max ? 17 : 1, .n_inputs = 1, .inputs = &x,
-                                   .n_outputs = 1, .outputs = &y,
-                                   .options_type = MP_TFW_OPT_POOL2D, .n_options = 6,
-                                   .options = o});
-  return y;
-}
-
 /* Fire and inception modules, whose branches are concatenated along the
  * channels (one quantisation, 0.1 / 2, so that each concatenation is a byte
  * copy), int8 or float32:
@@ -2019,11 +2010,11 @@ static void fire(mp_tfw *w, bool f32) {
   e[1] = pb_conv(&b, sq, 4, 3, 3, 0, 12, true, 1, 1, 1, q, (const int32_t[]){1, 12, 12, 12}, q,
                  2);
   int32_t fr = pb_concat(&b, e, 2, 3, false, 4, (const int32_t[]){1, 12, 12, 24});
-  int32_t p = pb_pool(&b, fr, true, 3, 2, 6, 6, 24);
+  int32_t p = pb_pool_padded(&b, fr, true, 3, 2, true, (const int32_t[]){1, 6, 6, 24}, 0.1f, 2);
   int32_t br[3];
   br[0] = pb_conv(&b, p, 24, 1, 1, 0, 8, false, 1, 1, 0, q, (const int32_t[]){1, 6, 6, 8}, q, 2);
   br[1] = pb_conv(&b, p, 24, 3, 3, 1, 24, true, 1, 1, 3, q, (const int32_t[]){1, 6, 6, 24}, q, 2);
-  br[2] = pb_pool(&b, p, false, 3, 1, 6, 6, 24);
+  br[2] = pb_pool_padded(&b, p, false, 3, 1, true, (const int32_t[]){1, 6, 6, 24}, 0.1f, 2);
   int32_t inc = pb_concat(&b, br, 3, -1, false, 4, (const int32_t[]){1, 6, 6, 56});
   int32_t c = pb_conv(&b, inc, 56, 1, 1, 0, 8, false, 1, 1, 0, q, (const int32_t[]){1, 6, 6, 8},
                       q, 2);
