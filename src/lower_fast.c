@@ -32,8 +32,9 @@
  *                           possible differences to the row maximum as a
  *                           constant table (1 KiB).
  * Everything else (float, grouped convolutions, a filter or bias that is
- * not a constant, a convolution or pool writing a strided slice of an
- * elided CONCATENATION's output) keeps its reference kernel.  Each specialised kernel
+ * not a constant, a 16x8 convolution writing a strided slice of an elided
+ * CONCATENATION's output) keeps its reference kernel; the specialised int8
+ * kernels take the reference geometry's output strides as they are.  Each specialised kernel
  * declares its own overlap contract for memory.in_place (the reference
  * kernel's does not carry over: the loops differ).
  * The same choice is made for every Cortex-M target: the kernels carry
@@ -197,16 +198,13 @@ static mp_status specialise_s16(mp_lowered_op *lo) {
   return MP_OK;
 }
 
-/* Does the reference window kernel write a strided output (an input of an
- * elided CONCATENATION)?  Only the reference kernels take output strides. */
+/* Does a 16x8 convolution write a strided output (an input of an elided
+ * CONCATENATION)?  The specialised 16x8 kernels write packed outputs only;
+ * the int8 ones take the reference kernel's output strides. */
 static bool strided_output(const mp_lowered_op *lo) {
   switch (lo->kernel) {
-  case MP_K_CONV2D_S8:
-  case MP_K_DEPTHWISE_CONV2D_S8:
   case MP_K_CONV2D_S16:
   case MP_K_DEPTHWISE_CONV2D_S16: return !mpk_out_packed(&lo->params.conv_s8.geom);
-  case MP_K_AVG_POOL2D_S8:
-  case MP_K_MAX_POOL2D_S8: return !mpk_out_packed(&lo->params.pool_s8.geom);
   default: return false;
   }
 }

@@ -356,10 +356,15 @@ static mp_status same_place(vctx *c, int32_t v, int32_t base, uint64_t k) {
   return MP_OK;
 }
 
-/* The reference window kernels, the ones that write at output strides
- * (runtime/kernels/mpk_conv.c, mpk_pool.c). */
+/* The window kernels that write at output strides (runtime/kernels/
+ * mpk_conv.c, mpk_pool.c and the int8 mpk_conv_fast.c, mpk_pool_fast.c). */
 static bool takes_out_strides(mp_kernel k) {
   switch (k) {
+  case MP_K_CONV2D_S8_1X1:
+  case MP_K_CONV2D_S8_IM2COL:
+  case MP_K_DEPTHWISE_CONV2D_S8_FAST:
+  case MP_K_AVG_POOL2D_S8_FAST:
+  case MP_K_MAX_POOL2D_S8_FAST:
   case MP_K_CONV2D_S8:
   case MP_K_DEPTHWISE_CONV2D_S8:
   case MP_K_CONV2D_S16:
@@ -435,8 +440,13 @@ static mp_status strided_place(vctx *c, int32_t v, int32_t base, uint64_t k, uin
     switch (lo.kernel) {
     case MP_K_CONV2D_F32:
     case MP_K_DEPTHWISE_CONV2D_F32: gm = &lo.params.conv_f32.geom; break;
+    case MP_K_CONV2D_S8_1X1:
+    case MP_K_CONV2D_S8_IM2COL:
+    case MP_K_DEPTHWISE_CONV2D_S8_FAST: gm = &lo.params.conv_s8_fast.geom; break;
     case MP_K_AVG_POOL2D_S8:
     case MP_K_MAX_POOL2D_S8:
+    case MP_K_AVG_POOL2D_S8_FAST:
+    case MP_K_MAX_POOL2D_S8_FAST:
     case MP_K_AVG_POOL2D_S16:
     case MP_K_MAX_POOL2D_S16: gm = &lo.params.pool_s8.geom; break;
     case MP_K_AVG_POOL2D_F32:

@@ -514,24 +514,24 @@ static void window_kernels_write_their_output_at_strides_and_nothing_else(void *
 
 static void kernels_without_output_strides_refuse_a_strided_geometry(void **state) {
   (void)state;
-  mpk_conv_s8_fast_params p;
+  mpk_conv_s8_params p;
   memset(&p, 0, sizeof p);
   p.geom = (mpk_conv_geom){.batches = 1, .in_h = 1, .in_w = 1, .in_c = 1, .out_h = 1,
                            .out_w = 1, .out_c = 1, .filter_h = 1, .filter_w = 1, .filter_c = 1,
                            .stride_h = 1, .stride_w = 1, .dilation_h = 1, .dilation_w = 1,
                            .out_pixel_stride = 2};
-  const int32_t folded[1] = {0};
-  p.folded_bias = folded;
-  p.q = (mpk_requant){.act_min = -128, .act_max = 127, .multiplier = mult_one,
+  p.q = (mpk_requant){.act_min = -32768, .act_max = 32767, .multiplier = mult_one,
                       .shift = shift_one};
-  int8_t in[1] = {1}, f[1] = {1}, out[2];
-  assert_int_equal(mpk_conv2d_s8_1x1(&p, in, f, NULL, out, NULL), MPK_ERR_PARAMS);
-  assert_int_equal(mpk_depthwise_conv2d_s8_fast(&p, in, f, NULL, out, NULL), MPK_ERR_PARAMS);
-  mpk_pool_s8_params q = {.geom = p.geom, .act_min = -128, .act_max = 127};
-  assert_int_equal(mpk_max_pool2d_s8_fast(&q, in, out, NULL), MPK_ERR_PARAMS);
-  /* and a strided output has no overlap contract */
+  int16_t in[1] = {1}, out[2], col[1];
+  int8_t f[1] = {1};
+  assert_int_equal(mpk_conv2d_s16_fast(&p, in, f, NULL, out, col), MPK_ERR_PARAMS);
+  /* and a strided output has no overlap contract, on any path */
   assert_true(mpk_conv2d_overlap_gap(&p.geom, 1, 1) == MPK_NO_OVERLAP);
   assert_true(mpk_pool2d_overlap_gap(&p.geom, 1, 1) == MPK_NO_OVERLAP);
+  assert_true(mpk_conv2d_s8_1x1_overlap_gap(&p.geom) == MPK_NO_OVERLAP);
+  assert_true(mpk_conv2d_s8_im2col_overlap_gap(&p.geom) == MPK_NO_OVERLAP);
+  assert_true(mpk_depthwise_conv2d_s8_fast_overlap_gap(&p.geom) == MPK_NO_OVERLAP);
+  assert_true(mpk_pool2d_s8_fast_overlap_gap(&p.geom) == MPK_NO_OVERLAP);
 }
 
 static void fully_connected_applies_both_offsets_and_the_bias(void **state) {

@@ -4,7 +4,8 @@
  * kernels, byte for byte, on random shapes: odd channel counts and depths
  * that leave every tail of the vector loops, strides, dilations, padding on
  * every side, depth multipliers, per-tensor and per-channel multipliers,
- * fused clamps.  Outputs sit between guard bytes and start out as garbage,
+ * fused clamps, outputs at strides (a slice of a larger tensor, the bytes
+ * between them left as they were).  Outputs sit between guard bytes and start out as garbage,
  * the scratch too, so a kernel that writes outside its output or reads what
  * it did not write fails.  The folded bias is computed here from its
  * definition (bias + input_offset * sum of the filter row).
@@ -123,6 +124,25 @@ static void random_spatial(mpk_conv_geom *g, int32_t max_stride, int32_t max_in,
   g->out_w = (g->in_w + 2 * g->pad_w - g->dilation_w * (g->filter_w - 1) - 1) / g->stride_w + 1;
 }
 
+/* One case in three writes its output at strides: a slice of the
+ * channels of every pixel, of the columns of every row or of the rows of
+ * every image of a larger tensor (an elided concatenation's input), the
+ * same for both kernels.  The elements from the output's first to its
+ * last. */
+static size_t random_out_strides(mpk_conv_geom *g) {
+  if (next() % 3)
+    return (size_t)g->batches * (size_t)g->out_h * (size_t)g->out_w * (size_t)g->out_c;
+  const int32_t extra = range(1, 5);
+  switch (next() % 3) {
+  case 0: g->out_pixel_stride = g->out_c + extra; break;
+  case 1: g->out_row_stride = g->out_w * g->out_c + extra; break;
+  default: g->out_batch_stride = g->out_h * g->out_w * g->out_c + extra; break;
+  }
+  const mpk_out_strides s = mpk_geom_out_strides(g);
+  return (size_t)(g->batches - 1) * (size_t)s.batch + (size_t)(g->out_h - 1) * (size_t)s.row +
+         (size_t)(g->out_w - 1) * (size_t)s.pixel + (size_t)g->out_c;
+}
+
 /* One random CONV_2D (groups of 1), reference against the specialised
  * kernel the lowering would pick. */
 static void one_conv(int n) {
@@ -136,10 +156,11 @@ static void one_conv(int n) {
   int direct = g.filter_h == 1 && g.filter_w == 1 && next() % 2;
   random_spatial(&g, 3, 9, direct);
   size_t in_n = (size_t)g.batches * g.in_h * g.in_w * g.in_c;
-  size_t out_n = (size_t)g.batches * g.out_h * g.out_w * g.out_c;
+  size_t out_n = random_out_strides(&g);
   int32_t col = g.filter_h * g.filter_w * g.in_c;
   int8_t *in = guarded(in_n), *filter = guarded((size_t)g.out_c * col);
   int8_t *want = guarded(out_n), *got = guarded(out_n), *scratch = guarded(2 * (size_t)col);
+  memcpy(got, want, out_n); /* the same bytes between strided outputs */
   random_s8(in, in_n);
   random_s8(filter, (size_t)g.out_c * col);
   int32_t bias[19], mult[19], shift[19], fb[19];
@@ -177,10 +198,11 @@ static void one_depthwise(int n) {
   g.out_c = g.in_c * g.depth_multiplier;
   random_spatial(&g, 2, 10, 0);
   size_t in_n = (size_t)g.batches * g.in_h * g.in_w * g.in_c;
-  size_t out_n = (size_t)g.batches * g.out_h * g.out_w * g.out_c;
+  size_t out_n = random_out_strides(&g);
   int32_t taps = g.filter_h * g.filter_w;
   int8_t *in = guarded(in_n), *filter = guarded((size_t)taps * g.out_c);
   int8_t *want = guarded(out_n), *got = guarded(out_n);
+  memcpy(got, want, out_n);
   random_s8(in, in_n);
   random_s8(filter, (size_t)taps * g.out_c);
   int32_t bias[52], mult[52], shift[52], fb[52];
@@ -369,8 +391,9 @@ static void one_pool(int n, int avg) {
   p.act_min = range(-128, 0);
   p.act_max = range(p.act_min, 127);
   const size_t n_in = (size_t)(g->batches * g->in_h * g->in_w * g->in_c);
-  const size_t n_out = (size_t)(g->batches * g->out_h * g->out_w * g->out_c);
+  const size_t n_out = random_out_strides(g);
   int8_t *in = guarded(n_in), *want = guarded(n_out), *got = guarded(n_out);
+  memcpy(got, want, n_out);
   random_s8(in, n_in);
   if (next() % 4 == 0) /* saturated windows: every sum at its extreme */
     memset(in, next() % 2 ? 0x80 : 0x7F, n_in);

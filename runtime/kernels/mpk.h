@@ -110,9 +110,10 @@ typedef struct mpk_conv_geom {
    * out_w * the pixel stride, then out_h * the row stride), so an output
    * can be a strided slice of a larger tensor: a slice of the channels of
    * every pixel, of the columns of every row or of the rows of every image
-   * (the input of an elided CONCATENATION).  Only the reference window
-   * kernels (mpk_conv.c, mpk_pool.c) take strides; the others reject a
-   * geometry that sets one. */
+   * (the input of an elided CONCATENATION).  The reference window kernels
+   * (mpk_conv.c, mpk_pool.c) and the specialised int8 ones
+   * (mpk_conv_fast.c, mpk_pool_fast.c) take strides; the specialised 16x8
+   * kernels and TRANSPOSE_CONV reject a geometry that sets one. */
   int32_t out_pixel_stride, out_row_stride, out_batch_stride;
 } mpk_conv_geom;
 

@@ -34,6 +34,10 @@
  * or one at a time, while it still reads that pixel's window for the next
  * ones, as the reference kernel does.
  *
+ * Outputs are written at the geometry's output strides (mpk_conv_geom),
+ * packed NHWC unless it gives others: each pixel's out_c channels at its
+ * own place, never more (the vector stores are predicated to out_c).
+ *
  * Not here: grouped convolutions (the lowering keeps the reference kernel
  * for those).
  */
@@ -41,9 +45,16 @@
 #include "mpk_simd.h"
 
 static int fast_geom_ok(const mpk_conv_geom *g) {
-  return mpk_out_packed(g) && g->batches > 0 && g->in_h > 0 && g->in_w > 0 && g->in_c > 0 && g->out_h > 0 &&
+  return mpk_out_strides_ok(g) && g->batches > 0 && g->in_h > 0 && g->in_w > 0 && g->in_c > 0 && g->out_h > 0 &&
          g->out_w > 0 && g->out_c > 0 && g->filter_h > 0 && g->filter_w > 0 && g->stride_h > 0 &&
          g->stride_w > 0 && g->dilation_h > 0 && g->dilation_w > 0;
+}
+
+/* Where output pixel `i` (raster index within a batch) starts in its
+ * batch's output, at the geometry's output strides (mpk_conv_geom). */
+static size_t out_at(const mpk_conv_geom *g, const mpk_out_strides *os, int32_t i) {
+  const int32_t oy = i / g->out_w;
+  return (size_t)oy * (size_t)os->row + (size_t)(i - oy * g->out_w) * (size_t)os->pixel;
 }
 
 /* Output pixel `i` (raster index within a batch) as its input pixel's
@@ -64,17 +75,18 @@ MPK_API int32_t mpk_conv2d_s8_1x1(const mpk_conv_s8_fast_params *p, const int8_t
       g->pad_h != 0 || g->pad_w != 0 || !p->folded_bias)
     return MPK_ERR_PARAMS;
   const int32_t pixels = g->out_h * g->out_w;
+  const mpk_out_strides os = mpk_geom_out_strides(g);
   for (int32_t b = 0; b < g->batches; b++) {
     const int8_t *in_b = input + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
-    int8_t *out_b = output + (size_t)b * (size_t)pixels * (size_t)g->out_c;
+    int8_t *out_b = output + (size_t)b * (size_t)os.batch;
     int32_t i = 0;
     for (; i + 2 <= pixels; i += 2)
       mpk_matmul_s8(filter, p->folded_bias, &p->q, g->out_c, g->in_c, pixel_1x1(g, in_b, i),
-                    pixel_1x1(g, in_b, i + 1), out_b + (size_t)i * (size_t)g->out_c,
-                    out_b + (size_t)(i + 1) * (size_t)g->out_c);
+                    pixel_1x1(g, in_b, i + 1), out_b + out_at(g, &os, i),
+                    out_b + out_at(g, &os, i + 1));
     if (i < pixels)
       mpk_matmul_s8(filter, p->folded_bias, &p->q, g->out_c, g->in_c, pixel_1x1(g, in_b, i), NULL,
-                    out_b + (size_t)i * (size_t)g->out_c, NULL);
+                    out_b + out_at(g, &os, i), NULL);
   }
   return MPK_OK;
 }
@@ -117,16 +129,16 @@ MPK_API int32_t mpk_conv2d_s8_im2col(const mpk_conv_s8_fast_params *p, const int
   int8_t *col0 = scratch, *col1 = col0 + p->col_len;
   const int8_t zp = (int8_t)(-p->q.input_offset);
   const int32_t pixels = g->out_h * g->out_w;
+  const mpk_out_strides os = mpk_geom_out_strides(g);
   for (int32_t b = 0; b < g->batches; b++) {
     const int8_t *in_b = input + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
-    int8_t *out_b = output + (size_t)b * (size_t)pixels * (size_t)g->out_c;
+    int8_t *out_b = output + (size_t)b * (size_t)os.batch;
     for (int32_t i = 0; i < pixels; i += 2) {
       const int two = i + 1 < pixels;
       gather(g, in_b, i / g->out_w, i % g->out_w, zp, col0);
       if (two) gather(g, in_b, (i + 1) / g->out_w, (i + 1) % g->out_w, zp, col1);
       mpk_matmul_s8(filter, p->folded_bias, &p->q, g->out_c, p->col_len, col0, two ? col1 : NULL,
-                    out_b + (size_t)i * (size_t)g->out_c,
-                    two ? out_b + (size_t)(i + 1) * (size_t)g->out_c : NULL);
+                    out_b + out_at(g, &os, i), two ? out_b + out_at(g, &os, i + 1) : NULL);
     }
   }
   return MPK_OK;
@@ -256,14 +268,15 @@ MPK_API int32_t mpk_depthwise_conv2d_s8_fast(const mpk_conv_s8_fast_params *p,
   if (!fast_geom_ok(g) || g->depth_multiplier < 1 ||
       g->out_c != g->in_c * g->depth_multiplier || !p->folded_bias)
     return MPK_ERR_PARAMS;
+  const mpk_out_strides os = mpk_geom_out_strides(g);
   for (int32_t b = 0; b < g->batches; b++) {
     const int8_t *in_b = input + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
     for (int32_t oy = 0; oy < g->out_h; oy++) {
       const int32_t y0 = oy * g->stride_h - g->pad_h;
       for (int32_t ox = 0; ox < g->out_w; ox++) {
         const window w = window_of(g, in_b, y0, ox * g->stride_w - g->pad_w);
-        int8_t *out = output + (((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w +
-                                (size_t)ox) * (size_t)g->out_c;
+        int8_t *out = output + (size_t)b * (size_t)os.batch + (size_t)oy * (size_t)os.row +
+                      (size_t)ox * (size_t)os.pixel;
         int32_t c = 0;
 #if defined(MPK_MVE)
         if (g->depth_multiplier == 1 || g->in_c == 1)
@@ -306,7 +319,7 @@ static int64_t lowest_read(const mpk_conv_geom *g, int32_t b, int32_t oy, int32_
  * O + W <= I + that byte for every step: the gap is the largest difference.
  * The suffix minimum is taken walking the steps backwards. */
 static int64_t steps_gap(const mpk_conv_geom *g, int32_t step, int read_first) {
-  if (!fast_geom_ok(g)) return MPK_NO_OVERLAP;
+  if (!fast_geom_ok(g) || !mpk_out_packed(g)) return MPK_NO_OVERLAP;
   const int32_t pixels = g->out_h * g->out_w;
   int64_t after = INT64_MAX, gap = INT64_MIN;
   for (int32_t b = g->batches - 1; b >= 0; b--)

@@ -24,13 +24,14 @@
  * Iteration order (for the in-place contracts, at the end of this file):
  * output pixels in raster order; a pixel's channels are written block by
  * block while its window is still read for the next block; nothing is
- * read back from the output.
+ * read back from the output.  Outputs go at the geometry's output strides
+ * (mpk_conv_geom), packed NHWC by default.
  */
 #include "mpk.h"
 #include "mpk_simd.h"
 
 static int pool_geom_ok(const mpk_conv_geom *g) {
-  return mpk_out_packed(g) && g->batches > 0 && g->in_h > 0 && g->in_w > 0 && g->in_c > 0 && g->out_h > 0 &&
+  return mpk_out_strides_ok(g) && g->batches > 0 && g->in_h > 0 && g->in_w > 0 && g->in_c > 0 && g->out_h > 0 &&
          g->out_w > 0 && g->out_c == g->in_c && g->filter_h > 0 && g->filter_w > 0 &&
          g->stride_h > 0 && g->stride_w > 0;
 }
@@ -80,6 +81,7 @@ MPK_API int32_t mpk_avg_pool2d_s8_fast(const mpk_pool_s8_params *p, const int8_t
   const mpk_conv_geom *g = &p->geom;
   (void)scratch;
   if (!pool_geom_ok(g)) return MPK_ERR_PARAMS;
+  const mpk_out_strides os = mpk_geom_out_strides(g);
   const size_t row = (size_t)g->in_w * (size_t)g->in_c;
 #if defined(MPK_MVE) || defined(MPK_DSP)
   const size_t col = (size_t)g->in_c;
@@ -91,8 +93,8 @@ MPK_API int32_t mpk_avg_pool2d_s8_fast(const mpk_pool_s8_params *p, const int8_t
         const pwin w = clip(g, in_b, oy, ox);
         if (w.fy1 <= w.fy0 || w.fx1 <= w.fx0) return MPK_ERR_PARAMS;
         const int32_t count = (w.fy1 - w.fy0) * (w.fx1 - w.fx0);
-        int8_t *out = output + (((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w +
-                                (size_t)ox) * (size_t)g->out_c;
+        int8_t *out = output + (size_t)b * (size_t)os.batch + (size_t)oy * (size_t)os.row +
+                      (size_t)ox * (size_t)os.pixel;
         int32_t c = 0;
 #if defined(MPK_MVE)
         if (count >= 2 && count < 5760) {
@@ -147,14 +149,15 @@ MPK_API int32_t mpk_max_pool2d_s8_fast(const mpk_pool_s8_params *p, const int8_t
   const mpk_conv_geom *g = &p->geom;
   (void)scratch;
   if (!pool_geom_ok(g)) return MPK_ERR_PARAMS;
+  const mpk_out_strides os = mpk_geom_out_strides(g);
   const size_t row = (size_t)g->in_w * (size_t)g->in_c, col = (size_t)g->in_c;
   for (int32_t b = 0; b < g->batches; b++) {
     const int8_t *in_b = input + (size_t)b * (size_t)g->in_h * row;
     for (int32_t oy = 0; oy < g->out_h; oy++)
       for (int32_t ox = 0; ox < g->out_w; ox++) {
         const pwin w = clip(g, in_b, oy, ox);
-        int8_t *out = output + (((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w +
-                                (size_t)ox) * (size_t)g->out_c;
+        int8_t *out = output + (size_t)b * (size_t)os.batch + (size_t)oy * (size_t)os.row +
+                      (size_t)ox * (size_t)os.pixel;
         int32_t c = 0;
 #if defined(MPK_MVE)
         const int8x16_t lo = vdupq_n_s8((int8_t)p->act_min), hi = vdupq_n_s8((int8_t)p->act_max);
