@@ -333,13 +333,20 @@ typedef struct vctx {
   uint32_t op;
 } vctx;
 
+/* Tensors v and base of the view operator in range? */
+static mp_status in_range(const vctx *c, int32_t v, int32_t base) {
+  const mp_diag_sink *dx = c->dx;
+  if (v < 0 || base < 0 || (uint32_t)v >= c->p->n_allocs || (uint32_t)base >= c->p->n_allocs)
+    FAIL("plan verification failed: view operator %u names a tensor out of range", c->op);
+  return MP_OK;
+}
+
 /* Does view v lie at byte k of tensor base, in base's storage? */
 static mp_status same_place(vctx *c, int32_t v, int32_t base, uint64_t k) {
   const mp_plan *p = c->p;
   const mp_graph *g = p->graph;
   const mp_diag_sink *dx = c->dx;
-  if (v < 0 || base < 0 || (uint32_t)v >= p->n_allocs || (uint32_t)base >= p->n_allocs)
-    FAIL("plan verification failed: view operator %u names a tensor out of range", c->op);
+  if (in_range(c, v, base) != MP_OK) return MP_ERR_VERIFY;
   const mp_allocation *a = &p->allocs[v], *b = &p->allocs[base];
   const mp_tensor *x = &g->tensors[v];
   if (!x->used || x->size == 0) return MP_OK; /* no storage needed, nothing read */
@@ -412,8 +419,7 @@ static mp_status strided_place(vctx *c, int32_t v, int32_t base, uint64_t k, uin
   const mp_plan *p = c->p;
   const mp_graph *g = p->graph;
   const mp_diag_sink *dx = c->dx;
-  if (v < 0 || base < 0 || (uint32_t)v >= p->n_allocs || (uint32_t)base >= p->n_allocs)
-    FAIL("plan verification failed: view operator %u names a tensor out of range", c->op);
+  if (in_range(c, v, base) != MP_OK) return MP_ERR_VERIFY;
   const mp_allocation *a = &p->allocs[v], *b = &p->allocs[base];
   const mp_tensor *x = &g->tensors[v];
   if (!a->placed || !b->placed || a->arena != b->arena || a->offset != b->offset + k ||

@@ -189,6 +189,16 @@ static int64_t strided_run(const mpk_strided_copy_params *p) {
   return p->in_offset >= 0 ? (int64_t)p->in_offset * p->elem_size : -1;
 }
 
+/* Are op's inputs all present and each given once? */
+static bool distinct_inputs(const mp_op *op) {
+  for (uint32_t i = 0; i < op->n_inputs; i++) {
+    if (op->inputs[i] < 0) return false;
+    for (uint32_t j = 0; j < i; j++)
+      if (op->inputs[j] == op->inputs[i]) return false;
+  }
+  return true;
+}
+
 /* A CONCATENATION along an inner axis: its output is `outer` rows, each
  * the inputs' slices end to end (input i's input_bytes[i] bytes at the sum
  * of the ones before it), so input i is rows of input_bytes[i] bytes, one
@@ -199,11 +209,9 @@ static bool make_strided(mp_graph *g, const bool *io, uint32_t o, const mp_op *o
   uint64_t stride = 0;
   for (uint32_t i = 0; i < op->n_inputs; i++) stride += (uint64_t)p->input_bytes[i];
   uint64_t k = 0;
+  if (!distinct_inputs(op)) return false;
   for (uint32_t i = 0; i < op->n_inputs; i++) {
     int32_t t = op->inputs[i];
-    if (t < 0) return false;
-    for (uint32_t j = 0; j < i; j++)
-      if (op->inputs[j] == t) return false;
     if (!can_stride(g, io, o, t, out, k, (uint64_t)p->input_bytes[i], stride)) return false;
     k += (uint64_t)p->input_bytes[i];
   }
@@ -259,12 +267,10 @@ static bool make_view(mp_graph *g, const bool *io, uint32_t o, const mp_lowered_
     int32_t out = op->outputs[0];
     if (op->n_outputs != 1 || (uint32_t)p->n_inputs != op->n_inputs) return false;
     if (p->outer != 1) return make_strided(g, io, o, op, p);
+    if (!distinct_inputs(op)) return false;
     uint64_t k = 0;
     for (uint32_t i = 0; i < op->n_inputs; i++) {
       int32_t t = op->inputs[i];
-      if (t < 0) return false;
-      for (uint32_t j = 0; j < i; j++)
-        if (op->inputs[j] == t) return false;
       const mp_tensor *x = &g->tensors[t];
       /* written by a running operator, before this one */
       if (x->producer < 0 || x->producer >= (int32_t)o || g->ops[x->producer].is_view ||
