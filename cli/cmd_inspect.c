@@ -380,7 +380,8 @@ int cmd_inspect(cli *c, int argc, char **argv) {
   /* the in-place bound is memory.in_place's: PADs folded, then the
    * kernels' overlap contracts */
   if (st == MP_OK) {
-    mp_graph_options fold = {.alias_views = true, .fold_pads = true, .sub_views = true};
+    mp_graph_options fold = {.alias_views = true, .fold_pads = true, .sub_views = true,
+                             .serial_depthwise = true};
     st = mp_graph_build(m, (uint32_t)subgraph, &fold, &c->sink, &ip);
   }
   /* the kernels' op-local scratch counts, as in plan: prepared with the

@@ -334,6 +334,11 @@ typedef struct mp_op {
   int32_t folded_into;
   int32_t folded_pad;
   int32_t fold_pad[4];
+  /* A DEPTHWISE_CONV_2D run channel by channel, with a one-channel
+   * temporary, so that its output may lie exactly on its input
+   * (mp_graph_options.serial_depthwise; set by mp_kernels_prepare where it
+   * lowers the in-place bound) */
+  bool channel_serial;
 } mp_op;
 
 /* The core an emitted module is built for (module.target).  It picks the
@@ -362,13 +367,16 @@ bool mp_target_find(const char *name, mp_target *out);
 /* An overlap an operator's kernel allows (memory.in_place): while `op` runs,
  * its output tensor `output` may share bytes with its input tensor `input`
  * when, in one arena, offset(input) - offset(output) >= min_gap bytes (a
- * negative gap lets the output start above the input).  Tensor ids are the
- * operator's own; either may be a view alias. */
+ * negative gap lets the output start above the input) and is a multiple of
+ * `period` bytes (1 for most kernels; a pixel's channels for a depthwise
+ * convolution run channel by channel).  Tensor ids are the operator's own;
+ * either may be a view alias. */
 typedef struct mp_overlap {
   uint32_t op;
   uint32_t input;
   uint32_t output;
   int64_t min_gap;
+  int64_t period;
 } mp_overlap;
 
 /* What the operator-order search found (memory.op_order: min_peak, see
@@ -409,6 +417,10 @@ typedef struct mp_graph_options {
                              on with memory.in_place, see mp_graph_views) */
   bool caller_io;         /* memory.io caller: no graph input or output
                              becomes part of a sub-tensor view */
+  bool serial_depthwise;  /* mp_kernels_prepare runs a DEPTHWISE_CONV_2D
+                             channel by channel where that lowers the
+                             in-place bound (mp_op.channel_serial; default
+                             false; on with memory.in_place) */
 } mp_graph_options;
 
 typedef struct mp_graph {
@@ -435,6 +447,12 @@ typedef struct mp_graph {
   mp_overlap *overlaps;
   /* PADs folded into their convolutions or max pools (fold_pads) */
   uint32_t n_folded_pads;
+  /* mp_graph_options.serial_depthwise, how many depthwise convolutions
+   * mp_kernels_prepare chose to run channel by channel, and the in-place
+   * bound (16-byte alignment) before and after that choice */
+  bool serial_depthwise;
+  uint32_t n_serial_ops;
+  uint64_t serial_bound_before, serial_bound;
   /* Built in an order other than the model's (mp_graph_options.order); the
    * search's figures when the CLI chose it (memory.op_order min_peak) */
   bool reordered;
@@ -472,8 +490,10 @@ mp_status mp_graph_add_local(mp_graph *g, uint32_t op, uint64_t size,
 mp_status mp_kernels_prepare(mp_graph *g, bool allow_unsupported, const mp_diag_sink *dx);
 
 /* Record the kernels' overlap contracts in g->overlaps (what
- * mp_kernels_prepare also does), without adding op-local scratch: for
- * reports of the in-place bound.  Operators without a kernel have none.
+ * mp_kernels_prepare also does), without adding op-local scratch other than
+ * the temporaries of the depthwise convolutions it then chooses to run
+ * channel by channel (mp_graph_options.serial_depthwise): for reports of
+ * the in-place bound.  Operators without a kernel have none.
  * Fails only with MP_ERR_NOMEM. */
 mp_status mp_kernels_overlaps(mp_graph *g);
 

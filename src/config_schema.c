@@ -137,7 +137,9 @@ static const cfg_key keys[] = {
      "input zero point or 0), and makes a SPLIT, SPLIT_V, UNPACK, SLICE or STRIDED_SLICE "
      "output that is one contiguous run of its input a view of it, and a CONCATENATION or PACK "
      "whose inputs are runs of its output a view its producers write into, unless the plan "
-     "without these rewrites is smaller. False keeps every tensor's bytes its own, every PAD "
+     "without these rewrites is smaller. A depthwise convolution runs channel by channel, with "
+     "a one-channel temporary and its output on its input, where that lowers the in-place "
+     "bound. False keeps every tensor's bytes its own, every PAD "
      "and every copy."},
     {"memory.op_order", T_STRING, "model | min_peak", "model",
      "The order the operators run in. model: the model's own. min_peak: among the orders that "

@@ -299,6 +299,8 @@ mp_status mp_graph_build(const mp_model *model, uint32_t subgraph, const mp_grap
     goto fail;
 
   mp_graph_storage(g);
+  /* set last: the views' choice records contracts without it */
+  g->serial_depthwise = opt && opt->serial_depthwise;
   *out = g;
   return MP_OK;
 

@@ -73,7 +73,7 @@ mp_status mp_inplace_pairs(const mp_graph *g, mp_inplace_pair **out, size_t *n) 
     if (g->tensors[in].has_subviews || g->tensors[o].has_subviews) continue;
     if (g->storage[in].end_op != (int32_t)ov->op || g->storage[o].start_op != (int32_t)ov->op)
       continue;
-    v[k++] = (mp_inplace_pair){ov->op, in, o, ov->min_gap};
+    v[k++] = (mp_inplace_pair){ov->op, in, o, ov->min_gap, ov->period > 1 ? ov->period : 1};
   }
   if (k == 0) {
     free(v);
@@ -84,11 +84,12 @@ mp_status mp_inplace_pairs(const mp_graph *g, mp_inplace_pair **out, size_t *n) 
   for (size_t i = 1; i < k && sorted; i++) sorted = cmp_pair(&v[i - 1], &v[i]) <= 0;
   if (!sorted) qsort(v, k, sizeof *v, cmp_pair);
   /* the same pair through two views of one root, now adjacent: keep the
-   * larger gap */
+   * larger gap and both periods */
   size_t u = 0;
   for (size_t i = 0; i < k; i++)
     if (u && !cmp_pair(&v[u - 1], &v[i])) {
       if (v[i].gap > v[u - 1].gap) v[u - 1].gap = v[i].gap;
+      v[u - 1].period = mp_lcm64(v[u - 1].period, v[i].period);
     } else {
       v[u++] = v[i];
     }
@@ -111,7 +112,15 @@ static int64_t floor_to(int64_t v, uint32_t a) {
   return v - r;
 }
 
-uint64_t mp_inplace_max_share(uint64_t si, uint64_t so, int64_t gap, uint32_t a) {
+/* The step of offsets a pair's two slots can differ by: a multiple of the
+ * contract's period and of the slots' alignment. */
+static uint32_t step_of(int64_t period, uint32_t a) {
+  int64_t l = mp_lcm64(period, a ? a : 1);
+  return l > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)l;
+}
+
+uint64_t mp_inplace_max_share(uint64_t si, uint64_t so, int64_t gap, int64_t period, uint32_t a) {
+  a = step_of(period, a);
   int64_t d = ceil_to(gap, a);
   if (d <= 0) return si < so ? si : so; /* d = 0 is allowed */
   if ((uint64_t)d >= so) return 0;
@@ -123,10 +132,12 @@ uint64_t mp_inplace_max_share(uint64_t si, uint64_t so, int64_t gap, uint32_t a)
  * wholly above its input (offset(out) >= offset(in) + si): an overlap
  * honouring the gap, or the output wholly below the input (>= so).  Offsets
  * are multiples of a. */
-static int64_t least_step(uint64_t si, uint64_t so, int64_t gap, uint32_t a) {
-  int64_t d = ceil_to(gap, a);
-  if (d > (int64_t)so) d = (int64_t)so;
+static int64_t least_step(uint64_t si, uint64_t so, int64_t gap, int64_t period, uint32_t a) {
+  uint32_t l = step_of(period, a);
   int64_t above = a - (int64_t)si; /* the first offset not wholly above */
+  int64_t d = ceil_to(gap, l), first = ceil_to(above, l);
+  if (d < first) d = first; /* the first overlap the period allows */
+  if (d > (int64_t)so) d = (int64_t)so;
   return d > above ? d : above;
 }
 
@@ -147,7 +158,8 @@ static uint64_t op_share(const mp_inplace_pair *pairs, size_t i, size_t j, const
       int32_t si = slot_of[pairs[b].in];
       if (pairs[b].out != pairs[a].out || si < 0 || b == skip) continue;
       uint32_t al = slots[si].align < slots[so].align ? slots[si].align : slots[so].align;
-      sum += mp_inplace_max_share(slots[si].size, slots[so].size, pairs[b].gap, al ? al : 1);
+      sum += mp_inplace_max_share(slots[si].size, slots[so].size, pairs[b].gap, pairs[b].period,
+                                  al ? al : 1);
     }
     total += sum < cap ? sum : cap;
   }
@@ -235,7 +247,8 @@ uint64_t mp_inplace_bound(const mp_graph *g, const mp_inplace_pair *pairs, size_
       cost[k] = 0;
       if (si < 0 || so < 0) continue;
       uint32_t al = slots[si].align < slots[so].align ? slots[si].align : slots[so].align;
-      step[k] = least_step(slots[si].size, slots[so].size, pairs[k].gap, al ? al : 1);
+      step[k] = least_step(slots[si].size, slots[so].size, pairs[k].gap, pairs[k].period,
+                           al ? al : 1);
       cost[k] = (uint64_t)(live[pairs[k].op] - (int64_t)op_share(pairs, i, j, slot_of, slots, k));
     }
     i = j;
@@ -341,7 +354,7 @@ static bool coexist(const gctx *c, uint32_t a, int64_t oa, uint32_t b, int64_t o
   const mp_inplace_pair *p = pair_of(c, a, b);
   if (!p) return false;
   int64_t d = p->in == x->t ? oa - ob : ob - oa;
-  return d >= p->gap;
+  return d >= p->gap && d % p->period == 0;
 }
 
 /* Is composite B at offset delta against composite A valid? */
@@ -398,10 +411,32 @@ static bool best_offset(const gctx *c, uint32_t A, uint32_t B, int64_t *out) {
       TRY(floor_to(ra - (int64_t)y->size - rb, al)); /* b just below a */
       const mp_inplace_pair *p = pair_of(c, a, b);
       if (!p) continue;
-      if (p->in == x->t)
-        TRY(floor_to(ra - rb - p->gap, al)); /* out = b, as high as the gap allows */
-      else
-        TRY(ceil_to(p->gap + ra - rb, al)); /* in = b, as low as the gap allows */
+      if (p->period <= 1) {
+        if (p->in == x->t)
+          TRY(floor_to(ra - rb - p->gap, al)); /* out = b, as high as the gap allows */
+        else
+          TRY(ceil_to(p->gap + ra - rb, al)); /* in = b, as low as the gap allows */
+        continue;
+      }
+      /* a period: d = offset(in) - offset(out) a multiple of l; b exactly
+       * on a, or B's top at A's top, or B's bottom at A's bottom (each
+       * moved inwards to the next d allowed) */
+      int64_t l = mp_lcm64(p->period, al), top = (int64_t)c->extent[A] - (int64_t)c->extent[B];
+      int64_t dv[3];
+      if (p->in == x->t) { /* delta = ra - rb - d */
+        dv[0] = 0;
+        dv[1] = ceil_to(ra - rb - top, (uint32_t)l);
+        dv[2] = floor_to(ra - rb, (uint32_t)l);
+      } else { /* delta = rb... d = rb + delta - ra */
+        dv[0] = 0;
+        dv[1] = floor_to(rb + top - ra, (uint32_t)l);
+        dv[2] = ceil_to(rb - ra, (uint32_t)l);
+      }
+      for (int k = 0; k < 3; k++) {
+        if (dv[k] < p->gap) continue;
+        int64_t delta = p->in == x->t ? ra - rb - dv[k] : dv[k] + ra - rb;
+        if (delta % al == 0) TRY(delta);
+      }
     }
   }
 #undef TRY
@@ -559,7 +594,7 @@ static int cmp_i64(const void *a, const void *b) {
 }
 
 /* Candidate offsets of member x ending at most at cap, ascending, into v
- * (room for 3 per member + 2); returns how many. */
+ * (room for 4 per member + 2); returns how many. */
 static size_t candidates(const gctx *c, uint32_t R, uint32_t x, int64_t cap, int64_t *v) {
   uint32_t al = c->galign[R];
   const mp_inplace_slot *s = &c->s[x];
@@ -577,7 +612,19 @@ static size_t candidates(const gctx *c, uint32_t R, uint32_t x, int64_t cap, int
     PUT(ceil_to(rb + (int64_t)c->s[b].size, al));
     PUT(floor_to(rb - (int64_t)s->size, al));
     const mp_inplace_pair *p = pair_of(c, x, b);
-    if (p) PUT(p->in == s->t ? ceil_to(rb + p->gap, al) : floor_to(rb - p->gap, al));
+    if (p && p->period <= 1)
+      PUT(p->in == s->t ? ceil_to(rb + p->gap, al) : floor_to(rb - p->gap, al));
+    if (p && p->period > 1) {
+      /* exactly on b, and the lowest offset the period allows */
+      int64_t l = mp_lcm64(p->period, al);
+      PUT(rb);
+      if (p->in == s->t) {
+        int64_t d = ceil_to(p->gap > -rb ? p->gap : -rb, (uint32_t)l);
+        PUT(rb + d);
+      } else {
+        PUT(rb - floor_to(rb, (uint32_t)l));
+      }
+    }
   }
 #undef PUT
   qsort(v, k, sizeof *v, cmp_i64);
@@ -651,7 +698,7 @@ static bool lower_top(gctx *c, uint32_t R, int64_t *va, int64_t *vb, uint64_t *b
 static void compact(gctx *c, uint32_t R, uint64_t *budget) {
   size_t m = 0;
   for (uint32_t x = R; x != END; x = c->next[x]) m++;
-  int64_t *va = malloc((3 * m + 2) * sizeof *va), *vb = malloc((3 * m + 2) * sizeof *vb);
+  int64_t *va = malloc((4 * m + 2) * sizeof *va), *vb = malloc((4 * m + 2) * sizeof *vb);
   if (va && vb)
     while (*budget && lower_top(c, R, va, vb, budget)) {
       uint64_t lo = UINT64_MAX, ext = 0;
@@ -744,6 +791,26 @@ mp_status mp_inplace_build(const mp_graph *g, const mp_inplace_pair *pairs, size
           break;
         }
         ok = relieve(&c, j, (uint32_t)so);
+      }
+      if (!improved) restore_state(&c, &sv);
+    }
+    /* no pair at the peak helps: pack the buffers live there into the dead
+     * bytes of a composite live there (a channel-serial depthwise
+     * convolution's temporary under the rows its composite's chain left
+     * free), at each new peak, until the peak falls */
+    for (size_t r = 0; r < n && !improved && evals < budget; r++) {
+      if (slots[r].group != r || c.next[r] == END || !group_live_at(&c, (uint32_t)r, jstar))
+        continue;
+      save_state(&c, &sv);
+      uint32_t j = jstar;
+      for (int step = 0; step < CASCADE_STEPS && evals < budget; step++) {
+        if (!relieve(&c, j, (uint32_t)r)) break;
+        int64_t np = profile(&c, &j);
+        evals++;
+        if (np < peak) {
+          improved = true;
+          break;
+        }
       }
       if (!improved) restore_state(&c, &sv);
     }

@@ -11,11 +11,12 @@
 
 /* A usable overlap between two slots (storage roots): `in` is read for the
  * last time by `op`, which writes `out` first; out may share bytes with in
- * when offset(in) - offset(out) >= gap. */
+ * when offset(in) - offset(out) >= gap and is a multiple of period. */
 typedef struct mp_inplace_pair {
   uint32_t op;
   uint32_t in, out;
   int64_t gap;
+  int64_t period;
 } mp_inplace_pair;
 
 /* The pairs of g->overlaps whose roots both need a slot and whose storage
@@ -58,8 +59,9 @@ mp_status mp_inplace_build(const mp_graph *g, const mp_inplace_pair *pairs, size
                            size_t *n_groups);
 
 /* Most bytes `out` (so bytes) can share with `in` (si bytes) when
- * offset(in) - offset(out) must be >= gap and a multiple of a. */
-uint64_t mp_inplace_max_share(uint64_t si, uint64_t so, int64_t gap, uint32_t a);
+ * offset(in) - offset(out) must be >= gap and a multiple of both period
+ * and a (the slots' alignment). */
+uint64_t mp_inplace_max_share(uint64_t si, uint64_t so, int64_t gap, int64_t period, uint32_t a);
 
 /* The in-place bound of a set of slots: the larger of the largest, over
  * operators, live sum less the bytes the pairs at that operator can share

@@ -353,6 +353,13 @@ static const kinfo kinfos[MP_K_COUNT] = {
                                         "mpk_conv_s8_params", conv_s8_fields},
     [MP_K_FULLY_CONNECTED_S16_FAST] = {"mpk_fully_connected_s16_fast", NULL, "mpk_fc_s8_params",
                                        fc_s8_fields},
+    [MP_K_DEPTHWISE_CONV2D_S8_SERIAL] = {"mpk_depthwise_conv2d_s8_serial",
+                                         "mpk_depthwise_conv2d_s8_init", "mpk_conv_s8_params",
+                                         conv_s8_fields},
+    [MP_K_DEPTHWISE_CONV2D_S16_SERIAL] = {"mpk_depthwise_conv2d_s16_serial", NULL,
+                                          "mpk_conv_s8_params", conv_s8_fields},
+    [MP_K_DEPTHWISE_CONV2D_F32_SERIAL] = {"mpk_depthwise_conv2d_f32_serial", NULL,
+                                          "mpk_conv_f32_params", conv_f32_fields},
 };
 
 const char *mp_kernel_fn(mp_kernel k) {
@@ -412,8 +419,14 @@ int32_t *mp_lower_add_array(mp_lowered_op *lo, const char *name, uint32_t n) {
 /* Declare the kernel's overlap contract for (input arg, output arg), the
  * gap coming from the kernel's own contract function (mpk.h). */
 void mp_lower_add_overlap(mp_lowered_op *lo, uint32_t in_arg, uint32_t out_arg, int64_t gap) {
-  if (gap == MPK_NO_OVERLAP || lo->n_overlaps >= MP_LOWER_MAX_OVERLAPS) return;
-  lo->overlaps[lo->n_overlaps++] = (mp_lower_overlap){in_arg, out_arg, gap};
+  mp_lower_add_overlap_period(lo, in_arg, out_arg, (mpk_overlap){gap, 1});
+}
+
+void mp_lower_add_overlap_period(mp_lowered_op *lo, uint32_t in_arg, uint32_t out_arg,
+                                 mpk_overlap ov) {
+  if (ov.min_gap == MPK_NO_OVERLAP || ov.period < 1 || lo->n_overlaps >= MP_LOWER_MAX_OVERLAPS)
+    return;
+  lo->overlaps[lo->n_overlaps++] = (mp_lower_overlap){in_arg, out_arg, ov.min_gap, ov.period};
 }
 
 static void add_overlap(ctx *c, uint32_t in_arg, uint32_t out_arg, int64_t gap) {
@@ -818,6 +831,43 @@ static mp_status spatial_folded(ctx *c, mpk_conv_geom *g, int32_t in, int32_t ou
   return MP_OK;
 }
 
+/* A depthwise convolution that memory.in_place chose to run channel by
+ * channel (mp_op.channel_serial): the serial kernel k, its one-channel
+ * temporary and its contract replace the reference kernel's, the
+ * arguments staying as they are.  Nothing when the geometry is not one the
+ * serial kernel runs. */
+static void serial_depthwise(ctx *c, const mpk_conv_geom *g, mp_kernel k, int32_t elem) {
+  mpk_overlap ov = mpk_depthwise_conv2d_serial_overlap(g, elem);
+  int64_t tmp = mpk_depthwise_conv2d_serial_scratch(g, elem);
+  if (!c->op->channel_serial || ov.min_gap == MPK_NO_OVERLAP || tmp <= 0) return;
+  mp_lower_use_kernel(c->lo, k);
+  mp_lower_add_overlap_period(c->lo, 0, 3, ov);
+  c->lo->scratch_bytes = (uint64_t)tmp;
+  c->lo->scratch_align = (uint32_t)elem;
+}
+
+/* Could operator op run channel by channel (mp_op.channel_serial)? */
+bool mp_lower_serial_candidate(const mp_graph *g, uint32_t op) {
+  if (op >= g->n_ops || g->ops[op].builtin_code != 4 /* DEPTHWISE_CONV_2D */) return false;
+  mp_lowered_op lo;
+  bool ok = false;
+  if (mp_lower_op(g, op, &lo, NULL) == MP_OK && lo.supported) {
+    const mpk_conv_geom *cg = NULL;
+    int32_t e = 1;
+    switch (lo.kernel) {
+    case MP_K_DEPTHWISE_CONV2D_F32: cg = &lo.params.conv_f32.geom; e = 4; break;
+    case MP_K_DEPTHWISE_CONV2D_S16:
+    case MP_K_DEPTHWISE_CONV2D_S16_FAST: cg = &lo.params.conv_s8.geom; e = 2; break;
+    case MP_K_DEPTHWISE_CONV2D_S8: cg = &lo.params.conv_s8.geom; break;
+    case MP_K_DEPTHWISE_CONV2D_S8_FAST: cg = &lo.params.conv_s8_fast.geom; break;
+    default: break;
+    }
+    ok = cg && mpk_depthwise_conv2d_serial_scratch(cg, e) > 0;
+  }
+  mp_lower_free(&lo);
+  return ok;
+}
+
 static mp_status lower_conv(ctx *c, bool depthwise) {
   int32_t in = in_t(c, 0), filter = in_t(c, 1), bias = in_t(c, 2), out = out_t(c, 0);
   if (in < 0 || filter < 0 || out < 0)
@@ -874,6 +924,7 @@ static mp_status lower_conv(ctx *c, bool depthwise) {
       add_arg(c, filter, false, "const int8_t *");
       add_arg(c, bias, false, "const int64_t *");
       add_arg(c, out, true, "int16_t *");
+      if (depthwise) serial_depthwise(c, &g, MP_K_DEPTHWISE_CONV2D_S16_SERIAL, 2);
       return MP_OK;
     }
     set_kernel(c, depthwise ? MP_K_DEPTHWISE_CONV2D_S8 : MP_K_CONV2D_S8);
@@ -882,6 +933,7 @@ static mp_status lower_conv(ctx *c, bool depthwise) {
     add_arg(c, bias, false, "const int32_t *");
     add_arg(c, out, true, "int8_t *");
     add_overlap(c, 0, 3, mpk_conv2d_overlap_gap(&g, 1, 1));
+    if (depthwise) serial_depthwise(c, &g, MP_K_DEPTHWISE_CONV2D_S8_SERIAL, 1);
   } else {
     mpk_conv_f32_params *p = &c->lo->params.conv_f32;
     p->geom = g;
@@ -893,6 +945,7 @@ static mp_status lower_conv(ctx *c, bool depthwise) {
     add_arg(c, bias, false, "const float *");
     add_arg(c, out, true, "float *");
     add_overlap(c, 0, 3, mpk_conv2d_overlap_gap(&g, 4, 4));
+    if (depthwise) serial_depthwise(c, &g, MP_K_DEPTHWISE_CONV2D_F32_SERIAL, 4);
   }
   return MP_OK;
 }
@@ -2010,7 +2063,7 @@ static mp_status record_overlaps(mp_graph *g) {
       const mp_lower_overlap *ov = &lo.overlaps[k];
       int32_t in = lo.args[ov->in_arg].tensor, out = lo.args[ov->out_arg].tensor;
       if (in < 0 || out < 0 || root_of(g, in) == root_of(g, out)) continue;
-      int64_t gap = ov->gap;
+      int64_t gap = ov->gap, period = ov->period;
       bool ok = true, first = true;
       for (uint32_t a = 0; a < lo.n_args && ok; a++) {
         const mp_lower_arg *arg = &lo.args[a];
@@ -2022,6 +2075,7 @@ static mp_status record_overlaps(mp_graph *g) {
           if (lo.overlaps[q].in_arg == a && lo.overlaps[q].out_arg == ov->out_arg) {
             found = true;
             if (lo.overlaps[q].gap > gap) gap = lo.overlaps[q].gap;
+            period = mp_lcm64(period, lo.overlaps[q].period);
             if (q < k) first = false; /* recorded with an earlier argument */
           }
         ok = found;
@@ -2036,7 +2090,7 @@ static mp_status record_overlaps(mp_graph *g) {
         }
         v = nv;
       }
-      v[n++] = (mp_overlap){i, (uint32_t)in, (uint32_t)out, gap};
+      v[n++] = (mp_overlap){i, (uint32_t)in, (uint32_t)out, gap, period};
     }
     mp_lower_free(&lo);
   }
@@ -2052,7 +2106,81 @@ static mp_status record_overlaps(mp_graph *g) {
   return st;
 }
 
-mp_status mp_kernels_overlaps(mp_graph *g) { return record_overlaps(g); }
+static mp_status choose_serial(mp_graph *g);
+
+mp_status mp_kernels_overlaps(mp_graph *g) {
+  mp_status st = record_overlaps(g);
+  return st == MP_OK ? choose_serial(g) : st;
+}
+
+/* The op-local scratch tensor of op i, or -1. */
+static int32_t local_of(const mp_graph *g, uint32_t i) {
+  for (uint32_t t = g->n_model_tensors; t < g->n_tensors; t++)
+    if (g->tensors[t].local_op == (int32_t)i) return (int32_t)t;
+  return -1;
+}
+
+/* mp_graph_options.serial_depthwise: run a depthwise convolution channel
+ * by channel where that lowers the in-place bound.  Its contract lets the
+ * output lie exactly on its input (or a whole number of pixels above or
+ * below), where the reference kernel's puts it rows below, at the cost of
+ * a one-channel temporary and a slower, strided write; so each candidate,
+ * in operator order, is switched and kept only when the bound (at 16-byte
+ * alignment) falls. */
+static mp_status choose_serial(mp_graph *g) {
+  g->n_serial_ops = 0;
+  if (!g->serial_depthwise || g->n_overlaps == 0) return MP_OK;
+  uint64_t bound = mp_graph_inplace_bound(g, 16);
+  g->serial_bound_before = g->serial_bound = bound;
+  for (uint32_t i = 0; i < g->n_ops; i++) {
+    if (!mp_lower_serial_candidate(g, i)) continue;
+    mp_op *op = &g->ops[i];
+    op->channel_serial = true;
+    mp_lowered_op lo;
+    mp_status st = mp_lower_op(g, i, &lo, NULL);
+    uint64_t bytes = lo.scratch_bytes;
+    uint32_t align = lo.scratch_align ? lo.scratch_align : 1;
+    bool serial = st == MP_OK && lo.supported && lo.fn && strstr(lo.fn, "_serial");
+    mp_lower_free(&lo);
+    if (st == MP_ERR_NOMEM) return st;
+    if (!serial) {
+      op->channel_serial = false;
+      continue;
+    }
+    /* its temporary: the local it had (a specialised kernel's), resized,
+     * or a new one */
+    int32_t t = local_of(g, i);
+    uint64_t old_size = t >= 0 ? g->tensors[t].size : 0;
+    uint32_t old_align = t >= 0 ? g->tensors[t].align_hint : 0;
+    bool added = t < 0;
+    if (added) {
+      char name[48];
+      uint32_t id;
+      snprintf(name, sizeof name, "op%u_scratch", i);
+      if ((st = mp_graph_add_local(g, i, bytes, align, name, &id)) != MP_OK) return st;
+      t = (int32_t)id;
+    } else {
+      g->tensors[t].size = bytes;
+      g->tensors[t].align_hint = align;
+    }
+    if ((st = record_overlaps(g)) != MP_OK) return st;
+    uint64_t b = mp_graph_inplace_bound(g, 16);
+    if (b < bound) {
+      g->serial_bound = bound = b;
+      g->n_serial_ops++;
+      continue;
+    }
+    op->channel_serial = false;
+    if (added) {
+      g->n_tensors--; /* the last tensor, just added */
+    } else {
+      g->tensors[t].size = old_size;
+      g->tensors[t].align_hint = old_align;
+    }
+    if ((st = record_overlaps(g)) != MP_OK) return st;
+  }
+  return MP_OK;
+}
 
 mp_status mp_kernels_prepare(mp_graph *g, bool allow_unsupported, const mp_diag_sink *dx) {
   mp_diag_sink inner = dx ? *dx : (mp_diag_sink){NULL, NULL};
@@ -2092,5 +2220,5 @@ mp_status mp_kernels_prepare(mp_graph *g, bool allow_unsupported, const mp_diag_
     st = mp_graph_add_local(g, i, bytes, align ? align : 1, name, &id);
     if (st != MP_OK) return st;
   }
-  return MP_OK;
+  return choose_serial(g);
 }

@@ -99,6 +99,11 @@ typedef enum mp_kernel {
   MP_K_CONV2D_S16_FAST,
   MP_K_DEPTHWISE_CONV2D_S16_FAST,
   MP_K_FULLY_CONNECTED_S16_FAST,
+  /* DEPTHWISE_CONV_2D channel by channel (mpk_conv_serial.c), chosen per
+   * operator with memory.in_place (mp_op.channel_serial) */
+  MP_K_DEPTHWISE_CONV2D_S8_SERIAL,
+  MP_K_DEPTHWISE_CONV2D_S16_SERIAL,
+  MP_K_DEPTHWISE_CONV2D_F32_SERIAL,
   MP_K_COUNT
 } mp_kernel;
 
@@ -173,11 +178,13 @@ typedef struct mp_lower_array {
 
 /* An overlap contract of the kernel (mpk.h): output args[out_arg] may share
  * bytes with input args[in_arg] when offset(input) - offset(output) >= gap
- * within one arena. */
+ * within one arena and is a multiple of period (1 for most kernels; a
+ * pixel's channels for the channel-serial depthwise convolution). */
 typedef struct mp_lower_overlap {
   uint32_t in_arg;
   uint32_t out_arg;
   int64_t gap;
+  int64_t period;
 } mp_lower_overlap;
 
 #define MP_LOWER_MAX_ARGS 6
@@ -231,10 +238,17 @@ const char *mp_kernel_fn(mp_kernel k);
  * caller fills the params. */
 void mp_lower_use_kernel(mp_lowered_op *lo, mp_kernel k);
 
+/* Could DEPTHWISE_CONV_2D operator op run channel by channel (the serial
+ * kernels of mpk_conv_serial.c: depth multiplier 1, a packed output)? */
+bool mp_lower_serial_candidate(const mp_graph *g, uint32_t op);
+
 /* Declare an overlap contract of lo's kernel between input args[in_arg]
  * and output args[out_arg], the gap from the kernel's own contract function
  * (mpk.h); nothing for MPK_NO_OVERLAP. */
 void mp_lower_add_overlap(mp_lowered_op *lo, uint32_t in_arg, uint32_t out_arg, int64_t gap);
+/* The same for a contract with a period (mpk_overlap). */
+void mp_lower_add_overlap_period(mp_lowered_op *lo, uint32_t in_arg, uint32_t out_arg,
+                                 mpk_overlap ov);
 
 /* A new zeroed int32 array of n entries owned by lo (freed by
  * mp_lower_free), or NULL when out of memory or lo has no room left. */

@@ -324,7 +324,8 @@ static mp_status slots_build(sctx *c, uint32_t alignment, bool in_place) {
       int32_t si = slot_of[root(g, (int32_t)ov->input)], so = slot_of[root(g, (int32_t)ov->output)];
       if (si < 0 || so < 0 || si == so) continue;
       uint32_t al = align[si] < align[so] ? align[si] : align[so];
-      uint64_t share = mp_inplace_max_share(c->size[si], c->size[so], ov->min_gap, al);
+      uint64_t share =
+          mp_inplace_max_share(c->size[si], c->size[so], ov->min_gap, ov->period, al);
       size_t j = c->pair_at[v];
       while (j < np && !(c->pairs[j].in == (uint32_t)si && c->pairs[j].out == (uint32_t)so)) j++;
       if (j < np) {
@@ -536,7 +537,8 @@ static mp_status full_bound(const sctx *c, const uint32_t *pos, uint64_t *out) {
       continue;
     int32_t k = (int32_t)step_of[ov->op];
     if (slots[si].end != k || slots[so].start != k) continue;
-    pairs[np++] = (mp_inplace_pair){(uint32_t)k, (uint32_t)si, (uint32_t)so, ov->min_gap};
+    pairs[np++] = (mp_inplace_pair){(uint32_t)k, (uint32_t)si, (uint32_t)so, ov->min_gap,
+                                    ov->period > 1 ? ov->period : 1};
   }
   /* by step, then input and output, the larger gap of a pair given twice */
   for (size_t i = 1; i < np; i++)
@@ -553,6 +555,7 @@ static mp_status full_bound(const sctx *c, const uint32_t *pos, uint64_t *out) {
     if (u && pairs[u - 1].op == pairs[i].op && pairs[u - 1].in == pairs[i].in &&
         pairs[u - 1].out == pairs[i].out) {
       if (pairs[i].gap > pairs[u - 1].gap) pairs[u - 1].gap = pairs[i].gap;
+      pairs[u - 1].period = mp_lcm64(pairs[u - 1].period, pairs[i].period);
     } else {
       pairs[u++] = pairs[i];
     }

@@ -481,6 +481,19 @@ static void put_kernels(mp_buf *b, const mp_graph *g) {
                   (unsigned long long)(st == MP_OK && lo.supported ? lo.scratch_bytes : 0));
     mp_lower_free(&lo);
   }
+  if (g->n_serial_ops) {
+    mp_buf_printf(b, "channel by channel (memory.in_place): op%s", g->n_serial_ops > 1 ? "s" : "");
+    const char *sep = " ";
+    for (uint32_t o = 0; o < g->n_ops; o++)
+      if (g->ops[o].channel_serial) {
+        mp_buf_printf(b, "%s%u", sep, o);
+        sep = ", ";
+      }
+    mp_buf_printf(b, ": each output lies on its input, with a one-channel temporary (the "
+                     "scratch above), which lowers the in-place bound from %llu to %llu bytes; "
+                     "slower than the reference depthwise kernel (strided writes)\n",
+                  (unsigned long long)g->serial_bound_before, (unsigned long long)g->serial_bound);
+  }
 }
 
 const char *mp_name_fit(const char *s, size_t w, char *buf, size_t n) {

@@ -55,6 +55,19 @@ void mp_buf_free(mp_buf *b);
 static inline uint64_t mp_align_up(uint64_t v, uint64_t a) {
   return a <= 1 ? v : (v + a - 1) / a * a;
 }
+
+/* The least common multiple of two positive periods (an overlap contract's
+ * period and an alignment); 1 when either is below 1. */
+static inline int64_t mp_lcm64(int64_t a, int64_t b) {
+  if (a < 1 || b < 1) return a < 1 ? (b < 1 ? 1 : b) : a;
+  int64_t x = a, y = b;
+  while (y) {
+    int64_t r = x % y;
+    x = y;
+    y = r;
+  }
+  return a / x * b;
+}
 static inline uint64_t mp_align_down(uint64_t v, uint64_t a) {
   return a <= 1 ? v : v / a * a;
 }

@@ -75,11 +75,14 @@ static int32_t vroot(const mp_graph *g, int32_t t) {
 /* Does the kernel of op `op` let slot `out` (a root it writes) overlap slot
  * `in` (a root it reads) at offset(in) - offset(out) = d?  Every argument
  * through which the kernel reads `in` must carry a contract with that
- * output, each met.  *gap gets the largest gap found (INT64_MAX: none). */
+ * output, each met: d at least its gap and a multiple of its period.  *gap
+ * gets the largest gap found (INT64_MAX: none), *period the periods' least
+ * common multiple. */
 static mp_status contract_allows(const mp_graph *g, int32_t op, uint32_t in, uint32_t out, int64_t d,
-                                 bool *ok, int64_t *gap) {
+                                 bool *ok, int64_t *gap, int64_t *period) {
   *ok = false;
   *gap = INT64_MAX;
+  *period = 1;
   if (op < 0 || (uint32_t)op >= g->n_ops) return MP_OK;
   mp_lowered_op lo;
   mp_status st = mp_lower_op(g, (uint32_t)op, &lo, NULL);
@@ -108,6 +111,7 @@ static mp_status contract_allows(const mp_graph *g, int32_t op, uint32_t in, uin
         if (lo.overlaps[q].in_arg == i && lo.overlaps[q].out_arg == o) {
           found = true;
           if (lo.overlaps[q].gap > worst) worst = lo.overlaps[q].gap;
+          *period = mp_lcm64(*period, lo.overlaps[q].period);
         }
       all &= found && ai->kind == MP_LARG_TENSOR;
     }
@@ -115,7 +119,7 @@ static mp_status contract_allows(const mp_graph *g, int32_t op, uint32_t in, uin
   mp_lower_free(&lo);
   if (!all || !any_in || !any_out) return MP_OK;
   *gap = worst;
-  *ok = d >= worst;
+  *ok = d >= worst && d % *period == 0;
   return MP_OK;
 }
 
@@ -153,12 +157,16 @@ static mp_status overlap_allowed(const mp_plan *p, uint32_t u, uint32_t v, bool 
     const mp_lifetime *li = k ? lv : lu, *lo = k ? lu : lv;
     if (li->end_op != lo->start_op) continue;
     int32_t op = li->end_op;
-    int64_t d = (int64_t)p->allocs[in].offset - (int64_t)p->allocs[out].offset, gap;
-    mp_status st = contract_allows(g, op, in, out, d, ok, &gap);
+    int64_t d = (int64_t)p->allocs[in].offset - (int64_t)p->allocs[out].offset, gap, period;
+    mp_status st = contract_allows(g, op, in, out, d, ok, &gap, &period);
     if (st != MP_OK || *ok) return st;
     if (gap == INT64_MAX)
       snprintf(why, nwhy, "; operator %d's kernel declares no overlap of tensor %u with %u", op,
                out, in);
+    else if (period > 1 && d >= gap)
+      snprintf(why, nwhy, "; operator %d's kernel needs tensor %u to start a multiple of %lld "
+                          "bytes from tensor %u, it starts %lld below", op, out,
+               (long long)period, in, (long long)d);
     else
       snprintf(why, nwhy, "; operator %d's kernel needs tensor %u to start at least %lld bytes "
                           "below tensor %u, it starts %lld below", op, out, (long long)gap, in,

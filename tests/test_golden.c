@@ -95,6 +95,10 @@ static uint8_t *alloc16(uint64_t size) {
   return p;
 }
 
+/* Run every depthwise convolution that can channel by channel (the serial
+ * kernels memory.in_place chooses where they lower the in-place bound). */
+static bool serial_all;
+
 /* Load, lower and give every tensor storage.  false when the model has an
  * operator without a kernel (n->all_supported is then false too). */
 static void net_open_for(net *n, const char *name, bool alias_views, mp_target target) {
@@ -107,6 +111,8 @@ static void net_open_for(net *n, const char *name, bool alias_views, mp_target t
   assert_int_equal(mp_graph_build(n->m, 0, &opt, &d.sink, &n->g), MP_OK);
   n->g->target = target;
   uint32_t n_ops = n->g->n_ops;
+  for (uint32_t o = 0; serial_all && o < n_ops; o++)
+    n->g->ops[o].channel_serial = mp_lower_serial_candidate(n->g, o);
   n->lo = calloc(n_ops ? n_ops : 1, sizeof *n->lo);
   n->scratch = calloc(n_ops ? n_ops : 1, sizeof *n->scratch);
   assert_non_null(n->lo);
@@ -258,6 +264,12 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
   case MP_K_CONV2D_S16: return mpk_conv2d_s16(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
   case MP_K_DEPTHWISE_CONV2D_S16:
     return mpk_depthwise_conv2d_s16(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_DEPTHWISE_CONV2D_S8_SERIAL:
+    return mpk_depthwise_conv2d_s8_serial(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_DEPTHWISE_CONV2D_S16_SERIAL:
+    return mpk_depthwise_conv2d_s16_serial(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_DEPTHWISE_CONV2D_F32_SERIAL:
+    return mpk_depthwise_conv2d_f32_serial(&p->conv_f32, a[0], a[1], a[2], a[3], scratch);
   case MP_K_FULLY_CONNECTED_S16:
     return mpk_fully_connected_s16(&p->fc_s8, a[0], a[1], a[2], a[3], scratch);
   case MP_K_BATCH_MATMUL_S8:
@@ -479,6 +491,55 @@ static void every_runnable_model_matches_tflm_on_all_cases(void **state) {
                   fast_ops(&n));
     net_close(&n);
   }
+}
+
+static bool is_serial(mp_kernel k) {
+  return k == MP_K_DEPTHWISE_CONV2D_S8_SERIAL || k == MP_K_DEPTHWISE_CONV2D_S16_SERIAL ||
+         k == MP_K_DEPTHWISE_CONV2D_F32_SERIAL;
+}
+
+static void depthwise_convolutions_run_channel_by_channel_match_tflm(void **state) {
+  (void)state;
+  if (!corpus_present()) skip();
+  uint32_t total = 0;
+  serial_all = true;
+  for (size_t i = 0; runnable[i]; i++)
+    for (size_t tg = 0; tg < N_LOWERINGS; tg++) {
+      net n;
+      net_open_for(&n, runnable[i], true, lowerings[tg]);
+      uint32_t k = 0;
+      for (uint32_t o = 0; o < n.g->n_ops; o++) {
+        k += is_serial(n.lo[o].kernel);
+        /* one channel of the output as its temporary */
+        if (is_serial(n.lo[o].kernel)) {
+          const mpk_conv_geom *cg = n.lo[o].kernel == MP_K_DEPTHWISE_CONV2D_F32_SERIAL
+                                        ? &n.lo[o].params.conv_f32.geom
+                                        : &n.lo[o].params.conv_s8.geom;
+          assert_int_equal(n.lo[o].scratch_bytes,
+                           (uint64_t)cg->batches * cg->out_h * cg->out_w *
+                               (n.g->tensors[n.g->ops[o].outputs[0]].size /
+                                ((uint64_t)cg->batches * cg->out_h * cg->out_w * cg->out_c)));
+        }
+      }
+      if (k)
+        for (int garbage = 0; garbage < 2; garbage++) {
+          net_zero(&n, true);
+          for (int c = 0; c < 3; c++) {
+            if (garbage)
+              net_scramble(&n, (uint32_t)(c + 1));
+            else
+              net_zero(&n, false);
+            run_case(&n, c);
+          }
+        }
+      if (k)
+        print_message("PASS  %-28s %-10s %u depthwise convolutions channel by channel, 3 cases, "
+                      "zeroed and garbage buffers\n", runnable[i], mp_target_name(lowerings[tg]), k);
+      total += k;
+      net_close(&n);
+    }
+  serial_all = false;
+  assert_true(total > 0);
 }
 
 static void unaliased_views_run_as_copies_and_still_match(void **state) {
@@ -1339,6 +1400,7 @@ int main(void) {
       cmocka_unit_test(runnable_models_pass_the_check),
       cmocka_unit_test(aliased_views_lower_to_no_ops),
       cmocka_unit_test(every_runnable_model_matches_tflm_on_all_cases),
+      cmocka_unit_test(depthwise_convolutions_run_channel_by_channel_match_tflm),
       cmocka_unit_test(unaliased_views_run_as_copies_and_still_match),
       cmocka_unit_test(every_supported_operator_matches_tflm_in_isolation),
       cmocka_unit_test(float_lstm_tracks_tflm_int8_lstm_on_mnist),

@@ -58,7 +58,7 @@ static uint64_t chain_bound_of(uint32_t n, uint64_t size, int64_t gap) {
   assert_non_null(pairs);
   for (uint32_t t = 0; t <= n; t++)
     slots[t] = (mp_inplace_slot){t, size, 16, t ? (int32_t)t - 1 : 0, t < n ? (int32_t)t : (int32_t)n - 1, 0, 0};
-  for (uint32_t k = 0; k < n; k++) pairs[k] = (mp_inplace_pair){k, k, k + 1, gap};
+  for (uint32_t k = 0; k < n; k++) pairs[k] = (mp_inplace_pair){k, k, k + 1, gap, 1};
   uint64_t b = mp_inplace_bound(&g, pairs, n, slots, n + 1);
   free(slots);
   free(pairs);
@@ -290,6 +290,63 @@ static void every_kernel_gives_the_same_bytes_in_place_at_its_contract_gap(void 
   mpk_requantize_params rq = {100, MPK_TYPE_INT8, MPK_TYPE_INT16, 3, -7, 1 << 30, 2};
   assert_true(same_in_place(run_requant, &rq, 100, 200, mpk_elementwise_overlap_gap(100, 1, 2), 2));
   assert_false(same_in_place(run_requant, &rq, 100, 200, mpk_elementwise_overlap_gap(100, 1, 2) - 2, 2));
+}
+
+static int8_t serial_tmp[4096];
+static int32_t run_dw_serial(const void *p, const void *in, void *out) {
+  return mpk_depthwise_conv2d_s8_serial(p, in, filt, bias_v, out, serial_tmp);
+}
+
+static void a_channel_serial_depthwise_layer_may_lie_on_its_input_at_any_whole_pixel(
+    void **state) {
+  (void)state;
+  uint32_t seed = 11;
+  for (size_t i = 0; i < sizeof filt; i++) filt[i] = (int8_t)lcg(&seed);
+  for (size_t i = 0; i < 256; i++) bias_v[i] = (int32_t)(lcg(&seed) % 2001) - 1000;
+  /* a padded 3x3 stride-1 layer (the DS-CNN's, smaller) and a strided one */
+  const struct {
+    int32_t h, w, c, oh, ow, k, s, pad;
+  } cases[] = {{25, 5, 16, 25, 5, 3, 1, 1}, {9, 8, 6, 5, 4, 3, 2, 1}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    mpk_conv_s8_params p;
+    memset(&p, 0, sizeof p);
+    p.geom = geom(cases[k].h, cases[k].w, cases[k].c, cases[k].oh, cases[k].ow, cases[k].c,
+                  cases[k].k, cases[k].s, cases[k].pad);
+    p.geom.filter_c = 0;
+    p.q = requant();
+    size_t n_in = (size_t)(p.geom.in_h * p.geom.in_w * p.geom.in_c),
+           n_out = (size_t)(p.geom.out_h * p.geom.out_w * p.geom.out_c);
+    mpk_overlap ov = mpk_depthwise_conv2d_serial_overlap(&p.geom, 1);
+    assert_int_equal(ov.period, cases[k].c);
+    assert_int_equal(mpk_depthwise_conv2d_serial_scratch(&p.geom, 1),
+                     (int64_t)p.geom.out_h * p.geom.out_w);
+    /* the reference kernel's bytes, out of place */
+    uint32_t s2 = 5;
+    uint8_t *in = malloc(n_in), *a = malloc(n_out), *b = malloc(n_out);
+    for (size_t i = 0; i < n_in; i++) in[i] = (uint8_t)lcg(&s2);
+    assert_int_equal(run_dw(&p, in, a), 0);
+    assert_int_equal(run_dw_serial(&p, in, b), 0);
+    assert_memory_equal(a, b, n_out);
+    free(in);
+    free(a);
+    free(b);
+    /* in place: exactly on the input, whole pixels below and above */
+    const int64_t pixels[] = {0, 1, 3, -1, -4};
+    for (size_t i = 0; i < sizeof pixels / sizeof pixels[0]; i++)
+      assert_true(same_in_place(run_dw_serial, &p, n_in, n_out, pixels[i] * ov.period, 1));
+    /* one channel off: a channel's outputs land on the next channel's
+     * unread inputs */
+    assert_false(same_in_place(run_dw_serial, &p, n_in, n_out, 1, 1));
+    /* the reference kernel cannot lie on its input when stride 1 and
+     * padding make each window reach below its pixel */
+    if (k == 0) assert_false(same_in_place(run_dw, &p, n_in, n_out, 0, 1));
+  }
+  /* not for a depth multiplier above 1 */
+  mpk_conv_geom g2 = geom(5, 5, 4, 5, 5, 8, 3, 1, 1);
+  g2.filter_c = 0;
+  g2.depth_multiplier = 2;
+  assert_true(mpk_depthwise_conv2d_serial_overlap(&g2, 1).min_gap == MPK_NO_OVERLAP);
+  assert_int_equal(mpk_depthwise_conv2d_serial_scratch(&g2, 1), 0);
 }
 
 /* The specialised Cortex-M kernels (portable paths on the host; their
@@ -675,6 +732,80 @@ static void the_verifier_refuses_an_overlap_the_kernel_does_not_allow(void **sta
   unload(&l);
 }
 
+static void the_kws_depthwise_layers_run_channel_by_channel_where_that_lowers_the_bound(
+    void **state) {
+  (void)state;
+  mp_model *m = NULL;
+  assert_int_equal(mp_model_load(KWS_EXAMPLE, NULL, &m), MP_OK);
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  uint64_t height[2] = {0, 0}, bound[2] = {0, 0};
+  uint32_t refused = 0;
+  for (int serial = 0; serial < 2; serial++) {
+    mp_graph_options o = {.alias_views = true, .serial_depthwise = serial};
+    mp_graph *g = NULL;
+    assert_int_equal(mp_graph_build(m, 0, &o, NULL, &g), MP_OK);
+    assert_int_equal(mp_kernels_prepare(g, true, NULL), MP_OK);
+    uint32_t dw = 0, chosen = 0;
+    for (uint32_t i = 0; i < g->n_ops; i++) {
+      dw += !strcmp(g->ops[i].name, "DEPTHWISE_CONV_2D");
+      chosen += g->ops[i].channel_serial;
+      mp_lowered_op lo;
+      assert_int_equal(mp_lower_op(g, i, &lo, NULL), MP_OK);
+      /* the serial kernel exactly where chosen, with a one-channel
+       * temporary and a contract of one pixel's channels */
+      assert_int_equal(lo.kernel == MP_K_DEPTHWISE_CONV2D_S8_SERIAL, g->ops[i].channel_serial);
+      if (g->ops[i].channel_serial) {
+        assert_int_equal(lo.scratch_bytes, 25 * 5);
+        assert_int_equal(lo.n_overlaps, 1);
+        assert_int_equal(lo.overlaps[0].period, 64);
+      }
+      mp_lower_free(&lo);
+    }
+    /* every depthwise layer lies at the DS-CNN's peak */
+    assert_int_equal(chosen, serial ? dw : 0);
+    assert_int_equal(g->n_serial_ops, chosen);
+    bound[serial] = mp_graph_inplace_bound(g, 16);
+    for (uint32_t k = 0; k < mp_planner_count(); k++) {
+      mp_memory_args a = args(mp_planner_at(k)->name, true);
+      mp_plan *p = NULL;
+      assert_int_equal(mp_plan_build(g, &pf, &a, NULL, &p), MP_OK);
+      assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+      const mp_arena *s = scratch_arena(p);
+      assert_true(s->total_size >= s->inplace_bound);
+      if (!height[serial] || s->total_size < height[serial]) height[serial] = s->total_size;
+      /* a serial layer's output moved by less than a pixel: the verifier
+       * refuses it, naming the period */
+      for (uint32_t i = 0; serial && k == 0 && i < g->n_ops; i++) {
+        if (!g->ops[i].channel_serial) continue;
+        mp_allocation *w = &p->allocs[g->ops[i].outputs[0]];
+        const mp_allocation *x = &p->allocs[g->ops[i].inputs[0]];
+        uint64_t keep = w->offset, moved = w->offset >= 16 ? w->offset - 16 : w->offset + 16;
+        if (moved + w->slot_size > s->total_size || moved >= x->offset + x->slot_size ||
+            x->offset >= moved + w->slot_size)
+          continue;
+        w->offset = w->binding.offset = moved;
+        tu_diags d;
+        tu_diags_init(&d);
+        assert_int_equal(mp_plan_verify(p, &d.sink), MP_ERR_VERIFY);
+        assert_true(tu_diags_has(&d, "a multiple of 64 bytes"));
+        w->offset = w->binding.offset = keep;
+        assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+        refused++;
+        break;
+      }
+      mp_plan_free(&p);
+    }
+    mp_graph_free(&g);
+  }
+  mp_model_free(&m);
+  assert_int_equal(bound[0], 10048);
+  assert_int_equal(height[0], 10048);
+  assert_true(bound[1] < bound[0]);
+  assert_true(height[1] <= 8256);
+  assert_int_equal(refused, 1);
+}
+
 static void vww_and_person_detection_need_at_most_40_kib_in_place(void **state) {
   (void)state;
   const char *names[] = {"mlperf_vww_96_int8", "tflm_person_detect_int8"};
@@ -836,6 +967,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_chain_of_overlaps_walks_down_the_arena_and_the_bound_counts_it),
       cmocka_unit_test(a_widening_1x1_convolution_may_start_its_output_just_under_its_input),
+      cmocka_unit_test(a_channel_serial_depthwise_layer_may_lie_on_its_input_at_any_whole_pixel),
+      cmocka_unit_test(the_kws_depthwise_layers_run_channel_by_channel_where_that_lowers_the_bound),
       cmocka_unit_test(a_padded_3x3_depthwise_layer_may_trail_its_input_by_a_row_and_two_pixels),
       cmocka_unit_test(elementwise_kernels_rewrite_equal_elements_in_place),
       cmocka_unit_test(padding_is_rewritten_into_its_padded_copy_from_a_few_rows_below),

@@ -605,7 +605,8 @@ static void inplace_section(const opts *o, mp_buf *b, targets *tg) {
     mp_model *model = NULL;
     mp_graph *g = NULL, *gf = NULL;
     const char *name = base_name(paths[m]);
-    const mp_graph_options fold = {.alias_views = true, .fold_pads = true, .sub_views = true};
+    const mp_graph_options fold = {.alias_views = true, .fold_pads = true, .sub_views = true,
+                                   .serial_depthwise = true};
     if (mp_model_load(paths[m], NULL, &model) != MP_OK ||
         mp_graph_build(model, 0, NULL, NULL, &g) != MP_OK ||
         mp_kernels_prepare(g, true, NULL) != MP_OK ||

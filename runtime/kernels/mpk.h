@@ -503,6 +503,7 @@ int64_t mpk_pool2d_s8_fast_overlap_gap(const mpk_conv_geom *g);
 /* The operator families with a header of their own. */
 #include "mpk_binary.h"
 #include "mpk_conv_s16.h"
+#include "mpk_conv_serial.h"
 #include "mpk_matmul.h"
 #include "mpk_recurrent.h"
 #include "mpk_reduce.h"

@@ -350,6 +350,28 @@ static int walk(const probe_module *m, uint32_t op, const probe_walk *w, int32_t
   const int32_t batches = n[0], in_h = n[1], in_w = n[2], in_c = n[3], out_h = n[4],
                 out_w = n[5], out_c = n[6], fh = n[7], fw = n[8], fc = n[9], sh = n[10],
                 sw = n[11], dh = n[12], dw = n[13], ph = n[14], pw = n[15];
+  if (w->kind == PROBE_WALK_SERIAL) {
+    if (fc != 1 || in_c != out_c) return fail("%s: bad walk", at(m, op));
+    for (int32_t c = 0; c < out_c; c++) {
+      for (int32_t b = 0; b < batches; b++)
+        for (int32_t oy = 0; oy < out_h; oy++)
+          for (int32_t ox = 0; ox < out_w; ox++)
+            for (int32_t fy = 0; fy < fh; fy++) {
+              const int32_t iy = oy * sh - ph + dh * fy;
+              if (iy < 0 || iy >= in_h) continue;
+              for (int32_t fx = 0; fx < fw; fx++) {
+                const int32_t ix = ox * sw - pw + dw * fx;
+                if (ix < 0 || ix >= in_w) continue;
+                const uint32_t base = (uint32_t)(((b * in_h + iy) * in_w + ix) * in_c + c) * ib;
+                for (uint32_t e = 0; e < ib; e++)
+                  if (walk_read(m, op, in, base + e, out)) return 1;
+              }
+            }
+      for (int32_t p = 0; p < batches * out_h * out_w; p++)
+        walk_write(m, out, (uint32_t)(p * out_c + c) * ob, ob);
+    }
+    return 0;
+  }
   const int window = w->kind == PROBE_WALK_WINDOW;
   if (fc <= 0 || (window && (in_c % fc || out_c % (in_c / fc)))) return fail("%s: bad walk", at(m, op));
   const int32_t per_group = window ? out_c / (in_c / fc) : 0;

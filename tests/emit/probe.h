@@ -70,8 +70,11 @@ enum {
                                  as the kernel still reads them while it writes */
   PROBE_WALK_ROW_PAIRS = 7,   /* the specialised FULLY_CONNECTED: rows in pairs, both read,
                                  the pair's outputs written, both read again */
-  PROBE_WALK_STRIDED = 8      /* SLICE, STRIDED_SLICE (the strided copy): output element
+  PROBE_WALK_STRIDED = 8,     /* SLICE, STRIDED_SLICE (the strided copy): output element
                                  i read from its source element, then written, in order */
+  PROBE_WALK_SERIAL = 9       /* DEPTHWISE_CONV_2D channel by channel: for each channel, the
+                                 windows of every output pixel read from that channel,
+                                 then that channel of every output pixel written */
 };
 
 typedef struct probe_walk {
@@ -80,9 +83,9 @@ typedef struct probe_walk {
   uint8_t in_bytes;  /* element sizes */
   uint8_t out_bytes;
   /* ELEMENTS: count; ROWS and ROW_PAIRS: batches, accum_depth, out_depth;
-   * WINDOW, CHANNEL and PIXEL_PAIRS: batches, in_h, in_w, in_c, out_h,
+   * WINDOW, CHANNEL, SERIAL and PIXEL_PAIRS: batches, in_h, in_w, in_c, out_h,
    * out_w, out_c, filter_h, filter_w, filter_c (WINDOW, PIXEL_PAIRS) or
-   * depth multiplier (CHANNEL), stride_h, stride_w, dilation_h, dilation_w,
+   * depth multiplier (CHANNEL, SERIAL), stride_h, stride_w, dilation_h, dilation_w,
    * pad_h, pad_w, and (PIXEL_PAIRS) 1 when the windows are read again after
    * the writes; PAD: in_dims[6], out_dims[6], before[6]; STRIDED: the
    * source's first element, dims[6], in_strides[6] (elements) */

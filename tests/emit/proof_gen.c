@@ -371,6 +371,9 @@ static uint32_t op_walks(const mp_graph *g, uint32_t i, walk_rec *w) {
       r->n[2] = lo.params.fc_s8_fast.out_depth;
       break;
     case MP_K_DEPTHWISE_CONV2D_F32: cg = &lo.params.conv_f32.geom; r->kind = 4; break;
+    case MP_K_DEPTHWISE_CONV2D_S8_SERIAL:
+    case MP_K_DEPTHWISE_CONV2D_S16_SERIAL: cg = &lo.params.conv_s8.geom; r->kind = 9; break;
+    case MP_K_DEPTHWISE_CONV2D_F32_SERIAL: cg = &lo.params.conv_f32.geom; r->kind = 9; break;
     case MP_K_AVG_POOL2D_S8:
     case MP_K_MAX_POOL2D_S8:
     case MP_K_AVG_POOL2D_S16:
@@ -414,7 +417,7 @@ static uint32_t op_walks(const mp_graph *g, uint32_t i, walk_rec *w) {
                        cg->filter_w, r->kind == 3 || r->kind == 6 ? cg->filter_c : 0,
                        cg->stride_h, cg->stride_w, cg->dilation_h, cg->dilation_w,
                        cg->pad_h,    cg->pad_w};
-      if (r->kind == 4) {
+      if (r->kind == 4 || r->kind == 9) {
         bool pool = cg->depth_multiplier == 0;
         v[9] = pool ? 1 : cg->depth_multiplier;
         if (pool) v[12] = v[13] = 1;
@@ -1139,10 +1142,13 @@ static bool one_module(const char *model_name, const mp_graph *g, const mp_plann
 }
 
 /* The graph memory.in_place plans, as convert builds it: PADs folded into
- * their convolutions, copies made views; kernels prepared for `target`. */
+ * their convolutions, copies made views, depthwise convolutions channel by
+ * channel where that lowers the in-place bound; kernels prepared for
+ * `target`. */
 static mp_graph *inplace_graph(const char *name, mp_model *m, mp_target target) {
   mp_graph *g = NULL;
-  mp_graph_options o = {.alias_views = true, .fold_pads = true, .sub_views = true};
+  mp_graph_options o = {.alias_views = true, .fold_pads = true, .sub_views = true,
+                        .serial_depthwise = true};
   if (mp_graph_build(m, 0, &o, NULL, &g) != MP_OK) die("%s: no in-place graph", name);
   g->target = target;
   mp_status st = mp_kernels_prepare(g, false, NULL);
