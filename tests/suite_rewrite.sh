@@ -240,6 +240,11 @@ for t in on["tensors"]:
     assert t["offset"] == r["offset"] + t["alias_offset"], t
     assert t["alias_offset"] + t["size"] <= r["size"], (t, r)
     assert t["memory"] == r["memory"] and t["region_id"] == r["region_id"], t
+    # a strided view's rows lie inside the root too
+    if "alias_stride" in t:
+        rows = t["size"] // t["alias_row"]
+        assert rows * t["alias_row"] == t["size"] and t["alias_row"] <= t["alias_stride"], t
+        assert t["alias_offset"] + (rows - 1) * t["alias_stride"] + t["alias_row"] <= r["size"], (t, r)
 # a view operator runs nothing, and its outputs (inputs, for an elided
 # concatenation) are views
 for o in on["ops"]:

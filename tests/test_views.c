@@ -366,6 +366,45 @@ static void the_verifier_rejects_a_strided_view_off_its_rows(void **state) {
   unbuild(&b);
 }
 
+/* The reports give a strided view's rows: the residency JSON its
+ * alias_row and alias_stride, the HTML map a rectangle over its rows'
+ * span with both as attributes and a title in words. */
+static void the_reports_give_a_strided_views_rows(void **state) {
+  (void)state;
+  built b;
+  build(&b, "fire", 2);
+  mp_plan *p = plan_of(b.g, "greedy");
+  const int32_t t = in_of(b.g, 8, 1); /* rows of 24 bytes, 56 apart, from byte 8 */
+  char *json = NULL, *html = NULL;
+  assert_int_equal(mp_residency_json(p, "fx", &json), MP_OK);
+  assert_int_equal(mp_report_html(p, "fx", &html), MP_OK);
+  char key[200];
+  snprintf(key, sizeof key, "\"alias_offset\": 8,\n      \"alias_row\": 24,\n      "
+                            "\"alias_stride\": 56");
+  assert_non_null(strstr(json, key));
+  snprintf(key, sizeof key, "data-tensor=\"%d\" data-alias-of=\"%d\" data-alias-offset=\"8\"", t,
+           out_of(b.g, 8, 0));
+  const char *r = strstr(html, key);
+  assert_non_null(r);
+  assert_non_null(strstr(r, "data-alias-row=\"24\" data-alias-stride=\"56\""));
+  assert_non_null(strstr(html, "a strided view: 36 rows of 24 bytes, 56 apart, from byte 8"));
+  /* a view that is one run carries neither */
+  free(json);
+  free(html);
+  mp_plan_free(&p);
+  unbuild(&b);
+  build(&b, "views", 2);
+  p = plan_of(b.g, "greedy");
+  assert_int_equal(mp_residency_json(p, "fx", &json), MP_OK);
+  assert_int_equal(mp_report_html(p, "fx", &html), MP_OK);
+  assert_null(strstr(json, "alias_row"));
+  assert_null(strstr(html, "data-alias-row"));
+  free(json);
+  free(html);
+  mp_plan_free(&p);
+  unbuild(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_contiguous_copy_becomes_a_view_and_no_other),
@@ -377,6 +416,7 @@ int main(void) {
       cmocka_unit_test(a_graph_output_joins_a_view_only_when_it_lives_in_the_arena),
       cmocka_unit_test(concatenations_along_inner_axes_become_strided_views),
       cmocka_unit_test(the_verifier_rejects_a_strided_view_off_its_rows),
+      cmocka_unit_test(the_reports_give_a_strided_views_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
