@@ -656,6 +656,122 @@ static uint32_t any_slot_align(const planctx *c, const mp_tensor *t) {
   return a;
 }
 
+/* May item x at offset ox and item y at oy of one bank coexist in an
+ * in-place layout: never live together, disjoint, or a pair whose contract
+ * the two offsets honour?  pair_at indexes `pairs` by operator. */
+static bool may_coexist(const sitem *x, uint64_t ox, uint64_t sx, const sitem *y, uint64_t sy,
+                        const mp_inplace_pair *pairs, const size_t *pair_at, uint32_t n_ops) {
+  if (x->end < y->start || y->end < x->start) return true;
+  if (ox + sx <= y->offset || y->offset + sy <= ox) return true;
+  int32_t op = x->end == y->start ? x->end : y->end == x->start ? y->end : -1;
+  if (op < 0 || (uint32_t)op >= n_ops) return false;
+  for (size_t k = pair_at[op]; k < pair_at[op + 1]; k++) {
+    const mp_inplace_pair *q = &pairs[k];
+    int64_t d;
+    if (q->in == x->t && q->out == y->t)
+      d = (int64_t)ox - (int64_t)y->offset;
+    else if (q->in == y->t && q->out == x->t)
+      d = (int64_t)y->offset - (int64_t)ox;
+    else
+      continue;
+    return d >= q->gap && d % q->period == 0;
+  }
+  return false;
+}
+
+/* After the planner: a composite reserves its extent over its whole
+ * lifetime, so the planner may leave a buffer on top that would fit over
+ * the input its kernel allows, or in bytes a composite holds but does not
+ * use at that time (a stride-2 shortcut's output above its block's
+ * composite while it could lie over the block's output).  So, per bank,
+ * the slot that ends highest moves to the lowest offset below where it
+ * coexists with every other slot (0, just above or below a slot live with
+ * it, or at a pair's gap), until the top slot cannot move.  Offsets only
+ * fall, and are kept only when the bank's height does; work is bounded. */
+static void drop_tops(planctx *c, sitem *items, size_t n, const mp_inplace_pair *pairs,
+                      size_t np) {
+  uint32_t n_ops = c->g->n_ops;
+  size_t *pair_at = calloc((size_t)n_ops + 2, sizeof *pair_at);
+  uint64_t *sz = malloc((n ? n : 1) * sizeof *sz), *keep = malloc((n ? n : 1) * sizeof *keep);
+  int64_t *cand = malloc((4 * n + 2) * sizeof *cand);
+  if (!pair_at || !sz || !keep || !cand) goto done;
+  for (size_t k = 0; k < np; k++) pair_at[pairs[k].op + 1]++;
+  for (uint32_t op = 0; op < n_ops; op++) pair_at[op + 1] += pair_at[op];
+  uint64_t budget = 4000000;
+  for (int m = 0; m < MP_MEM_COUNT; m++) {
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+      if (items[i].bank != m) continue;
+      uint32_t a = item_align(c, &items[i], (mp_memory)m);
+      sz[i] = mp_align_up(items[i].size, a);
+      any = true;
+    }
+    if (!any) continue;
+    uint64_t h0 = 0;
+    for (size_t i = 0; i < n; i++) {
+      keep[i] = items[i].offset;
+      if (items[i].bank == m && items[i].offset + sz[i] > h0) h0 = items[i].offset + sz[i];
+    }
+    for (;;) {
+      size_t top = SIZE_MAX;
+      uint64_t hi = 0;
+      for (size_t i = 0; i < n; i++)
+        if (items[i].bank == m && items[i].offset + sz[i] > hi) {
+          hi = items[i].offset + sz[i];
+          top = i;
+        }
+      if (top == SIZE_MAX || items[top].pinned != NO_MEM) break;
+      sitem *x = &items[top];
+      uint32_t a = item_align(c, x, (mp_memory)m);
+      size_t k = 0;
+      cand[k++] = 0;
+      for (size_t j = 0; j < n; j++) {
+        const sitem *y = &items[j];
+        if (j == top || y->bank != m || x->end < y->start || y->end < x->start) continue;
+        cand[k++] = (int64_t)mp_align_up(y->offset + sz[j], a);
+        if (y->offset >= sz[top]) cand[k++] = (int64_t)mp_align_down(y->offset - sz[top], a);
+        cand[k++] = (int64_t)mp_align_down(y->offset, a); /* on it, where a pair allows */
+      }
+      /* ascending, distinct, below the current offset */
+      for (size_t i = 1; i < k; i++)
+        for (size_t j = i; j > 0 && cand[j - 1] > cand[j]; j--) {
+          int64_t t = cand[j - 1];
+          cand[j - 1] = cand[j];
+          cand[j] = t;
+        }
+      bool moved = false;
+      for (size_t i = 0; i < k && !moved && budget; i++) {
+        if (cand[i] >= (int64_t)x->offset || (i && cand[i] == cand[i - 1])) continue;
+        bool ok = true;
+        for (size_t j = 0; j < n && ok; j++) {
+          if (j == top || items[j].bank != m) continue;
+          if (budget) budget--;
+          ok = may_coexist(x, (uint64_t)cand[i], sz[top], &items[j], sz[j], pairs, pair_at, n_ops);
+        }
+        if (ok) {
+          x->offset = (uint64_t)cand[i];
+          moved = true;
+        }
+      }
+      if (!moved) break;
+    }
+    uint64_t h = 0;
+    for (size_t i = 0; i < n; i++)
+      if (items[i].bank == m && items[i].offset + sz[i] > h) h = items[i].offset + sz[i];
+    if (h < h0 && h < c->scratch_h[m]) {
+      c->scratch_h[m] = h;
+    } else {
+      for (size_t i = 0; i < n; i++)
+        if (items[i].bank == m) items[i].offset = keep[i];
+    }
+  }
+done:
+  free(pair_at);
+  free(sz);
+  free(keep);
+  free(cand);
+}
+
 /* In-place layout: group the unpinned items into composites and lay out
  * the composites and the other items.  On success items[i] gets its bank
  * and offset (a member's: its composite's plus its relative offset) and
@@ -736,6 +852,7 @@ static mp_status layout_in_place(planctx *c, sitem *items, size_t n, bool *used)
         items[i].offset = ci[of[i]].offset;
         items[i].spill = ci[of[i]].spill;
       }
+    drop_tops(c, items, n, pairs, np);
     *used = true;
   }
 done:
@@ -837,6 +954,7 @@ static mp_status place_scratch(planctx *c) {
     }
   }
   if (!placed && st == MP_OK) st = layout_scratch(c, items, n);
+
   for (size_t i = 0; st == MP_OK && i < n; i++) {
     const mp_tensor *t = &g->tensors[items[i].t];
     set_alloc(c, t, MP_ROLE_SCRATCH, (mp_memory)items[i].bank, (mp_memory)items[i].bank,

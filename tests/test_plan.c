@@ -876,8 +876,8 @@ static void caller_io_refuses_an_output_that_is_a_view_of_an_input(void **state)
 
 /* memory.in_place's rewrites never cost bytes: mp_plan_build_rewritten
  * keeps the rewritten graph's plan unless the graph without the rewrites
- * plans smaller, and says which it kept and what that saved.  On pad_conv
- * and views, greedy places the rewritten graph worse than the plain one. */
+ * plans smaller, and says which it kept and what that saved.  On views,
+ * greedy places the rewritten graph worse than the plain one. */
 static void a_rewritten_graph_is_planned_as_the_smaller_of_both_ways(void **state) {
   (void)state;
   static const char *const names[] = {"pad_conv", "views", "padded_block", "heads"};
@@ -941,8 +941,8 @@ static void a_rewritten_graph_is_planned_as_the_smaller_of_both_ways(void **stat
     mp_model_free(&m);
     free(bytes);
   }
-  /* greedy on pad_conv and views at least */
-  assert_true(kept_plain >= 2);
+  /* greedy on views at least */
+  assert_true(kept_plain >= 1);
 }
 
 int main(void) {
