@@ -436,13 +436,15 @@ static void add_overlap(ctx *c, uint32_t in_arg, uint32_t out_arg, int64_t gap) 
 /* Bytes of one element of tensor t (0 for sub-byte or unsized types). */
 static int32_t elem_bytes(const ctx *c, int32_t t) { return (int32_t)(mp_dtype_bits(dtype(c, t)) / 8); }
 
-/* The elementwise contract between input arg `k` (tensor t) and the output
- * arg `o`: only for an input of the output's element count, which the
- * kernels read at the output's index. */
-static void elementwise_overlap(ctx *c, uint32_t k, int32_t t, uint32_t o, int32_t out) {
+void mp_lower_elementwise_overlap(mp_lower_ctx *c, uint32_t k, int32_t t, uint32_t o,
+                                  int32_t out) {
   int32_t n;
   if (elems(c, t) != elems(c, out) || !elems_i32(c, out, &n)) return;
   add_overlap(c, k, o, mpk_elementwise_overlap_gap(n, elem_bytes(c, t), elem_bytes(c, out)));
+}
+
+static void elementwise_overlap(ctx *c, uint32_t k, int32_t t, uint32_t o, int32_t out) {
+  mp_lower_elementwise_overlap(c, k, t, o, out);
 }
 
 /* A new int32 array owned by the lowered op. */
@@ -924,6 +926,8 @@ static mp_status lower_conv(ctx *c, bool depthwise) {
       add_arg(c, filter, false, "const int8_t *");
       add_arg(c, bias, false, "const int64_t *");
       add_arg(c, out, true, "int16_t *");
+      /* the int8 kernels' walk (mpk_conv.c), over 2-byte elements */
+      add_overlap(c, 0, 3, mpk_conv2d_overlap_gap(&g, 2, 2));
       if (depthwise) serial_depthwise(c, &g, MP_K_DEPTHWISE_CONV2D_S16_SERIAL, 2);
       return MP_OK;
     }
@@ -997,6 +1001,8 @@ static mp_status lower_fc(ctx *c) {
       add_arg(c, filter, false, "const int8_t *");
       add_arg(c, bias, false, "const int64_t *");
       add_arg(c, out, true, "int16_t *");
+      /* the int8 kernel's walk (mpk_fc.c), over 2-byte elements */
+      add_overlap(c, 0, 3, mpk_fully_connected_overlap_gap(p->batches, accum, out_depth, 2, 2));
       return MP_OK;
     }
     set_kernel(c, MP_K_FULLY_CONNECTED_S8);

@@ -153,6 +153,9 @@ static mp_status lower_quantized(mp_lower_ctx *c, int32_t op, int32_t act, int32
   mp_lower_add_arg(c, a, false, in_type);
   mp_lower_add_arg(c, b, false, in_type);
   mp_lower_add_arg(c, out, true, wide ? "int16_t *" : "int8_t *");
+  /* mpk_binary.c reads element i of each input, then writes element i */
+  mp_lower_elementwise_overlap(c, 0, a, 2, out);
+  mp_lower_elementwise_overlap(c, 1, b, 2, out);
   return MP_OK;
 }
 
@@ -184,6 +187,8 @@ mp_status mp_lower_binary(mp_lower_ctx *c) {
     mp_lower_add_arg(c, a, false, "const float *");
     mp_lower_add_arg(c, b, false, "const float *");
     mp_lower_add_arg(c, out, true, "float *");
+    mp_lower_elementwise_overlap(c, 0, a, 2, out);
+    mp_lower_elementwise_overlap(c, 1, b, 2, out);
     return MP_OK;
   }
   bool q8 = dta == MP_DTYPE_INT8 && dtb == MP_DTYPE_INT8 && dto == MP_DTYPE_INT8;

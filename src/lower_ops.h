@@ -118,6 +118,12 @@ mp_status mp_lower_malformed(mp_lower_ctx *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Append a tensor argument (tensor -1: NULL). */
 void mp_lower_add_arg(mp_lower_ctx *c, int32_t tensor, bool is_output, const char *ctype);
+
+/* The elementwise contract (mpk_elementwise_overlap_gap) between input arg
+ * `k` (tensor t) and output arg `o` (tensor out): only for an input of the
+ * output's element count, which the kernels read at the output's index. */
+void mp_lower_elementwise_overlap(mp_lower_ctx *c, uint32_t k, int32_t t, uint32_t o,
+                                  int32_t out);
 /* Append an array argument of n tensors (ids kept by reference: they must
  * outlive the lowered op, as the op's own input list does). */
 void mp_lower_add_array_arg(mp_lower_ctx *c, const int32_t *tensors, uint32_t n, const char *ctype);

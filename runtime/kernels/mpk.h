@@ -483,10 +483,13 @@ int64_t mpk_fully_connected_overlap_gap(int32_t batches, int32_t accum_depth, in
 /* PAD / PADV2 (mpk_shape.c): output elements in storage order, each inside
  * one copied from its input element right after reading it. */
 int64_t mpk_pad_overlap_gap(const mpk_pad_params *p);
-/* ADD, LOGISTIC, QUANTIZE (mpk_elementwise.c): element i of the input is
- * read before element i of the output is written, in increasing i.  For ADD
- * this holds for an input of the output's shape (a broadcast input is read
- * out of order and has no contract). */
+/* ADD, LOGISTIC, QUANTIZE (mpk_elementwise.c) and the binary family's
+ * SUB, MUL, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU and 16x8 ADD
+ * (mpk_binary.c): element i of the input is read before element i of the
+ * output is written, in increasing i.  For a binary operator this holds
+ * for an input of the output's shape (a broadcast input is read out of
+ * order and has no contract).  The 16x8 convolutions and FULLY_CONNECTED
+ * walk as their int8 kernels do, over 2-byte elements. */
 int64_t mpk_elementwise_overlap_gap(int32_t size, int32_t in_bytes, int32_t out_bytes);
 /* The specialised int8 kernels of a Cortex-M target (mpk_conv_fast.c,
  * mpk_fc_fast.c, mpk_add_fast.c, mpk_pool_fast.c; MUL's in mpk_binary.h;

@@ -348,9 +348,11 @@ static uint32_t op_walks(const mp_graph *g, uint32_t i, walk_rec *w) {
     r->ob = mp_dtype_bits(g->tensors[tout].dtype) / 8;
     const mpk_conv_geom *cg = NULL;
     switch (lo.kernel) {
-    case MP_K_CONV2D_S8: cg = &lo.params.conv_s8.geom; r->kind = 3; break;
+    case MP_K_CONV2D_S8:
+    case MP_K_CONV2D_S16: cg = &lo.params.conv_s8.geom; r->kind = 3; break;
     case MP_K_CONV2D_F32: cg = &lo.params.conv_f32.geom; r->kind = 3; break;
-    case MP_K_DEPTHWISE_CONV2D_S8: cg = &lo.params.conv_s8.geom; r->kind = 4; break;
+    case MP_K_DEPTHWISE_CONV2D_S8:
+    case MP_K_DEPTHWISE_CONV2D_S16: cg = &lo.params.conv_s8.geom; r->kind = 4; break;
     /* the specialised kernels (mpk_*_fast.c): depthwise and pooling read
      * a block of channels' windows before writing the block, ADD and MUL
      * four elements before writing them: never later than the reference
@@ -395,6 +397,7 @@ static uint32_t op_walks(const mp_graph *g, uint32_t i, walk_rec *w) {
       memcpy(r->n + 7, lo.params.strided_copy.in_strides, 6 * sizeof(int32_t));
       break;
     case MP_K_FULLY_CONNECTED_S8:
+    case MP_K_FULLY_CONNECTED_S16:
       r->kind = 2;
       r->n[0] = lo.params.fc_s8.batches;
       r->n[1] = lo.params.fc_s8.accum_depth;
