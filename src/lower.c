@@ -854,16 +854,9 @@ bool mp_lower_serial_candidate(const mp_graph *g, uint32_t op) {
   mp_lowered_op lo;
   bool ok = false;
   if (mp_lower_op(g, op, &lo, NULL) == MP_OK && lo.supported) {
-    const mpk_conv_geom *cg = NULL;
-    int32_t e = 1;
-    switch (lo.kernel) {
-    case MP_K_DEPTHWISE_CONV2D_F32: cg = &lo.params.conv_f32.geom; e = 4; break;
-    case MP_K_DEPTHWISE_CONV2D_S16:
-    case MP_K_DEPTHWISE_CONV2D_S16_FAST: cg = &lo.params.conv_s8.geom; e = 2; break;
-    case MP_K_DEPTHWISE_CONV2D_S8: cg = &lo.params.conv_s8.geom; break;
-    case MP_K_DEPTHWISE_CONV2D_S8_FAST: cg = &lo.params.conv_s8_fast.geom; break;
-    default: break;
-    }
+    const mpk_conv_geom *cg = mp_lower_window_geom(&lo);
+    int32_t out = g->ops[op].n_outputs ? g->ops[op].outputs[0] : -1;
+    int32_t e = out >= 0 ? (int32_t)(mp_dtype_bits(g->tensors[out].dtype) / 8) : 0;
     ok = cg && mpk_depthwise_conv2d_serial_scratch(cg, e) > 0;
   }
   mp_lower_free(&lo);

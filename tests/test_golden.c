@@ -450,6 +450,20 @@ static uint32_t fast_ops(const net *n) {
   return k;
 }
 
+/* The three cases in sequence, on zeroed buffers, then on garbage. */
+static void run_cases(net *n) {
+  for (int garbage = 0; garbage < 2; garbage++) {
+    net_zero(n, true); /* the states, once per sequence of cases */
+    for (int k = 0; k < 3; k++) {
+      if (garbage)
+        net_scramble(n, (uint32_t)(k + 1));
+      else
+        net_zero(n, false);
+      run_case(n, k);
+    }
+  }
+}
+
 static void every_runnable_model_matches_tflm_on_all_cases(void **state) {
   (void)state;
   if (!corpus_present()) skip();
@@ -476,16 +490,7 @@ static void every_runnable_model_matches_tflm_on_all_cases(void **state) {
                    n.g->tensors[op->inputs[1]].size == in0->size));
     }
     assert_int_equal(fast_ops(&n), lowerings[tg] == MP_TARGET_GENERIC ? 0 : filters);
-    for (int garbage = 0; garbage < 2; garbage++) {
-      net_zero(&n, true); /* the states, once per sequence of cases */
-      for (int k = 0; k < 3; k++) {
-        if (garbage)
-          net_scramble(&n, (uint32_t)(k + 1));
-        else
-          net_zero(&n, false);
-        run_case(&n, k);
-      }
-    }
+    run_cases(&n);
     print_message("PASS  %-28s %-10s %u ops (%u specialised), 3 cases, zeroed and garbage "
                   "buffers\n", runnable[i], mp_target_name(lowerings[tg]), n.g->n_ops,
                   fast_ops(&n));
@@ -521,17 +526,7 @@ static void depthwise_convolutions_run_channel_by_channel_match_tflm(void **stat
                                 ((uint64_t)cg->batches * cg->out_h * cg->out_w * cg->out_c)));
         }
       }
-      if (k)
-        for (int garbage = 0; garbage < 2; garbage++) {
-          net_zero(&n, true);
-          for (int c = 0; c < 3; c++) {
-            if (garbage)
-              net_scramble(&n, (uint32_t)(c + 1));
-            else
-              net_zero(&n, false);
-            run_case(&n, c);
-          }
-        }
+      if (k) run_cases(&n);
       if (k)
         print_message("PASS  %-28s %-10s %u depthwise convolutions channel by channel, 3 cases, "
                       "zeroed and garbage buffers\n", runnable[i], mp_target_name(lowerings[tg]), k);

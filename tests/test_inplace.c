@@ -203,6 +203,12 @@ static mpk_requant requant(void) {
 static int8_t filt[4096];
 static int32_t bias_v[256];
 
+/* Pseudo-random filters and biases for the kernels below. */
+static void seed_weights(uint32_t seed) {
+  for (size_t i = 0; i < sizeof filt; i++) filt[i] = (int8_t)lcg(&seed);
+  for (size_t i = 0; i < 256; i++) bias_v[i] = (int32_t)(lcg(&seed) % 2001) - 1000;
+}
+
 static int32_t run_conv(const void *p, const void *in, void *out) {
   return mpk_conv2d_s8(p, in, filt, bias_v, out, NULL);
 }
@@ -228,9 +234,7 @@ static int32_t run_requant(const void *p, const void *in, void *out) {
 
 static void every_kernel_gives_the_same_bytes_in_place_at_its_contract_gap(void **state) {
   (void)state;
-  uint32_t seed = 7;
-  for (size_t i = 0; i < sizeof filt; i++) filt[i] = (int8_t)lcg(&seed);
-  for (size_t i = 0; i < 256; i++) bias_v[i] = (int32_t)(lcg(&seed) % 2001) - 1000;
+  seed_weights(7);
   /* 1x1 convolutions, widening and narrowing; a strided 3x3; a padded
    * depthwise layer; pooling */
   const struct {
@@ -300,9 +304,7 @@ static int32_t run_dw_serial(const void *p, const void *in, void *out) {
 static void a_channel_serial_depthwise_layer_may_lie_on_its_input_at_any_whole_pixel(
     void **state) {
   (void)state;
-  uint32_t seed = 11;
-  for (size_t i = 0; i < sizeof filt; i++) filt[i] = (int8_t)lcg(&seed);
-  for (size_t i = 0; i < 256; i++) bias_v[i] = (int32_t)(lcg(&seed) % 2001) - 1000;
+  seed_weights(11);
   /* a padded 3x3 stride-1 layer (the DS-CNN's, smaller) and a strided one */
   const struct {
     int32_t h, w, c, oh, ow, k, s, pad;

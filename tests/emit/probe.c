@@ -237,10 +237,12 @@ static void walk_write(const probe_module *m, int32_t t, uint32_t b0, uint32_t n
     d[pos(x, b)] = pattern((uint32_t)x->root, x->at + pos(x, b), S.salt);
 }
 
-/* Every input byte of the window of output pixel (b, oy, ox), all
- * channels, of a PIXEL_PAIRS walk. */
-static int read_window(const probe_module *m, uint32_t op, const probe_walk *w, int32_t in,
-                       int32_t out, int32_t b, int32_t oy, int32_t ox) {
+/* Every input byte of channels c0 .. c0 + nc - 1 of the window of output
+ * pixel (b, oy, ox), tap by tap, of a geometry walk (n: batches, in_h,
+ * in_w, in_c, ..., the strides, dilations and pads at 10 .. 15). */
+static int read_window_channels(const probe_module *m, uint32_t op, const probe_walk *w,
+                                int32_t in, int32_t out, int32_t b, int32_t oy, int32_t ox,
+                                int32_t c0, int32_t nc) {
   const int32_t *n = w->n;
   const uint32_t ib = w->in_bytes;
   for (int32_t fy = 0; fy < n[7]; fy++) {
@@ -249,12 +251,18 @@ static int read_window(const probe_module *m, uint32_t op, const probe_walk *w, 
     for (int32_t fx = 0; fx < n[8]; fx++) {
       const int32_t ix = ox * n[11] - n[15] + n[13] * fx;
       if (ix < 0 || ix >= n[2]) continue;
-      const uint32_t base = (uint32_t)(((b * n[1] + iy) * n[2] + ix) * n[3]) * ib;
-      for (uint32_t e = 0; e < (uint32_t)n[3] * ib; e++)
+      const uint32_t base = (uint32_t)(((b * n[1] + iy) * n[2] + ix) * n[3] + c0) * ib;
+      for (uint32_t e = 0; e < (uint32_t)nc * ib; e++)
         if (walk_read(m, op, in, base + e, out)) return 1;
     }
   }
   return 0;
+}
+
+/* All channels: the window of a PIXEL_PAIRS walk. */
+static int read_window(const probe_module *m, uint32_t op, const probe_walk *w, int32_t in,
+                       int32_t out, int32_t b, int32_t oy, int32_t ox) {
+  return read_window_channels(m, op, w, in, out, b, oy, ox, 0, w->n[3]);
 }
 
 /* Replay walk w of `op` from input tensor `in` to output tensor `out`, in
@@ -347,26 +355,15 @@ static int walk(const probe_module *m, uint32_t op, const probe_walk *w, int32_t
     }
     return 0;
   }
-  const int32_t batches = n[0], in_h = n[1], in_w = n[2], in_c = n[3], out_h = n[4],
-                out_w = n[5], out_c = n[6], fh = n[7], fw = n[8], fc = n[9], sh = n[10],
-                sw = n[11], dh = n[12], dw = n[13], ph = n[14], pw = n[15];
+  const int32_t batches = n[0], in_c = n[3], out_h = n[4], out_w = n[5], out_c = n[6],
+                fc = n[9];
   if (w->kind == PROBE_WALK_SERIAL) {
     if (fc != 1 || in_c != out_c) return fail("%s: bad walk", at(m, op));
     for (int32_t c = 0; c < out_c; c++) {
       for (int32_t b = 0; b < batches; b++)
         for (int32_t oy = 0; oy < out_h; oy++)
           for (int32_t ox = 0; ox < out_w; ox++)
-            for (int32_t fy = 0; fy < fh; fy++) {
-              const int32_t iy = oy * sh - ph + dh * fy;
-              if (iy < 0 || iy >= in_h) continue;
-              for (int32_t fx = 0; fx < fw; fx++) {
-                const int32_t ix = ox * sw - pw + dw * fx;
-                if (ix < 0 || ix >= in_w) continue;
-                const uint32_t base = (uint32_t)(((b * in_h + iy) * in_w + ix) * in_c + c) * ib;
-                for (uint32_t e = 0; e < ib; e++)
-                  if (walk_read(m, op, in, base + e, out)) return 1;
-              }
-            }
+            if (read_window_channels(m, op, w, in, out, b, oy, ox, c, 1)) return 1;
       for (int32_t p = 0; p < batches * out_h * out_w; p++)
         walk_write(m, out, (uint32_t)(p * out_c + c) * ob, ob);
     }
@@ -380,17 +377,7 @@ static int walk(const probe_module *m, uint32_t op, const probe_walk *w, int32_t
       for (int32_t ox = 0; ox < out_w; ox++)
         for (int32_t oc = 0; oc < out_c; oc++) {
           const int32_t c0 = window ? (oc / per_group) * fc : oc / fc, nc = window ? fc : 1;
-          for (int32_t fy = 0; fy < fh; fy++) {
-            const int32_t iy = oy * sh - ph + dh * fy;
-            if (iy < 0 || iy >= in_h) continue;
-            for (int32_t fx = 0; fx < fw; fx++) {
-              const int32_t ix = ox * sw - pw + dw * fx;
-              if (ix < 0 || ix >= in_w) continue;
-              const uint32_t base = (uint32_t)(((b * in_h + iy) * in_w + ix) * in_c + c0) * ib;
-              for (uint32_t e = 0; e < (uint32_t)nc * ib; e++)
-                if (walk_read(m, op, in, base + e, out)) return 1;
-            }
-          }
+          if (read_window_channels(m, op, w, in, out, b, oy, ox, c0, nc)) return 1;
           walk_write(m, out, (uint32_t)(((b * out_h + oy) * out_w + ox) * out_c + oc) * ob, ob);
         }
   return 0;
