@@ -459,9 +459,12 @@ typedef struct mp_graph {
   mp_order_result order;
   /* Sub-tensor views (mp_graph_options.sub_views): operators whose outputs
    * became views of their input (SPLIT, SLICE, ...), and CONCATENATION /
-   * PACK operators elided, their inputs views of their output. */
+   * PACK operators elided, their inputs views of their output; and
+   * CONCATENATIONs partly elided: some inputs strided views of the output
+   * their producers write into, the others copied by the running kernel. */
   uint32_t n_view_ops;
   uint32_t n_elided_concats;
+  uint32_t n_partial_concats;
   struct mp_pool *pool;
 } mp_graph;
 
@@ -1078,7 +1081,7 @@ typedef struct mp_plan {
    * without them, which needed that many bytes less scratch. */
   struct {
     bool plain_planned;     /* the graph without the rewrites was planned too */
-    uint32_t n_folded_pads, n_view_ops, n_elided_concats;
+    uint32_t n_folded_pads, n_view_ops, n_elided_concats, n_partial_concats;
     uint64_t saved;
   } rewrites;
   uint64_t hash;            /* FNV-1a of the placement: detects mismatched

@@ -223,7 +223,8 @@ static const fdesc transpose_fields[] = {F_I32(mpk_transpose_params, elem_size),
                                          F_I32X6(mpk_transpose_params, in_strides), F_END};
 static const fdesc concat_fields[] = {F_I32(mpk_concat_params, n_inputs),
                                       F_I32(mpk_concat_params, outer),
-                                      F_PTR(mpk_concat_params, input_bytes, "input_bytes"), F_END};
+                                      F_PTR(mpk_concat_params, input_bytes, "input_bytes"),
+                                      F_PTR_NZ(mpk_concat_params, in_place, "in_place"), F_END};
 static const fdesc logistic_s8_fields[] = {F_I32(mpk_logistic_s8_params, size),
                                            F_I32(mpk_logistic_s8_params, input_zero_point),
                                            F_I32(mpk_logistic_s8_params, input_range_radius),
@@ -1554,6 +1555,22 @@ static mp_status lower_concat(ctx *c) {
   p->n_inputs = (int32_t)n;
   p->outer = (int32_t)outer;
   p->input_bytes = bytes;
+  /* a partly elided concatenation (views.c): the inputs that are strided
+   * views of the output at their slices are there already */
+  uint64_t k = 0;
+  int32_t *in_place = NULL;
+  for (uint32_t i = 0; i < n && !c->op->is_view; k += (uint64_t)bytes[i], i++) {
+    const mp_tensor *x = &c->g->tensors[c->op->inputs[i]];
+    if (x->alias_of != out || !x->alias_stride || x->alias_stride != total ||
+        x->alias_row != (uint64_t)bytes[i] || x->alias_offset != k)
+      continue;
+    if (!in_place) {
+      if (!(in_place = add_array(c, "in_place", n))) return MP_ERR_NOMEM;
+      memset(in_place, 0, n * sizeof *in_place);
+    }
+    in_place[i] = 1;
+  }
+  p->in_place = in_place;
   set_kernel(c, MP_K_CONCAT);
   mp_lower_arg *a = &c->lo->args[c->lo->n_args++];
   a->kind = MP_LARG_TENSOR_ARRAY;
@@ -1916,6 +1933,11 @@ static void put_fields(mp_buf *b, const mp_lowered_op *lo, const char *sym, cons
       memcpy(&v, p, sizeof v);
       if (v == 0) continue;
     }
+    if (f[i].kind == FK_PTR_NZ) {
+      const void *ptr;
+      memcpy(&ptr, p, sizeof ptr);
+      if (!ptr || !find_array(lo, f[i].array)) continue;
+    }
     mp_buf_printf(b, "%s.%s = ", top ? "    " : (first ? "" : ", "), f[i].name);
     first = false;
     switch (f[i].kind) {
@@ -1946,7 +1968,8 @@ static void put_fields(mp_buf *b, const mp_lowered_op *lo, const char *sym, cons
     case FK_U8X4:
       mp_buf_printf(b, "{0x%02x, 0x%02x, 0x%02x, 0x%02x}", p[0], p[1], p[2], p[3]);
       break;
-    case FK_PTR: {
+    case FK_PTR:
+    case FK_PTR_NZ: {
       const void *ptr;
       memcpy(&ptr, p, sizeof ptr);
       if (ptr && find_array(lo, f[i].array))
@@ -2002,7 +2025,7 @@ static uint32_t fields_size32(const fdesc *f, uint32_t *align) {
     case FK_I32X6: fs = 4u * MPK_MAX_DIMS; break;
     case FK_U8X4: fa = 1; break;
     case FK_SUB: fs = fields_size32(next->sub, &fa); break;
-    default: break; /* FK_I32, FK_I32_NZ, FK_F32, FK_PTR: 4 bytes */
+    default: break; /* FK_I32, FK_I32_NZ, FK_F32, FK_PTR, FK_PTR_NZ: 4 bytes */
     }
     size = (size + fa - 1) / fa * fa + fs;
     if (fa > al) al = fa;

@@ -23,7 +23,10 @@
 
 /* FK_I32_NZ: an int32 written only when it is not 0 (a designated
  * initializer leaves it 0), for fields that are 0 but in rare layouts. */
-typedef enum fkind { FK_END, FK_I32, FK_I32_NZ, FK_F32, FK_I32X6, FK_U8X4, FK_PTR, FK_SUB } fkind;
+/* FK_PTR_NZ: a pointer written only when it points at an array. */
+typedef enum fkind {
+  FK_END, FK_I32, FK_I32_NZ, FK_F32, FK_I32X6, FK_U8X4, FK_PTR, FK_PTR_NZ, FK_SUB
+} fkind;
 
 typedef struct fdesc {
   const char *name;
@@ -45,6 +48,8 @@ typedef struct fdesc {
   { #f, FK_U8X4, offsetof(T, f), NULL, NULL }
 #define F_PTR(T, f, arr)                                                                           \
   { #f, FK_PTR, offsetof(T, f), NULL, arr }
+#define F_PTR_NZ(T, f, arr)                                                                        \
+  { #f, FK_PTR_NZ, offsetof(T, f), NULL, arr }
 #define F_SUB(T, f, sub)                                                                           \
   { #f, FK_SUB, offsetof(T, f), sub, NULL }
 #define F_END                                                                                      \

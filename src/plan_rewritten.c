@@ -14,7 +14,7 @@
 #include "memplan.h"
 
 bool mp_graph_rewritten(const mp_graph *g) {
-  return g->n_folded_pads || g->n_view_ops || g->n_elided_concats;
+  return g->n_folded_pads || g->n_view_ops || g->n_elided_concats || g->n_partial_concats;
 }
 
 mp_status mp_plan_build_rewritten(const mp_graph *g, const mp_graph *plain,
@@ -26,6 +26,7 @@ mp_status mp_plan_build_rewritten(const mp_graph *g, const mp_graph *plain,
   p->rewrites.n_folded_pads = g->n_folded_pads;
   p->rewrites.n_view_ops = g->n_view_ops;
   p->rewrites.n_elided_concats = g->n_elided_concats;
+  p->rewrites.n_partial_concats = g->n_partial_concats;
   if (!plain) return MP_OK;
   /* no plan of the unrewritten graph is below its in-place bound (at byte
    * alignment, a floor for every alignment and every split into banks): a

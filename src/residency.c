@@ -254,12 +254,14 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
   json_object_set_new(planner, "options", opts);
   if (p->in_place) json_object_set_new(planner, "in_place", json_true());
   const mp_graph *gr = p->graph;
-  if (gr->n_folded_pads || gr->n_view_ops || gr->n_elided_concats) {
+  if (gr->n_folded_pads || gr->n_view_ops || gr->n_elided_concats || gr->n_partial_concats) {
     json_t *rw = json_object();
     json_object_set_new(rw, "pads_folded", jint(gr->n_folded_pads));
     json_object_set_new(rw, "padded_bytes", jint(mp_folded_pad_bytes(gr)));
     json_object_set_new(rw, "views", jint(gr->n_view_ops));
     json_object_set_new(rw, "concats_elided", jint(gr->n_elided_concats));
+    if (gr->n_partial_concats)
+      json_object_set_new(rw, "concats_partly_elided", jint(gr->n_partial_concats));
     json_object_set_new(rw, "view_bytes", jint(mp_view_copy_bytes(gr)));
     json_object_set_new(planner, "rewrites", rw);
   }
@@ -664,7 +666,7 @@ char *mp_plan_summary_shared(const mp_plan *p, const char *prefix, int verbose,
       snprintf(delta, sizeof delta, "at");
     /* both bounds are the planned graph's: with PADs folded or views
      * made, not the model's as written (inspect gives that one) */
-    bool rw = g->n_folded_pads || g->n_view_ops || g->n_elided_concats;
+    bool rw = g->n_folded_pads || g->n_view_ops || g->n_elided_concats || g->n_partial_concats;
     mp_buf_printf(&b, "arena %u: in place, %llu bytes against an in-place bound of %llu: %s the "
                       "tensor-level bound of %llu%s (outputs sharing no byte with their "
                       "inputs)\n",
@@ -678,13 +680,15 @@ char *mp_plan_summary_shared(const mp_plan *p, const char *prefix, int verbose,
                   g->n_folded_pads, g->n_folded_pads == 1 ? "" : "s", mp_folded_pad_readers(g),
                   nb);
   }
-  if (g->n_view_ops || g->n_elided_concats) {
-    char nb[32];
+  if (g->n_view_ops || g->n_elided_concats || g->n_partial_concats) {
+    char nb[32], part[96] = "";
     human_bytes(mp_view_copy_bytes(g), nb, sizeof nb);
+    if (g->n_partial_concats)
+      snprintf(part, sizeof part, ", %u partly (the other inputs copied)", g->n_partial_concats);
     mp_buf_printf(&b, "rewrites: %u view%s (SPLIT, SLICE and kin: outputs are bytes of their "
-                      "input), %u CONCATENATION%s elided (producers write into the output): %s "
+                      "input), %u CONCATENATION%s elided (producers write into the output)%s: %s "
                       "of copies not made\n", g->n_view_ops, g->n_view_ops == 1 ? "" : "s",
-                  g->n_elided_concats, g->n_elided_concats == 1 ? "" : "s", nb);
+                  g->n_elided_concats, g->n_elided_concats == 1 ? "" : "s", part, nb);
   }
   summary_order(&b, g);
   for (uint32_t i = 0; i < p->n_arenas; i++) {

@@ -558,6 +558,15 @@ static mp_status check_view_op(vctx *c, const mp_lowered_op *lo) {
   }
 }
 
+/* Does operator o run and read a view of its own output? */
+static bool reads_its_output(const mp_graph *g, uint32_t o) {
+  const mp_op *op = &g->ops[o];
+  if (op->is_view || op->folded_into >= 0 || op->n_outputs != 1 || op->outputs[0] < 0) return false;
+  for (uint32_t i = 0; i < op->n_inputs; i++)
+    if (op->inputs[i] >= 0 && g->tensors[op->inputs[i]].alias_of == op->outputs[0]) return true;
+  return false;
+}
+
 typedef struct wslot {
   int32_t root;
   uint64_t lo, hi;
@@ -567,9 +576,21 @@ typedef struct wslot {
 
 /* The writers of one root [w, w + n) when one of them is a strided view:
  * every byte they write marked once in a map of the root's slot. */
+/* Does the running CONCATENATION that writes root t leave byte `at` of it
+ * to a producer (an input in place, mpk_concat_params.in_place)? */
+static bool left_in_place(const mpk_concat_params *q, uint64_t at) {
+  uint64_t stride = 0;
+  for (int32_t i = 0; i < q->n_inputs; i++) stride += (uint64_t)q->input_bytes[i];
+  uint64_t col = stride ? at % stride : 0, k = 0;
+  for (int32_t i = 0; i < q->n_inputs; k += (uint64_t)q->input_bytes[i], i++)
+    if (col >= k && col < k + (uint64_t)q->input_bytes[i]) return q->in_place[i] != 0;
+  return false;
+}
+
 static mp_status check_strided_writers(const mp_plan *p, const wslot *w, size_t n,
                                        const mp_diag_sink *dx) {
   const mp_allocation *r = &p->allocs[w[0].root];
+  const mp_graph *g = p->graph;
   uint64_t size = r->size;
   uint8_t *seen = calloc(size / 8 + 1, 1);
   if (!seen) return MP_ERR_NOMEM;
@@ -578,8 +599,16 @@ static mp_status check_strided_writers(const mp_plan *p, const wslot *w, size_t 
     uint64_t row = w[i].row ? w[i].row : w[i].hi - w[i].lo;
     uint64_t stride = w[i].row ? w[i].stride : row;
     uint64_t bytes = w[i].hi - w[i].lo; /* the tensor's size */
+    /* the root written by a partly elided concatenation: the bytes it copies */
+    const int32_t by = g->tensors[w[i].t].producer;
+    const bool lowered = (int32_t)w[i].t == w[i].root && reads_its_output(g, (uint32_t)by);
+    mp_lowered_op lo;
+    if (lowered && (st = mp_lower_op(g, (uint32_t)by, &lo, NULL)) != MP_OK) break;
+    const bool partial =
+        lowered && lo.supported && lo.kernel == MP_K_CONCAT && lo.params.concat.in_place;
     for (uint64_t b = 0; b < bytes && st == MP_OK; b++) {
       uint64_t at = w[i].lo - r->offset + (row ? (b / row) * stride + b % row : b);
+      if (partial && left_in_place(&lo.params.concat, at)) continue;
       if (at >= size || (seen[at / 8] >> (at % 8)) & 1u) {
         mp_error(dx, vloc(), "plan verification failed: tensor %u '%s', written by operator %d, "
                              "writes byte %llu of tensor %d's storage, %s", w[i].t,
@@ -590,6 +619,7 @@ static mp_status check_strided_writers(const mp_plan *p, const wslot *w, size_t 
         seen[at / 8] |= (uint8_t)(1u << (at % 8));
       }
     }
+    if (lowered) mp_lower_free(&lo);
   }
   free(seen);
   return st;
@@ -644,6 +674,34 @@ static mp_status check_root_writers(const mp_plan *p, const mp_diag_sink *dx) {
   return st;
 }
 
+/* A CONCATENATION that runs, some of whose inputs its producers wrote into
+ * its output (partly elided): the kernel copies exactly the inputs its
+ * params do not mark in place, and each one marked is its strided view at
+ * its slice, written there by its producer. */
+static mp_status check_partial_concat(vctx *c, const mp_lowered_op *lo) {
+  const mp_graph *g = c->p->graph;
+  const mp_op *op = &g->ops[c->op];
+  const mp_diag_sink *dx = c->dx;
+  const int32_t out = op->outputs[0];
+  const mpk_concat_params *q = &lo->params.concat;
+  if (!lo->supported || lo->kernel != MP_K_CONCAT || (uint32_t)q->n_inputs != op->n_inputs ||
+      q->outer <= 1 || !q->in_place)
+    FAIL("plan verification failed: operator %u (%s) runs, but inputs of it are views of its "
+         "output that its kernel would copy", c->op, op->name);
+  uint64_t stride = 0, k = 0;
+  for (uint32_t i = 0; i < op->n_inputs; i++) stride += (uint64_t)q->input_bytes[i];
+  mp_status st = MP_OK;
+  for (uint32_t i = 0; i < op->n_inputs && st == MP_OK; k += (uint64_t)q->input_bytes[i], i++) {
+    const int32_t t = op->inputs[i];
+    if (q->in_place[i])
+      st = strided_place(c, t, out, k, (uint64_t)q->input_bytes[i], stride, (uint64_t)q->outer);
+    else if (t >= 0 && g->tensors[t].alias_of == out)
+      FAIL("plan verification failed: operator %u (%s) copies its input %d '%s' into its "
+           "output, which holds it already", c->op, op->name, t, g->tensors[t].name);
+  }
+  return st;
+}
+
 static mp_status check_views(const mp_plan *p, const mp_diag_sink *dx) {
   const mp_graph *g = p->graph;
   vctx c = {p, dx, calloc(p->n_allocs ? p->n_allocs : 1, sizeof(bool)), 0};
@@ -651,12 +709,13 @@ static mp_status check_views(const mp_plan *p, const mp_diag_sink *dx) {
   mp_status st = MP_OK;
   for (uint32_t o = 0; o < g->n_ops && st == MP_OK; o++) {
     const mp_op *op = &g->ops[o];
-    if (!op->is_view || op->folded_into >= 0) continue;
+    const bool partial = reads_its_output(g, o);
+    if ((!op->is_view && !partial) || op->folded_into >= 0) continue;
     mp_lowered_op lo;
     c.op = o;
     st = mp_lower_op(g, o, &lo, NULL);
     if (st == MP_OK) {
-      st = check_view_op(&c, &lo);
+      st = partial ? check_partial_concat(&c, &lo) : check_view_op(&c, &lo);
     } else if (st != MP_ERR_NOMEM) {
       mp_error(dx, vloc(), "plan verification failed: view operator %u (%s) cannot be lowered",
                o, op->name);

@@ -199,75 +199,86 @@ static bool distinct_inputs(const mp_op *op) {
   return true;
 }
 
+/* What make_view made of an operator. */
+enum { MADE_NONE, MADE_VIEW, MADE_PARTIAL };
+
 /* A CONCATENATION along an inner axis: its output is `outer` rows, each
  * the inputs' slices end to end (input i's input_bytes[i] bytes at the sum
  * of the ones before it), so input i is rows of input_bytes[i] bytes, one
- * output row apart.  Elided when every input can be that strided view. */
-static bool make_strided(mp_graph *g, const bool *io, uint32_t o, const mp_op *op,
-                         const mpk_concat_params *p) {
+ * output row apart.  Elided when every input can be that strided view;
+ * partly elided when some can (a CONCATENATION, not a PACK): those become
+ * strided views and the kernel, which still runs, copies the others
+ * (mpk_concat_params.in_place, set by the lowering from the views). */
+static int make_strided(mp_graph *g, const bool *io, uint32_t o, const mp_op *op,
+                        const mpk_concat_params *p) {
   int32_t out = op->outputs[0];
   uint64_t stride = 0;
   for (uint32_t i = 0; i < op->n_inputs; i++) stride += (uint64_t)p->input_bytes[i];
+  if (!distinct_inputs(op) || op->n_inputs > 64) return MADE_NONE;
+  bool ok[64];
+  uint32_t n_ok = 0;
   uint64_t k = 0;
-  if (!distinct_inputs(op)) return false;
   for (uint32_t i = 0; i < op->n_inputs; i++) {
-    int32_t t = op->inputs[i];
-    if (!can_stride(g, io, o, t, out, k, (uint64_t)p->input_bytes[i], stride)) return false;
+    ok[i] = can_stride(g, io, o, op->inputs[i], out, k, (uint64_t)p->input_bytes[i], stride);
+    n_ok += ok[i];
     k += (uint64_t)p->input_bytes[i];
   }
+  if (n_ok == 0 || (n_ok < op->n_inputs && op->builtin_code != OP_CONCATENATION))
+    return MADE_NONE;
   k = 0;
-  for (uint32_t i = 0; i < op->n_inputs; i++) {
+  for (uint32_t i = 0; i < op->n_inputs; k += (uint64_t)p->input_bytes[i], i++) {
+    if (!ok[i]) continue;
     int32_t t = op->inputs[i];
     link(g, t, out, k);
     g->tensors[t].alias_row = (uint64_t)p->input_bytes[i];
     g->tensors[t].alias_stride = stride;
-    k += (uint64_t)p->input_bytes[i];
   }
-  return true;
+  return n_ok == op->n_inputs ? MADE_VIEW : MADE_PARTIAL;
 }
 
-/* Views for one operator; true when it became one. */
-static bool make_view(mp_graph *g, const bool *io, uint32_t o, const mp_lowered_op *lo) {
+/* Views for one operator: MADE_VIEW when it became one (it runs
+ * nothing), MADE_PARTIAL when some of its inputs did (it still runs). */
+static int make_view(mp_graph *g, const bool *io, uint32_t o, const mp_lowered_op *lo) {
   const mp_op *op = &g->ops[o];
   int32_t code = op->builtin_code;
-  if (!lo->supported || lo->noop) return false;
+  if (!lo->supported || lo->noop) return MADE_NONE;
   if ((code == OP_SLICE || code == OP_STRIDED_SLICE) && lo->kernel == MP_K_STRIDED_COPY) {
     int32_t in = lo->args[0].tensor, out = lo->args[1].tensor;
     int64_t k = strided_run(&lo->params.strided_copy);
-    if (k < 0 || in < 0 || out < 0 || !can_link(g, io, out, in, (uint64_t)k)) return false;
+    if (k < 0 || in < 0 || out < 0 || !can_link(g, io, out, in, (uint64_t)k)) return MADE_NONE;
     link(g, out, in, (uint64_t)k);
-    return true;
+    return MADE_VIEW;
   }
   if ((code == OP_SPLIT || code == OP_SPLIT_V || code == OP_UNPACK) && lo->kernel == MP_K_SPLIT) {
     const mpk_split_params *p = &lo->params.split;
     int32_t in = lo->args[0].tensor;
-    if (p->outer != 1 || in < 0 || (uint32_t)p->n_outputs != op->n_outputs) return false;
+    if (p->outer != 1 || in < 0 || (uint32_t)p->n_outputs != op->n_outputs) return MADE_NONE;
     uint64_t k = 0;
     bool any = false;
     for (uint32_t i = 0; i < op->n_outputs; i++) {
       int32_t t = op->outputs[i];
       for (uint32_t j = 0; j < i; j++)
-        if (op->outputs[j] == t) return false;
+        if (op->outputs[j] == t) return MADE_NONE;
       if (g->tensors[t].used) {
-        if (!can_link(g, io, t, in, k)) return false;
+        if (!can_link(g, io, t, in, k)) return MADE_NONE;
         any = true;
       }
       k += (uint64_t)p->output_bytes[i];
     }
-    if (!any) return false;
+    if (!any) return MADE_NONE;
     k = 0;
     for (uint32_t i = 0; i < op->n_outputs; i++) {
       if (g->tensors[op->outputs[i]].used) link(g, op->outputs[i], in, k);
       k += (uint64_t)p->output_bytes[i];
     }
-    return true;
+    return MADE_VIEW;
   }
   if ((code == OP_CONCATENATION || code == OP_PACK) && lo->kernel == MP_K_CONCAT) {
     const mpk_concat_params *p = &lo->params.concat;
     int32_t out = op->outputs[0];
-    if (op->n_outputs != 1 || (uint32_t)p->n_inputs != op->n_inputs) return false;
+    if (op->n_outputs != 1 || (uint32_t)p->n_inputs != op->n_inputs) return MADE_NONE;
     if (p->outer != 1) return make_strided(g, io, o, op, p);
-    if (!distinct_inputs(op)) return false;
+    if (!distinct_inputs(op)) return MADE_NONE;
     uint64_t k = 0;
     for (uint32_t i = 0; i < op->n_inputs; i++) {
       int32_t t = op->inputs[i];
@@ -275,7 +286,7 @@ static bool make_view(mp_graph *g, const bool *io, uint32_t o, const mp_lowered_
       /* written by a running operator, before this one */
       if (x->producer < 0 || x->producer >= (int32_t)o || g->ops[x->producer].is_view ||
           !can_link(g, io, t, out, k))
-        return false;
+        return MADE_NONE;
       k += (uint64_t)p->input_bytes[i];
     }
     k = 0;
@@ -283,9 +294,9 @@ static bool make_view(mp_graph *g, const bool *io, uint32_t o, const mp_lowered_
       link(g, op->inputs[i], out, k);
       k += (uint64_t)p->input_bytes[i];
     }
-    return true;
+    return MADE_VIEW;
   }
-  return false;
+  return MADE_NONE;
 }
 
 static bool candidate_code(int32_t c) {
@@ -299,6 +310,7 @@ typedef struct vstate {
   int32_t *alias0;     /* the whole-tensor aliases before this file */
   bool *cand;          /* per op: a view candidate (not yet a view, not folded) */
   bool *off;           /* per op: left a copy by the selection */
+  bool *made;          /* per op: the last pass made views of it (whole or partly) */
 } vstate;
 
 /* One pass in op order: every candidate not switched off that can become
@@ -306,7 +318,7 @@ typedef struct vstate {
 static mp_status link_pass(vstate *v) {
   mp_graph *g = v->g;
   uint32_t n = g->n_tensors;
-  g->n_view_ops = g->n_elided_concats = 0;
+  g->n_view_ops = g->n_elided_concats = g->n_partial_concats = 0;
   for (uint32_t t = 0; t < n; t++) {
     g->tensors[t].alias_of = v->alias0[t];
     g->tensors[t].alias_offset = 0;
@@ -317,6 +329,7 @@ static mp_status link_pass(vstate *v) {
     mp_op *op = &g->ops[o];
     if (!v->cand[o]) continue;
     op->is_view = false;
+    v->made[o] = false;
     if (v->off[o]) continue;
     mp_lowered_op lo;
     mp_status st = mp_lower_op(g, o, &lo, NULL);
@@ -324,9 +337,14 @@ static mp_status link_pass(vstate *v) {
       mp_lower_free(&lo);
       return st;
     }
-    bool made = st == MP_OK && make_view(g, v->io, o, &lo);
+    int made = st == MP_OK ? make_view(g, v->io, o, &lo) : MADE_NONE;
     mp_lower_free(&lo);
-    if (!made) continue;
+    if (made == MADE_NONE) continue;
+    v->made[o] = true;
+    if (made == MADE_PARTIAL) {
+      g->n_partial_concats++;
+      continue;
+    }
     op->is_view = true;
     if (op->builtin_code == OP_CONCATENATION || op->builtin_code == OP_PACK)
       g->n_elided_concats++;
@@ -365,12 +383,12 @@ static mp_status link_pass(vstate *v) {
 static uint64_t pass_bound(vstate *v) { return mp_graph_inplace_bound(v->g, 16); }
 
 mp_status mp_graph_views(mp_graph *g, bool select, bool io_views) {
-  g->n_view_ops = g->n_elided_concats = 0;
+  g->n_view_ops = g->n_elided_concats = g->n_partial_concats = 0;
   uint32_t n = g->n_tensors, nt = n ? n : 1, no = g->n_ops ? g->n_ops : 1;
   vstate v = {g, calloc(nt, sizeof(bool)), malloc(nt * sizeof(int32_t)), calloc(no, sizeof(bool)),
-              calloc(no, sizeof(bool))};
+              calloc(no, sizeof(bool)), calloc(no, sizeof(bool))};
   mp_status st = MP_ERR_NOMEM;
-  if (!v.io || !v.alias0 || !v.cand || !v.off) goto done;
+  if (!v.io || !v.alias0 || !v.cand || !v.off || !v.made) goto done;
   for (uint32_t t = 0; t < n; t++) v.alias0[t] = g->tensors[t].alias_of;
   for (uint32_t t = 0; t < n && !io_views; t++) {
     if (!g->tensors[t].is_input && !g->tensors[t].is_output) continue;
@@ -400,7 +418,7 @@ mp_status mp_graph_views(mp_graph *g, bool select, bool io_views) {
   if (select && n_cand <= MAX_SELECT && (st = mp_kernels_overlaps(g)) == MP_OK) {
     uint64_t best = pass_bound(&v);
     for (uint32_t o = 0; o < g->n_ops && st == MP_OK; o++) {
-      if (!v.cand[o] || !g->ops[o].is_view) continue;
+      if (!v.cand[o] || !v.made[o]) continue;
       v.off[o] = true;
       if ((st = link_pass(&v)) != MP_OK) break;
       uint64_t b = pass_bound(&v);
@@ -430,6 +448,7 @@ done:
   free(v.alias0);
   free(v.cand);
   free(v.off);
+  free(v.made);
   return st;
 }
 
@@ -438,6 +457,13 @@ uint64_t mp_view_copy_bytes(const mp_graph *g) {
   for (uint32_t o = 0; o < g->n_ops; o++) {
     const mp_op *op = &g->ops[o];
     int32_t c = op->builtin_code;
+    /* a partly elided concatenation: the inputs written into its output */
+    for (uint32_t k = 0; c == OP_CONCATENATION && !op->is_view && op->n_outputs == 1 &&
+                         k < op->n_inputs; k++) {
+      const int32_t t = op->inputs[k];
+      if (t >= 0 && g->tensors[t].alias_of == op->outputs[0] && g->tensors[t].alias_stride)
+        n += g->tensors[t].size;
+    }
     if (!op->is_view || op->folded_into >= 0 ||
         (c != OP_CONCATENATION && c != OP_PACK && c != OP_SPLIT && c != OP_SPLIT_V &&
          c != OP_UNPACK && c != OP_SLICE && c != OP_STRIDED_SLICE))

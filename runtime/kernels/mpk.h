@@ -274,11 +274,15 @@ typedef struct mpk_transpose_params {
 } mpk_transpose_params;
 
 /* CONCATENATION of any element type: `outer` slices, each the
- * concatenation of input i's `input_bytes[i]` bytes. */
+ * concatenation of input i's `input_bytes[i]` bytes.  in_place: NULL, or
+ * per input 1 when that input's bytes are already in their slices of the
+ * output (its producer wrote them there: a partly elided concatenation),
+ * so the kernel does not copy them; 0 for an input it copies. */
 typedef struct mpk_concat_params {
   int32_t n_inputs;
   int32_t outer;
   const int32_t *input_bytes;
+  const int32_t *in_place;
 } mpk_concat_params;
 
 /* LOGISTIC, int8 (output scale 1/256, zero point -128). */

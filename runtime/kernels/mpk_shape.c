@@ -128,7 +128,8 @@ MPK_API int32_t mpk_concat(const mpk_concat_params *p, const void *const *inputs
     for (int32_t i = 0; i < p->n_inputs; i++) {
       const int32_t n = p->input_bytes[i];
       if (n < 0) return MPK_ERR_PARAMS;
-      memcpy(out, (const uint8_t *)inputs[i] + (size_t)k * (size_t)n, (size_t)n);
+      if (!p->in_place || !p->in_place[i])
+        memcpy(out, (const uint8_t *)inputs[i] + (size_t)k * (size_t)n, (size_t)n);
       out += n;
     }
   }
