@@ -127,7 +127,17 @@ expansion and its padded copy, 2,451,840 B in int8) and at 96x96 width
 (SAME padding, AVERAGE_POOL_2D); `resnet_48` an int8 ResNet with ADD skips
 and stride-2 1x1 shortcut convolutions; `branches_40` an inception-style
 int8 model (CONCATENATION of three branches, a depthwise convolution with
-depth multiplier 2, a dilated convolution); `s16_net_32` a 16x8 model.
+depth multiplier 2, a dilated convolution); `s16_net_32` a 16x8 model;
+`resnet_pt_64*` a ResNet as PyTorch converters write it (PADs before the
+stem, its max pool and every 3x3 convolution); `mobilenet_v2_96_035_tf`
+and `mobilenet_v2_96_035_keras*` the MobileNetV2 as TF / Keras write it
+(SAME padding, no PAD) and as keras.applications writes it (asymmetric
+(0,1) PAD / PADV2 before the stride-2 3x3s); `pad_values_32` PADV2s whose
+value is not the zero point beside ones that fold; `ds_cnn_kws` a DS-CNN
+keyword spotter; `float_io_32` an int8 model with float32 I/O (QUANTIZE,
+DEQUANTIZE); `s16_res_24` a 16x8 residual model; `two_heads_32` two
+branches from the input, an ADD of two scales and three graph outputs;
+`svdf_kws` and `lstm_8x12` SVDF and LSTM models, whose state persists.
 The 224x224 models are planned on one 64 MiB bank (`--platform.name
 one_bank --platform.memories.sram 64MiB --platform.memories.mram 64MiB`):
 on apollo510_evb their scratch no longer fits dtcm and spills into sram, so
