@@ -156,6 +156,8 @@ static int print_json(const inspected *v, uint32_t align, bool search) {
   json_object_set_new(o, "inplace_pads_folded", json_integer(ip->n_folded_pads));
   json_object_set_new(o, "inplace_views", json_integer(ip->n_view_ops));
   json_object_set_new(o, "inplace_concats_elided", json_integer(ip->n_elided_concats));
+  if (ip->n_partial_concats)
+    json_object_set_new(o, "inplace_concats_partly_elided", json_integer(ip->n_partial_concats));
   json_object_set_new(o, "peak_op", json_integer(peak_op(g, align)));
   /* null unless the search was asked for (--memory.op_order min_peak) */
   json_object_set_new(o, "op_order", json_string(search ? "min_peak" : "model"));
@@ -311,10 +313,14 @@ static void print_text(const inspected *v, uint32_t align, bool search) {
   if (ip->n_folded_pads)
     printf("                       with %u PAD%s folded into %s\n", ip->n_folded_pads,
            ip->n_folded_pads == 1 ? "" : "s", mp_folded_pad_readers(ip));
-  if (ip->n_view_ops || ip->n_elided_concats)
-    printf("                       with %u view%s and %u CONCATENATION%s elided\n",
-           ip->n_view_ops, ip->n_view_ops == 1 ? "" : "s", ip->n_elided_concats,
+  if (ip->n_view_ops || ip->n_elided_concats || ip->n_partial_concats) {
+    printf("                       with %u view%s and %u CONCATENATION%s elided", ip->n_view_ops,
+           ip->n_view_ops == 1 ? "" : "s", ip->n_elided_concats,
            ip->n_elided_concats == 1 ? "" : "s");
+    if (ip->n_partial_concats)
+      printf(", %u partly (the other inputs copied)", ip->n_partial_concats);
+    printf("\n");
+  }
   if (search) {
     mp_order_result r1 = order_of(v->k ? v->k : g, align, false), r2 = order_of(ip, align, true);
     printf("in the min_peak order  %llu bytes, in-place bound %llu bytes (memory.op_order: "
