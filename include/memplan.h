@@ -1075,6 +1075,20 @@ typedef struct mp_plan {
   mp_lifetime *lifetimes;   /* tensor_lifetimes: storage lifetime per tensor */
   bool in_place;            /* memory.in_place: tensors may share bytes
                                where the kernels' overlap contracts allow */
+  /* memory.in_place never leaves a scratch arena above its tensor-level
+   * bound when another planner reaches it: when the requested planner's
+   * layout of a scratch arena in one memory ends above that bound
+   * (requested_scratch > tensor_level_bound; both 0 when it did not), the
+   * planners greedy_by_size, greedy and hill_climb (with their defaults,
+   * the requested one skipped) lay the arena out too, in that order, until
+   * one reaches the bound (n_tried of them ran), and the smallest layout is
+   * kept, the earliest on a tie.  planner: whose layout was kept, "" for
+   * the requested planner's. */
+  struct {
+    char planner[32];
+    uint64_t requested_scratch, tensor_level_bound;
+    uint32_t n_tried;
+  } in_place_layout;
   /* mp_plan_build_rewritten: how the plan of a graph that memory.in_place
    * rewrote was chosen.  The rewritten graph's counts (graph may be the
    * one without the rewrites); saved > 0 when the plan is of the graph

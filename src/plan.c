@@ -52,7 +52,9 @@ typedef struct planctx {
   mp_attributes *attrs;
   const mp_rule **mem_rule;       /* the ruleset that set each tensor's memory */
   const mp_rule **dst_rule;       /* ... its constant_destination_memory */
-  const mp_planner *planner;
+  const mp_planner *planner;     /* the planner laying out scratch now */
+  const mp_option *options;      /* its options (the requested planner's, or none) */
+  uint32_t n_options;
   uint32_t n_order;
   mp_memory order[MP_MEM_COUNT];  /* present memories, preferred first */
   uint64_t budget[MP_MEM_COUNT];
@@ -436,7 +438,7 @@ static mp_status solve_bank(planctx *c, sitem *items, size_t n, mp_memory m, uin
   memset(&sol, 0, sizeof sol);
   sol.offsets = offs;
   sol.progress = c->mem->progress;
-  mp_status st = mp_solve(c->planner, &p, c->mem->options, c->mem->n_options, &sol, c->dx);
+  mp_status st = mp_solve(c->planner, &p, c->options, c->n_options, &sol, c->dx);
   if (st == MP_OK) {
     c->scratch_lb[m] = sol.lower_bound;
     if (sol.height <= cap) {
@@ -865,6 +867,131 @@ done:
   return st;
 }
 
+/* The tensor-level bound of the scratch items in memory m: the most bytes
+ * live at once, each item in its own slot (aligned for m), the sum aligned
+ * to m's arena.  One pass over a count per operator. */
+static uint64_t items_lower_bound(const planctx *c, const sitem *items, size_t n, mp_memory m) {
+  int32_t last = 0;
+  for (size_t i = 0; i < n; i++)
+    if (items[i].end > last) last = items[i].end;
+  int64_t *delta = calloc((size_t)last + 2, sizeof *delta);
+  if (!delta) return 0; /* no bound: nothing is above it */
+  for (size_t i = 0; i < n; i++) {
+    if (items[i].start < 0 || items[i].end < items[i].start) continue;
+    int64_t sz = (int64_t)mp_align_up(items[i].size, item_align(c, &items[i], m));
+    delta[items[i].start] += sz;
+    delta[items[i].end + 1] -= sz;
+  }
+  int64_t live = 0, best = 0;
+  for (int32_t t = 0; t <= last; t++) {
+    live += delta[t];
+    if (live > best) best = live;
+  }
+  free(delta);
+  return mp_align_up((uint64_t)best, arena_align(c, m));
+}
+
+/* One planner's in-place layout, from the scratch state `before`: the
+ * composites of the kernels' overlap contracts (layout_in_place); when
+ * that ends above the tensor-level bound lb, or forms no composite, the
+ * plain layout too, the smaller kept (the composite one on a tie).  On
+ * success items[] and c's scratch figures hold the layout. */
+static mp_status layout_one(planctx *c, sitem *items, size_t n, uint64_t lb,
+                            const scratch_state *before) {
+  bool placed = false;
+  set_state(c, before);
+  mp_status st = layout_in_place(c, items, n, &placed);
+  if (st == MP_ERR_NOMEM) return st;
+  if (st != MP_OK) {
+    set_state(c, before);
+    placed = false;
+  }
+  if (!placed) return layout_scratch(c, items, n);
+  if (total_height(c) <= lb) return MP_OK;
+  scratch_state with;
+  get_state(c, &with);
+  sitem *keep = malloc(n * sizeof *keep);
+  if (!keep) return MP_ERR_NOMEM;
+  memcpy(keep, items, n * sizeof *keep);
+  uint64_t h_with = total_height(c);
+  set_state(c, before);
+  st = layout_scratch(c, items, n);
+  if (st == MP_ERR_NOMEM) {
+    free(keep);
+    return st;
+  }
+  /* the plain layout not smaller, or not fitting where the composite one did */
+  if (st != MP_OK || total_height(c) >= h_with) {
+    memcpy(items, keep, n * sizeof *keep);
+    set_state(c, &with);
+  }
+  free(keep);
+  return MP_OK;
+}
+
+/* The planners memory.in_place asks, in this order, when the requested
+ * planner's layout ends above the tensor-level bound: the cheap ones
+ * first, each with its defaults. */
+static const char *const in_place_fallbacks[] = {"greedy_by_size", "greedy", "hill_climb"};
+
+/* Every item in one memory: the tensor-level bound is then that arena's. */
+static bool one_bank(const sitem *items, size_t n) {
+  for (size_t i = 1; i < n; i++)
+    if (items[i].bank != items[0].bank) return false;
+  return true;
+}
+
+/* memory.in_place: the requested planner's layout (layout_one); when it
+ * lies in one memory above its tensor-level bound, the in_place_fallbacks
+ * planners lay the arena out too, until one reaches the bound, and the
+ * smallest layout is kept (the earliest on a tie, the requested planner's
+ * first).  The plan records whose layout it kept and why. */
+static mp_status layout_in_place_best(planctx *c, sitem *items, size_t n, mp_memory first) {
+  scratch_state before;
+  get_state(c, &before);
+  uint64_t lb = items_lower_bound(c, items, n, first);
+  mp_status st = layout_one(c, items, n, lb, &before);
+  if (st != MP_OK || total_height(c) <= lb || !one_bank(items, n)) return st;
+  mp_plan *p = c->plan;
+  p->in_place_layout.requested_scratch = total_height(c);
+  p->in_place_layout.tensor_level_bound = lb;
+  sitem *best = malloc(n * sizeof *best);
+  if (!best) return MP_ERR_NOMEM;
+  memcpy(best, items, n * sizeof *best);
+  scratch_state best_state;
+  get_state(c, &best_state);
+  uint64_t best_h = total_height(c);
+  const mp_planner *requested = c->planner;
+  const mp_diag_sink *dx = c->dx;
+  c->dx = NULL; /* the requested planner's layout fits: the others' errors are moot */
+  c->options = NULL;
+  c->n_options = 0;
+  for (size_t k = 0; k < sizeof in_place_fallbacks / sizeof *in_place_fallbacks && best_h > lb;
+       k++) {
+    const mp_planner *pl = mp_planner_find(in_place_fallbacks[k]);
+    if (!pl || pl == requested) continue;
+    c->planner = pl;
+    st = layout_one(c, items, n, lb, &before);
+    if (st == MP_ERR_NOMEM) break;
+    st = MP_OK;
+    p->in_place_layout.n_tried++;
+    if (total_height(c) < best_h) {
+      best_h = total_height(c);
+      memcpy(best, items, n * sizeof *best);
+      get_state(c, &best_state);
+      snprintf(p->in_place_layout.planner, sizeof p->in_place_layout.planner, "%s", pl->name);
+    }
+  }
+  c->planner = requested;
+  c->options = c->mem->options;
+  c->n_options = c->mem->n_options;
+  c->dx = dx;
+  memcpy(items, best, n * sizeof *best);
+  set_state(c, &best_state);
+  free(best);
+  return st;
+}
+
 static mp_status place_scratch(planctx *c) {
   const mp_graph *g = c->g;
   size_t n = 0;
@@ -891,70 +1018,14 @@ static mp_status place_scratch(planctx *c) {
       }
     }
   }
-  mp_status st = MP_OK;
-  bool placed = false;
-  if (c->mem->in_place) {
-    scratch_state before;
-    get_state(c, &before);
-    st = layout_in_place(c, items, n, &placed);
-    if (st == MP_ERR_NOMEM) {
-      free(items);
-      return st;
+  mp_memory first = c->order[0];
+  for (uint32_t b = 0; b < c->n_order; b++)
+    if (writable(c, c->order[b])) {
+      first = c->order[b];
+      break;
     }
-    if (st != MP_OK) {
-      set_state(c, &before);
-      placed = false;
-    }
-    st = MP_OK;
-    if (placed) {
-      /* never above the tensor-level bound: when the composite layout is,
-       * plan the plain one too and keep the smaller */
-      mp_item *pi = malloc(n * sizeof *pi);
-      if (!pi) {
-        free(items);
-        return MP_ERR_NOMEM;
-      }
-      mp_memory first = c->order[0];
-      for (uint32_t b = 0; b < c->n_order; b++)
-        if (writable(c, c->order[b])) {
-          first = c->order[b];
-          break;
-        }
-      for (size_t i = 0; i < n; i++) {
-        uint32_t a = item_align(c, &items[i], first);
-        pi[i] = (mp_item){mp_align_up(items[i].size, a), items[i].start, items[i].end, a, items[i].t};
-      }
-      mp_problem pb = {n, pi, 0};
-      uint64_t lb0 = mp_align_up(mp_problem_lower_bound(&pb), arena_align(c, first));
-      free(pi);
-      if (total_height(c) > lb0) {
-        scratch_state with;
-        get_state(c, &with);
-        sitem *keep = malloc(n * sizeof *keep);
-        if (!keep) {
-          free(items);
-          return MP_ERR_NOMEM;
-        }
-        memcpy(keep, items, n * sizeof *keep);
-        uint64_t h_with = total_height(c);
-        set_state(c, &before);
-        st = layout_scratch(c, items, n);
-        if (st == MP_OK && total_height(c) >= h_with) {
-          memcpy(items, keep, n * sizeof *keep);
-          set_state(c, &with);
-        }
-        if (st != MP_OK && st != MP_ERR_NOMEM) {
-          /* the plain layout does not fit where the composite one did */
-          memcpy(items, keep, n * sizeof *keep);
-          set_state(c, &with);
-          st = MP_OK;
-        }
-        free(keep);
-      }
-    }
-  }
-  if (!placed && st == MP_OK) st = layout_scratch(c, items, n);
-
+  mp_status st = c->mem->in_place ? layout_in_place_best(c, items, n, first)
+                                  : layout_scratch(c, items, n);
   for (size_t i = 0; st == MP_OK && i < n; i++) {
     const mp_tensor *t = &g->tensors[items[i].t];
     set_alloc(c, t, MP_ROLE_SCRATCH, (mp_memory)items[i].bank, (mp_memory)items[i].bank,
@@ -1289,6 +1360,8 @@ mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform, const mp
   c->dx = dx;
   c->plan = p;
   c->planner = pl;
+  c->options = mem->options;
+  c->n_options = mem->n_options;
   size_t nt = g->n_tensors ? g->n_tensors : 1;
   c->attrs = calloc(nt, sizeof(mp_attributes));
   c->mem_rule = calloc(nt, sizeof *c->mem_rule);

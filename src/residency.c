@@ -253,6 +253,26 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
   }
   json_object_set_new(planner, "options", opts);
   if (p->in_place) json_object_set_new(planner, "in_place", json_true());
+  if (p->rewrites.saved) {
+    /* the graph without memory.in_place's rewrites planned smaller */
+    json_t *nk = json_object();
+    json_object_set_new(nk, "pads_folded", jint(p->rewrites.n_folded_pads));
+    json_object_set_new(nk, "views", jint(p->rewrites.n_view_ops));
+    json_object_set_new(nk, "concats_elided", jint(p->rewrites.n_elided_concats));
+    json_object_set_new(nk, "saved_bytes", jint(p->rewrites.saved));
+    json_object_set_new(planner, "rewrites_not_kept", nk);
+  }
+  if (p->in_place_layout.requested_scratch) {
+    /* the requested planner's layout was above the tensor-level bound */
+    json_t *il = json_object();
+    json_object_set_new(il, "requested_planner_scratch", jint(p->in_place_layout.requested_scratch));
+    json_object_set_new(il, "tensor_level_bound", jint(p->in_place_layout.tensor_level_bound));
+    json_object_set_new(il, "planners_tried", jint(p->in_place_layout.n_tried));
+    json_object_set_new(il, "kept", json_string(p->in_place_layout.planner[0]
+                                                    ? p->in_place_layout.planner
+                                                    : p->planner));
+    json_object_set_new(planner, "in_place_layout", il);
+  }
   const mp_graph *gr = p->graph;
   if (gr->n_folded_pads || gr->n_view_ops || gr->n_elided_concats || gr->n_partial_concats) {
     json_t *rw = json_object();
@@ -604,6 +624,25 @@ static void summary_order(mp_buf *b, const mp_graph *g) {
                   (unsigned long long)r->model_bound);
 }
 
+/* memory.in_place: one line when the requested planner's layout ended
+ * above the tensor-level bound and other planners laid the arena out. */
+static void summary_in_place_layout(mp_buf *b, const mp_plan *p) {
+  const uint64_t req = p->in_place_layout.requested_scratch, lb = p->in_place_layout.tensor_level_bound;
+  if (!req) return;
+  mp_buf_printf(b, "in place: planner %s's layout needs %llu bytes of scratch, above the "
+                   "tensor-level bound of %llu; ", p->planner, (unsigned long long)req,
+                (unsigned long long)lb);
+  if (p->in_place_layout.planner[0])
+    mp_buf_printf(b, "%s's layout kept, %llu bytes%s\n", p->in_place_layout.planner,
+                  (unsigned long long)mp_plan_scratch_bytes(p),
+                  mp_plan_scratch_bytes(p) == lb   ? ", at the bound"
+                  : mp_plan_scratch_bytes(p) < lb ? ", below the bound"
+                                                  : "");
+  else
+    mp_buf_printf(b, "%u other planner%s did no better, its layout kept\n",
+                  p->in_place_layout.n_tried, p->in_place_layout.n_tried == 1 ? "" : "s");
+}
+
 char *mp_plan_summary(const mp_plan *p, const char *prefix, int verbose) {
   return mp_plan_summary_shared(p, prefix, verbose, NULL);
 }
@@ -673,6 +712,7 @@ char *mp_plan_summary_shared(const mp_plan *p, const char *prefix, int verbose,
                   i, (unsigned long long)sz, (unsigned long long)a->inplace_bound, delta,
                   (unsigned long long)tl, rw ? " after the rewrites below" : "");
   }
+  summary_in_place_layout(&b, p);
   if (g->n_folded_pads) {
     char nb[32];
     human_bytes(mp_folded_pad_bytes(g), nb, sizeof nb);

@@ -876,11 +876,15 @@ static void caller_io_refuses_an_output_that_is_a_view_of_an_input(void **state)
 
 /* memory.in_place's rewrites never cost bytes: mp_plan_build_rewritten
  * keeps the rewritten graph's plan unless the graph without the rewrites
- * plans smaller, and says which it kept and what that saved.  On views,
- * greedy places the rewritten graph worse than the plain one. */
+ * plans smaller, and says which it kept and what that saved.  With scratch
+ * split between dtcm (1 KiB) and sram, greedy places branches_40 and
+ * views_f32 worse rewritten than as written. */
 static void a_rewritten_graph_is_planned_as_the_smaller_of_both_ways(void **state) {
   (void)state;
-  static const char *const names[] = {"pad_conv", "views", "padded_block", "heads"};
+  static const char *const names[] = {"pad_conv",     "views", "views_f32", "branches_40",
+                                      "padded_block", "heads"};
+  mp_constraint split[2] = {{.name = MP_MEM_DTCM, .has_max_size = true, .max_size = 1024},
+                            {.name = MP_MEM_SRAM}};
   mp_platform pf;
   assert_true(mp_platform_builtin("apollo510_evb", &pf));
   const mp_graph_options rw = {.alias_views = true, .fold_pads = true, .sub_views = true};
@@ -898,10 +902,14 @@ static void a_rewritten_graph_is_planned_as_the_smaller_of_both_ways(void **stat
     assert_int_equal(mp_kernels_prepare(plain, false, NULL), MP_OK);
     assert_true(mp_graph_rewritten(g));
     assert_false(mp_graph_rewritten(plain));
-    for (uint32_t k = 0; k < mp_planner_count(); k++) {
+    for (uint32_t k = 0; k < 2 * mp_planner_count(); k++) {
       char pname[32];
-      snprintf(pname, sizeof pname, "%s", mp_planner_at(k)->name);
+      snprintf(pname, sizeof pname, "%s", mp_planner_at(k / 2)->name);
       mp_memory_args a = {.planner = pname, .allocate_arenas = true, .in_place = true};
+      if (k % 2) {
+        a.n_constraints = 2;
+        a.constraints = split;
+      }
       mp_plan *pg = NULL, *pp = NULL, *p = NULL;
       assert_int_equal(mp_plan_build(g, &pf, &a, NULL, &pg), MP_OK);
       assert_int_equal(mp_plan_build(plain, &pf, &a, NULL, &pp), MP_OK);
@@ -941,8 +949,83 @@ static void a_rewritten_graph_is_planned_as_the_smaller_of_both_ways(void **stat
     mp_model_free(&m);
     free(bytes);
   }
-  /* greedy on views at least */
-  assert_true(kept_plain >= 1);
+  /* greedy on branches_40 and views_f32, split, at least */
+  assert_true(kept_plain >= 2);
+}
+
+/* With memory.in_place, no scratch arena in one memory ends above its
+ * tensor-level bound when another planner reaches it: greedy lays these
+ * fixtures out above the bound (with in_place off too), and the plan keeps
+ * greedy_by_size's layout, saying so.  With in_place off, greedy's layout
+ * is the plan, byte for byte. */
+static void in_place_keeps_another_planners_layout_when_greedys_is_above_the_bound(void **state) {
+  (void)state;
+  static const char *const names[] = {"pad_conv", "views", "branches_40"};
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  const mp_graph_options rw = {.alias_views = true, .fold_pads = true, .sub_views = true};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    assert_int_equal(fx_build(names[i], &bytes, &size), MP_OK);
+    mp_model *m = NULL;
+    mp_graph *g = NULL, *plain = NULL;
+    assert_int_equal(mp_model_parse(bytes, size, names[i], NULL, &m), MP_OK);
+    assert_int_equal(mp_graph_build(m, 0, &rw, NULL, &g), MP_OK);
+    assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &plain), MP_OK);
+    assert_int_equal(mp_kernels_prepare(g, false, NULL), MP_OK);
+    assert_int_equal(mp_kernels_prepare(plain, false, NULL), MP_OK);
+    char greedy[] = "greedy";
+    mp_memory_args a = {.planner = greedy, .allocate_arenas = true, .in_place = true};
+    mp_plan *p = NULL;
+    assert_int_equal(mp_plan_build(g, &pf, &a, NULL, &p), MP_OK);
+    assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+    const mp_arena *s = NULL;
+    for (uint32_t k = 0; k < p->n_arenas; k++)
+      if (p->arenas[k].role == MP_ROLE_SCRATCH) s = &p->arenas[k];
+    assert_non_null(s);
+    /* greedy's own layout was above the bound; the one kept is not */
+    assert_true(p->in_place_layout.requested_scratch > p->in_place_layout.tensor_level_bound);
+    assert_int_equal(p->in_place_layout.tensor_level_bound, s->lower_bound);
+    assert_true(s->total_size <= s->lower_bound);
+    assert_string_equal(p->in_place_layout.planner, "greedy_by_size");
+    assert_string_equal(p->planner, "greedy");
+    char *sum = mp_plan_summary(p, "t", 1);
+    assert_non_null(strstr(sum, "greedy_by_size's layout kept"));
+    free(sum);
+    char *json = NULL;
+    assert_int_equal(mp_residency_json(p, "t", &json), MP_OK);
+    assert_non_null(strstr(json, "\"kept\": \"greedy_by_size\""));
+    free(json);
+    mp_plan_free(&p);
+    /* as convert plans it, the graph without the rewrites too */
+    assert_int_equal(mp_plan_build_rewritten(g, plain, &pf, &a, NULL, &p), MP_OK);
+    for (uint32_t k = 0; k < p->n_arenas; k++)
+      if (p->arenas[k].role == MP_ROLE_SCRATCH)
+        assert_true(p->arenas[k].total_size <= mp_graph_lower_bound(plain, 16));
+    mp_plan_free(&p);
+    /* in_place off: greedy's layout, nothing else tried */
+    a.in_place = false;
+    mp_plan *q = NULL;
+    assert_int_equal(mp_plan_build(plain, &pf, &a, NULL, &q), MP_OK);
+    assert_int_equal(q->in_place_layout.requested_scratch, 0);
+    assert_string_equal(q->in_place_layout.planner, "");
+    mp_item *items = calloc(plain->n_tensors, sizeof *items);
+    uint64_t *off = calloc(plain->n_tensors, sizeof *off);
+    size_t ni = mp_graph_scratch_items(plain, 16, items);
+    mp_problem pr = {ni, items, 0};
+    mp_solution sol = {.offsets = off};
+    assert_int_equal(mp_solve(mp_planner_find("greedy"), &pr, NULL, 0, &sol, NULL), MP_OK);
+    for (size_t k = 0; k < ni; k++)
+      assert_int_equal(q->allocs[items[k].id].offset, off[k]);
+    free(items);
+    free(off);
+    mp_plan_free(&q);
+    mp_graph_free(&g);
+    mp_graph_free(&plain);
+    mp_model_free(&m);
+    free(bytes);
+  }
 }
 
 int main(void) {
@@ -973,6 +1056,7 @@ int main(void) {
       cmocka_unit_test(a_persistent_tensor_pinned_to_read_only_memory_is_refused),
       cmocka_unit_test(every_planner_gives_a_verified_plan_on_every_fixture_and_random_dags),
       cmocka_unit_test(a_rewritten_graph_is_planned_as_the_smaller_of_both_ways),
+      cmocka_unit_test(in_place_keeps_another_planners_layout_when_greedys_is_above_the_bound),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -305,6 +305,7 @@ typedef struct opts {
   uint32_t hard_count, hard_nmin, hard_nmax;
   int64_t exact_ms, scale_exact_ms;
   bool smoke;
+  unsigned only; /* --only: the sections to run (a mask of SEC_*), 0 = all */
 } opts;
 
 typedef struct targets {
@@ -1164,7 +1165,10 @@ static void usage(void) {
           "             [--sizes 1000,10000,100000] [--hard-count N] [--hard-n-min N]\n"
           "             [--hard-n-max N] [--exact-ms MS] [--scale-exact-ms MS]\n"
           "             [--compiler TEXT] [--flags TEXT] [--before FILE]\n"
-          "             [--minimalloc DIR] [--smoke]\n");
+          "             [--minimalloc DIR] [--smoke] [--only SECTION,...]\n"
+          "--only runs the named sections (corpus, in-place, scale, rate, hard, coarse, grid,\n"
+          "minimalloc) and rewrites only them and their targets rows in the --out page,\n"
+          "keeping the rest of it as it is.\n");
 }
 
 /* ---- coarse hard instances --------------------------------------------------- */
@@ -1419,6 +1423,146 @@ static void grid_section(const opts *o, mp_buf *b, targets *tg) {
   free(st);
 }
 
+/* ---- sections ----------------------------------------------------------------- */
+
+/* The page's sections, in page order.  --only runs some of them and keeps
+ * the others, and their targets rows, as the page already has them. */
+enum {
+  SEC_CORPUS = 1u << 0,
+  SEC_INPLACE = 1u << 1,
+  SEC_SCALE = 1u << 2,
+  SEC_RATE = 1u << 3,
+  SEC_HARD = 1u << 4,
+  SEC_COARSE = 1u << 5,
+  SEC_GRID = 1u << 6,
+  SEC_MINIMALLOC = 1u << 7,
+  SEC_ALL = (1u << 8) - 1,
+};
+
+static const struct {
+  const char *name;    /* for --only */
+  const char *heading; /* how its part of the page starts */
+} sections[] = {
+    {"corpus", "## Corpus\n"},
+    {"in-place", "## In place"},
+    {"scale", "## Scale\n"},
+    {"rate", "## hill_climb rate"},
+    {"hard", "## Hard instances\n"},
+    {"coarse", "## Coarse hard instances\n"},
+    {"grid", "## Grid hard instances\n"},
+    {"minimalloc", "## MiniMalloc's"},
+};
+enum { N_SECTIONS = sizeof sections / sizeof sections[0] };
+
+/* The targets table's rows, in page order, by how their first cell starts,
+ * with the sections whose measurements they report: a row is taken from a
+ * run of some sections only when every one of those ran. */
+static const struct {
+  const char *key;
+  unsigned from;
+} target_rows[] = {
+    {"| hill_climb reaches the lower bound", SEC_CORPUS},
+    {"| greedy and greedy_by_size plan 100k", SEC_SCALE},
+    {"| greedy_by_size plans the dense random", SEC_SCALE},
+    {"| greedy_by_size plans the random_wide", SEC_SCALE},
+    {"| every run with time_limit_ms", SEC_SCALE | SEC_HARD | SEC_COARSE | SEC_GRID | SEC_MINIMALLOC},
+    {"| hill_climb >= 10 000", SEC_RATE},
+    {"| exact (issue 9): every corpus arena", SEC_CORPUS},
+    {"| exact (issue 9): >= 95", SEC_HARD},
+    {"| exact at its default limit packs random", SEC_SCALE},
+    {"| exact at its default limit is no worse", SEC_SCALE},
+    {"| exact with capacity H packs every coarse", SEC_COARSE},
+    {"| exact with capacity H on the grid", SEC_GRID},
+    {"| exact with MiniMalloc's capacity", SEC_MINIMALLOC},
+    {"| exact with the capacity at least as fast as MiniMalloc", SEC_MINIMALLOC},
+    {"| exact at least as fast as MiniMalloc", SEC_MINIMALLOC},
+    {"| in place:", SEC_INPLACE},
+};
+
+/* --only's list ("in-place,corpus") as a mask; 0 on an unknown name. */
+static unsigned parse_sections(const char *v) {
+  unsigned mask = 0;
+  while (*v) {
+    size_t l = strcspn(v, ",");
+    unsigned bit = 0;
+    for (int k = 0; k < N_SECTIONS; k++)
+      if (strlen(sections[k].name) == l && !strncmp(v, sections[k].name, l)) bit = 1u << k;
+    if (!bit) return 0;
+    mask |= bit;
+    v += l + (v[l] == ',');
+  }
+  return mask;
+}
+
+/* The part of `page` from the line that starts with `heading` to the next
+ * "## " line (or the end): its start in *at and its length; false when the
+ * page has no such part. */
+static bool page_part(const char *page, const char *heading, const char **at, size_t *len) {
+  for (const char *p = page; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+    if (strncmp(p, heading, strlen(heading))) continue;
+    const char *e = strchr(p, '\n');
+    while (e && strncmp(e + 1, "## ", 3)) e = strchr(e + 1, '\n');
+    *at = p;
+    *len = e ? (size_t)(e + 1 - p) : strlen(p);
+    return true;
+  }
+  return false;
+}
+
+/* Append the lines of the targets part of `page` that start with `key`. */
+static void put_rows(mp_buf *b, const char *page, const char *key) {
+  const char *t;
+  size_t len;
+  if (!page_part(page, "## Targets", &t, &len)) return;
+  for (const char *p = t, *end = t + len; p < end;) {
+    const char *e = memchr(p, '\n', (size_t)(end - p));
+    size_t l = e ? (size_t)(e + 1 - p) : (size_t)(end - p);
+    if (!strncmp(p, key, strlen(key))) mp_buf_append(b, p, l);
+    p += l;
+  }
+}
+
+/* A run of some sections (--only): the page `old` with those sections and
+ * their targets rows replaced by this run's (`page`, written as a whole run
+ * writes it), every other part kept as it is; `note` joins the header's
+ * list, and `mark` goes under the heading of each section this run wrote.
+ * False when `old` is not a page of this benchmark. */
+static bool merge_page(mp_buf *b, const char *old, const char *page, unsigned ran,
+                       const char *note, const char *mark) {
+  const char *t, *at;
+  size_t len;
+  if (!page_part(old, "## Targets", &t, &len)) return false;
+  /* the header, with the note after the last line of its list */
+  const char *head_end = t;
+  for (const char *p = old; p && p < t; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+    if (!strncmp(p, "- ", 2)) head_end = strchr(p, '\n') + 1;
+  mp_buf_append(b, old, (size_t)(head_end - old));
+  mp_buf_printf(b, "%s\n", note);
+  mp_buf_append(b, head_end, (size_t)(t - head_end));
+  mp_buf_puts(b, "## Targets\n\n| target | measured | |\n|---|---|---|\n");
+  for (size_t k = 0; k < sizeof target_rows / sizeof target_rows[0]; k++)
+    put_rows(b, (target_rows[k].from & ~ran) ? old : page, target_rows[k].key);
+  mp_buf_puts(b, "\n");
+  for (int k = 0; k < N_SECTIONS; k++) {
+    bool fresh = ran & (1u << k);
+    if (!page_part(fresh ? page : old, sections[k].heading, &at, &len)) continue;
+    if (fresh) {
+      /* the heading line and its blank line, the mark, the rest */
+      const char *body = strstr(at, "\n\n");
+      size_t h = body && body < at + len ? (size_t)(body + 2 - at) : len;
+      mp_buf_append(b, at, h);
+      mp_buf_printf(b, "%s\n\n", mark);
+      mp_buf_append(b, at + h, len - h);
+    } else {
+      mp_buf_append(b, at, len);
+    }
+  }
+  /* the recorded comparison at the end, as this run appends it */
+  if (page_part(page, "## Before", &at, &len) || page_part(old, "## Before", &at, &len))
+    mp_buf_append(b, at, len);
+  return true;
+}
+
 int main(int argc, char **argv) {
   opts o = {.models = "../shared/models",
             .runs = 5,
@@ -1429,6 +1573,7 @@ int main(int argc, char **argv) {
             .scale_exact_ms = 1000};
   o.n_sizes = parse_sizes("1000,10000,100000", o.sizes, MAX_SIZES);
   bool sizes_set = false, runs_set = false, models_set = false;
+  const char *only_arg = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--smoke")) {
@@ -1455,7 +1600,14 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--flags")) o.flags = v;
     else if (!strcmp(a, "--before")) o.before = v;
     else if (!strcmp(a, "--minimalloc")) o.minimalloc = v;
-    else {
+    else if (!strcmp(a, "--only")) {
+      if (!(o.only = parse_sections(v))) {
+        fprintf(stderr, "bench: --only %s: not a list of sections (corpus, in-place, scale, "
+                        "rate, hard, coarse, grid, minimalloc)\n", v);
+        return 2;
+      }
+      only_arg = v;
+    } else {
       usage();
       return 2;
     }
@@ -1470,6 +1622,10 @@ int main(int argc, char **argv) {
     o.hard_nmax = 40;
     o.exact_ms = 200;
     o.scale_exact_ms = 100;
+  }
+  if (o.only && !o.out) {
+    fprintf(stderr, "bench: --only rewrites part of a page: give it with --out FILE\n");
+    return 2;
   }
   if (o.n_examples == 0) o.examples[o.n_examples++] = "examples/kws/kws.tflite";
   if (o.runs < 1) o.runs = 1;
@@ -1498,21 +1654,37 @@ int main(int argc, char **argv) {
   mp_buf_init(&rate);
   mp_buf_init(&hard);
   mp_buf_init(&coarse);
-  fprintf(stderr, "bench: corpus\n");
-  corpus_section(&o, &corpus, &tg);
-  fprintf(stderr, "bench: in place\n");
-  inplace_section(&o, &inplace, &tg);
-  fprintf(stderr, "bench: scale\n");
-  scale_section(&o, &scale, &tg);
-  fprintf(stderr, "bench: rate\n");
-  rate_section(&o, &rate, &tg);
-  fprintf(stderr, "bench: hard instances\n");
-  hard_section(&o, &hard, &tg);
-  fprintf(stderr, "bench: coarse hard instances\n");
-  coarse_section(&o, &coarse, &tg);
-  fprintf(stderr, "bench: grid hard instances\n");
-  grid_section(&o, &grid, &tg);
-  if (!o.smoke || o.minimalloc) { /* a smoke run measures them only when asked */
+  unsigned run = o.only ? o.only : SEC_ALL;
+  if (run & SEC_CORPUS) {
+    fprintf(stderr, "bench: corpus\n");
+    corpus_section(&o, &corpus, &tg);
+  }
+  if (run & SEC_INPLACE) {
+    fprintf(stderr, "bench: in place\n");
+    inplace_section(&o, &inplace, &tg);
+  }
+  if (run & SEC_SCALE) {
+    fprintf(stderr, "bench: scale\n");
+    scale_section(&o, &scale, &tg);
+  }
+  if (run & SEC_RATE) {
+    fprintf(stderr, "bench: rate\n");
+    rate_section(&o, &rate, &tg);
+  }
+  if (run & SEC_HARD) {
+    fprintf(stderr, "bench: hard instances\n");
+    hard_section(&o, &hard, &tg);
+  }
+  if (run & SEC_COARSE) {
+    fprintf(stderr, "bench: coarse hard instances\n");
+    coarse_section(&o, &coarse, &tg);
+  }
+  if (run & SEC_GRID) {
+    fprintf(stderr, "bench: grid hard instances\n");
+    grid_section(&o, &grid, &tg);
+  }
+  /* a smoke run measures them only when asked */
+  if ((run & SEC_MINIMALLOC) && (!o.smoke || o.minimalloc)) {
     fprintf(stderr, "bench: MiniMalloc's instances\n");
     minimalloc_section(&o, &mm, &tg);
   }
@@ -1657,7 +1829,39 @@ int main(int argc, char **argv) {
     }
   }
   int rc = 0;
-  if (b.failed) {
+  if (o.only && !b.failed) {
+    /* keep every other section of the page as it is */
+    uint8_t *text = NULL;
+    size_t len = 0;
+    char *old = NULL;
+    if (mp_read_file(o.out, &text, &len, NULL) == MP_OK && (old = malloc(len + 1))) {
+      memcpy(old, text, len);
+      old[len] = '\0';
+    }
+    free(text);
+    mp_buf m;
+    mp_buf_init(&m);
+    char note[512], mark[256];
+    snprintf(note, sizeof note,
+             "- %s: a run of some sections only (`--only %s`, %.0f s, load average %s at the "
+             "start, %s at the end, medians of %d runs) regenerated them and their targets rows; "
+             "every other section and row is as the runs above left it",
+             date, only_arg, total, load0, load1, o.runs);
+    snprintf(mark, sizeof mark,
+             "*Regenerated %s by a run of some sections only (`--only %s`); the header lists "
+             "when the rest of the page was measured.*", date, only_arg);
+    if (!old || !merge_page(&m, old, b.data ? b.data : "", o.only, note, mark)) {
+      fprintf(stderr, "bench: --only keeps the other sections of the page it rewrites: %s is "
+                      "missing or not a page of this benchmark\n", o.out);
+      rc = 1;
+    }
+    free(old);
+    mp_buf_free(&b);
+    b = m;
+  }
+  if (rc) {
+    /* said above; nothing written */
+  } else if (b.failed) {
     fprintf(stderr, "bench: out of memory\n");
     rc = 1;
   } else if (o.out) {
