@@ -26,7 +26,12 @@
  * the planner places like any buffer; each member then sits at its fixed
  * offset from its composite's base.  When that layout ends above the
  * tensor-level bound, the plain layout is planned too and the smaller one
- * kept, so in_place never costs bytes.
+ * kept; when both are above it and the arena lies in one memory, the
+ * planners greedy_by_size, greedy and hill_climb lay it out too, in that
+ * order, until one reaches the bound, and the smallest layout is kept
+ * (mp_plan.in_place_layout says whose), so in_place never ends above the
+ * bound where a planner reaches it.  The overlap pairs and the composites
+ * are found once per plan, whichever planners then lay them out.
  *
  * A pinned tensor or a constant that cannot fit is an error that names the
  * tensor, the memory, its budget, what is already there and the shortfall,
@@ -42,6 +47,23 @@
 #include <string.h>
 
 #define NO_MEM (-1)
+
+/* The composite problem of the scratch items (memory.in_place), built
+ * once per plan and laid out by every planner that tries: the unpinned
+ * items grouped into composites by the kernels' overlap pairs
+ * (mp_inplace_build), composites first, in slot order, then every other
+ * item. */
+typedef struct composites {
+  mp_status st;         /* of building it */
+  size_t n_comp;        /* composites formed; 0: the in-place layout is the plain one */
+  size_t k;             /* items of the composite problem */
+  struct sitem *ci;     /* as built: laid out on a copy */
+  size_t *of;           /* item -> its composite-problem item */
+  size_t ns;            /* unpinned items: slots */
+  size_t *slot_item;    /* slot -> item */
+  uint64_t *rel;        /* slot -> offset from its composite item's base */
+} composites;
+
 
 typedef struct planctx {
   const mp_graph *g;
@@ -70,6 +92,12 @@ typedef struct planctx {
   uint64_t proven_lo[MP_MEM_COUNT], proven_hi[MP_MEM_COUNT];
   bool timed_out[MP_MEM_COUNT];
   int32_t *caller_io;  /* per tensor: memory.io caller buffer (mp_allocation.caller_io) */
+  /* memory.in_place, found once per plan: the overlap pairs and the
+   * composite problem of the scratch items */
+  bool have_pairs, have_comp;
+  mp_inplace_pair *pairs;
+  size_t n_pairs;
+  composites comp;
 } planctx;
 
 static mp_loc noloc(void) { return MP_LOC_NONE; }
@@ -774,24 +802,37 @@ done:
   free(cand);
 }
 
-/* In-place layout: group the unpinned items into composites and lay out
- * the composites and the other items.  On success items[i] gets its bank
- * and offset (a member's: its composite's plus its relative offset) and
- * *used tells whether any composite was formed. */
-static mp_status layout_in_place(planctx *c, sitem *items, size_t n, bool *used) {
+/* The kernels' overlap pairs of c's graph (mp_inplace_pairs), found once
+ * per plan. */
+static mp_status get_pairs(planctx *c) {
+  if (c->have_pairs) return MP_OK;
+  mp_status st = mp_inplace_pairs(c->g, &c->pairs, &c->n_pairs);
+  c->have_pairs = st == MP_OK;
+  return st;
+}
+
+static void composites_free(composites *cp) {
+  free(cp->ci);
+  free(cp->of);
+  free(cp->slot_item);
+  free(cp->rel);
+  memset(cp, 0, sizeof *cp);
+}
+
+static mp_status composites_build(planctx *c, const sitem *items, size_t n, composites *cp) {
   const mp_graph *g = c->g;
-  *used = false;
-  mp_inplace_pair *pairs = NULL;
-  size_t np = 0;
-  mp_status st = mp_inplace_pairs(g, &pairs, &np);
-  if (st != MP_OK || np == 0) return st;
+  memset(cp, 0, sizeof *cp);
+  mp_status st = get_pairs(c);
+  if (st != MP_OK || c->n_pairs == 0) return st;
   mp_inplace_slot *slots = malloc(n * sizeof *slots);
-  size_t *slot_item = malloc(n * sizeof *slot_item);
-  sitem *ci = malloc(n * sizeof *ci);
-  size_t *of = malloc(n * sizeof *of); /* item -> its composite item */
+  size_t *comp_item = malloc(n * sizeof *comp_item);
+  cp->slot_item = malloc(n * sizeof *cp->slot_item);
+  cp->rel = malloc(n * sizeof *cp->rel);
+  cp->ci = malloc(n * sizeof *cp->ci);
+  cp->of = malloc(n * sizeof *cp->of); /* item -> its composite item */
   mp_inplace_composite *comps = NULL;
   size_t nc = 0, ns = 0, k = 0;
-  if (!slots || !slot_item || !ci || !of) {
+  if (!slots || !comp_item || !cp->slot_item || !cp->rel || !cp->ci || !cp->of) {
     st = MP_ERR_NOMEM;
     goto done;
   }
@@ -800,70 +841,90 @@ static mp_status layout_in_place(planctx *c, sitem *items, size_t n, bool *used)
     uint32_t a = any_slot_align(c, &g->tensors[items[i].t]);
     slots[ns] = (mp_inplace_slot){items[i].t, mp_align_up(items[i].size, a), a, items[i].start,
                                   items[i].end, 0, 0};
-    slot_item[ns++] = i;
+    cp->slot_item[ns++] = i;
   }
-  if ((st = mp_inplace_build(g, pairs, np, slots, ns, &comps, &nc)) != MP_OK || nc == 0) goto done;
-  /* composite items first, in slot order, then every other item */
-  size_t *comp_item = malloc(ns * sizeof *comp_item);
-  if (!comp_item) {
-    st = MP_ERR_NOMEM;
-    goto done;
-  }
-  for (size_t i = 0; i < n; i++) of[i] = SIZE_MAX;
+  st = mp_inplace_build(g, c->pairs, c->n_pairs, slots, ns, &comps, &nc);
+  if (st != MP_OK || nc == 0) goto done;
+  for (size_t i = 0; i < n; i++) cp->of[i] = SIZE_MAX;
   for (size_t q = 0; q < nc; q++) {
-    const mp_inplace_composite *cp = &comps[q];
-    comp_item[cp->slot] = k;
+    const mp_inplace_composite *cm = &comps[q];
+    comp_item[cm->slot] = k;
     sitem it;
     memset(&it, 0, sizeof it);
-    it.t = slots[cp->slot].t;
-    it.start = cp->start;
-    it.end = cp->end;
-    it.size = cp->extent;
-    it.align = cp->align;
+    it.t = slots[cm->slot].t;
+    it.start = cm->start;
+    it.end = cm->end;
+    it.size = cm->extent;
+    it.align = cm->align;
     it.pinned = it.bank = NO_MEM;
-    ci[k++] = it;
+    cp->ci[k++] = it;
   }
   for (size_t q = 0; q < ns; q++) {
     bool in_comp = slots[q].group != q;
     for (size_t r = 0; r < nc && !in_comp; r++) in_comp = comps[r].slot == q;
-    if (in_comp) of[slot_item[q]] = comp_item[slots[q].group];
+    if (in_comp) cp->of[cp->slot_item[q]] = comp_item[slots[q].group];
+    cp->rel[q] = slots[q].rel;
   }
   for (size_t i = 0; i < n; i++)
-    if (of[i] == SIZE_MAX) {
-      of[i] = k;
-      ci[k++] = items[i];
+    if (cp->of[i] == SIZE_MAX) {
+      cp->of[i] = k;
+      cp->ci[k++] = items[i];
     }
+  cp->n_comp = nc;
+  cp->k = k;
+  cp->ns = ns;
+done:
+  free(slots);
   free(comp_item);
+  free(comps);
+  if (st != MP_OK || nc == 0) {
+    composites_free(cp);
+    cp->st = st;
+  }
+  return st;
+}
+
+/* In-place layout with the current planner: the composite problem (built
+ * on the first call of a plan) laid out.  On success items[i] gets its
+ * bank and offset (a member's: its composite's plus its relative offset)
+ * and *used tells whether any composite was formed. */
+static mp_status layout_in_place(planctx *c, sitem *items, size_t n, bool *used) {
+  composites *cp = &c->comp;
+  *used = false;
+  if (!c->have_comp) {
+    mp_status st = composites_build(c, items, n, cp);
+    if (st == MP_ERR_NOMEM) return st;
+    c->have_comp = true;
+  }
+  if (cp->st != MP_OK) return cp->st;
+  if (cp->n_comp == 0) return MP_OK;
+  sitem *ci = malloc(cp->k * sizeof *ci);
+  if (!ci) return MP_ERR_NOMEM;
+  memcpy(ci, cp->ci, cp->k * sizeof *ci);
   /* lay out quietly: a composite layout that does not fit falls back to the
    * plain one, which reports its own errors */
   const mp_diag_sink *dx = c->dx;
   c->dx = NULL;
-  st = layout_scratch(c, ci, k);
+  mp_status st = layout_scratch(c, ci, cp->k);
   c->dx = dx;
   if (st == MP_OK) {
-    for (size_t q = 0; q < ns; q++) {
-      sitem *it = &items[slot_item[q]];
-      const sitem *host = &ci[of[slot_item[q]]];
+    for (size_t q = 0; q < cp->ns; q++) {
+      sitem *it = &items[cp->slot_item[q]];
+      const sitem *host = &ci[cp->of[cp->slot_item[q]]];
       it->bank = host->bank;
-      it->offset = host->offset + slots[q].rel;
+      it->offset = host->offset + cp->rel[q];
       it->spill = host->spill;
     }
     for (size_t i = 0; i < n; i++)
       if (items[i].pinned != NO_MEM) {
-        items[i].bank = ci[of[i]].bank;
-        items[i].offset = ci[of[i]].offset;
-        items[i].spill = ci[of[i]].spill;
+        items[i].bank = ci[cp->of[i]].bank;
+        items[i].offset = ci[cp->of[i]].offset;
+        items[i].spill = ci[cp->of[i]].spill;
       }
-    drop_tops(c, items, n, pairs, np);
+    drop_tops(c, items, n, c->pairs, c->n_pairs);
     *used = true;
   }
-done:
-  free(pairs);
-  free(slots);
-  free(slot_item);
   free(ci);
-  free(of);
-  free(comps);
   return st;
 }
 
@@ -955,9 +1016,21 @@ static mp_status layout_in_place_best(planctx *c, sitem *items, size_t n, mp_mem
   mp_plan *p = c->plan;
   p->in_place_layout.requested_scratch = total_height(c);
   p->in_place_layout.tensor_level_bound = lb;
-  sitem *best = malloc(n * sizeof *best);
-  if (!best) return MP_ERR_NOMEM;
+  sitem *best = malloc(n * sizeof *best), *fresh = malloc(n * sizeof *fresh);
+  if (!best || !fresh) {
+    free(best);
+    free(fresh);
+    return MP_ERR_NOMEM;
+  }
   memcpy(best, items, n * sizeof *best);
+  /* each planner starts from the items as they were, no bank, offset or
+   * spill of an earlier layout */
+  memcpy(fresh, items, n * sizeof *fresh);
+  for (size_t i = 0; i < n; i++) {
+    fresh[i].bank = NO_MEM;
+    fresh[i].offset = 0;
+    memset(&fresh[i].spill, 0, sizeof fresh[i].spill);
+  }
   scratch_state best_state;
   get_state(c, &best_state);
   uint64_t best_h = total_height(c);
@@ -971,6 +1044,7 @@ static mp_status layout_in_place_best(planctx *c, sitem *items, size_t n, mp_mem
     const mp_planner *pl = mp_planner_find(in_place_fallbacks[k]);
     if (!pl || pl == requested) continue;
     c->planner = pl;
+    memcpy(items, fresh, n * sizeof *items);
     st = layout_one(c, items, n, lb, &before);
     if (st == MP_ERR_NOMEM) break;
     st = MP_OK;
@@ -989,6 +1063,7 @@ static mp_status layout_in_place_best(planctx *c, sitem *items, size_t n, mp_mem
   memcpy(items, best, n * sizeof *best);
   set_state(c, &best_state);
   free(best);
+  free(fresh);
   return st;
 }
 
@@ -1055,18 +1130,15 @@ static mp_status inplace_bounds(planctx *c, mp_memory m, mp_arena *a) {
     slots[n++] = (mp_inplace_slot){t, al->slot_size, al->align, g->storage[t].start_op,
                                    g->storage[t].end_op, 0, 0};
   }
-  mp_inplace_pair *pairs = NULL;
-  size_t np = 0;
-  mp_status st = mp_inplace_pairs(g, &pairs, &np);
+  mp_status st = get_pairs(c);
   if (st == MP_OK) {
     a->lower_bound = mp_inplace_bound(g, NULL, 0, slots, n);
-    a->inplace_bound = mp_inplace_bound(g, pairs, np, slots, n);
+    a->inplace_bound = mp_inplace_bound(g, c->pairs, c->n_pairs, slots, n);
     if (a->inplace_bound < a->lower_bound) {
       a->proven_lower = a->inplace_bound;
       a->proven_upper = a->used;
     }
   }
-  free(pairs);
   free(slots);
   return st;
 }
@@ -1306,6 +1378,8 @@ static void free_ctx(planctx *c) {
   free(c->mem_rule);
   free(c->dst_rule);
   free(c->caller_io);
+  free(c->pairs);
+  composites_free(&c->comp);
   free(c);
 }
 
