@@ -4,6 +4,11 @@
 # `make bench` builds the release binaries and calls this.  Extra arguments
 # go to the bench program (build/release/bench --help lists them), e.g.
 #   ./bench/run.sh --runs 9 --hard-count 60
+# and --only SECTION,... (corpus, in-place, scale, rate, hard, coarse, grid,
+# minimalloc) measures only those sections and rewrites only them and their
+# targets rows in bench/RESULTS.md, keeping the rest of the page as it is;
+# its header then gains a line saying what that run measured and when, e.g.
+#   ./bench/run.sh --only in-place
 # MiniMalloc's public challenging instances are measured when MINIMALLOC_DIR
 # names a folder holding them (A.1048576.csv ... K.1048576.csv from
 # MiniMalloc's benchmarks/asplos2024); they are not part of the repository,

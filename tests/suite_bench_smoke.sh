@@ -3,7 +3,9 @@
 # runs every section (corpus, in place, scale in forked children,
 # hill_climb's rate, hard instances (rectangles, coarse sizes, a time grid), and a folder of instances in the
 # format of MiniMalloc's benchmarks) and writes a page with every table.  The numbers are not
-# checked: this is the benchmark's smoke test, not a benchmark.
+# checked: this is the benchmark's smoke test, not a benchmark.  Then
+# --only in-place on that page: only that section and its targets rows
+# change.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${MEMPLAN_BUILD:-build/${MODE:-asan}}
@@ -62,6 +64,28 @@ grep -q '^## Hard instances' "$tmp/stdout.md" && echo "ok   page on stdout" || {
 grep -q '^Not measured: the instances are not part of the repository' "$tmp/stdout.md" &&
   grep -q "NOTICE: MiniMalloc's challenging instances not found" "$tmp/stderr2" &&
   echo "ok   missing MiniMalloc folder noticed" || { echo "FAIL missing MiniMalloc folder"; fail=1; }
+# --only: the in-place section and its targets rows measured again, every
+# other part of the page kept byte for byte, and the header saying so
+cp "$tmp/RESULTS.md" "$tmp/full.md"
+# the rows to be replaced, made recognisable, and a kept section's text
+sed -i 's/^| in place: hill_climb at or below the tensor-level bound on every model | 1 of 1 |/| in place: hill_climb at or below the tensor-level bound on every model | OLD |/; s/^## Scale$/## Scale\nKEPT LINE/' "$tmp/RESULTS.md"
+cp "$tmp/RESULTS.md" "$tmp/before_only.md"
+if "$BENCH" --smoke --only in-place --out "$tmp/RESULTS.md" 2>"$tmp/stderr3"; then
+  check '| in place: hill_climb at or below the tensor-level bound on every model | 1 of 1 | \*\*PASS\*\*' '--only: in-place target row measured again'
+  check '^KEPT LINE$' '--only: other sections kept'
+  check '^- .*: a run of some sections only (`--only in-place`' '--only: header line'
+  check '^\*Regenerated .* (`--only in-place`)' '--only: section mark'
+  grep -q 'bench: scale' "$tmp/stderr3" && { echo "FAIL --only ran the scale section"; fail=1; } || echo "ok   --only runs only what it names"
+  diff <(grep -v '^| in place:\|^| kws.tflite | 16000\|^\*Regenerated\|^$\|: a run of some sections only\|^Each model through' "$tmp/before_only.md") \
+       <(grep -v '^| in place:\|^| kws.tflite | 16000\|^\*Regenerated\|^$\|: a run of some sections only\|^Each model through' "$tmp/RESULTS.md") >"$tmp/only.diff" &&
+    echo "ok   --only keeps every other line" || { echo "FAIL --only changed other lines:"; head -20 "$tmp/only.diff"; fail=1; }
+else
+  echo "FAIL bench --only exited with an error"; cat "$tmp/stderr3"; fail=1
+fi
+"$BENCH" --smoke --only in-place,nonsense --out "$tmp/RESULTS.md" 2>/dev/null; rc=$?
+[ $rc -eq 2 ] && echo "ok   --only refuses an unknown section" || { echo "FAIL --only unknown section gave $rc"; fail=1; }
+"$BENCH" --smoke --only in-place 2>/dev/null >/dev/null; rc=$?
+[ $rc -eq 2 ] && echo "ok   --only needs --out" || { echo "FAIL --only without --out gave $rc"; fail=1; }
 # a bad argument is a usage error
 "$BENCH" --frobnicate 2>/dev/null; rc=$?
 [ $rc -eq 2 ] && echo "ok   usage error" || { echo "FAIL usage error gave $rc"; fail=1; }

@@ -874,6 +874,34 @@ static void caller_io_refuses_an_output_that_is_a_view_of_an_input(void **state)
   mp_model_free(&m);
 }
 
+/* A fixture's graph as memory.in_place builds it (PADs folded, views) and
+ * as written, kernels prepared. */
+typedef struct rewritten_pair {
+  uint8_t *bytes;
+  mp_model *m;
+  mp_graph *g, *plain;
+} rewritten_pair;
+
+static rewritten_pair rewritten_fixture(const char *name) {
+  const mp_graph_options rw = {.alias_views = true, .fold_pads = true, .sub_views = true};
+  rewritten_pair r = {0};
+  size_t size = 0;
+  assert_int_equal(fx_build(name, &r.bytes, &size), MP_OK);
+  assert_int_equal(mp_model_parse(r.bytes, size, name, NULL, &r.m), MP_OK);
+  assert_int_equal(mp_graph_build(r.m, 0, &rw, NULL, &r.g), MP_OK);
+  assert_int_equal(mp_graph_build(r.m, 0, NULL, NULL, &r.plain), MP_OK);
+  assert_int_equal(mp_kernels_prepare(r.g, false, NULL), MP_OK);
+  assert_int_equal(mp_kernels_prepare(r.plain, false, NULL), MP_OK);
+  return r;
+}
+
+static void rewritten_free(rewritten_pair *r) {
+  mp_graph_free(&r->g);
+  mp_graph_free(&r->plain);
+  mp_model_free(&r->m);
+  free(r->bytes);
+}
+
 /* memory.in_place's rewrites never cost bytes: mp_plan_build_rewritten
  * keeps the rewritten graph's plan unless the graph without the rewrites
  * plans smaller, and says which it kept and what that saved.  With scratch
@@ -887,19 +915,10 @@ static void a_rewritten_graph_is_planned_as_the_smaller_of_both_ways(void **stat
                             {.name = MP_MEM_SRAM}};
   mp_platform pf;
   assert_true(mp_platform_builtin("apollo510_evb", &pf));
-  const mp_graph_options rw = {.alias_views = true, .fold_pads = true, .sub_views = true};
   unsigned kept_plain = 0;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    uint8_t *bytes = NULL;
-    size_t size = 0;
-    assert_int_equal(fx_build(names[i], &bytes, &size), MP_OK);
-    mp_model *m = NULL;
-    mp_graph *g = NULL, *plain = NULL;
-    assert_int_equal(mp_model_parse(bytes, size, names[i], NULL, &m), MP_OK);
-    assert_int_equal(mp_graph_build(m, 0, &rw, NULL, &g), MP_OK);
-    assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &plain), MP_OK);
-    assert_int_equal(mp_kernels_prepare(g, false, NULL), MP_OK);
-    assert_int_equal(mp_kernels_prepare(plain, false, NULL), MP_OK);
+    rewritten_pair rp = rewritten_fixture(names[i]);
+    mp_graph *g = rp.g, *plain = rp.plain;
     assert_true(mp_graph_rewritten(g));
     assert_false(mp_graph_rewritten(plain));
     for (uint32_t k = 0; k < 2 * mp_planner_count(); k++) {
@@ -944,10 +963,7 @@ static void a_rewritten_graph_is_planned_as_the_smaller_of_both_ways(void **stat
       mp_plan_free(&pg);
       mp_plan_free(&pp);
     }
-    mp_graph_free(&g);
-    mp_graph_free(&plain);
-    mp_model_free(&m);
-    free(bytes);
+    rewritten_free(&rp);
   }
   /* greedy on branches_40 and views_f32, split, at least */
   assert_true(kept_plain >= 2);
@@ -963,18 +979,9 @@ static void in_place_keeps_another_planners_layout_when_greedys_is_above_the_bou
   static const char *const names[] = {"pad_conv", "views", "branches_40"};
   mp_platform pf;
   assert_true(mp_platform_builtin("apollo510_evb", &pf));
-  const mp_graph_options rw = {.alias_views = true, .fold_pads = true, .sub_views = true};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    uint8_t *bytes = NULL;
-    size_t size = 0;
-    assert_int_equal(fx_build(names[i], &bytes, &size), MP_OK);
-    mp_model *m = NULL;
-    mp_graph *g = NULL, *plain = NULL;
-    assert_int_equal(mp_model_parse(bytes, size, names[i], NULL, &m), MP_OK);
-    assert_int_equal(mp_graph_build(m, 0, &rw, NULL, &g), MP_OK);
-    assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &plain), MP_OK);
-    assert_int_equal(mp_kernels_prepare(g, false, NULL), MP_OK);
-    assert_int_equal(mp_kernels_prepare(plain, false, NULL), MP_OK);
+    rewritten_pair rp = rewritten_fixture(names[i]);
+    mp_graph *g = rp.g, *plain = rp.plain;
     char greedy[] = "greedy";
     mp_memory_args a = {.planner = greedy, .allocate_arenas = true, .in_place = true};
     mp_plan *p = NULL;
@@ -1021,10 +1028,7 @@ static void in_place_keeps_another_planners_layout_when_greedys_is_above_the_bou
     free(items);
     free(off);
     mp_plan_free(&q);
-    mp_graph_free(&g);
-    mp_graph_free(&plain);
-    mp_model_free(&m);
-    free(bytes);
+    rewritten_free(&rp);
   }
 }
 

@@ -498,10 +498,14 @@ static void corpus_section(const opts *o, mp_buf *b, targets *tg) {
 
 /* ---- in place ---------------------------------------------------------------- */
 
-/* One plan of g on pf through the plan driver; its scratch arenas' size (0
- * when it has none), the plan verified.  Wall time in *wall. */
-static uint64_t plan_scratch(const mp_graph *g, const mp_platform *pf, const char *planner,
-                             bool in_place, double *wall) {
+/* One plan on pf through the plan driver as convert makes it
+ * (mp_plan_build_rewritten): of g, the model's graph, with in_place off;
+ * with it on, of gf, the graph with its PADs folded and its views made,
+ * and of g too when the library plans that.  Its scratch arenas' size (0
+ * when it has none), the plan verified.  Wall time of the planning call in
+ * *wall: the verification is left out on both sides. */
+static uint64_t plan_scratch(const mp_graph *g, const mp_graph *gf, const mp_platform *pf,
+                             const char *planner, bool in_place, double *wall) {
   mp_memory_args a;
   memset(&a, 0, sizeof a);
   char name[32];
@@ -509,39 +513,13 @@ static uint64_t plan_scratch(const mp_graph *g, const mp_platform *pf, const cha
   a.planner = name;
   a.allocate_arenas = true;
   a.in_place = in_place;
+  const mp_graph *what = in_place ? gf : g, *plain = in_place && mp_graph_rewritten(gf) ? g : NULL;
   mp_plan *p = NULL;
   double t0 = clock_s(CLOCK_MONOTONIC);
-  mp_status st = mp_plan_build(g, pf, &a, NULL, &p);
+  mp_status st = mp_plan_build_rewritten(what, plain, pf, &a, NULL, &p);
   *wall = clock_s(CLOCK_MONOTONIC) - t0;
   if (st != MP_OK || mp_plan_verify(p, NULL) != MP_OK) {
     fprintf(stderr, "bench: %s plan (in_place %d) failed or did not verify\n", planner, in_place);
-    exit(1);
-  }
-  uint64_t size = mp_plan_scratch_bytes(p);
-  mp_plan_free(&p);
-  return size;
-}
-
-/* The in-place plan as convert makes it (mp_plan_build_rewritten): of gf,
- * the graph with its PADs folded and its views made, and of g, the graph
- * without them, when the library plans that too; its scratch bytes.  Wall
- * time of the whole call in *wall: what plan_scratch times of a plain plan,
- * so the verification of the plan is left out on both sides. */
-static uint64_t plan_in_place(const mp_graph *g, const mp_graph *gf, const mp_platform *pf,
-                              const char *planner, double *wall) {
-  mp_memory_args a;
-  memset(&a, 0, sizeof a);
-  char name[32];
-  snprintf(name, sizeof name, "%s", planner);
-  a.planner = name;
-  a.allocate_arenas = true;
-  a.in_place = true;
-  mp_plan *p = NULL;
-  double t0 = clock_s(CLOCK_MONOTONIC);
-  mp_status st = mp_plan_build_rewritten(gf, mp_graph_rewritten(gf) ? g : NULL, pf, &a, NULL, &p);
-  *wall = clock_s(CLOCK_MONOTONIC) - t0;
-  if (st != MP_OK || mp_plan_verify(p, NULL) != MP_OK) {
-    fprintf(stderr, "bench: %s plan (in place) failed or did not verify\n", planner);
     exit(1);
   }
   uint64_t size = mp_plan_scratch_bytes(p);
@@ -580,12 +558,15 @@ static void inplace_section(const opts *o, mp_buf *b, targets *tg) {
                 "the in-place bound (`mp_graph_inplace_bound(g, 16)`: the live sum less what the "
                 "kernels' overlap contracts let outputs share with their inputs; of the graph "
                 "with its PADs folded, or not, whichever is lower); then each "
-                "planner's scratch arena with `in_place: true`, as convert plans it (PADs "
-                "folded, the unfolded graph's plan kept when smaller; ratio to the "
+                "planner's scratch arena with `in_place: true`, as convert plans it "
+                "(`mp_plan_build_rewritten`: PADs folded, the unfolded graph's plan kept when "
+                "smaller, and another planner's layout when the planner's own ends above the "
+                "tensor-level bound; ratio to the "
                 "tensor-level bound).  TFLM's own arena for these models is not measured on this machine "
                 "(no TFLM build here).  Plan time: median over %d runs of the whole "
-                "`mp_plan_build` (in place: both plans when convert makes both, and the "
-                "unfolded graph's in-place bound that decides it), in place against plain, "
+                "planning call (in place: `mp_plan_build_rewritten`, both graphs' plans when "
+                "it makes both, and the unfolded graph's in-place bound that decides it), in "
+                "place against plain, and their ratio, "
                 "measured side by side; on neither side is the plan's verification counted.  "
                 "Below the "
                 "corpus, memplan's held-out networks (`mkmodel --list-nets`: whole models in "
@@ -632,7 +613,7 @@ static void inplace_section(const opts *o, mp_buf *b, targets *tg) {
     tg->ip_models++;
     for (int k = 0; k < NP; k++) {
       double w;
-      uint64_t h = plan_in_place(g, gf, pf, planners[k], &w);
+      uint64_t h = plan_scratch(g, gf, pf, planners[k], true, &w);
       mp_buf_printf(b, " %llu (%.3f) |", (unsigned long long)h, lb ? (double)h / (double)lb : 1.0);
       tg->ip_plans++;
       tg->ip_within_lb += h <= lb;
@@ -640,7 +621,7 @@ static void inplace_section(const opts *o, mp_buf *b, targets *tg) {
       if (h > lb) {
         size_t used = strlen(tg->ip_above);
         double w0;
-        uint64_t h0 = plan_scratch(g, pf, planners[k], false, &w0);
+        uint64_t h0 = plan_scratch(g, gf, pf, planners[k], false, &w0);
         snprintf(tg->ip_above + used, sizeof tg->ip_above - used, "%s%s on %s: %llu (%llu without)",
                  used ? "; " : "", planners[k], name, (unsigned long long)h,
                  (unsigned long long)h0);
@@ -658,14 +639,14 @@ static void inplace_section(const opts *o, mp_buf *b, targets *tg) {
     for (int k = 0; k < 3; k += 2) {
       double plain[MAX_RUNS], inpl[MAX_RUNS];
       for (int r = 0; r < o->runs; r++) {
-        plan_scratch(g, pf, planners[k], false, &plain[r]);
-        plan_in_place(g, gf, pf, planners[k], &inpl[r]);
+        plan_scratch(g, gf, pf, planners[k], false, &plain[r]);
+        plan_scratch(g, gf, pf, planners[k], true, &inpl[r]);
       }
       double mp = median(plain, (size_t)o->runs), mi = median(inpl, (size_t)o->runs);
       char a[32], c[32];
       fmt_ms(a, sizeof a, mp);
       fmt_ms(c, sizeof c, mi);
-      mp_buf_printf(b, " %s / %s |", a, c);
+      mp_buf_printf(b, " %s / %s (%.2fx) |", a, c, mp > 0 ? mi / mp : 0.0);
       if (mp > 0 && mi / mp > tg->ip_time_ratio) tg->ip_time_ratio = mi / mp;
     }
     mp_buf_puts(b, "\n");
@@ -1442,15 +1423,16 @@ enum {
 static const struct {
   const char *name;    /* for --only */
   const char *heading; /* how its part of the page starts */
+  void (*fn)(const opts *o, mp_buf *b, targets *tg);
 } sections[] = {
-    {"corpus", "## Corpus\n"},
-    {"in-place", "## In place"},
-    {"scale", "## Scale\n"},
-    {"rate", "## hill_climb rate"},
-    {"hard", "## Hard instances\n"},
-    {"coarse", "## Coarse hard instances\n"},
-    {"grid", "## Grid hard instances\n"},
-    {"minimalloc", "## MiniMalloc's"},
+    {"corpus", "## Corpus\n", corpus_section},
+    {"in-place", "## In place", inplace_section},
+    {"scale", "## Scale\n", scale_section},
+    {"rate", "## hill_climb rate", rate_section},
+    {"hard", "## Hard instances\n", hard_section},
+    {"coarse", "## Coarse hard instances\n", coarse_section},
+    {"grid", "## Grid hard instances\n", grid_section},
+    {"minimalloc", "## MiniMalloc's", minimalloc_section},
 };
 enum { N_SECTIONS = sizeof sections / sizeof sections[0] };
 
@@ -1645,48 +1627,14 @@ int main(int argc, char **argv) {
   double t0 = clock_s(CLOCK_MONOTONIC);
 
   targets tg = {0};
-  mp_buf corpus, inplace, scale, rate, hard, coarse, grid, mm;
-  mp_buf_init(&mm);
-  mp_buf_init(&grid);
-  mp_buf_init(&inplace);
-  mp_buf_init(&corpus);
-  mp_buf_init(&scale);
-  mp_buf_init(&rate);
-  mp_buf_init(&hard);
-  mp_buf_init(&coarse);
+  mp_buf parts[N_SECTIONS];
   unsigned run = o.only ? o.only : SEC_ALL;
-  if (run & SEC_CORPUS) {
-    fprintf(stderr, "bench: corpus\n");
-    corpus_section(&o, &corpus, &tg);
-  }
-  if (run & SEC_INPLACE) {
-    fprintf(stderr, "bench: in place\n");
-    inplace_section(&o, &inplace, &tg);
-  }
-  if (run & SEC_SCALE) {
-    fprintf(stderr, "bench: scale\n");
-    scale_section(&o, &scale, &tg);
-  }
-  if (run & SEC_RATE) {
-    fprintf(stderr, "bench: rate\n");
-    rate_section(&o, &rate, &tg);
-  }
-  if (run & SEC_HARD) {
-    fprintf(stderr, "bench: hard instances\n");
-    hard_section(&o, &hard, &tg);
-  }
-  if (run & SEC_COARSE) {
-    fprintf(stderr, "bench: coarse hard instances\n");
-    coarse_section(&o, &coarse, &tg);
-  }
-  if (run & SEC_GRID) {
-    fprintf(stderr, "bench: grid hard instances\n");
-    grid_section(&o, &grid, &tg);
-  }
-  /* a smoke run measures them only when asked */
-  if ((run & SEC_MINIMALLOC) && (!o.smoke || o.minimalloc)) {
-    fprintf(stderr, "bench: MiniMalloc's instances\n");
-    minimalloc_section(&o, &mm, &tg);
+  for (int k = 0; k < N_SECTIONS; k++) {
+    mp_buf_init(&parts[k]);
+    /* a smoke run measures MiniMalloc's instances only when asked */
+    if (!(run & (1u << k)) || ((1u << k) == SEC_MINIMALLOC && o.smoke && !o.minimalloc)) continue;
+    fprintf(stderr, "bench: %s\n", sections[k].name);
+    sections[k].fn(&o, &parts[k], &tg);
   }
   load_avg(load1, sizeof load1);
   double total = clock_s(CLOCK_MONOTONIC) - t0;
@@ -1812,14 +1760,8 @@ int main(int argc, char **argv) {
                     "median ratio %.2f | %s |\n\n",
                 tg.ip_time_ratio, pass(tg.ip_models > 0 && tg.ip_time_ratio <= 2.0));
 
-  mp_buf_append(&b, corpus.data ? corpus.data : "", corpus.len);
-  mp_buf_append(&b, inplace.data ? inplace.data : "", inplace.len);
-  mp_buf_append(&b, scale.data ? scale.data : "", scale.len);
-  mp_buf_append(&b, rate.data ? rate.data : "", rate.len);
-  mp_buf_append(&b, hard.data ? hard.data : "", hard.len);
-  mp_buf_append(&b, coarse.data ? coarse.data : "", coarse.len);
-  mp_buf_append(&b, grid.data ? grid.data : "", grid.len);
-  mp_buf_append(&b, mm.data ? mm.data : "", mm.len);
+  for (int k = 0; k < N_SECTIONS; k++)
+    mp_buf_append(&b, parts[k].data ? parts[k].data : "", parts[k].len);
   if (o.before) {
     uint8_t *text = NULL;
     size_t len = 0;
@@ -1875,13 +1817,6 @@ int main(int argc, char **argv) {
     fwrite(b.data, 1, b.len, stdout);
   }
   mp_buf_free(&b);
-  mp_buf_free(&corpus);
-  mp_buf_free(&inplace);
-  mp_buf_free(&scale);
-  mp_buf_free(&rate);
-  mp_buf_free(&hard);
-  mp_buf_free(&coarse);
-  mp_buf_free(&mm);
-  mp_buf_free(&grid);
+  for (int k = 0; k < N_SECTIONS; k++) mp_buf_free(&parts[k]);
   return rc;
 }
