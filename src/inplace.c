@@ -51,6 +51,15 @@ static int32_t root_of(const mp_graph *g, uint32_t t) {
   return g->tensors[t].alias_of >= 0 ? g->tensors[t].alias_of : (int32_t)t;
 }
 
+/* Does root r's storage hold a graph output (r itself or a view of it)? */
+static bool holds_output(const mp_graph *g, uint32_t r) {
+  for (uint32_t k = 0; k < g->n_outputs; k++) {
+    int32_t t = g->outputs[k];
+    if (t >= 0 && (uint32_t)t < g->n_tensors && root_of(g, (uint32_t)t) == (int32_t)r) return true;
+  }
+  return false;
+}
+
 static int cmp_pair(const void *a, const void *b) {
   const mp_inplace_pair *x = a, *y = b;
   if (x->op != y->op) return x->op < y->op ? -1 : 1;
@@ -73,6 +82,8 @@ mp_status mp_inplace_pairs(const mp_graph *g, mp_inplace_pair **out, size_t *n) 
     if (g->tensors[in].has_subviews || g->tensors[o].has_subviews) continue;
     if (g->storage[in].end_op != (int32_t)ov->op || g->storage[o].start_op != (int32_t)ov->op)
       continue;
+    /* a graph output's bytes outlive the last operator, which may read it */
+    if (holds_output(g, in)) continue;
     v[k++] = (mp_inplace_pair){ov->op, in, o, ov->min_gap, ov->period > 1 ? ov->period : 1};
   }
   if (k == 0) {

@@ -12,7 +12,8 @@
  *     memory.in_place, an operator's output over an input it reads for the
  *     last time, where the kernel's own overlap contract (re-derived here
  *     from the operator by the lowering, runtime/kernels/mpk.h) allows that
- *     placement;
+ *     placement, and the input holds no graph output (the application
+ *     reads those after the run);
  *   - aliases lie in their root's storage, each where the operator that
  *     makes it a view (RESHAPE and its kin; with memory.in_place SPLIT,
  *     SLICE and their kin, or an elided CONCATENATION / PACK) puts it,
@@ -135,6 +136,15 @@ static bool holds_subviews(const mp_plan *p, uint32_t r) {
   return false;
 }
 
+/* Does root r's storage hold a graph output (r itself or a view of it)? */
+static bool holds_graph_output(const mp_graph *g, uint32_t r) {
+  for (uint32_t k = 0; k < g->n_outputs; k++) {
+    int32_t t = g->outputs[k];
+    if (t >= 0 && (uint32_t)t < g->n_tensors && vroot(g, t) == (int32_t)r) return true;
+  }
+  return false;
+}
+
 /* May live slots u and v share bytes?  Only in an in-place plan, where the
  * two meet at one operator that reads one for the last time and writes the
  * other first, and that operator's kernel allows their placement.  On a
@@ -156,6 +166,13 @@ static mp_status overlap_allowed(const mp_plan *p, uint32_t u, uint32_t v, bool 
     uint32_t in = k ? v : u, out = k ? u : v;
     const mp_lifetime *li = k ? lv : lu, *lo = k ? lu : lv;
     if (li->end_op != lo->start_op) continue;
+    if (holds_graph_output(g, in)) {
+      /* its last reader may be the last operator, but the application
+       * reads it after the run */
+      snprintf(why, nwhy, "; tensor %u holds a graph output, whose bytes must outlive the run",
+               in);
+      continue;
+    }
     int32_t op = li->end_op;
     int64_t d = (int64_t)p->allocs[in].offset - (int64_t)p->allocs[out].offset, gap, period;
     mp_status st = contract_allows(g, op, in, out, d, ok, &gap, &period);
