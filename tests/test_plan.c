@@ -1032,6 +1032,72 @@ static void in_place_keeps_another_planners_layout_when_greedys_is_above_the_bou
   }
 }
 
+/* In place, a graph output keeps its bytes to the end of the run: the
+ * application reads it after the last operator, even when that operator
+ * reads it for the last time and its kernel would let its own output
+ * overwrite it.  A random DAG run in its min_peak order ends with such an
+ * operator (an ADD reading the root of two graph outputs); hill_climb laid
+ * its output over them before, and the verifier let it through. */
+static void in_place_never_writes_over_a_graph_output(void **state) {
+  (void)state;
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  mp_model *m = NULL;
+  mp_graph *g = NULL, *h = NULL;
+  assert_int_equal(fx_random(7, 240, &bytes, &size), MP_OK);
+  assert_int_equal(mp_model_parse(bytes, size, "random240", NULL, &m), MP_OK);
+  assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &g), MP_OK);
+  assert_int_equal(mp_kernels_prepare(g, true, NULL), MP_OK);
+  uint32_t *order = malloc(g->n_ops * sizeof *order);
+  mp_order_result r;
+  assert_int_equal(mp_order_search(g, 16, false, 0, order, &r), MP_OK);
+  const mp_graph_options o = {.alias_views = true, .order = order};
+  assert_int_equal(mp_graph_build(m, 0, &o, NULL, &h), MP_OK);
+  assert_int_equal(mp_kernels_prepare(h, true, NULL), MP_OK);
+  /* the contract that would overwrite a graph output at the last operator */
+  int32_t last = (int32_t)h->n_ops - 1, in = -1, out = -1;
+  for (uint32_t k = 0; k < h->n_overlaps; k++) {
+    int32_t ri = h->tensors[h->overlaps[k].input].alias_of;
+    if (ri < 0) ri = (int32_t)h->overlaps[k].input;
+    for (uint32_t j = 0; j < h->n_outputs; j++) {
+      int32_t t = h->outputs[j], rt = h->tensors[t].alias_of >= 0 ? h->tensors[t].alias_of : t;
+      if ((int32_t)h->overlaps[k].op == last && rt == ri && h->overlaps[k].min_gap <= 0) {
+        in = ri;
+        out = (int32_t)h->overlaps[k].output;
+      }
+    }
+  }
+  assert_true(in >= 0 && out >= 0);
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  for (uint32_t k = 0; k < mp_planner_count(); k++) {
+    char pname[32];
+    snprintf(pname, sizeof pname, "%s", mp_planner_at(k)->name);
+    mp_memory_args a = {.planner = pname, .allocate_arenas = true, .in_place = true};
+    mp_plan *p = NULL;
+    assert_int_equal(mp_plan_build(h, &pf, &a, NULL, &p), MP_OK);
+    assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+    /* the output's bytes lie clear of the input's */
+    const mp_allocation *ai = &p->allocs[in], *ao = &p->allocs[out];
+    assert_true(ao->offset >= ai->offset + ai->slot_size || ai->offset >= ao->offset + ao->slot_size);
+    if (k == 0) {
+      /* moved over it, where the kernel's contract alone would allow it:
+       * the verifier refuses, naming the graph output */
+      p->allocs[out].offset = p->allocs[out].binding.offset = ai->offset;
+      tu_diags d;
+      tu_diags_init(&d);
+      assert_int_equal(mp_plan_verify(p, &d.sink), MP_ERR_VERIFY);
+      assert_true(tu_diags_has(&d, "holds a graph output"));
+    }
+    mp_plan_free(&p);
+  }
+  free(order);
+  mp_graph_free(&h);
+  mp_graph_free(&g);
+  mp_model_free(&m);
+  free(bytes);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(with_caller_io_the_inputs_and_outputs_are_not_planned),
@@ -1061,6 +1127,7 @@ int main(void) {
       cmocka_unit_test(every_planner_gives_a_verified_plan_on_every_fixture_and_random_dags),
       cmocka_unit_test(a_rewritten_graph_is_planned_as_the_smaller_of_both_ways),
       cmocka_unit_test(in_place_keeps_another_planners_layout_when_greedys_is_above_the_bound),
+      cmocka_unit_test(in_place_never_writes_over_a_graph_output),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
