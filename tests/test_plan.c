@@ -976,7 +976,7 @@ static void a_rewritten_graph_is_planned_as_the_smaller_of_both_ways(void **stat
  * is the plan, byte for byte. */
 static void in_place_keeps_another_planners_layout_when_greedys_is_above_the_bound(void **state) {
   (void)state;
-  static const char *const names[] = {"pad_conv", "views", "branches_40"};
+  static const char *const names[] = {"pad_conv", "views", "views_f32"};
   mp_platform pf;
   assert_true(mp_platform_builtin("apollo510_evb", &pf));
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
