@@ -905,8 +905,8 @@ static void rewritten_free(rewritten_pair *r) {
 /* memory.in_place's rewrites never cost bytes: mp_plan_build_rewritten
  * keeps the rewritten graph's plan unless the graph without the rewrites
  * plans smaller, and says which it kept and what that saved.  With scratch
- * split between dtcm (1 KiB) and sram, greedy places branches_40 and
- * views_f32 worse rewritten than as written. */
+ * split between dtcm (1 KiB) and sram, greedy places views_f32 worse
+ * rewritten than as written. */
 static void a_rewritten_graph_is_planned_as_the_smaller_of_both_ways(void **state) {
   (void)state;
   static const char *const names[] = {"pad_conv",     "views", "views_f32", "branches_40",
@@ -965,8 +965,8 @@ static void a_rewritten_graph_is_planned_as_the_smaller_of_both_ways(void **stat
     }
     rewritten_free(&rp);
   }
-  /* greedy on branches_40 and views_f32, split, at least */
-  assert_true(kept_plain >= 2);
+  /* greedy on views_f32, split, at least */
+  assert_true(kept_plain >= 1);
 }
 
 /* With memory.in_place, no scratch arena in one memory ends above its
@@ -976,7 +976,7 @@ static void a_rewritten_graph_is_planned_as_the_smaller_of_both_ways(void **stat
  * is the plan, byte for byte. */
 static void in_place_keeps_another_planners_layout_when_greedys_is_above_the_bound(void **state) {
   (void)state;
-  static const char *const names[] = {"pad_conv", "views", "views_f32"};
+  static const char *const names[] = {"views", "views_f32"};
   mp_platform pf;
   assert_true(mp_platform_builtin("apollo510_evb", &pf));
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
