@@ -547,6 +547,15 @@ static const mp_arena *scratch_arena(const mp_plan *p) {
   return NULL;
 }
 
+/* g planned in place with planner number k, verified. */
+static mp_plan *verified_in_place(const mp_graph *g, const mp_platform *pf, uint32_t k) {
+  mp_memory_args a = args(mp_planner_at(k)->name, true);
+  mp_plan *p = NULL;
+  assert_int_equal(mp_plan_build(g, pf, &a, NULL, &p), MP_OK);
+  assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+  return p;
+}
+
 #define KWS_EXAMPLE "examples/kws/kws.tflite"
 
 static void the_kws_example_plans_below_its_tensor_level_bound_with_every_planner(void **state) {
@@ -559,10 +568,7 @@ static void the_kws_example_plans_below_its_tensor_level_bound_with_every_planne
   assert_true(l.g->n_overlaps > 0);
   assert_true(ib < lb);
   for (uint32_t k = 0; k < mp_planner_count(); k++) {
-    mp_memory_args a = args(mp_planner_at(k)->name, true);
-    mp_plan *p = NULL;
-    assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &p), MP_OK);
-    assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+    mp_plan *p = verified_in_place(l.g, &pf, k);
     const mp_arena *s = scratch_arena(p);
     assert_non_null(s);
     assert_int_equal(s->lower_bound, lb);
@@ -625,10 +631,7 @@ static void the_specialised_cortex_m_kernels_plan_in_place_by_their_own_contract
   mp_platform pf;
   assert_true(mp_platform_builtin("apollo510_evb", &pf));
   for (uint32_t k = 0; k < mp_planner_count(); k++) {
-    mp_memory_args a = args(mp_planner_at(k)->name, true);
-    mp_plan *p = NULL;
-    assert_int_equal(mp_plan_build(g, &pf, &a, NULL, &p), MP_OK);
-    assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+    mp_plan *p = verified_in_place(g, &pf, k);
     mp_plan_free(&p);
   }
   mp_graph_free(&g);
@@ -769,10 +772,7 @@ static void the_kws_depthwise_layers_run_channel_by_channel_where_that_lowers_th
     assert_int_equal(g->n_serial_ops, chosen);
     bound[serial] = mp_graph_inplace_bound(g, 16);
     for (uint32_t k = 0; k < mp_planner_count(); k++) {
-      mp_memory_args a = args(mp_planner_at(k)->name, true);
-      mp_plan *p = NULL;
-      assert_int_equal(mp_plan_build(g, &pf, &a, NULL, &p), MP_OK);
-      assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+      mp_plan *p = verified_in_place(g, &pf, k);
       const mp_arena *s = scratch_arena(p);
       assert_true(s->total_size >= s->inplace_bound);
       if (!height[serial] || s->total_size < height[serial]) height[serial] = s->total_size;
@@ -819,10 +819,7 @@ static void vww_and_person_detection_need_at_most_40_kib_in_place(void **state) 
     load_path(tu_model_path(names[i]), &l);
     assert_int_equal(mp_graph_lower_bound(l.g, 16), 55296);
     for (uint32_t k = 0; k < mp_planner_count(); k++) {
-      mp_memory_args a = args(mp_planner_at(k)->name, true);
-      mp_plan *p = NULL;
-      assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &p), MP_OK);
-      assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+      mp_plan *p = verified_in_place(l.g, &pf, k);
       const mp_arena *s = scratch_arena(p);
       assert_true(s->total_size <= 40960);
       /* the in-place bound is reached: it counts how far the chains of
@@ -846,10 +843,7 @@ static void every_planner_reaches_the_resnets_in_place_bound(void **state) {
   loaded l;
   load_path(tu_model_path("mlperf_ic_resnet_int8"), &l);
   for (uint32_t k = 0; k < mp_planner_count(); k++) {
-    mp_memory_args a = args(mp_planner_at(k)->name, true);
-    mp_plan *p = NULL;
-    assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &p), MP_OK);
-    assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+    mp_plan *p = verified_in_place(l.g, &pf, k);
     const mp_arena *s = scratch_arena(p);
     assert_int_equal(s->inplace_bound, 33312);
     assert_int_equal(s->total_size, s->inplace_bound);
@@ -896,10 +890,7 @@ static void a_padded_mobilenet_v2_block_needs_under_55_percent_of_its_tensor_lev
   mp_platform pf;
   assert_true(mp_platform_builtin("apollo510_evb", &pf));
   for (uint32_t k = 0; k < mp_planner_count(); k++) {
-    mp_memory_args a = args(mp_planner_at(k)->name, true);
-    mp_plan *p = NULL;
-    assert_int_equal(mp_plan_build(g, &pf, &a, NULL, &p), MP_OK);
-    assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+    mp_plan *p = verified_in_place(g, &pf, k);
     const mp_arena *s = scratch_arena(p);
     /* no plan is below the padded copy alone */
     assert_true(s->total_size >= 161472);
@@ -946,13 +937,10 @@ static void held_out_networks_plan_in_place_at_their_in_place_bound(void **state
     assert_true(g->n_folded_pads > 0);
     assert_int_equal(mp_kernels_prepare(g, false, NULL), MP_OK);
     for (uint32_t k = 0; k < mp_planner_count(); k++) {
-      mp_memory_args a = args(mp_planner_at(k)->name, true);
-      mp_plan *p = NULL;
-      assert_int_equal(mp_plan_build(g, &pf, &a, NULL, &p), MP_OK);
-      assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+      mp_plan *p = verified_in_place(g, &pf, k);
       const mp_arena *s = scratch_arena(p);
       if (s->total_size > s->inplace_bound + 16)
-        fail_msg("%s, %s: %llu bytes, in-place bound %llu", nets[i].name, a.planner,
+        fail_msg("%s, %s: %llu bytes, in-place bound %llu", nets[i].name, mp_planner_at(k)->name,
                  (unsigned long long)s->total_size, (unsigned long long)s->inplace_bound);
       if (!strcmp(nets[i].name, "mobilenet_v2_224"))
         assert_true(s->total_size * 2 < nets[i].tensor_level);
