@@ -530,17 +530,6 @@ static void unload(loaded *l) {
   mp_model_free(&l->m);
 }
 
-static mp_memory_args args(const char *planner, bool in_place) {
-  static char name[32];
-  mp_memory_args a;
-  memset(&a, 0, sizeof a);
-  snprintf(name, sizeof name, "%s", planner);
-  a.planner = name;
-  a.allocate_arenas = true;
-  a.in_place = in_place;
-  return a;
-}
-
 static const mp_arena *scratch_arena(const mp_plan *p) {
   for (uint32_t i = 0; i < p->n_arenas; i++)
     if (p->arenas[i].role == MP_ROLE_SCRATCH) return &p->arenas[i];
@@ -549,7 +538,7 @@ static const mp_arena *scratch_arena(const mp_plan *p) {
 
 /* g planned in place with planner number k, verified. */
 static mp_plan *verified_in_place(const mp_graph *g, const mp_platform *pf, uint32_t k) {
-  mp_memory_args a = args(mp_planner_at(k)->name, true);
+  mp_memory_args a = tu_args(mp_planner_at(k)->name, true);
   mp_plan *p = NULL;
   assert_int_equal(mp_plan_build(g, pf, &a, NULL, &p), MP_OK);
   assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
@@ -575,7 +564,7 @@ static void the_kws_example_plans_below_its_tensor_level_bound_with_every_planne
     assert_int_equal(s->inplace_bound, ib);
     assert_true(s->total_size >= ib);
     /* off: the plain plan; on: never worse than it */
-    mp_memory_args b = args(mp_planner_at(k)->name, false);
+    mp_memory_args b = tu_args(mp_planner_at(k)->name, false);
     mp_plan *q = NULL;
     assert_int_equal(mp_plan_build(l.g, &pf, &b, NULL, &q), MP_OK);
     assert_true(s->total_size <= scratch_arena(q)->total_size);
@@ -644,7 +633,7 @@ static void in_place_off_leaves_the_plan_and_its_report_unchanged(void **state) 
   load_path(KWS_EXAMPLE, &l);
   mp_platform pf;
   assert_true(mp_platform_builtin("apollo510_evb", &pf));
-  mp_memory_args a = args("greedy", false);
+  mp_memory_args a = tu_args("greedy", false);
   mp_plan *p = NULL;
   assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &p), MP_OK);
   assert_false(p->in_place);
@@ -695,7 +684,7 @@ static void the_verifier_refuses_an_overlap_the_kernel_does_not_allow(void **sta
   load_path(KWS_EXAMPLE, &l);
   mp_platform pf;
   assert_true(mp_platform_builtin("apollo510_evb", &pf));
-  mp_memory_args a = args("hill_climb", true);
+  mp_memory_args a = tu_args("hill_climb", true);
   mp_plan *p = NULL;
   assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &p), MP_OK);
   assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
@@ -861,7 +850,7 @@ static void every_corpus_model_plans_in_place_within_its_tensor_level_bound(void
   for (size_t i = 0; names[i]; i++) {
     loaded l;
     load_path(tu_model_path(names[i]), &l);
-    mp_memory_args a = args("hill_climb", true);
+    mp_memory_args a = tu_args("hill_climb", true);
     mp_plan *p = NULL;
     assert_int_equal(mp_plan_build(l.g, &pf, &a, NULL, &p), MP_OK);
     assert_int_equal(mp_plan_verify(p, NULL), MP_OK);

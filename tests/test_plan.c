@@ -35,17 +35,8 @@ static mp_platform platform(uint64_t dtcm, uint64_t sram) {
   return p;
 }
 
-static char planner_name[32];
-
-/* Memory args naming `planner` (copied into a static buffer). */
-static mp_memory_args args(const char *planner) {
-  mp_memory_args a;
-  memset(&a, 0, sizeof a);
-  snprintf(planner_name, sizeof planner_name, "%s", planner);
-  a.planner = planner_name;
-  a.allocate_arenas = true;
-  return a;
-}
+/* Memory args naming `planner`, arenas allocated, in_place off. */
+static mp_memory_args args(const char *planner) { return tu_args(planner, false); }
 
 typedef struct loaded {
   mp_model *m;

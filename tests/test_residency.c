@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "fixtures.h"
+#include "testutil.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -108,11 +109,8 @@ static void plan_kws(loaded *l, const char *planner, uint64_t dtcm_budget) {
   assert_int_equal(mp_graph_build(l->m, 0, NULL, NULL, &l->g), MP_OK);
   mp_platform pf;
   assert_true(mp_platform_builtin("apollo510_evb", &pf));
-  mp_memory_args a;
-  memset(&a, 0, sizeof a);
-  char name[32];
-  snprintf(name, sizeof name, "%s", planner);
-  a.planner = name;
+  mp_memory_args a = tu_args(planner, false);
+  a.allocate_arenas = false;
   mp_constraint k[1] = {{MP_MEM_DTCM, true, dtcm_budget, 0}};
   a.constraints = k;
   a.n_constraints = 1;

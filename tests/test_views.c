@@ -143,13 +143,7 @@ static void views_are_kept_only_where_they_do_not_raise_the_in_place_bound(void 
 static mp_plan *plan_of(const mp_graph *g, const char *planner) {
   mp_platform pf;
   assert_true(mp_platform_builtin("apollo510_evb", &pf));
-  mp_memory_args a;
-  memset(&a, 0, sizeof a);
-  char name[32];
-  snprintf(name, sizeof name, "%s", planner);
-  a.planner = name;
-  a.allocate_arenas = true;
-  a.in_place = true;
+  mp_memory_args a = tu_args(planner, true);
   mp_plan *p = NULL;
   assert_int_equal(mp_plan_build(g, &pf, &a, NULL, &p), MP_OK);
   return p;

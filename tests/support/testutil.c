@@ -150,3 +150,14 @@ int tu_system(const char *fmt, ...) {
   if (rc == -1) return -1;
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + (WIFSIGNALED(rc) ? WTERMSIG(rc) : 0);
 }
+
+mp_memory_args tu_args(const char *planner, bool in_place) {
+  static char name[32];
+  mp_memory_args a;
+  memset(&a, 0, sizeof a);
+  snprintf(name, sizeof name, "%s", planner);
+  a.planner = name;
+  a.allocate_arenas = true;
+  a.in_place = in_place;
+  return a;
+}

@@ -51,6 +51,11 @@ const char *tu_tmpdir(void);
 void tu_rmtree(const char *path);
 /* Read a whole file (malloc'd, NUL-terminated) or NULL. */
 char *tu_read_text(const char *path, size_t *len);
+/* Memory args that name `planner` (copied into a static buffer, so the
+ * args stay valid until the next call), allocate the arenas, and set
+ * in_place; every other field zero. */
+mp_memory_args tu_args(const char *planner, bool in_place);
+
 /* Run a shell command, return its exit status (-1 on failure to run). */
 int tu_system(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
