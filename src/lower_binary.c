@@ -13,19 +13,10 @@
  * Not here: int32 operands, DIV on integers.
  */
 #include "lower_ops.h"
+#include "opcodes.h"
 
 #include <float.h>
 
-/* BuiltinOperator codes and the options of the operators here. */
-enum {
-  OP_ADD = 0,
-  OP_MUL = 18,
-  OP_SUB = 41,
-  OP_DIV = 42,
-  OP_PRELU = 54,
-  OP_MAXIMUM = 55,
-  OP_MINIMUM = 57
-};
 enum { OPT_ADD = 11, OPT_MUL = 21, OPT_SUB = 28, OPT_DIV = 29 };
 
 const fdesc mp_lower_binary_q_fields[] = {F_SUB(mpk_binary_q_params, b, mp_lower_bcast_fields),

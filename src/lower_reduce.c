@@ -12,10 +12,10 @@
  * ARG_MAX outputs.
  */
 #include "lower_ops.h"
+#include "opcodes.h"
 
 #include <string.h>
 
-enum { OP_ARG_MAX = 56, OP_SUM = 74, OP_REDUCE_MAX = 82 };
 enum { OPT_REDUCER = 27 };
 
 const fdesc mp_lower_reduce_fields[] = {F_I32(mpk_reduce_params, op),

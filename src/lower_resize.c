@@ -8,8 +8,8 @@
  * input and output must share their quantisation.
  */
 #include "lower_ops.h"
+#include "opcodes.h"
 
-enum { OP_RESIZE_BILINEAR = 23, OP_RESIZE_NEAREST_NEIGHBOR = 97 };
 enum { OPT_RESIZE_BILINEAR = 15, OPT_RESIZE_NEAREST_NEIGHBOR = 74 };
 
 const fdesc mp_lower_resize_fields[] = {F_I32(mpk_resize_params, elem_size),

@@ -15,18 +15,10 @@
  * sizes, int64 GATHER indices.
  */
 #include "lower_ops.h"
+#include "opcodes.h"
 
 #include <string.h>
 
-enum {
-  OP_GATHER = 36,
-  OP_STRIDED_SLICE = 45,
-  OP_SPLIT = 49,
-  OP_SLICE = 65,
-  OP_PACK = 83,
-  OP_UNPACK = 88,
-  OP_SPLIT_V = 102
-};
 enum {
   OPT_GATHER = 23,
   OPT_STRIDED_SLICE = 32,

@@ -15,24 +15,12 @@
  * Not here: int16 HARD_SWISH and RSQRT, int8 EXP.
  */
 #include "lower_ops.h"
+#include "opcodes.h"
 
 #include "../runtime/kernels/mpk_fixed.h"
 
 #include <math.h>
 
-/* BuiltinOperator codes and the options of the operators here. */
-enum {
-  OP_DEQUANTIZE = 6,
-  OP_LOGISTIC = 14,
-  OP_RELU = 19,
-  OP_RELU6 = 21,
-  OP_TANH = 28,
-  OP_EXP = 47,
-  OP_CAST = 53,
-  OP_RSQRT = 76,
-  OP_LEAKY_RELU = 98,
-  OP_HARD_SWISH = 117
-};
 enum { OPT_LEAKY_RELU = 75 };
 
 const fdesc mp_lower_unary_q_fields[] = {F_I32(mpk_unary_q_params, op),

@@ -38,6 +38,7 @@
  * convolution or pool.  lower.c turns fold_pad into the kernel's geometry.
  */
 #include "rewrite.h"
+#include "opcodes.h"
 
 #include "util.h"
 
@@ -45,7 +46,6 @@
 #include <math.h>
 #include <string.h>
 
-enum { OP_CONV_2D = 3, OP_DEPTHWISE_CONV_2D = 4, OP_MAX_POOL_2D = 17, OP_PAD = 34, OP_PADV2 = 60 };
 
 /* Largest padding folded: far beyond any real model, and keeps every
  * geometry sum in int32. */

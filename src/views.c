@@ -59,21 +59,13 @@
  * from the lowering and the placed offsets, without this file's reasoning.
  */
 #include "lower.h"
+#include "opcodes.h"
 #include "rewrite.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-  OP_CONCATENATION = 2,
-  OP_STRIDED_SLICE = 45,
-  OP_SPLIT = 49,
-  OP_SLICE = 65,
-  OP_PACK = 83,
-  OP_UNPACK = 88,
-  OP_SPLIT_V = 102
-};
 
 /* Parents during the pass: alias_of is the tensor a view was made from
  * and alias_offset its place in it; flattened onto roots at the end. */
