@@ -8,8 +8,11 @@
 #                   DESTDIR: the memplan binary, memplan.1, bash and zsh
 #                   completion, include/memplan.h, libmemplan.a, memplan.pc
 #
-# Sources are found by wildcard: a new src/*.c joins the library, a new
-# tests/test_*.c becomes a test binary, a new tools/*.c a program.
+# Sources are found by wildcard: a new src/<stage>/*.c joins the library, a
+# new tests/test_*.c becomes a test binary, a new tools/*.c a program.  The
+# test generators (tests/support/gen: synthetic problems, the model writer,
+# the fixtures) form a library of their own that tests, tools and the bench
+# link; libmemplan.a holds only what users call.
 
 CC       ?= cc
 MODE     ?= release
@@ -35,26 +38,32 @@ else
   LDOPT  :=
 endif
 
-CFLAGS_ALL  := $(CSTD) $(WARN) $(OPT) -Iinclude -Isrc -Itests/support $(PKG_CFLAGS) $(CFLAGS)
+CFLAGS_ALL  := $(CSTD) $(WARN) $(OPT) -Iinclude -Isrc -Iruntime/kernels -Itests/support \
+               -Itests/support/gen $(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(LDOPT) $(LDFLAGS)
 LIBS        := $(PKG_LIBS) -lm
 
-LIB_SRCS   := $(sort $(wildcard src/*.c))
+STAGES     := util read planners config lower graph plan emit
+LIB_SRCS   := $(foreach s,$(STAGES),$(sort $(wildcard src/$(s)/*.c)))
 # memplan's reference kernels (C99, also copied into emitted modules) join
 # the library so that tests can run lowered operators on the host.
-KERNEL_SRCS := $(sort $(wildcard runtime/kernels/*.c))
+KERNEL_SRCS := $(sort $(wildcard runtime/kernels/ref/*.c runtime/kernels/cm/*.c))
 LIB_SRCS   += $(KERNEL_SRCS)
 TOOL_SRCS  := $(sort $(wildcard tools/*.c))
 CLI_SRCS   := $(sort $(wildcard cli/*.c))
 CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 TEST_SRCS  := $(sort $(wildcard tests/test_*.c))
 TESTLIB_SRCS := $(sort $(wildcard tests/support/*.c))
+GEN_SRCS   := $(sort $(wildcard tests/support/gen/*.c))
 
 LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 # The kernel runtime embedded as C strings: emitted modules carry a copy.
-RUNTIME_FILES := $(sort $(wildcard runtime/kernels/*.h runtime/kernels/*.c))
+RUNTIME_FILES := $(sort $(wildcard runtime/kernels/*.h runtime/kernels/ref/*.c \
+                   runtime/kernels/cm/*.h runtime/kernels/cm/*.c))
 LIB_OBJS   += $(BUILD)/gen/emit_runtime.o
 TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/%.o)
+GEN_OBJS   := $(GEN_SRCS:%.c=$(BUILD)/%.o)
+GENLIB     := $(BUILD)/libmemplan_gen.a
 TOOLS      := $(TOOL_SRCS:tools/%.c=$(BUILD)/%)
 TESTS      := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 LIB        := $(BUILD)/libmemplan.a
@@ -69,12 +78,12 @@ $(BUILD)/%.o: %.c
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
-$(BUILD)/gen/emit_runtime.c: $(RUNTIME_FILES) src/emit_runtime.sh
+$(BUILD)/gen/emit_runtime.c: $(RUNTIME_FILES) src/emit/runtime.sh
 	@mkdir -p $(dir $@)
 	@echo "  GEN     $@"
-	@sh src/emit_runtime.sh $(RUNTIME_FILES) > $@.tmp && mv $@.tmp $@
+	@sh src/emit/runtime.sh $(RUNTIME_FILES) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/gen/emit_runtime.o: $(BUILD)/gen/emit_runtime.c src/emit.h
+$(BUILD)/gen/emit_runtime.o: $(BUILD)/gen/emit_runtime.c src/emit/emit.h
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS_ALL) -c $< -o $@
 
@@ -82,24 +91,25 @@ $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	@rm -f $@
 	@echo "  AR      $@"
-	@ar rcs $@ $^
+	@ar qcs $@ $^
+
+# The test generators: tests, tools and the bench link them, users do not.
+$(GENLIB): $(GEN_OBJS)
+	@rm -f $@
+	@echo "  AR      $@"
+	@ar qcs $@ $^
 
 $(BUILD)/memplan: $(CLI_OBJS) $(LIB)
 	@echo "  LD      $@"
 	@$(CC) $(LDFLAGS_ALL) $(CLI_OBJS) $(LIB) $(LIBS) -o $@
 
-$(BUILD)/%: $(BUILD)/tools/%.o $(LIB)
+$(BUILD)/%: $(BUILD)/tools/%.o $(GENLIB) $(LIB)
 	@echo "  LD      $@"
-	@$(CC) $(LDFLAGS_ALL) $< $(LIB) $(LIBS) -o $@
+	@$(CC) $(LDFLAGS_ALL) $< $(GENLIB) $(LIB) $(LIBS) -o $@
 
-# mkmodel writes the test fixtures and the example: it links their builders.
-$(BUILD)/mkmodel: $(BUILD)/tools/mkmodel.o $(BUILD)/tests/support/fixtures.o $(LIB)
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TESTLIB_OBJS) $(GENLIB) $(LIB)
 	@echo "  LD      $@"
-	@$(CC) $(LDFLAGS_ALL) $^ $(LIBS) -o $@
-
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TESTLIB_OBJS) $(LIB)
-	@echo "  LD      $@"
-	@$(CC) $(LDFLAGS_ALL) $< $(TESTLIB_OBJS) $(LIB) $(LIBS) -lcmocka -o $@
+	@$(CC) $(LDFLAGS_ALL) $< $(TESTLIB_OBJS) $(GENLIB) $(LIB) $(LIBS) -lcmocka -o $@
 
 tests: $(TESTS) $(BUILD)/memplan $(TOOLS)
 
@@ -154,9 +164,10 @@ uninstall:
 	  $(DESTDIR)$(ZSHCOMPDIR)/_memplan
 
 format:
-	clang-format -i include/*.h src/*.c src/*.h cli/*.c cli/*.h tools/*.c tests/*.c
+	clang-format -i include/*.h src/*/*.c src/*/*.h cli/*.c cli/*.h tools/*.c tests/*.c \
+	  tests/support/*.[ch] tests/support/gen/*.[ch]
 
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TESTLIB_OBJS:.o=.d) $(TOOL_SRCS:%.c=$(BUILD)/%.d) $(TEST_SRCS:%.c=$(BUILD)/%.d)
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TESTLIB_OBJS:.o=.d) $(GEN_OBJS:.o=.d) $(TOOL_SRCS:%.c=$(BUILD)/%.d) $(TEST_SRCS:%.c=$(BUILD)/%.d)

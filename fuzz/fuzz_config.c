@@ -10,7 +10,7 @@
  * reads out of bounds or trips UBSan, and that every diagnostic is a
  * well-formed string.
  */
-#include "config.h"
+#include "config/config.h"
 
 #include <stdlib.h>
 #include <string.h>

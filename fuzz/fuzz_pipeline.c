@@ -19,8 +19,8 @@
  *     a barrier, or whose tensor-level bound is not the search's;
  *   - a module file that is empty, or a report that is not text.
  */
-#include "emit.h"
-#include "lower.h"
+#include "emit/emit.h"
+#include "lower/lower.h"
 #include "memplan.h"
 
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #
 #   FUZZ_SECONDS=600 ./fuzz/run.sh     (600 s by default)
 #
-# Seeds: every fixture of tests/support/fixtures.c, the bundled example,
+# Seeds: every fixture of tests/support/gen/fixtures.c, the bundled example,
 # random DAGs and a few cut-down files, all written by memplan's own model
 # writer (mkmodel, built here without sanitizers); plus, when
 # ../shared/models exists, the real models in it, read at run time into a
@@ -29,16 +29,16 @@ mkdir -p "$OUT" "$CORPUS"
 
 # The target needs only the reader and the graph analysis: build just those,
 # so a file being written elsewhere in src/ cannot stop the fuzzer.
-LIB_SRCS="src/model.c src/validate.c src/flatbuf.c src/graph.c src/opnames.c src/util.c src/diag.c"
+LIB_SRCS="src/read/model.c src/read/validate.c src/read/flatbuf.c src/graph/graph.c src/read/opnames.c src/util/util.c src/util/diag.c"
 FLAGS="-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror
-  -fno-sanitize-recover=all -Iinclude -Isrc -Itests/support"
+  -fno-sanitize-recover=all -Iinclude -Isrc -Iruntime/kernels -Itests/support -Itests/support/gen"
 echo "fuzz: building $OUT/fuzz_model"
 # shellcheck disable=SC2086
 "$CC" $FLAGS -fsanitize=fuzzer,address,undefined fuzz/fuzz_model.c $LIB_SRCS -lm \
   -o "$OUT/fuzz_model"
 echo "fuzz: building $OUT/mkmodel (seed writer)"
 # shellcheck disable=SC2086
-"$CC" $FLAGS tools/mkmodel.c tests/support/fixtures.c src/tflite_writer.c $LIB_SRCS -lm \
+"$CC" $FLAGS tools/mkmodel.c tests/support/gen/fixtures.c tests/support/gen/tflite_writer.c $LIB_SRCS -lm \
   -o "$OUT/mkmodel"
 
 SEEDS=$(mktemp -d)

@@ -22,11 +22,11 @@ echo "building $OUT/fuzz_config"
 # linked (a file someone is still writing elsewhere in src/ does not stop
 # the config fuzzer); a file that does not compile is skipped with a note.
 FLAGS="-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -fno-sanitize-recover=all \
-  -Iinclude -Isrc $(pkg-config --cflags yaml-0.1 jansson)"
+  -Iinclude -Isrc -Iruntime/kernels $(pkg-config --cflags yaml-0.1 jansson)"
 OBJ=$OUT/obj_config
 rm -rf "$OBJ"; mkdir -p "$OBJ"
-for f in src/*.c; do
-  o="$OBJ/$(basename "$f" .c).o"
+for f in src/*/*.c; do
+  o="$OBJ/$(echo "${f%.c}" | tr / _).o"
   # shellcheck disable=SC2086
   "$CC" $FLAGS -fsanitize=fuzzer-no-link,address,undefined -c "$f" -o "$o" 2>"$o.log" ||
     { echo "note: skipping $f (does not compile)"; rm -f "$o"; }

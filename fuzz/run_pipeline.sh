@@ -22,14 +22,15 @@ mkdir -p "$OUT" "$CORPUS"
 
 echo "fuzz: building $OUT/fuzz_pipeline"
 FLAGS="-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror \
-  -fno-sanitize-recover=all -Iinclude -Isrc -Iruntime/kernels -Itests/support \
+  -fno-sanitize-recover=all -Iinclude -Isrc -Iruntime/kernels -Itests/support -Itests/support/gen \
   $(pkg-config --cflags yaml-0.1 jansson)"
 OBJ=$OUT/obj_pipeline
 rm -rf "$OBJ"; mkdir -p "$OBJ"
 # the library and its kernels, plus the embedded runtime text the emitter copies
-sh src/emit_runtime.sh runtime/kernels/*.h runtime/kernels/*.c > "$OBJ/emit_runtime.c"
-for f in src/*.c runtime/kernels/*.c "$OBJ/emit_runtime.c"; do
-  o="$OBJ/$(basename "$f" .c).o"
+sh src/emit/runtime.sh runtime/kernels/*.h runtime/kernels/ref/*.c runtime/kernels/cm/*.h \
+  runtime/kernels/cm/*.c > "$OBJ/emit_runtime.c"
+for f in src/*/*.c runtime/kernels/ref/*.c runtime/kernels/cm/*.c "$OBJ/emit_runtime.c"; do
+  o="$OBJ/$(echo "${f%.c}" | tr / _).o"
   # shellcheck disable=SC2086
   "$CC" $FLAGS -Wno-error -fsanitize=fuzzer-no-link,address,undefined -c "$f" -o "$o"
 done
@@ -39,7 +40,7 @@ ar rcs "$OBJ/libmemplan_fuzz.a" "$OBJ"/*.o
   $(pkg-config --libs yaml-0.1 jansson) -lm -o "$OUT/fuzz_pipeline"
 echo "fuzz: building $OUT/mkmodel (seed writer)"
 # shellcheck disable=SC2086
-"$CC" $FLAGS tools/mkmodel.c tests/support/fixtures.c "$OBJ/libmemplan_fuzz.a" \
+"$CC" $FLAGS tools/mkmodel.c tests/support/gen/fixtures.c tests/support/gen/tflite_writer.c "$OBJ/libmemplan_fuzz.a" \
   $(pkg-config --libs yaml-0.1 jansson) -lm -fsanitize=address,undefined -o "$OUT/mkmodel_pipeline"
 
 SEEDS=$(mktemp -d)

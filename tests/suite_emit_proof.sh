@@ -63,7 +63,7 @@ JOBS=${JOBS:-2}
 start=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - start ))s] $*"; }
 
-for f in "$BUILD/libmemplan.a" "$BUILD/tests/support/fixtures.o" "$BUILD/memplan" "$BUILD/mkmodel"; do
+for f in "$BUILD/libmemplan.a" "$BUILD/libmemplan_gen.a" "$BUILD/memplan" "$BUILD/mkmodel"; do
   [ -f "$f" ] || { echo "missing $f: run 'make MODE=$MODE tests' first"; exit 1; }
 done
 # a folder of its own (runs may overlap in a shared tree), removed when
@@ -80,8 +80,9 @@ PKG_LIBS=$(pkg-config --libs yaml-0.1 jansson 2>/dev/null || echo -lyaml -ljanss
 
 # ---- 1. the modules ---------------------------------------------------------
 cc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $WARN -O1 -g $GEN_SAN \
-   -Iinclude -Isrc -Itests/support -Itests/emit tests/emit/proof_gen.c \
-   "$BUILD/tests/support/fixtures.o" "$BUILD/libmemplan.a" $PKG_LIBS -lm -o "$OUT/proof_gen"
+   -Iinclude -Isrc -Iruntime/kernels -Itests/support -Itests/support/gen -Itests/emit \
+   tests/emit/proof_gen.c "$BUILD/libmemplan_gen.a" "$BUILD/libmemplan.a" $PKG_LIBS -lm \
+   -o "$OUT/proof_gen"
 MODELS=${MEMPLAN_MODELS:-../shared/models}
 GOLDEN=${MEMPLAN_GOLDEN:-../shared/golden}
 [ -d "$MODELS" ] || echo "NOTICE: $MODELS is absent; the proof runs on the fixtures and the example only"

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "emit.h"
+#include "emit/emit.h"
 #include "fixtures.h"
 #include "testutil.h"
 

@@ -22,7 +22,7 @@
 #include "layout_check.h"
 #include "testutil.h"
 
-#include "exact.h"
+#include "planners/exact.h"
 #include "hardgen.h"
 
 #include <stdlib.h>

@@ -33,9 +33,9 @@
 
 /* strong references: the kernels come from libmemplan.a (see mpk.h) */
 #define MPK_API
-#include "lower.h"
+#include "lower/lower.h"
 #include "testutil.h"
-#include "util.h"
+#include "util/util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -1293,9 +1293,10 @@ static void every_runnable_model_matches_tflm_on(const board *b) {
                              "%s/startup.c -o %s/startup.o",
                              b->cflags, dir, dir),
                    0);
-  assert_int_equal(tu_system("for f in runtime/kernels/*.c; do arm-none-eabi-gcc %s -std=c99 "
-                             "-O2 -Wall -Wextra -Werror -ffunction-sections -c $f "
-                             "-o %s/$(basename $f .c).o || exit 1; done",
+  assert_int_equal(tu_system("for f in runtime/kernels/*/*.c; do arm-none-eabi-gcc %s -std=c99 "
+                             "-O2 -Wall -Wextra -Werror -ffunction-sections -Iruntime/kernels "
+                             "-c $f -o %s/k_$(basename $(dirname $f))_$(basename $f .c).o "
+                             "|| exit 1; done",
                              b->cflags, dir),
                    0);
   print_message("%-26s %14s %14s %7s %10s %10s\n", b->name, "generic", mp_target_name(b->target),
@@ -1328,7 +1329,7 @@ static void every_runnable_model_matches_tflm_on(const board *b) {
       if (tu_system("arm-none-eabi-gcc %s %s -std=c99 -O2 -Wall -Wextra -Werror -Iruntime/kernels "
                     "-c %s/model.c -o %s/model.o && arm-none-eabi-gcc %s -nostartfiles "
                     "--specs=nosys.specs -Wl,--gc-sections -T %s/link.ld %s/startup.o "
-                    "%s/model.o %s/mpk_*.o -lm -o %s/model.elf",
+                    "%s/model.o %s/k_*.o -lm -o %s/model.elf",
                     b->cflags, per_op ? "-DPER_OP" : "", dir, dir, b->cflags, dir, dir, dir, dir,
                     dir) != 0)
         fail_msg("%s: the %s build failed", runnable[i], b->name);

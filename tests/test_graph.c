@@ -1,7 +1,7 @@
 /*
  * test_graph.c — lifetimes (inclusive operator intervals), view aliasing, roles, sizes, op-local
  * scratch and the scratch lower bound, on the fixtures of
- * tests/support/fixtures.c whose exact answers are documented there, and
+ * tests/support/gen/fixtures.c whose exact answers are documented there, and
  * on random DAGs checked against an independent re-derivation of the
  * contract.
  */

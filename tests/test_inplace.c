@@ -17,9 +17,9 @@
 #include "testutil.h"
 
 #define MPK_API /* strong declarations: the kernels come from libmemplan.a */
-#include "../runtime/kernels/mpk.h"
-#include "inplace.h"
-#include "lower.h"
+#include "mpk.h"
+#include "graph/inplace.h"
+#include "lower/lower.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -20,12 +20,13 @@
 
 /* strong references: the kernels come from libmemplan.a (see mpk.h) */
 #define MPK_API
-#include "../runtime/kernels/mpk.h"
-#include "../runtime/kernels/mpk_fixed.h"
-#include "../runtime/kernels/mpk_act.h"
-#include "lower.h"
+#include "mpk.h"
+#include "mpk_fixed.h"
+#include "mpk_act.h"
+#include "lower/lower.h"
 #include "testutil.h"
-#include "util.h"
+#include "util/file.h"
+#include "util/util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -1215,7 +1216,7 @@ static void kernels_compile_as_strict_c99_for_host_and_cortex_m(void **state) {
   const char *hosts[] = {"gcc", "clang"};
   for (int i = 0; i < 2; i++) {
     if (tu_system("command -v %s >/dev/null 2>&1", hosts[i]) != 0) continue;
-    assert_int_equal(tu_system("for f in runtime/kernels/*.c; do %s %s -pedantic $f -o %s/k.o "
+    assert_int_equal(tu_system("for f in runtime/kernels/*/*.c; do %s %s -pedantic -Iruntime/kernels $f -o %s/k.o "
                                "|| exit 1; done",
                                hosts[i], flags, dir),
                      0);
@@ -1226,7 +1227,7 @@ static void kernels_compile_as_strict_c99_for_host_and_cortex_m(void **state) {
     const char *cpus[] = {"-mcpu=cortex-m55 -mthumb",
                           "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"};
     for (int i = 0; i < 2; i++)
-      assert_int_equal(tu_system("for f in runtime/kernels/*.c; do arm-none-eabi-gcc %s %s $f "
+      assert_int_equal(tu_system("for f in runtime/kernels/*/*.c; do arm-none-eabi-gcc %s %s -Iruntime/kernels $f "
                                  "-o %s/k.o || exit 1; done",
                                  cpus[i], flags, dir),
                        0);

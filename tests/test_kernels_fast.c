@@ -21,8 +21,8 @@
 
 /* strong references: the kernels come from libmemplan.a (see mpk.h) */
 #define MPK_API
-#include "../runtime/kernels/mpk.h"
-#include "../runtime/kernels/mpk_simd.h"
+#include "mpk.h"
+#include "cm/mpk_simd.h"
 
 #include <math.h>
 #include <stdio.h>

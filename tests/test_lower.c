@@ -1,5 +1,5 @@
 /*
- * test_lower.c — the compile-time lowering (src/lower.c) on small models
+ * test_lower.c — the compile-time lowering (src/lower/lower.c) on small models
  * written with memplan's own model writer: that each operator's options
  * and quantisation turn into the params TFLite Micro's Prepare would
  * compute (padding, QuantizeMultiplier's multipliers and shifts, activation
@@ -20,7 +20,7 @@
 
 /* strong references: the kernels come from libmemplan.a (see mpk.h) */
 #define MPK_API
-#include "lower.h"
+#include "lower/lower.h"
 #include "fixtures.h"
 #include "testutil.h"
 #include "tflite_writer.h"

@@ -1,5 +1,5 @@
 /*
- * test_model.c — the bounds-checked reader (src/model.c, src/flatbuf.c) on
+ * test_model.c — the bounds-checked reader (src/read/model.c, src/read/flatbuf.c) on
  * malformed input: every truncation of a small model, corrupted offsets,
  * vtables, vector and string lengths, and out-of-range tensor, buffer and
  * opcode indices.  Each must give MP_ERR_MODEL with one error naming what
@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "fixtures.h"
-#include "flatbuf.h"
+#include "read/flatbuf.h"
 #include "testutil.h"
 #include "tflite_writer.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_output.c — writing a module folder all at once (src/output.c): a
+ * test_output.c — writing a module folder all at once (src/emit/output.c): a
  * commit into a new folder and into an existing one, the manifest and what
  * the next commit removes by it (and what it never removes), and every
  * failure leaving the folder, the extra file and the folder's parents as
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "output.h"
+#include "emit/output.h"
 #include "testutil.h"
 
 #include <dirent.h>

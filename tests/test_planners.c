@@ -20,9 +20,9 @@
 #include "layout_check.h"
 #include "testutil.h"
 
-#include "firstfit.h"
+#include "planners/firstfit.h"
 #include "hardgen.h"
-#include "planner_hill_climb.h"
+#include "planners/hill_climb.h"
 #include "synth.h"
 
 #include <stdlib.h>

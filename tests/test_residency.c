@@ -12,7 +12,7 @@
 
 #include "fixtures.h"
 #include "testutil.h"
-#include "util.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>

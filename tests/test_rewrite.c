@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "fixtures.h"
-#include "lower.h"
+#include "lower/lower.h"
 #include "testutil.h"
 #include "tflite_writer.h"
 

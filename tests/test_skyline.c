@@ -1,5 +1,5 @@
 /*
- * test_skyline.c — the skyline construction (src/skyline.c), a start of
+ * test_skyline.c — the skyline construction (src/planners/skyline.c), a start of
  * the exact planner.
  *
  * Every layout goes through the tests' own layout check (tests/support).
@@ -19,9 +19,9 @@
 #include "layout_check.h"
 #include "testutil.h"
 
-#include "firstfit.h"
+#include "planners/firstfit.h"
 #include "hardgen.h"
-#include "skyline.h"
+#include "planners/skyline.h"
 #include "synth.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /*
  * test_solve.c — the CSV form of offset-assignment problems behind
- * `memplan solve` (src/solve_csv.c): reading rows into planner items, the
+ * `memplan solve` (src/planners/solve_csv.c): reading rows into planner items, the
  * errors a bad row gets (with its line), and the solution text.  The
  * command itself is covered by tests/suite_cli_solve.sh.
  */

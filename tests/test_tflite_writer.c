@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "fixtures.h"
-#include "flatbuf.h"
+#include "read/flatbuf.h"
 #include "testutil.h"
 #include "tflite_writer.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_validate.c — the model validator (src/validate.c), which the reader
+ * test_validate.c — the model validator (src/read/validate.c), which the reader
  * runs last: a model whose values contradict each other never loads.
  * Each case writes a small model with memplan's own writer, one value
  * wrong, and asserts MP_ERR_MODEL with one error naming the subgraph, the
@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "flatbuf.h"
+#include "read/flatbuf.h"
 #include "testutil.h"
 #include "tflite_writer.h"
 

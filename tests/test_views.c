@@ -18,9 +18,9 @@
 #include <cmocka.h>
 
 #include "fixtures.h"
-#include "inplace.h"
-#include "lower.h"
-#include "rewrite.h"
+#include "graph/inplace.h"
+#include "lower/lower.h"
+#include "graph/rewrite.h"
 #include "testutil.h"
 
 #include <stdio.h>

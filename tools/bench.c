@@ -37,9 +37,10 @@
  */
 #include "hardgen.h"
 #include "memplan.h"
-#include "planner_hill_climb.h"
+#include "planners/hill_climb.h"
 #include "synth.h"
-#include "util.h"
+#include "util/file.h"
+#include "util/util.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -770,7 +771,7 @@ static void scale_section(const opts *o, mp_buf *b, targets *tg) {
   double exponent[NF][NC];
   mp_buf_printf(b, "## Scale\n\n");
   mp_buf_printf(b,
-                "Synthetic problems (src/synth.c, fixed seeds): **chain** (tensor i live over "
+                "Synthetic problems (tests/support/gen/synth.c, fixed seeds): **chain** (tensor i live over "
                 "ops [i, i+1]), **cnn** (residual stages: block inputs live until the block's "
                 "add, op-local scratch), **transformer** (12-op layers, many small short-lived "
                 "tensors, a residual stream per layer, one long-lived cache in eight layers), "
@@ -1054,7 +1055,7 @@ static void hard_section(const opts *o, mp_buf *b, targets *tg) {
   }
   mp_buf_printf(b, "## Hard instances\n\n");
   mp_buf_printf(b,
-                "%u instances from hardgen (src/hardgen.c): a full rectangle of height H = "
+                "%u instances from hardgen (tests/support/gen/hardgen.c): a full rectangle of height H = "
                 "2^20 bytes and T = 4n time steps cut into n pieces, n spread evenly over "
                 "[%u, %u], sizes multiples of 16, alignment 1, seeds 1000003 + k (the same "
                 "instances as `exactbench`).  The pieces tile the rectangle, so the optimum is "

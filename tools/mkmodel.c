@@ -7,14 +7,15 @@
  *   mkmodel --list                              the fixture names
  *   mkmodel --list-nets                         the held-out networks' names
  *
- * A thin shell over tests/support/fixtures.c (which it links) and the model
+ * A thin shell over tests/support/gen/fixtures.c (which it links) and the model
  * writer: it parses arguments, builds the bytes and writes them
  * atomically.  The output is deterministic: examples/kws/kws.tflite is
  * exactly `mkmodel kws`, and the test suite checks it stays so.
  * Exit status: 0 written, 2 bad usage or I/O error, 3 internal error.
  */
 #include "fixtures.h"
-#include "util.h"
+#include "util/file.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -14,8 +14,9 @@
  * The same arguments always give the same bytes.
  * Exit status: 0 written, 2 bad usage, unreadable model or I/O error.
  */
-#include "flatbuf.h"
-#include "util.h"
+#include "read/flatbuf.h"
+#include "util/file.h"
+#include "util/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
  * 10000) skip it unless asked for.
  *
  * Families: chain, cnn, transformer, random and random_wide of
- * src/synth.h (sizes rounded up to 16 bytes, alignment 16).
+ * tests/support/gen/synth.h (sizes rounded up to 16 bytes, alignment 16).
  *
  * --csv writes the problem (FAMILY, N, SEED) of synth.h to stdout in the
  * CSV `memplan solve` reads, and does nothing else: the way to hand a
@@ -28,7 +28,7 @@
 #include "hardgen.h"
 #include "memplan.h"
 #include "synth.h"
-#include "util.h"
+#include "util/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -19,7 +19,8 @@
  * Not done here: checks that need the model (rule ids, the subgraph index)
  * happen in mp_rules_resolve and mp_graph_build.  Nothing is written to disk.
  */
-#include "config.h"
+#include "config/config.h"
+#include "util/file.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -14,8 +14,8 @@
 #ifndef MP_CONFIG_H
 #define MP_CONFIG_H
 
-#include "diag.h"
-#include "util.h"
+#include "util/diag.h"
+#include "util/util.h"
 
 /* ---- the document tree ---------------------------------------------------- */
 
@@ -150,9 +150,6 @@ const cfg_key *cfg_key_find(const char *path);
  * (the last path component) up to `max`, returns how many. */
 size_t cfg_key_children(const char *parent, const char **names, size_t max);
 
-/* The closest of `cands` to `word` (case-insensitive, '-' == '_') when it is
- * close enough to be a useful hint, else NULL.  Ties go to the first. */
-const char *mp_suggest(const char *word, const char *const *cands, size_t n);
 
 /* ---- platforms -------------------------------------------------------------- */
 

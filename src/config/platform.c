@@ -18,7 +18,7 @@
  * memories (for constants).  itcm is never preferred: only a rule that
  * names it places tensors there.
  */
-#include "config.h"
+#include "config/config.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -17,8 +17,8 @@
  * read-only memory) are repeated for rules built in code.  Not done here:
  * whether the tensors fit; that is the planner's job.
  */
-#include "config.h"
-#include "util.h"
+#include "config/config.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>

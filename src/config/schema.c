@@ -13,8 +13,8 @@
  * Suggestions use the edit distance, case-insensitive and with '-' == '_',
  * and are only offered when close: a wrong hint is worse than none.
  */
-#include "config.h"
-#include "util.h"
+#include "config/config.h"
+#include "util/util.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -208,41 +208,6 @@ size_t cfg_key_children(const char *parent, const char **names, size_t max) {
     names[n++] = rest;
   }
   return n;
-}
-
-/* ---- suggestions ------------------------------------------------------------- */
-
-static char fold(char c) { return c == '-' ? '_' : (char)tolower((unsigned char)c); }
-
-static bool folded_prefix(const char *pre, const char *s) {
-  for (; *pre; pre++, s++)
-    if (!*s || fold(*pre) != fold(*s)) return false;
-  return true;
-}
-
-const char *mp_suggest(const char *word, const char *const *cands, size_t n) {
-  if (!word || !*word) return NULL;
-  size_t wl = strlen(word);
-  const char *best = NULL;
-  size_t best_d = SIZE_MAX;
-  for (size_t i = 0; i < n; i++) {
-    if (!cands[i]) continue;
-    size_t d = mp_edit_distance(word, cands[i], 128);
-    if (d < best_d) {
-      best_d = d;
-      best = cands[i];
-    }
-  }
-  /* close: a third of the word's letters wrong at most (one for short words) */
-  size_t limit = wl / 3 > 1 ? wl / 3 : 1;
-  if (best && best_d <= limit && best_d < strlen(best)) return best;
-  /* a truncated or extended name ("apollo510" for "apollo510_evb") */
-  if (wl >= 4)
-    for (size_t i = 0; i < n; i++)
-      if (cands[i] && (folded_prefix(word, cands[i]) || folded_prefix(cands[i], word)) &&
-          strlen(cands[i]) >= 4)
-        return cands[i];
-  return NULL;
 }
 
 /* ---- help -------------------------------------------------------------------- */

@@ -17,7 +17,7 @@
  * door to exponential expansion), several documents in one file, and keys
  * that are not scalars.
  */
-#include "config.h"
+#include "config/config.h"
 
 #include <jansson.h>
 #include <stdlib.h>

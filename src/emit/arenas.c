@@ -13,7 +13,7 @@
  * Without allocate_arenas this file is not written: the same blobs become
  * data/<symbol>.bin files the application places and binds (emit.c).
  */
-#include "emit.h"
+#include "emit/emit.h"
 
 #include <stdlib.h>
 #include <string.h>

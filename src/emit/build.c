@@ -8,7 +8,7 @@
  * reference kernels out, for an application that links its own.  Compiler
  * and flags are the project's; the module only asks for C99.
  */
-#include "emit.h"
+#include "emit/emit.h"
 
 #include <string.h>
 

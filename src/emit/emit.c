@@ -18,10 +18,12 @@
  * Output depends only on the plan, the config and the model: no clock, no
  * addresses, no absolute paths.
  */
-#include "emit.h"
+#include "emit/emit.h"
 
-#include "diag.h"
-#include "output.h"
+#include "util/diag.h"
+#include "emit/output.h"
+#include "emit/report.h"
+#include "plan/symbols.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  *   emit_source.c   src/<p>_model.c       tensor/op/region tables, runtime
  *   emit_arenas.c   src/<p>_arenas.c      arena symbols, constant bytes
  *   emit_build.c    CMakeLists.txt, module.mk
- *   emit_kernels.c  the per-op kernel glue (from the lowering, src/lower.h)
+ *   emit_kernels.c  the per-op kernel glue (from the lowering, src/lower/lower.h)
  * Nothing is written until every file's text is complete, so a failure
  * leaves the module folder as it was.
  */
@@ -18,7 +18,7 @@
 #define MP_EMIT_H
 
 #include "memplan.h"
-#include "util.h"
+#include "util/util.h"
 
 /* No region: the descriptor of a tensor without storage. */
 #define EMIT_NO_REGION 255u

@@ -12,7 +12,7 @@
  *
  * The header is C99 and also valid C++ (extern "C").
  */
-#include "emit.h"
+#include "emit/emit.h"
 
 #include <string.h>
 

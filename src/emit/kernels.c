@@ -3,7 +3,7 @@
  * operator, the params its kernel needs and two small functions that call
  * the kernel (and its init hook) with the operator's tensors.
  *
- * The lowering (src/lower.h) decides everything: which mpk kernel runs an
+ * The lowering (src/lower/lower.h) decides everything: which mpk kernel runs an
  * operator, its params (printed as C by mp_lower_params_init), the argument
  * order and C types, the op-local scratch it needs.  This file only maps
  * tensors to pointers: each argument is tensor_ptr(id), the tensor's
@@ -20,10 +20,10 @@
  * glue at all), and op persistent buffers (no kernel asks for one yet; an
  * operator that does is refused rather than given a NULL).
  */
-#include "emit.h"
+#include "emit/emit.h"
 
-#include "diag.h"
-#include "lower.h"
+#include "util/diag.h"
+#include "lower/lower.h"
 
 #include <string.h>
 

@@ -22,10 +22,10 @@
  * existing folder (the folder then holds a mix, never a partial file), or
  * lock against two memplans writing one folder at once.
  */
-#include "output.h"
+#include "emit/output.h"
 
-#include "diag.h"
-#include "util.h"
+#include "util/diag.h"
+#include "util/util.h"
 
 #include <dirent.h>
 #include <errno.h>

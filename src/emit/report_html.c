@@ -31,7 +31,10 @@
  * library, so an embedding program must keep LC_NUMERIC at "C" (the CLI
  * never changes it).
  */
-#include "util.h"
+#include "emit/report.h"
+#include "plan/symbols.h"
+#include "util/file.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>

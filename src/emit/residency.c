@@ -11,29 +11,15 @@
  * quantisation scales (printed with 9 significant digits, which round-trip
  * a float32), and nothing depends on addresses or the clock.
  */
-#include "lower.h"
-#include "rewrite.h"
-#include "util.h"
+#include "lower/lower.h"
+#include "graph/rewrite.h"
+#include "emit/report.h"
+#include "plan/symbols.h"
+#include "util/util.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *mp_arena_symbol(const mp_plan *p, const char *prefix, const mp_arena *a, bool source,
-                            char *buf, size_t n) {
-  const char *mem = mp_platform_memory_name(&p->platform, a->memory);
-  switch (a->role) {
-  case MP_ROLE_SCRATCH: snprintf(buf, n, "%s_arena_%s_buffer", prefix, mem); break;
-  case MP_ROLE_PERSISTENT: snprintf(buf, n, "%s_arena_persistent_%s_buffer", prefix, mem); break;
-  default:
-    if (!a->is_staged)
-      snprintf(buf, n, "%s_arena_const_%s__blob", prefix, mem);
-    else
-      snprintf(buf, n, "%s_arena_const_%s_%s", prefix, mem, source ? "_source" : "buffer");
-    break;
-  }
-  return buf;
-}
 
 const char *mp_reason_name(mp_reason_kind k) {
   switch (k) {

@@ -16,7 +16,7 @@
  * header.  The generated code never allocates and never calls anything but
  * memcpy/memset and the kernels.
  */
-#include "emit.h"
+#include "emit/emit.h"
 
 #include <string.h>
 

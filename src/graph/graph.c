@@ -26,21 +26,12 @@
  * This file does not choose memories or offsets (plan.c does) and does not
  * read operator options.
  */
-#include "diag.h"
-#include "rewrite.h"
-#include "util.h"
+#include "util/diag.h"
+#include "graph/rewrite.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-const char *mp_role_name(mp_role r) {
-  switch (r) {
-  case MP_ROLE_SCRATCH: return "scratch";
-  case MP_ROLE_PERSISTENT: return "persistent";
-  case MP_ROLE_CONSTANT: return "constant";
-  default: return "unknown";
-  }
-}
 
 void mp_lifetime_add_op(mp_lifetime *lt, int32_t op) {
   if (lt->start_op < 0) {

@@ -40,9 +40,9 @@
  * This file does not place buffers (the planners do) and does not check a
  * plan (verify.c does, from the kernels' contracts, independently).
  */
-#include "inplace.h"
+#include "graph/inplace.h"
 
-#include "util.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>

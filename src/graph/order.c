@@ -33,8 +33,8 @@
  * views, folded PADs and the kernels' contracts on it; the verifier checks
  * the order and the lifetimes again (mp_order_check, verify.c).
  */
-#include "inplace.h"
-#include "util.h"
+#include "graph/inplace.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>

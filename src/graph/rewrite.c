@@ -37,10 +37,10 @@
  * input 0 becomes the PAD's input, whose lifetime now reaches the
  * convolution or pool.  lower.c turns fold_pad into the kernel's geometry.
  */
-#include "rewrite.h"
-#include "opcodes.h"
+#include "graph/rewrite.h"
+#include "read/opcodes.h"
 
-#include "util.h"
+#include "util/util.h"
 
 #include <float.h>
 #include <math.h>

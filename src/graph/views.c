@@ -58,10 +58,10 @@
  * verify.c checks every view offset against the operator's geometry again,
  * from the lowering and the placed offsets, without this file's reasoning.
  */
-#include "lower.h"
-#include "opcodes.h"
-#include "rewrite.h"
-#include "util.h"
+#include "lower/lower.h"
+#include "read/opcodes.h"
+#include "graph/rewrite.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>

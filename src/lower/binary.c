@@ -1,7 +1,7 @@
 /*
  * lower_binary.c — lowering of the elementwise binary operators SUB, MUL,
  * DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU and int16 ADD onto
- * runtime/kernels/mpk_binary.c.
+ * runtime/kernels/ref/mpk_binary.c.
  *
  * Each operator's Prepare in TensorFlow Lite Micro is redone here with its
  * own arithmetic, which differs between them: SUB's rescale factors are
@@ -9,11 +9,11 @@
  * scales into one double multiplier.  MAXIMUM and MINIMUM compare stored
  * integers, so their inputs must share the output's quantisation.
  *
- * ADD comes here for int16 only (src/lower.c lowers int8 and float32 ADD).
+ * ADD comes here for int16 only (src/lower/lower.c lowers int8 and float32 ADD).
  * Not here: int32 operands, DIV on integers.
  */
-#include "lower_ops.h"
-#include "opcodes.h"
+#include "lower/lower_ops.h"
+#include "read/opcodes.h"
 
 #include <float.h>
 

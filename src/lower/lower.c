@@ -22,12 +22,12 @@
  * This file does not place tensors or scratch (the planner does) and does
  * not write modules (the emitter does).
  */
-#include "lower_ops.h"
-#include "opcodes.h"
+#include "lower/lower_ops.h"
+#include "read/opcodes.h"
 
-#include "diag.h"
-#include "../runtime/kernels/mpk_fixed.h"
-#include "flatbuf.h"
+#include "util/diag.h"
+#include "mpk_fixed.h"
+#include "read/flatbuf.h"
 
 #include <float.h>
 #include <math.h>
@@ -547,7 +547,7 @@ static bool act_range_q(int32_t act, float scale, int32_t zp, int32_t qmin, int3
 
 /* CalculateActivationRange: TANH and SIGN_BIT have no range, so a float
  * operator that fuses one clamps nothing, as TensorFlow Lite Micro and
- * LiteRT run it (only SVDF applies them, src/lower_recurrent.c). */
+ * LiteRT run it (only SVDF applies them, src/lower/recurrent.c). */
 static bool act_range_f(int32_t act, float *lo, float *hi) {
   switch (act) {
   case ACT_NONE:
@@ -1149,7 +1149,7 @@ static mp_status lower_softmax(ctx *c) {
   if (depth <= 0 || !elems_i32(c, in, &total)) return malformed(c, "empty or huge last dimension");
   int32_t dti = dtype(c, in), dto = dtype(c, out);
   if (dti == MP_DTYPE_INT16 && dto == MP_DTYPE_INT16)
-    return mp_lower_softmax_s16(c, beta, total / depth, depth); /* src/lower_unary.c */
+    return mp_lower_softmax_s16(c, beta, total / depth, depth); /* src/lower/unary.c */
   if (dti == MP_DTYPE_FLOAT32 && dto == MP_DTYPE_FLOAT32) {
     mpk_softmax_f32_params *p = &c->lo->params.softmax_f32;
     p->outer = total / depth;

@@ -23,9 +23,9 @@
 #define MP_LOWER_H
 
 #include "memplan.h"
-#include "util.h"
+#include "util/util.h"
 
-#include "../runtime/kernels/mpk.h"
+#include "mpk.h"
 
 /* The kernels of mpk.h, one per function. */
 typedef enum mp_kernel {

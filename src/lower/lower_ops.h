@@ -4,17 +4,17 @@
  * the helpers that fill an mp_lowered_op, and the field descriptions that
  * print a params struct as C.
  *
- * src/lower.c holds the kernel table, the entry points and the original
+ * src/lower/lower.c holds the kernel table, the entry points and the original
  * operator families; an operator family with a file of its own
- * (src/lower_<family>.c, beside runtime/kernels/mpk_<family>.c) declares
+ * (src/lower/<family>.c, beside runtime/kernels/ref/mpk_<family>.c) declares
  * its lowering function and its params' field descriptions here and gets
  * one row in lower.c's kernel table and dispatch switch.
  */
 #ifndef MP_LOWER_OPS_H
 #define MP_LOWER_OPS_H
 
-#include "flatbuf.h"
-#include "lower.h"
+#include "read/flatbuf.h"
+#include "lower/lower.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -55,7 +55,7 @@ typedef struct fdesc {
 #define F_END                                                                                      \
   { NULL, FK_END, 0, NULL, NULL }
 
-/* The fields of mpk_broadcast, for params that embed one (src/lower.c). */
+/* The fields of mpk_broadcast, for params that embed one (src/lower/lower.c). */
 extern const fdesc mp_lower_bcast_fields[];
 
 /* ---- the operator being lowered ------------------------------------------ */
@@ -112,7 +112,7 @@ static inline bool quant(const mp_lower_ctx *c, int32_t t, float *scale, int32_t
   return true;
 }
 
-/* ---- filling the lowered op (src/lower.c) --------------------------------- */
+/* ---- filling the lowered op (src/lower/lower.c) --------------------------------- */
 
 /* The op is fine, but memplan has no kernel for this configuration: sets
  * the reason, returns MP_OK. */
@@ -197,7 +197,7 @@ mp_status mp_lower_broadcast(mp_lower_ctx *c, int32_t a, int32_t b, int32_t out,
 
 /* ---- operator families in files of their own ------------------------------ */
 
-/* src/lower_recurrent.c: SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM */
+/* src/lower/recurrent.c: SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM */
 mp_status mp_lower_svdf(mp_lower_ctx *c);
 mp_status mp_lower_lstm(mp_lower_ctx *c);
 extern const fdesc mp_lower_svdf_s8_fields[];
@@ -205,12 +205,12 @@ extern const fdesc mp_lower_lstm_s8_fields[];
 extern const fdesc mp_lower_svdf_f32_fields[];
 extern const fdesc mp_lower_lstm_f32_fields[];
 
-/* src/lower_binary.c: SUB, MUL, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE */
+/* src/lower/binary.c: SUB, MUL, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE */
 mp_status mp_lower_binary(mp_lower_ctx *c);
 extern const fdesc mp_lower_binary_q_fields[];
 extern const fdesc mp_lower_binary_f32_fields[];
 
-/* src/lower_unary.c: RELU, RELU6, LEAKY_RELU, TANH, HARD_SWISH, EXP, RSQRT,
+/* src/lower/unary.c: RELU, RELU6, LEAKY_RELU, TANH, HARD_SWISH, EXP, RSQRT,
  * DEQUANTIZE, CAST */
 mp_status mp_lower_unary(mp_lower_ctx *c);
 extern const fdesc mp_lower_unary_q_fields[];
@@ -218,31 +218,31 @@ extern const fdesc mp_lower_unary_f32_fields[];
 extern const fdesc mp_lower_dequantize_fields[];
 extern const fdesc mp_lower_cast_fields[];
 extern const fdesc mp_lower_lut_s8_fields[];
-/* int16 SOFTMAX over rows of `depth` (src/lower.c checked the shapes). */
+/* int16 SOFTMAX over rows of `depth` (src/lower/lower.c checked the shapes). */
 mp_status mp_lower_softmax_s16(mp_lower_ctx *c, float beta, int32_t outer, int32_t depth);
 extern const fdesc mp_lower_softmax_s16_fields[];
 
-/* src/lower_slice.c: STRIDED_SLICE, SLICE, SPLIT, SPLIT_V, UNPACK, PACK,
+/* src/lower/slice.c: STRIDED_SLICE, SLICE, SPLIT, SPLIT_V, UNPACK, PACK,
  * GATHER */
 mp_status mp_lower_slice(mp_lower_ctx *c);
 extern const fdesc mp_lower_strided_copy_fields[];
 extern const fdesc mp_lower_split_fields[];
 extern const fdesc mp_lower_gather_fields[];
 
-/* src/lower_resize.c: RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR */
+/* src/lower/resize.c: RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR */
 mp_status mp_lower_resize(mp_lower_ctx *c);
 extern const fdesc mp_lower_resize_fields[];
 
-/* src/lower_reduce.c: SUM, REDUCE_MAX, ARG_MAX */
+/* src/lower/reduce.c: SUM, REDUCE_MAX, ARG_MAX */
 mp_status mp_lower_reduce(mp_lower_ctx *c);
 extern const fdesc mp_lower_reduce_fields[];
 extern const fdesc mp_lower_arg_max_fields[];
 
-/* src/lower_transpose_conv.c: TRANSPOSE_CONV */
+/* src/lower/transpose_conv.c: TRANSPOSE_CONV */
 mp_status mp_lower_transpose_conv(mp_lower_ctx *c);
 extern const fdesc mp_lower_transpose_conv_fields[];
 
-/* src/lower_matmul.c: BATCH_MATMUL */
+/* src/lower/matmul.c: BATCH_MATMUL */
 mp_status mp_lower_batch_matmul(mp_lower_ctx *c);
 extern const fdesc mp_lower_batch_matmul_fields[];
 

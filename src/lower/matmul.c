@@ -1,6 +1,6 @@
 /*
  * lower_matmul.c — lowering of BATCH_MATMUL (int8, float32) onto
- * runtime/kernels/mpk_matmul.c.
+ * runtime/kernels/ref/mpk_matmul.c.
  *
  * Batch dimensions broadcast as TensorFlow Lite Micro's Prepare allows
  * (equal, or 1 on one side; ranks 2 to 5, the shorter operand extended
@@ -9,7 +9,7 @@
  *
  * Not here: int16 BATCH_MATMUL.
  */
-#include "lower_ops.h"
+#include "lower/lower_ops.h"
 
 enum { OPT_BATCH_MATMUL = 101 };
 

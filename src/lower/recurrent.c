@@ -1,6 +1,6 @@
 /*
  * lower_recurrent.c — lowering of the stateful operators, SVDF and
- * UNIDIRECTIONAL_SEQUENCE_LSTM, onto runtime/kernels/mpk_recurrent.c.
+ * UNIDIRECTIONAL_SEQUENCE_LSTM, onto runtime/kernels/ref/mpk_recurrent.c.
  *
  * As for every operator, the preparation TensorFlow Lite Micro does in
  * the kernels' Prepare happens here, with the same float and double
@@ -24,7 +24,7 @@
  * Not here: hybrid (float with int8 weights) and int16 (16x8) variants, CIFG, peephole,
  * projection and layer-norm LSTMs (reported as unsupported).
  */
-#include "lower_ops.h"
+#include "lower/lower_ops.h"
 
 #include <math.h>
 #include <string.h>

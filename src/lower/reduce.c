@@ -1,6 +1,6 @@
 /*
  * lower_reduce.c — lowering of SUM, REDUCE_MAX and ARG_MAX onto
- * runtime/kernels/mpk_reduce.c.
+ * runtime/kernels/ref/mpk_reduce.c.
  *
  * The axes must be constants.  SUM's quantised result requantises the
  * int32 sum less count input zero points by in_scale / out_scale (one
@@ -8,11 +8,11 @@
  * compares stored integers, so input and output must share their
  * quantisation.
  *
- * Not here: MEAN (src/lower.c), REDUCE_MIN, REDUCE_PROD, ARG_MIN, int64
+ * Not here: MEAN (src/lower/lower.c), REDUCE_MIN, REDUCE_PROD, ARG_MIN, int64
  * ARG_MAX outputs.
  */
-#include "lower_ops.h"
-#include "opcodes.h"
+#include "lower/lower_ops.h"
+#include "read/opcodes.h"
 
 #include <string.h>
 

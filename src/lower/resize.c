@@ -1,14 +1,14 @@
 /*
  * lower_resize.c — lowering of RESIZE_NEAREST_NEIGHBOR and
- * RESIZE_BILINEAR onto runtime/kernels/mpk_resize.c.
+ * RESIZE_BILINEAR onto runtime/kernels/ref/mpk_resize.c.
  *
  * The size input must be a constant that agrees with the output's
  * declared NHWC shape; align_corners and half_pixel_centers come from the
  * options.  The quantised resizes copy or interpolate stored integers, so
  * input and output must share their quantisation.
  */
-#include "lower_ops.h"
-#include "opcodes.h"
+#include "lower/lower_ops.h"
+#include "read/opcodes.h"
 
 enum { OPT_RESIZE_BILINEAR = 15, OPT_RESIZE_NEAREST_NEIGHBOR = 74 };
 

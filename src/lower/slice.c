@@ -1,6 +1,6 @@
 /*
  * lower_slice.c — lowering of the slicing operators onto
- * runtime/kernels/mpk_slice.c: STRIDED_SLICE and SLICE become one strided
+ * runtime/kernels/ref/mpk_slice.c: STRIDED_SLICE and SLICE become one strided
  * copy, SPLIT, SPLIT_V and UNPACK one split (the inverse of
  * CONCATENATION), PACK a CONCATENATION along the new axis, GATHER a
  * gather of rows.
@@ -14,8 +14,8 @@
  * Not here: ellipsis and new-axis masks, non-constant begin / end /
  * sizes, int64 GATHER indices.
  */
-#include "lower_ops.h"
-#include "opcodes.h"
+#include "lower/lower_ops.h"
+#include "read/opcodes.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /*
  * lower_fast.c — ahead-of-time specialisation of the int8 filter
  * operators, ADD, MUL, the pools and SOFTMAX for a Cortex-M target
- * (module.target): which specialised kernel of runtime/kernels/mpk_*_fast.c
+ * (module.target): which specialised kernel of runtime/kernels/cm/mpk_*.c
  * runs an operator, and the constants it needs.
  *
  * The one idea: the filter is known at convert time, so the input offset's
@@ -40,8 +40,8 @@
  * The same choice is made for every Cortex-M target: the kernels carry
  * their Helium, DSP and portable paths and the compiler picks one.
  */
-#include "lower.h"
-#include "../runtime/kernels/mpk_fixed.h"
+#include "lower/lower.h"
+#include "mpk_fixed.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /*
  * lower_transpose_conv.c — lowering of TRANSPOSE_CONV (int8, 16x8,
- * float32) onto runtime/kernels/mpk_transpose_conv.c.
+ * float32) onto runtime/kernels/ref/mpk_transpose_conv.c.
  *
  * As TensorFlow Lite Micro's Prepare does: the padding is that of the
  * forward convolution whose input is this operator's output (the output
@@ -12,7 +12,7 @@
  * Not here: fused activations other than NONE, int16 biases of 16x8
  * models (int64 only), non-zero filter zero points.
  */
-#include "lower_ops.h"
+#include "lower/lower_ops.h"
 
 #include <string.h>
 

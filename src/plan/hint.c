@@ -14,7 +14,7 @@
  * It does not change the plan, and it is silent: the alternative plans'
  * diagnostics are dropped (an alternative that does not fit is skipped).
  */
-#include "util.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -38,10 +38,10 @@
  * and suggests the knob.  The driver never checks its own result: the
  * verifier (verify.c) does, independently.
  */
-#include "diag.h"
-#include "firstfit.h"
-#include "inplace.h"
-#include "util.h"
+#include "util/diag.h"
+#include "planners/firstfit.h"
+#include "graph/inplace.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -17,8 +17,9 @@
  */
 #include "memplan.h"
 
-#include "diag.h"
-#include "util.h"
+#include "plan/symbols.h"
+#include "util/diag.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,20 +28,6 @@ void mp_shared_scratch_free(mp_shared_scratch *s) {
   if (!s) return;
   free(s->models);
   memset(s, 0, sizeof *s);
-}
-
-const char *mp_shared_symbol(const mp_shared_scratch *s, const mp_platform *pf, mp_memory m,
-                             char *buf, size_t n) {
-  snprintf(buf, n, "%s_arena_%s_buffer", s->prefix, mp_platform_memory_name(pf, m));
-  return buf;
-}
-
-const char *mp_module_arena_symbol(const mp_plan *p, const char *prefix,
-                                   const mp_shared_scratch *shared, const mp_arena *a, char *buf,
-                                   size_t n) {
-  if (shared && a->role == MP_ROLE_SCRATCH && shared->size[a->memory] >= a->total_size)
-    return mp_shared_symbol(shared, &p->platform, a->memory, buf, n);
-  return mp_arena_symbol(p, prefix, a, false, buf, n);
 }
 
 mp_status mp_shared_scratch_build(const mp_plan *const *plans, const char *const *prefixes,

@@ -37,10 +37,10 @@
  * a new slot is checked against every live slot that starts below its end.
  * A violation names the two tensors.
  */
-#include "diag.h"
-#include "lower.h"
-#include "util.h"
-#include "../runtime/kernels/mpk_fixed.h"
+#include "util/diag.h"
+#include "lower/lower.h"
+#include "util/util.h"
+#include "mpk_fixed.h"
 
 #include <stdlib.h>
 #include <string.h>

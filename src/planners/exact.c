@@ -56,10 +56,10 @@
  * overlap entries (those keep the given layout, res->skipped), and every
  * table has a fixed cap, so memory stays bounded.
  */
-#include "exact.h"
+#include "planners/exact.h"
 
-#include "diag.h"
-#include "util.h"
+#include "util/diag.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * lowest height it can reach, and proves an interval [proven_lower,
  * proven_upper] on the optimum.  It never returns a layout worse than the
  * one it was given.  The search is a depth-first branch and bound over
- * "canonical" layouts (src/exact.c explains the algorithm); it stops at a
+ * "canonical" layouts (src/planners/exact.c explains the algorithm); it stops at a
  * wall-clock limit, at a node limit, or when lower == upper.
  *
  * Calling it from another planner (hill_climb):
@@ -27,7 +27,7 @@
 #define MP_EXACT_H
 
 #include "memplan.h"
-#include "progress.h"
+#include "util/progress.h"
 
 /* Components above this many buffers are not searched (their layout is
  * kept; res->skipped). */

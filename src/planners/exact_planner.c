@@ -39,11 +39,11 @@
  * p->capacity is not a target: exact always minimises unless its own
  * `capacity` option is set.
  */
-#include "exact.h"
-#include "firstfit.h"
-#include "planner_hill_climb.h"
-#include "skyline.h"
-#include "util.h"
+#include "planners/exact.h"
+#include "planners/firstfit.h"
+#include "planners/hill_climb.h"
+#include "planners/skyline.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +103,7 @@ static void keep_if_lower(const mp_problem *p, const uint64_t *cand, uint64_t *b
 
 static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_t n_opts,
                              mp_solution *sol, const mp_diag_sink *dx) {
-  uint64_t t0 = mp_hill_climb_now_ms();
+  uint64_t t0 = mp_now_ms();
   const mp_planner *self = &mp_planner_exact;
   uint64_t limit_ms = (uint64_t)mp_option_get(self, opts, n_opts, "time_limit_ms", 10000);
   uint64_t capacity = (uint64_t)mp_option_get(self, opts, n_opts, "capacity", 0);
@@ -142,27 +142,27 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
     static const uint32_t share8[4] = {8, 4, 6, 7}; /* its deadline, in eighths of the limit */
     uint64_t until = kind >= 0 ? t0 + limit_ms / 8 * share8[kind] : 0;
     bool c = false;
-    if (sky_first && kind > 0 && mp_hill_climb_now_ms() >= until) {
+    if (sky_first && kind > 0 && mp_now_ms() >= until) {
       if (kind == 1) sky_cut = true;
       if (kind == 2) by_size_cut = true;
       continue;
     }
     if (kind == 0) {
-      uint64_t t1 = mp_hill_climb_now_ms();
+      uint64_t t1 = mp_now_ms();
       st = mp_firstfit_order_by_start(p->items, n, order);
       if (st == MP_OK) st = mp_firstfit_solve(p->items, n, order, tmp);
-      greedy_ms = mp_hill_climb_now_ms() - t1;
+      greedy_ms = mp_now_ms() - t1;
     } else if (kind == 1) {
       st = mp_skyline_solve(p->items, n, tmp, 0, until, &c);
       sky_cut = c;
       sky_done = !c;
     } else if (kind == 2) {
-      uint64_t t1 = mp_hill_climb_now_ms();
+      uint64_t t1 = mp_now_ms();
       st = mp_firstfit_order_by_size(p->items, n, order);
       if (st == MP_OK)
         st = mp_firstfit_solve_until(p->items, n, order, tmp, until, &c);
       by_size_cut = c;
-      by_size_ms = mp_hill_climb_now_ms() - t1;
+      by_size_ms = mp_now_ms() - t1;
     } else if (kind == 3 && !by_size_cut) {
       st = mp_firstfit_order_by_pressure(p->items, n, order);
       if (st == MP_OK)
@@ -183,7 +183,7 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
   /* hill_climb, when the limit leaves room for it: until half of what is
    * left when the search can follow, else (above the search's size) until
    * the limit itself */
-  uint64_t now = mp_hill_climb_now_ms(), left = deadline > now ? deadline - now : 0;
+  uint64_t now = mp_now_ms(), left = deadline > now ? deadline - now : 0;
   bool searchable = n <= MP_EXACT_MAX_SEARCH_ITEMS;
   uint64_t hc_left = searchable ? left / 2 : left;
   if (!by_size_cut && best_h > lb && !capacity && limit_ms >= HILL_CLIMB_MIN_MS &&
@@ -213,7 +213,7 @@ static mp_status exact_solve(const mp_problem *p, const mp_option *opts, uint32_
 
   /* 2. the search, in what is left of the time limit, if that covers its
    * setup (sorts of the buffers, about what the start-order sweep took) */
-  now = mp_hill_climb_now_ms();
+  now = mp_now_ms();
   mp_exact_result res;
   if (now + greedy_ms < deadline && best_h > lb) {
     mp_exact_params prm = {.time_limit_ms = deadline - now,

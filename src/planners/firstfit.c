@@ -52,9 +52,9 @@
  * greedy planner) sweeps time with a treap of the live spans (see "the
  * sweep").
  */
-#include "firstfit.h"
+#include "planners/firstfit.h"
 
-#include "util.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>

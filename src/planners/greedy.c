@@ -14,8 +14,8 @@
  * one: a tensor's slot depends only on the tensors placed before it.  It
  * takes no options.  O(n log n) plus the engine's cost per placement.
  */
-#include "firstfit.h"
-#include "util.h"
+#include "planners/firstfit.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 

@@ -15,8 +15,8 @@
  * models with very different tensor sizes.  Experimental in the seeds,
  * opt-in, no options.  O(n log n) plus the engine's cost per placement.
  */
-#include "firstfit.h"
-#include "util.h"
+#include "planners/firstfit.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 

@@ -62,12 +62,12 @@
  * the skyline search.  mp_hill_climb_run (planner_hill_climb.h) runs it
  * without the exact tail, for the benchmark.
  */
-#include "planner_hill_climb.h"
+#include "planners/hill_climb.h"
 
-#include "exact.h"
-#include "firstfit.h"
-#include "skyline.h"
-#include "util.h"
+#include "planners/exact.h"
+#include "planners/firstfit.h"
+#include "planners/skyline.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -722,14 +722,8 @@ static mp_status take_packed(run *r, const mp_item *items, size_t n, uint64_t *b
   return st;
 }
 
-uint64_t mp_hill_climb_now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
-}
-
 static bool past_ms(uint64_t deadline_ms) {
-  return deadline_ms != 0 && mp_hill_climb_now_ms() >= deadline_ms;
+  return deadline_ms != 0 && mp_now_ms() >= deadline_ms;
 }
 
 /* True when a deadline is set and reached (the run then stops early). */
@@ -762,7 +756,7 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
       (uint64_t)mp_option_get(self, opts, n_opts, "max_stall_iterations", DEFAULT_STALL);
   uint64_t limit_ms = (uint64_t)mp_option_get(self, opts, n_opts, "time_limit_ms", 0);
   if (limit_ms) {
-    uint64_t own = mp_hill_climb_now_ms() + limit_ms;
+    uint64_t own = mp_now_ms() + limit_ms;
     if (!deadline || own < deadline) deadline = own;
   }
   size_t n = p->n, nn = n ? n : 1;
@@ -952,7 +946,7 @@ mp_status mp_hill_climb_run(const mp_problem *p, const mp_option *opts, uint32_t
 tail:
   /* 7. the exact tail */
   if (exact_tail && best_h > lb && iterations > 0 && !past(deadline, sol)) {
-    uint64_t now = deadline ? mp_hill_climb_now_ms() : 0;
+    uint64_t now = deadline ? mp_now_ms() : 0;
     mp_exact_params prm = {.time_limit_ms = deadline ? (deadline > now ? deadline - now : 1) : 0,
                            .node_limit = sat_mul(iterations, EXACT_NODES_PER_ITERATION),
                            .capacity = 0,

@@ -12,7 +12,7 @@
 #define MP_PLANNER_HILL_CLIMB_H
 
 #include "memplan.h"
-#include "progress.h"
+#include "util/progress.h"
 
 /* The exact tail's node budget per iteration: 5 x `iterations` nodes in
  * all (10 000 with the defaults; milliseconds on a few hundred buffers). */
@@ -48,9 +48,6 @@ typedef struct mp_hill_climb_limits {
   const uint64_t *start;
   uint64_t start_height;
 } mp_hill_climb_limits;
-
-/* The CLOCK_MONOTONIC time in milliseconds (for deadlines). */
-uint64_t mp_hill_climb_now_ms(void);
 
 /* hill_climb with options `opts` as the planner table runs it, bounded by
  * `lim` (NULL: the table's run: tail on, no deadline).  `rep` may be NULL.

@@ -8,9 +8,8 @@
  * is the order `--help` lists them in.  The heuristic planners share the
  * first-fit engine of firstfit.h.
  */
-#include "config.h"
-#include "diag.h"
-#include "util.h"
+#include "util/diag.h"
+#include "util/util.h"
 
 #include <jansson.h>
 #include <stdlib.h>

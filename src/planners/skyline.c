@@ -35,9 +35,8 @@
  * placed over a neighbouring time) and does not search: one pass, no
  * randomness, the same layout on every machine.
  */
-#include "skyline.h"
-#include "planner_hill_climb.h"
-#include "util.h"
+#include "planners/skyline.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -269,7 +268,7 @@ mp_status mp_skyline_solve(const mp_item *items, size_t n, uint64_t *offsets, ui
   uint64_t work = 0;
   size_t left = st == MP_OK && !*cut ? k : 0;
   for (uint64_t step = 0; left; step++) {
-    if (deadline_ms && step % CLOCK_EVERY == 0 && step && mp_hill_climb_now_ms() >= deadline_ms) {
+    if (deadline_ms && step % CLOCK_EVERY == 0 && step && mp_now_ms() >= deadline_ms) {
       *cut = true;
       break;
     }

@@ -16,8 +16,9 @@
  * It does not plan (mp_solve does) and does not print (diagnostics go to
  * the caller's sink; the text is returned to the caller).
  */
-#include "diag.h"
-#include "util.h"
+#include "util/diag.h"
+#include "util/file.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>

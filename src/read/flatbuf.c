@@ -12,9 +12,9 @@
  * fb_table_at checks the whole vtable once (every field offset inside the
  * table), so field reads only check the field's own size.
  */
-#include "flatbuf.h"
+#include "read/flatbuf.h"
 
-#include "diag.h"
+#include "util/diag.h"
 
 #include <stdarg.h>
 #include <stdio.h>

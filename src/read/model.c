@@ -17,10 +17,11 @@
  * Field ids below are the declaration order of the fields in schema.fbs
  * (a union takes two ids: its type, then its value).
  */
-#include "diag.h"
-#include "flatbuf.h"
-#include "util.h"
-#include "validate.h"
+#include "util/diag.h"
+#include "read/flatbuf.h"
+#include "util/file.h"
+#include "util/util.h"
+#include "read/validate.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -253,3 +253,12 @@ uint32_t mp_dtype_bits(int32_t dtype) {
 uint32_t mp_dtype_align(int32_t dtype) {
   return dtype >= 0 && dtype < MP_DTYPE_COUNT ? dtypes[dtype].align : 1;
 }
+
+const char *mp_role_name(mp_role r) {
+  switch (r) {
+  case MP_ROLE_SCRATCH: return "scratch";
+  case MP_ROLE_PERSISTENT: return "persistent";
+  case MP_ROLE_CONSTANT: return "constant";
+  default: return "unknown";
+  }
+}

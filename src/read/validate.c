@@ -20,10 +20,10 @@
  * (lower.c), with 64-bit arithmetic; sparse tensors and types without a
  * fixed size (string, resource, variant) have no byte count to compare.
  */
-#include "validate.h"
+#include "read/validate.h"
 
-#include "diag.h"
-#include "util.h"
+#include "util/diag.h"
+#include "util/util.h"
 
 #include <math.h>
 #include <stdio.h>

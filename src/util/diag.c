@@ -1,9 +1,9 @@
 /*
  * diag.c — formatting diagnostics and handing them to the caller's sink.
  */
-#include "diag.h"
+#include "util/diag.h"
 
-#include "util.h"
+#include "util/util.h"
 
 void mp_diag_vemit(const mp_diag_sink *dx, mp_severity sev, mp_loc loc, const char *fmt,
                    va_list ap) {

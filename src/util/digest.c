@@ -8,7 +8,7 @@
  * inputs are a model (kilobytes to a few megabytes) and constant blobs, read
  * once per run, so a plain loop is fast enough and easy to check.
  */
-#include "util.h"
+#include "util/util.h"
 
 #include <string.h>
 

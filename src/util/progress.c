@@ -1,7 +1,7 @@
 /*
  * progress.c — the planners' progress clock (see progress.h).
  */
-#include "progress.h"
+#include "util/progress.h"
 
 #include <string.h>
 #include <time.h>

@@ -5,17 +5,13 @@
  * their own.  Nothing is freed individually: the owner frees the pool.  This
  * trades a little memory for cleanup that cannot leak.
  */
-#include "util.h"
+#include "util/util.h"
 
-#include "diag.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <time.h>
 
 #define POOL_BLOCK 65536u
 #define POOL_ALIGN 16u
@@ -213,100 +209,6 @@ size_t mp_edit_distance(const char *a, const char *b, size_t cap) {
   return d;
 }
 
-mp_status mp_read_file(const char *path, uint8_t **data, size_t *size,
-                       const mp_diag_sink *dx) {
-  *data = NULL;
-  *size = 0;
-  /* O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer;
-   * anything but a regular file is refused before a byte is read. */
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    mp_error(dx, (mp_loc){path, 0, 0, -1, NULL, NULL}, "cannot open: %s", strerror(errno));
-    return MP_ERR_IO;
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    mp_error(dx, (mp_loc){path, 0, 0, -1, NULL, NULL}, "not a regular file");
-    close(fd);
-    return MP_ERR_IO;
-  }
-  FILE *f = fdopen(fd, "rb");
-  if (!f) {
-    mp_error(dx, (mp_loc){path, 0, 0, -1, NULL, NULL}, "cannot open: %s", strerror(errno));
-    close(fd);
-    return MP_ERR_IO;
-  }
-  size_t cap = st.st_size > 0 ? (size_t)st.st_size : 0;
-  uint8_t *buf = malloc(cap ? cap : 1);
-  if (!buf) {
-    fclose(f);
-    return MP_ERR_NOMEM;
-  }
-  size_t n = fread(buf, 1, cap, f);
-  bool err = ferror(f);
-  fclose(f);
-  if (err || n != cap) {
-    free(buf);
-    mp_error(dx, (mp_loc){path, 0, 0, -1, NULL, NULL}, "read error");
-    return MP_ERR_IO;
-  }
-  *data = buf;
-  *size = n;
-  return MP_OK;
-}
-
-mp_status mp_write_file(const char *path, const void *data, size_t size,
-                        const mp_diag_sink *dx) {
-  size_t pl = strlen(path);
-  char *tmp = malloc(pl + 16);
-  if (!tmp) return MP_ERR_NOMEM;
-  snprintf(tmp, pl + 16, "%s.tmp%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) {
-    mp_error(dx, (mp_loc){path, 0, 0, -1, NULL, NULL}, "cannot write: %s", strerror(errno));
-    free(tmp);
-    return MP_ERR_IO;
-  }
-  bool ok = fwrite(data, 1, size, f) == size;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    mp_error(dx, (mp_loc){path, 0, 0, -1, NULL, NULL}, "cannot write: %s", strerror(errno));
-    remove(tmp);
-    free(tmp);
-    return MP_ERR_IO;
-  }
-  free(tmp);
-  return MP_OK;
-}
-
-mp_status mp_make_dirs(const char *path, const mp_diag_sink *dx) {
-  size_t n = strlen(path);
-  char *p = malloc(n + 1);
-  if (!p) return MP_ERR_NOMEM;
-  memcpy(p, path, n + 1);
-  for (size_t i = 1; i <= n; i++) {
-    if (p[i] == '/' || p[i] == '\0') {
-      char c = p[i];
-      p[i] = '\0';
-      if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-        mp_error(dx, (mp_loc){path, 0, 0, -1, NULL, NULL}, "cannot create directory: %s",
-                 strerror(errno));
-        free(p);
-        return MP_ERR_IO;
-      }
-      p[i] = c;
-    }
-  }
-  struct stat st;
-  bool ok = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-  free(p);
-  if (!ok) {
-    mp_error(dx, (mp_loc){path, 0, 0, -1, NULL, NULL}, "not a directory");
-    return MP_ERR_IO;
-  }
-  return MP_OK;
-}
-
 int mp_cmp_i32(const void *a, const void *b) {
   int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
   return (x > y) - (x < y);
@@ -339,4 +241,41 @@ size_t mp_count_le_i64(const int64_t *t, size_t m, int64_t v) {
       b = mid;
   }
   return a;
+}
+
+static bool folded_prefix(const char *pre, const char *s) {
+  for (; *pre; pre++, s++)
+    if (!*s || fold(*pre) != fold(*s)) return false;
+  return true;
+}
+
+const char *mp_suggest(const char *word, const char *const *cands, size_t n) {
+  if (!word || !*word) return NULL;
+  size_t wl = strlen(word);
+  const char *best = NULL;
+  size_t best_d = SIZE_MAX;
+  for (size_t i = 0; i < n; i++) {
+    if (!cands[i]) continue;
+    size_t d = mp_edit_distance(word, cands[i], 128);
+    if (d < best_d) {
+      best_d = d;
+      best = cands[i];
+    }
+  }
+  /* close: a third of the word's letters wrong at most (one for short words) */
+  size_t limit = wl / 3 > 1 ? wl / 3 : 1;
+  if (best && best_d <= limit && best_d < strlen(best)) return best;
+  /* a truncated or extended name ("apollo510" for "apollo510_evb") */
+  if (wl >= 4)
+    for (size_t i = 0; i < n; i++)
+      if (cands[i] && (folded_prefix(word, cands[i]) || folded_prefix(cands[i], word)) &&
+          strlen(cands[i]) >= 4)
+        return cands[i];
+  return NULL;
+}
+
+uint64_t mp_now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
 }

@@ -1,6 +1,7 @@
 /*
  * util.h — small shared helpers: a per-object pool allocator, a growable
- * string buffer, alignment arithmetic and file I/O.
+ * string buffer, alignment arithmetic, did-you-mean suggestions and a
+ * clock (file I/O is util/file.h).
  *
  * The pool is what keeps ownership simple: every object the library returns
  * (model, graph, config, plan) owns one pool, allocates everything it holds
@@ -95,55 +96,17 @@ uint32_t mp_crc32(const void *data, size_t n);
 /* SHA-256 of n bytes as 64 lower-case hex digits and a NUL. */
 void mp_sha256_hex(const void *data, size_t n, char out[65]);
 
-/* ---- the residency report (residency.c) ---------------------------------- */
-
-/* A file of an emitted module that carries bytes the application loads
- * itself (a constant blob when allocate_arenas is false). */
-typedef struct mp_sidecar {
-  const char *file;         /* relative to the module folder: data/<symbol>.bin */
-  uint32_t region_id;
-  const char *symbol;
-  const uint8_t *bytes;
-  uint64_t size;
-} mp_sidecar;
-
-/* mp_residency_json, listing `n` sidecar files with their CRC-32. */
-mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp_sidecar *files,
-                                  uint32_t n, const mp_module_tables *tables,
-                                  const mp_shared_scratch *shared, char **out);
-
-/* mp_report_html of an emitted module: its own tables in their memory's
- * bank, and its scratch arenas by the buffer they share with other models
- * (either may be NULL). */
-mp_status mp_report_html_module(const mp_plan *p, const char *prefix,
-                                const mp_module_tables *tables, const mp_shared_scratch *shared,
-                                char **out);
-
-/* The symbol arena a has in the module: the shared buffer for a scratch
- * arena of a models: config (shared non-NULL), else mp_arena_symbol's. */
-const char *mp_module_arena_symbol(const mp_plan *p, const char *prefix,
-                                   const mp_shared_scratch *shared, const mp_arena *a, char *buf,
-                                   size_t n);
-
-/* ---- files --------------------------------------------------------------- */
-
-/* Read a whole file into malloc'd memory (caller frees).  Reports I/O
- * errors to dx naming the path. */
-mp_status mp_read_file(const char *path, uint8_t **data, size_t *size,
-                       const mp_diag_sink *dx);
-
-/* Write `size` bytes to `path` atomically (temporary file then rename), so a
- * failure never leaves a partial file behind. */
-mp_status mp_write_file(const char *path, const void *data, size_t size,
-                        const mp_diag_sink *dx);
-
-/* mkdir -p */
-mp_status mp_make_dirs(const char *path, const mp_diag_sink *dx);
-
 /* Edit distance for did-you-mean suggestions: case-insensitive, '-' equal
  * to '_', a swap of two neighbours counting as one edit ("memroy" is one
  * edit from "memory").  SIZE_MAX when either string is longer than `cap`
  * (or out of memory). */
 size_t mp_edit_distance(const char *a, const char *b, size_t cap);
+
+/* The closest of `cands` to `word` (case-insensitive, '-' == '_') when it is
+ * close enough to be a useful hint, else NULL.  Ties go to the first. */
+const char *mp_suggest(const char *word, const char *const *cands, size_t n);
+
+/* The CLOCK_MONOTONIC time in milliseconds (for deadlines). */
+uint64_t mp_now_ms(void);
 
 #endif /* MP_UTIL_H */

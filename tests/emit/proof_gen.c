@@ -55,10 +55,11 @@
  * without the verifier: their proofs must fail and name the operator and
  * the tensor.
  */
-#include "emit.h"
+#include "emit/emit.h"
 #include "fixtures.h"
-#include "lower.h"
-#include "util.h"
+#include "lower/lower.h"
+#include "util/file.h"
+#include "util/util.h"
 
 #include <ctype.h>
 #include <dirent.h>

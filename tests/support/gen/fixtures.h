@@ -1,6 +1,6 @@
 /*
  * fixtures.h — small models with known answers, written by memplan's own
- * model writer (src/tflite_writer.h), for every test that needs a model:
+ * model writer (tests/support/gen/tflite_writer.h), for every test that needs a model:
  * reader, graph, planner, plan, emit.  Also the bundled example (a DS-CNN
  * keyword spotter) and random DAGs.  `mkmodel fixture NAME OUT.tflite`
  * writes any of them to a file.

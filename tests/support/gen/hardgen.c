@@ -16,7 +16,7 @@
  */
 #include "hardgen.h"
 
-#include "diag.h"
+#include "util/diag.h"
 
 #include <stdlib.h>
 

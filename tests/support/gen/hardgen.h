@@ -13,7 +13,7 @@
 #define MP_HARDGEN_H
 
 #include "memplan.h"
-#include "util.h"
+#include "util/util.h"
 
 typedef struct mp_hardgen_params {
   uint32_t n;      /* buffers, >= 1 */

@@ -25,7 +25,7 @@
  */
 #include "tflite_writer.h"
 
-#include "util.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# check_layers.sh [ROOT] — the tree reads as the pipeline, and nothing runs
+# back up it.  Exit 0 when every rule holds; otherwise print one line per
+# broken rule (file:line: what and why) and exit 1.
+#
+# The library's stages, in pipeline order (src/<stage>/):
+#   util  read  planners  config  lower  graph  plan  emit
+# A file of a stage includes headers of its own stage or of stages before
+# it, the public header memplan.h and the kernels' headers (runtime/
+# kernels, which include nothing of the library).  Every include of a
+# library header names its stage ("lower/lower.h"), so the rule can be read
+# off the line.  Within a stage, the files' include graph has no circle
+# (X.h belongs to X.c).  The CLI (cli/) includes only memplan.h and its own
+# cli.h.  The library includes none of the test generators
+# (tests/support/gen).
+set -u
+root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$root" || exit 2
+stages=(util read planners config lower graph plan emit)
+declare -A rank=()
+for i in "${!stages[@]}"; do rank[${stages[$i]}]=$i; done
+gen_headers=" $(cd tests/support/gen 2>/dev/null && ls -- *.h 2>/dev/null | tr '\n' ' ') "
+bad=0
+say() { echo "$*"; bad=$((bad+1)); }
+
+# includes FILE: "LINE NAME" for each quoted include
+includes() { grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$1" | sed -E 's/^([0-9]+):.*"([^"]+)".*/\1 \2/'; }
+
+for f in src/*/*.c src/*/*.h; do
+  [ -f "$f" ] || continue
+  st=${f#src/}; st=${st%%/*}
+  if [ -z "${rank[$st]:-}" ]; then say "$f: folder src/$st is not a stage (${stages[*]})"; continue; fi
+  while read -r line inc; do
+    case $inc in
+      memplan.h) continue ;;
+      */*) ist=${inc%%/*}
+           if [ -n "${rank[$ist]:-}" ]; then
+             [ "${rank[$ist]}" -le "${rank[$st]}" ] ||
+               say "$f:$line: includes \"$inc\": stage $st must not depend on $ist, which comes after it"
+             [ -f "src/$inc" ] || say "$f:$line: includes \"$inc\", which does not exist"
+             continue
+           fi
+           case $inc in cm/mpk_*.h) continue ;; esac
+           say "$f:$line: includes \"$inc\": not a stage header (src/<stage>/...)" ;;
+      mpk*.h) [ -f "runtime/kernels/$inc" ] || say "$f:$line: includes \"$inc\", not a kernel header of runtime/kernels" ;;
+      *) case $gen_headers in
+           *" $inc "*) say "$f:$line: includes the test generator \"$inc\": the library must not link tests/support/gen" ;;
+           *) say "$f:$line: includes \"$inc\" without its stage folder" ;;
+         esac ;;
+    esac
+  done < <(includes "$f")
+done
+
+# no circle among the files of one stage: X.c -> Y.c when X.c includes
+# "stage/Y.h" (or a header Y.h includes) and src/stage/Y.c exists
+declare -A edges=()
+for f in src/*/*.c; do
+  st=${f#src/}; st=${st%%/*}; me=${f%.c}
+  seen=" "; todo=("$f")
+  while [ ${#todo[@]} -gt 0 ]; do
+    g=${todo[0]}; todo=("${todo[@]:1}")
+    while read -r _ inc; do
+      case $inc in "$st"/*.h) ;; *) continue ;; esac
+      case $seen in *" $inc "*) continue ;; esac
+      seen="$seen$inc "
+      todo+=("src/$inc")
+      y="src/${inc%.h}"
+      [ -f "$y.c" ] && [ "$y" != "$me" ] && edges[$me]="${edges[$me]:-} $y"
+    done < <(includes "$g")
+  done
+done
+declare -A state=()
+visit() { # DFS; a grey node met again is a circle
+  local n=$1 m
+  state[$n]=grey; path+=("$n")
+  for m in ${edges[$n]:-}; do
+    if [ "${state[$m]:-}" = grey ]; then
+      local cyc="" p on=0
+      for p in "${path[@]}"; do [ "$p" = "$m" ] && on=1; [ $on = 1 ] && cyc="$cyc$p.c -> "; done
+      say "circle: $cyc$m.c"
+    elif [ -z "${state[$m]:-}" ]; then visit "$m"; fi
+  done
+  state[$n]=black; unset 'path[${#path[@]}-1]'
+}
+for n in "${!edges[@]}"; do path=(); [ -z "${state[$n]:-}" ] && visit "$n"; done
+
+for f in runtime/kernels/*.h runtime/kernels/*/*.[ch]; do
+  [ -f "$f" ] || continue
+  while read -r line inc; do
+    case $inc in mpk*.h) ;; *) say "$f:$line: a kernel includes \"$inc\": kernels include only kernel headers" ;; esac
+  done < <(includes "$f")
+done
+for f in cli/*.c cli/*.h; do
+  [ -f "$f" ] || continue
+  while read -r line inc; do
+    case $inc in memplan.h|cli.h) ;; *) say "$f:$line: the CLI includes \"$inc\": it uses only the public header memplan.h" ;; esac
+  done < <(includes "$f")
+done
+[ $bad = 0 ] || { echo "check_layers: $bad rule(s) broken"; exit 1; }
+echo "check_layers: ${#stages[@]} stages, every include runs down the pipeline"
