@@ -9,11 +9,13 @@ cd "$(dirname "$0")"
 
 # Build and test tools, the libraries memplan links (libyaml, jansson), the
 # test framework (cmocka), the Cortex-M cross toolchain and emulator for the
-# on-target proof, Chromium for the HTML report test, and python3-jsonschema
-# for the residency report's schema test.
+# on-target proof, cmake for the modules' CMakeLists.txt and the Cortex-M55
+# example, Chromium for the HTML report test, python3-jsonschema for the
+# residency report's schema test, and zsh to parse the zsh completion: every
+# tool a test needs, since in CI a test that would skip fails instead.
 PKGS="build-essential pkg-config clang libclang-rt-14-dev libyaml-dev libjansson-dev
       libcmocka-dev gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi
-      qemu-system-arm chromium python3 python3-jsonschema"
+      qemu-system-arm cmake chromium python3 python3-jsonschema zsh"
 
 missing=""
 for p in $PKGS; do

@@ -9,6 +9,12 @@
 # emulator runs over $JOBS jobs (SOLO below): those run alone, after the
 # others.  Every program writes its own temporary folder, so none sees
 # another's files.  TEST_JOBS=1 runs everything one by one, in order.
+#
+# A program that cannot check something (a tool or a data folder is
+# missing, a filter is set) says so on a line starting with NOTICE.  Outside
+# CI these are notices.  When CI is set (.ci/run sets it), a program that
+# printed one fails: in CI every check runs, and the failure names what was
+# missing.
 set -u
 cd "$(dirname "$0")/.."
 MODE=${MODE:-asan}
@@ -19,7 +25,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 TEST_JOBS=${TEST_JOBS:-2}
 SOLO=" suite_conformance suite_emit_proof "
-log=$BUILD/test-logs; mkdir -p "$log"
+log=${TEST_LOGS:-$BUILD/test-logs}; mkdir -p "$log"
 fail=0; passed=0; failed_list=()
 
 # run NAME CMD...: the program's output goes to its log, its exit status
@@ -34,9 +40,13 @@ run() {
 
 # report NAME: one line, and the log's tail on failure
 report() {
-  local name=$1 rc secs
+  local name=$1 rc secs skipped=""
   read -r rc secs < "$log/$name.res"
-  if [ "$rc" = 0 ]; then
+  [ -n "${CI:-}" ] && skipped=$(grep -h '^NOTICE' "$log/$name.log" | sort -u)
+  if [ "$rc" = 0 ] && [ -n "$skipped" ]; then
+    fail=$((fail+1)); failed_list+=("$name")
+    printf 'FAIL  %-32s skipped a check, which CI does not allow (log: %s)\n' "$name" "$log/$name.log"
+  elif [ "$rc" = 0 ]; then
     passed=$((passed+1)); printf 'PASS  %-32s %4ss\n' "$name" "$secs"
   else
     fail=$((fail+1)); failed_list+=("$name"); printf 'FAIL  %-32s (log: %s)\n' "$name" "$log/$name.log"
@@ -45,16 +55,22 @@ report() {
   grep -h '^NOTICE' "$log/$name.log" | sort -u | sed 's/^/      /'
 }
 
-names=(); cmds=(); solo=()
-for t in $BUILD/tests/test_*; do
-  [ -x "$t" ] || continue
-  names+=("$(basename "$t")"); cmds+=("$t")
-done
-for s in tests/suite_*.sh; do
-  [ -f "$s" ] || continue
-  name=$(basename "$s" .sh)
-  case $SOLO in *" $name "*) solo+=("$name"); continue;; esac
-  names+=("$name"); cmds+=("bash $s")
+# The programs: every test binary and suite, or the ones named on the
+# command line (a test binary or a suite script: `tests/run.sh
+# build/asan/tests/test_plan tests/suite_readme.sh`).
+programs=("$@")
+if [ ${#programs[@]} = 0 ]; then
+  for t in $BUILD/tests/test_*; do [ -x "$t" ] && [ "${t%.*}" = "$t" ] && programs+=("$t"); done
+  for s in tests/suite_*.sh; do [ -f "$s" ] && programs+=("$s"); done
+fi
+names=(); cmds=(); solo=(); solo_cmds=()
+for p in "${programs[@]}"; do
+  case $p in
+    *.sh) name=$(basename "$p" .sh); cmd="bash $p" ;;
+    *) name=$(basename "$p"); cmd=$p ;;
+  esac
+  case $SOLO in *" $name "*) solo+=("$name"); solo_cmds+=("$cmd"); continue;; esac
+  names+=("$name"); cmds+=("$cmd")
 done
 
 # the pool: at most TEST_JOBS at once, reported as they finish
@@ -75,10 +91,11 @@ for i in "${!names[@]}"; do
 done
 wait
 reap
-for name in "${solo[@]}"; do
-  rm -f "$log/$name.res"
-  run "$name" bash "tests/$name.sh"
-  report "$name"
+for i in "${!solo[@]}"; do
+  rm -f "$log/${solo[$i]}.res"
+  # shellcheck disable=SC2086
+  run "${solo[$i]}" ${solo_cmds[$i]}
+  report "${solo[$i]}"
 done
 echo "----"
 echo "$passed passed, $fail failed"
