@@ -12,7 +12,11 @@
 # MiniMalloc's public challenging instances are measured when MINIMALLOC_DIR
 # names a folder holding them (A.1048576.csv ... K.1048576.csv from
 # MiniMalloc's benchmarks/asplos2024); they are not part of the repository,
-# and without the folder the page says they were not measured.
+# and without the folder the page says they were not measured.  With a
+# MiniMalloc binary (MINIMALLOC_BIN=PATH or --minimalloc-bin PATH) each
+# instance is solved by MiniMalloc too, in the same run, and the page gives
+# the ratio; without one it gives memplan's times alone and judges no target
+# against anyone else's numbers.
 # The page records the compiler and the flags of the release build (read
 # from the Makefile), the machine and the date.  bench/before.md, a
 # measurement of the previous hill_climb kept for comparison, is appended.

@@ -26,7 +26,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 TEST_JOBS=${TEST_JOBS:-2}
 SOLO=" suite_conformance suite_emit_proof "
 log=${TEST_LOGS:-$BUILD/test-logs}; mkdir -p "$log"
-fail=0; passed=0; failed_list=()
+fail=0; passed=0; failed_list=(); t_start=$(date +%s)
 
 # run NAME CMD...: the program's output goes to its log, its exit status
 # and seconds to NAME.res once it is done
@@ -98,5 +98,5 @@ for i in "${!solo[@]}"; do
   report "${solo[$i]}"
 done
 echo "----"
-echo "$passed passed, $fail failed"
+echo "$passed passed, $fail failed in $(( $(date +%s) - t_start )) s"
 [ $fail -eq 0 ] || { echo "failed: ${failed_list[*]}"; exit 1; }

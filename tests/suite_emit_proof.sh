@@ -95,8 +95,13 @@ if [ -n "${EMIT_PROOF_FILTER:-}" ]; then
   FILTER_ARGS=(--filter "$EMIT_PROOF_FILTER")
   echo "NOTICE: EMIT_PROOF_FILTER is set: only the models matching '$EMIT_PROOF_FILTER' are proven"
 fi
+gen_rc=0
 "$OUT/proof_gen" "$OUT" --models "$MODELS" --golden "$GOLDEN" --example examples/kws/kws.tflite \
-  "${FILTER_ARGS[@]}" | tee "$OUT/gen.log" | grep -E '^(NOTICE|FAIL|skip|proof_gen|golden)' || true
+  "${FILTER_ARGS[@]}" > "$OUT/gen.log" 2>&1 || gen_rc=$?
+grep -E '^(NOTICE|FAIL|skip|proof_gen|golden)' "$OUT/gen.log"
+# judged by its exit status too: a sanitizer report at exit is a failure
+# however the result lines read
+[ "$gen_rc" = 0 ] || { tail -n 30 "$OUT/gen.log"; echo "FAIL: module generation exited $gen_rc"; exit 1; }
 grep -q '^proof_gen: .* 0 failures' "$OUT/gen.log" || { echo "FAIL: module generation"; exit 1; }
 n_modules=$(wc -l < "$OUT/manifest.txt")
 n_golden=$(wc -l < "$OUT/golden.txt")
@@ -311,7 +316,7 @@ PY
 fi
 
 # every module's residency report follows docs/residency.schema.json
-python3 tests/check_residency.py --models ../shared/models examples/kws -- \
+python3 tests/check_residency.py --models "$MODELS" examples/kws -- \
   "$OUT"/modules/*/*_residency.json > "$OUT/residency.log" \
   || { grep -A5 '^FAIL' "$OUT/residency.log" | head -n 40; exit 1; }
 stamp "$(tail -n 1 "$OUT/residency.log")"

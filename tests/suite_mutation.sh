@@ -28,12 +28,15 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+fail=0; runs=0; mutants=0
 bases=("$ROOT/examples/kws/kws.tflite")
 for f in $("$MKMODEL" --list); do
-  "$MKMODEL" fixture "$f" "$tmp/base_$f.tflite" >/dev/null && bases+=("$tmp/base_$f.tflite")
+  if "$MKMODEL" fixture "$f" "$tmp/base_$f.tflite" >/dev/null; then bases+=("$tmp/base_$f.tflite")
+  else echo "FAIL mkmodel could not write the fixture $f"; fail=$((fail+1)); fi
 done
-
-fail=0; runs=0; mutants=0
+# a campaign over too few models or mutants proves little: every fixture
+# and at least 90 % of the model x seed pairs must give a mutant
+[ ${#bases[@]} -ge 10 ] || { echo "FAIL only ${#bases[@]} base models"; fail=$((fail+1)); }
 declare -A tally
 bad() { # message; the mutant's replay command is in $replay
   fail=$((fail+1))
@@ -83,6 +86,8 @@ for base in "${bases[@]}"; do
 done
 
 echo "mutants: $mutants of ${#bases[@]} models x $SEEDS seeds; runs: $runs"
+want=$(( ${#bases[@]} * SEEDS * 9 / 10 ))
+[ "$mutants" -ge "$want" ] || { echo "FAIL $mutants mutants, fewer than the $want asked (90 % of the pairs)"; fail=$((fail+1)); }
 for cmd in inspect plan convert; do
   line="  $cmd:"
   for code in 0 1 2; do line="$line exit $code x${tally["$cmd $code"]:-0},"; done

@@ -63,7 +63,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define UNPLACED UINT64_MAX
 /* Recursion depth is at most the number of buffers of a component; this
@@ -97,12 +96,6 @@ typedef struct budget {
   mp_progress_clock *progress; /* NULL: no reports */
   uint64_t node_base;   /* the clock's node count when the call began */
 } budget;
-
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* splitmix64's finaliser: a well-mixed 64-bit function of z. */
 static uint64_t mix64(uint64_t z) {
@@ -459,7 +452,7 @@ static bool out_of_budget(comp *c) {
     if (b->progress)
       mp_progress_update(b->progress, MP_PROGRESS_KEEP, MP_PROGRESS_KEEP, MP_PROGRESS_KEEP,
                          b->node_base + b->nodes);
-    if (b->deadline_ns && now_ns() >= b->deadline_ns) {
+    if (b->deadline_ns && mp_now_ns() >= b->deadline_ns) {
       b->time_cut = true;
       return true;
     }
@@ -849,7 +842,7 @@ static decision decide(comp *c, uint64_t cap) {
       c->bud->node_cut = true;
       return D_UNKNOWN;
     }
-    if (c->bud->deadline_ns && now_ns() >= c->bud->deadline_ns) {
+    if (c->bud->deadline_ns && mp_now_ns() >= c->bud->deadline_ns) {
       c->bud->time_cut = true;
       return D_UNKNOWN;
     }
@@ -1194,14 +1187,14 @@ static decision probe(comp *cs, uint32_t nc, budget *b, uint64_t T, uint64_t pro
 
 static bool budget_left(const budget *b) {
   if (b->nodes >= b->node_cap) return false;
-  if (b->deadline_ns && now_ns() >= b->deadline_ns) return false;
+  if (b->deadline_ns && mp_now_ns() >= b->deadline_ns) return false;
   return true;
 }
 
 mp_status mp_exact_improve(const mp_problem *p, uint64_t *offsets, const mp_exact_params *prm,
                            mp_exact_result *res, const mp_diag_sink *dx) {
   memset(res, 0, sizeof *res);
-  uint64_t t0 = now_ns();
+  uint64_t t0 = mp_now_ns();
   budget b = {0};
   b.deadline_ns = prm->time_limit_ms ? t0 + prm->time_limit_ms * 1000000u : 0;
   b.node_cap = prm->node_limit ? prm->node_limit : UINT64_MAX;
@@ -1247,7 +1240,7 @@ mp_status mp_exact_improve(const mp_problem *p, uint64_t *offsets, const mp_exac
   for (uint32_t i = 0; i < nz;) {
     /* building a component costs a sort of its buffers: on a large problem
      * the deadline may come first, and then the given layout stands */
-    if (b.deadline_ns && now_ns() >= b.deadline_ns) {
+    if (b.deadline_ns && mp_now_ns() >= b.deadline_ns) {
       b.time_cut = true;
       break;
     }
@@ -1309,7 +1302,7 @@ mp_status mp_exact_improve(const mp_problem *p, uint64_t *offsets, const mp_exac
     uint64_t T = first ? GL : lo + (cnt - 1) / 2 * g;
     /* the first probe (the lower bound, usually the optimum) gets most of
      * the budget; later probes half of what is left */
-    uint64_t now = now_ns();
+    uint64_t now = mp_now_ns();
     uint64_t pdl = 0, pn = UINT64_MAX;
     if (b.deadline_ns) {
       uint64_t left = b.deadline_ns > now ? b.deadline_ns - now : 0;

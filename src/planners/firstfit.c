@@ -58,7 +58,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Small or dense problems skip the tree: the placed items are kept in one
  * array sorted by offset and a query scans it once, skipping the items that
@@ -1103,13 +1102,6 @@ static mp_status sweep_solve(const mp_item *items, size_t n, const uint32_t *ord
   return MP_OK;
 }
 
-/* CLOCK_MONOTONIC in milliseconds. */
-static uint64_t now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
-}
-
 /* Placements between two looks at the clock. */
 #define CLOCK_EVERY 256u
 
@@ -1117,7 +1109,7 @@ uint64_t mp_firstfit_run_until(mp_firstfit *ff, const uint32_t *order, size_t n_
                                size_t keep, uint64_t *offsets, uint64_t deadline_ms) {
   mp_firstfit_truncate(ff, keep);
   for (size_t k = 0; k < n_order; k++) {
-    if (deadline_ms && k % CLOCK_EVERY == 0 && k && now_ms() >= deadline_ms) return UINT64_MAX;
+    if (deadline_ms && k % CLOCK_EVERY == 0 && k && mp_now_ms() >= deadline_ms) return UINT64_MAX;
     uint64_t off = 0;
     mp_firstfit_place(ff, order[k], 0, &off);
     if (offsets) offsets[order[k]] = off;

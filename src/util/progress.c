@@ -3,14 +3,9 @@
  */
 #include "util/progress.h"
 
-#include <string.h>
-#include <time.h>
+#include "util/util.h"
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include <string.h>
 
 static uint64_t interval_ns(const mp_progress_clock *c) {
   return (uint64_t)(c->sink->interval_ms ? c->sink->interval_ms : 1000u) * 1000000u;
@@ -21,7 +16,7 @@ void mp_progress_begin(mp_progress_clock *c, const mp_progress_sink *sink, const
   c->now.planner = planner;
   if (!sink || !sink->fn) return;
   c->sink = sink;
-  c->t0_ns = now_ns();
+  c->t0_ns = mp_now_ns();
   c->next_ns = c->t0_ns + interval_ns(c);
 }
 
@@ -38,7 +33,7 @@ void mp_progress_update(mp_progress_clock *c, uint64_t best_height, uint64_t pro
   if (proven_lower != MP_PROGRESS_KEEP) c->now.proven_lower = proven_lower;
   if (moves != MP_PROGRESS_KEEP) c->now.moves = moves;
   if (nodes != MP_PROGRESS_KEEP) c->now.nodes = nodes;
-  uint64_t t = now_ns();
+  uint64_t t = mp_now_ns();
   if (t < c->next_ns) return;
   /* the next report an interval from now, however late this one is */
   c->next_ns = t + interval_ns(c);
@@ -48,6 +43,6 @@ void mp_progress_update(mp_progress_clock *c, uint64_t best_height, uint64_t pro
 void mp_progress_end(mp_progress_clock *c) {
   if (!c || !c->sink || !c->reported) return;
   c->now.done = true;
-  send(c, now_ns());
+  send(c, mp_now_ns());
   c->sink = NULL;
 }

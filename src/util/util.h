@@ -106,7 +106,13 @@ size_t mp_edit_distance(const char *a, const char *b, size_t cap);
  * close enough to be a useful hint, else NULL.  Ties go to the first. */
 const char *mp_suggest(const char *word, const char *const *cands, size_t n);
 
-/* The CLOCK_MONOTONIC time in milliseconds (for deadlines). */
+/* The clock of every deadline and progress report: CLOCK_MONOTONIC, in
+ * nanoseconds and in milliseconds. */
+uint64_t mp_now_ns(void);
 uint64_t mp_now_ms(void);
+/* Replace that clock (a test's own, so that a time limit is checked by the
+ * planner's deadline logic rather than by the machine's speed); NULL
+ * restores CLOCK_MONOTONIC.  Not thread-safe: set it before planning. */
+void mp_clock_set(uint64_t (*now_ns)(void));
 
 #endif /* MP_UTIL_H */
