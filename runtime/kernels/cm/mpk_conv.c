@@ -15,10 +15,17 @@
  *   mpk_conv2d_s8_im2col   any other filter: the columns of two output
  *                          pixels are gathered into the op-local scratch;
  *   mpk_depthwise_conv2d_s8_fast  any filter size and depth multiplier:
- *                          four output channels at a time, as the lanes of
- *                          a Helium vector (multiplier 1, or one input
- *                          channel) or four registers (DSP and portable,
- *                          multiplier 1); one at a time otherwise.
+ *                          Helium, multiplier 1: eight channels at a time
+ *                          widened to int16, the even and odd channels'
+ *                          products in two int32x4 accumulators held in
+ *                          registers over the whole window (a 3x3 window
+ *                          wholly in the input straight through), and
+ *                          requantised as vectors (with a shorter sequence
+ *                          when every channel's shift is a right shift);
+ *                          Helium, one input channel: four outputs as the
+ *                          lanes of a vector; DSP and portable, multiplier
+ *                          1: four channels in four registers; one at a
+ *                          time otherwise.
  *
  * DEPTHWISE_CONV_2D does without im2col: a pixel whose window lies in the
  * input uses the folded bias; one at the border starts from the model's
@@ -191,6 +198,177 @@ static void dw_lanes(const mpk_conv_s8_fast_params *p, const int8_t *filter, con
 }
 #endif
 
+#if defined(MPK_MVE)
+/* mpk_mbqm on four lanes with the per-lane multiplier m and shift s:
+ * mpk_mbqm_x4's arithmetic with the left and right shifts taken from s by
+ * one VMAX and one VMIN.  y >> 31 & -right >> 31 is -1 exactly when
+ * y < 0 and the right shift is not 0, the lanes mpk_mbqm_x4 lowers by one
+ * before its rounding shift. */
+static inline int32x4_t dw_mbqm_x4(int32x4_t acc, int32x4_t m, int32x4_t s) {
+  const int32x4_t zero = vdupq_n_s32(0);
+  const int32x4_t nright = vminq_s32(s, zero);
+  int32x4_t y = vqrdmulhq_s32(vshlq_s32(acc, vmaxq_s32(s, zero)), m);
+  y = vqaddq_s32(y, vandq_s32(vshrq_n_s32(y, 31), vshrq_n_s32(nright, 31)));
+  return vrshlq_s32(y, nright);
+}
+
+/* The even and the odd channels' requantised values, in channel order as
+ * eight int16 lanes: each narrowed with saturation (VQMOVNB / VQMOVNT),
+ * then the output offset added with saturation and the activation bounds
+ * applied on all eight lanes at once.  Saturating to int16 first changes
+ * nothing: the bounds lie within int8, and a value the saturation moved is
+ * still beyond them after the offset (|output_offset| <= 128). */
+static inline int16x8_t dw_requant8(const mpk_requant *q, int32x4_t ve, int32x4_t vo) {
+  int16x8_t o = vqmovnbq_s32(vdupq_n_s16(0), ve);
+  o = vqmovntq_s32(o, vo);
+  o = vqaddq_n_s16(o, (int16_t)q->output_offset);
+  o = vmaxq_s16(o, vdupq_n_s16((int16_t)q->act_min));
+  return vminq_s16(o, vdupq_n_s16((int16_t)q->act_max));
+}
+
+/* One tap of eight channels: the input and filter bytes at x and f
+ * widened to int16 (VLDRB.S16), the even channels' products added to ae
+ * and the odd channels' to ao (VMULLB / VMULLT, exact).  With border 1
+ * the input offset is added first (x + input_offset fits an int16 lane).
+ * LOADX / LOADF are the two loads, predicated or not. */
+#define MPK_DW_TAP(LOADX, LOADF)                                                           \
+  do {                                                                                     \
+    int16x8_t vx_ = LOADX;                                                                 \
+    if (border) vx_ = vaddq_n_s16(vx_, off);                                               \
+    const int16x8_t vf_ = LOADF;                                                           \
+    ae = vaddq_s32(ae, vmullbq_int_s16(vx_, vf_));                                         \
+    ao = vaddq_s32(ao, vmulltq_int_s16(vx_, vf_));                                         \
+  } while (0)
+
+/* The taps of the window in the input for eight channels (MPK_DW_TAP):
+ * a whole 3x3 window (k3 1) straight through, any other by its loops. */
+#define MPK_DW_TAPS(LX, LF)                                                                \
+  if (k3) {                                                                                \
+    const int8_t *x = xr, *f = fr;                                                         \
+    for (int fy = 0; fy < 3; fy++) {                                                       \
+      MPK_DW_TAP(LX, LF);                                                                  \
+      x += col, f += ch;                                                                   \
+      MPK_DW_TAP(LX, LF);                                                                  \
+      x += col, f += ch;                                                                   \
+      MPK_DW_TAP(LX, LF);                                                                  \
+      x += skip, f += ch;                                                                  \
+    }                                                                                      \
+  } else {                                                                                 \
+    for (int32_t fy = w->fy0; fy < w->fy1; fy++, xr += row, fr += frow) {                  \
+      const int8_t *x = xr, *f = fr;                                                       \
+      for (int32_t fx = w->fx0; fx < w->fx1; fx++, x += col, f += ch) MPK_DW_TAP(LX, LF);  \
+    }                                                                                      \
+  }
+
+/* Every channel of one pixel, depth multiplier 1, eight at a time
+ * (MPK_DW_TAPS), each group requantised as two vectors of four, the even
+ * and the odd channels, whose multipliers, shifts and starting
+ * accumulators are loaded de-interleaved (VLD2; a last group of fewer
+ * than eight gathers them with offsets 0, 2, 4, 6 and 1, 3, 5, 7 and
+ * loads and stores under a predicate, so that nothing past out_c is
+ * touched), then put back into channel order (dw_requant8) and stored as
+ * eight bytes.  The accumulators start at acc0: the folded bias for a
+ * window wholly in the input (border 0: the taps are plain products), the
+ * model's bias (or 0) for one that leaves it (border 1).  Channels are
+ * written in increasing order, each group after its taps are read. */
+static MPK_ALWAYS_INLINE void dw_pixel8(const mpk_conv_s8_fast_params *p, const int8_t *filter,
+                                        const int32_t *acc0, const window *w, const int border,
+                                        const int k3, const int rs, int8_t *out) {
+  const mpk_conv_geom *g = &p->geom;
+  const mpk_requant *q = &p->q;
+  const int32_t ch = g->out_c;
+  const size_t col = (size_t)g->dilation_w * (size_t)g->in_c;
+  const size_t row = (size_t)g->dilation_h * (size_t)g->in_w * (size_t)g->in_c;
+  const size_t frow = (size_t)g->filter_w * (size_t)ch, skip = row - 2 * col;
+  const int16_t off = (int16_t)q->input_offset;
+  const int8_t *f0 = filter + ((size_t)w->fy0 * (size_t)g->filter_w + (size_t)w->fx0) * (size_t)ch;
+  int32_t c = 0;
+  for (; c + 8 <= ch; c += 8) {
+    int32x4_t ae = vdupq_n_s32(0), ao = ae;
+    if (acc0) {
+      const int32x4x2_t a = vld2q_s32(acc0 + c);
+      ae = a.val[0];
+      ao = a.val[1];
+    }
+    const int8_t *xr = w->first + c, *fr = f0 + c;
+    MPK_DW_TAPS(vldrbq_s16(x), vldrbq_s16(f))
+    int16x8_t o;
+    if (rs) {
+      /* per-channel right shifts only: y = VQRDMULH(acc, m), lowered by
+       * one where negative, then VRSHL by the (negative) shift */
+      const int32x4x2_t m = vld2q_s32(q->multiplier + c);
+      ae = vqrdmulhq_s32(ae, m.val[0]);
+      ao = vqrdmulhq_s32(ao, m.val[1]);
+      ae = vqaddq_s32(ae, vshrq_n_s32(ae, 31));
+      ao = vqaddq_s32(ao, vshrq_n_s32(ao, 31));
+      const int32x4x2_t sh = vld2q_s32(q->shift + c);
+      o = dw_requant8(q, vrshlq_s32(ae, sh.val[0]), vrshlq_s32(ao, sh.val[1]));
+    } else if (q->per_channel) {
+      const int32x4x2_t m = vld2q_s32(q->multiplier + c), sh = vld2q_s32(q->shift + c);
+      o = dw_requant8(q, dw_mbqm_x4(ae, m.val[0], sh.val[0]), dw_mbqm_x4(ao, m.val[1], sh.val[1]));
+    } else {
+      const int32x4_t m = vdupq_n_s32(q->multiplier[0]), sh = vdupq_n_s32(q->shift[0]);
+      o = dw_requant8(q, dw_mbqm_x4(ae, m, sh), dw_mbqm_x4(ao, m, sh));
+    }
+    vstrbq_s16(out + c, o);
+  }
+  if (c < ch) {
+    const int32_t rem = ch - c;
+    const uint32x4_t ev = vidupq_n_u32(0, 2), od = vidupq_n_u32(1, 2);
+    const mve_pred16_t pe = vctp32q((uint32_t)(rem + 1) >> 1), po = vctp32q((uint32_t)rem >> 1);
+    const mve_pred16_t p16 = vctp16q((uint32_t)rem);
+    int32x4_t ae = acc0 ? vldrwq_gather_shifted_offset_z_s32(acc0 + c, ev, pe) : vdupq_n_s32(0);
+    int32x4_t ao = acc0 ? vldrwq_gather_shifted_offset_z_s32(acc0 + c, od, po) : vdupq_n_s32(0);
+    const int8_t *xr = w->first + c, *fr = f0 + c;
+    MPK_DW_TAPS(vldrbq_z_s16(x, p16), vldrbq_z_s16(f, p16))
+    int32x4_t me, mo, se, so;
+    if (q->per_channel) {
+      me = vldrwq_gather_shifted_offset_z_s32(q->multiplier + c, ev, pe);
+      mo = vldrwq_gather_shifted_offset_z_s32(q->multiplier + c, od, po);
+      se = vldrwq_gather_shifted_offset_z_s32(q->shift + c, ev, pe);
+      so = vldrwq_gather_shifted_offset_z_s32(q->shift + c, od, po);
+    } else {
+      me = mo = vdupq_n_s32(q->multiplier[0]);
+      se = so = vdupq_n_s32(q->shift[0]);
+    }
+    vstrbq_p_s16(out + c, dw_requant8(q, dw_mbqm_x4(ae, me, se), dw_mbqm_x4(ao, mo, so)), p16);
+  }
+}
+#undef MPK_DW_TAPS
+#undef MPK_DW_TAP
+
+/* Whether every channel's shift is a right shift (-31 <= shift <= -1), as
+ * the per-channel int8 quantisation gives almost always: mpk_mbqm then
+ * needs no left shift and no test of the right one. */
+static int dw_right_shifts_only(const mpk_requant *q, int32_t n) {
+  if (!q->per_channel) return 0;
+  for (int32_t i = 0; i < n; i++)
+    if (q->shift[i] > -1 || q->shift[i] < -31) return 0;
+  return 1;
+}
+
+/* The specialisations: a window wholly in the input (3x3 with right
+ * shifts only, or any), one that leaves it (right shifts only, or any);
+ * each a function of its own,
+ * so that its loops get the registers. */
+static MPK_NOINLINE void dw_whole8_3x3_rs(const mpk_conv_s8_fast_params *p, const int8_t *filter,
+                                          const window *w, int8_t *out) {
+  dw_pixel8(p, filter, p->folded_bias, w, 0, 1, 1, out);
+}
+static MPK_NOINLINE void dw_whole8(const mpk_conv_s8_fast_params *p, const int8_t *filter,
+                                   const window *w, int8_t *out) {
+  dw_pixel8(p, filter, p->folded_bias, w, 0, 0, 0, out);
+}
+static MPK_NOINLINE void dw_border8(const mpk_conv_s8_fast_params *p, const int8_t *filter,
+                                    const int32_t *bias, const window *w, int8_t *out) {
+  dw_pixel8(p, filter, bias, w, 1, 0, 0, out);
+}
+static MPK_NOINLINE void dw_border8_rs(const mpk_conv_s8_fast_params *p, const int8_t *filter,
+                                       const int32_t *bias, const window *w, int8_t *out) {
+  dw_pixel8(p, filter, bias, w, 1, 0, 1, out);
+}
+#endif
+
 #if !defined(MPK_MVE)
 /* Output channels c .. c+3 of one pixel, depth multiplier 1: four
  * accumulators in registers over every tap (DSP: one word of input and one
@@ -269,6 +447,10 @@ MPK_API int32_t mpk_depthwise_conv2d_s8_fast(const mpk_conv_s8_fast_params *p,
       g->out_c != g->in_c * g->depth_multiplier || !p->folded_bias)
     return MPK_ERR_PARAMS;
   const mpk_out_strides os = mpk_geom_out_strides(g);
+#if defined(MPK_MVE)
+  const int rs = g->depth_multiplier == 1 && dw_right_shifts_only(&p->q, g->out_c);
+  const int k3rs = rs && g->filter_h == 3 && g->filter_w == 3;
+#endif
   for (int32_t b = 0; b < g->batches; b++) {
     const int8_t *in_b = input + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
     for (int32_t oy = 0; oy < g->out_h; oy++) {
@@ -279,7 +461,17 @@ MPK_API int32_t mpk_depthwise_conv2d_s8_fast(const mpk_conv_s8_fast_params *p,
                       (size_t)ox * (size_t)os.pixel;
         int32_t c = 0;
 #if defined(MPK_MVE)
-        if (g->depth_multiplier == 1 || g->in_c == 1)
+        if (g->depth_multiplier == 1) {
+          if (w.whole && k3rs)
+            dw_whole8_3x3_rs(p, filter, &w, out);
+          else if (w.whole)
+            dw_whole8(p, filter, &w, out);
+          else if (rs)
+            dw_border8_rs(p, filter, bias, &w, out);
+          else
+            dw_border8(p, filter, bias, &w, out);
+          c = g->out_c;
+        } else if (g->in_c == 1)
           for (; c < g->out_c; c += 4) dw_lanes(p, filter, bias, &w, c, out);
 #else
         if (g->depth_multiplier == 1)

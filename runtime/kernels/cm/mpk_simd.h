@@ -26,6 +26,18 @@
 #include <stdint.h>
 #include <string.h>
 
+/* A helper whose constant arguments must specialise its body (a flag
+ * tested in an inner loop): inlined into each caller; a loop nest kept
+ * out of its caller, so that the caller's live values do not crowd it
+ * out of registers. */
+#if defined(__GNUC__)
+#define MPK_ALWAYS_INLINE inline __attribute__((always_inline))
+#define MPK_NOINLINE __attribute__((noinline))
+#else
+#define MPK_ALWAYS_INLINE inline
+#define MPK_NOINLINE
+#endif
+
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 #define MPK_MVE 1
 #include <arm_mve.h>
