@@ -83,6 +83,7 @@ MPK_API int32_t mpk_conv2d_s8_1x1(const mpk_conv_s8_fast_params *p, const int8_t
     return MPK_ERR_PARAMS;
   const int32_t pixels = g->out_h * g->out_w;
   const mpk_out_strides os = mpk_geom_out_strides(g);
+  const int rs = mpk_requant_rs(&p->q, g->out_c);
   for (int32_t b = 0; b < g->batches; b++) {
     const int8_t *in_b = input + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
     int8_t *out_b = output + (size_t)b * (size_t)os.batch;
@@ -90,10 +91,10 @@ MPK_API int32_t mpk_conv2d_s8_1x1(const mpk_conv_s8_fast_params *p, const int8_t
     for (; i + 2 <= pixels; i += 2)
       mpk_matmul_s8(filter, p->folded_bias, &p->q, g->out_c, g->in_c, pixel_1x1(g, in_b, i),
                     pixel_1x1(g, in_b, i + 1), out_b + out_at(g, &os, i),
-                    out_b + out_at(g, &os, i + 1));
+                    out_b + out_at(g, &os, i + 1), rs);
     if (i < pixels)
       mpk_matmul_s8(filter, p->folded_bias, &p->q, g->out_c, g->in_c, pixel_1x1(g, in_b, i), NULL,
-                    out_b + out_at(g, &os, i), NULL);
+                    out_b + out_at(g, &os, i), NULL, rs);
   }
   return MPK_OK;
 }
@@ -137,6 +138,7 @@ MPK_API int32_t mpk_conv2d_s8_im2col(const mpk_conv_s8_fast_params *p, const int
   const int8_t zp = (int8_t)(-p->q.input_offset);
   const int32_t pixels = g->out_h * g->out_w;
   const mpk_out_strides os = mpk_geom_out_strides(g);
+  const int rs = mpk_requant_rs(&p->q, g->out_c);
   for (int32_t b = 0; b < g->batches; b++) {
     const int8_t *in_b = input + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
     int8_t *out_b = output + (size_t)b * (size_t)os.batch;
@@ -145,7 +147,7 @@ MPK_API int32_t mpk_conv2d_s8_im2col(const mpk_conv_s8_fast_params *p, const int
       gather(g, in_b, i / g->out_w, i % g->out_w, zp, col0);
       if (two) gather(g, in_b, (i + 1) / g->out_w, (i + 1) % g->out_w, zp, col1);
       mpk_matmul_s8(filter, p->folded_bias, &p->q, g->out_c, p->col_len, col0, two ? col1 : NULL,
-                    out_b + out_at(g, &os, i), two ? out_b + out_at(g, &os, i + 1) : NULL);
+                    out_b + out_at(g, &os, i), two ? out_b + out_at(g, &os, i + 1) : NULL, rs);
     }
   }
   return MPK_OK;
@@ -337,16 +339,6 @@ static MPK_ALWAYS_INLINE void dw_pixel8(const mpk_conv_s8_fast_params *p, const 
 #undef MPK_DW_TAPS
 #undef MPK_DW_TAP
 
-/* Whether every channel's shift is a right shift (-31 <= shift <= -1), as
- * the per-channel int8 quantisation gives almost always: mpk_mbqm then
- * needs no left shift and no test of the right one. */
-static int dw_right_shifts_only(const mpk_requant *q, int32_t n) {
-  if (!q->per_channel) return 0;
-  for (int32_t i = 0; i < n; i++)
-    if (q->shift[i] > -1 || q->shift[i] < -31) return 0;
-  return 1;
-}
-
 /* The specialisations: a window wholly in the input (3x3 with right
  * shifts only, or any), one that leaves it (right shifts only, or any);
  * each a function of its own,
@@ -448,7 +440,7 @@ MPK_API int32_t mpk_depthwise_conv2d_s8_fast(const mpk_conv_s8_fast_params *p,
     return MPK_ERR_PARAMS;
   const mpk_out_strides os = mpk_geom_out_strides(g);
 #if defined(MPK_MVE)
-  const int rs = g->depth_multiplier == 1 && dw_right_shifts_only(&p->q, g->out_c);
+  const int rs = g->depth_multiplier == 1 && mpk_requant_rs(&p->q, g->out_c);
   const int k3rs = rs && g->filter_h == 3 && g->filter_w == 3;
 #endif
   for (int32_t b = 0; b < g->batches; b++) {

@@ -23,13 +23,14 @@ MPK_API int32_t mpk_fully_connected_s8_fast(const mpk_fc_s8_fast_params *p, cons
       p->q.filter_offset != 0)
     return MPK_ERR_PARAMS;
   const size_t k = (size_t)p->accum_depth, n = (size_t)p->out_depth;
+  const int rs = mpk_requant_rs(&p->q, p->out_depth);
   int32_t b = 0;
   for (; b + 2 <= p->batches; b += 2)
     mpk_matmul_s8(filter, p->folded_bias, &p->q, p->out_depth, p->accum_depth, input + b * k,
-                  input + (b + 1) * k, output + b * n, output + (b + 1) * n);
+                  input + (b + 1) * k, output + b * n, output + (b + 1) * n, rs);
   if (b < p->batches)
     mpk_matmul_s8(filter, p->folded_bias, &p->q, p->out_depth, p->accum_depth, input + b * k,
-                  NULL, output + b * n, NULL);
+                  NULL, output + b * n, NULL, rs);
   return MPK_OK;
 }
 

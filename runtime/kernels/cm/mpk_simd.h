@@ -223,6 +223,17 @@ static inline int8_t mpk_requant_one(const mpk_requant *q, int32_t acc, int32_t 
   return (int8_t)mpk_clamp_i32(v, q->act_min, q->act_max);
 }
 
+/* Whether the requantisation is per channel with every one of the n
+ * channels' shifts a right shift (-31 <= shift <= -1), as the int8
+ * per-channel quantisation gives almost always: mpk_mbqm then needs no
+ * left shift and no test of the right one.  Checked once per call. */
+static inline int mpk_requant_rs(const mpk_requant *q, int32_t n) {
+  if (!q->per_channel) return 0;
+  for (int32_t i = 0; i < n; i++)
+    if (q->shift[i] > -1 || q->shift[i] < -31) return 0;
+  return 1;
+}
+
 #if defined(MPK_MVE)
 /* mpk_mbqm on four lanes, exactly: VQRDMULH is the saturating rounding
  * doubling high multiply; VRSHL by -e rounds ties up, so a negative value
@@ -268,35 +279,82 @@ static inline void mpk_requant_store4(const mpk_requant *q, int32_t a0, int32_t 
   mpk_requant_store_x4(q, acc, r, rows, o);
 }
 
-/* One column against rows r .. r+3 of the filter (a row past `rows` reads
- * row r again and its result is not stored). */
+/* The four accumulators a0 .. a3 of rows r .. r+3 (all below `rows`)
+ * plus their folded biases, requantised and stored as int8 at o + r.
+ * With rs (every row's shift a right shift, mpk_requant_rs) the sequence
+ * is mpk_mbqm_x4's without its left shift and right-shift test: VQRDMULH,
+ * a negative value lowered by one, VRSHL by the (negative) shift. */
+static inline void mpk_requant_store4_full(const mpk_requant *q, const int32_t *fbias, int32_t a0,
+                                           int32_t a1, int32_t a2, int32_t a3, int32_t r,
+                                           int rs, int8_t *o) {
+  int32x4_t acc = vdupq_n_s32(a0);
+  acc = vsetq_lane_s32(a1, acc, 1);
+  acc = vsetq_lane_s32(a2, acc, 2);
+  acc = vsetq_lane_s32(a3, acc, 3);
+  acc = vaddq_s32(acc, vldrwq_s32(fbias + r));
+  if (!rs) {
+    mpk_requant_store_x4(q, acc, r, r + 4, o);
+    return;
+  }
+  int32x4_t y = vqrdmulhq_s32(acc, vldrwq_s32(q->multiplier + r));
+  y = vqaddq_s32(y, vshrq_n_s32(y, 31));
+  y = vaddq_n_s32(vrshlq_s32(y, vldrwq_s32(q->shift + r)), q->output_offset);
+  y = vminq_s32(vmaxq_s32(y, vdupq_n_s32(q->act_min)), vdupq_n_s32(q->act_max));
+  vstrbq_s32(o + r, y);
+}
+
+/* One column against the rows of the filter, four at a time: each
+ * 16-byte block of the column loaded once for the four rows (VMLADAVA
+ * per row); whole groups of four without a predicate or a test, a last
+ * group of fewer rows reads row r again for the missing ones and stores
+ * only the real ones. */
 static inline void mpk_matmul4_mve(const int8_t *filter, const int32_t *fbias,
                                    const mpk_requant *q, int32_t rows, int32_t k,
-                                   const int8_t *c, int8_t *o) {
-  for (int32_t r = 0; r < rows; r += 4) {
+                                   const int8_t *c, int8_t *o, int rs) {
+  const int32_t kb = k & ~15;
+  const mve_pred16_t pk = vctp8q((uint32_t)(k - kb));
+  int32_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const int8_t *f0 = filter + (size_t)r * (size_t)k, *f1 = f0 + k, *f2 = f1 + k, *f3 = f2 + k;
+    const int8_t *cc = c;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    for (int32_t i = 0; i < kb; i += 16) {
+      const int8x16_t vc = vldrbq_s8(cc);
+      a0 = vmladavaq_s8(a0, vldrbq_s8(f0), vc);
+      a1 = vmladavaq_s8(a1, vldrbq_s8(f1), vc);
+      a2 = vmladavaq_s8(a2, vldrbq_s8(f2), vc);
+      a3 = vmladavaq_s8(a3, vldrbq_s8(f3), vc);
+      cc += 16, f0 += 16, f1 += 16, f2 += 16, f3 += 16;
+    }
+    if (kb < k) {
+      const int8x16_t vc = vldrbq_z_s8(cc, pk);
+      a0 = vmladavaq_s8(a0, vldrbq_z_s8(f0, pk), vc);
+      a1 = vmladavaq_s8(a1, vldrbq_z_s8(f1, pk), vc);
+      a2 = vmladavaq_s8(a2, vldrbq_z_s8(f2, pk), vc);
+      a3 = vmladavaq_s8(a3, vldrbq_z_s8(f3, pk), vc);
+    }
+    mpk_requant_store4_full(q, fbias, a0, a1, a2, a3, r, rs, o);
+  }
+  if (r < rows) {
     const int8_t *f0 = filter + (size_t)r * (size_t)k;
     const int8_t *f1 = r + 1 < rows ? f0 + k : f0;
     const int8_t *f2 = r + 2 < rows ? f0 + 2 * k : f0;
-    const int8_t *f3 = r + 3 < rows ? f0 + 3 * k : f0;
     int32_t a0 = fbias[r], a1 = r + 1 < rows ? fbias[r + 1] : 0;
-    int32_t a2 = r + 2 < rows ? fbias[r + 2] : 0, a3 = r + 3 < rows ? fbias[r + 3] : 0;
+    int32_t a2 = r + 2 < rows ? fbias[r + 2] : 0;
     int32_t i = 0;
     for (; i + 16 <= k; i += 16) {
       int8x16_t vc = vldrbq_s8(c + i);
       a0 = vmladavaq_s8(a0, vldrbq_s8(f0 + i), vc);
       a1 = vmladavaq_s8(a1, vldrbq_s8(f1 + i), vc);
       a2 = vmladavaq_s8(a2, vldrbq_s8(f2 + i), vc);
-      a3 = vmladavaq_s8(a3, vldrbq_s8(f3 + i), vc);
     }
     if (i < k) {
-      mve_pred16_t pr = vctp8q((uint32_t)(k - i));
-      int8x16_t vc = vldrbq_z_s8(c + i, pr);
-      a0 = vmladavaq_s8(a0, vldrbq_z_s8(f0 + i, pr), vc);
-      a1 = vmladavaq_s8(a1, vldrbq_z_s8(f1 + i, pr), vc);
-      a2 = vmladavaq_s8(a2, vldrbq_z_s8(f2 + i, pr), vc);
-      a3 = vmladavaq_s8(a3, vldrbq_z_s8(f3 + i, pr), vc);
+      int8x16_t vc = vldrbq_z_s8(c + i, pk);
+      a0 = vmladavaq_s8(a0, vldrbq_z_s8(f0 + i, pk), vc);
+      a1 = vmladavaq_s8(a1, vldrbq_z_s8(f1 + i, pk), vc);
+      a2 = vmladavaq_s8(a2, vldrbq_z_s8(f2 + i, pk), vc);
     }
-    mpk_requant_store4(q, a0, a1, a2, a3, r, rows, o);
+    mpk_requant_store4(q, a0, a1, a2, 0, r, rows, o);
   }
 }
 #endif
@@ -310,15 +368,17 @@ static inline void mpk_matmul4_mve(const int8_t *filter, const int32_t *fbias,
  * rows go in fours against one column, then the other, so that the four
  * accumulators are requantised as one vector.  Outputs are written in
  * increasing r and the columns read again for every row group, so an
- * output may not overlap a column; no output byte is read. */
+ * output may not overlap a column; no output byte is read.  rs: every
+ * row's shift is a right shift (mpk_requant_rs; Helium uses it). */
 static inline void mpk_matmul_s8(const int8_t *filter, const int32_t *fbias, const mpk_requant *q,
                                  int32_t rows, int32_t k, const int8_t *c0, const int8_t *c1,
-                                 int8_t *o0, int8_t *o1) {
+                                 int8_t *o0, int8_t *o1, int rs) {
 #if defined(MPK_MVE)
   /* four rows per column: one vector of accumulators, requantised at once */
-  mpk_matmul4_mve(filter, fbias, q, rows, k, c0, o0);
-  if (c1) mpk_matmul4_mve(filter, fbias, q, rows, k, c1, o1);
+  mpk_matmul4_mve(filter, fbias, q, rows, k, c0, o0, rs);
+  if (c1) mpk_matmul4_mve(filter, fbias, q, rows, k, c1, o1, rs);
 #else
+  (void)rs;
   int32_t r = 0;
 #if defined(MPK_DSP)
   /* one column (a fully connected layer's single batch): rows in fours */
