@@ -303,17 +303,75 @@ static inline void mpk_requant_store4_full(const mpk_requant *q, const int32_t *
   vstrbq_s32(o + r, y);
 }
 
-/* One column against the rows of the filter, four at a time: each
+/* Two columns against the rows of the filter, four rows at a time (the
+ * whole groups of four; the caller does the rest): each 16-byte block of
+ * a filter row loaded once for both columns and each column block once
+ * for the four rows, eight VMLADAVA accumulators. */
+static inline int32_t mpk_matmul4x2_mve(const int8_t *filter, const int32_t *fbias,
+                                        const mpk_requant *q, int32_t rows, int32_t k,
+                                        const int8_t *c0, const int8_t *c1, int8_t *o0,
+                                        int8_t *o1, int rs) {
+  const int32_t kb = k & ~15;
+  const mve_pred16_t pk = vctp8q((uint32_t)(k - kb));
+  int32_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const int8_t *f = filter + (size_t)r * (size_t)k, *x0 = c0, *x1 = c1;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+    for (int32_t n = kb >> 4; n > 0; n--) {
+      const int8x16_t v0 = vldrbq_s8(x0), v1 = vldrbq_s8(x1);
+      const int8_t *fr = f;
+      int8x16_t w = vldrbq_s8(fr);
+      a0 = vmladavaq_s8(a0, w, v0);
+      b0 = vmladavaq_s8(b0, w, v1);
+      fr += k;
+      w = vldrbq_s8(fr);
+      a1 = vmladavaq_s8(a1, w, v0);
+      b1 = vmladavaq_s8(b1, w, v1);
+      fr += k;
+      w = vldrbq_s8(fr);
+      a2 = vmladavaq_s8(a2, w, v0);
+      b2 = vmladavaq_s8(b2, w, v1);
+      fr += k;
+      w = vldrbq_s8(fr);
+      a3 = vmladavaq_s8(a3, w, v0);
+      b3 = vmladavaq_s8(b3, w, v1);
+      x0 += 16, x1 += 16, f += 16;
+    }
+    if (kb < k) {
+      const int8x16_t v0 = vldrbq_z_s8(x0, pk), v1 = vldrbq_z_s8(x1, pk);
+      const int8_t *fr = f;
+      int8x16_t w = vldrbq_z_s8(fr, pk);
+      a0 = vmladavaq_s8(a0, w, v0);
+      b0 = vmladavaq_s8(b0, w, v1);
+      fr += k;
+      w = vldrbq_z_s8(fr, pk);
+      a1 = vmladavaq_s8(a1, w, v0);
+      b1 = vmladavaq_s8(b1, w, v1);
+      fr += k;
+      w = vldrbq_z_s8(fr, pk);
+      a2 = vmladavaq_s8(a2, w, v0);
+      b2 = vmladavaq_s8(b2, w, v1);
+      fr += k;
+      w = vldrbq_z_s8(fr, pk);
+      a3 = vmladavaq_s8(a3, w, v0);
+      b3 = vmladavaq_s8(b3, w, v1);
+    }
+    mpk_requant_store4_full(q, fbias, a0, a1, a2, a3, r, rs, o0);
+    mpk_requant_store4_full(q, fbias, b0, b1, b2, b3, r, rs, o1);
+  }
+  return r;
+}
+
+/* One column against the rows of the filter from row r on, four at a time: each
  * 16-byte block of the column loaded once for the four rows (VMLADAVA
  * per row); whole groups of four without a predicate or a test, a last
  * group of fewer rows reads row r again for the missing ones and stores
  * only the real ones. */
 static inline void mpk_matmul4_mve(const int8_t *filter, const int32_t *fbias,
                                    const mpk_requant *q, int32_t rows, int32_t k,
-                                   const int8_t *c, int8_t *o, int rs) {
+                                   const int8_t *c, int8_t *o, int rs, int32_t r) {
   const int32_t kb = k & ~15;
   const mve_pred16_t pk = vctp8q((uint32_t)(k - kb));
-  int32_t r = 0;
   for (; r + 4 <= rows; r += 4) {
     const int8_t *f0 = filter + (size_t)r * (size_t)k, *f1 = f0 + k, *f2 = f1 + k, *f3 = f2 + k;
     const int8_t *cc = c;
@@ -375,8 +433,16 @@ static inline void mpk_matmul_s8(const int8_t *filter, const int32_t *fbias, con
                                  int8_t *o0, int8_t *o1, int rs) {
 #if defined(MPK_MVE)
   /* four rows per column: one vector of accumulators, requantised at once */
-  mpk_matmul4_mve(filter, fbias, q, rows, k, c0, o0, rs);
-  if (c1) mpk_matmul4_mve(filter, fbias, q, rows, k, c1, o1, rs);
+  if (c1) {
+    /* both columns for the whole groups of four rows, then the rest */
+    const int32_t r = mpk_matmul4x2_mve(filter, fbias, q, rows, k, c0, c1, o0, o1, rs);
+    if (r < rows) {
+      mpk_matmul4_mve(filter, fbias, q, rows, k, c0, o0, rs, r);
+      mpk_matmul4_mve(filter, fbias, q, rows, k, c1, o1, rs, r);
+    }
+    return;
+  }
+  mpk_matmul4_mve(filter, fbias, q, rows, k, c0, o0, rs, 0);
 #else
   (void)rs;
   int32_t r = 0;
