@@ -303,64 +303,110 @@ static inline void mpk_requant_store4_full(const mpk_requant *q, const int32_t *
   vstrbq_s32(o + r, y);
 }
 
+/* acc[0] = f0.c0, acc[1] = f1.c0, acc[2] = f0.c1, acc[3] = f1.c1 over
+ * n int8 elements (a predicated last block for n not a multiple of 16):
+ * two filter rows against two columns, each 16-byte block loaded once for
+ * two products.  A function of its own, so that its four accumulators and
+ * four pointers keep to registers. */
+static MPK_NOINLINE void mpk_dot2x2_mve(const int8_t *f0, const int8_t *f1, const int8_t *c0,
+                                        const int8_t *c1, int32_t n, int32_t acc[4]) {
+  int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+  for (int32_t i = n >> 4; i > 0; i--) {
+    const int8x16_t v0 = vldrbq_s8(c0), v1 = vldrbq_s8(c1);
+    const int8x16_t w0 = vldrbq_s8(f0), w1 = vldrbq_s8(f1);
+    a0 = vmladavaq_s8(a0, w0, v0);
+    a1 = vmladavaq_s8(a1, w1, v0);
+    b0 = vmladavaq_s8(b0, w0, v1);
+    b1 = vmladavaq_s8(b1, w1, v1);
+    c0 += 16, c1 += 16, f0 += 16, f1 += 16;
+  }
+  if (n & 15) {
+    const mve_pred16_t pk = vctp8q((uint32_t)(n & 15));
+    const int8x16_t v0 = vldrbq_z_s8(c0, pk), v1 = vldrbq_z_s8(c1, pk);
+    const int8x16_t w0 = vldrbq_z_s8(f0, pk), w1 = vldrbq_z_s8(f1, pk);
+    a0 = vmladavaq_s8(a0, w0, v0);
+    a1 = vmladavaq_s8(a1, w1, v0);
+    b0 = vmladavaq_s8(b0, w0, v1);
+    b1 = vmladavaq_s8(b1, w1, v1);
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = b0;
+  acc[3] = b1;
+}
+
 /* Two columns against the rows of the filter, four rows at a time (the
- * whole groups of four; the caller does the rest): each 16-byte block of
- * a filter row loaded once for both columns and each column block once
- * for the four rows, eight VMLADAVA accumulators. */
+ * whole groups of four; returns where the rest starts): rows r, r+1 and
+ * then r+2, r+3 against both columns (mpk_dot2x2_mve), the four
+ * accumulators of each column requantised as one vector. */
 static inline int32_t mpk_matmul4x2_mve(const int8_t *filter, const int32_t *fbias,
                                         const mpk_requant *q, int32_t rows, int32_t k,
                                         const int8_t *c0, const int8_t *c1, int8_t *o0,
                                         int8_t *o1, int rs) {
-  const int32_t kb = k & ~15;
-  const mve_pred16_t pk = vctp8q((uint32_t)(k - kb));
   int32_t r = 0;
   for (; r + 4 <= rows; r += 4) {
-    const int8_t *f = filter + (size_t)r * (size_t)k, *x0 = c0, *x1 = c1;
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
-    for (int32_t n = kb >> 4; n > 0; n--) {
-      const int8x16_t v0 = vldrbq_s8(x0), v1 = vldrbq_s8(x1);
-      const int8_t *fr = f;
-      int8x16_t w = vldrbq_s8(fr);
-      a0 = vmladavaq_s8(a0, w, v0);
-      b0 = vmladavaq_s8(b0, w, v1);
-      fr += k;
-      w = vldrbq_s8(fr);
-      a1 = vmladavaq_s8(a1, w, v0);
-      b1 = vmladavaq_s8(b1, w, v1);
-      fr += k;
-      w = vldrbq_s8(fr);
-      a2 = vmladavaq_s8(a2, w, v0);
-      b2 = vmladavaq_s8(b2, w, v1);
-      fr += k;
-      w = vldrbq_s8(fr);
-      a3 = vmladavaq_s8(a3, w, v0);
-      b3 = vmladavaq_s8(b3, w, v1);
-      x0 += 16, x1 += 16, f += 16;
-    }
-    if (kb < k) {
-      const int8x16_t v0 = vldrbq_z_s8(x0, pk), v1 = vldrbq_z_s8(x1, pk);
-      const int8_t *fr = f;
-      int8x16_t w = vldrbq_z_s8(fr, pk);
-      a0 = vmladavaq_s8(a0, w, v0);
-      b0 = vmladavaq_s8(b0, w, v1);
-      fr += k;
-      w = vldrbq_z_s8(fr, pk);
-      a1 = vmladavaq_s8(a1, w, v0);
-      b1 = vmladavaq_s8(b1, w, v1);
-      fr += k;
-      w = vldrbq_z_s8(fr, pk);
-      a2 = vmladavaq_s8(a2, w, v0);
-      b2 = vmladavaq_s8(b2, w, v1);
-      fr += k;
-      w = vldrbq_z_s8(fr, pk);
-      a3 = vmladavaq_s8(a3, w, v0);
-      b3 = vmladavaq_s8(b3, w, v1);
-    }
-    mpk_requant_store4_full(q, fbias, a0, a1, a2, a3, r, rs, o0);
-    mpk_requant_store4_full(q, fbias, b0, b1, b2, b3, r, rs, o1);
+    const int8_t *f = filter + (size_t)r * (size_t)k;
+    int32_t lo[4], hi[4];
+    mpk_dot2x2_mve(f, f + k, c0, c1, k, lo);
+    mpk_dot2x2_mve(f + 2 * k, f + 3 * k, c0, c1, k, hi);
+    mpk_requant_store4_full(q, fbias, lo[0], lo[1], hi[0], hi[1], r, rs, o0);
+    mpk_requant_store4_full(q, fbias, lo[2], lo[3], hi[2], hi[3], r, rs, o1);
   }
   return r;
 }
+
+/* One or two columns of k <= 32 bytes against the whole groups of four
+ * rows (returns where the rest starts): each column is one vector (two 0)
+ * or two (two 1), loaded once under a predicate (its lanes from k on are 0), so
+ * a filter row may be loaded as whole vectors, its lanes past k (the next
+ * row's bytes) adding nothing; only where such a load would pass the
+ * filter's end is it predicated too. */
+#define MPK_SHORT_ROWS(LOAD)                                                               \
+  do {                                                                                     \
+    const int8x16_t w0 = LOAD(f, pa), w1 = LOAD(f + k, pa);                                \
+    const int8x16_t w2 = LOAD(f + 2 * k, pa), w3 = LOAD(f + 3 * k, pa);                    \
+    a0 = vmladavq_s8(w0, v0), a1 = vmladavq_s8(w1, v0);                                    \
+    a2 = vmladavq_s8(w2, v0), a3 = vmladavq_s8(w3, v0);                                    \
+    if (c1)                                                                                \
+      b0 = vmladavq_s8(w0, v1), b1 = vmladavq_s8(w1, v1), b2 = vmladavq_s8(w2, v1),        \
+      b3 = vmladavq_s8(w3, v1);                                                            \
+    if (two) {                                                                             \
+      const int8x16_t x0 = LOAD(f + 16, pb), x1 = LOAD(f + k + 16, pb);                    \
+      const int8x16_t x2 = LOAD(f + 2 * k + 16, pb), x3 = LOAD(f + 3 * k + 16, pb);        \
+      a0 = vmladavaq_s8(a0, x0, u0), a1 = vmladavaq_s8(a1, x1, u0);                        \
+      a2 = vmladavaq_s8(a2, x2, u0), a3 = vmladavaq_s8(a3, x3, u0);                        \
+      if (c1)                                                                              \
+        b0 = vmladavaq_s8(b0, x0, u1), b1 = vmladavaq_s8(b1, x1, u1),                      \
+        b2 = vmladavaq_s8(b2, x2, u1), b3 = vmladavaq_s8(b3, x3, u1);                      \
+    }                                                                                      \
+  } while (0)
+#define MPK_LOAD_WHOLE(p, pr) vldrbq_s8(p)
+static MPK_ALWAYS_INLINE int32_t mpk_matmul_short_mve(const int8_t *filter,
+                                                     const int32_t *fbias, const mpk_requant *q,
+                                                     int32_t rows, int32_t k, const int8_t *c0,
+                                                     const int8_t *c1, int8_t *o0, int8_t *o1,
+                                                     int rs, const int two) {
+  const mve_pred16_t pa = vctp8q((uint32_t)(two ? 16 : k));
+  const mve_pred16_t pb = vctp8q((uint32_t)(two ? k - 16 : 0));
+  const int8x16_t v0 = vldrbq_z_s8(c0, pa), v1 = c1 ? vldrbq_z_s8(c1, pa) : v0;
+  const int8x16_t u0 = two ? vldrbq_z_s8(c0 + 16, pb) : v0;
+  const int8x16_t u1 = two && c1 ? vldrbq_z_s8(c1 + 16, pb) : u0;
+  const size_t total = (size_t)rows * (size_t)k, last = (size_t)(two ? 32 : 16);
+  int32_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const int8_t *f = filter + (size_t)r * (size_t)k;
+    int32_t a0, a1, a2, a3, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+    if ((size_t)(r + 3) * (size_t)k + last <= total)
+      MPK_SHORT_ROWS(MPK_LOAD_WHOLE);
+    else
+      MPK_SHORT_ROWS(vldrbq_z_s8);
+    mpk_requant_store4_full(q, fbias, a0, a1, a2, a3, r, rs, o0);
+    if (c1) mpk_requant_store4_full(q, fbias, b0, b1, b2, b3, r, rs, o1);
+  }
+  return r;
+}
+#undef MPK_LOAD_WHOLE
+#undef MPK_SHORT_ROWS
 
 /* One column against the rows of the filter from row r on, four at a time: each
  * 16-byte block of the column loaded once for the four rows (VMLADAVA
@@ -433,6 +479,16 @@ static inline void mpk_matmul_s8(const int8_t *filter, const int32_t *fbias, con
                                  int8_t *o0, int8_t *o1, int rs) {
 #if defined(MPK_MVE)
   /* four rows per column: one vector of accumulators, requantised at once */
+  if (k <= 32) {
+    /* short columns: one or two vectors each */
+    const int32_t r = k <= 16 ? mpk_matmul_short_mve(filter, fbias, q, rows, k, c0, c1, o0, o1, rs, 0)
+                              : mpk_matmul_short_mve(filter, fbias, q, rows, k, c0, c1, o0, o1, rs, 1);
+    if (r < rows) {
+      mpk_matmul4_mve(filter, fbias, q, rows, k, c0, o0, rs, r);
+      if (c1) mpk_matmul4_mve(filter, fbias, q, rows, k, c1, o1, rs, r);
+    }
+    return;
+  }
   if (c1) {
     /* both columns for the whole groups of four rows, then the rest */
     const int32_t r = mpk_matmul4x2_mve(filter, fbias, q, rows, k, c0, c1, o0, o1, rs);
