@@ -408,6 +408,77 @@ static MPK_ALWAYS_INLINE int32_t mpk_matmul_short_mve(const int8_t *filter,
 #undef MPK_LOAD_WHOLE
 #undef MPK_SHORT_ROWS
 
+/* One column of 32 < k <= 64 bytes against the whole groups of four rows
+ * (returns where the rest starts): the column is held in nb = 3 or 4
+ * vectors, loaded once (the last under a predicate, its lanes past k 0),
+ * so that each row is nb loads and nb VMLADAVA; a row's last block is
+ * loaded whole where the load stays in the filter. */
+#define MPK_COL_ROW(A, F, LOAD)                                                            \
+  do {                                                                                     \
+    A = vmladavq_s8(vldrbq_s8(F), x0);                                                     \
+    A = vmladavaq_s8(A, vldrbq_s8((F) + 16), x1);                                          \
+    if (nb == 3)                                                                           \
+      A = vmladavaq_s8(A, LOAD((F) + 32, pl), x2);                                         \
+    else                                                                                   \
+      A = vmladavaq_s8(vmladavaq_s8(A, vldrbq_s8((F) + 32), x2), LOAD((F) + 48, pl), x3);  \
+  } while (0)
+#define MPK_LOAD_WHOLE(p, pr) vldrbq_s8(p)
+static MPK_ALWAYS_INLINE int32_t mpk_matmul_col_mve(const int8_t *filter, const int32_t *fbias,
+                                                   const mpk_requant *q, int32_t rows,
+                                                   int32_t k, const int8_t *c, int8_t *o,
+                                                   int rs, const int nb) {
+  const mve_pred16_t pl = vctp8q((uint32_t)(k - 16 * (nb - 1)));
+  const int8x16_t x0 = vldrbq_s8(c), x1 = vldrbq_s8(c + 16);
+  const int8x16_t x2 = nb == 3 ? vldrbq_z_s8(c + 32, pl) : vldrbq_s8(c + 32);
+  const int8x16_t x3 = nb == 3 ? x2 : vldrbq_z_s8(c + 48, pl);
+  const size_t total = (size_t)rows * (size_t)k, span = (size_t)(16 * nb);
+  int32_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const int8_t *f = filter + (size_t)r * (size_t)k;
+    int32_t a0, a1, a2, a3;
+    if ((size_t)(r + 3) * (size_t)k + span <= total) {
+      MPK_COL_ROW(a0, f, MPK_LOAD_WHOLE);
+      MPK_COL_ROW(a1, f + k, MPK_LOAD_WHOLE);
+      MPK_COL_ROW(a2, f + 2 * k, MPK_LOAD_WHOLE);
+      MPK_COL_ROW(a3, f + 3 * k, MPK_LOAD_WHOLE);
+    } else {
+      MPK_COL_ROW(a0, f, vldrbq_z_s8);
+      MPK_COL_ROW(a1, f + k, vldrbq_z_s8);
+      MPK_COL_ROW(a2, f + 2 * k, vldrbq_z_s8);
+      MPK_COL_ROW(a3, f + 3 * k, vldrbq_z_s8);
+    }
+    mpk_requant_store4_full(q, fbias, a0, a1, a2, a3, r, rs, o);
+  }
+  return r;
+}
+#undef MPK_LOAD_WHOLE
+#undef MPK_COL_ROW
+
+/* The specialisations of the short-column paths, each a function of its
+ * own so that its vectors and accumulators keep to registers. */
+static MPK_NOINLINE int32_t mpk_matmul_short1_mve(const int8_t *filter, const int32_t *fbias,
+                                                  const mpk_requant *q, int32_t rows, int32_t k,
+                                                  const int8_t *c0, const int8_t *c1, int8_t *o0,
+                                                  int8_t *o1, int rs) {
+  return mpk_matmul_short_mve(filter, fbias, q, rows, k, c0, c1, o0, o1, rs, 0);
+}
+static MPK_NOINLINE int32_t mpk_matmul_short2_mve(const int8_t *filter, const int32_t *fbias,
+                                                  const mpk_requant *q, int32_t rows, int32_t k,
+                                                  const int8_t *c0, const int8_t *c1, int8_t *o0,
+                                                  int8_t *o1, int rs) {
+  return mpk_matmul_short_mve(filter, fbias, q, rows, k, c0, c1, o0, o1, rs, 1);
+}
+static MPK_NOINLINE int32_t mpk_matmul_col3_mve(const int8_t *filter, const int32_t *fbias,
+                                                const mpk_requant *q, int32_t rows, int32_t k,
+                                                const int8_t *c, int8_t *o, int rs) {
+  return mpk_matmul_col_mve(filter, fbias, q, rows, k, c, o, rs, 3);
+}
+static MPK_NOINLINE int32_t mpk_matmul_col4_mve(const int8_t *filter, const int32_t *fbias,
+                                                const mpk_requant *q, int32_t rows, int32_t k,
+                                                const int8_t *c, int8_t *o, int rs) {
+  return mpk_matmul_col_mve(filter, fbias, q, rows, k, c, o, rs, 4);
+}
+
 /* One column against the rows of the filter from row r on, four at a time: each
  * 16-byte block of the column loaded once for the four rows (VMLADAVA
  * per row); whole groups of four without a predicate or a test, a last
@@ -481,11 +552,23 @@ static inline void mpk_matmul_s8(const int8_t *filter, const int32_t *fbias, con
   /* four rows per column: one vector of accumulators, requantised at once */
   if (k <= 32) {
     /* short columns: one or two vectors each */
-    const int32_t r = k <= 16 ? mpk_matmul_short_mve(filter, fbias, q, rows, k, c0, c1, o0, o1, rs, 0)
-                              : mpk_matmul_short_mve(filter, fbias, q, rows, k, c0, c1, o0, o1, rs, 1);
+    const int32_t r = k <= 16 ? mpk_matmul_short1_mve(filter, fbias, q, rows, k, c0, c1, o0, o1, rs)
+                              : mpk_matmul_short2_mve(filter, fbias, q, rows, k, c0, c1, o0, o1, rs);
     if (r < rows) {
       mpk_matmul4_mve(filter, fbias, q, rows, k, c0, o0, rs, r);
       if (c1) mpk_matmul4_mve(filter, fbias, q, rows, k, c1, o1, rs, r);
+    }
+    return;
+  }
+  if (k <= 64) {
+    /* a column of three or four vectors, one column at a time */
+    for (int j = 0; j < 2; j++) {
+      const int8_t *c = j ? c1 : c0;
+      int8_t *o = j ? o1 : o0;
+      if (!c) break;
+      const int32_t r = k <= 48 ? mpk_matmul_col3_mve(filter, fbias, q, rows, k, c, o, rs)
+                                : mpk_matmul_col4_mve(filter, fbias, q, rows, k, c, o, rs);
+      if (r < rows) mpk_matmul4_mve(filter, fbias, q, rows, k, c, o, rs, r);
     }
     return;
   }
