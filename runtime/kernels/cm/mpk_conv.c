@@ -362,48 +362,112 @@ static MPK_NOINLINE void dw_border8_rs(const mpk_conv_s8_fast_params *p, const i
 #endif
 
 #if !defined(MPK_MVE)
-/* Output channels c .. c+3 of one pixel, depth multiplier 1: four
- * accumulators in registers over every tap (DSP: one word of input and one
- * of filter per tap, widened in pairs, SMLABB / SMLATT per channel). */
-static void dw_quad(const mpk_conv_s8_fast_params *p, const int8_t *filter, const int32_t *bias,
-                    const window *w, int32_t c, int8_t *out) {
+/* One tap of four channels c .. c+3 into a0 .. a3 (DSP: one word of input
+ * and one of filter, each widened in pairs by SXTB16, SMLABB / SMLATT per
+ * channel; with border 1 the input offset is added to both halves first).
+ * x and f point at the tap's channel c. */
+#if defined(MPK_DSP)
+#define MPK_DW_TAP4(x, f)                                                                  \
+  do {                                                                                     \
+    uint32_t xw_, fw_;                                                                     \
+    memcpy(&xw_, x, 4);                                                                    \
+    memcpy(&fw_, f, 4);                                                                    \
+    int32_t xe_ = mpk_even16(xw_), xo_ = mpk_odd16(xw_);                                   \
+    if (border) xe_ = (int32_t)__sadd16(xe_, off2), xo_ = (int32_t)__sadd16(xo_, off2);    \
+    const int32_t fe_ = mpk_even16(fw_), fo_ = mpk_odd16(fw_);                             \
+    a0 = __smlabb(xe_, fe_, a0);                                                           \
+    a1 = __smlabb(xo_, fo_, a1);                                                           \
+    a2 = __smlatt(xe_, fe_, a2);                                                           \
+    a3 = __smlatt(xo_, fo_, a3);                                                           \
+  } while (0)
+#else
+#define MPK_DW_TAP4(x, f)                                                                  \
+  do {                                                                                     \
+    a0 += (f)[0] * ((x)[0] + off);                                                         \
+    a1 += (f)[1] * ((x)[1] + off);                                                         \
+    a2 += (f)[2] * ((x)[2] + off);                                                         \
+    a3 += (f)[3] * ((x)[3] + off);                                                         \
+  } while (0)
+#endif
+
+/* Every whole group of four channels of one pixel, depth multiplier 1
+ * (the caller does the rest): four accumulators in registers over the
+ * window's taps (a whole 3x3 window, k3 1, straight through), starting at
+ * acc0 (the folded bias, border 0) or the model's bias or 0 (border 1,
+ * each tap adds the input offset), then requantised (mpk_requant_rs_one
+ * when every shift is a right shift, rs 1).  Channels are written in
+ * increasing order, each group after its taps are read.  Returns where
+ * the rest starts. */
+static MPK_ALWAYS_INLINE int32_t dw_pixel4(const mpk_conv_s8_fast_params *p,
+                                           const int8_t *filter, const int32_t *acc0,
+                                           const window *w, const int border, const int k3,
+                                           const int rs, int8_t *out) {
   const mpk_conv_geom *g = &p->geom;
-  const int32_t ch = g->out_c, off = w->whole ? 0 : p->q.input_offset;
+  const mpk_requant *q = &p->q;
+  const int32_t ch = g->out_c, off = border ? q->input_offset : 0;
   const size_t col = (size_t)g->dilation_w * (size_t)g->in_c;
   const size_t row = (size_t)g->dilation_h * (size_t)g->in_w * (size_t)g->in_c;
-  const int32_t *b0 = w->whole ? p->folded_bias + c : bias ? bias + c : NULL;
-  int32_t a0 = b0 ? b0[0] : 0, a1 = b0 ? b0[1] : 0, a2 = b0 ? b0[2] : 0, a3 = b0 ? b0[3] : 0;
+  const size_t frow = (size_t)g->filter_w * (size_t)ch, skip = row - 2 * col;
 #if defined(MPK_DSP)
   const int32_t off2 = (int32_t)(((uint32_t)off & 0xFFFFu) | ((uint32_t)off << 16));
 #endif
-  const int8_t *xr = w->first + c;
-  for (int32_t fy = w->fy0; fy < w->fy1; fy++, xr += row) {
-    const int8_t *x = xr;
-    const int8_t *f = filter + ((size_t)fy * (size_t)g->filter_w + (size_t)w->fx0) * (size_t)ch + c;
-    for (int32_t fx = w->fx0; fx < w->fx1; fx++, f += ch, x += col) {
-#if defined(MPK_DSP)
-      uint32_t xw, fw;
-      memcpy(&xw, x, 4);
-      memcpy(&fw, f, 4);
-      const int32_t xe = (int32_t)__sadd16(mpk_even16(xw), off2);
-      const int32_t xo = (int32_t)__sadd16(mpk_odd16(xw), off2);
-      const int32_t fe = mpk_even16(fw), fo = mpk_odd16(fw);
-      a0 = __smlabb(xe, fe, a0);
-      a1 = __smlabb(xo, fo, a1);
-      a2 = __smlatt(xe, fe, a2);
-      a3 = __smlatt(xo, fo, a3);
-#else
-      a0 += f[0] * (x[0] + off);
-      a1 += f[1] * (x[1] + off);
-      a2 += f[2] * (x[2] + off);
-      a3 += f[3] * (x[3] + off);
-#endif
+  const int8_t *f0 = filter + ((size_t)w->fy0 * (size_t)g->filter_w + (size_t)w->fx0) * (size_t)ch;
+  int32_t c = 0;
+  for (; c + 4 <= ch; c += 4) {
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    if (acc0) a0 = acc0[c], a1 = acc0[c + 1], a2 = acc0[c + 2], a3 = acc0[c + 3];
+    if (k3) {
+      const int8_t *x = w->first + c, *f = f0 + c;
+      for (int fy = 0; fy < 3; fy++) {
+        MPK_DW_TAP4(x, f);
+        x += col, f += ch;
+        MPK_DW_TAP4(x, f);
+        x += col, f += ch;
+        MPK_DW_TAP4(x, f);
+        x += skip, f += ch;
+      }
+    } else {
+      const int8_t *xr = w->first + c, *fr = f0 + c;
+      for (int32_t fy = w->fy0; fy < w->fy1; fy++, xr += row, fr += frow) {
+        const int8_t *x = xr, *f = fr;
+        for (int32_t fx = w->fx0; fx < w->fx1; fx++, x += col, f += ch) MPK_DW_TAP4(x, f);
+      }
+    }
+    if (rs) {
+      out[c] = mpk_requant_rs_one(q, a0, c);
+      out[c + 1] = mpk_requant_rs_one(q, a1, c + 1);
+      out[c + 2] = mpk_requant_rs_one(q, a2, c + 2);
+      out[c + 3] = mpk_requant_rs_one(q, a3, c + 3);
+    } else {
+      out[c] = mpk_requant_one(q, a0, c);
+      out[c + 1] = mpk_requant_one(q, a1, c + 1);
+      out[c + 2] = mpk_requant_one(q, a2, c + 2);
+      out[c + 3] = mpk_requant_one(q, a3, c + 3);
     }
   }
-  out[c] = mpk_requant_one(&p->q, a0, c);
-  out[c + 1] = mpk_requant_one(&p->q, a1, c + 1);
-  out[c + 2] = mpk_requant_one(&p->q, a2, c + 2);
-  out[c + 3] = mpk_requant_one(&p->q, a3, c + 3);
+  return c;
+}
+#undef MPK_DW_TAP4
+
+/* The specialisations, each a function of its own: a whole 3x3 window
+ * with right shifts only, any whole window, a window that leaves the
+ * input (right shifts only, or any). */
+static MPK_NOINLINE int32_t dw_whole4_3x3_rs(const mpk_conv_s8_fast_params *p,
+                                             const int8_t *filter, const window *w, int8_t *out) {
+  return dw_pixel4(p, filter, p->folded_bias, w, 0, 1, 1, out);
+}
+static MPK_NOINLINE int32_t dw_whole4(const mpk_conv_s8_fast_params *p, const int8_t *filter,
+                                      const window *w, int8_t *out) {
+  return dw_pixel4(p, filter, p->folded_bias, w, 0, 0, 0, out);
+}
+static MPK_NOINLINE int32_t dw_border4_rs(const mpk_conv_s8_fast_params *p,
+                                          const int8_t *filter, const int32_t *bias,
+                                          const window *w, int8_t *out) {
+  return dw_pixel4(p, filter, bias, w, 1, 0, 1, out);
+}
+static MPK_NOINLINE int32_t dw_border4(const mpk_conv_s8_fast_params *p, const int8_t *filter,
+                                       const int32_t *bias, const window *w, int8_t *out) {
+  return dw_pixel4(p, filter, bias, w, 1, 0, 0, out);
 }
 #endif
 
@@ -439,10 +503,8 @@ MPK_API int32_t mpk_depthwise_conv2d_s8_fast(const mpk_conv_s8_fast_params *p,
       g->out_c != g->in_c * g->depth_multiplier || !p->folded_bias)
     return MPK_ERR_PARAMS;
   const mpk_out_strides os = mpk_geom_out_strides(g);
-#if defined(MPK_MVE)
   const int rs = g->depth_multiplier == 1 && mpk_requant_rs(&p->q, g->out_c);
   const int k3rs = rs && g->filter_h == 3 && g->filter_w == 3;
-#endif
   for (int32_t b = 0; b < g->batches; b++) {
     const int8_t *in_b = input + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
     for (int32_t oy = 0; oy < g->out_h; oy++) {
@@ -466,8 +528,16 @@ MPK_API int32_t mpk_depthwise_conv2d_s8_fast(const mpk_conv_s8_fast_params *p,
         } else if (g->in_c == 1)
           for (; c < g->out_c; c += 4) dw_lanes(p, filter, bias, &w, c, out);
 #else
-        if (g->depth_multiplier == 1)
-          for (; c + 4 <= g->out_c; c += 4) dw_quad(p, filter, bias, &w, c, out);
+        if (g->depth_multiplier == 1) {
+          if (w.whole && k3rs)
+            c = dw_whole4_3x3_rs(p, filter, &w, out);
+          else if (w.whole)
+            c = dw_whole4(p, filter, &w, out);
+          else if (rs)
+            c = dw_border4_rs(p, filter, bias, &w, out);
+          else
+            c = dw_border4(p, filter, bias, &w, out);
+        }
 #endif
         if (c < g->out_c) dw_scalar(p, filter, bias, &w, c, out);
       }

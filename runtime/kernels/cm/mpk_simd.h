@@ -226,12 +226,27 @@ static inline int8_t mpk_requant_one(const mpk_requant *q, int32_t acc, int32_t 
 /* Whether the requantisation is per channel with every one of the n
  * channels' shifts a right shift (-31 <= shift <= -1), as the int8
  * per-channel quantisation gives almost always: mpk_mbqm then needs no
- * left shift and no test of the right one.  Checked once per call. */
+ * left shift and no test of the right one.  Checked once per call (with
+ * a multiplier that is not negative, as the quantisation gives, so that
+ * the doubling high multiply never saturates). */
 static inline int mpk_requant_rs(const mpk_requant *q, int32_t n) {
   if (!q->per_channel) return 0;
   for (int32_t i = 0; i < n; i++)
-    if (q->shift[i] > -1 || q->shift[i] < -31) return 0;
+    if (q->shift[i] > -1 || q->shift[i] < -31 || q->multiplier[i] < 0) return 0;
   return 1;
+}
+
+/* mpk_requant_one for a channel of mpk_requant_rs: the rounding doubling
+ * high multiply as one 64-bit product and a constant shift (it cannot
+ * saturate: the multiplier is not negative), then mpk_rdbpot's rounding
+ * right shift, the output offset and the bounds. */
+static inline int8_t mpk_requant_rs_one(const mpk_requant *q, int32_t acc, int32_t ch) {
+  const int32_t y = (int32_t)(((int64_t)acc * q->multiplier[ch] + ((int64_t)1 << 30)) >> 31);
+  const int right = -q->shift[ch];
+  const int32_t mask = (int32_t)((1u << right) - 1u);
+  const int32_t remainder = y & mask, threshold = (mask >> 1) + (y < 0 ? 1 : 0);
+  const int32_t v = (y >> right) + (remainder > threshold ? 1 : 0) + q->output_offset;
+  return (int8_t)mpk_clamp_i32(v, q->act_min, q->act_max);
 }
 
 #if defined(MPK_MVE)
