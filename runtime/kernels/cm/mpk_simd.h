@@ -236,16 +236,21 @@ static inline int mpk_requant_rs(const mpk_requant *q, int32_t n) {
   return 1;
 }
 
-/* mpk_requant_one for a channel of mpk_requant_rs: the rounding doubling
- * high multiply as one 64-bit product and a constant shift (it cannot
- * saturate: the multiplier is not negative), then mpk_rdbpot's rounding
- * right shift, the output offset and the bounds. */
-static inline int8_t mpk_requant_rs_one(const mpk_requant *q, int32_t acc, int32_t ch) {
-  const int32_t y = (int32_t)(((int64_t)acc * q->multiplier[ch] + ((int64_t)1 << 30)) >> 31);
-  const int right = -q->shift[ch];
+/* mpk_mbqm for a right shift or none (-31 <= shift <= 0) and a multiplier that
+ * is not negative: the rounding doubling high multiply as one 64-bit
+ * product and a constant shift (it cannot saturate), then mpk_rdbpot's
+ * rounding right shift.  mpk_requant_rs_one: mpk_requant_one for a
+ * channel of mpk_requant_rs. */
+static inline int32_t mpk_mbqm_rs(int32_t x, int32_t multiplier, int32_t shift) {
+  const int32_t y = (int32_t)(((int64_t)x * multiplier + ((int64_t)1 << 30)) >> 31);
+  const int right = -shift;
+  if (right == 0) return y;
   const int32_t mask = (int32_t)((1u << right) - 1u);
   const int32_t remainder = y & mask, threshold = (mask >> 1) + (y < 0 ? 1 : 0);
-  const int32_t v = (y >> right) + (remainder > threshold ? 1 : 0) + q->output_offset;
+  return (y >> right) + (remainder > threshold ? 1 : 0);
+}
+static inline int8_t mpk_requant_rs_one(const mpk_requant *q, int32_t acc, int32_t ch) {
+  const int32_t v = mpk_mbqm_rs(acc, q->multiplier[ch], q->shift[ch]) + q->output_offset;
   return (int8_t)mpk_clamp_i32(v, q->act_min, q->act_max);
 }
 
