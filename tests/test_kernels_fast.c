@@ -65,7 +65,10 @@ static void random_s8(int8_t *p, size_t n) {
 }
 
 /* Random requantisation of n channels: multipliers in [2^30, 2^31), shifts
- * that keep the accumulators' scale, offsets, and a clamp. */
+ * that keep the accumulators' scale (in half of the calls right shifts
+ * only, as per-channel quantisation gives, which the kernels run by a
+ * shorter sequence; else some left shifts and zeros too), offsets, and a
+ * clamp. */
 static void random_requant(mpk_requant *q, int32_t *mult, int32_t *shift, int32_t n,
                            int per_channel) {
   q->input_offset = range(-127, 128);
@@ -74,9 +77,10 @@ static void random_requant(mpk_requant *q, int32_t *mult, int32_t *shift, int32_
   q->act_min = range(-128, 0);
   q->act_max = range(q->act_min, 127);
   q->per_channel = per_channel;
+  const int right_only = (int)(next() & 1);
   for (int32_t i = 0; i < n; i++) {
     mult[i] = (int32_t)((1u << 30) + (next() >> 2));
-    shift[i] = range(-14, 1);
+    shift[i] = right_only ? range(-14, -1) : range(-14, 1);
   }
   q->multiplier = mult;
   q->shift = shift;
@@ -301,9 +305,14 @@ static void one_add(int n) {
   p.in1_multiplier = (int32_t)((1u << 30) + (next() >> 2));
   p.in2_multiplier = (int32_t)((1u << 30) + (next() >> 2));
   p.out_multiplier = (int32_t)((1u << 30) + (next() >> 2));
+  /* right shifts or none as the quantised add gives (one input's shift
+   * is 0 as a rule), and in one case of four a left shift or an output
+   * shift of 0, which the kernels run by the general sequence */
   p.in1_shift = range(-3, 0);
-  p.in2_shift = range(-3, 0);
+  p.in2_shift = n % 3 == 0 ? 0 : range(-3, 0);
   p.out_shift = range(-22, -16);
+  if (n % 4 == 1) p.in1_shift = range(1, 2);
+  if (n % 4 == 3) p.out_shift = 0;
   p.act_min = range(-128, 0);
   p.act_max = range(p.act_min, 127);
   assert_int_equal(mpk_add_s8(&p, a, b, want, NULL), MPK_OK);
