@@ -564,7 +564,7 @@ static inline void mpk_matmul4_mve(const int8_t *filter, const int32_t *fbias,
  * accumulators are requantised as one vector.  Outputs are written in
  * increasing r and the columns read again for every row group, so an
  * output may not overlap a column; no output byte is read.  rs: every
- * row's shift is a right shift (mpk_requant_rs; Helium uses it). */
+ * row's shift is a right shift (mpk_requant_rs). */
 static inline void mpk_matmul_s8(const int8_t *filter, const int32_t *fbias, const mpk_requant *q,
                                  int32_t rows, int32_t k, const int8_t *c0, const int8_t *c1,
                                  int8_t *o0, int8_t *o1, int rs) {
@@ -603,7 +603,8 @@ static inline void mpk_matmul_s8(const int8_t *filter, const int32_t *fbias, con
   }
   mpk_matmul4_mve(filter, fbias, q, rows, k, c0, o0, rs, 0);
 #else
-  (void)rs;
+  /* the short sequence when every row's shift is a right shift */
+#define MPK_RQ(acc, ch) (rs ? mpk_requant_rs_one(q, acc, ch) : mpk_requant_one(q, acc, ch))
   int32_t r = 0;
 #if defined(MPK_DSP)
   /* one column (a fully connected layer's single batch): rows in fours */
@@ -611,7 +612,7 @@ static inline void mpk_matmul_s8(const int8_t *filter, const int32_t *fbias, con
     const int8_t *f0 = filter + (size_t)r * (size_t)k;
     int32_t acc[4] = {fbias[r], fbias[r + 1], fbias[r + 2], fbias[r + 3]};
     mpk_dot_4x1_dsp(f0, f0 + k, f0 + 2 * k, f0 + 3 * k, c0, k, acc);
-    for (int j = 0; j < 4; j++) o0[r + j] = mpk_requant_one(q, acc[j], r + j);
+    for (int j = 0; j < 4; j++) o0[r + j] = MPK_RQ(acc[j], r + j);
   }
 #endif
   for (; r + 2 <= rows; r += 2) {
@@ -619,15 +620,15 @@ static inline void mpk_matmul_s8(const int8_t *filter, const int32_t *fbias, con
     if (c1) {
       int32_t acc[4] = {fbias[r], fbias[r], fbias[r + 1], fbias[r + 1]};
       mpk_dot_2x2(f0, f1, c0, c1, k, acc);
-      o0[r] = mpk_requant_one(q, acc[0], r);
-      o1[r] = mpk_requant_one(q, acc[1], r);
-      o0[r + 1] = mpk_requant_one(q, acc[2], r + 1);
-      o1[r + 1] = mpk_requant_one(q, acc[3], r + 1);
+      o0[r] = MPK_RQ(acc[0], r);
+      o1[r] = MPK_RQ(acc[1], r);
+      o0[r + 1] = MPK_RQ(acc[2], r + 1);
+      o1[r + 1] = MPK_RQ(acc[3], r + 1);
     } else {
       int32_t acc[2] = {fbias[r], fbias[r + 1]};
       mpk_dot_2x1(f0, f1, c0, k, acc);
-      o0[r] = mpk_requant_one(q, acc[0], r);
-      o0[r + 1] = mpk_requant_one(q, acc[1], r + 1);
+      o0[r] = MPK_RQ(acc[0], r);
+      o0[r + 1] = MPK_RQ(acc[1], r + 1);
     }
   }
   if (r < rows) {
@@ -635,12 +636,13 @@ static inline void mpk_matmul_s8(const int8_t *filter, const int32_t *fbias, con
     if (c1) {
       int32_t acc[2] = {fbias[r], fbias[r]};
       mpk_dot_2x1(c0, c1, f, k, acc);
-      o0[r] = mpk_requant_one(q, acc[0], r);
-      o1[r] = mpk_requant_one(q, acc[1], r);
+      o0[r] = MPK_RQ(acc[0], r);
+      o1[r] = MPK_RQ(acc[1], r);
     } else {
-      o0[r] = mpk_requant_one(q, mpk_dot_1x1(f, c0, k, fbias[r]), r);
+      o0[r] = MPK_RQ(mpk_dot_1x1(f, c0, k, fbias[r]), r);
     }
   }
+#undef MPK_RQ
 #endif
 }
 
