@@ -392,7 +392,8 @@ static MPK_NOINLINE void dw_border8_rs(const mpk_conv_s8_fast_params *p, const i
 
 /* Every whole group of four channels of one pixel, depth multiplier 1
  * (the caller does the rest): four accumulators in registers over the
- * window's taps (a whole 3x3 window, k3 1, straight through), starting at
+ * window's taps (a whole 3x3 window of dilation 1, k3 1, straight
+ * through), starting at
  * acc0 (the folded bias, border 0) or the model's bias or 0 (border 1,
  * each tap adds the input offset), then requantised (mpk_requant_rs_one
  * when every shift is a right shift, rs 1).  Channels are written in
@@ -407,7 +408,7 @@ static MPK_ALWAYS_INLINE int32_t dw_pixel4(const mpk_conv_s8_fast_params *p,
   const int32_t ch = g->out_c, off = border ? q->input_offset : 0;
   const size_t col = (size_t)g->dilation_w * (size_t)g->in_c;
   const size_t row = (size_t)g->dilation_h * (size_t)g->in_w * (size_t)g->in_c;
-  const size_t frow = (size_t)g->filter_w * (size_t)ch, skip = row - 2 * col;
+  const size_t frow = (size_t)g->filter_w * (size_t)ch;
 #if defined(MPK_DSP)
   const int32_t off2 = (int32_t)(((uint32_t)off & 0xFFFFu) | ((uint32_t)off << 16));
 #endif
@@ -417,15 +418,20 @@ static MPK_ALWAYS_INLINE int32_t dw_pixel4(const mpk_conv_s8_fast_params *p,
     int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
     if (acc0) a0 = acc0[c], a1 = acc0[c + 1], a2 = acc0[c + 2], a3 = acc0[c + 3];
     if (k3) {
+      /* the column step is ch (dilation 1, multiplier 1): one stride
+       * register for both pointers, the nine taps written out */
       const int8_t *x = w->first + c, *f = f0 + c;
-      for (int fy = 0; fy < 3; fy++) {
-        MPK_DW_TAP4(x, f);
-        x += col, f += ch;
-        MPK_DW_TAP4(x, f);
-        x += col, f += ch;
-        MPK_DW_TAP4(x, f);
-        x += skip, f += ch;
-      }
+      MPK_DW_TAP4(x, f);
+      MPK_DW_TAP4(x + ch, f + ch);
+      MPK_DW_TAP4(x + 2 * ch, f + 2 * ch);
+      x += row, f += 3 * ch;
+      MPK_DW_TAP4(x, f);
+      MPK_DW_TAP4(x + ch, f + ch);
+      MPK_DW_TAP4(x + 2 * ch, f + 2 * ch);
+      x += row, f += 3 * ch;
+      MPK_DW_TAP4(x, f);
+      MPK_DW_TAP4(x + ch, f + ch);
+      MPK_DW_TAP4(x + 2 * ch, f + 2 * ch);
     } else {
       const int8_t *xr = w->first + c, *fr = f0 + c;
       for (int32_t fy = w->fy0; fy < w->fy1; fy++, xr += row, fr += frow) {
@@ -504,7 +510,7 @@ MPK_API int32_t mpk_depthwise_conv2d_s8_fast(const mpk_conv_s8_fast_params *p,
     return MPK_ERR_PARAMS;
   const mpk_out_strides os = mpk_geom_out_strides(g);
   const int rs = g->depth_multiplier == 1 && mpk_requant_rs(&p->q, g->out_c);
-  const int k3rs = rs && g->filter_h == 3 && g->filter_w == 3;
+  const int k3rs = rs && g->filter_h == 3 && g->filter_w == 3 && g->dilation_w == 1;
   for (int32_t b = 0; b < g->batches; b++) {
     const int8_t *in_b = input + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
     for (int32_t oy = 0; oy < g->out_h; oy++) {
