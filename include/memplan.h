@@ -306,7 +306,8 @@ typedef struct mp_tensor {
   uint32_t align_hint;    /* kernel alignment requirement in bytes, 0 = none */
   mp_lifetime lifetime;   /* own lifetime, before alias merging */
   const uint8_t *data;    /* constant bytes (into the model), else NULL */
-  int32_t local_op;       /* op-local scratch: the op that owns it, else -1 */
+  int32_t local_op;       /* op-local scratch or state (role persistent):
+                             the op that owns it, else -1 */
 } mp_tensor;
 
 typedef struct mp_op {
@@ -479,6 +480,13 @@ mp_status mp_graph_build(const mp_model *model, uint32_t subgraph,
 /* Add an op-local scratch buffer of `size` bytes, live over [op, op], for a
  * kernel that needs working memory.  Returns the new tensor id in *id. */
 mp_status mp_graph_add_local(mp_graph *g, uint32_t op, uint64_t size,
+                             uint32_t align, const char *name, uint32_t *id);
+
+/* Add an operator's own persistent state of `size` bytes (a noise
+ * estimate kept between runs): a tensor of role persistent, local to op,
+ * planned in a persistent arena and zeroed by context_init and
+ * reset_state.  Returns the new tensor id in *id. */
+mp_status mp_graph_add_state(mp_graph *g, uint32_t op, uint64_t size,
                              uint32_t align, const char *name, uint32_t *id);
 
 /* Ready a graph for memplan's kernels before planning: lower every operator

@@ -54,6 +54,7 @@ static const char *const runnable[] = {"mlperf_ad01_int8",
                                        "tflm_person_detect_int8",
                                        "tflm_keyword_scrambled_int8",
                                        "tflm_mnist_lstm_int8",
+                                       "tflm_audio_preprocessor_float",
                                        NULL};
 
 /* ------------------------------------------------------------------------ */
@@ -134,6 +135,20 @@ static void net_open_for(net *n, const char *name, bool alias_views, mp_target t
         mp_graph_add_local(n->g, o, n->lo[o].scratch_bytes, n->lo[o].scratch_align, nm, &id),
         MP_OK);
     n->scratch[o] = (int32_t)id;
+  }
+  /* an operator's own state, as mp_kernels_prepare adds it; lowered again
+   * so that its arguments name it */
+  for (uint32_t o = 0; o < n_ops; o++) {
+    if (!n->lo[o].supported || n->lo[o].state_bytes == 0) continue;
+    uint32_t id = 0;
+    char nm[64];
+    snprintf(nm, sizeof nm, "op%u_state", o);
+    assert_int_equal(
+        mp_graph_add_state(n->g, o, n->lo[o].state_bytes, n->lo[o].state_align, nm, &id),
+        MP_OK);
+    mp_lower_free(&n->lo[o]);
+    assert_int_equal(mp_lower_op(n->g, o, &n->lo[o], &d.sink), MP_OK);
+    assert_int_equal(mp_lower_state_of(n->g, o), (int32_t)id);
   }
   uint32_t nt = n->g->n_tensors;
   n->buf = calloc(nt, sizeof *n->buf);
@@ -292,6 +307,23 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
     return mpk_depthwise_conv2d_s16_fast(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
   case MP_K_FULLY_CONNECTED_S16_FAST:
     return mpk_fully_connected_s16_fast(&p->fc_s8, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_SIGNAL_WINDOW:
+    return mpk_signal_window(&p->signal_window, a[0], a[1], a[2], scratch);
+  case MP_K_SIGNAL_FFT_AUTO_SCALE:
+    return mpk_signal_fft_auto_scale(&p->signal_fft_auto_scale, a[0], a[1], a[2], scratch);
+  case MP_K_SIGNAL_RFFT: return mpk_signal_rfft(&p->signal_rfft, a[0], a[1], scratch);
+  case MP_K_SIGNAL_ENERGY: return mpk_signal_energy(&p->signal_energy, a[0], a[1], scratch);
+  case MP_K_SIGNAL_FILTER_BANK:
+    return mpk_signal_filter_bank(&p->signal_filter_bank, a[0], a[1], a[2], a[3], a[4], a[5],
+                                  a[6], scratch);
+  case MP_K_SIGNAL_FILTER_BANK_SQRT:
+    return mpk_signal_filter_bank_sqrt(&p->signal_filter_bank_sqrt, a[0], a[1], a[2], scratch);
+  case MP_K_SIGNAL_SPECTRAL_SUBTRACTION:
+    return mpk_signal_spectral_subtraction(&p->signal_spectral_subtraction, a[0], a[1], a[2],
+                                           a[3], scratch);
+  case MP_K_SIGNAL_PCAN: return mpk_signal_pcan(&p->signal_pcan, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_SIGNAL_FILTER_BANK_LOG:
+    return mpk_signal_filter_bank_log(&p->signal_filter_bank_log, a[0], a[1], scratch);
   case MP_K_COUNT: break;
   }
   return -1;
@@ -754,6 +786,8 @@ static const char *const *pointer_fields(mp_kernel k) {
   static const char *const softmax8_fast[] = {"exp_table", NULL};
   static const char *const per_channel[] = {"multiplier", "shift", NULL};
   static const char *const none[] = {NULL};
+  static const char *const rfft[] = {"factors", "twiddles", "super_twiddles", NULL};
+  static const char *const log_table[] = {"log_table", NULL};
   switch (k) {
   case MP_K_CONV2D_S8:
   case MP_K_DEPTHWISE_CONV2D_S8:
@@ -776,6 +810,8 @@ static const char *const *pointer_fields(mp_kernel k) {
   case MP_K_TRANSPOSE_CONV_S8:
   case MP_K_TRANSPOSE_CONV_S16:
   case MP_K_TRANSPOSE_CONV_F32: return per_channel;
+  case MP_K_SIGNAL_RFFT: return rfft;
+  case MP_K_SIGNAL_FILTER_BANK_LOG: return log_table;
   default: return none;
   }
 }
@@ -823,6 +859,12 @@ static void null_pointers(mp_kernel k, mp_kparams *p) {
     p->transpose_conv.multiplier = NULL;
     p->transpose_conv.shift = NULL;
     break;
+  case MP_K_SIGNAL_RFFT:
+    p->signal_rfft.factors = NULL;
+    p->signal_rfft.twiddles = NULL;
+    p->signal_rfft.super_twiddles = NULL;
+    break;
+  case MP_K_SIGNAL_FILTER_BANK_LOG: p->signal_filter_bank_log.log_table = NULL; break;
   default: break;
   }
 }
@@ -897,6 +939,15 @@ static size_t params_size(mp_kernel k) {
   case MP_K_BATCH_MATMUL_F32: return sizeof(mpk_batch_matmul_params);
   case MP_K_SVDF_F32: return sizeof(mpk_svdf_f32_params);
   case MP_K_LSTM_F32: return sizeof(mpk_lstm_f32_params);
+  case MP_K_SIGNAL_WINDOW: return sizeof(mpk_signal_window_params);
+  case MP_K_SIGNAL_FFT_AUTO_SCALE: return sizeof(mpk_signal_fft_auto_scale_params);
+  case MP_K_SIGNAL_RFFT: return sizeof(mpk_signal_rfft_params);
+  case MP_K_SIGNAL_ENERGY: return sizeof(mpk_signal_energy_params);
+  case MP_K_SIGNAL_FILTER_BANK: return sizeof(mpk_signal_filter_bank_params);
+  case MP_K_SIGNAL_FILTER_BANK_SQRT: return sizeof(mpk_signal_filter_bank_sqrt_params);
+  case MP_K_SIGNAL_SPECTRAL_SUBTRACTION: return sizeof(mpk_signal_spectral_subtraction_params);
+  case MP_K_SIGNAL_PCAN: return sizeof(mpk_signal_pcan_params);
+  case MP_K_SIGNAL_FILTER_BANK_LOG: return sizeof(mpk_signal_filter_bank_log_params);
   default: return 0;
   }
 }

@@ -515,6 +515,7 @@ int64_t mpk_pool2d_s8_fast_overlap_gap(const mpk_conv_geom *g);
 #include "mpk_recurrent.h"
 #include "mpk_reduce.h"
 #include "mpk_resize.h"
+#include "mpk_signal.h"
 #include "mpk_slice.h"
 #include "mpk_transpose_conv.h"
 #include "mpk_unary.h"

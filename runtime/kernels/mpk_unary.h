@@ -12,6 +12,7 @@
 /* Element types beyond mpk.h's integer MPK_TYPE_* (CAST). */
 #define MPK_TYPE_FLOAT32 4
 #define MPK_TYPE_BOOL 5
+#define MPK_TYPE_UINT32 6
 
 /* The operation of a unary kernel. */
 #define MPK_UN_RELU 0       /* int: requantise, clamp to [act_min, act_max] */
@@ -59,8 +60,10 @@ typedef struct mpk_dequantize_params {
   int32_t zero_point;
 } mpk_dequantize_params;
 
-/* CAST between int8, int16, int32, float32 and bool (MPK_TYPE_*): C's
- * conversion of each element (float to integer truncates). */
+/* CAST between int8, int16, int32, uint32, float32 and bool (MPK_TYPE_*):
+ * C's conversion of each element, integers wrapping (float to integer
+ * truncates; float to uint32 through int64, 0 out of its range, as the
+ * x86-64 hosts TFLM runs on convert). */
 typedef struct mpk_cast_params {
   int32_t size, in_type, out_type;
 } mpk_cast_params;

@@ -39,7 +39,8 @@ static void keep_message(void *user, const mp_diag *d) {
 
 static int32_t op_scratch(const mp_graph *g, uint32_t op) {
   for (uint32_t t = g->n_model_tensors; t < g->n_tensors; t++)
-    if (g->tensors[t].local_op == (int32_t)op) return (int32_t)t;
+    if (g->tensors[t].local_op == (int32_t)op && g->tensors[t].role == MP_ROLE_SCRATCH)
+      return (int32_t)t;
   return -1;
 }
 

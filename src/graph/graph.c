@@ -346,6 +346,19 @@ mp_status mp_graph_add_local(mp_graph *g, uint32_t op, uint64_t size, uint32_t a
   return MP_OK;
 }
 
+mp_status mp_graph_add_state(mp_graph *g, uint32_t op, uint64_t size, uint32_t align,
+                             const char *name, uint32_t *id) {
+  mp_status st = mp_graph_add_local(g, op, size, align, name, id);
+  if (st != MP_OK) return st;
+  mp_tensor *t = &g->tensors[*id];
+  t->role = MP_ROLE_PERSISTENT;
+  t->producer = -1;
+  /* live for the whole program, as a variable tensor is */
+  t->lifetime = (mp_lifetime){*id, 0, g->n_ops ? (int32_t)g->n_ops - 1 : 0};
+  g->storage[*id] = t->lifetime;
+  return MP_OK;
+}
+
 bool mp_graph_needs_slot(const mp_graph *g, uint32_t t) {
   if (t >= g->n_tensors) return false;
   const mp_tensor *x = &g->tensors[t];

@@ -309,6 +309,28 @@ static const kinfo kinfos[MP_K_COUNT] = {
                                           "mpk_conv_s8_params", conv_s8_fields},
     [MP_K_DEPTHWISE_CONV2D_F32_SERIAL] = {"mpk_depthwise_conv2d_f32_serial", NULL,
                                           "mpk_conv_f32_params", conv_f32_fields},
+    [MP_K_SIGNAL_WINDOW] = {"mpk_signal_window", NULL, "mpk_signal_window_params",
+                            mp_lower_signal_window_fields},
+    [MP_K_SIGNAL_FFT_AUTO_SCALE] = {"mpk_signal_fft_auto_scale", NULL,
+                                    "mpk_signal_fft_auto_scale_params",
+                                    mp_lower_signal_fft_auto_scale_fields},
+    [MP_K_SIGNAL_RFFT] = {"mpk_signal_rfft", NULL, "mpk_signal_rfft_params",
+                          mp_lower_signal_rfft_fields},
+    [MP_K_SIGNAL_ENERGY] = {"mpk_signal_energy", NULL, "mpk_signal_energy_params",
+                            mp_lower_signal_energy_fields},
+    [MP_K_SIGNAL_FILTER_BANK] = {"mpk_signal_filter_bank", NULL, "mpk_signal_filter_bank_params",
+                                 mp_lower_signal_filter_bank_fields},
+    [MP_K_SIGNAL_FILTER_BANK_SQRT] = {"mpk_signal_filter_bank_sqrt", NULL,
+                                      "mpk_signal_filter_bank_sqrt_params",
+                                      mp_lower_signal_filter_bank_sqrt_fields},
+    [MP_K_SIGNAL_SPECTRAL_SUBTRACTION] = {"mpk_signal_spectral_subtraction", NULL,
+                                          "mpk_signal_spectral_subtraction_params",
+                                          mp_lower_signal_spectral_subtraction_fields},
+    [MP_K_SIGNAL_PCAN] = {"mpk_signal_pcan", NULL, "mpk_signal_pcan_params",
+                          mp_lower_signal_pcan_fields},
+    [MP_K_SIGNAL_FILTER_BANK_LOG] = {"mpk_signal_filter_bank_log", NULL,
+                                     "mpk_signal_filter_bank_log_params",
+                                     mp_lower_signal_filter_bank_log_fields},
 };
 
 const char *mp_kernel_fn(mp_kernel k) {
@@ -1742,6 +1764,7 @@ mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const 
   case OP_REDUCE_MAX: st = mp_lower_reduce(&c); break;
   case OP_TRANSPOSE_CONV: st = mp_lower_transpose_conv(&c); break;
   case OP_BATCH_MATMUL: st = mp_lower_batch_matmul(&c); break;
+  case OP_CUSTOM: st = mp_lower_signal(&c); break;
   default: st = unsupported(&c, "memplan has no kernel for %s", c.op->name); break;
   }
   if (st == MP_OK && out->supported && c.bad_multiplier)
@@ -2086,7 +2109,15 @@ mp_status mp_kernels_overlaps(mp_graph *g) {
 /* The op-local scratch tensor of op i, or -1. */
 static int32_t local_of(const mp_graph *g, uint32_t i) {
   for (uint32_t t = g->n_model_tensors; t < g->n_tensors; t++)
-    if (g->tensors[t].local_op == (int32_t)i) return (int32_t)t;
+    if (g->tensors[t].local_op == (int32_t)i && g->tensors[t].role == MP_ROLE_SCRATCH)
+      return (int32_t)t;
+  return -1;
+}
+
+int32_t mp_lower_state_of(const mp_graph *g, uint32_t op) {
+  for (uint32_t t = g->n_model_tensors; t < g->n_tensors; t++)
+    if (g->tensors[t].local_op == (int32_t)op && g->tensors[t].role == MP_ROLE_PERSISTENT)
+      return (int32_t)t;
   return -1;
 }
 
@@ -2172,23 +2203,30 @@ mp_status mp_kernels_prepare(mp_graph *g, bool allow_unsupported, const mp_diag_
   uint32_t n_ops = g->n_ops;
   if ((st = record_overlaps(g)) != MP_OK) return st;
   for (uint32_t i = 0; i < n_ops; i++) {
-    bool has_local = false;
-    for (uint32_t t = g->n_model_tensors; t < g->n_tensors; t++)
-      has_local |= g->tensors[t].local_op == (int32_t)i;
-    if (has_local) continue;
+    bool has_local = local_of(g, i) >= 0, has_state = mp_lower_state_of(g, i) >= 0;
+    if (has_local && has_state) continue;
     mp_lowered_op lo;
     st = mp_lower_op(g, i, &lo, NULL);
-    uint64_t bytes = st == MP_OK && lo.supported ? lo.scratch_bytes : 0;
+    bool ok = st == MP_OK && lo.supported;
+    uint64_t bytes = ok && !has_local ? lo.scratch_bytes : 0;
     uint32_t align = st == MP_OK ? (uint32_t)lo.scratch_align : 1;
+    uint64_t state = ok && !has_state ? lo.state_bytes : 0;
+    uint32_t state_align = st == MP_OK ? lo.state_align : 1;
     mp_lower_free(&lo);
     if (st == MP_ERR_NOMEM) return st;
     st = MP_OK;
-    if (bytes == 0) continue;
     char name[48];
-    snprintf(name, sizeof name, "op%u_scratch", i);
     uint32_t id;
-    st = mp_graph_add_local(g, i, bytes, align ? align : 1, name, &id);
-    if (st != MP_OK) return st;
+    if (bytes > 0) {
+      snprintf(name, sizeof name, "op%u_scratch", i);
+      st = mp_graph_add_local(g, i, bytes, align ? align : 1, name, &id);
+      if (st != MP_OK) return st;
+    }
+    if (state > 0) {
+      snprintf(name, sizeof name, "op%u_state", i);
+      st = mp_graph_add_state(g, i, state, state_align ? state_align : 1, name, &id);
+      if (st != MP_OK) return st;
+    }
   }
   return choose_serial(g);
 }

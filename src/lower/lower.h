@@ -104,6 +104,16 @@ typedef enum mp_kernel {
   MP_K_DEPTHWISE_CONV2D_S8_SERIAL,
   MP_K_DEPTHWISE_CONV2D_S16_SERIAL,
   MP_K_DEPTHWISE_CONV2D_F32_SERIAL,
+  /* the Signal library's audio front end (src/lower/signal.c) */
+  MP_K_SIGNAL_WINDOW,
+  MP_K_SIGNAL_FFT_AUTO_SCALE,
+  MP_K_SIGNAL_RFFT,
+  MP_K_SIGNAL_ENERGY,
+  MP_K_SIGNAL_FILTER_BANK,
+  MP_K_SIGNAL_FILTER_BANK_SQRT,
+  MP_K_SIGNAL_SPECTRAL_SUBTRACTION,
+  MP_K_SIGNAL_PCAN,
+  MP_K_SIGNAL_FILTER_BANK_LOG,
   MP_K_COUNT
 } mp_kernel;
 
@@ -152,6 +162,15 @@ typedef union mp_kparams {
   mpk_arg_max_params arg_max;
   mpk_transpose_conv_params transpose_conv; /* transpose_conv_s8 / _s16 / _f32 */
   mpk_batch_matmul_params batch_matmul;     /* batch_matmul_s8 / _f32 */
+  mpk_signal_window_params signal_window;
+  mpk_signal_fft_auto_scale_params signal_fft_auto_scale;
+  mpk_signal_rfft_params signal_rfft;
+  mpk_signal_energy_params signal_energy;
+  mpk_signal_filter_bank_params signal_filter_bank;
+  mpk_signal_filter_bank_sqrt_params signal_filter_bank_sqrt;
+  mpk_signal_spectral_subtraction_params signal_spectral_subtraction;
+  mpk_signal_pcan_params signal_pcan;
+  mpk_signal_filter_bank_log_params signal_filter_bank_log;
 } mp_kparams;
 
 typedef enum mp_larg_kind {
@@ -187,7 +206,7 @@ typedef struct mp_lower_overlap {
   int64_t period;
 } mp_lower_overlap;
 
-#define MP_LOWER_MAX_ARGS 6
+#define MP_LOWER_MAX_ARGS 8
 #define MP_LOWER_MAX_OVERLAPS 2
 #define MP_LOWER_MAX_ARRAYS 3
 
@@ -210,6 +229,12 @@ typedef struct mp_lowered_op {
   uint64_t scratch_bytes; /* op-local scratch, live over [op, op]; 0 = none */
   uint32_t scratch_align;
   uint64_t persistent_bytes; /* for an init hook's persistent buffer; 0 = none */
+  /* The op's own state, kept from run to run (a noise estimate): an
+   * op-local persistent tensor of state_bytes (mp_graph_add_state, added
+   * by mp_kernels_prepare), zeroed by context_init and reset_state, which
+   * the kernel gets as one of its tensor arguments; 0 = none. */
+  uint64_t state_bytes;
+  uint32_t state_align;
   char reason[192];          /* why unsupported ("" when supported) */
 } mp_lowered_op;
 
@@ -221,6 +246,10 @@ typedef struct mp_lowered_op {
  * arrays owned by *out: release them with mp_lower_free, and do not copy
  * an mp_lowered_op by value past that. */
 mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const mp_diag_sink *dx);
+
+/* The op's state tensor (mp_lowered_op.state_bytes), once
+ * mp_kernels_prepare added it, else -1. */
+int32_t mp_lower_state_of(const mp_graph *g, uint32_t op);
 
 /* Release what mp_lower_op allocated; *lo is zeroed.  NULL is a no-op. */
 void mp_lower_free(mp_lowered_op *lo);

@@ -246,4 +246,19 @@ extern const fdesc mp_lower_transpose_conv_fields[];
 mp_status mp_lower_batch_matmul(mp_lower_ctx *c);
 extern const fdesc mp_lower_batch_matmul_fields[];
 
+/* src/lower/signal.c: the Signal library's custom operators (SignalWindow,
+ * SignalRfft, SignalFftAutoScale, SignalEnergy, SignalFilterBank,
+ * SignalFilterBankSquareRoot, SignalFilterBankSpectralSubtraction,
+ * SignalPCAN, SignalFilterBankLog); any other custom operator is refused */
+mp_status mp_lower_signal(mp_lower_ctx *c);
+extern const fdesc mp_lower_signal_window_fields[];
+extern const fdesc mp_lower_signal_fft_auto_scale_fields[];
+extern const fdesc mp_lower_signal_rfft_fields[];
+extern const fdesc mp_lower_signal_energy_fields[];
+extern const fdesc mp_lower_signal_filter_bank_fields[];
+extern const fdesc mp_lower_signal_filter_bank_sqrt_fields[];
+extern const fdesc mp_lower_signal_spectral_subtraction_fields[];
+extern const fdesc mp_lower_signal_pcan_fields[];
+extern const fdesc mp_lower_signal_filter_bank_log_fields[];
+
 #endif /* MP_LOWER_OPS_H */

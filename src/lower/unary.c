@@ -54,6 +54,7 @@ static int32_t elem_type(int32_t dt) {
   case MP_DTYPE_INT8: return MPK_TYPE_INT8;
   case MP_DTYPE_INT16: return MPK_TYPE_INT16;
   case MP_DTYPE_INT32: return MPK_TYPE_INT32;
+  case MP_DTYPE_UINT32: return MPK_TYPE_UINT32;
   case MP_DTYPE_FLOAT32: return MPK_TYPE_FLOAT32;
   case MP_DTYPE_BOOL: return MPK_TYPE_BOOL;
   default: return -1;
@@ -304,7 +305,7 @@ mp_status mp_lower_unary(mp_lower_ctx *c) {
   if (code == OP_CAST) {
     int32_t ti = elem_type(dti), to = elem_type(dto);
     if (ti < 0 || to < 0)
-      return mp_lower_unsupported(c, "%s to %s (supported: int8, int16, int32, float32, bool)",
+      return mp_lower_unsupported(c, "%s to %s (supported: int8, int16, int32, uint32, float32, bool)",
                                   mp_dtype_name(dti), mp_dtype_name(dto));
     mpk_cast_params *p = &c->lo->params.cast;
     p->size = size;

@@ -24,6 +24,7 @@ enum {
   OP_SOFTMAX = 25,
   OP_SVDF = 27,
   OP_TANH = 28,
+  OP_CUSTOM = 32,
   OP_PAD = 34,
   OP_GATHER = 36,
   OP_TRANSPOSE = 39,

@@ -51,8 +51,8 @@ static void fill(const conf_case *c, unsigned kinds, uint32_t seed) {
 
 static uint32_t elem_size(uint8_t dtype) {
   switch (dtype) {
-  case CONF_FLOAT32: case CONF_INT32: return 4;
-  case CONF_INT64: return 8;
+  case CONF_FLOAT32: case CONF_INT32: case CONF_UINT32: return 4;
+  case CONF_INT64: case CONF_UINT64: return 8;
   case CONF_INT16: return 2;
   default: return 1;
   }
@@ -65,6 +65,9 @@ static int64_t int_at(const uint8_t *d, uint8_t dtype, uint32_t k) {
   case CONF_INT16: { int16_t v; memcpy(&v, d + 2 * k, 2); return v; }
   case CONF_INT32: { int32_t v; memcpy(&v, d + 4 * k, 4); return v; }
   case CONF_INT64: { int64_t v; memcpy(&v, d + 8 * k, 8); return v; }
+  case CONF_UINT32: { uint32_t v; memcpy(&v, d + 4 * k, 4); return v; }
+  /* compared as its bits; printed as a signed value above 2^63 */
+  case CONF_UINT64: { int64_t v; memcpy(&v, d + 8 * k, 8); return v; }
   default: return d[k];
   }
 }

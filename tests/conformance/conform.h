@@ -40,7 +40,7 @@ enum {
 
 /* Element types of outputs, the LiteRT TensorType codes. */
 enum { CONF_FLOAT32 = 0, CONF_INT32 = 2, CONF_UINT8 = 3, CONF_INT64 = 4, CONF_BOOL = 6,
-       CONF_INT16 = 7, CONF_INT8 = 9 };
+       CONF_INT16 = 7, CONF_INT8 = 9, CONF_UINT64 = 12, CONF_UINT32 = 15 };
 
 typedef struct conf_region {
   uint32_t id;

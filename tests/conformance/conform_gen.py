@@ -42,7 +42,8 @@ import sys
 
 UNSUPPORTED = re.compile(r"error: operator (\d+) \(([A-Za-z0-9_]+)\) is not supported: (.*?)(?:; reads |$)",
                          re.M)
-DTYPES = {"float32": 0, "int32": 2, "uint8": 3, "int64": 4, "bool": 6, "int16": 7, "int8": 9}
+DTYPES = {"float32": 0, "int32": 2, "uint8": 3, "int64": 4, "bool": 6, "int16": 7, "int8": 9,
+          "uint64": 12, "uint32": 15}
 MEMORIES = ["ITCM", "DTCM", "SRAM", "PSRAM", "MRAM"]
 
 # The an547 image (tests/target/an547.ld): scratch arenas in SRAM (4 MiB),

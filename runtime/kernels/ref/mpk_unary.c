@@ -150,6 +150,7 @@ static cast_value cast_read(const void *in, int32_t type, int32_t k) {
   case MPK_TYPE_UINT8: v.i = ((const uint8_t *)in)[k]; break;
   case MPK_TYPE_INT16: v.i = ((const int16_t *)in)[k]; break;
   case MPK_TYPE_INT32: v.i = ((const int32_t *)in)[k]; break;
+  case MPK_TYPE_UINT32: v.i = ((const uint32_t *)in)[k]; break;
   case MPK_TYPE_BOOL: v.i = ((const uint8_t *)in)[k] != 0; break;
   default: v.is_float = 1, v.f = ((const float *)in)[k]; break;
   }
@@ -160,13 +161,17 @@ static void cast_write(void *out, int32_t type, int32_t k, cast_value v) {
   /* float to integer: truncated toward zero through int32, as the hosts
    * TFLite runs on convert */
   int64_t i = v.i;
-  if (v.is_float)
+  if (v.is_float && type == MPK_TYPE_UINT32)
+    i = v.f >= 9223372036854775808.0f || v.f < -9223372036854775808.0f || v.f != v.f ? 0
+                                                                                  : (int64_t)v.f;
+  else if (v.is_float)
     i = v.f >= 2147483648.0f || v.f < -2147483648.0f || v.f != v.f ? INT32_MIN : (int32_t)v.f;
   switch (type) {
   case MPK_TYPE_INT8: ((int8_t *)out)[k] = (int8_t)(uint8_t)(uint64_t)i; break;
   case MPK_TYPE_UINT8: ((uint8_t *)out)[k] = (uint8_t)(uint64_t)i; break;
   case MPK_TYPE_INT16: ((int16_t *)out)[k] = (int16_t)(uint16_t)(uint64_t)i; break;
   case MPK_TYPE_INT32: ((int32_t *)out)[k] = (int32_t)(uint32_t)(uint64_t)i; break;
+  case MPK_TYPE_UINT32: ((uint32_t *)out)[k] = (uint32_t)(uint64_t)i; break;
   case MPK_TYPE_BOOL: ((uint8_t *)out)[k] = v.is_float ? v.f != 0.0f : v.i != 0; break;
   default: ((float *)out)[k] = v.is_float ? v.f : (float)v.i; break;
   }
@@ -174,8 +179,8 @@ static void cast_write(void *out, int32_t type, int32_t k, cast_value v) {
 
 MPK_API int32_t mpk_cast(const mpk_cast_params *p, const void *input, void *output, void *scratch) {
   (void)scratch;
-  if (p->size < 0 || p->in_type < 0 || p->in_type > MPK_TYPE_BOOL || p->out_type < 0 ||
-      p->out_type > MPK_TYPE_BOOL)
+  if (p->size < 0 || p->in_type < 0 || p->in_type > MPK_TYPE_UINT32 || p->out_type < 0 ||
+      p->out_type > MPK_TYPE_UINT32)
     return MPK_ERR_PARAMS;
   for (int32_t k = 0; k < p->size; k++)
     cast_write(output, p->out_type, k, cast_read(input, p->in_type, k));
