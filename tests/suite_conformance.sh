@@ -23,6 +23,8 @@
 #     paths run too; the modules are the sources convert wrote, unchanged;
 #  3. the host binary and every image on qemu-system-arm, both cores busy;
 #     the runs read the corpus files (the target through semihosting);
+#     a stateful case (the manifest's "stateful", "runs") runs its invocations
+#     in order on one context, then reset_state and invocation 0 again;
 #  4. the table: per (operator, dtype) the cases, how many ran, matched on
 #     the host, on the M55 and on the M4F, and were skipped as unsupported, then
 #     memplan's reason for every skip and every failure.

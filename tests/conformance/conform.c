@@ -9,6 +9,9 @@
  * with <root>/<folder>/output<j>.bin.  The second pass scrambles the
  * scratch regions again and runs the same context: a kernel that reads
  * memory it never wrote, or keeps state in scratch, shows there.  A
+ * stateful case (runs > 1) instead runs its invocations in order on one
+ * context (run<k>.input<i>.bin against run<k>.output<j>.bin), the scratch
+ * scrambled before each, then reset_state and invocation 0 again.  A
  * mismatch names the output, the first element that differs with both
  * values, how many elements differ and by how much at most.
  */
@@ -91,7 +94,7 @@ static float absf(float x) { return x < 0.0f ? -x : x; }
 
 /* Compare output j (got, n bytes) with TFLM's (want, n bytes): 0 when
  * they match, else a report. */
-static int compare(const conf_case *c, int pass, uint32_t j, const uint8_t *got,
+static int compare(const conf_case *c, const char *label, uint32_t j, const uint8_t *got,
                    const uint8_t *want, uint32_t n) {
   const uint8_t dtype = c->out_dtype[j];
   const uint32_t es = elem_size(dtype), count = n / es;
@@ -129,24 +132,26 @@ static int compare(const conf_case *c, int pass, uint32_t j, const uint8_t *got,
     i64_text(a, sizeof a, int_at(got, dtype, first));
     i64_text(b, sizeof b, int_at(want, dtype, first));
   }
-  report(c, "run %d: output %u element %u is %s, TFLM has %s; %u of %u elements differ, by up "
+  report(c, "%s: output %u element %u is %s, TFLM has %s; %u of %u elements differ, by up "
             "to %.3g",
-         pass + 1, (unsigned)j, (unsigned)first, a, b, (unsigned)bad, (unsigned)count, worst);
+         label, (unsigned)j, (unsigned)first, a, b, (unsigned)bad, (unsigned)count, worst);
   return 1;
 }
 
-static const char *path_of(const char *root, const char *folder, const char *kind, uint32_t i) {
+static const char *path_of(const char *root, const char *folder, const char *pre,
+                           const char *kind, uint32_t i) {
   static char path[512];
-  snprintf(path, sizeof path, "%s/%s/%s%u.bin", root, folder, kind, (unsigned)i);
+  snprintf(path, sizeof path, "%s/%s/%s%s%u.bin", root, folder, pre, kind, (unsigned)i);
   return path;
 }
 
-/* One run: inputs in, model_run, outputs compared. */
-static int run_once(const conf_case *c, const char *root, int pass) {
+/* One run: inputs in, model_run, outputs compared; the files' prefix
+ * `pre` ("" or "run1."), `label` for the report. */
+static int run_once(const conf_case *c, const char *root, const char *pre, const char *label) {
   for (uint32_t i = 0; i < c->n_inputs; i++) {
     size_t size = 0;
     void *data = c->io(0, i, &size);
-    const char *path = path_of(root, c->folder, "input", i);
+    const char *path = path_of(root, c->folder, pre, "input", i);
     long n = conf_read_file(path, file_buf, FILE_CAP);
     if (n < 0) {
       report(c, "cannot read %s", path);
@@ -160,14 +165,14 @@ static int run_once(const conf_case *c, const char *root, int pass) {
   }
   int32_t st = c->run();
   if (st != 0) {
-    report(c, "run %d: model_run returned %s at op %d", pass + 1, c->status_str(st),
+    report(c, "%s: model_run returned %s at op %d", label, c->status_str(st),
            (int)c->failed_op());
     return 1;
   }
   for (uint32_t j = 0; j < c->n_outputs; j++) {
     size_t size = 0;
     const uint8_t *data = c->io(1, j, &size);
-    const char *path = path_of(root, c->folder, "output", j);
+    const char *path = path_of(root, c->folder, pre, "output", j);
     long n = conf_read_file(path, file_buf, FILE_CAP);
     if (n < 0) {
       report(c, "cannot read %s", path);
@@ -177,7 +182,7 @@ static int run_once(const conf_case *c, const char *root, int pass) {
       report(c, "output %u is %zu bytes in the module, %ld in the corpus", (unsigned)j, size, n);
       return 1;
     }
-    if (compare(c, pass, j, data, file_buf, (uint32_t)size)) return 1;
+    if (compare(c, label, j, data, file_buf, (uint32_t)size)) return 1;
   }
   return 0;
 }
@@ -192,9 +197,26 @@ int conf_case_run(const conf_case *c, const char *root) {
     report(c, "model_init returned %s", c->status_str(st));
     return 1;
   }
-  if (run_once(c, root, 0)) return 1;
-  fill(c, 1u << CONF_SCRATCH, ++seed);
-  if (run_once(c, root, 1)) return 1;
+  if (c->runs > 1) {
+    char pre[16], label[48];
+    for (uint32_t k = 0; k < c->runs; k++) {
+      if (k) fill(c, 1u << CONF_SCRATCH, ++seed);
+      snprintf(pre, sizeof pre, "run%u.", (unsigned)k);
+      snprintf(label, sizeof label, "invocation %u", (unsigned)k);
+      if (run_once(c, root, pre, label)) return 1;
+    }
+    st = c->reset();
+    if (st != 0) {
+      report(c, "reset_state returned %s", c->status_str(st));
+      return 1;
+    }
+    fill(c, 1u << CONF_SCRATCH, ++seed);
+    if (run_once(c, root, "run0.", "invocation 0 after reset_state")) return 1;
+  } else {
+    if (run_once(c, root, "", "run 1")) return 1;
+    fill(c, 1u << CONF_SCRATCH, ++seed);
+    if (run_once(c, root, "", "run 2")) return 1;
+  }
   if (inexact)
     snprintf(msg, sizeof msg, "CONF PASS %s: %u float32 elements within tolerance, not identical",
              c->folder, (unsigned)inexact);

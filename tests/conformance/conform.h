@@ -61,6 +61,10 @@ typedef struct conf_case {
   void *(*io)(int output, uint32_t i, size_t *size);
   void *(*region_base)(uint32_t r);
   const char *(*status_str)(int32_t status);
+  /* a stateful case (the manifest's "runs" > 1): its invocations in
+   * order, from run<k>.input<i>.bin to run<k>.output<j>.bin; 1 otherwise */
+  uint32_t runs;
+  int32_t (*reset)(void); /* <p>_reset_state of the context */
 } conf_case;
 
 /* Provided by the program: read the file `path` whole into buf (at most

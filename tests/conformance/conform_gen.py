@@ -170,6 +170,8 @@ def write_glue(mdir, prefix, case, regions):
              % (prefix, prefix, prefix))
     g.append("static int32_t %s_conf_failed_op(void) { return %s_conf_ctx.failed_op; }"
              % (prefix, prefix))
+    g.append("static int32_t %s_conf_reset(void) { return %s_reset_state(&%s_conf_ctx); }"
+             % (prefix, prefix, prefix))
     g.append("static void *%s_conf_io_of(int output, uint32_t i, size_t *size) {\n"
              "  %s_io_t *x = output ? &%s_conf_ctx.outputs[i] : &%s_conf_ctx.inputs[i];\n"
              "  *size = x->size;\n  return x->data;\n}" % (prefix, prefix, prefix, prefix))
@@ -179,9 +181,11 @@ def write_glue(mdir, prefix, case, regions):
         prefix, ", ".join("{%du, %du, %d}" % r for r in regions)))
     g.append("static const uint8_t %s_conf_dtypes[] = {%s};" % (prefix, ", ".join(out_dtypes)))
     g.append("const conf_case conf_case_%s = {\n    \"%s\", %du, %du, %s_conf_dtypes, %du, %s_conf_regions,\n"
-             "    %s_conf_init, %s_conf_run, %s_conf_failed_op, %s_conf_io_of, %s_conf_base, %s_status_str};"
+             "    %s_conf_init, %s_conf_run, %s_conf_failed_op, %s_conf_io_of, %s_conf_base, %s_status_str,\n"
+             "    %du, %s_conf_reset};"
              % (prefix, case["folder"], len(case["inputs"]), len(case["outputs"]), prefix, len(regions),
-                prefix, prefix, prefix, prefix, prefix, prefix, prefix))
+                prefix, prefix, prefix, prefix, prefix, prefix, prefix,
+                case.get("runs", 1) if case.get("stateful") else 1, prefix))
     with open(os.path.join(mdir, "conf_glue.c"), "w") as f:
         f.write("\n".join(g) + "\n")
 
