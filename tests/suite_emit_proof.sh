@@ -373,7 +373,7 @@ stamp "memplan convert: the module builds with module.mk and CMake and runs with
 # static library, the three cases in sequence and case 0 again after
 # reset_state (an archive links only the kernel files something asks for)
 if [ -d "$MODELS" ] && [ -d "$GOLDEN" ]; then
-  for m in tflm_keyword_scrambled_int8 tflm_mnist_lstm_int8; do
+  for m in tflm_keyword_scrambled_int8 tflm_mnist_lstm_int8 tflm_audio_preprocessor_float; do
     [ -f "$MODELS/$m.tflite" ] || { echo "FAIL: $m is missing from $MODELS"; exit 1; }
     sd=$OUT/stream/$m
     mkdir -p "$sd"
