@@ -294,10 +294,12 @@ static void print_text(const inspected *v, uint32_t align, bool search) {
     print_trimmed(line);
   }
   uint64_t consts = 0, pers = 0;
-  for (uint32_t i = 0; i < g->n_tensors; i++) {
+  for (uint32_t i = 0; i < g->n_tensors; i++)
     if (g->tensors[i].role == MP_ROLE_CONSTANT) consts += g->tensors[i].size;
-    if (g->tensors[i].role == MP_ROLE_PERSISTENT) pers += g->tensors[i].size;
-  }
+  /* the variable tensors, and the kernels' own state when they prepared */
+  const mp_graph *pg = v->k ? v->k : g;
+  for (uint32_t i = 0; i < pg->n_tensors; i++)
+    if (pg->tensors[i].role == MP_ROLE_PERSISTENT) pers += pg->tensors[i].size;
   printf("\nscratch slots          %u (%u before view aliasing)\n", count_slots(g), count_slots(na));
   printf("scratch lower bound    %llu bytes at %u-byte alignment, peak at op %d\n",
          (unsigned long long)mp_graph_lower_bound(g, align), align, peak_op(g, align));
