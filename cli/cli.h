@@ -79,9 +79,27 @@ mp_status cli_order_graph(const mp_config *cfg, bool rewrite, bool allow_unsuppo
  * (p->rewrites.saved; nothing when they were). */
 void cli_print_fold_note(const mp_plan *p, const mp_config *cfg);
 
+/* An emulated board `memplan profile` builds for (profile_harness.c). */
+typedef struct cli_profile_board {
+  const char *name;     /* QEMU's machine: "mps3-an547" */
+  const char *core;     /* "Cortex-M55" */
+  const char *target;   /* the module.target it implies: "cortex-m55" */
+  const char *cflags;   /* arm-none-eabi-gcc's -mcpu and float flags */
+  const char *ld;       /* the linker script */
+} cli_profile_board;
+
+const cli_profile_board *cli_profile_board_find(const char *name);
+const char *cli_profile_board_names(void);
+const char *cli_profile_startup_c(void);
+const char *cli_profile_semihost_h(void);
+const char *cli_profile_semihost_c(void);
+void cli_profile_main_c(FILE *f, const char *p, const char *P, const char *const *files,
+                        size_t n_files);
+
 int cmd_inspect(cli *c, int argc, char **argv);
 int cmd_plan(cli *c, int argc, char **argv);
 int cmd_convert(cli *c, int argc, char **argv);
 int cmd_solve(cli *c, int argc, char **argv);
+int cmd_profile(cli *c, int argc, char **argv);
 
 #endif /* MP_CLI_H */

@@ -21,6 +21,9 @@ static void usage(FILE *f) {
         "  inspect MODEL.tflite\n"
         "                      show ops, tensors, lifetimes, aliases, lower bound\n"
         "  solve PROBLEM.csv   offset assignment for an id,lower,upper,size CSV\n"
+        "  profile --path CONFIG.yaml [--board BOARD]\n"
+        "                      build the module for an emulated Cortex-M board, run it\n"
+        "                      on QEMU and print each operator's instructions\n"
         "\n"
         "planners: greedy (the default) and the experimental greedy_by_size,\n"
         "hill_climb and exact.  When the chosen planner ends above the lower bound,\n"
@@ -45,6 +48,7 @@ static const struct {
     {"plan", cmd_plan},
     {"inspect", cmd_inspect},
     {"solve", cmd_solve},
+    {"profile", cmd_profile},
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

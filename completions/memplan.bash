@@ -22,13 +22,16 @@ _memplan() {
   local planners="greedy greedy_by_size hill_climb exact"
   local platforms="apollo510_evb apollo4p_evb apollo330p_evb apollo3p_evb stm32h743 imxrt1060_evk esp32s3_devkitc"
   if [ "$COMP_CWORD" -eq 1 ]; then
-    COMPREPLY=($(compgen -W "convert plan inspect solve help --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "convert plan inspect solve profile help --help --version" -- "$cur"))
     return
   fi
   case $prev in
     --planner|--memory.planner) COMPREPLY=($(compgen -W "$planners" -- "$cur")); return ;;
     --platform|--platform.name) COMPREPLY=($(compgen -W "$platforms" -- "$cur")); return ;;
     --verbose) COMPREPLY=($(compgen -W "0 1 2 3" -- "$cur")); return ;;
+    --board) COMPREPLY=($(compgen -W "mps3-an547 mps2-an386 mps2-an500" -- "$cur")); return ;;
+    --input) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --keep) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --memory.op_order) COMPREPLY=($(compgen -W "model min_peak" -- "$cur")); return ;;
     --path) COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") $(compgen -f -X '!*.yml' -- "$cur")
                        $(compgen -d -- "$cur")); return ;;
@@ -37,11 +40,12 @@ _memplan() {
     --planner-options|--subgraph|--alignment|--capacity|--prefix) return ;;
   esac
   case $cmd in
-    help) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "convert plan inspect solve" -- "$cur")); return ;;
+    help) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "convert plan inspect solve profile" -- "$cur")); return ;;
     convert) words="--path --report --allow-unsupported --verbose --quiet --help $(_memplan_config_keys "${COMP_WORDS[0]}")" ;;
     plan) words="--path --planner --planner-options --platform --subgraph --prefix --json --report --verbose --quiet --help $(_memplan_config_keys "${COMP_WORDS[0]}")" ;;
     inspect) words="--subgraph --alignment --json --memory.op_order --help" ;;
     solve) words="--planner --planner-options --capacity --alignment -o --output --help" ;;
+    profile) words="--path --board --input --json --keep --help $(_memplan_config_keys "${COMP_WORDS[0]}")" ;;
     *) return ;;
   esac
   if [[ $cur == -* ]]; then

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# suite_profile.sh — `memplan profile`: the example's module built for each
+# emulated board and run on QEMU, one row per operator.  Checked:
+#   - every operator of the model has its row, with the kernel the
+#     residency report names and its instructions; the rows add up to the
+#     run's total less the run loop's few instructions between operators;
+#   - the same run twice gives the same counts (QEMU -icount is exact);
+#   - on the Cortex-M55 the cortex-m55 kernels take fewer instructions than
+#     the generic ones, and --json gives the same figures as the table;
+#   - the Cortex-M4F and Cortex-M7 boards run too;
+#   - --input feeds the given bytes (a file of the wrong size is refused
+#     by the run, naming the input);
+#   - a missing emulator or toolchain is an error naming the Debian
+#     package, an unknown board and --module.path are usage errors, and no
+#     temporary folder is left behind.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+MEMPLAN=${MEMPLAN:-$ROOT/build/${MODE:-asan}/memplan}
+for tool in arm-none-eabi-gcc arm-none-eabi-size qemu-system-arm; do
+  command -v $tool >/dev/null || { echo "NOTICE: $tool is absent: memplan profile is not checked"; exit 0; }
+done
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export TMPDIR=$tmp/t; mkdir -p "$TMPDIR"
+fail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+cfg=examples/kws/config.yaml
+
+# the Cortex-M55, cortex-m55 kernels, as JSON and as a table
+"$MEMPLAN" profile --path $cfg --json > "$tmp/a.json" 2> "$tmp/a.err" || bad "profile --json: exit $? ($(cat "$tmp/a.err"))"
+"$MEMPLAN" profile --path $cfg > "$tmp/a.txt" 2> "$tmp/a2.err" || bad "profile: exit $? ($(cat "$tmp/a2.err"))"
+"$MEMPLAN" profile --path $cfg --json > "$tmp/b.json" 2>/dev/null || bad "profile --json (again): exit $?"
+"$MEMPLAN" profile --path $cfg --json --module.target generic > "$tmp/g.json" 2>/dev/null || bad "profile generic: exit $?"
+"$MEMPLAN" convert --path $cfg --module.path "$tmp/m" --module.target cortex-m55 --memory.dump-residency-json --quiet > /dev/null 2>&1 ||
+  bad "convert: exit $?"
+python3 - "$tmp" <<'PY' || fail=1
+import json, re, sys
+t = sys.argv[1]
+a = json.load(open(t + "/a.json")); b = json.load(open(t + "/b.json")); g = json.load(open(t + "/g.json"))
+res = json.load(open(t + "/m/kws_residency.json"))
+bad = []
+ops = a["ops"]
+if len(ops) != len(res["ops"]): bad.append("%d rows for %d operators" % (len(ops), len(res["ops"])))
+for o, r in zip(ops, res["ops"]):
+    if o["operator"] != r["operator"] or o["kernel"] != r["kernel"]:
+        bad.append("op %d: %s/%s, the report says %s/%s" % (o["index"], o["operator"], o["kernel"], r["operator"], r["kernel"]))
+    if r["kernel"] and o["instructions"] <= 0: bad.append("op %d: no instructions" % o["index"])
+s = sum(o["instructions"] for o in ops)
+if s != a["instructions_ops"]: bad.append("instructions_ops %d, the rows add up to %d" % (a["instructions_ops"], s))
+gap = a["instructions_run"] - s
+if not (0 <= gap <= 100 * len(ops)): bad.append("run %d against the rows' %d" % (a["instructions_run"], s))
+if a != b: bad.append("two runs differ")
+if not g["instructions_run"] > a["instructions_run"]:
+    bad.append("generic %d is not above cortex-m55 %d" % (g["instructions_run"], a["instructions_run"]))
+if "not cycles" not in a["unit"]: bad.append("the unit does not say: not cycles")
+if not (a["image_bytes"]["text"] > 0 and a["stack_bytes"] > 0): bad.append("no sizes or stack")
+txt = open(t + "/a.txt").read()
+m = re.search(r"total +([0-9,]+) instructions", txt)
+if not m or int(m.group(1).replace(",", "")) != a["instructions_run"]: bad.append("the table's total differs from --json's")
+for o in ops:
+    want = "%-4d %-22s" % (o["index"], o["operator"])
+    if want not in txt: bad.append("no row %r" % want)
+if "instructions, not cycles" not in txt: bad.append("the table does not say: instructions, not cycles")
+for x in bad: print("FAIL " + x)
+if bad: sys.exit(1)
+print("ok   kws on mps3-an547: %d rows, %d instructions (generic %d), the same twice, as the report's kernels"
+      % (len(ops), a["instructions_run"], g["instructions_run"]))
+PY
+
+# the other boards
+for b in mps2-an386 mps2-an500; do
+  if "$MEMPLAN" profile --path $cfg --board $b > "$tmp/$b.txt" 2> "$tmp/$b.err" &&
+     grep -q '^total .* instructions per inference' "$tmp/$b.txt"; then ok "$b: $(grep '^total' "$tmp/$b.txt" | cut -c1-60)"
+  else bad "$b: $(cat "$tmp/$b.err")"; fi
+done
+
+# --input: the right size runs, another size is refused by the run
+n=$(python3 -c "import json;print(json.load(open('$tmp/m/kws_residency.json'))['inputs'][0]['size'])")
+head -c "$n" /dev/zero > "$tmp/in.bin"
+"$MEMPLAN" profile --path $cfg --input "$tmp/in.bin" > "$tmp/in.txt" 2> "$tmp/in.err" &&
+  grep -q 'the given inputs' "$tmp/in.txt" && ok "--input of $n bytes" || bad "--input: $(cat "$tmp/in.err")"
+head -c $((n - 1)) /dev/zero > "$tmp/short.bin"
+if "$MEMPLAN" profile --path $cfg --input "$tmp/short.bin" > /dev/null 2> "$tmp/short.err"; then
+  bad "an input file one byte short was accepted"
+elif grep -q "input 0 takes $n bytes" "$tmp/short.err"; then ok "an input one byte short: $(head -n 1 "$tmp/short.err")"
+else bad "an input one byte short: $(cat "$tmp/short.err")"; fi
+"$MEMPLAN" profile --path $cfg --input "$tmp/in.bin" --input "$tmp/in.bin" > /dev/null 2> "$tmp/two.err" &&
+  bad "two --input files for one input accepted" || ok "$(head -n 1 "$tmp/two.err")"
+
+# errors
+mkdir -p "$tmp/bin"
+for f in /usr/bin/* /bin/*; do b=$(basename "$f"); [ "$b" = qemu-system-arm ] || [ -e "$tmp/bin/$b" ] || ln -s "$f" "$tmp/bin/$b"; done
+rc=0; PATH=$tmp/bin "$MEMPLAN" profile --path $cfg > /dev/null 2> "$tmp/q.err" || rc=$?
+[ $rc = 2 ] && grep -q "qemu-system-arm not found: install the Debian package qemu-system-arm" "$tmp/q.err" &&
+  ok "no QEMU: $(cat "$tmp/q.err")" || bad "no QEMU: exit $rc: $(cat "$tmp/q.err")"
+rc=0; "$MEMPLAN" profile --path $cfg --board mps9-x > /dev/null 2> "$tmp/u.err" || rc=$?
+[ $rc = 2 ] && grep -q "unknown board 'mps9-x'" "$tmp/u.err" && ok "unknown board" || bad "unknown board: exit $rc"
+rc=0; "$MEMPLAN" profile --path $cfg --module.path x > /dev/null 2> "$tmp/p.err" || rc=$?
+[ $rc = 2 ] && ok "--module.path refused" || bad "--module.path: exit $rc"
+left=$(ls -A "$TMPDIR")
+[ -z "$left" ] && ok "no temporary folder left" || bad "left behind: $left"
+exit $fail
