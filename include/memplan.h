@@ -693,6 +693,13 @@ typedef struct mp_rule {
  * min_peak: the topological order with the lowest bound (mp_order_search). */
 typedef enum mp_op_order { MP_OP_ORDER_MODEL = 0, MP_OP_ORDER_MIN_PEAK } mp_op_order;
 
+/* memory.patch: run a stage of the network tile by tile (patch.c).  off:
+ * never; auto: the stage and tile grid with the smallest plan, kept only
+ * when it plans smaller than the model unpatched; stage: the operators
+ * patch_first .. patch_last (execution order) on patch_rows x patch_cols
+ * tiles of the stage's output. */
+typedef enum mp_patch_mode { MP_PATCH_OFF = 0, MP_PATCH_AUTO, MP_PATCH_STAGE } mp_patch_mode;
+
 /* One validated planner option. */
 typedef struct mp_option {
   char *key;
@@ -720,6 +727,9 @@ typedef struct mp_memory_args {
   bool io_caller;           /* memory.io: caller; default false (arena): the graph's
                                inputs and outputs live in buffers of the application,
                                not in the arenas */
+  mp_patch_mode patch;      /* memory.patch; default off */
+  uint32_t patch_first, patch_last; /* MP_PATCH_STAGE: the stage's operators */
+  uint32_t patch_rows, patch_cols;  /* MP_PATCH_STAGE: its tile grid */
 } mp_memory_args;
 
 /* One model of a `models:` list: planned on its own, emitted as its own

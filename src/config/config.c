@@ -1190,6 +1190,51 @@ static void read_model_module(vctx *v, const cfg_node *root, const cfg_src *file
   }
 }
 
+/* memory.patch: off, auto, or {first, last, rows, cols}. */
+static void read_patch(vctx *v, const cfg_node *n, mp_memory_args *ma) {
+  if (n->kind != CFG_MAP) {
+    const char *word;
+    if (n->kind == CFG_BOOL && !n->b) return; /* YAML reads a bare off as false */
+    if (!read_string(v, n, "memory.patch", &word)) return;
+    if (!strcmp(word, "auto"))
+      ma->patch = MP_PATCH_AUTO;
+    else if (strcmp(word, "off") != 0)
+      verr(v, n, "memory.patch",
+           "'memory.patch' must be off, auto or a mapping {first, last, rows, cols}, not %s",
+           shown(v, n));
+    return;
+  }
+  check_keys(v, n, "memory.patch", "memory.patch");
+  static const char *const names[4] = {"first", "last", "rows", "cols"};
+  uint32_t *dst[4] = {&ma->patch_first, &ma->patch_last, &ma->patch_rows, &ma->patch_cols};
+  bool ok = true;
+  for (int i = 0; i < 4; i++) {
+    char path[32];
+    snprintf(path, sizeof path, "memory.patch.%s", names[i]);
+    const cfg_node *x = value_of(n, names[i]);
+    uint64_t u = 0;
+    if (!x) {
+      verr(v, n, "memory.patch", "'memory.patch' needs '%s' (the stage is {first, last, rows, "
+                                 "cols})", names[i]);
+      ok = false;
+    } else if (!read_uint(v, x, path, i < 2 ? UINT32_MAX : 64, &u)) {
+      ok = false;
+    } else if (i >= 2 && u == 0) {
+      verr(v, x, path, "'%s' must be at least 1", path);
+      ok = false;
+    } else {
+      *dst[i] = (uint32_t)u;
+    }
+  }
+  if (ok && ma->patch_last < ma->patch_first) {
+    verr(v, value_of(n, "last"), "memory.patch.last",
+         "'memory.patch.last' (%u) comes before 'memory.patch.first' (%u)", ma->patch_last,
+         ma->patch_first);
+    ok = false;
+  }
+  if (ok) ma->patch = MP_PATCH_STAGE;
+}
+
 static void read_memory_section(vctx *v, const cfg_node *root, mp_config *c) {
   mp_memory_args *ma = &c->memory;
   ma->allocate_arenas = true;
@@ -1197,6 +1242,7 @@ static void read_memory_section(vctx *v, const cfg_node *root, mp_config *c) {
   ma->dump_residency_json = false;
   ma->in_place = false;
   ma->op_order = MP_OP_ORDER_MODEL;
+  ma->patch = MP_PATCH_OFF;
   ma->planner = mp_pool_strdup(v->pool, "greedy");
   if (!ma->planner) v->nomem = true;
   const cfg_node *mem = section(v, root, "memory");
@@ -1215,6 +1261,7 @@ static void read_memory_section(vctx *v, const cfg_node *root, mp_config *c) {
           "<prefix>_model_init always calls the weak <prefix>_hydrate_constants");
   }
   if ((n = value_of(mem, "in_place"))) read_bool(v, n, "memory.in_place", &ma->in_place);
+  if ((n = value_of(mem, "patch"))) read_patch(v, n, ma);
   if ((n = value_of(mem, "dump_residency_json")))
     read_bool(v, n, "memory.dump_residency_json", &ma->dump_residency_json);
   const char *order;
@@ -1269,7 +1316,7 @@ static bool bool_word(const char *s, bool *b) {
 
 static bool takes_json(cfg_type t) {
   return t == T_SECTION || t == T_PLATFORM || t == T_MEMSIZES || t == T_MEMLIST ||
-         t == T_OPTIONS || t == T_LIST;
+         t == T_OPTIONS || t == T_LIST || t == T_PATCH;
 }
 
 /* Every CLI-addressable key path (no list elements), for suggestions. */

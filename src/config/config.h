@@ -132,6 +132,7 @@ typedef enum cfg_type {
   T_LIST,      /* list of mappings (constraints, rulesets) */
   T_RULETYPE,  /* "*", scratch, persistent, constant */
   T_IDS,       /* null, or list of tensor indices / names */
+  T_PATCH,     /* off, auto, or a mapping (memory.patch) */
 } cfg_type;
 
 typedef struct cfg_key {

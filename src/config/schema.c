@@ -153,6 +153,22 @@ static const cfg_key keys[] = {
      "Operators with side effects or state (variables, SVDF and LSTM state, custom operators) "
      "keep their order; the graph's inputs and outputs do not change. The module runs the "
      "operators in the order chosen, and the summary and reports give it."},
+    {"memory.patch", T_PATCH, "off | auto | mapping", "off",
+     "Run the first, high-resolution operators of the network tile by tile (patch-based "
+     "inference): each tile of the stage's output is computed from its window of the stage's "
+     "input, halo included, through every operator of the stage, so the stage's intermediate "
+     "feature maps never exist whole; the per-tile buffers are op-local scratch of the stage. "
+     "off: never. auto: search the stages (a chain of convolutions, depthwise convolutions, "
+     "pools and ADDs from the model's first operator) and tile grids, keeping a patched plan "
+     "only when its scratch is smaller than the unpatched plan's. A mapping {first, last, "
+     "rows, cols} patches the operators first .. last (execution order) on rows x cols tiles."},
+    {"memory.patch.first", T_UINT, "integer", "(required)",
+     "First operator of the patched stage (execution order)."},
+    {"memory.patch.last", T_UINT, "integer", "(required)",
+     "Last operator of the patched stage; its output is the stage's output."},
+    {"memory.patch.rows", T_UINT, "integer", "(required)", "Tile rows over the stage's output."},
+    {"memory.patch.cols", T_UINT, "integer", "(required)",
+     "Tile columns over the stage's output."},
     {"memory.allocate_arenas", T_BOOL, "boolean", "true",
      "If true, the module will use internal, statically allocated arenas. If false, the caller "
      "must bind every region via <prefix>_bind_arena() / <prefix>_bind_arenas() before "
