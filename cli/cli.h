@@ -72,6 +72,11 @@ mp_status cli_plain_graph(const mp_config *cfg, const mp_model *m, const mp_grap
  * memory.in_place rewrites when `rewrite`, kernels prepared) replaced by the
  * graph built in the best order found, when its bound is strictly lower;
  * g->order records the search. */
+/* memory.patch: the stage given applied to *g, or with auto the best stage
+ * found, kept only when it plans smaller (cli/patch.c). */
+mp_status cli_patch_graph(const mp_config *cfg, bool allow_unsupported, const mp_diag_sink *dx,
+                          mp_graph **g);
+
 mp_status cli_order_graph(const mp_config *cfg, bool rewrite, bool allow_unsupported,
                           mp_graph **g);
 

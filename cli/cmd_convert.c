@@ -73,6 +73,8 @@ static mp_status load_model(cli *c, const mp_config *cfg, mp_model **m, mp_graph
   }
   /* memory.op_order min_peak: the graph in the best order found */
   if (st == MP_OK) st = cli_order_graph(cfg, cfg->memory.in_place, cfg->allow_unsupported, g);
+  /* memory.patch: a stage run tile by tile */
+  if (st == MP_OK) st = cli_patch_graph(cfg, cfg->allow_unsupported, &c->sink, g);
   if (st != MP_OK) return st;
   size_t n = (*g)->n_tensors ? (*g)->n_tensors : 1;
   mp_attributes *at = calloc(n, sizeof *at);

@@ -184,6 +184,7 @@ int cmd_plan(cli *c, int argc, char **argv) {
   }
   /* memory.op_order min_peak: the graph in the best order found */
   if (st == MP_OK) st = cli_order_graph(cfg, cfg->memory.in_place, true, &g);
+  if (st == MP_OK) st = cli_patch_graph(cfg, true, &c->sink, &g);
   /* folded PADs: the unfolded graph too, to keep whichever plans smaller */
   mp_graph *plain = NULL;
   if (st == MP_OK) st = cli_plain_graph(cfg, m, g, true, &plain);

@@ -340,6 +340,10 @@ typedef struct mp_op {
    * (mp_graph_options.serial_depthwise; set by mp_kernels_prepare where it
    * lowers the in-place bound) */
   bool channel_serial;
+  /* memory.patch: this operator runs a patched stage tile by tile
+   * (graph/patch.h, g->patch); its outputs are the stage's output, and the
+   * stage's other operators are no-ops folded into it (folded_into) */
+  bool patch_head;
 } mp_op;
 
 /* The core an emitted module is built for (module.target).  It picks the
@@ -466,6 +470,8 @@ typedef struct mp_graph {
   uint32_t n_view_ops;
   uint32_t n_elided_concats;
   uint32_t n_partial_concats;
+  /* memory.patch: the stage run tile by tile (graph/patch.h), else NULL */
+  struct mp_patch *patch;
   struct mp_pool *pool;
 } mp_graph;
 
@@ -476,6 +482,29 @@ typedef struct mp_graph {
 mp_status mp_graph_build(const mp_model *model, uint32_t subgraph,
                          const mp_graph_options *opt, const mp_diag_sink *dx,
                          mp_graph **out);
+
+/* Make operators first .. last of g (execution order) a patched stage run
+ * on rows x cols tiles of its output: checks that they form one (each a
+ * CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D or unbroadcast
+ * ADD of int8, int16 or float32 with batch 1, or a PAD folded into one;
+ * every activation the stage reads is its first layer's input or an
+ * earlier layer's output; only the last layer's output is read after the
+ * stage or is a graph output; no view of a stage tensor), then rewrites g:
+ * the first layer's operator runs the whole stage and writes the stage's
+ * output, the others become no-ops, the intermediate feature maps need no
+ * storage, their op-local scratch and overlap contracts go, and one
+ * op-local scratch holds the tile buffers.  Call it on a graph after
+ * mp_kernels_prepare and any reordering.  An operator range that is no
+ * stage is MP_ERR_CONFIG with a diagnostic naming the operator and why.
+ * g->patch owns what it allocates (g's pool). */
+mp_status mp_graph_patch(mp_graph *g, uint32_t first, uint32_t last, uint32_t rows,
+                         uint32_t cols, const mp_diag_sink *dx);
+
+/* Candidate stages for memory.patch auto: the operator ranges [first, *]
+ * from the model's first operator whose last operator lowers the feature
+ * map, each ending at a convolution or pool; *lasts (malloc'd) lists their
+ * last operators in order. */
+mp_status mp_patch_candidates(const mp_graph *g, uint32_t **lasts, size_t *n);
 
 /* Add an op-local scratch buffer of `size` bytes, live over [op, op], for a
  * kernel that needs working memory.  Returns the new tensor id in *id. */

@@ -134,6 +134,10 @@ void emit_makefile(const emit_ctx *e, mp_buf *b);
  * does not cover (op-local scratch that was not planned). */
 mp_status emit_kernels_prepare(emit_ctx *e);
 
+/* The glue of operator op, the head of g's patched stage (memory.patch,
+ * emit/patch.c): its params, per-tile tables and op<op>_run; marks k. */
+mp_status emit_patch_stage(emit_ctx *e, emit_kernel *k, uint32_t op);
+
 /* The kernel runtime files the module carries (mpk.h and its sources)
  * when any operator calls a built-in kernel. */
 typedef struct emit_file {

@@ -145,6 +145,11 @@ mp_status emit_kernels_prepare(emit_ctx *e) {
       k->view = true;
       continue;
     }
+    if (op->patch_head) { /* a patched stage: its own loop (emit/patch.c) */
+      mp_status ps = emit_patch_stage(e, k, i);
+      if (ps != MP_OK) return ps;
+      continue;
+    }
     mp_lowered_op lo;
     lower_note note = {""};
     mp_diag_sink capture = {keep_message, &note};

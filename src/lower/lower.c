@@ -1712,6 +1712,12 @@ mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const 
     out->noop = true;
     return MP_OK;
   }
+  if (c.op->patch_head) {
+    /* runs a patched stage (graph/patch.h): the emitter writes its loop */
+    out->supported = true;
+    out->fn = "patched stage";
+    return MP_OK;
+  }
   mp_status st;
   switch (c.op->builtin_code) {
   case OP_CONV_2D: st = lower_conv(&c, false); break;
