@@ -64,8 +64,12 @@ static int cmp_trial(const void *a, const void *b) {
   return (x->grid > y->grid) - (x->grid < y->grid);
 }
 
+static uint32_t align_of(const mp_config *cfg) {
+  return cfg->platform.min_alignment ? cfg->platform.min_alignment : 1;
+}
+
 static uint64_t bound_of(const mp_config *cfg, const mp_graph *g) {
-  uint32_t align = cfg->platform.min_alignment ? cfg->platform.min_alignment : 1;
+  uint32_t align = align_of(cfg);
   return cfg->memory.in_place ? mp_graph_inplace_bound(g, align) : mp_graph_lower_bound(g, align);
 }
 
@@ -119,6 +123,8 @@ static mp_status patch_auto(const mp_config *cfg, bool allow_unsupported, mp_gra
     return st;
   }
   if (keep) {
+    mp_graph_patch_baseline(keep, base, mp_graph_lower_bound(*g, align_of(cfg)),
+                            mp_graph_inplace_bound(*g, align_of(cfg)), true, (uint32_t)nt);
     mp_graph_free(g);
     *g = keep;
   }
@@ -129,7 +135,14 @@ mp_status cli_patch_graph(const mp_config *cfg, bool allow_unsupported, const mp
                           mp_graph **g) {
   const mp_memory_args *m = &cfg->memory;
   if (m->patch == MP_PATCH_OFF || !*g) return MP_OK;
-  if (m->patch == MP_PATCH_STAGE)
-    return mp_graph_patch(*g, m->patch_first, m->patch_last, m->patch_rows, m->patch_cols, dx);
+  if (m->patch == MP_PATCH_STAGE) {
+    uint64_t base = 0, tl = mp_graph_lower_bound(*g, align_of(cfg)),
+             ip = mp_graph_inplace_bound(*g, align_of(cfg));
+    bool planned = plan_scratch(cfg, *g, &base);
+    mp_status st = mp_graph_patch(*g, m->patch_first, m->patch_last, m->patch_rows,
+                                  m->patch_cols, dx);
+    if (st == MP_OK && planned) mp_graph_patch_baseline(*g, base, tl, ip, false, 1);
+    return st;
+  }
   return patch_auto(cfg, allow_unsupported, g);
 }

@@ -504,6 +504,12 @@ mp_status mp_graph_patch(mp_graph *g, uint32_t first, uint32_t last, uint32_t ro
  * from the model's first operator whose last operator lowers the feature
  * map, each ending at a convolution or pool; *lasts (malloc'd) lists their
  * last operators in order. */
+/* Record, beside g's patched stage, the unpatched graph's plan (scratch
+ * bytes) and bounds, whether memory.patch auto chose the stage and how many
+ * stages and grids it tried: the reports give them.  No-op without a stage. */
+void mp_graph_patch_baseline(mp_graph *g, uint64_t scratch, uint64_t tensor_bound,
+                             uint64_t inplace_bound, bool automatic, uint32_t tried);
+
 mp_status mp_patch_candidates(const mp_graph *g, uint32_t **lasts, size_t *n);
 
 /* Add an op-local scratch buffer of `size` bytes, live over [op, op], for a

@@ -30,4 +30,14 @@ mp_status mp_report_html_module(const mp_plan *p, const char *prefix,
                                 const mp_module_tables *tables, const mp_shared_scratch *shared,
                                 char **out);
 
+/* A patched stage (memory.patch, patch_report.c): the summary's lines
+ * (nothing without a stage); planner.patch of the residency JSON (NULL
+ * without one); the kernels table's label of operator op when it is one of
+ * the stage's layers (else NULL), written into buf. */
+struct mp_buf;
+void emit_patch_summary(struct mp_buf *b, const mp_plan *p);
+struct json_t;
+struct json_t *emit_patch_json(const mp_plan *p);
+const char *emit_patch_label(const mp_graph *g, uint32_t op, char *buf, size_t n);
+
 #endif /* MP_REPORT_H */

@@ -13,6 +13,7 @@
  */
 #include "lower/lower.h"
 #include "graph/rewrite.h"
+#include "graph/patch.h"
 #include "emit/report.h"
 #include "plan/symbols.h"
 #include "util/util.h"
@@ -290,6 +291,8 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     }
     json_object_set_new(planner, "op_order", jo);
   }
+  json_t *patch = emit_patch_json(p);
+  if (patch) json_object_set_new(planner, "patch", patch);
   json_object_set_new(root, "planner", planner);
   json_t *plat = json_object();
   json_object_set_new(plat, "name", json_string(p->platform.name));
@@ -484,16 +487,19 @@ static void put_kernels(mp_buf *b, const mp_graph *g) {
   for (uint32_t o = 0; o < g->n_ops; o++) {
     mp_lowered_op lo;
     mp_status st = mp_lower_op(g, o, &lo, NULL);
-    char folded[40];
+    char folded[40], tiled[40];
     snprintf(folded, sizeof folded, "(folded into op %d)", g->ops[o].folded_into);
+    const char *pl = emit_patch_label(g, o, tiled, sizeof tiled);
+    uint64_t local = st == MP_OK && lo.supported ? lo.scratch_bytes : 0;
+    if (g->ops[o].patch_head && g->patch) local = g->tensors[g->patch->scratch_tensor].size;
     const char *k = st != MP_OK || !lo.supported ? "(unsupported)"
+                    : pl ? pl
                     : g->ops[o].folded_into >= 0 ? folded
                     : lo.noop || g->ops[o].is_view ? "(view, no code)"
                                                  : lo.fn;
     mp_buf_printf(b, "%-4u ", o);
     if (g->reordered) mp_buf_printf(b, "%-5u ", g->ops[o].model_index);
-    mp_buf_printf(b, "%-20s %-30s %10llu\n", g->ops[o].name, k,
-                  (unsigned long long)(st == MP_OK && lo.supported ? lo.scratch_bytes : 0));
+    mp_buf_printf(b, "%-20s %-30s %10llu\n", g->ops[o].name, k, (unsigned long long)local);
     mp_lower_free(&lo);
   }
   if (g->n_serial_ops) {
@@ -724,6 +730,7 @@ char *mp_plan_summary_shared(const mp_plan *p, const char *prefix, int verbose,
                   g->n_elided_concats, g->n_elided_concats == 1 ? "" : "s", part, nb);
   }
   summary_order(&b, g);
+  emit_patch_summary(&b, p);
   for (uint32_t i = 0; i < p->n_arenas; i++) {
     const mp_arena *a = &p->arenas[i];
     if (a->role != MP_ROLE_SCRATCH || a->total_size == a->lower_bound) continue;

@@ -531,6 +531,18 @@ done:
   return st;
 }
 
+void mp_graph_patch_baseline(mp_graph *g, uint64_t scratch, uint64_t tensor_bound,
+                             uint64_t inplace_bound, bool automatic, uint32_t tried) {
+  mp_patch *p = g->patch;
+  if (!p) return;
+  p->has_baseline = true;
+  p->base_scratch = scratch;
+  p->base_tensor_bound = tensor_bound;
+  p->base_inplace_bound = inplace_bound;
+  p->automatic = automatic;
+  p->tried = tried;
+}
+
 mp_status mp_patch_candidates(const mp_graph *g, uint32_t **lasts, size_t *n) {
   *lasts = NULL;
   *n = 0;

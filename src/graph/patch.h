@@ -52,6 +52,11 @@ typedef struct mp_patch {
   uint64_t macs, macs_patched; /* the stage's multiply-accumulates, whole and tiled */
   uint64_t model_macs;         /* every convolution, pool, ADD and FULLY_CONNECTED of the model */
   int32_t halo_rows, halo_cols; /* most input rows / columns a tile reads beyond its share */
+  /* the unpatched graph's figures (mp_graph_patch_baseline), for the reports */
+  bool has_baseline;
+  uint64_t base_scratch, base_tensor_bound, base_inplace_bound;
+  bool automatic;              /* memory.patch auto chose the stage */
+  uint32_t tried;              /* stages and grids auto tried */
   uint32_t head_n_outputs;     /* the head operator's own outputs, before the stage */
   const int32_t *head_outputs;
 } mp_patch;
