@@ -28,7 +28,9 @@
  *     topological order that keeps stateful operators in model order
  *     (mp_order_check), and every scratch slot's lifetime in the plan
  *     covers each step of that order that touches it, re-derived here from
- *     the operators' tensor lists in the order they run.
+ *     the operators' tensor lists in the order they run;
+ *   - a patched stage's tiles cover its output once, each reading only
+ *     pixels its window holds and its tile wrote (verify_patch.c).
  *
  * The overlap check is a sweep over time: slots start and end; the live
  * slots of an arena are kept sorted by offset and pairwise disjoint, so a
@@ -38,6 +40,7 @@
  * A violation names the two tensors.
  */
 #include "util/diag.h"
+#include "plan/verify_patch.h"
 #include "lower/lower.h"
 #include "util/util.h"
 #include "mpk_fixed.h"
@@ -866,6 +869,9 @@ mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx) {
   if (sst != MP_OK) return sst;
   /* views: where each lies, from its operator */
   mp_status vst = check_views(p, dx);
+  if (vst != MP_OK) return vst;
+  /* a patched stage: its tiles give the whole layers' values */
+  vst = mp_verify_patch(p, dx);
   if (vst != MP_OK) return vst;
   /* overlaps */
   for (uint32_t i = 0; i < p->n_arenas; i++) {

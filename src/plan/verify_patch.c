@@ -1,0 +1,227 @@
+/*
+ * verify_patch.c — the verifier's check of a patched stage (memory.patch).
+ *
+ * It re-derives, from each layer's whole-tensor geometry (lowered again
+ * here) and from the per-tile calls the module makes (mp_patch_tile_call,
+ * exactly what the emitter writes), that running the tiles gives the
+ * unpatched result:
+ *   - the tiles' writes of the stage output cover it exactly once;
+ *   - every call of a window layer maps each output pixel and tap of its
+ *     tile onto the same input pixel as the whole layer does, every tap
+ *     inside the true image lands inside the buffer the call reads, and
+ *     every tap outside it lands outside the buffer (the kernel's padding);
+ *     an ADD reads, row by row, the pixels it writes;
+ *   - every buffer a call reads is the stage input (which nothing in the
+ *     stage writes) or was written earlier in the same tile, over every
+ *     pixel read, and no buffer written since then overlaps it in the
+ *     tile scratch: nothing is read as if written;
+ *   - the tile buffers lie inside the op-local scratch the plan placed, and
+ *     the stage input, output and scratch are live at the stage's step.
+ * A violation names the tile, the layer and its operator.
+ */
+#include "plan/verify_patch.h"
+
+#include "graph/patch.h"
+#include "util/diag.h"
+#include "util/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PFAIL(...)                                                                            \
+  do {                                                                                        \
+    mp_error(dx, MP_LOC_NONE, "plan verification failed: patched stage: " __VA_ARGS__);       \
+    st = MP_ERR_VERIFY;                                                                       \
+    goto done;                                                                                \
+  } while (0)
+
+/* The pixels of stage tensor k's buffer for tile t: its origin and size in
+ * the whole tensor (the whole tensor for the stage's input and output). */
+typedef struct span {
+  int32_t y0, x0, h, w;
+} span;
+
+static span buffer_span(const mp_patch *s, uint32_t t, uint32_t k) {
+  mp_patch_rect r = mp_patch_buffer_rect(s, t, k);
+  return (span){r.y0, r.x0, r.y1 - r.y0, r.x1 - r.x0};
+}
+
+/* One axis of a window call: output positions o0 .. o0 + n - 1 of the
+ * whole layer (stride, pad, taps, dilation over an input of `extent`) read
+ * through a call whose own padding is `cpad` from a buffer starting at
+ * `b0` of `bn` positions.  0 when every tap agrees. */
+static int axis_ok(int32_t o0, int32_t n, int32_t stride, int32_t pad, int32_t taps, int32_t dil,
+                   int32_t extent, int32_t cpad, int32_t b0, int32_t bn) {
+  if (b0 < 0 || bn < 0 || b0 + bn > extent) return 0;
+  for (int32_t i = 0; i < n; i++)
+    for (int32_t f = 0; f < taps; f++) {
+      int32_t whole = (o0 + i) * stride - pad + f * dil; /* the unpatched layer's tap */
+      int32_t local = i * stride - cpad + f * dil;       /* the call's tap in its buffer */
+      bool inside_image = whole >= 0 && whole < extent;
+      bool inside_buffer = local >= 0 && local < bn;
+      if (inside_image != inside_buffer) return 0;
+      if (inside_image && local != whole - b0) return 0;
+    }
+  return 1;
+}
+
+mp_status mp_verify_patch(const mp_plan *p, const mp_diag_sink *dx) {
+  const mp_graph *g = p->graph;
+  const mp_patch *s = g->patch;
+  if (!s) return MP_OK;
+  mp_status st = MP_OK;
+  uint32_t nk = s->n_tensors;
+  const mp_patch_tensor *ty = &s->tensors[nk - 1];
+  uint8_t *cover = calloc((size_t)ty->h * ty->w, 1);
+  /* per tile: the rectangle written so far of each stage tensor */
+  span *written = malloc(nk * sizeof *written);
+  int32_t *wlayer = malloc(nk * sizeof *wlayer);
+  mpk_conv_geom *whole = calloc(s->n_layers, sizeof *whole);
+  if (!cover || !written || !wlayer || !whole) {
+    st = MP_ERR_NOMEM;
+    goto done;
+  }
+  for (uint32_t l = 0; l < s->n_layers; l++) {
+    mp_lowered_op lo;
+    mp_status ls = mp_patch_lower_layer(g, l, &lo);
+    if (ls == MP_OK && s->layers[l].window) memcpy(&whole[l], &lo.params, sizeof whole[l]);
+    mp_lower_free(&lo);
+    if (ls != MP_OK) PFAIL("layer %u (operator %u) does not lower to its kernel", l, s->layers[l].op);
+  }
+  /* storage: the stage's tensors placed and live at its step */
+  int32_t head = (int32_t)s->head;
+  const int32_t ends[3] = {s->tensors[0].tensor, ty->tensor, s->scratch_tensor};
+  for (int i = 0; i < 3; i++) {
+    int32_t t = ends[i];
+    const mp_allocation *a = &p->allocs[t];
+    int32_t r = a->alias_of >= 0 ? a->alias_of : t;
+    if (!a->placed && a->caller_io < 0)
+      PFAIL("tensor %d '%s' has no storage", t, g->tensors[t].name);
+    if (p->allocs[r].placed && (p->lifetimes[r].start_op > head || p->lifetimes[r].end_op < head))
+      PFAIL("tensor %d '%s' is not live at the stage's step %d", t, g->tensors[t].name, head);
+  }
+  if (g->tensors[s->scratch_tensor].size < s->scratch_bytes)
+    PFAIL("the tile buffers need %llu bytes, the op-local scratch holds %llu",
+          (unsigned long long)s->scratch_bytes,
+          (unsigned long long)g->tensors[s->scratch_tensor].size);
+  for (uint32_t t = 0; t < s->n_tiles; t++) {
+    for (uint32_t k = 0; k < nk; k++) {
+      written[k] = (span){0, 0, 0, 0};
+      wlayer[k] = -1;
+    }
+    /* the stage input is whole and written before the stage */
+    written[0] = (span){0, 0, s->tensors[0].h, s->tensors[0].w};
+    for (uint32_t l = 0; l < s->n_layers; l++) {
+      const mp_patch_layer *ly = &s->layers[l];
+      mp_patch_call c;
+      mp_patch_tile_call(s, t, l, &c);
+      if (c.skip) continue;
+      uint32_t ko = l + 1;
+      const mp_patch_tensor *to = &s->tensors[ko];
+      span ob = buffer_span(s, t, ko);
+      /* the output rectangle the call writes, in the whole tensor */
+      span out;
+      if (ly->window) {
+        int64_t pix = c.out_off / to->c;
+        if (c.out_off % to->c || ob.w <= 0)
+          PFAIL("tile %u, operator %u: its output starts inside a pixel", t, ly->op);
+        out = (span){ob.y0 + (int32_t)(pix / ob.w), ob.x0 + (int32_t)(pix % ob.w), c.geom.out_h,
+                     c.geom.out_w};
+        int64_t row = ko == nk - 1 ? (int64_t)to->w * to->c : (int64_t)c.geom.out_w * to->c;
+        int64_t got = c.geom.out_row_stride ? c.geom.out_row_stride : (int64_t)c.geom.out_w * to->c;
+        if (got != row || (c.geom.out_pixel_stride && c.geom.out_pixel_stride != to->c))
+          PFAIL("tile %u, operator %u: its output strides do not match its buffer", t, ly->op);
+      } else {
+        int64_t pix = c.out_off / to->c;
+        if (c.out_off % to->c || c.row_elems % to->c || c.out_row_stride != (int64_t)ob.w * to->c)
+          PFAIL("tile %u, operator %u (ADD): its rows do not match its buffer", t, ly->op);
+        out = (span){ob.y0 + (int32_t)(pix / ob.w), ob.x0 + (int32_t)(pix % ob.w), c.rows,
+                     c.row_elems / to->c};
+      }
+      if (out.y0 < ob.y0 || out.x0 < ob.x0 || out.y0 + out.h > ob.y0 + ob.h ||
+          out.x0 + out.w > ob.x0 + ob.w || out.h <= 0 || out.w <= 0)
+        PFAIL("tile %u, operator %u writes outside its buffer", t, ly->op);
+      for (uint32_t i = 0; i < ly->n_in; i++) {
+        uint32_t ki = ly->in[i];
+        span ib = buffer_span(s, t, ki), w = written[ki];
+        /* what the call reads, in the whole tensor */
+        span rd;
+        if (ly->window) {
+          const mpk_conv_geom *G = &whole[l];
+          int32_t dh = G->dilation_h > 0 ? G->dilation_h : 1, dw = G->dilation_w > 0 ? G->dilation_w : 1;
+          if (c.geom.in_h != ib.h || c.geom.in_w != ib.w || c.geom.stride_h != G->stride_h ||
+              c.geom.stride_w != G->stride_w || c.geom.filter_h != G->filter_h ||
+              c.geom.filter_w != G->filter_w || c.geom.in_c != G->in_c || c.geom.out_c != G->out_c ||
+              !axis_ok(out.y0, out.h, G->stride_h, G->pad_h, G->filter_h, dh, G->in_h,
+                       c.geom.pad_h, ib.y0, ib.h) ||
+              !axis_ok(out.x0, out.w, G->stride_w, G->pad_w, G->filter_w, dw, G->in_w,
+                       c.geom.pad_w, ib.x0, ib.w))
+            PFAIL("tile %u, operator %u: its window does not read the pixels the whole layer "
+                  "reads for its outputs (or reads padding as pixels)", t, ly->op);
+          int32_t y0 = out.y0 * G->stride_h - G->pad_h, x0 = out.x0 * G->stride_w - G->pad_w;
+          int32_t y1 = (out.y0 + out.h - 1) * G->stride_h - G->pad_h + (G->filter_h - 1) * dh + 1;
+          int32_t x1 = (out.x0 + out.w - 1) * G->stride_w - G->pad_w + (G->filter_w - 1) * dw + 1;
+          const mp_patch_tensor *tin = &s->tensors[ki];
+          y0 = y0 < 0 ? 0 : y0;
+          x0 = x0 < 0 ? 0 : x0;
+          y1 = y1 > tin->h ? tin->h : y1;
+          x1 = x1 > tin->w ? tin->w : x1;
+          rd = (span){y0, x0, y1 - y0, x1 - x0};
+        } else {
+          int64_t pix = c.in_off[i] / to->c;
+          if (c.in_off[i] % to->c || c.in_row_stride[i] != (int64_t)ib.w * to->c)
+            PFAIL("tile %u, operator %u (ADD): input %u's rows do not match its buffer", t,
+                  ly->op, i);
+          rd = (span){ib.y0 + (int32_t)(pix / ib.w), ib.x0 + (int32_t)(pix % ib.w), out.h, out.w};
+          if (rd.y0 != out.y0 || rd.x0 != out.x0)
+            PFAIL("tile %u, operator %u (ADD): input %u is read at other pixels than written",
+                  t, ly->op, i);
+        }
+        if (rd.h > 0 && rd.w > 0 &&
+            (rd.y0 < w.y0 || rd.x0 < w.x0 || rd.y0 + rd.h > w.y0 + w.h || rd.x0 + rd.w > w.x0 + w.w))
+          PFAIL("tile %u, operator %u reads pixels of tensor %d that the tile has not written",
+                t, ly->op, s->tensors[ki].tensor);
+        /* the call's own output does not land on what it reads */
+        if (ki > 0 && ki < nk - 1 && ko < nk - 1) {
+          const mp_patch_tensor *a = &s->tensors[ki], *b = &s->tensors[ko];
+          if (a->offset < b->offset + b->bytes && b->offset < a->offset + a->bytes)
+            PFAIL("tile %u, operator %u writes tensor %d's tile buffer over tensor %d's, which "
+                  "it reads", t, ly->op, b->tensor, a->tensor);
+        }
+        /* nothing written since into the same bytes of the tile scratch */
+        if (ki > 0 && ki < nk - 1)
+          for (uint32_t k2 = 1; k2 + 1 < nk; k2++) {
+            if (k2 == ki || wlayer[k2] <= wlayer[ki]) continue;
+            const mp_patch_tensor *a = &s->tensors[ki], *b = &s->tensors[k2];
+            if (a->offset < b->offset + b->bytes && b->offset < a->offset + a->bytes)
+              PFAIL("tile %u, operator %u reads tensor %d's tile buffer, which tensor %d's "
+                    "overwrote since", t, ly->op, a->tensor, b->tensor);
+          }
+      }
+      if (ko < nk - 1) {
+        const mp_patch_tensor *x = &s->tensors[ko];
+        if ((uint64_t)ob.h * (uint64_t)ob.w * (uint64_t)x->c * (uint64_t)x->elem > x->bytes ||
+            x->offset + x->bytes > s->scratch_bytes)
+          PFAIL("tile %u: tensor %d's window does not fit its tile buffer", t, x->tensor);
+      } else {
+        for (int32_t y = out.y0; y < out.y0 + out.h; y++)
+          for (int32_t x = out.x0; x < out.x0 + out.w; x++)
+            if (cover[(size_t)y * ty->w + x]++)
+              PFAIL("tile %u writes pixel (%d, %d) of the stage output, which an earlier tile "
+                    "wrote", t, y, x);
+      }
+      written[ko] = out;
+      wlayer[ko] = (int32_t)l;
+    }
+  }
+  for (size_t i = 0; i < (size_t)ty->h * ty->w; i++)
+    if (!cover[i])
+      PFAIL("no tile writes pixel (%d, %d) of the stage output", (int)(i / ty->w),
+            (int)(i % ty->w));
+done:
+  free(cover);
+  free(written);
+  free(wlayer);
+  free(whole);
+  return st;
+}

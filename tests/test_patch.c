@@ -1,0 +1,315 @@
+/*
+ * test_patch.c — patch-based inference (memory.patch): a stage run tile by
+ * tile gives the whole layers' bytes, plans below the unpatched in-place
+ * plan, and the verifier refuses tiles that miss a pixel, write one twice
+ * or read what their tile did not write.
+ *
+ * The tiled result is checked against the unpatched one by running the
+ * reference kernels here, layer by layer on whole tensors and then tile by
+ * tile with the calls the module makes (mp_patch_tile_call), on random
+ * inputs; the emitted modules are compared against plain ones in
+ * tests/suite_rewrite.sh and against TFLM in the conformance suite.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "fixtures.h"
+#include "testutil.h"
+
+#define MPK_API /* strong declarations: the kernels come from libmemplan.a */
+#include "mpk.h"
+#include "graph/patch.h"
+#include "lower/lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct built {
+  mp_model *m;
+  mp_graph *g;
+} built;
+
+/* Net `name` built as memory.in_place builds it, patched on ops first ..
+ * last with r x c tiles (no patch when r is 0); *st gets the patch's
+ * status. */
+static built build(const char *name, uint32_t first, uint32_t last, uint32_t r, uint32_t c,
+                   tu_diags *d, mp_status *st) {
+  built b = {fx_model(name), NULL};
+  assert_non_null(b.m);
+  mp_graph_options go = {.alias_views = true, .fold_pads = true, .sub_views = true,
+                         .serial_depthwise = true};
+  assert_int_equal(mp_graph_build(b.m, 0, &go, NULL, &b.g), MP_OK);
+  assert_int_equal(mp_kernels_prepare(b.g, false, NULL), MP_OK);
+  *st = r ? mp_graph_patch(b.g, first, last, r, c, d ? &d->sink : NULL) : MP_OK;
+  return b;
+}
+
+static void unbuild(built *b) {
+  mp_graph_free(&b->g);
+  mp_model_free(&b->m);
+}
+
+static uint64_t plan_scratch(const mp_graph *g, mp_status *verified) {
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  mp_memory_args a = tu_args("greedy", true);
+  mp_plan *p = NULL;
+  assert_int_equal(mp_plan_build(g, &pf, &a, NULL, &p), MP_OK);
+  *verified = mp_plan_verify(p, NULL);
+  uint64_t s = mp_plan_scratch_bytes(p);
+  mp_plan_free(&p);
+  return s;
+}
+
+static void a_patched_stage_plans_below_the_in_place_plan_and_verifies(void **state) {
+  (void)state;
+  mp_status st, v;
+  built plain = build("mobilenet_v2_96_035", 0, 0, 0, 0, NULL, &st);
+  uint64_t base = plan_scratch(plain.g, &v);
+  assert_int_equal(v, MP_OK);
+  built b = build("mobilenet_v2_96_035", 0, 17, 3, 3, NULL, &st);
+  assert_int_equal(st, MP_OK);
+  const mp_patch *p = b.g->patch;
+  assert_non_null(p);
+  assert_int_equal(p->rows * p->cols, 9);
+  assert_true(p->n_layers >= 10);
+  /* the intermediates have no storage: only the tile buffers */
+  for (uint32_t k = 1; k + 1 < p->n_tensors; k++)
+    assert_false(mp_graph_needs_slot(b.g, (uint32_t)p->tensors[k].tensor));
+  assert_true(mp_graph_needs_slot(b.g, (uint32_t)p->scratch_tensor));
+  assert_true(p->macs_patched > p->macs); /* the halos cost arithmetic */
+  uint64_t s = plan_scratch(b.g, &v);
+  assert_int_equal(v, MP_OK);
+  assert_true(s < base);
+  unbuild(&b);
+  unbuild(&plain);
+}
+
+/* ---- running the stage on the host ---------------------------------------- */
+
+static int32_t run_layer(const mp_lowered_op *lo, const mp_kparams *kp, const void *in1,
+                         const void *in2, const mp_graph *g, void *out) {
+  const void *w = NULL, *bias = NULL;
+  uint32_t nc = 0;
+  for (uint32_t k = 0; k < lo->n_args; k++) {
+    int32_t t = lo->args[k].tensor;
+    if (t < 0 || lo->args[k].is_output || g->tensors[t].role != MP_ROLE_CONSTANT) continue;
+    if (nc++ == 0)
+      w = g->tensors[t].data;
+    else
+      bias = g->tensors[t].data;
+  }
+  switch (lo->kernel) {
+  case MP_K_CONV2D_S8: return mpk_conv2d_s8(&kp->conv_s8, in1, w, bias, out, NULL);
+  case MP_K_DEPTHWISE_CONV2D_S8: return mpk_depthwise_conv2d_s8(&kp->conv_s8, in1, w, bias, out, NULL);
+  case MP_K_CONV2D_F32: return mpk_conv2d_f32(&kp->conv_f32, in1, w, bias, out, NULL);
+  case MP_K_DEPTHWISE_CONV2D_F32:
+    return mpk_depthwise_conv2d_f32(&kp->conv_f32, in1, w, bias, out, NULL);
+  case MP_K_ADD_S8: return mpk_add_s8(&kp->add_s8, in1, in2, out, NULL);
+  case MP_K_ADD_F32: return mpk_add_f32(&kp->add_f32, in1, in2, out, NULL);
+  default: fail_msg("kernel %s not run by this test", lo->fn); return 1;
+  }
+}
+
+static size_t bytes_of(const mp_patch_tensor *x) {
+  return (size_t)x->h * (size_t)x->w * (size_t)x->c * (size_t)x->elem;
+}
+
+/* The stage of `name` whole and tiled on the same random input: equal
+ * output bytes. */
+static void tiled_equals_whole(const char *name, uint32_t last, uint32_t r, uint32_t c) {
+  mp_status st;
+  built b = build(name, 0, last, r, c, NULL, &st);
+  assert_int_equal(st, MP_OK);
+  const mp_patch *p = b.g->patch;
+  mp_lowered_op *lo = calloc(p->n_layers, sizeof *lo);
+  uint8_t **whole = calloc(p->n_tensors, sizeof *whole);
+  assert_non_null(lo);
+  assert_non_null(whole);
+  for (uint32_t k = 0; k < p->n_tensors; k++) {
+    whole[k] = malloc(bytes_of(&p->tensors[k]));
+    assert_non_null(whole[k]);
+  }
+  uint64_t seed = 0x9e3779b97f4a7c15u;
+  for (size_t i = 0; i < bytes_of(&p->tensors[0]); i++) {
+    seed = seed * 6364136223846793005u + 1442695040888963407u;
+    whole[0][i] = (uint8_t)(seed >> 56);
+  }
+  if (p->tensors[0].elem == 4) /* float32: finite values */
+    for (size_t i = 0; i < bytes_of(&p->tensors[0]) / 4; i++)
+      ((float *)whole[0])[i] = (float)((int)(whole[0][i * 4] % 200) - 100) / 50.0f;
+  for (uint32_t l = 0; l < p->n_layers; l++) {
+    assert_int_equal(mp_patch_lower_layer(b.g, l, &lo[l]), MP_OK);
+    const mp_patch_layer *ly = &p->layers[l];
+    assert_int_equal(run_layer(&lo[l], &lo[l].params, whole[ly->in[0]],
+                               ly->n_in > 1 ? whole[ly->in[1]] : NULL, b.g, whole[l + 1]),
+                     MPK_OK);
+  }
+  /* tiled: the stage input whole, the output written tile by tile over
+   * garbage, each intermediate in its tile buffer */
+  size_t ny = bytes_of(&p->tensors[p->n_tensors - 1]);
+  uint8_t *out = malloc(ny), *tiles = malloc(p->scratch_bytes + 1);
+  assert_non_null(out);
+  assert_non_null(tiles);
+  memset(out, 0xa5, ny);
+  for (uint32_t t = 0; t < p->n_tiles; t++) {
+    memset(tiles, 0x5a, p->scratch_bytes + 1);
+    for (uint32_t l = 0; l < p->n_layers; l++) {
+      const mp_patch_layer *ly = &p->layers[l];
+      mp_patch_call call;
+      mp_patch_tile_call(p, t, l, &call);
+      if (call.skip) continue;
+      int32_t e = p->tensors[l + 1].elem;
+      uint8_t *ob = l + 1 == p->n_tensors - 1 ? out : tiles + p->tensors[l + 1].offset;
+      uint8_t *ib[2];
+      for (uint32_t i = 0; i < ly->n_in; i++)
+        ib[i] = ly->in[i] == 0 ? whole[0] : tiles + p->tensors[ly->in[i]].offset;
+      mp_kparams q = lo[l].params;
+      if (ly->window) {
+        memcpy(&q, &call.geom, sizeof call.geom); /* geom leads every window params struct */
+        assert_int_equal(run_layer(&lo[l], &q, ib[0], NULL, b.g, ob + call.out_off * e), MPK_OK);
+      } else {
+        q.add_s8.b.size = call.row_elems;
+        for (int32_t row = 0; row < call.rows; row++)
+          assert_int_equal(run_layer(&lo[l], &q, ib[0] + (call.in_off[0] + row * call.in_row_stride[0]) * e,
+                                     ib[1] + (call.in_off[1] + row * call.in_row_stride[1]) * e, b.g,
+                                     ob + (call.out_off + row * call.out_row_stride) * e),
+                           MPK_OK);
+      }
+    }
+  }
+  assert_memory_equal(out, whole[p->n_tensors - 1], ny);
+  for (uint32_t l = 0; l < p->n_layers; l++) mp_lower_free(&lo[l]);
+  for (uint32_t k = 0; k < p->n_tensors; k++) free(whole[k]);
+  free(whole);
+  free(lo);
+  free(out);
+  free(tiles);
+  unbuild(&b);
+}
+
+static void tiles_give_the_whole_layers_bytes_int8_edges_included(void **state) {
+  (void)state;
+  /* uneven grids: tiles of different sizes, edges against the padding */
+  tiled_equals_whole("mobilenet_v2_96_035", 17, 3, 3);
+  tiled_equals_whole("mobilenet_v2_96_035", 17, 2, 5);
+  tiled_equals_whole("mobilenet_v2_96_035", 31, 4, 3);
+  tiled_equals_whole("mobilenet_v2_96_035", 8, 7, 7);
+}
+
+static void tiles_give_the_whole_layers_bytes_float32(void **state) {
+  (void)state;
+  tiled_equals_whole("mobilenet_v2_96_035_f32", 17, 3, 2);
+}
+
+/* ---- refusals --------------------------------------------------------------- */
+
+static void a_range_that_is_no_stage_is_refused_with_the_reason(void **state) {
+  (void)state;
+  tu_diags d;
+  mp_status st;
+  tu_diags_init(&d);
+  built b = build("mobilenet_v2_96_035", 0, 0, 0, 0, NULL, &st);
+  uint32_t n = b.g->n_ops;
+  unbuild(&b);
+  b = build("mobilenet_v2_96_035", 0, n - 1, 2, 2, &d, &st);
+  assert_int_equal(st, MP_ERR_CONFIG);
+  assert_true(tu_diags_has(&d, "MEAN") || tu_diags_has(&d, "FULLY_CONNECTED"));
+  assert_null(b.g->patch);
+  unbuild(&b);
+  /* a stage whose intermediate is read after it */
+  tu_diags_init(&d);
+  b = build("mobilenet_v2_96_035", 0, 12, 2, 2, &d, &st); /* op 13 ADDs op 9's output */
+  assert_int_equal(st, MP_ERR_CONFIG);
+  assert_true(tu_diags_has(&d, "end the stage at it"));
+  unbuild(&b);
+  tu_diags_init(&d);
+  b = build("mobilenet_v2_96_035", 0, 17, 13, 13, &d, &st);
+  assert_int_equal(st, MP_ERR_CONFIG);
+  assert_true(tu_diags_has(&d, "more tiles than pixels"));
+  unbuild(&b);
+  tu_diags_init(&d);
+  b = build("mobilenet_v2_96_035", 5, 3, 2, 2, &d, &st);
+  assert_int_equal(st, MP_ERR_CONFIG);
+  unbuild(&b);
+}
+
+/* ---- the verifier ----------------------------------------------------------- */
+
+static mp_status verify_after(built *b, tu_diags *d) {
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  mp_memory_args a = tu_args("greedy", true);
+  mp_plan *p = NULL;
+  assert_int_equal(mp_plan_build(b->g, &pf, &a, NULL, &p), MP_OK);
+  mp_status st = mp_plan_verify(p, &d->sink);
+  mp_plan_free(&p);
+  return st;
+}
+
+static void the_verifier_refuses_a_missed_pixel_an_unwritten_read_and_a_clobbered_buffer(void **state) {
+  (void)state;
+  mp_status st;
+  tu_diags d;
+  /* a tile that writes one row less of the stage output */
+  built b = build("mobilenet_v2_96_035", 0, 17, 3, 3, NULL, &st);
+  mp_patch *p = b.g->patch;
+  p->need[(size_t)4 * p->n_tensors + p->n_tensors - 1].y1--;
+  tu_diags_init(&d);
+  assert_int_equal(verify_after(&b, &d), MP_ERR_VERIFY);
+  assert_true(tu_diags_has(&d, "no tile writes pixel") || tu_diags_has(&d, "reads pixels"));
+  unbuild(&b);
+  /* a tile that computes one column less of an intermediate its next
+   * layer reads */
+  b = build("mobilenet_v2_96_035", 0, 17, 3, 3, NULL, &st);
+  p = b.g->patch;
+  p->need[(size_t)4 * p->n_tensors + 3].x1--;
+  tu_diags_init(&d);
+  assert_int_equal(verify_after(&b, &d), MP_ERR_VERIFY);
+  assert_true(tu_diags_has(&d, "tile 4"));
+  unbuild(&b);
+  /* two tile buffers live together in the same bytes */
+  b = build("mobilenet_v2_96_035", 0, 17, 3, 3, NULL, &st);
+  p = b.g->patch;
+  p->tensors[2].offset = p->tensors[1].offset;
+  tu_diags_init(&d);
+  assert_int_equal(verify_after(&b, &d), MP_ERR_VERIFY);
+  assert_true(tu_diags_has(&d, "which it reads"));
+  unbuild(&b);
+  /* a buffer overwritten before its last reader: op 8's output (stage
+   * tensor 6), read by op 9 and again by the ADD of op 13, under the buffer
+   * of op 11's output (stage tensor 8) */
+  b = build("mobilenet_v2_96_035", 0, 17, 3, 3, NULL, &st);
+  p = b.g->patch;
+  p->tensors[8].offset = p->tensors[6].offset;
+  tu_diags_init(&d);
+  assert_int_equal(verify_after(&b, &d), MP_ERR_VERIFY);
+  assert_true(tu_diags_has(&d, "overwrote since"));
+  unbuild(&b);
+  /* two tiles writing the same output rows */
+  b = build("mobilenet_v2_96_035", 0, 17, 3, 3, NULL, &st);
+  p = b.g->patch;
+  p->need[(size_t)4 * p->n_tensors + p->n_tensors - 1].y0--;
+  tu_diags_init(&d);
+  assert_int_equal(verify_after(&b, &d), MP_ERR_VERIFY);
+  unbuild(&b);
+  /* untouched, it verifies */
+  b = build("mobilenet_v2_96_035", 0, 17, 3, 3, NULL, &st);
+  tu_diags_init(&d);
+  assert_int_equal(verify_after(&b, &d), MP_OK);
+  unbuild(&b);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(a_patched_stage_plans_below_the_in_place_plan_and_verifies),
+      cmocka_unit_test(tiles_give_the_whole_layers_bytes_int8_edges_included),
+      cmocka_unit_test(tiles_give_the_whole_layers_bytes_float32),
+      cmocka_unit_test(a_range_that_is_no_stage_is_refused_with_the_reason),
+      cmocka_unit_test(the_verifier_refuses_a_missed_pixel_an_unwritten_read_and_a_clobbered_buffer),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
