@@ -36,6 +36,10 @@ if [ -x "$MKMODEL" ]; then
   for s in 1 2 3; do
     "$MKMODEL" random --seed "$s" "$out/random$s.tflite" && run "random$s" "$MEMPLAN" plan "$out/random$s.tflite" --json
   done
+  # a patched stage (memory.patch): planner.patch
+  "$MKMODEL" fixture mobilenet_v2_96_035 "$out/mnv2.tflite" &&
+    run patched "$MEMPLAN" plan "$out/mnv2.tflite" --json --memory.in_place=true \
+      --memory.patch '{"first": 0, "last": 17, "rows": 3, "cols": 3}'
 fi
 if [ -d ../shared/models ]; then
   for m in ../shared/models/*.tflite; do
@@ -85,6 +89,13 @@ for t in kinds["spilled"]:
     if t["memory"] != "sram" or s["memory"] != "dtcm" or s["capacity"] != 8192:
         sys.exit(f"FAIL spill: tensor {t['id']} in {t['memory']}: {s}")
 print(f"ok   reasons: {', '.join(f'{k} {len(v)}' for k, v in sorted(kinds.items()))}")
+try:
+    pt = json.load(open(f"{out}/patched.json"))["planner"]["patch"]
+except FileNotFoundError:
+    sys.exit(0)
+if (pt["rows"], pt["cols"], pt["first_op"], pt["last_op"]) != (3, 3, 0, 17) or pt["saved_bytes"] <= 0:
+    sys.exit(f"FAIL patched: planner.patch is {pt}")
+print(f"ok   patched: {pt['rows']}x{pt['cols']} tiles, {pt['saved_bytes']} bytes saved, +{pt['extra_macs_percent']} % MACs")
 PY
 # the checker refuses bad reports
 python3 - "$out" <<'PY'
