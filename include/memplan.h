@@ -1156,6 +1156,21 @@ typedef struct mp_plan {
   struct mp_pool *pool;
 } mp_plan;
 
+/* memory.patch auto (patch_search.c): the candidate stages from g's first
+ * operator on 2x2 .. 8x8 tiles, each on a fresh build of g (its rewrites,
+ * order, target and kernels), ranked by their lower bound, the best few
+ * planned with mem's planner on pf.  *out is a new patched graph (the
+ * caller frees it) when one needs less scratch than g unpatched, else
+ * NULL; g is not changed. */
+mp_status mp_patch_search(const mp_graph *g, const mp_platform *pf, const mp_memory_args *mem,
+                          bool allow_unsupported, mp_graph **out);
+
+/* memory.patch as a stage: mp_graph_patch on g, with the unpatched plan's
+ * scratch and bounds recorded for the reports. */
+mp_status mp_patch_stage_baseline(mp_graph *g, const mp_platform *pf, const mp_memory_args *mem,
+                                  uint32_t first, uint32_t last, uint32_t rows, uint32_t cols,
+                                  const mp_diag_sink *dx);
+
 /* Plan every tensor of `g` on `platform` following `mem`.  Fails with
  * MP_ERR_NOFIT (naming tensor, memory, budget and shortfall) when a pinned
  * tensor or a constant cannot fit, MP_ERR_CONFIG for inconsistent rules
