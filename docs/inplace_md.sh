@@ -7,8 +7,8 @@
 # networks' convert time with in_place off and on, the full-size
 # MobileNetV2s' outputs in place against plain, and the bound of the
 # model's operator order and of memory.op_order min_peak's for the same
-# models, the held-out networks and memplan's branch fixtures.  Takes a
-# few minutes.
+# models, the held-out networks and memplan's branch fixtures, then the
+# memory.patch section (docs/patch_md.sh).  Takes a few minutes.
 #   docs/inplace_md.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -245,4 +245,6 @@ for f in files:
                   "yes" if oo["exact"] else "no", arrow(scratch(base), scratch(mp))]
     print("| " + " | ".join(cells) + " |")
 PY
+# memory.patch: the patched plans and the full-size MobileNetV2 run tiled
+bash docs/patch_md.sh >> docs/INPLACE.md
 echo "docs/INPLACE.md written"

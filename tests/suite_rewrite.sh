@@ -26,7 +26,11 @@
 # branch fixtures run in the order found give the model-order module's
 # bytes, every operator's outputs included (host, ASan + UBSan, garbage
 # scratch), and the multi-operator conformance cases it reorders match
-# TFLM in that order.
+# TFLM in that order.  And memory.patch auto: every held-out network it
+# patches runs its stage tile by tile and gives the in_place module's bytes
+# (outputs, and every operator's outside the stage), generic and
+# cortex-m55, host and Cortex-M55; the multi-operator conformance cases
+# match TFLM with it.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -97,6 +101,69 @@ out_bytes() { grep -o '[0-9]* bytes' "$1" | awk '{s += $1} END {print s}'; }
 # sorted, then the outputs' in order: the same for two modules that run the
 # same operators in different orders.
 by_op() { grep '^op ' "$1" | sed 's/^op [0-9]* /op /' | sort; grep -v '^op ' "$1"; }
+
+# memory.patch auto on the in_place module of $1 (model), $2 (target), $3
+# (planner), the in_place module's folder $4: when a stage is patched, the
+# module runs it tile by tile and must give the in_place module's outputs
+# and every operator's outputs outside the stage (the stage's output
+# included) byte for byte, on the host and, for cortex-m55, on the
+# Cortex-M55 ($5 = 1).  The expected bytes are the unpatched module's.
+patched_case() {
+  local m=$1 target=$2 planner=$3 on=$4 m55=$5 pd="$out/$1-$2-$3-patch" kobjs
+  if ! "$MEMPLAN" convert --quiet --model.path "$out/$m.tflite" --module.path "$pd" \
+       --module.prefix fx --module.target "$target" --memory.in_place=true --memory.patch=auto \
+       --memory.planner "$planner" --memory.dump_residency_json=true > "$pd.log" 2>&1; then
+    bad "$m $target $planner patch auto: convert"; cat "$pd.log"; return
+  fi
+  if ! grep -q '"patch"' "$pd/fx_residency.json"; then
+    echo "ok   $m $target $planner: memory.patch auto keeps no stage (none plans smaller)"; return
+  fi
+  host_run "$pd" "$m $target $planner patch auto"
+  same_outside() { # PLAIN.out PATCHED.out: equal outside the stage
+    python3 - "$1" "$2" "$pd/fx_residency.json" <<'PY'
+import json, sys
+pt = json.load(open(sys.argv[3]))["planner"]["patch"]
+def lines(f):
+    ops, rest = {}, []
+    for l in open(f).read().splitlines():
+        if l.startswith("op "):
+            ops[int(l.split()[1])] = l
+        else:
+            rest.append(l)
+    return ops, rest
+(po, pr), (qo, qr) = lines(sys.argv[1]), lines(sys.argv[2])
+keep = [k for k in po if k < pt["first_op"] or k >= pt["last_op"]]
+bad = [k for k in keep if po[k] != qo.get(k)]
+if pr != qr or bad or not keep:
+    sys.exit(f"differ: outputs {'same' if pr == qr else 'differ'}, operators {bad[:5]}")
+print(f"{sum(1 for l in pr if 'bytes' in l)} outputs and {len(keep)} operators' outputs, stage {pt['first_op']}..{pt['last_op']} on {pt['rows']}x{pt['cols']} tiles, +{pt['extra_macs_percent']} % MACs, {pt['saved_bytes']} bytes saved")
+PY
+  }
+  local r
+  if [ -s "$pd.out" ] && [ "$(tail -1 "$pd.out")" = "two runs alike" ] && r=$(same_outside "$on.out" "$pd.out"); then
+    echo "ok   $m $target $planner patch auto: the tiled module gives the in_place module's $r"
+  else
+    bad "$m $target $planner patch auto: the tiled module's bytes differ from the in_place module's: $r"
+  fi
+  [ "$target" = cortex-m55 ] && [ "$m55" = 1 ] || return
+  mkdir -p "$pd.m55"
+  if kobjs=$(kernel_objs "$pd" m55 2> "$pd.m55.cc") &&
+     (cd "$pd.m55" && arm-none-eabi-gcc $M55_CFLAGS -DFOLD_TARGET -I"$pd/include" -I"$pd/kernels" \
+        -I"$ROOT/tests/target" -DFX_WITH_KERNELS=1 $FOLD_FLAGS -c "$ROOT/tests/rewrite/fold_app.c" \
+        "$pd"/src/*.c) 2>> "$pd.m55.cc" &&
+     arm-none-eabi-gcc $M55_LDFLAGS "$pd.m55"/*.o $kobjs "$out/m55/startup.o" "$out/m55/semihost.o" \
+        -lm -lc -lnosys -o "$pd.elf" 2>> "$pd.m55.cc"; then
+    timeout 300 qemu-system-arm -M mps3-an547 -nographic -semihosting -kernel "$pd.elf" \
+      > "$pd.m55.out" 2>&1 || bad "$m $target $planner patch auto: the Cortex-M55 run failed"
+    if [ -s "$on.m55.out" ] && r=$(same_outside "$on.m55.out" "$pd.m55.out"); then
+      echo "ok   $m $target $planner patch auto on the Cortex-M55: the in_place module's $r"
+    else
+      bad "$m $target $planner patch auto on the Cortex-M55: bytes differ from the in_place module's"
+    fi
+  else
+    bad "$m $target $planner patch auto: Cortex-M55 build"; head -20 "$pd.m55.cc"
+  fi
+}
 
 # model:folds expected:planner[:views:concatenations elided]
 # (slices: no PAD, but SLICE outputs over the inputs they read last, which
@@ -198,6 +265,9 @@ for c in $cases; do
         bad "$m $target $planner on the Cortex-M55: folded outputs differ from the unfolded module's"
       fi
     fi
+    # memory.patch auto: the in_place module with a stage run tile by tile
+    # (PATCH=0 skips it)
+    [ "${PATCH:-1}" = 1 ] && patched_case "$m" "$target" "$planner" "$on" "$on_m55"
     # another planner than the case's own (REWRITE_PLANNERS) may keep the
     # graph without rewrites: the counts are then what its summary
     # reports, checked against the listing and the JSON as usual
@@ -411,6 +481,20 @@ elif [ -f "$conf/manifest.json" ]; then
     echo "ok   $n multi-operator conformance cases fold a PAD; with memory.in_place, multi-operator, slice, split, unpack, concatenation and pack cases: $(grep '^conformance:' "$out/conformance.log" | sed 's/^conformance: //')"
   else
     bad "the multi-operator conformance cases with memory.in_place"; tail -20 "$out/conformance.log"
+  fi
+  # and the multi-operator cases with memory.patch auto (the stages auto
+  # patches run tile by tile)
+  np=0
+  for f in "$conf"/multi_op_*/*/model.tflite; do
+    "$MEMPLAN" plan "$f" --memory.in_place=true --memory.patch=auto 2>/dev/null | grep -q "^patch: operators" &&
+      np=$((np + 1))
+  done
+  [ "$np" -ge 1 ] || bad "memory.patch auto patches no multi-operator conformance case"
+  if CONFORMANCE_FILTER='^multi_op_' CONFORMANCE_CONVERT_ARGS="--memory.in_place=true --memory.patch=auto" \
+       bash tests/suite_conformance.sh > "$out/conformance-patch.log" 2>&1; then
+    echo "ok   with memory.patch auto ($np multi-operator cases patched): $(grep '^conformance:' "$out/conformance-patch.log" | sed 's/^conformance: //')"
+  else
+    bad "the multi-operator conformance cases with memory.patch auto"; tail -20 "$out/conformance-patch.log"
   fi
   # and the multi-operator cases that memory.op_order min_peak runs in
   # another order, with and without in_place
