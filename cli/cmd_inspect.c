@@ -1,6 +1,6 @@
 /*
  * cmd_inspect.c — `memplan inspect MODEL [--subgraph N] [--json]
- * [--memory.op_order min_peak]`.
+ * [--memory.op_order min_peak] [--memory.patch auto]`.
  *
  * Shows what the planner sees in a model: operators, tensors with size,
  * role, lifetime and alias, and the scratch lower bound with and without
@@ -17,7 +17,7 @@
 
 static const char *USAGE =
     "usage: memplan inspect MODEL.tflite [--subgraph N] [--alignment N] [--json]\n"
-    "                       [--memory.op_order model|min_peak]\n"
+    "                       [--memory.op_order model|min_peak] [--memory.patch off|auto]\n"
     "\n"
     "Show the operators, tensors (size, role, lifetime, alias) and the scratch\n"
     "lower bound of one subgraph of a model.\n"
@@ -29,7 +29,12 @@ static const char *USAGE =
     "                  also search the operator orders for the lowest bounds, as\n"
     "                  memory.op_order: min_peak does (default model: the model's\n"
     "                  order, no search; the search takes seconds on models of\n"
-    "                  thousands of operators)\n";
+    "                  thousands of operators)\n"
+    "  --memory.patch auto\n"
+    "                  also search a stage to run tile by tile, as memory.patch:\n"
+    "                  auto does with memory.in_place and the greedy planner on\n"
+    "                  apollo510_evb, and give its tiles, halo, tile buffers,\n"
+    "                  extra multiply-accumulates and scratch (default off)\n";
 
 static void shape_str(const mp_tensor *t, char *buf, size_t n) {
   size_t len = 0;
@@ -337,10 +342,30 @@ static void print_text(const inspected *v, uint32_t align, bool search) {
   printf("persistent             %llu bytes\n", (unsigned long long)pers);
 }
 
+/* --memory.patch auto's finding, after the bounds. */
+static void print_patch(const mp_graph *pg, uint64_t scratch, mp_status k_status) {
+  mp_patch_info pi;
+  if (k_status != MP_OK) {
+    printf("patch (auto)           not searched: the kernels cannot be prepared (%s)\n",
+           mp_status_str(k_status));
+    return;
+  }
+  if (!mp_graph_patch_info(pg, &pi)) {
+    printf("patch (auto)           no stage plans smaller tile by tile\n");
+    return;
+  }
+  printf("patch (auto)           operators %u .. %u on %u x %u tiles of tensor %d from tensor %d: "
+         "halo %d rows, %d columns; tile buffers %llu bytes; +%llu.%02llu %% multiply-accumulates; "
+         "greedy in place %llu bytes against %llu unpatched\n", pi.first, pi.last, pi.rows, pi.cols,
+         pi.output, pi.input, pi.halo_rows, pi.halo_cols, (unsigned long long)pi.tile_bytes,
+         (unsigned long long)(pi.extra_macs_bp / 100), (unsigned long long)(pi.extra_macs_bp % 100),
+         (unsigned long long)scratch, (unsigned long long)pi.base_scratch);
+}
+
 int cmd_inspect(cli *c, int argc, char **argv) {
   const char *path = NULL;
   uint64_t subgraph = 0, align = 16;
-  bool json = false, search = false;
+  bool json = false, search = false, patch = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -354,6 +379,11 @@ int cmd_inspect(cli *c, int argc, char **argv) {
       if (strcmp(v, "model") && strcmp(v, "min_peak"))
         return cli_usage_error("inspect", "--memory.op_order '%s' is not model or min_peak", v);
       search = !strcmp(v, "min_peak");
+    } else if (!strcmp(a, "--memory.patch") || !strncmp(a, "--memory.patch=", 15)) {
+      const char *v = a[14] == '=' ? a + 15 : i + 1 < argc ? argv[++i] : NULL;
+      if (!v || (strcmp(v, "off") && strcmp(v, "auto")))
+        return cli_usage_error("inspect", "--memory.patch needs off or auto");
+      patch = !strcmp(v, "auto");
     } else if (!strcmp(a, "--subgraph") || !strcmp(a, "--alignment")) {
       uint64_t v;
       if (i + 1 >= argc || !cli_parse_u64(argv[i + 1], &v))
@@ -410,6 +440,20 @@ int cmd_inspect(cli *c, int argc, char **argv) {
       if (st == MP_OK) st = mp_kernels_overlaps(ip);
     }
   }
+  /* --memory.patch auto: the stage memory.patch auto keeps, if any */
+  mp_graph *pg = NULL;
+  uint64_t patched = 0;
+  if (st == MP_OK && patch && k_status == MP_OK) {
+    mp_platform pf;
+    char planner[] = "greedy";
+    mp_memory_args mem = {.planner = planner, .allocate_arenas = true, .in_place = true};
+    if (!mp_platform_builtin("apollo510_evb", &pf)) st = MP_ERR_INTERNAL;
+    if (st == MP_OK) st = mp_patch_search(ip, &pf, &mem, true, &pg);
+    mp_plan *pp = NULL;
+    if (st == MP_OK && pg && mp_plan_build(pg, &pf, &mem, NULL, &pp) == MP_OK)
+      patched = mp_plan_scratch_bytes(pp);
+    mp_plan_free(&pp);
+  }
   int rc = cli_exit_code(st);
   if (st == MP_OK) {
     inspected v = {g, na, ip, k, k_status};
@@ -417,7 +461,9 @@ int cmd_inspect(cli *c, int argc, char **argv) {
       rc = print_json(&v, (uint32_t)align, search);
     else
       print_text(&v, (uint32_t)align, search);
+    if (patch && !json) print_patch(pg, patched, k_status);
   }
+  mp_graph_free(&pg);
   mp_graph_free(&k);
   mp_graph_free(&ip);
   mp_graph_free(&na);

@@ -510,6 +510,21 @@ mp_status mp_graph_patch(mp_graph *g, uint32_t first, uint32_t last, uint32_t ro
 void mp_graph_patch_baseline(mp_graph *g, uint64_t scratch, uint64_t tensor_bound,
                              uint64_t inplace_bound, bool automatic, uint32_t tried);
 
+/* What a patched stage of g is, for tools (g->patch's figures): false when
+ * g has none. */
+typedef struct mp_patch_info {
+  uint32_t first, last, head;   /* the stage's operators; head runs it */
+  uint32_t rows, cols;          /* its tile grid */
+  int32_t input, output;        /* its input and output tensors */
+  int32_t halo_rows, halo_cols; /* most input rows / columns a tile reads beyond its share */
+  uint64_t tile_bytes;          /* the tile buffers (op-local scratch) */
+  uint64_t macs, macs_patched, model_macs; /* the stage's, whole and tiled; the model's */
+  uint64_t extra_macs_bp;       /* the halos' recomputation, 1/100 % of the model's */
+  bool automatic;               /* memory.patch auto chose it */
+  uint64_t base_scratch;        /* the unpatched plan's scratch (0: not known) */
+} mp_patch_info;
+bool mp_graph_patch_info(const mp_graph *g, mp_patch_info *out);
+
 mp_status mp_patch_candidates(const mp_graph *g, uint32_t **lasts, size_t *n);
 
 /* Add an op-local scratch buffer of `size` bytes, live over [op, op], for a

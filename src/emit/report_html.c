@@ -1041,7 +1041,11 @@ static void put_columns(report *r, const view *v) {
                   v->col, v->h, c);
     esc(b, g->ops[c].name);
     if (g->reordered) mp_buf_printf(b, " (model op %u)", g->ops[c].model_index);
-    if (g->ops[c].is_view) mp_buf_puts(b, " (view: no copy)");
+    char tiled[48];
+    if (emit_patch_label(g, c, tiled, sizeof tiled))
+      mp_buf_printf(b, " (%s)", tiled[0] == '(' ? "patched stage: tile by tile" : tiled);
+    else if (g->ops[c].is_view)
+      mp_buf_puts(b, " (view: no copy)");
     mp_buf_printf(b, "\nlive %s in %u slot%s \xC2\xB7 arena top %s", hb(s1, sizeof s1, v->live[c]),
                   v->nlive[c], v->nlive[c] == 1 ? "" : "s", hb(s2, sizeof s2, v->top[c]));
     if (is_peak(v, c)) mp_buf_puts(b, "\nat the high-water mark");
@@ -1306,6 +1310,18 @@ static void put_peak_note(report *r, const view *v) {
     mp_buf_puts(b, ").");
   }
   mp_buf_puts(b, "</p>\n");
+  /* memory.patch: what runs tile by tile, as the summary says it */
+  if (g->patch && v->a->role == MP_ROLE_SCRATCH) {
+    mp_buf text;
+    mp_buf_init(&text);
+    emit_patch_summary(&text, r->p);
+    if (text.data && text.len) {
+      mp_buf_puts(b, "<p class=\"note\">");
+      esc_n(b, text.data, text.len);
+      mp_buf_puts(b, "</p>\n");
+    }
+    mp_buf_free(&text);
+  }
 }
 
 /* The section of arena ai: head, y axis | scrolling plot | line labels,

@@ -543,6 +543,18 @@ void mp_graph_patch_baseline(mp_graph *g, uint64_t scratch, uint64_t tensor_boun
   p->tried = tried;
 }
 
+bool mp_graph_patch_info(const mp_graph *g, mp_patch_info *out) {
+  const mp_patch *p = g ? g->patch : NULL;
+  memset(out, 0, sizeof *out);
+  if (!p) return false;
+  *out = (mp_patch_info){p->first, p->last, p->head, p->rows, p->cols, p->tensors[0].tensor,
+                         p->tensors[p->n_tensors - 1].tensor, p->halo_rows, p->halo_cols,
+                         p->scratch_bytes, p->macs, p->macs_patched, p->model_macs,
+                         mp_patch_extra_macs_bp(p), p->automatic,
+                         p->has_baseline ? p->base_scratch : 0};
+  return true;
+}
+
 mp_status mp_patch_candidates(const mp_graph *g, uint32_t **lasts, size_t *n) {
   *lasts = NULL;
   *n = 0;
