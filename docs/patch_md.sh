@@ -75,9 +75,10 @@ inpl=$("$M" plan "$tmp/net_$n.tflite" --memory.in_place=true --json $one_bank |
 verdict() { [ "$1" -le "$2" ] && echo "met" || echo "not met"; }
 echo "| target | bytes | memory.patch auto | |"
 echo "|---|---:|---:|---|"
-echo "| in place (no patch) | | $(printf "%'d" "$inpl") | |"
-echo "| scratch <= 320 KiB | 327,680 | $(printf "%'d" "$auto") | $(verdict "$auto" 327680) |"
-echo "| scratch <= 160 KiB (below MCUNetV2's 172 KiB) | 163,840 | $(printf "%'d" "$auto") | $(verdict "$auto" 163840) |"
+comma() { python3 -c 'import sys; print("{:,}".format(int(sys.argv[1])))' "$1"; }
+echo "| in place (no patch) | | $(comma "$inpl") | |"
+echo "| scratch <= 320 KiB | 327,680 | $(comma "$auto") | $(verdict "$auto" 327680) |"
+echo "| scratch <= 160 KiB (below MCUNetV2's 172 KiB) | 163,840 | $(comma "$auto") | $(verdict "$auto" 163840) |"
 echo
 for mode in plain patch; do
   d="$tmp/run_$mode"
