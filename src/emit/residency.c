@@ -404,10 +404,11 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     json_object_set_new(jo, "outputs", int_list(o->outputs, o->n_outputs));
     json_object_set_new(jo, "view", json_boolean(o->is_view));
     /* the kernel function the module calls, as the lowering chose it for
-     * the target (null: a view, a folded PAD, or no kernel) */
+     * the target (null: a view, a folded PAD, no kernel, or a patched
+     * stage, which planner.patch describes) */
     mp_lowered_op lo;
     bool runs = mp_lower_op(g, i, &lo, NULL) == MP_OK && lo.supported && !lo.noop && !o->is_view &&
-                o->folded_into < 0;
+                o->folded_into < 0 && !o->patch_head;
     json_object_set_new(jo, "kernel", runs ? json_string(lo.fn) : json_null());
     mp_lower_free(&lo);
     if (o->folded_into >= 0) json_object_set_new(jo, "folded_into", jint((uint64_t)o->folded_into));
