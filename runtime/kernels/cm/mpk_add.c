@@ -82,16 +82,14 @@ MPK_API int32_t mpk_add_s8_fast(const mpk_add_s8_params *p, const int8_t *input1
   if (!p->b.elementwise || p->b.size < 0) return MPK_ERR_PARAMS;
   int32_t i = 0;
 #if defined(MPK_MVE)
-  if (right_shifts(p) && p->out_shift < 0) {
+  if (right_shifts(p) && p->out_shift < 0 && (p->in1_shift < 0 || p->in2_shift < 0)) {
     /* one input's shift is 0 as a rule (the larger scale), or neither */
     if (p->in2_shift == 0 && p->in1_shift < 0)
       add_rs(p, input1, input2, output, 0, 1, 0);
     else if (p->in1_shift == 0 && p->in2_shift < 0)
       add_rs(p, input1, input2, output, 1, 0, 0);
-    else if (p->in1_shift < 0 && p->in2_shift < 0)
-      add_rs(p, input1, input2, output, 0, 0, 0);
     else
-      add_rs(p, input1, input2, output, 1, 1, 0);
+      add_rs(p, input1, input2, output, 0, 0, 0 /* both below 0 */);
     return MPK_OK;
   }
   const int32x4_t left = vdupq_n_s32(p->left_shift);

@@ -89,11 +89,11 @@ MPK_API int32_t mpk_conv2d_s8_1x1(const mpk_conv_s8_fast_params *p, const int8_t
     int8_t *out_b = output + (size_t)b * (size_t)os.batch;
     int32_t i = 0;
     for (; i + 2 <= pixels; i += 2)
-      mpk_matmul_s8(filter, p->folded_bias, &p->q, g->out_c, g->in_c, pixel_1x1(g, in_b, i),
+      mpk_matmul_s8_conv(filter, p->folded_bias, &p->q, g->out_c, g->in_c, pixel_1x1(g, in_b, i),
                     pixel_1x1(g, in_b, i + 1), out_b + out_at(g, &os, i),
                     out_b + out_at(g, &os, i + 1), rs);
     if (i < pixels)
-      mpk_matmul_s8(filter, p->folded_bias, &p->q, g->out_c, g->in_c, pixel_1x1(g, in_b, i), NULL,
+      mpk_matmul_s8_conv(filter, p->folded_bias, &p->q, g->out_c, g->in_c, pixel_1x1(g, in_b, i), NULL,
                     out_b + out_at(g, &os, i), NULL, rs);
   }
   return MPK_OK;
@@ -146,7 +146,7 @@ MPK_API int32_t mpk_conv2d_s8_im2col(const mpk_conv_s8_fast_params *p, const int
       const int two = i + 1 < pixels;
       gather(g, in_b, i / g->out_w, i % g->out_w, zp, col0);
       if (two) gather(g, in_b, (i + 1) / g->out_w, (i + 1) % g->out_w, zp, col1);
-      mpk_matmul_s8(filter, p->folded_bias, &p->q, g->out_c, p->col_len, col0, two ? col1 : NULL,
+      mpk_matmul_s8_conv(filter, p->folded_bias, &p->q, g->out_c, p->col_len, col0, two ? col1 : NULL,
                     out_b + out_at(g, &os, i), two ? out_b + out_at(g, &os, i + 1) : NULL, rs);
     }
   }
@@ -273,9 +273,11 @@ static inline int16x8_t dw_requant8(const mpk_requant *q, int32x4_t ve, int32x4_
  * window wholly in the input (border 0: the taps are plain products), the
  * model's bias (or 0) for one that leaves it (border 1).  Channels are
  * written in increasing order, each group after its taps are read. */
-static MPK_ALWAYS_INLINE void dw_pixel8(const mpk_conv_s8_fast_params *p, const int8_t *filter,
-                                        const int32_t *acc0, const window *w, const int border,
-                                        const int k3, const int rs, int8_t *out) {
+static MPK_ALWAYS_INLINE int32_t dw_pixel8(const mpk_conv_s8_fast_params *p,
+                                           const int8_t *filter, const int32_t *acc0,
+                                           const window *w, const int border, const int k3,
+                                           const int rs, int32_t c, const int whole_only,
+                                           int8_t *out) {
   const mpk_conv_geom *g = &p->geom;
   const mpk_requant *q = &p->q;
   const int32_t ch = g->out_c;
@@ -284,7 +286,6 @@ static MPK_ALWAYS_INLINE void dw_pixel8(const mpk_conv_s8_fast_params *p, const 
   const size_t frow = (size_t)g->filter_w * (size_t)ch, skip = row - 2 * col;
   const int16_t off = (int16_t)q->input_offset;
   const int8_t *f0 = filter + ((size_t)w->fy0 * (size_t)g->filter_w + (size_t)w->fx0) * (size_t)ch;
-  int32_t c = 0;
   for (; c + 8 <= ch; c += 8) {
     int32x4_t ae = vdupq_n_s32(0), ao = ae;
     if (acc0) {
@@ -314,7 +315,7 @@ static MPK_ALWAYS_INLINE void dw_pixel8(const mpk_conv_s8_fast_params *p, const 
     }
     vstrbq_s16(out + c, o);
   }
-  if (c < ch) {
+  if (!whole_only && c < ch) {
     const int32_t rem = ch - c;
     const uint32x4_t ev = vidupq_n_u32(0, 2), od = vidupq_n_u32(1, 2);
     const mve_pred16_t pe = vctp32q((uint32_t)(rem + 1) >> 1), po = vctp32q((uint32_t)rem >> 1);
@@ -334,30 +335,31 @@ static MPK_ALWAYS_INLINE void dw_pixel8(const mpk_conv_s8_fast_params *p, const 
       se = so = vdupq_n_s32(q->shift[0]);
     }
     vstrbq_p_s16(out + c, dw_requant8(q, dw_mbqm_x4(ae, me, se), dw_mbqm_x4(ao, mo, so)), p16);
+    c = ch;
   }
+  return c;
 }
 #undef MPK_DW_TAPS
 #undef MPK_DW_TAP
 
-/* The specialisations: a window wholly in the input (3x3 with right
- * shifts only, or any), one that leaves it (right shifts only, or any);
- * each a function of its own,
- * so that its loops get the registers. */
-static MPK_NOINLINE void dw_whole8_3x3_rs(const mpk_conv_s8_fast_params *p, const int8_t *filter,
-                                          const window *w, int8_t *out) {
-  dw_pixel8(p, filter, p->folded_bias, w, 0, 1, 1, out);
+/* The specialisations, each a function of its own so that its loops get
+ * the registers: the whole groups of eight of a whole 3x3 window and of a
+ * window leaving the input, with right shifts only (the common layers),
+ * each returning where the rest starts; and any window from channel c on,
+ * with the general requantisation and the border flag tested per tap
+ * (the rest, and the rarer layers: less code). */
+static MPK_NOINLINE int32_t dw_whole8_3x3_rs(const mpk_conv_s8_fast_params *p,
+                                             const int8_t *filter, const window *w, int8_t *out) {
+  return dw_pixel8(p, filter, p->folded_bias, w, 0, 1, 1, 0, 1, out);
 }
-static MPK_NOINLINE void dw_whole8(const mpk_conv_s8_fast_params *p, const int8_t *filter,
-                                   const window *w, int8_t *out) {
-  dw_pixel8(p, filter, p->folded_bias, w, 0, 0, 0, out);
+static MPK_NOINLINE int32_t dw_border8_rs(const mpk_conv_s8_fast_params *p, const int8_t *filter,
+                                          const int32_t *bias, const window *w, int8_t *out) {
+  return dw_pixel8(p, filter, bias, w, 1, 0, 1, 0, 1, out);
 }
-static MPK_NOINLINE void dw_border8(const mpk_conv_s8_fast_params *p, const int8_t *filter,
-                                    const int32_t *bias, const window *w, int8_t *out) {
-  dw_pixel8(p, filter, bias, w, 1, 0, 0, out);
-}
-static MPK_NOINLINE void dw_border8_rs(const mpk_conv_s8_fast_params *p, const int8_t *filter,
-                                       const int32_t *bias, const window *w, int8_t *out) {
-  dw_pixel8(p, filter, bias, w, 1, 0, 1, out);
+static MPK_NOINLINE void dw_any8(const mpk_conv_s8_fast_params *p, const int8_t *filter,
+                                 const int32_t *bias, const window *w, int32_t c, int8_t *out) {
+  const int border = !w->whole;
+  dw_pixel8(p, filter, border ? bias : p->folded_bias, w, border, 0, 0, c, 0, out);
 }
 #endif
 
@@ -523,13 +525,10 @@ MPK_API int32_t mpk_depthwise_conv2d_s8_fast(const mpk_conv_s8_fast_params *p,
 #if defined(MPK_MVE)
         if (g->depth_multiplier == 1) {
           if (w.whole && k3rs)
-            dw_whole8_3x3_rs(p, filter, &w, out);
-          else if (w.whole)
-            dw_whole8(p, filter, &w, out);
-          else if (rs)
-            dw_border8_rs(p, filter, bias, &w, out);
-          else
-            dw_border8(p, filter, bias, &w, out);
+            c = dw_whole8_3x3_rs(p, filter, &w, out);
+          else if (!w.whole && rs)
+            c = dw_border8_rs(p, filter, bias, &w, out);
+          if (c < g->out_c) dw_any8(p, filter, bias, &w, c, out);
           c = g->out_c;
         } else if (g->in_c == 1)
           for (; c < g->out_c; c += 4) dw_lanes(p, filter, bias, &w, c, out);

@@ -29,13 +29,16 @@
 /* A helper whose constant arguments must specialise its body (a flag
  * tested in an inner loop): inlined into each caller; a loop nest kept
  * out of its caller, so that the caller's live values do not crowd it
- * out of registers. */
+ * out of registers (MAYBE_UNUSED: a header function some files do not
+ * call). */
 #if defined(__GNUC__)
 #define MPK_ALWAYS_INLINE inline __attribute__((always_inline))
 #define MPK_NOINLINE __attribute__((noinline))
+#define MPK_NOINLINE_MAYBE_UNUSED __attribute__((noinline, unused))
 #else
 #define MPK_ALWAYS_INLINE inline
 #define MPK_NOINLINE
+#define MPK_NOINLINE_MAYBE_UNUSED inline
 #endif
 
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
@@ -299,6 +302,14 @@ static inline void mpk_requant_store4(const mpk_requant *q, int32_t a0, int32_t 
   mpk_requant_store_x4(q, acc, r, rows, o);
 }
 
+/* mpk_requant_store_x4 of four whole rows, out of line (the general
+ * sequence, which the short one leaves to the rare requantisations with
+ * left shifts). */
+static MPK_NOINLINE void mpk_requant_store_x4_call(const mpk_requant *q, int32x4_t acc,
+                                                    int32_t r, int8_t *o) {
+  mpk_requant_store_x4(q, acc, r, r + 4, o);
+}
+
 /* The four accumulators a0 .. a3 of rows r .. r+3 (all below `rows`)
  * plus their folded biases, requantised and stored as int8 at o + r.
  * With rs (every row's shift a right shift, mpk_requant_rs) the sequence
@@ -313,7 +324,7 @@ static inline void mpk_requant_store4_full(const mpk_requant *q, const int32_t *
   acc = vsetq_lane_s32(a3, acc, 3);
   acc = vaddq_s32(acc, vldrwq_s32(fbias + r));
   if (!rs) {
-    mpk_requant_store_x4(q, acc, r, r + 4, o);
+    mpk_requant_store_x4_call(q, acc, r, o);
     return;
   }
   int32x4_t y = vqrdmulhq_s32(acc, vldrwq_s32(q->multiplier + r));
@@ -565,12 +576,17 @@ static inline void mpk_matmul4_mve(const int8_t *filter, const int32_t *fbias,
  * increasing r and the columns read again for every row group, so an
  * output may not overlap a column; no output byte is read.  rs: every
  * row's shift is a right shift (mpk_requant_rs). */
-static inline void mpk_matmul_s8(const int8_t *filter, const int32_t *fbias, const mpk_requant *q,
-                                 int32_t rows, int32_t k, const int8_t *c0, const int8_t *c1,
-                                 int8_t *o0, int8_t *o1, int rs) {
+static MPK_ALWAYS_INLINE void mpk_matmul_s8_paths(const int8_t *filter, const int32_t *fbias,
+                                                   const mpk_requant *q, int32_t rows,
+                                                   int32_t k, const int8_t *c0,
+                                                   const int8_t *c1, int8_t *o0, int8_t *o1,
+                                                   int rs, const int short_paths) {
+#if !defined(MPK_MVE)
+  (void)short_paths;
+#endif
 #if defined(MPK_MVE)
   /* four rows per column: one vector of accumulators, requantised at once */
-  if (k <= 32) {
+  if (short_paths && k <= 32) {
     /* short columns: one or two vectors each */
     const int32_t r = k <= 16 ? mpk_matmul_short1_mve(filter, fbias, q, rows, k, c0, c1, o0, o1, rs)
                               : mpk_matmul_short2_mve(filter, fbias, q, rows, k, c0, c1, o0, o1, rs);
@@ -580,7 +596,7 @@ static inline void mpk_matmul_s8(const int8_t *filter, const int32_t *fbias, con
     }
     return;
   }
-  if (k <= 64) {
+  if (short_paths && k <= 64) {
     /* a column of three or four vectors, one column at a time */
     for (int j = 0; j < 2; j++) {
       const int8_t *c = j ? c1 : c0;
@@ -644,6 +660,22 @@ static inline void mpk_matmul_s8(const int8_t *filter, const int32_t *fbias, con
   }
 #undef MPK_RQ
 #endif
+}
+
+/* The matrix multiply of FULLY_CONNECTED (its Helium path without the
+ * short-column ones, which its layers rarely need: less code) and of the
+ * convolutions (all of them), one function each per file. */
+static MPK_NOINLINE_MAYBE_UNUSED void mpk_matmul_s8(const int8_t *filter, const int32_t *fbias,
+                                       const mpk_requant *q, int32_t rows, int32_t k,
+                                       const int8_t *c0, const int8_t *c1, int8_t *o0, int8_t *o1,
+                                       int rs) {
+  mpk_matmul_s8_paths(filter, fbias, q, rows, k, c0, c1, o0, o1, rs, 0);
+}
+static MPK_NOINLINE_MAYBE_UNUSED void mpk_matmul_s8_conv(const int8_t *filter, const int32_t *fbias,
+                                            const mpk_requant *q, int32_t rows, int32_t k,
+                                            const int8_t *c0, const int8_t *c1, int8_t *o0,
+                                            int8_t *o1, int rs) {
+  mpk_matmul_s8_paths(filter, fbias, q, rows, k, c0, c1, o0, o1, rs, 1);
 }
 
 #endif /* MPK_SIMD_H */
