@@ -308,6 +308,19 @@ typedef struct mp_tensor {
   const uint8_t *data;    /* constant bytes (into the model), else NULL */
   int32_t local_op;       /* op-local scratch or state (role persistent):
                              the op that owns it, else -1 */
+  /* Resource variables (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE): on a
+   * handle (a VAR_HANDLE's output), the tensor that holds its variable's
+   * value, else -1.  That tensor is the variable's first handle in the
+   * subgraph: a persistent tensor with the dtype and shape of the value
+   * that first assigns it (its size 0, and role scratch, when nothing
+   * assigns it); every other handle of the variable has size 0. */
+  int32_t variable;
+  /* A variable's start value, set again by every reset: state_init (size
+   * bytes, into the model: the constant its CALL_ONCE init subgraph
+   * assigns), else every byte state_init_byte (TFLM's default: the
+   * assigned value's zero point). */
+  const uint8_t *state_init;
+  uint8_t state_init_byte;
 } mp_tensor;
 
 typedef struct mp_op {
@@ -325,6 +338,9 @@ typedef struct mp_op {
   const int32_t *intermediates;
   bool is_view;           /* a no-op at run time: a view op whose output
                              aliases its input, or a folded PAD */
+  const char *refusal;    /* why the graph cannot run this operator as the
+                             model has it (a CALL_ONCE whose init subgraph
+                             computes), else NULL; the lowering reports it */
   const mp_op_def *def;   /* the model's operator */
   /* PAD folding (mp_graph_options.fold_pads): a PAD whose output only one
    * CONV_2D / DEPTHWISE_CONV_2D / MAX_POOL_2D reads becomes that operator's

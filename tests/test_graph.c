@@ -624,9 +624,89 @@ static void scratch_items_are_the_slots_and_give_the_same_lower_bound(void **sta
   }
 }
 
+/* mww_vad_v2_int8 (ESPHome's streaming VAD): four resource variables, a
+ * CALL_ONCE init subgraph assigning each its start value.  Each variable's
+ * first handle becomes a persistent tensor of the assigned value's type and
+ * shape, starting at the bytes the init subgraph assigns. */
+static void resource_variables_become_persistent_tensors_started_by_the_init_subgraph(
+    void **state) {
+  (void)state;
+  const char *path = tu_model_path("mww_vad_v2_int8");
+  if (!path) skip();
+  mp_model *m = NULL;
+  assert_int_equal(mp_model_load(path, NULL, &m), MP_OK);
+  mp_graph *g = NULL;
+  assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &g), MP_OK);
+  const mp_subgraph_def *init = &m->subgraphs[1];
+  uint32_t n_vars = 0;
+  for (uint32_t o = 0; o < g->n_ops; o++) {
+    const mp_op *op = &g->ops[o];
+    if (op->builtin_code != 143 /* READ_VARIABLE */) continue;
+    const mp_tensor *h = &g->tensors[op->inputs[0]];
+    assert_int_equal(h->variable, (int32_t)h->id);
+    assert_int_equal(h->role, MP_ROLE_PERSISTENT);
+    /* the type and shape of what the read gives */
+    const mp_tensor *out = &g->tensors[op->outputs[0]];
+    assert_int_equal(h->dtype, out->dtype);
+    assert_int_equal(h->size, out->size);
+    assert_int_equal(h->rank, out->rank);
+    assert_memory_equal(h->shape, out->shape, h->rank * sizeof(int32_t));
+    /* the start value: the constant one of the init subgraph's
+     * ASSIGN_VARIABLEs assigns (the four variables differ in size) */
+    assert_non_null(h->state_init);
+    bool found = false;
+    for (uint32_t k = 0; k < init->n_ops; k++) {
+      const mp_op_def *od = &init->ops[k];
+      if (od->builtin_code != 144) continue;
+      const mp_buffer_def *b = &m->buffers[init->tensors[od->inputs[1]].buffer];
+      if (b->data == h->state_init && b->size == h->size) found = true;
+    }
+    assert_true(found);
+    n_vars++;
+  }
+  assert_int_equal(n_vars, 4);
+  /* a variable takes no scratch: the lower bound counts only the reads */
+  for (uint32_t t = 0; t < g->n_tensors; t++)
+    if (g->tensors[t].variable >= 0) assert_false(mp_graph_needs_slot(g, t));
+  mp_graph_free(&g);
+  mp_model_free(&m);
+}
+
+/* A variable nothing initialises starts as TFLM starts it: every byte the
+ * (int8) zero point of the value first assigned to it. */
+static void a_variable_without_init_subgraph_starts_at_its_values_zero_point(void **state) {
+  (void)state;
+  const char *dir = tu_conformance_dir();
+  if (!dir) skip();
+  char path[1024];
+  snprintf(path, sizeof path, "%s/resource_variables_int8/002/model.tflite", dir);
+  mp_model *m = NULL;
+  assert_int_equal(mp_model_load(path, NULL, &m), MP_OK);
+  mp_graph *g = NULL;
+  assert_int_equal(mp_graph_build(m, 0, NULL, NULL, &g), MP_OK);
+  const mp_subgraph_def *sg = &m->subgraphs[0];
+  uint32_t n_assigns = 0;
+  for (uint32_t o = 0; o < sg->n_ops; o++) {
+    const mp_op_def *od = &sg->ops[o];
+    if (od->builtin_code != 144 /* ASSIGN_VARIABLE */) continue;
+    const mp_tensor *v = &g->tensors[g->tensors[od->inputs[0]].variable];
+    const mp_tensor_def *val = &sg->tensors[od->inputs[1]];
+    assert_int_equal(v->role, MP_ROLE_PERSISTENT);
+    assert_null(v->state_init);
+    assert_true(val->has_quant);
+    assert_int_equal((int8_t)v->state_init_byte, (int8_t)val->quant.zero_point[0]);
+    n_assigns++;
+  }
+  assert_true(n_assigns >= 2);
+  mp_graph_free(&g);
+  mp_model_free(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(lifetimes_run_from_producer_to_last_reader),
+      cmocka_unit_test(resource_variables_become_persistent_tensors_started_by_the_init_subgraph),
+      cmocka_unit_test(a_variable_without_init_subgraph_starts_at_its_values_zero_point),
       cmocka_unit_test(scratch_items_are_the_slots_and_give_the_same_lower_bound),
       cmocka_unit_test(a_graph_input_first_read_late_lives_from_op_zero),
       cmocka_unit_test(an_output_never_read_lives_only_at_its_producer),

@@ -51,6 +51,8 @@ typedef struct emit_region {
 /* How one operator runs (filled from the lowering by emit_kernels.c). */
 typedef struct emit_kernel {
   bool view;                /* an aliased view: a no-op */
+  bool noop;                /* runs nothing by design (CALL_ONCE, VAR_HANDLE):
+                               a no-op too (view is also set) */
   bool has_kernel;          /* a built-in kernel call exists: op<i>_run */
   bool has_init;            /* its kernel has an init hook: op<i>_init */
   int32_t scratch;          /* op-local scratch tensor id, or -1 */

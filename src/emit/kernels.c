@@ -168,6 +168,13 @@ mp_status emit_kernels_prepare(emit_ctx *e) {
       mp_lower_free(&lo);
       continue;
     }
+    if (lo.supported && lo.noop) {
+      /* nothing to run: a resource variable's handle or its init (the
+       * graph resolved them at convert time) */
+      k->view = k->noop = true;
+      mp_lower_free(&lo);
+      continue;
+    }
     if (!lo.supported || lo.noop || !lo.fn) {
       snprintf(k->reason, sizeof k->reason, "%s", lo.supported ? "no kernel" : lo.reason);
       e->n_unsupported++;

@@ -300,7 +300,8 @@ static void op_tables(const emit_ctx *e, mp_buf *b) {
       mp_buf_printf(b, "&op_names[%u]", name_at[2 * i]);
     else
       emit_c_string(b, op->name);
-    mp_buf_printf(b, ", %uu, %uu, %uu, ", op->is_view ? 1u : 0u, op->n_inputs, op->n_outputs);
+    mp_buf_printf(b, ", %uu, %uu, %uu, ", op->is_view || e->kernels[i].noop ? 1u : 0u,
+                  op->n_inputs, op->n_outputs);
     if (op->n_inputs)
       mp_buf_printf(b, "&op_tensors[%u], ", pos);
     else
@@ -371,7 +372,8 @@ static void kernel_table(const emit_ctx *e, mp_buf *b) {
       mp_buf_puts(b, "NULL}, ");
     mp_buf_printf(b, "/* %u ", i);
     emit_comment_text(b, g->ops[i].name, 32);
-    if (k->view) mp_buf_puts(b, ": aliased view, a no-op");
+    if (k->noop) mp_buf_puts(b, ": resolved at convert time, a no-op");
+    else if (k->view) mp_buf_puts(b, ": aliased view, a no-op");
     else if (!k->has_kernel) {
       mp_buf_puts(b, ": ");
       emit_comment_text(b, k->reason[0] ? k->reason : "no kernel", 60);
@@ -382,8 +384,46 @@ static void kernel_table(const emit_ctx *e, mp_buf *b) {
 }
 
 
-/* The memsets that zero every persistent arena (the variable tensors),
- * after `comment`; false, and nothing written, when the plan has none. */
+/* A persistent tensor of the plan that starts at a value of its own (a
+ * resource variable's state_init or a start byte that is not 0). */
+static bool has_start(const emit_ctx *e, uint32_t t) {
+  const mp_allocation *a = &e->plan->allocs[t];
+  const mp_tensor *x = &e->g->tensors[t];
+  return a->placed && a->alias_of < 0 && a->binding.role == MP_ROLE_PERSISTENT &&
+         (x->state_init || x->state_init_byte);
+}
+
+/* A state_init whose bytes are all one value is written as a memset. */
+static bool uniform(const uint8_t *p, uint64_t n) {
+  for (uint64_t i = 1; i < n; i++)
+    if (p[i] != p[0]) return false;
+  return true;
+}
+
+/* The start values of the resource variables whose init subgraph assigns
+ * them bytes that are not all one value: state_init_<t>[]. */
+static void start_values(const emit_ctx *e, mp_buf *b) {
+  for (uint32_t t = 0; t < e->g->n_tensors; t++) {
+    const mp_tensor *x = &e->g->tensors[t];
+    if (!has_start(e, t) || !x->state_init || uniform(x->state_init, x->size)) continue;
+    mp_buf_printf(b, "/* tensor %u '", t);
+    emit_comment_text(b, x->name, 60);
+    mp_buf_printf(b, "': its start value (the init subgraph's constant) */\n"
+                     "static const uint8_t state_init_%u[%llu] = {\n", t,
+                  (unsigned long long)x->size);
+    emit_hex_bytes(b, x->state_init, x->size);
+    mp_buf_puts(b, "};\n\n");
+    char sym[40];
+    snprintf(sym, sizeof sym, "state_init_%u", t);
+    emit_table(e, sym, MP_TABLE_RODATA, x->size, false);
+  }
+}
+
+/* The statements that give every variable tensor its start value, after
+ * `comment`: every persistent arena zeroed, then each resource variable
+ * set to the value its init subgraph assigns, or to its value's zero
+ * point, as TensorFlow Lite Micro starts it.  False, and nothing written,
+ * when the plan has no persistent arena. */
 static bool zero_persistent(const emit_ctx *e, const char *comment, mp_buf *b) {
   bool any = false;
   for (uint32_t r = 0; r < e->n_regions; r++) {
@@ -392,6 +432,20 @@ static bool zero_persistent(const emit_ctx *e, const char *comment, mp_buf *b) {
     if (!any) mp_buf_puts(b, comment);
     any = true;
     mp_buf_printf(b, "  memset(arena_buffers[%s].rw, 0, %s_SIZE);\n", rg->enum_name, rg->enum_name);
+  }
+  for (uint32_t t = 0; any && t < e->g->n_tensors; t++) {
+    const mp_tensor *x = &e->g->tensors[t];
+    if (!has_start(e, t)) continue;
+    if (x->state_init && !uniform(x->state_init, x->size))
+      mp_buf_printf(b, "  memcpy(tensor_ptr(%u), state_init_%u, %lluu); /* %u '", t, t,
+                    (unsigned long long)x->size, t);
+    else
+      mp_buf_printf(b, "  memset(tensor_ptr(%u), 0x%02x, %lluu); /* %u '", t,
+                    x->state_init ? x->state_init[0] : x->state_init_byte,
+                    (unsigned long long)x->size, t);
+    emit_comment_text(b, x->name, 40);
+    mp_buf_puts(b, x->state_init ? "': the init subgraph's value */\n"
+                                 : "': its zero point, as TFLM starts a variable */\n");
   }
   return any;
 }
@@ -482,6 +536,7 @@ static void runtime(const emit_ctx *e, mp_buf *b) {
         p, p, p,
         e->io_caller ? "  if (io->data == NULL || io->size == 0) io->size = t->size;\n"
                      : "  io->data = tensor_ptr((int32_t)q->tensor);\n  io->size = t->size;\n");
+  start_values(e, b);
   mp_buf_printf(b,
       "int32_t %s_context_init(%s_model_context_t *ctx) {\n"
       "  uint32_t r;\n",

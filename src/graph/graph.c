@@ -171,6 +171,7 @@ mp_status mp_graph_build(const mp_model *model, uint32_t subgraph, const mp_grap
     t->producer = -1;
     t->alias_of = -1;
     t->local_op = -1;
+    t->variable = -1;
     t->lifetime = (mp_lifetime){i, -1, -1};
     const mp_buffer_def *b = td->buffer < model->n_buffers ? &model->buffers[td->buffer] : NULL;
     if (td->is_variable) {
@@ -260,9 +261,14 @@ mp_status mp_graph_build(const mp_model *model, uint32_t subgraph, const mp_grap
     mp_lifetime_add_op(&x->lifetime, last);
   }
 
+  /* Resource variables: each handle's storage is its variable's
+   * (resources.c), which gives the first handle its type, shape and size. */
+  if ((st = mp_graph_resources(g, dx)) != MP_OK) goto fail;
+
   /* Sizes: only tensors that need storage must have a static one. */
   for (uint32_t i = 0; i < sg->n_tensors; i++) {
     mp_tensor *t = &g->tensors[i];
+    if (t->variable >= 0) continue; /* a handle: sized by resources.c */
     bool needed = t->used && t->role != MP_ROLE_CONSTANT;
     st = tensor_size(model, &sg->tensors[i], &t->size, dx, needed);
     if (st != MP_OK) goto fail;
@@ -337,6 +343,7 @@ mp_status mp_graph_add_local(mp_graph *g, uint32_t op, uint64_t size, uint32_t a
   t->alias_of = -1;
   t->align_hint = align;
   t->local_op = (int32_t)op;
+  t->variable = -1;
   t->lifetime = (mp_lifetime){n, (int32_t)op, (int32_t)op};
   ns[n] = t->lifetime;
   g->tensors = nt;

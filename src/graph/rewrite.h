@@ -29,6 +29,15 @@
  * g->n_folded_pads.  Fails only with MP_ERR_NOMEM. */
 mp_status mp_graph_fold_pads(mp_graph *g);
 
+/* Resource variables (resources.c): give every VAR_HANDLE output of g its
+ * variable (mp_tensor.variable), the variable's first handle the type,
+ * shape, size and persistent role of the value that first assigns it and
+ * its start value (state_init_byte, and state_init from the init subgraph
+ * a CALL_ONCE runs); an operator the graph cannot run so gets its
+ * mp_op.refusal.  Call it after the roles and touches are set, before the
+ * sizes.  Fails only with MP_ERR_NOMEM. */
+mp_status mp_graph_resources(mp_graph *g, const mp_diag_sink *dx);
+
 /* The bytes of the padded copies the folded PADs of g no longer write. */
 uint64_t mp_folded_pad_bytes(const mp_graph *g);
 

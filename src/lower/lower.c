@@ -1771,6 +1771,10 @@ mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const 
   case OP_TRANSPOSE_CONV: st = mp_lower_transpose_conv(&c); break;
   case OP_BATCH_MATMUL: st = mp_lower_batch_matmul(&c); break;
   case OP_CUSTOM: st = mp_lower_signal(&c); break;
+  case OP_CALL_ONCE:
+  case OP_VAR_HANDLE:
+  case OP_READ_VARIABLE:
+  case OP_ASSIGN_VARIABLE: st = mp_lower_variable(&c); break;
   default: st = unsupported(&c, "memplan has no kernel for %s", c.op->name); break;
   }
   if (st == MP_OK && out->supported && c.bad_multiplier)

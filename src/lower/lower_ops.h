@@ -261,4 +261,8 @@ extern const fdesc mp_lower_signal_spectral_subtraction_fields[];
 extern const fdesc mp_lower_signal_pcan_fields[];
 extern const fdesc mp_lower_signal_filter_bank_log_fields[];
 
+/* src/lower/variable.c: CALL_ONCE, VAR_HANDLE, READ_VARIABLE,
+ * ASSIGN_VARIABLE (copies with mpk_copy) */
+mp_status mp_lower_variable(mp_lower_ctx *c);
+
 #endif /* MP_LOWER_OPS_H */
