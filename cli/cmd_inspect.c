@@ -268,7 +268,9 @@ static void print_text(const inspected *v, uint32_t align, bool search) {
       l += (size_t)snprintf(outs + l, sizeof outs - l, k ? " %d" : "%d", op->outputs[k]);
     char line[512];
     snprintf(line, sizeof line, "%4u  %-28s %-24s %s%s", i, op->name, ins, outs,
-             op->is_view ? "   (view: no-op)" : "");
+             op->is_view        ? "   (view: no-op)"
+             : op->const_folded ? "   (folded: computed at convert time)"
+                                : "");
     print_trimmed(line);
   }
   /* the name column is as wide as the longest name, up to NAME_COLS */

@@ -338,6 +338,10 @@ typedef struct mp_op {
   const int32_t *intermediates;
   bool is_view;           /* a no-op at run time: a view op whose output
                              aliases its input, or a folded PAD */
+  bool const_folded;      /* computed at convert time (its inputs are all
+                             constant, or it is a SHAPE): its outputs are
+                             constants, it reads nothing and runs nothing
+                             (fold.c) */
   const char *refusal;    /* why the graph cannot run this operator as the
                              model has it (a CALL_ONCE whose init subgraph
                              computes), else NULL; the lowering reports it */
@@ -485,6 +489,10 @@ typedef struct mp_graph {
    * their producers write into, the others copied by the running kernel. */
   uint32_t n_view_ops;
   uint32_t n_elided_concats;
+  /* Operators computed at convert time (mp_op.const_folded), and the
+   * constant bytes their outputs hold */
+  uint32_t n_const_folded;
+  uint64_t const_folded_bytes;
   uint32_t n_partial_concats;
   /* memory.patch: the stage run tile by tile (graph/patch.h), else NULL */
   struct mp_patch *patch;

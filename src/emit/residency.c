@@ -413,6 +413,7 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     mp_lower_free(&lo);
     if (o->folded_into >= 0) json_object_set_new(jo, "folded_into", jint((uint64_t)o->folded_into));
     if (o->folded_pad >= 0) json_object_set_new(jo, "folded_pad", jint((uint64_t)o->folded_pad));
+    if (o->const_folded) json_object_set_new(jo, "const_folded", json_true());
     json_array_append_new(ops, jo);
   }
   json_object_set_new(root, "ops", ops);
@@ -729,6 +730,24 @@ char *mp_plan_summary_shared(const mp_plan *p, const char *prefix, int verbose,
                       "input), %u CONCATENATION%s elided (producers write into the output)%s: %s "
                       "of copies not made\n", g->n_view_ops, g->n_view_ops == 1 ? "" : "s",
                   g->n_elided_concats, g->n_elided_concats == 1 ? "" : "s", part, nb);
+  }
+  if (g->n_const_folded) {
+    /* "folded: 3 operators computed at convert time (12 SHAPE, 13 ...)" */
+    char nb[32];
+    human_bytes(g->const_folded_bytes, nb, sizeof nb);
+    mp_buf_printf(&b, "folded: %u operator%s computed at convert time, %s of constants (",
+                  g->n_const_folded, g->n_const_folded == 1 ? "" : "s", nb);
+    uint32_t shown = 0;
+    for (uint32_t o = 0; o < g->n_ops; o++) {
+      if (!g->ops[o].const_folded) continue;
+      if (shown == 8) {
+        mp_buf_puts(&b, ", ...");
+        break;
+      }
+      mp_buf_printf(&b, "%s%u %s", shown ? ", " : "", g->ops[o].model_index, g->ops[o].name);
+      shown++;
+    }
+    mp_buf_puts(&b, ")\n");
   }
   summary_order(&b, g);
   emit_patch_summary(&b, p);

@@ -124,6 +124,51 @@ static int32_t find_root(const mp_graph *g, int32_t t) {
   return g->tensors[t].alias_of >= 0 ? g->tensors[t].alias_of : t;
 }
 
+/* Every tensor's touches: producers, readers, intermediates, the subgraph's
+ * inputs and outputs (from the reset state: unused, no producer, never
+ * live).  Operators folded away touch nothing.  MP_ERR_MODEL on a tensor
+ * written twice or a constant written. */
+static mp_status touch_ops(mp_graph *g, const mp_diag_sink *dx) {
+  for (uint32_t o = 0; o < g->n_ops; o++) {
+    mp_op *op = &g->ops[o];
+    if (op->folded_into >= 0 || op->const_folded) continue; /* folded: reads and writes nothing */
+    for (uint32_t k = 0; k < op->n_inputs; k++) add_touch(g, op->inputs[k], (int32_t)o);
+    for (uint32_t k = 0; k < op->n_intermediates; k++)
+      add_touch(g, op->intermediates[k], (int32_t)o);
+    for (uint32_t k = 0; k < op->n_outputs; k++) {
+      int32_t t = op->outputs[k];
+      if (t < 0) continue;
+      mp_tensor *x = &g->tensors[t];
+      if (x->role == MP_ROLE_CONSTANT) {
+        mp_error(dx, model_loc(g->model), "operator %u (%s) writes tensor %d '%s', which is a "
+                                       "constant", op->model_index, op->name, t, x->name);
+        return MP_ERR_MODEL;
+      }
+      if (x->producer >= 0 && x->role == MP_ROLE_SCRATCH) {
+        mp_error(dx, model_loc(g->model), "tensor %d '%s' is written by operator %d and again by "
+                                       "operator %u", t, x->name,
+                 (int32_t)g->ops[x->producer].model_index, op->model_index);
+        return MP_ERR_MODEL;
+      }
+      if (x->producer < 0) x->producer = (int32_t)o;
+      add_touch(g, t, (int32_t)o);
+    }
+  }
+  int32_t last = g->n_ops > 0 ? (int32_t)g->n_ops - 1 : 0;
+  for (uint32_t k = 0; k < g->n_inputs; k++) {
+    mp_tensor *x = &g->tensors[g->inputs[k]];
+    x->is_input = x->used = true;
+    mp_lifetime_add_op(&x->lifetime, 0);
+  }
+  for (uint32_t k = 0; k < g->n_outputs; k++) {
+    mp_tensor *x = &g->tensors[g->outputs[k]];
+    x->is_output = x->used = true;
+    mp_lifetime_add_op(&x->lifetime, last);
+  }
+
+  return MP_OK;
+}
+
 mp_status mp_graph_build(const mp_model *model, uint32_t subgraph, const mp_graph_options *opt,
                          const mp_diag_sink *dx, mp_graph **out) {
   *out = NULL;
@@ -222,44 +267,7 @@ mp_status mp_graph_build(const mp_model *model, uint32_t subgraph, const mp_grap
     op->folded_into = op->folded_pad = -1;
   }
   if (opt && opt->fold_pads && (st = mp_graph_fold_pads(g)) != MP_OK) goto fail;
-  for (uint32_t o = 0; o < sg->n_ops; o++) {
-    mp_op *op = &g->ops[o];
-    if (op->folded_into >= 0) continue; /* folded: reads and writes nothing */
-    for (uint32_t k = 0; k < op->n_inputs; k++) add_touch(g, op->inputs[k], (int32_t)o);
-    for (uint32_t k = 0; k < op->n_intermediates; k++)
-      add_touch(g, op->intermediates[k], (int32_t)o);
-    for (uint32_t k = 0; k < op->n_outputs; k++) {
-      int32_t t = op->outputs[k];
-      if (t < 0) continue;
-      mp_tensor *x = &g->tensors[t];
-      if (x->role == MP_ROLE_CONSTANT) {
-        mp_error(dx, model_loc(model), "operator %u (%s) writes tensor %d '%s', which is a "
-                                       "constant", op->model_index, op->name, t, x->name);
-        st = MP_ERR_MODEL;
-        goto fail;
-      }
-      if (x->producer >= 0 && x->role == MP_ROLE_SCRATCH) {
-        mp_error(dx, model_loc(model), "tensor %d '%s' is written by operator %d and again by "
-                                       "operator %u", t, x->name,
-                 (int32_t)g->ops[x->producer].model_index, op->model_index);
-        st = MP_ERR_MODEL;
-        goto fail;
-      }
-      if (x->producer < 0) x->producer = (int32_t)o;
-      add_touch(g, t, (int32_t)o);
-    }
-  }
-  int32_t last = sg->n_ops > 0 ? (int32_t)sg->n_ops - 1 : 0;
-  for (uint32_t k = 0; k < sg->n_inputs; k++) {
-    mp_tensor *x = &g->tensors[sg->inputs[k]];
-    x->is_input = x->used = true;
-    mp_lifetime_add_op(&x->lifetime, 0);
-  }
-  for (uint32_t k = 0; k < sg->n_outputs; k++) {
-    mp_tensor *x = &g->tensors[sg->outputs[k]];
-    x->is_output = x->used = true;
-    mp_lifetime_add_op(&x->lifetime, last);
-  }
+  if ((st = touch_ops(g, dx)) != MP_OK) goto fail;
 
   /* Resource variables: each handle's storage is its variable's
    * (resources.c), which gives the first handle its type, shape and size. */
@@ -276,6 +284,20 @@ mp_status mp_graph_build(const mp_model *model, uint32_t subgraph, const mp_grap
       /* a constant's storage is its buffer, whatever its shape says */
       t->size = model->buffers[sg->tensors[i].buffer].size;
     }
+  }
+
+  /* Constant folding (fold.c): then the touches again, without the folded
+   * operators, whose outputs are now constants. */
+  bool folded = false;
+  if ((st = mp_graph_fold_constants(g, &folded)) != MP_OK) goto fail;
+  if (folded) {
+    for (uint32_t i = 0; i < sg->n_tensors; i++) {
+      mp_tensor *t = &g->tensors[i];
+      t->used = t->is_input = t->is_output = false;
+      t->producer = -1;
+      t->lifetime = (mp_lifetime){i, -1, -1};
+    }
+    if ((st = touch_ops(g, dx)) != MP_OK) goto fail;
   }
 
   /* View aliasing, in op order so chains resolve to the first root. */

@@ -38,6 +38,15 @@ mp_status mp_graph_fold_pads(mp_graph *g);
  * sizes.  Fails only with MP_ERR_NOMEM. */
 mp_status mp_graph_resources(mp_graph *g, const mp_diag_sink *dx);
 
+/* Constant folding (fold.c): compute on the host, with its own lowering
+ * and reference kernel, every operator whose inputs are all constants
+ * (after the folds before it) and every SHAPE, in run order; their
+ * outputs become constants (role, data) and the operators
+ * mp_op.const_folded.  Sets *changed when anything was folded (then the
+ * caller recomputes the touches).  Call it once the sizes are known.
+ * Fails only with MP_ERR_NOMEM. */
+mp_status mp_graph_fold_constants(mp_graph *g, bool *changed);
+
 /* The bytes of the padded copies the folded PADs of g no longer write. */
 uint64_t mp_folded_pad_bytes(const mp_graph *g);
 

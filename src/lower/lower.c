@@ -1706,8 +1706,9 @@ mp_status mp_lower_op(const mp_graph *g, uint32_t op, mp_lowered_op *out, const 
   ctx c = {g, &g->ops[op], &g->model->subgraphs[g->subgraph], out, dx, false};
   out->op = op;
   out->op_name = c.op->name;
-  if (c.op->folded_into >= 0) {
-    /* a PAD folded into its convolution or max pool (rewrite.c): nothing runs */
+  if (c.op->folded_into >= 0 || c.op->const_folded) {
+    /* a PAD folded into its convolution or max pool (rewrite.c), or an
+     * operator computed at convert time (fold.c): nothing runs */
     out->supported = true;
     out->noop = true;
     return MP_OK;

@@ -323,4 +323,11 @@ uint32_t mp_lower_params_size32(const mp_lowered_op *lo);
  * "static const <params_type> <sym> = <initializer>;\n". */
 void mp_lower_params_c(const mp_lowered_op *lo, const char *sym, mp_buf *b);
 
+/* Run lo on the host (eval.c), at convert time, with the kernel the
+ * module would call: args[k] is argument k's data (for an array argument,
+ * its `const void *const *` array), scratch lo->scratch_bytes bytes or
+ * NULL.  MP_ERR_UNSUPPORTED for a kernel it does not run (then the
+ * operator runs on the device), MP_ERR_INTERNAL when the kernel fails. */
+mp_status mp_lower_eval(const mp_lowered_op *lo, void *const *args, void *scratch);
+
 #endif /* MP_LOWER_H */

@@ -250,10 +250,13 @@ def generate(args):
         write_registry(os.path.join(out, "registry_m55_%d.c" % k), im["cases"], corpus)
     for k, im in enumerate(images4):
         write_registry(os.path.join(out, "registry_m4f_%d.c" % k), im["cases"], corpus)
-    kdir = os.path.join(out, "m", ran[0]["prefix"], "kernels") if ran else ""
-    tkdir = os.path.join(out, tsub, ran[0]["prefix"], "kernels") if ran else ""
-    kernels = sorted(f[:-2] for f in os.listdir(kdir) if f.endswith(".c")) if ran else []
-    tkernels = sorted(f[:-2] for f in os.listdir(tkdir) if f.endswith(".c")) if ran else []
+    # the kernels every module carries, from the first module that calls
+    # any (a module whose operators were all folded or aliased has none)
+    with_k = [c for c in ran if os.path.isdir(os.path.join(out, "m", c["prefix"], "kernels"))]
+    kdir = os.path.join(out, "m", with_k[0]["prefix"], "kernels") if with_k else ""
+    tkdir = os.path.join(out, tsub, with_k[0]["prefix"], "kernels") if with_k else ""
+    kernels = sorted(f[:-2] for f in os.listdir(kdir) if f.endswith(".c")) if with_k else []
+    tkernels = sorted(f[:-2] for f in os.listdir(tkdir) if f.endswith(".c")) if with_k else []
     mk = ["# conformance build, written by tests/conformance/conform_gen.py", "O := " + os.path.abspath(out),
           "KDIR := " + kdir, "TKDIR := " + tkdir, ""]
     mk.append("HOST_KOBJS := " + " ".join("$(O)/host/k_%s.o" % k for k in kernels))
@@ -263,6 +266,8 @@ def generate(args):
     mk.append("M4F_KOBJS := " + " ".join("$(O)/m4f/k_%s.o" % k for k in tkernels))
     mk.append("$(O)/m4f/k_%.o: $(TKDIR)/%.c\n\t@mkdir -p $(dir $@)\n\t$(ARM_CC) $(M4F_CFLAGS) -c $< -o $@")
     glue_flags = "-I$(O)/%s/%s/include -I%s -I$(CONF_DIR) -D%s_WITH_KERNELS=1"
+    if not with_k:  # no kernel folder to include
+        glue_flags = "-I$(O)/%s/%s/include %.0s-I$(CONF_DIR) -D%s_WITH_KERNELS=1"
     for c in ran:
         p = c["prefix"]
         mk.append("$(O)/host/%s.o: $(O)/m/%s/conf_glue.c\n\t@mkdir -p $(dir $@)\n\t$(HOST_CC) $(HOST_CFLAGS) %s -c $< -o $@"

@@ -296,9 +296,10 @@ static void build_view_chain(mp_tfw *w) {
 }
 
 /* view_of_constant: 0 in [1,16] [0,1]; 1 table int8 [16] constant;
- * 2 shape int32 [2] constant {1,16}; 3 view [1,16] scratch, no alias
- * (its input is a constant) [0,1]; 4 out [1,16] [1,1].
- * ops: 0 RESHAPE(1,2)->3, 1 ADD(0,3)->4.  lb 48 (op 1: 16+16+16). */
+ * 2 shape int32 [2] constant {1,16}; 3 view [1,16], no alias (its input
+ * is a constant): computed at convert time, a constant; 4 out [1,16]
+ * [1,1].  ops: 0 RESHAPE(1,2)->3 (folded), 1 ADD(0,3)->4.  lb 32 (op 1:
+ * 16+16). */
 static void build_view_of_constant(mp_tfw *w) {
   act(w, "in", 16);
   const_i8(w, "table", 1, (const int32_t[]){16}, 16);
