@@ -1582,13 +1582,16 @@ static mp_status lower_logistic(ctx *c) {
   int e = 0;
   double q = frexp(real, &e);
   int64_t m = (int64_t)round(q * (double)(1LL << 31));
-  if (m >= (1LL << 31) || e < 0 || e > 30) return unsupported(c, "input scale out of range");
+  if (e < 0 || (e <= 30 && m >= (1LL << 31)))
+    return unsupported(c, "input scale %g out of range", (double)si);
   p->size = size;
   p->input_zero_point = zi;
-  p->input_multiplier = (int32_t)m;
-  p->input_left_shift = e;
+  /* e > 30: a radius of 0, a step function that never rescales (TFLM) */
+  p->input_multiplier = e > 30 ? 0 : (int32_t)m;
+  p->input_left_shift = e > 30 ? 0 : e;
   p->input_range_radius =
-      (int32_t)floor(1.0 * ((1 << 4) - 1) * (double)(1LL << (31 - 4)) / ldexp(1.0, e));
+      e > 30 ? 0
+             : (int32_t)floor(1.0 * ((1 << 4) - 1) * (double)(1LL << (31 - 4)) / ldexp(1.0, e));
   set_kernel(c, MP_K_LOGISTIC_S8);
   add_arg(c, in, false, "const int8_t *");
   add_arg(c, out, true, "int8_t *");

@@ -74,7 +74,17 @@ static bool q4_input(float in_scale, int32_t *multiplier, int32_t *shift, int32_
   int e = 0;
   double q = frexp((double)in_scale * (double)(1 << (31 - 4)), &e);
   int64_t m = (int64_t)round(q * (double)(1LL << 31));
-  if (m >= (1LL << 31) || e < 0 || e > 30) return false;
+  if (e < 0) return false; /* TFLM's radius overflows an int */
+  if (e > 30) {
+    /* a radius of 0 (CalculateInputRadius floors 15 * 2^27 / 2^e): TFLM's
+     * kernel is a step function, the zero point and below the minimum,
+     * everything above the maximum, and never rescales */
+    *multiplier = 0;
+    *shift = 0;
+    *radius = 0;
+    return true;
+  }
+  if (m >= (1LL << 31)) return false;
   *multiplier = (int32_t)m;
   *shift = e;
   *radius = (int32_t)floor(1.0 * ((1 << 4) - 1) * (double)(1LL << (31 - 4)) / ldexp(1.0, e));
