@@ -6,8 +6,9 @@
  * forward convolution whose input is this operator's output (the output
  * size drives it), and the multipliers are PopulateConvolutionQuantization-
  * Params' per output channel (input scale x filter scale / output scale in
- * double).  The output-shape input must be a constant equal to the
- * output's declared shape.
+ * double).  The output size is the output tensor's static shape, as TFLM
+ * takes it: the output-shape input, never read, may be anything (a graph
+ * input included); a constant one must equal that shape.
  *
  * Not here: fused activations other than NONE, int16 biases of 16x8
  * models (int64 only), non-zero filter zero points.
@@ -72,12 +73,16 @@ mp_status mp_lower_transpose_conv(mp_lower_ctx *c) {
     return mp_lower_malformed(c, "input, filter and output must have rank 4");
   int64_t os[4];
   uint32_t n = 0;
-  if (!mp_lower_const_ints(c, shape, os, 4, &n) || n != 4)
-    return mp_lower_unsupported(c, "the output shape must be a constant of four elements");
-  for (uint32_t d = 0; d < 4; d++)
-    if (os[d] != dim(c, out, d))
-      return mp_lower_malformed(c, "output shape input and output tensor differ on dimension %u",
-                                d);
+  /* TFLM's Prepare takes the shape from the output tensor and never reads
+   * this input; a constant one must agree with it */
+  if (is_const(c, shape)) {
+    if (!mp_lower_const_ints(c, shape, os, 4, &n) || n != 4)
+      return mp_lower_unsupported(c, "the output shape is not a vector of four integers");
+    for (uint32_t d = 0; d < 4; d++)
+      if (os[d] != dim(c, out, d))
+        return mp_lower_malformed(c,
+                                  "output shape input and output tensor differ on dimension %u", d);
+  }
   mpk_transpose_conv_params *p = &c->lo->params.transpose_conv;
   memset(p, 0, sizeof *p);
   mpk_conv_geom *g = &p->geom;
