@@ -55,6 +55,8 @@ static const char *const runnable[] = {"mlperf_ad01_int8",
                                        "tflm_keyword_scrambled_int8",
                                        "tflm_mnist_lstm_int8",
                                        "tflm_audio_preprocessor_float",
+                                       "silabs_anomaly_detection",
+                                       "ambiq_nnse_lstm_int8",
                                        NULL};
 
 /* ------------------------------------------------------------------------ */
@@ -519,7 +521,9 @@ static void every_runnable_model_matches_tflm_on_all_cases(void **state) {
                   !strcmp(nm, "MAX_POOL_2D") ||
                   (!strcmp(nm, "SOFTMAX") && out0->dtype == MP_DTYPE_INT8) ||
                   ((!strcmp(nm, "ADD") || !strcmp(nm, "MUL")) && in0->size == out0->size &&
-                   n.g->tensors[op->inputs[1]].size == in0->size));
+                   n.g->tensors[op->inputs[1]].size == in0->size &&
+                   /* a [288] bias added to [1,288] is a broadcast */
+                   n.g->tensors[op->inputs[1]].rank == in0->rank));
     }
     assert_int_equal(fast_ops(&n), lowerings[tg] == MP_TARGET_GENERIC ? 0 : filters);
     run_cases(&n);
