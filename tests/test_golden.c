@@ -57,6 +57,7 @@ static const char *const runnable[] = {"mlperf_ad01_int8",
                                        "tflm_audio_preprocessor_float",
                                        "silabs_anomaly_detection",
                                        "ambiq_nnse_lstm_int8",
+                                       "mww_vad_v2_int8",
                                        NULL};
 
 /* ------------------------------------------------------------------------ */
@@ -199,12 +200,25 @@ static void net_scramble(net *n, uint32_t seed) {
   }
 }
 
-/* Zero the buffers the test owns that are not constants: the states
- * when `states`, the others when not. */
+/* The byte state t starts at, as the module starts it: a resource
+ * variable at what its init subgraph assigns (which must be one byte
+ * value here) or its value's zero point, any other state at 0. */
+static uint8_t state_byte(const mp_graph *g, uint32_t t) {
+  const mp_tensor *x = &g->tensors[t];
+  if (x->state_init) {
+    for (uint64_t i = 1; i < x->size; i++)
+      if (x->state_init[i] != x->state_init[0]) fail_msg("state %u starts at bytes that differ", t);
+    return x->state_init[0];
+  }
+  return x->state_init_byte;
+}
+
+/* Start the buffers the test owns that are not constants: the states
+ * (at state_byte) when `states`, the others (at zero) when not. */
 static void net_zero(net *n, bool states) {
   for (uint32_t t = 0; t < n->g->n_tensors; t++)
     if (n->owned[t] && !n->g->tensors[t].data && is_state(n, t) == states)
-      memset(n->owned[t], 0,
+      memset(n->owned[t], states ? state_byte(n->g, t) : 0,
              (size_t)mp_align_up(n->g->tensors[t].size ? n->g->tensors[t].size : 1, 16));
 }
 
@@ -653,7 +667,7 @@ static void every_supported_operator_matches_tflm_in_isolation(void **state) {
         int32_t t = op->inputs[k];
         if (t < 0 || n.g->tensors[t].data) continue;
         if (is_state(&n, (uint32_t)t)) {
-          memset(n.buf[t], 0, (size_t)n.g->tensors[t].size);
+          memset(n.buf[t], state_byte(n.g, (uint32_t)t), (size_t)n.g->tensors[t].size);
           continue;
         }
         char file[64];
@@ -1139,7 +1153,7 @@ static void write_target_program(net *n, mp_buf *c) {
     }
   }
   free(used);
-  /* bufs: scrambled before each case; states: zeroed once, kept */
+  /* bufs: scrambled before each case; states: started once, kept */
   for (int st = 0; st < 2; st++) {
     mp_buf_puts(c, st ? "static uint8_t *const states[] = {" : "static uint8_t *const bufs[] = {");
     for (uint32_t t = 0; t < g->n_tensors; t++)
@@ -1152,6 +1166,11 @@ static void write_target_program(net *n, mp_buf *c) {
         mp_buf_printf(c, "%llu, ", (unsigned long long)g->tensors[t].size);
     mp_buf_puts(c, "0};\n");
   }
+  mp_buf_puts(c, "static const uint8_t state_start[] = {");
+  for (uint32_t t = 0; t < g->n_tensors; t++)
+    if (!g->tensors[t].data && g->tensors[t].alias_of < 0 && is_state(n, t))
+      mp_buf_printf(c, "%u, ", state_byte(g, t));
+  mp_buf_puts(c, "0};\n");
   for (uint32_t o = 0; o < g->n_ops; o++) {
     char sym[32];
     snprintf(sym, sizeof sym, "P%u", o);
@@ -1168,7 +1187,9 @@ static void write_target_program(net *n, mp_buf *c) {
     mp_buf_puts(c, "  {\n    OP_START\n");
     for (uint32_t k = 0; k < lo->n_args; k++) {
       if (lo->args[k].kind != MP_LARG_TENSOR_ARRAY) continue;
-      mp_buf_printf(c, "    const void *const A%u[] = {", k);
+      /* an output array (SPLIT's) holds writable pointers */
+      mp_buf_printf(c, "    %s A%u[] = {", lo->args[k].is_output ? "void *const" : "const void *const",
+                    k);
       for (uint32_t j = 0; j < lo->args[k].n_tensors; j++) {
         int32_t t = lo->args[k].tensors[j];
         if (t < 0)
@@ -1229,7 +1250,7 @@ static void write_target_program(net *n, mp_buf *c) {
                  "  do { t[n++] = (char)('0' + x % 10); x /= 10; } while (x);\n"
                  "  while (n) b[m++] = t[--n];\n  b[m++] = '\\n'; b[m] = 0; sh_puts(b);\n}\n"
                  "int main(void) {\n  uint32_t x = 12345u;\n"
-                 "  for (int i = 0; states[i]; i++) memset(states[i], 0, state_sizes[i]);\n"
+                 "  for (int i = 0; states[i]; i++) memset(states[i], state_start[i], state_sizes[i]);\n"
                  "  for (int k = 0; k < 3; k++) {\n"
                  "    for (int i = 0; bufs[i]; i++)\n"
                  "      for (uint32_t j = 0; j < sizes[i]; j++) {\n"
