@@ -254,14 +254,15 @@ static uint32_t leftmost_min(const skyline *k) {
   return nl;
 }
 
-/* The first rank >= from whose value is above y, or T when none is. */
+/* The first rank >= from whose value is above y (a padding rank, T or
+ * beyond, is: a wall), or UINT32_MAX when none is. */
 static uint32_t first_above(const skyline *k, uint32_t x, uint32_t nl, uint32_t nr, uint32_t from,
                             uint64_t y) {
-  if (nr < from || k->mx[x] <= y) return k->T;
+  if (nr < from || k->mx[x] <= y) return UINT32_MAX;
   if (x >= k->M || k->tag[x] != NO_TAG) return nl > from ? nl : from;
   uint32_t mid = nl + (nr - nl) / 2;
   uint32_t r = first_above(k, 2 * x, nl, mid, from, y);
-  return r != k->T ? r : first_above(k, 2 * x + 1, mid + 1, nr, from, y);
+  return r != UINT32_MAX ? r : first_above(k, 2 * x + 1, mid + 1, nr, from, y);
 }
 
 static void sky_free(skyline *k) {
@@ -390,7 +391,10 @@ static decode_result sky_decode(skyline *k, const uint32_t *pos, uint64_t max_h,
     if (++k->work % 256 == 0 && past_ms(k->deadline_ms)) return DECODE_CUT;
     uint64_t y = k->mn[1];
     uint32_t L = leftmost_min(k);
-    uint32_t R = first_above(k, 1, 0, k->M - 1, L + 1, y) - 1;
+    /* the stretch ends before the first rank above y, the last rank at
+     * the latest */
+    uint32_t above = first_above(k, 1, 0, k->M - 1, L + 1, y);
+    uint32_t R = (above < k->T ? above : k->T) - 1;
     uint32_t pick = UINT32_MAX;
     for (uint32_t e = k->b_off[L]; e < k->b_off[L + 1]; e++) {
       uint32_t j = k->bucket[e];
