@@ -67,6 +67,7 @@
 #include "planners/exact.h"
 #include "planners/firstfit.h"
 #include "planners/skyline.h"
+#include "planners/skytree.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -131,11 +132,12 @@ static uint64_t sat_mul(uint64_t a, uint64_t b) {
  *
  * Time is compressed to the ranks of the distinct start times of the items
  * it holds (the same overlaps).  The skyline is one value per rank, kept in
- * a segment tree of minima and maxima with lazy assignment, so the leftmost
- * lowest rank, the end of the flat stretch there, and raising a whole
- * stretch each cost O(log T).  A rank no unplaced item covers is a wall
- * (WALL): never the lowest point, and it ends every stretch.  Items are
- * bucketed by their first rank: the candidates at rank L are bucket L.
+ * the segment tree the skyline construction uses too (skytree.c: minima
+ * and maxima with lazy assignment), so the leftmost lowest rank, the end of
+ * the flat stretch there, and raising a whole stretch each cost O(log T).
+ * A rank no unplaced item covers is a wall (WALL): never the lowest
+ * point, and it ends every stretch.  Items are bucketed by their first
+ * rank: the candidates at rank L are bucket L.
  * Picks and raises go on a trail, and mark[k] is the trail length after k
  * picks, so undoing to k picks is exact.  Both change a flat stretch, so
  * an entry only needs the range and the height it had: undoing a raise
@@ -143,7 +145,6 @@ static uint64_t sat_mul(uint64_t a, uint64_t b) {
  * cover back. */
 
 #define WALL UINT64_MAX
-#define NO_TAG (UINT64_MAX - 1) /* no real skyline value: heights stay below 2^62 */
 
 typedef struct trail_ent {
   uint32_t a, b;  /* the ranks changed */
@@ -155,10 +156,10 @@ typedef struct skyline {
   const mp_item *items;
   uint32_t m;          /* items it holds */
   uint32_t *item;      /* their indices into items */
-  uint32_t T, M;       /* ranks; leaves of the tree (a power of two >= T) */
+  uint32_t T;          /* ranks */
   uint32_t *lo, *hi;   /* per held item: its inclusive rank interval */
   uint32_t *b_off, *bucket; /* held items by first rank */
-  uint64_t *mn, *mx, *tag; /* the tree, leaves at M + rank; tag: pending assignment */
+  mp_skytree tree;     /* the skyline per rank (skytree.c), leaves at M + rank */
   uint32_t *cover;     /* per rank: unplaced items covering it */
   uint64_t target;     /* the area measure counts what lies above it */
   /* the decoding: k picks done */
@@ -190,79 +191,8 @@ static void trail_push(skyline *k, trail_ent e) {
   k->trail[k->n_trail++] = e;
 }
 
-static void node_set(skyline *k, uint32_t x, uint64_t v) {
-  k->mn[x] = k->mx[x] = v;
-  if (x < k->M) k->tag[x] = v;
-}
-
-/* Assign v to ranks [a, b] in the subtree of x (covering [nl, nr]). */
-static void assign(skyline *k, uint32_t x, uint32_t nl, uint32_t nr, uint32_t a, uint32_t b,
-                   uint64_t v) {
-  if (b < nl || nr < a) return;
-  if (a <= nl && nr <= b) {
-    node_set(k, x, v);
-    return;
-  }
-  if (k->tag[x] != NO_TAG) {
-    /* push the pending assignment down before changing part of it */
-    node_set(k, 2 * x, k->tag[x]);
-    node_set(k, 2 * x + 1, k->tag[x]);
-    k->tag[x] = NO_TAG;
-  }
-  uint32_t mid = nl + (nr - nl) / 2;
-  assign(k, 2 * x, nl, mid, a, b, v);
-  assign(k, 2 * x + 1, mid + 1, nr, a, b, v);
-  k->mn[x] = mp_min_u64(k->mn[2 * x], k->mn[2 * x + 1]);
-  k->mx[x] = mp_max_u64(k->mx[2 * x], k->mx[2 * x + 1]);
-}
-
 static void sky_assign(skyline *k, uint32_t a, uint32_t b, uint64_t v) {
-  assign(k, 1, 0, k->M - 1, a, b, v);
-}
-
-/* The skyline at one rank: the highest pending assignment on its path
- * wins (a lower one would have been pushed down first). */
-static uint64_t sky_at(const skyline *k, uint32_t rank) {
-  uint32_t x = 1, nl = 0, nr = k->M - 1;
-  while (x < k->M) {
-    if (k->tag[x] != NO_TAG) return k->tag[x];
-    uint32_t mid = nl + (nr - nl) / 2;
-    if (rank <= mid) {
-      x = 2 * x;
-      nr = mid;
-    } else {
-      x = 2 * x + 1;
-      nl = mid + 1;
-    }
-  }
-  return k->mn[x];
-}
-
-/* The leftmost rank holding the lowest value. */
-static uint32_t leftmost_min(const skyline *k) {
-  uint32_t x = 1, nl = 0, nr = k->M - 1;
-  while (x < k->M && k->tag[x] == NO_TAG) {
-    uint32_t mid = nl + (nr - nl) / 2;
-    if (k->mn[2 * x] <= k->mn[2 * x + 1]) {
-      x = 2 * x;
-      nr = mid;
-    } else {
-      x = 2 * x + 1;
-      nl = mid + 1;
-    }
-  }
-  return nl;
-}
-
-/* The first rank >= from whose value is above y (a padding rank, T or
- * beyond, is: a wall), or UINT32_MAX when none is. */
-static uint32_t first_above(const skyline *k, uint32_t x, uint32_t nl, uint32_t nr, uint32_t from,
-                            uint64_t y) {
-  if (nr < from || k->mx[x] <= y) return UINT32_MAX;
-  if (x >= k->M || k->tag[x] != NO_TAG) return nl > from ? nl : from;
-  uint32_t mid = nl + (nr - nl) / 2;
-  uint32_t r = first_above(k, 2 * x, nl, mid, from, y);
-  return r != UINT32_MAX ? r : first_above(k, 2 * x + 1, mid + 1, nr, from, y);
+  mp_skytree_set(&k->tree, a, b, v, 0);
 }
 
 static void sky_free(skyline *k) {
@@ -272,9 +202,7 @@ static void sky_free(skyline *k) {
   free(k->hi);
   free(k->b_off);
   free(k->bucket);
-  free(k->mn);
-  free(k->mx);
-  free(k->tag);
+  mp_skytree_free(&k->tree);
   free(k->cover);
   free(k->done);
   free(k->off);
@@ -319,15 +247,11 @@ static mp_status sky_init(skyline *k, const mp_item *items, size_t n, uint64_t t
   for (uint32_t i = 0; i < m; i++)
     if (T == 0 || times[T - 1] != times[i]) times[T++] = times[i];
   k->T = T;
-  k->M = 1;
-  while (k->M < (T ? T : 1)) k->M *= 2;
-  k->mn = malloc(2 * (size_t)k->M * sizeof *k->mn);
-  k->mx = malloc(2 * (size_t)k->M * sizeof *k->mx);
-  k->tag = malloc(2 * (size_t)k->M * sizeof *k->tag);
+  if (mp_skytree_init(&k->tree, T, false) != MP_OK) goto nomem;
   k->cover = calloc(T ? T : 1, sizeof *k->cover);
   k->b_off = calloc((size_t)T + 2, sizeof *k->b_off);
   k->bucket = malloc(mm * sizeof *k->bucket);
-  if (!k->mn || !k->mx || !k->tag || !k->cover || !k->b_off || !k->bucket) goto nomem;
+  if (!k->cover || !k->b_off || !k->bucket) goto nomem;
   for (uint32_t j = 0; j < m; j++) {
     const mp_item *it = &items[k->item[j]];
     /* ranks of the last distinct start times <= the item's start and end */
@@ -342,12 +266,9 @@ static mp_status sky_init(skyline *k, const mp_item *items, size_t n, uint64_t t
   k->b_off[0] = 0;
   /* every rank is some held item's start: all at 0, no walls yet; the
    * padding leaves beyond T are walls */
-  for (uint32_t x = 0; x < 2 * k->M; x++) k->tag[x] = NO_TAG;
-  for (uint32_t x = k->M; x < 2 * k->M; x++) k->mn[x] = k->mx[x] = x - k->M < T ? 0 : WALL;
-  for (uint32_t x = k->M; x-- > 1;) {
-    k->mn[x] = mp_min_u64(k->mn[2 * x], k->mn[2 * x + 1]);
-    k->mx[x] = mp_max_u64(k->mx[2 * x], k->mx[2 * x + 1]);
-  }
+  mp_skytree *tr = &k->tree;
+  for (size_t x = tr->M; x < 2 * tr->M; x++) tr->mn[x] = tr->mx[x] = x - tr->M < T ? 0 : WALL;
+  mp_skytree_pull_all(tr);
   free(times);
   return MP_OK;
 nomem:
@@ -389,12 +310,10 @@ static bool past_ms(uint64_t deadline_ms);
 static decode_result sky_decode(skyline *k, const uint32_t *pos, uint64_t max_h, uint64_t max_a) {
   while (k->steps < k->m) {
     if (++k->work % 256 == 0 && past_ms(k->deadline_ms)) return DECODE_CUT;
-    uint64_t y = k->mn[1];
-    uint32_t L = leftmost_min(k);
-    /* the stretch ends before the first rank above y, the last rank at
-     * the latest */
-    uint32_t above = first_above(k, 1, 0, k->M - 1, L + 1, y);
-    uint32_t R = (above < k->T ? above : k->T) - 1;
+    uint64_t y = mp_skytree_min(&k->tree);
+    uint32_t L = (uint32_t)mp_skytree_lowest(&k->tree);
+    size_t above = mp_skytree_first_above(&k->tree, L + 1, y);
+    uint32_t R = (uint32_t)(above < k->T ? above : k->T) - 1;
     uint32_t pick = UINT32_MAX;
     for (uint32_t e = k->b_off[L]; e < k->b_off[L + 1]; e++) {
       uint32_t j = k->bucket[e];
@@ -405,8 +324,8 @@ static decode_result sky_decode(skyline *k, const uint32_t *pos, uint64_t max_h,
       /* nothing fits the stretch: an unplaced item covering L reaches a
        * higher neighbour (walls are covered by nothing), so raise it to
        * the lower one */
-      uint64_t up = L > 0 ? sky_at(k, L - 1) : WALL;
-      if (R + 1 < k->T) up = mp_min_u64(up, sky_at(k, R + 1));
+      uint64_t up = L > 0 ? mp_skytree_at(&k->tree, L - 1) : WALL;
+      if (R + 1 < k->T) up = mp_min_u64(up, mp_skytree_at(&k->tree, R + 1));
       trail_push(k, (trail_ent){L, R, y, false});
       if (k->nomem) return DECODE_NOMEM;
       sky_assign(k, L, R, up);

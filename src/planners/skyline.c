@@ -23,9 +23,10 @@
  *   Every step places an item or merges the run into a neighbour, so there
  *   are at most 2n + 1 steps.
  *
- * Cost: two segment trees over the segments (the skyline: lazy assign, min
- * and max; the bytes still to place: lazy subtract, max) make a, c and d
- * O(log T); step b walks the buckets inside the run and weighs one per lo
+ * Cost: one segment tree over the segments (skytree.c: the skyline with
+ * lazy assign, min and max, and the bytes still to place with lazy
+ * subtract, max; hill_climb's decoder uses the same tree without the
+ * second quantity) makes a, c and d O(log T); step b walks the buckets inside the run and weighs one per lo
  * in O(log T).  On
  * dense problems with few distinct times the runs are short and b is
  * cheap.  On long sparse graphs (a chain of 100k tensors) the first runs
@@ -36,6 +37,7 @@
  * randomness, the same layout on every machine.
  */
 #include "planners/skyline.h"
+#include "planners/skytree.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -57,116 +59,6 @@ static int cmp_bkey(const void *a, const void *b) {
   if (x->size != y->size) return x->size > y->size ? -1 : 1;
   if (x->id != y->id) return x->id < y->id ? -1 : 1;
   return (x->index > y->index) - (x->index < y->index);
-}
-
-/* ---- the two segment trees --------------------------------------------------- */
-
-typedef struct trees {
-  size_t M;                /* leaves (a power of two >= T) */
-  uint64_t *mn, *mx, *put; /* skyline: min, max, pending assignment */
-  uint8_t *has;            /* a pending assignment exists */
-  uint64_t *rm, *sub;      /* bytes still to place: max, pending subtraction */
-} trees;
-
-static void put_node(trees *t, size_t v, uint64_t h) {
-  t->mn[v] = t->mx[v] = t->put[v] = h;
-  t->has[v] = 1;
-}
-
-static void push(trees *t, size_t v) {
-  if (t->has[v]) {
-    put_node(t, 2 * v, t->put[v]);
-    put_node(t, 2 * v + 1, t->put[v]);
-    t->has[v] = 0;
-  }
-  if (t->sub[v]) {
-    for (size_t c = 2 * v; c <= 2 * v + 1; c++) {
-      t->rm[c] -= t->sub[v];
-      t->sub[c] += t->sub[v];
-    }
-    t->sub[v] = 0;
-  }
-}
-
-static void pull(trees *t, size_t v) {
-  t->mn[v] = t->mn[2 * v] < t->mn[2 * v + 1] ? t->mn[2 * v] : t->mn[2 * v + 1];
-  t->mx[v] = t->mx[2 * v] > t->mx[2 * v + 1] ? t->mx[2 * v] : t->mx[2 * v + 1];
-  t->rm[v] = t->rm[2 * v] > t->rm[2 * v + 1] ? t->rm[2 * v] : t->rm[2 * v + 1];
-}
-
-/* Skyline := h over [l, r]; bytes still to place -= d over [l, r]. */
-static void update(trees *t, size_t v, size_t nl, size_t nr, size_t l, size_t r, uint64_t h,
-                   uint64_t d) {
-  if (r < nl || nr < l) return;
-  if (l <= nl && nr <= r) {
-    put_node(t, v, h);
-    t->rm[v] -= d;
-    t->sub[v] += d;
-    return;
-  }
-  push(t, v);
-  size_t mid = nl + (nr - nl) / 2;
-  update(t, 2 * v, nl, mid, l, r, h, d);
-  update(t, 2 * v + 1, mid + 1, nr, l, r, h, d);
-  pull(t, v);
-}
-
-/* The leftmost segment at the skyline's minimum. */
-static size_t lowest(trees *t) {
-  size_t v = 1;
-  while (v < t->M) {
-    push(t, v);
-    v = t->mn[2 * v] == t->mn[v] ? 2 * v : 2 * v + 1;
-  }
-  return v - t->M;
-}
-
-/* The skyline at segment j. */
-static uint64_t height_at(trees *t, size_t j) {
-  size_t v = 1, nl = 0, nr = t->M - 1;
-  while (v < t->M) {
-    push(t, v);
-    size_t mid = nl + (nr - nl) / 2;
-    if (j <= mid) {
-      v = 2 * v;
-      nr = mid;
-    } else {
-      v = 2 * v + 1;
-      nl = mid + 1;
-    }
-  }
-  return t->mn[v];
-}
-
-/* The last segment at or before r whose skyline is above f (SIZE_MAX: none). */
-static size_t last_above(trees *t, size_t v, size_t nl, size_t nr, size_t r, uint64_t f) {
-  if (nl > r || t->mx[v] <= f) return SIZE_MAX;
-  if (nl == nr) return nl;
-  push(t, v);
-  size_t mid = nl + (nr - nl) / 2;
-  size_t k = last_above(t, 2 * v + 1, mid + 1, nr, r, f);
-  return k != SIZE_MAX ? k : last_above(t, 2 * v, nl, mid, r, f);
-}
-
-/* The first segment at or after l whose skyline is above f (the padding
- * leaves are, so there is always one). */
-static size_t first_above(trees *t, size_t v, size_t nl, size_t nr, size_t l, uint64_t f) {
-  if (nr < l || t->mx[v] <= f) return SIZE_MAX;
-  if (nl == nr) return nl;
-  push(t, v);
-  size_t mid = nl + (nr - nl) / 2;
-  size_t k = first_above(t, 2 * v, nl, mid, l, f);
-  return k != SIZE_MAX ? k : first_above(t, 2 * v + 1, mid + 1, nr, l, f);
-}
-
-/* The most bytes still to place at one segment of [l, r]. */
-static uint64_t rem_max(trees *t, size_t v, size_t nl, size_t nr, size_t l, size_t r) {
-  if (r < nl || nr < l) return 0;
-  if (l <= nl && nr <= r) return t->rm[v];
-  push(t, v);
-  size_t mid = nl + (nr - nl) / 2;
-  uint64_t x = rem_max(t, 2 * v, nl, mid, l, r), y = rem_max(t, 2 * v + 1, mid + 1, nr, l, r);
-  return x > y ? x : y;
 }
 
 /* ---- the construction -------------------------------------------------------- */
@@ -192,7 +84,7 @@ mp_status mp_skyline_solve(const mp_item *items, size_t n, uint64_t *offsets, ui
   uint32_t *b_next = malloc(nn * sizeof *b_next), *b_prev = malloc(nn * sizeof *b_prev);
   uint32_t *head = malloc((2 * nn + 1) * sizeof *head);
   uint64_t *bits = calloc(2 * nn / 64 + 2, sizeof *bits);
-  trees t = {0};
+  mp_skytree t = {0};
   mp_status st = times && keys && b_cur && b_end && b_next && b_prev && head && bits ? MP_OK
                                                                                      : MP_ERR_NOMEM;
   size_t m = 0, k = 0, T = 0;
@@ -221,15 +113,8 @@ mp_status mp_skyline_solve(const mp_item *items, size_t n, uint64_t *offsets, ui
                            (uint32_t)mp_count_le_i64(times, m, items[i].end) - 1, items[i].size,
                            items[i].id, (uint32_t)i};
     qsort(keys, k, sizeof *keys, cmp_bkey);
-    t.M = 1;
-    while (t.M < T + 1) t.M *= 2; /* one padding leaf at least: the right wall */
-    t.mn = calloc(2 * t.M, sizeof *t.mn);
-    t.mx = calloc(2 * t.M, sizeof *t.mx);
-    t.put = calloc(2 * t.M, sizeof *t.put);
-    t.has = calloc(2 * t.M, sizeof *t.has);
-    t.rm = calloc(2 * t.M, sizeof *t.rm);
-    t.sub = calloc(2 * t.M, sizeof *t.sub);
-    if (!t.mn || !t.mx || !t.put || !t.has || !t.rm || !t.sub) st = MP_ERR_NOMEM;
+    /* one padding leaf at least: the right wall */
+    st = mp_skytree_init(&t, T + 1, true);
   }
   size_t nb = 0;
   if (st == MP_OK && !*cut && k) {
@@ -245,7 +130,7 @@ mp_status mp_skyline_solve(const mp_item *items, size_t n, uint64_t *offsets, ui
       run += t.rm[t.M + j];
       t.rm[t.M + j] = run;
     }
-    for (size_t v = t.M; v-- > 1;) pull(&t, v);
+    mp_skytree_pull_all(&t);
     for (size_t j = 0; j < T; j++) head[j] = UINT32_MAX;
     for (size_t j = 0; j < k; j++) {
       if (j && keys[j].lo == keys[j - 1].lo && keys[j].hi == keys[j - 1].hi) continue;
@@ -272,11 +157,11 @@ mp_status mp_skyline_solve(const mp_item *items, size_t n, uint64_t *offsets, ui
       *cut = true;
       break;
     }
-    size_t s = lowest(&t);
-    uint64_t f = t.mn[1];
-    size_t a = s ? last_above(&t, 1, 0, t.M - 1, s - 1, f) : SIZE_MAX;
+    size_t s = mp_skytree_lowest(&t);
+    uint64_t f = mp_skytree_min(&t);
+    size_t a = s ? mp_skytree_last_above(&t, s - 1, f) : SIZE_MAX;
     a = a == SIZE_MAX ? 0 : a + 1;
-    size_t b = first_above(&t, 1, 0, t.M - 1, s, f) - 1;
+    size_t b = mp_skytree_first_above(&t, s, f) - 1;
     /* b: the bucket inside [a, b] that matters most */
     uint32_t best = UINT32_MAX;
     uint64_t best_rem = 0, best_size = 0;
@@ -293,7 +178,7 @@ mp_status mp_skyline_solve(const mp_item *items, size_t n, uint64_t *offsets, ui
       work++;
       if (last == UINT32_MAX) continue;
       const bkey *top = &keys[b_cur[last]];
-      uint64_t r = rem_max(&t, 1, 0, t.M - 1, top->lo, top->hi);
+      uint64_t r = mp_skytree_rest_max(&t, top->lo, top->hi);
       int64_t len = (int64_t)items[top->index].end - items[top->index].start;
       if (best == UINT32_MAX || r > best_rem ||
           (r == best_rem && (len > best_len || (len == best_len && top->size > best_size)))) {
@@ -309,16 +194,16 @@ mp_status mp_skyline_solve(const mp_item *items, size_t n, uint64_t *offsets, ui
     }
     if (best == UINT32_MAX) {
       /* d: nothing fits the run; raise it to its lower neighbour */
-      uint64_t up = b + 1 < T ? height_at(&t, b + 1) : UINT64_MAX;
+      uint64_t up = b + 1 < T ? mp_skytree_at(&t, b + 1) : UINT64_MAX;
       if (a > 0) {
-        uint64_t l = height_at(&t, a - 1);
+        uint64_t l = mp_skytree_at(&t, a - 1);
         up = l < up ? l : up;
       }
       if (up == UINT64_MAX) { /* cannot happen: every bucket lies inside [0, T) */
         st = MP_ERR_INTERNAL;
         break;
       }
-      update(&t, 1, 0, t.M - 1, a, b, up, 0);
+      mp_skytree_set(&t, a, b, up, 0);
       continue;
     }
     /* c: place the bucket's largest item */
@@ -326,7 +211,7 @@ mp_status mp_skyline_solve(const mp_item *items, size_t n, uint64_t *offsets, ui
     uint64_t al = items[top->index].align ? items[top->index].align : 1;
     uint64_t off = (f + al - 1) & ~(al - 1);
     offsets[top->index] = off;
-    update(&t, 1, 0, t.M - 1, top->lo, top->hi, off + top->size, top->size);
+    mp_skytree_set(&t, top->lo, top->hi, off + top->size, top->size);
     left--;
     if (++b_cur[best] == b_end[best]) { /* the bucket is empty: unlink it */
       uint32_t lo = top->lo;
@@ -346,11 +231,6 @@ mp_status mp_skyline_solve(const mp_item *items, size_t n, uint64_t *offsets, ui
   free(b_prev);
   free(head);
   free(bits);
-  free(t.mn);
-  free(t.mx);
-  free(t.put);
-  free(t.has);
-  free(t.rm);
-  free(t.sub);
+  mp_skytree_free(&t);
   return st;
 }
