@@ -1074,11 +1074,16 @@ typedef struct mp_placement_reason {
    * `full_live` bytes of that memory's scratch were already live against a
    * scratch capacity of `full_capacity` bytes (what the budget leaves after
    * the memory's other arenas).  full_at_op is -1 for tensors live the whole
-   * program (persistent, constant): the budget left less than its size. */
+   * program (persistent, constant): the budget left less than its size.
+   * A scratch tensor also records its slot's bytes (`needed`) and the
+   * largest free gap of that memory over its lifetime (`largest_gap`): first
+   * fit spills a tensor that no gap holds, however many bytes are free. */
   mp_memory spilled_from;
   int32_t full_at_op;
   uint64_t full_live;
   uint64_t full_capacity;
+  uint64_t needed;
+  uint64_t largest_gap;
 } mp_placement_reason;
 
 /* "preferred", "spilled", "pinned", "alias" ("none" when not placed). */
@@ -1086,7 +1091,8 @@ const char *mp_reason_name(mp_reason_kind k);
 
 /* One line of text for a reason, memory names taken from pf (NULL: the
  * seed memories only): "pinned by rule 2 (config.yaml:14:7)",
- * "spilled from dtcm: full at op 5 (8000 of 8192 B live)", "first in
+ * "spilled from dtcm: no free gap of 36864 B (largest 18432 B; at op 2,
+ * 18432 of 49152 B live)", "first in
  * preference order", "alias of tensor 7".  Writes into buf[n], returns buf. */
 const char *mp_reason_text(const mp_platform *pf, const mp_placement_reason *r, int32_t alias_of,
                            char *buf, size_t n);

@@ -575,6 +575,61 @@ static void the_kws_example_plans_below_its_tensor_level_bound_with_every_planne
   unload(&l);
 }
 
+/* g planned in place with planner number k, every scratch tensor pinned to
+ * memory m by a ruleset {type: scratch, attributes: {memory: m}}, verified. */
+static mp_plan *verified_in_place_pinned(const mp_graph *g, const mp_platform *pf, uint32_t k,
+                                         mp_memory m) {
+  mp_memory_args a = tu_args(mp_planner_at(k)->name, true);
+  mp_rule r;
+  memset(&r, 0, sizeof r);
+  r.type = MP_ROLE_SCRATCH;
+  r.attributes.has_memory = true;
+  r.attributes.memory = m;
+  a.rules = &r;
+  a.n_rules = 1;
+  mp_plan *p = NULL;
+  assert_int_equal(mp_plan_build(g, pf, &a, NULL, &p), MP_OK);
+  assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+  return p;
+}
+
+/* Pinning the activations to one memory is the most common firmware
+ * config: the in-place layout applies to the arena just the same, with
+ * every planner, in every writable memory. */
+static void activations_pinned_by_a_rule_plan_in_place_as_unpinned_ones_do(void **state) {
+  (void)state;
+  const char *paths[] = {KWS_EXAMPLE, tu_models_dir() ? tu_model_path("mlperf_vww_96_int8") : NULL};
+  const mp_memory mems[] = {MP_MEM_DTCM, MP_MEM_SRAM, MP_MEM_PSRAM};
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  for (size_t i = 0; i < 2; i++) {
+    if (!paths[i]) {
+      printf("NOTICE: no corpus models; the pinned in-place check covers the KWS example only\n");
+      continue;
+    }
+    loaded l;
+    load_path(paths[i], &l);
+    uint64_t ib = mp_graph_inplace_bound(l.g, 16);
+    for (uint32_t k = 0; k < mp_planner_count(); k++) {
+      mp_plan *free_plan = verified_in_place(l.g, &pf, k);
+      uint64_t want = scratch_arena(free_plan)->total_size;
+      assert_true(want < scratch_arena(free_plan)->lower_bound);
+      for (size_t j = 0; j < sizeof mems / sizeof *mems; j++) {
+        mp_plan *p = verified_in_place_pinned(l.g, &pf, k, mems[j]);
+        const mp_arena *s = scratch_arena(p);
+        assert_non_null(s);
+        assert_int_equal(s->memory, mems[j]);
+        assert_int_equal(s->total_size, want);
+        assert_true(s->total_size >= ib);
+        assert_true(s->total_size < s->lower_bound);
+        mp_plan_free(&p);
+      }
+      mp_plan_free(&free_plan);
+    }
+    unload(&l);
+  }
+}
+
 static void the_specialised_cortex_m_kernels_plan_in_place_by_their_own_contracts(void **state) {
   (void)state;
   /* module.target picks other loops for the int8 convolutions, fully
@@ -980,6 +1035,7 @@ int main(void) {
       cmocka_unit_test(a_padded_mobilenet_v2_block_needs_under_55_percent_of_its_tensor_level_bound),
       cmocka_unit_test(held_out_networks_plan_in_place_at_their_in_place_bound),
       cmocka_unit_test(the_kws_example_plans_below_its_tensor_level_bound_with_every_planner),
+      cmocka_unit_test(activations_pinned_by_a_rule_plan_in_place_as_unpinned_ones_do),
       cmocka_unit_test(in_place_off_leaves_the_plan_and_its_report_unchanged),
       cmocka_unit_test(the_specialised_cortex_m_kernels_plan_in_place_by_their_own_contracts),
       cmocka_unit_test(the_verifier_refuses_an_overlap_the_kernel_does_not_allow),

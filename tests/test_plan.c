@@ -481,8 +481,8 @@ static void a_pinned_scratch_tensor_that_does_not_fit_names_tensor_memory_budget
   tu_diags d;
   tu_diags_init(&d);
   assert_int_equal(mp_plan_build(l.g, &pf, &a, &d.sink, &p), MP_ERR_NOFIT);
-  char want[96];
-  snprintf(want, sizeof want, "scratch tensor %d '%s' (8000 bytes) does not fit in sram", FX_KWS_CONV0_OUT,
+  char want[128];
+  snprintf(want, sizeof want, "scratch tensor %d '%s' (8000 bytes, live over ops 0-1) does not fit in sram", FX_KWS_CONV0_OUT,
            l.g->tensors[FX_KWS_CONV0_OUT].name);
   assert_true(tu_diags_has(&d, want));
   assert_true(tu_diags_has(&d, "budget 4096 bytes"));

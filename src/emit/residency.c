@@ -47,7 +47,15 @@ const char *mp_reason_text(const mp_platform *pf, const mp_placement_reason *r, 
                r->rule_key ? r->rule_key : "memory.tensors");
     break;
   case MP_REASON_SPILLED:
-    if (r->full_at_op >= 0)
+    if (r->full_at_op >= 0 && r->needed)
+      /* first fit needs one gap the slot's size: say so, with the figures,
+       * rather than calling a memory full that had bytes free */
+      snprintf(buf, n, "spilled from %s: no free gap of %llu B (largest %llu B; at op %d, %llu "
+                       "of %llu B live)",
+               mp_platform_memory_name(pf, r->spilled_from), (unsigned long long)r->needed,
+               (unsigned long long)r->largest_gap, r->full_at_op,
+               (unsigned long long)r->full_live, (unsigned long long)r->full_capacity);
+    else if (r->full_at_op >= 0)
       snprintf(buf, n, "spilled from %s: full at op %d (%llu of %llu B live)",
                mp_platform_memory_name(pf, r->spilled_from), r->full_at_op, (unsigned long long)r->full_live,
                (unsigned long long)r->full_capacity);
@@ -111,6 +119,10 @@ static json_t *reason_json(const mp_plan *p, const mp_allocation *a) {
     json_object_set_new(s, "at_op", r->full_at_op >= 0 ? json_integer(r->full_at_op) : json_null());
     json_object_set_new(s, "in_use", jint(r->full_live));
     json_object_set_new(s, "capacity", jint(r->full_capacity));
+    if (r->needed) {
+      json_object_set_new(s, "needed", jint(r->needed));
+      json_object_set_new(s, "largest_gap", jint(r->largest_gap));
+    }
     json_object_set_new(j, "spilled_from", s);
   }
   if (r->kind == MP_REASON_ALIAS) json_object_set_new(j, "alias_of", json_integer(a->alias_of));

@@ -49,17 +49,19 @@
 #define NO_MEM (-1)
 
 /* The composite problem of the scratch items (memory.in_place), built
- * once per plan and laid out by every planner that tries: the unpinned
- * items grouped into composites by the kernels' overlap pairs
- * (mp_inplace_build), composites first, in slot order, then every other
- * item. */
+ * once per plan and laid out by every planner that tries: the items
+ * grouped into composites by the kernels' overlap pairs (mp_inplace_build),
+ * composites first, in slot order, then every other item.  A pair groups
+ * two items pinned to the same memory, or two unpinned ones, so a
+ * composite is pinned where its members are: the in-place layout applies
+ * to an arena however its tensors got there. */
 typedef struct composites {
   mp_status st;         /* of building it */
   size_t n_comp;        /* composites formed; 0: the in-place layout is the plain one */
   size_t k;             /* items of the composite problem */
   struct sitem *ci;     /* as built: laid out on a copy */
   size_t *of;           /* item -> its composite-problem item */
-  size_t ns;            /* unpinned items: slots */
+  size_t ns;            /* slots: every item */
   size_t *slot_item;    /* slot -> item */
   uint64_t *rel;        /* slot -> offset from its composite item's base */
 } composites;
@@ -156,19 +158,94 @@ static void describe_usage(const planctx *c, mp_memory m, char *buf, size_t n) {
            (unsigned long long)u.staged_source);
 }
 
-/* "does not fit" for one tensor in one memory; `need` is the byte growth. */
-static void report_nofit(const planctx *c, const mp_tensor *t, mp_memory m, uint64_t need,
-                         const char *hint) {
-  char ub[192];
-  describe_usage(c, m, ub, sizeof ub);
+/* What a bigger budget for memory m can do, as advice: a max_size below
+ * the platform's size may rise to it (a larger one is refused), a memory
+ * at its full size cannot grow.  `more` is the bytes it lacks. */
+static void raise_hint(const planctx *c, mp_memory m, uint64_t more, char *buf, size_t n) {
+  uint64_t full = c->pf->size[m], b = c->budget[m];
+  if (b < full && b + more <= full)
+    snprintf(buf, n, "Raise %s's max_size in memory.constraints to at least %llu (the platform "
+                     "has %llu)", mem_name(c, m), (unsigned long long)(b + more),
+             (unsigned long long)full);
+  else if (b < full)
+    snprintf(buf, n, "%s's max_size can rise only to the platform's %llu bytes, still %llu short",
+             mem_name(c, m), (unsigned long long)full, (unsigned long long)(b + more - full));
+  else
+    snprintf(buf, n, "%s is at the platform's full size (%llu bytes)", mem_name(c, m),
+             (unsigned long long)full);
+}
+
+/* Free bytes of memory m with everything placed so far. */
+static uint64_t mem_free(const planctx *c, mp_memory m) {
   uint64_t used = usage_total(mem_usage(c, m));
-  uint64_t avail = c->budget[m] > used ? c->budget[m] - used : 0;
+  return c->budget[m] > used ? c->budget[m] - used : 0;
+}
+
+/* Another memory than `not` with `bytes` free: read-only ones first when
+ * `ro_first` (weights read in place), else in preference order; only
+ * writable ones when `writable_only`.  MP_MEM_COUNT when none. */
+static mp_memory room_elsewhere(const planctx *c, mp_memory not, uint64_t bytes, bool ro_first,
+                                bool writable_only) {
+  for (int pass = ro_first ? 0 : 1; pass < 2; pass++)
+    for (uint32_t k = 0; k < c->n_order; k++) {
+      mp_memory m = c->order[k];
+      if (m == not || (writable_only && !writable(c, m))) continue;
+      if (pass == 0 && !c->pf->read_only[m]) continue;
+      if (mem_free(c, m) >= bytes) return m;
+    }
+  return MP_MEM_COUNT;
+}
+
+/* "does not fit" for tensor t in memory m.  `need` is the byte growth of
+ * m for everything the failure is about: t alone, or with the other
+ * tensors a rule pins there (`what` then says so, e.g. "the 21 constant
+ * tensors pinned there (24384 bytes)"), so the shortfall is the whole of
+ * it, not only the first tensor's.  `hint` is the advice. */
+static void report_nofit(const planctx *c, const mp_tensor *t, mp_memory m, uint64_t need,
+                         const char *what, const char *hint) {
+  char ub[192], nb[72];
+  describe_usage(c, m, ub, sizeof ub);
+  uint64_t avail = mem_free(c, m);
   mp_error(c->dx, noloc(),
            "%s tensor %u '%s' (%llu bytes) does not fit in %s: budget %llu bytes, %s; short "
-           "by %llu bytes. %s",
-           mp_role_name(t->role), t->id, t->name, (unsigned long long)t->size,
-           mem_name(c, m), (unsigned long long)c->budget[m], ub,
-           (unsigned long long)(need > avail ? need - avail : 0), hint);
+           "by %llu bytes%s%s. %s",
+           mp_role_name(t->role), t->id, mp_name_middle(t->name, 60, nb, sizeof nb),
+           (unsigned long long)t->size, mem_name(c, m), (unsigned long long)c->budget[m], ub,
+           (unsigned long long)(need > avail ? need - avail : 0), what && *what ? " for " : "",
+           what ? what : "", hint);
+}
+
+/* The tensors of `role` a rule pins to memory m (a constant: stored or
+ * hydrated there) not placed yet: how many, and their bytes aligned for m. */
+static uint64_t pinned_pending(const planctx *c, mp_role role, mp_memory m, uint32_t *count) {
+  uint64_t n = 0;
+  *count = 0;
+  for (uint32_t i = 0; i < c->g->n_tensors; i++) {
+    const mp_tensor *t = &c->g->tensors[i];
+    const mp_attributes *at = &c->attrs[i];
+    if (t->role != role || !t->used || t->size == 0 || c->plan->allocs[i].placed) continue;
+    bool here = (at->has_memory && at->memory == m) ||
+                (role == MP_ROLE_CONSTANT && at->has_constant_destination_memory &&
+                 at->constant_destination_memory == m);
+    if (!here) continue;
+    n += mp_align_up(t->size, slot_align(c, t, m));
+    (*count)++;
+  }
+  return n;
+}
+
+/* The whole of what a pinned tensor's failure is about: the tensors of its
+ * role pinned to m and not placed yet.  Fills `what` and returns their
+ * bytes (at least `own`, t's own growth). */
+static uint64_t pinned_need(const planctx *c, const mp_tensor *t, mp_memory m, uint64_t own,
+                            char *what, size_t n) {
+  uint32_t k;
+  uint64_t all = pinned_pending(c, t->role, m, &k);
+  what[0] = '\0';
+  if (k <= 1 || all <= own) return own;
+  snprintf(what, n, "the %u %s tensors still to place there (%llu bytes)", k, mp_role_name(t->role),
+           (unsigned long long)all);
+  return all;
 }
 
 /* ---- persistent ---------------------------------------------------------- */
@@ -244,9 +321,19 @@ static mp_status place_persistent(planctx *c, bool pinned_pass) {
         return MP_ERR_CONFIG;
       }
       if (!try_bump(c, &c->pers_top[m], m, t, &off)) {
-        report_nofit(c, t, m, mp_align_up(t->size, slot_align(c, t, m)),
-                     "Raise this memory's max_size in memory.constraints, or pin the tensor "
-                     "to another memory in memory.tensors.");
+        char what[160], raise[192], hint[448];
+        uint64_t need = pinned_need(c, t, m, mp_align_up(t->size, slot_align(c, t, m)), what,
+                                    sizeof what);
+        uint64_t more = need > mem_free(c, m) ? need - mem_free(c, m) : 0;
+        raise_hint(c, m, more, raise, sizeof raise);
+        mp_memory o = room_elsewhere(c, m, need, false, true);
+        if (o != MP_MEM_COUNT)
+          snprintf(hint, sizeof hint, "%s; or pin it to %s, which has %llu bytes free.", raise,
+                   mem_name(c, o), (unsigned long long)mem_free(c, o));
+        else
+          snprintf(hint, sizeof hint, "%s; no other writable memory has %llu bytes free.", raise,
+                   (unsigned long long)need);
+        report_nofit(c, t, m, need, what, hint);
         return MP_ERR_NOFIT;
       }
       set_alloc(c, t, MP_ROLE_PERSISTENT, m, m, off, true);
@@ -267,8 +354,11 @@ static mp_status place_persistent(planctx *c, bool pinned_pass) {
     }
     if (!done) {
       mp_memory m = c->order[0];
-      report_nofit(c, t, m, t->size, "No writable memory has room for it; raise a max_size "
-                                     "in memory.constraints.");
+      char raise[192], hint[256];
+      uint64_t need = mp_align_up(t->size, slot_align(c, t, m));
+      raise_hint(c, m, need > mem_free(c, m) ? need - mem_free(c, m) : 0, raise, sizeof raise);
+      snprintf(hint, sizeof hint, "No writable memory has room for it. %s.", raise);
+      report_nofit(c, t, m, need, NULL, hint);
       return MP_ERR_NOFIT;
     }
   }
@@ -325,6 +415,71 @@ static mp_status constant_conflict(planctx *c, const mp_tensor *t, mp_memory rt,
   return MP_ERR_CONFIG;
 }
 
+/* A pinned constant that does not fit in memory m (its runtime
+ * destination when `dest`, else where it is stored): the shortfall of
+ * every constant pinned there, and advice naming the memories this
+ * platform has. */
+static mp_status constant_nofit(planctx *c, const mp_tensor *t, mp_memory m, bool dest) {
+  char what[160], raise[192], hint[512];
+  uint64_t need = pinned_need(c, t, m, mp_align_up(t->size, slot_align(c, t, m)), what,
+                              sizeof what);
+  raise_hint(c, m, need > mem_free(c, m) ? need - mem_free(c, m) : 0, raise, sizeof raise);
+  mp_memory o = room_elsewhere(c, m, need, !dest, dest);
+  const char *them = what[0] ? "them" : "it";
+  if (o == MP_MEM_COUNT)
+    snprintf(hint, sizeof hint, "%s; no other memory has %llu bytes free for %s.", raise,
+             (unsigned long long)need, them);
+  else if (dest)
+    snprintf(hint, sizeof hint, "%s; or hydrate %s into %s (constant_destination_memory: %s), "
+                                "which has %llu bytes free.", raise, them, mem_name(c, o),
+             mem_name(c, o), (unsigned long long)mem_free(c, o));
+  else if (c->pf->read_only[o])
+    snprintf(hint, sizeof hint, "%s; or store %s in %s and read %s in place there (memory: %s "
+                                "in memory.tensors), hydrating what needs fast access with "
+                                "constant_destination_memory.", raise, them, mem_name(c, o),
+             them, mem_name(c, o));
+  else
+    snprintf(hint, sizeof hint, "%s; or store %s in %s (memory: %s in memory.tensors), which "
+                                "has %llu bytes free.", raise, them, mem_name(c, o),
+             mem_name(c, o), (unsigned long long)mem_free(c, o));
+  report_nofit(c, t, m, need, what, hint);
+  return MP_ERR_NOFIT;
+}
+
+/* An unpinned constant no memory can hold: what every constant still to
+ * place needs against what the memories have free. */
+static mp_status constant_nowhere(planctx *c, const mp_tensor *t) {
+  uint64_t need = 0, free_all = 0;
+  uint32_t k = 0;
+  mp_memory last = c->order[c->n_order - 1];
+  for (uint32_t i = t->id; i < c->g->n_tensors; i++) {
+    const mp_tensor *u = &c->g->tensors[i];
+    if (u->role != MP_ROLE_CONSTANT || !u->used || u->size == 0 || c->plan->allocs[i].placed)
+      continue;
+    need += mp_align_up(u->size, slot_align(c, u, last));
+    k++;
+  }
+  mp_buf fr;
+  mp_buf_init(&fr);
+  for (uint32_t b = 0; b < c->n_order; b++) {
+    mp_memory m = c->order[b];
+    free_all += mem_free(c, m);
+    mp_buf_printf(&fr, "%s%s %llu", b ? ", " : "", mem_name(c, m),
+                  (unsigned long long)mem_free(c, m));
+  }
+  char nb[72];
+  mp_error(c->dx, noloc(),
+           "constant tensor %u '%s' (%llu bytes) does not fit in any memory: the %u constant "
+           "tensors still to place need %llu bytes, the memories have %llu free in all (%s). "
+           "Raise a max_size in memory.constraints where it is below the platform's size, or "
+           "move scratch or other constants out of the memories that hold them.",
+           t->id, mp_name_middle(t->name, 60, nb, sizeof nb), (unsigned long long)t->size, k,
+           (unsigned long long)need, (unsigned long long)free_all,
+           fr.data ? mp_buf_str(&fr) : "");
+  mp_buf_free(&fr);
+  return MP_ERR_NOFIT;
+}
+
 static mp_status place_constant(planctx *c, const mp_tensor *t, bool pinned_pass) {
   const mp_attributes *at = &c->attrs[t->id];
   bool pinned = at->has_memory || at->has_constant_destination_memory;
@@ -338,12 +493,7 @@ static mp_status place_constant(planctx *c, const mp_tensor *t, bool pinned_pass
         return constant_conflict(c, t, rt, src);
       if (!try_constant(c, t, rt, src, &off)) {
         mp_memory bad = staged_overflow(c, t, rt, src);
-        report_nofit(c, t, bad, mp_align_up(t->size, slot_align(c, t, rt)),
-                     bad == rt ? "Raise its max_size in memory.constraints or choose another "
-                                 "constant_destination_memory."
-                               : "Raise the source memory's max_size, or store the constant "
-                                 "elsewhere with `memory` in memory.tensors.");
-        return MP_ERR_NOFIT;
+        return constant_nofit(c, t, bad, bad == rt);
       }
       set_alloc(c, t, MP_ROLE_CONSTANT, rt, src, off, true);
       return MP_OK;
@@ -364,22 +514,13 @@ static mp_status place_constant(planctx *c, const mp_tensor *t, bool pinned_pass
         }
       }
     }
-    report_nofit(c, t, rt, mp_align_up(t->size, slot_align(c, t, rt)),
-                 "Raise its max_size in memory.constraints or choose another "
-                 "constant_destination_memory.");
-    return MP_ERR_NOFIT;
+    return constant_nofit(c, t, rt, true);
   }
   if (at->has_memory) {
     mp_memory m = at->memory;
     if (c->const_src[m] != NO_MEM && c->const_src[m] != (int)m)
       return constant_conflict(c, t, m, m);
-    if (!try_constant(c, t, m, m, &off)) {
-      report_nofit(c, t, m, mp_align_up(t->size, slot_align(c, t, m)),
-                   "Raise its max_size in memory.constraints, or store constants in another "
-                   "memory (e.g. memory: mram) and, for fast access, hydrate them with "
-                   "constant_destination_memory.");
-      return MP_ERR_NOFIT;
-    }
+    if (!try_constant(c, t, m, m, &off)) return constant_nofit(c, t, m, false);
     set_alloc(c, t, MP_ROLE_CONSTANT, m, m, off, true);
     return MP_OK;
   }
@@ -391,10 +532,7 @@ static mp_status place_constant(planctx *c, const mp_tensor *t, bool pinned_pass
       return MP_OK;
     }
   }
-  mp_memory last = c->order[c->n_order - 1];
-  report_nofit(c, t, last, mp_align_up(t->size, slot_align(c, t, last)),
-               "No memory has room for it; raise a max_size in memory.constraints.");
-  return MP_ERR_NOFIT;
+  return constant_nowhere(c, t);
 }
 
 static mp_status place_constants(planctx *c, bool pinned_pass) {
@@ -486,6 +624,111 @@ static mp_status solve_bank(planctx *c, sitem *items, size_t n, mp_memory m, uin
   return st;
 }
 
+static uint64_t items_lower_bound(const planctx *c, const sitem *items, size_t n, mp_memory m);
+
+static int cmp_span(const void *a, const void *b) {
+  const uint64_t *x = a, *y = b;
+  return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* The largest free gap below `cap` that the items already in bank m leave
+ * over the ops [start, end]: what first fit had for a slot there.  The
+ * first `k` entries of `visit` are the items placed so far; bi holds their
+ * aligned sizes for m. */
+static uint64_t largest_gap(const sitem *items, const mp_item *bi, const uint32_t *visit, size_t k,
+                            int m, int32_t start, int32_t end, uint64_t cap) {
+  uint64_t *span = malloc((k ? k : 1) * 2 * sizeof *span);
+  if (!span) return 0;
+  size_t ns = 0;
+  for (size_t j = 0; j < k; j++) {
+    const sitem *y = &items[visit[j]];
+    if (y->bank != m || y->end < start || end < y->start) continue;
+    span[2 * ns] = y->offset;
+    span[2 * ns + 1] = y->offset + bi[visit[j]].size;
+    ns++;
+  }
+  qsort(span, ns, 2 * sizeof *span, cmp_span);
+  uint64_t best = 0, at = 0;
+  for (size_t j = 0; j < ns && at < cap; j++) {
+    uint64_t lo = span[2 * j] < cap ? span[2 * j] : cap;
+    if (lo > at && lo - at > best) best = lo - at;
+    if (span[2 * j + 1] > at) at = span[2 * j + 1];
+  }
+  if (cap > at && cap - at > best) best = cap - at;
+  free(span);
+  return best;
+}
+
+/* A scratch item that fits in no memory it may take: an error with what
+ * the scratch needs (the most bytes live at once, of the items pinned to
+ * its memory or of all) against what the memories have free. */
+static void scratch_nofit(planctx *c, const sitem *items, size_t n, const sitem *it,
+                          const uint64_t *cap) {
+  const mp_tensor *t = &c->g->tensors[it->t];
+  char nb[72];
+  const char *name = mp_name_middle(t->name, 60, nb, sizeof nb);
+  sitem *sub = malloc((n ? n : 1) * sizeof *sub);
+  size_t k = 0;
+  for (size_t i = 0; sub && i < n; i++)
+    if (it->pinned == NO_MEM || items[i].pinned == it->pinned) sub[k++] = items[i];
+  if (it->pinned != NO_MEM) {
+    mp_memory m = (mp_memory)it->pinned;
+    uint64_t lb = sub ? items_lower_bound(c, sub, k, m) : 0;
+    char raise[192], hint[448];
+    raise_hint(c, m, lb > cap[m] ? lb - cap[m] : 0, raise, sizeof raise);
+    mp_memory o = room_elsewhere(c, m, lb, false, true);
+    if (o != MP_MEM_COUNT)
+      snprintf(hint, sizeof hint, "%s; or pin the scratch to %s, which has %llu bytes free, or "
+                                  "unpin it so it can spill.", raise, mem_name(c, o),
+               (unsigned long long)mem_free(c, o));
+    else
+      snprintf(hint, sizeof hint, "%s; or unpin it so it can spill.", raise);
+    char all[128] = "";
+    if (k > 1)
+      snprintf(all, sizeof all, "the %zu scratch tensors pinned there need at least %llu bytes "
+                                "live at once, and ", k, (unsigned long long)lb);
+    mp_error(c->dx, noloc(),
+             "scratch tensor %u '%s' (%llu bytes, live over ops %d-%d) does not fit in %s: %s%s "
+             "leaves %llu bytes for scratch (budget %llu bytes); short by %s%llu bytes. %s",
+             it->t, name, (unsigned long long)it->size, it->start, it->end, mem_name(c, m), all,
+             mem_name(c, m), (unsigned long long)cap[m], (unsigned long long)c->budget[m],
+             k > 1 ? "at least " : "", (unsigned long long)(lb > cap[m] ? lb - cap[m] : 0), hint);
+  } else {
+    mp_buf fr;
+    mp_buf_init(&fr);
+    uint64_t all = 0, lb = 0;
+    for (uint32_t b = 0; b < c->n_order; b++) {
+      mp_memory m = c->order[b];
+      if (!writable(c, m)) continue;
+      if (!lb && sub) lb = items_lower_bound(c, sub, k, m);
+      all += cap[m];
+      mp_buf_printf(&fr, "%s%s %llu", fr.len ? ", " : "", mem_name(c, m),
+                    (unsigned long long)cap[m]);
+    }
+    bool can_raise = false, others = false;
+    for (uint32_t b = 0; b < c->n_order; b++) {
+      mp_memory m = c->order[b];
+      if (!writable(c, m)) continue;
+      can_raise |= c->budget[m] < c->pf->size[m];
+      others |= usage_total(mem_usage(c, m)) > mp_align_up(c->scratch_h[m], arena_align(c, m));
+    }
+    mp_error(c->dx, noloc(),
+             "scratch tensor %u '%s' (%llu bytes, live over ops %d-%d) does not fit in any "
+             "writable memory: the activations need at least %llu bytes live at once, the "
+             "writable memories leave %llu bytes for scratch in all (%s), and first fit found no "
+             "gap of %llu bytes in any of them at that point. %s%s",
+             it->t, name, (unsigned long long)it->size, it->start, it->end,
+             (unsigned long long)lb, (unsigned long long)all, fr.data ? mp_buf_str(&fr) : "",
+             (unsigned long long)it->size,
+             can_raise ? "Raise a max_size in memory.constraints (up to the platform's size)"
+                       : "Every writable memory is at the platform's full size",
+             others ? ", or move constants and state out of the writable memories."
+                    : "; memory.in_place lets outputs share bytes with their inputs.");
+    mp_buf_free(&fr);
+  }
+  free(sub);
+}
+
 /* Assign items to memories by first fit in the planner's visit order
  * (pinned items first), spilling down the preference order: one first-fit
  * engine per memory, each over the items sized for that memory's slot
@@ -529,7 +772,6 @@ static mp_status assign_banks(planctx *c, sitem *items, size_t n, const uint64_t
   }
   for (size_t k = 0; k < n && st == MP_OK; k++) {
     sitem *it = &items[visit[k]];
-    const mp_tensor *t = &c->g->tensors[it->t];
     it->bank = NO_MEM;
     for (uint32_t b = 0; b < c->n_order && it->bank == NO_MEM; b++) {
       mp_memory m = c->order[b];
@@ -542,6 +784,11 @@ static mp_status assign_banks(planctx *c, sitem *items, size_t n, const uint64_t
       /* spilled: the op of its lifetime where the preferred memory was fullest */
       mp_placement_reason r = {.kind = MP_REASON_SPILLED, .rule = -1, .spilled_from = any,
                                .full_at_op = -1, .full_capacity = cap[any]};
+      if (cap[any]) {
+        r.needed = bi[any][visit[k]].size;
+        r.largest_gap = largest_gap(items, bi[any], visit, k, (int)any, it->start, it->end,
+                                    cap[any]);
+      }
       if (cap[any] == 0) {
         r.full_live = usage_total(mem_usage(c, any));
         r.full_capacity = c->budget[any];
@@ -559,19 +806,7 @@ static mp_status assign_banks(planctx *c, sitem *items, size_t n, const uint64_t
         live[op] += bi[any][visit[k]].size;
     if (it->bank != NO_MEM) continue;
     for (int m = 0; m < MP_MEM_COUNT; m++) c->scratch_h[m] = ff[m] ? mp_firstfit_height(ff[m]) : 0;
-    if (it->pinned != NO_MEM) {
-      mp_memory m = (mp_memory)it->pinned;
-      report_nofit(c, t, m, mp_align_up(it->size, slot_align(c, t, m)),
-                   "Raise this memory's max_size in memory.constraints, or unpin the tensor "
-                   "so it can spill.");
-    } else {
-      mp_error(c->dx, noloc(),
-               "scratch tensor %u '%s' (%llu bytes, live over ops %d-%d) does not fit in any "
-               "writable memory; every bank is full at that point. Raise a max_size in "
-               "memory.constraints, or move constants out of the writable memories (e.g. "
-               "memory.tensors: [{type: constant, attributes: {memory: mram}}]).",
-               it->t, t->name, (unsigned long long)it->size, it->start, it->end);
-    }
+    scratch_nofit(c, items, n, it, cap);
     st = MP_ERR_NOFIT;
   }
   if (st == MP_OK)
@@ -750,7 +985,7 @@ static void drop_tops(planctx *c, sitem *items, size_t n, const mp_inplace_pair 
           hi = items[i].offset + sz[i];
           top = i;
         }
-      if (top == SIZE_MAX || items[top].pinned != NO_MEM) break;
+      if (top == SIZE_MAX) break; /* moving within its bank keeps a pinned slot pinned */
       sitem *x = &items[top];
       uint32_t a = item_align(c, x, (mp_memory)m);
       size_t k = 0;
@@ -824,6 +1059,20 @@ static mp_status composites_build(planctx *c, const sitem *items, size_t n, comp
   memset(cp, 0, sizeof *cp);
   mp_status st = get_pairs(c);
   if (st != MP_OK || c->n_pairs == 0) return st;
+  /* a composite lies in one memory: a pair groups two tensors only when
+   * both are pinned to the same memory or neither is pinned */
+  int *pin = malloc((g->n_tensors ? g->n_tensors : 1) * sizeof *pin);
+  mp_inplace_pair *pairs = malloc(c->n_pairs * sizeof *pairs);
+  size_t np = 0;
+  if (!pin || !pairs) {
+    free(pin);
+    free(pairs);
+    return MP_ERR_NOMEM;
+  }
+  for (uint32_t t = 0; t < g->n_tensors; t++) pin[t] = NO_MEM;
+  for (size_t i = 0; i < n; i++) pin[items[i].t] = items[i].pinned;
+  for (size_t k = 0; k < c->n_pairs; k++)
+    if (pin[c->pairs[k].in] == pin[c->pairs[k].out]) pairs[np++] = c->pairs[k];
   mp_inplace_slot *slots = malloc(n * sizeof *slots);
   size_t *comp_item = malloc(n * sizeof *comp_item);
   cp->slot_item = malloc(n * sizeof *cp->slot_item);
@@ -837,13 +1086,14 @@ static mp_status composites_build(planctx *c, const sitem *items, size_t n, comp
     goto done;
   }
   for (size_t i = 0; i < n; i++) {
-    if (items[i].pinned != NO_MEM) continue;
-    uint32_t a = any_slot_align(c, &g->tensors[items[i].t]);
+    const mp_tensor *t = &g->tensors[items[i].t];
+    uint32_t a = items[i].pinned != NO_MEM ? slot_align(c, t, (mp_memory)items[i].pinned)
+                                           : any_slot_align(c, t);
     slots[ns] = (mp_inplace_slot){items[i].t, mp_align_up(items[i].size, a), a, items[i].start,
                                   items[i].end, 0, 0};
     cp->slot_item[ns++] = i;
   }
-  st = mp_inplace_build(g, c->pairs, c->n_pairs, slots, ns, &comps, &nc);
+  st = mp_inplace_build(g, pairs, np, slots, ns, &comps, &nc);
   if (st != MP_OK || nc == 0) goto done;
   for (size_t i = 0; i < n; i++) cp->of[i] = SIZE_MAX;
   for (size_t q = 0; q < nc; q++) {
@@ -856,7 +1106,8 @@ static mp_status composites_build(planctx *c, const sitem *items, size_t n, comp
     it.end = cm->end;
     it.size = cm->extent;
     it.align = cm->align;
-    it.pinned = it.bank = NO_MEM;
+    it.pinned = pin[it.t]; /* its members' memory: pairs join only equal pins */
+    it.bank = NO_MEM;
     cp->ci[k++] = it;
   }
   for (size_t q = 0; q < ns; q++) {
@@ -874,6 +1125,8 @@ static mp_status composites_build(planctx *c, const sitem *items, size_t n, comp
   cp->k = k;
   cp->ns = ns;
 done:
+  free(pin);
+  free(pairs);
   free(slots);
   free(comp_item);
   free(comps);
@@ -915,12 +1168,6 @@ static mp_status layout_in_place(planctx *c, sitem *items, size_t n, bool *used)
       it->offset = host->offset + cp->rel[q];
       it->spill = host->spill;
     }
-    for (size_t i = 0; i < n; i++)
-      if (items[i].pinned != NO_MEM) {
-        items[i].bank = ci[cp->of[i]].bank;
-        items[i].offset = ci[cp->of[i]].offset;
-        items[i].spill = ci[cp->of[i]].spill;
-      }
     drop_tops(c, items, n, c->pairs, c->n_pairs);
     *used = true;
   }
@@ -1010,7 +1257,15 @@ static bool one_bank(const sitem *items, size_t n) {
 static mp_status layout_in_place_best(planctx *c, sitem *items, size_t n, mp_memory first) {
   scratch_state before;
   get_state(c, &before);
-  uint64_t lb = items_lower_bound(c, items, n, first);
+  /* the bound in the memory the arena lands in: the one every item is
+   * pinned to, if any, else the first writable one */
+  mp_memory where = first;
+  if (n && items[0].pinned != NO_MEM) {
+    where = (mp_memory)items[0].pinned;
+    for (size_t i = 1; i < n; i++)
+      if (items[i].pinned != items[0].pinned) where = first;
+  }
+  uint64_t lb = items_lower_bound(c, items, n, where);
   mp_status st = layout_one(c, items, n, lb, &before);
   if (st != MP_OK || total_height(c) <= lb || !one_bank(items, n)) return st;
   mp_plan *p = c->plan;

@@ -290,3 +290,15 @@ void mp_clock_set(uint64_t (*now_ns)(void)) { clock_ns = now_ns ? now_ns : monot
 uint64_t mp_now_ns(void) { return clock_ns(); }
 
 uint64_t mp_now_ms(void) { return clock_ns() / 1000000u; }
+
+const char *mp_name_middle(const char *s, size_t w, char *buf, size_t n) {
+  size_t l = strlen(s);
+  if (l <= w || w < 8 || w + 1 > n) return s;
+  size_t head = (w - 3) / 2, tail = w - 3 - head;
+  /* back off to a character boundary at both cuts */
+  while (head > 0 && ((unsigned char)s[head] & 0xc0) == 0x80) head--;
+  const char *t = s + l - tail;
+  while (*t && ((unsigned char)*t & 0xc0) == 0x80) t++;
+  snprintf(buf, n, "%.*s...%s", (int)head, s, t);
+  return buf;
+}

@@ -106,6 +106,11 @@ size_t mp_edit_distance(const char *a, const char *b, size_t cap);
  * close enough to be a useful hint, else NULL.  Ties go to the first. */
 const char *mp_suggest(const char *word, const char *const *cands, size_t n);
 
+/* `s` shortened to at most `w` bytes for a message: its start and its end
+ * around "...", never cutting a UTF-8 character; `s` itself when it fits
+ * (or w < 8, or buf cannot hold w bytes).  Returns s or buf. */
+const char *mp_name_middle(const char *s, size_t w, char *buf, size_t n);
+
 /* The clock of every deadline and progress report: CLOCK_MONOTONIC, in
  * nanoseconds and in milliseconds. */
 uint64_t mp_now_ns(void);

@@ -2032,6 +2032,32 @@ static void fire(mp_tfw *w, bool f32) {
 static void build_fire(mp_tfw *w) { fire(w, false); }
 static void build_fire_f32(mp_tfw *w) { fire(w, true); }
 
+/* long_names: a converter's scoped name of 199 characters, for messages
+ * and reports that must shorten it.
+ *   0 x [1,1024]; 1 the long name [1,1024]; 2 out [1,1024].
+ *   ops: 0 RELU(0)->1, 1 RELU(1)->2.
+ *   x [0,0], the long one [0,1], out [1,1]; lb 2048 at both ops. */
+static void build_long_names(mp_tfw *w) {
+  static char longname[256];
+  size_t k = 0;
+  const char *parts[] = {"functional_1/", "streaming_keyword_encoder_block_3/",
+                         "depthwise_separable_convolution_residual_branch/",
+                         "batch_normalization_fused_with_relu6_activation/",
+                         "quantize_dequantize_wrapper_for_int8_export/", "Relu6;output"};
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+    size_t l = strlen(parts[i]);
+    memcpy(longname + k, parts[i], l);
+    k += l;
+  }
+  longname[k] = '\0';
+  act(w, "x", 1024);
+  act(w, longname, 1024);
+  act(w, "out", 1024);
+  op(w, FX_RELU, IDS(0), IDS(1));
+  op(w, FX_RELU, IDS(1), IDS(2));
+  mp_tfw_set_io(w, IDS(0), IDS(2));
+}
+
 static const struct {
   const char *name;
   void (*build)(mp_tfw *w);
@@ -2066,6 +2092,7 @@ static const struct {
     {"heads", build_heads},
     {"fire", build_fire},
     {"fire_f32", build_fire_f32},
+    {"long_names", build_long_names},
 };
 #define N_FIXTURES (sizeof fixtures / sizeof fixtures[0])
 
