@@ -34,8 +34,10 @@ static const char *USAGE =
     "  --prefix NAME          symbol prefix shown in the summary (default: model name)\n"
     "  --json                 print the residency JSON instead of the summary\n"
     "  --report PATH.html     also write the HTML plan report\n"
-    "  --verbose N            2 adds every tensor's placement and why it is\n"
-    "                         there; 3 also each memory's fill over time\n"
+    "  --verbose N            0 prints nothing but errors and warnings (the\n"
+    "                         exit status says whether it fits); 2 adds every\n"
+    "                         tensor's placement and why it is there; 3 also\n"
+    "                         each memory's fill over time\n"
     "  --quiet                no hint line\n"
     "  --<config key> VALUE   any `memplan convert` key, e.g. --memory.constraints JSON\n";
 
@@ -178,7 +180,7 @@ int cmd_plan(cli *c, int argc, char **argv) {
     mp_diag_sink qs = {quiet_diag, &q};
     g->target = cfg->target;
     st = mp_kernels_prepare(g, true, &qs);
-    if (st == MP_OK && q.warnings)
+    if (st == MP_OK && q.warnings && cfg->verbose >= 1)
       fprintf(stderr, "memplan plan: note: some operators have no kernel in memplan; "
                       "`memplan convert` lists them\n");
   }
@@ -201,12 +203,12 @@ int cmd_plan(cli *c, int argc, char **argv) {
       if (s) fputs(s, stdout);
       free(s);
       rc = cli_exit_code(st);
-    } else {
+    } else if (cfg->verbose >= 1) { /* --verbose 0: the exit status and errors alone */
       char *s = mp_plan_summary(plan, cfg->prefix, cfg->verbose);
       if (s) fputs(s, stdout);
       free(s);
       cli_print_fold_note(plan, cfg);
-      if (!quiet_hint && cfg->verbose >= 1) cli_print_hint(plan, &cfg->memory, "--planner");
+      if (!quiet_hint) cli_print_hint(plan, &cfg->memory, "--planner");
     }
     if (rc == CLI_EXIT_OK && report) rc = cmd_report_write(plan, cfg, report, c);
   }

@@ -1393,6 +1393,16 @@ static const char *join_comps(vctx *v, char **comps, uint32_t n) {
   return s ? s : "";
 }
 
+/* The key another tool's habit means: -o, --output, --out and kin name the
+ * output folder, which is module.path here.  NULL when none. */
+static const char *habit_key(const char *name) {
+  static const char *const outs[] = {"o", "out", "output", "outdir", "out_dir", "output_dir",
+                                     "output_path", "out-dir", "output-dir", "output-path"};
+  for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
+    if (!strcmp(name, outs[i])) return "module.path";
+  return NULL;
+}
+
 static void parse_args(vctx *v, int argc, char **argv, args *a, mp_config *c) {
   a->ov = mp_pool_alloc(v->pool, (size_t)(argc > 0 ? argc : 1), sizeof(override));
   if (!a->ov) {
@@ -1425,8 +1435,16 @@ static void parse_args(vctx *v, int argc, char **argv, args *a, mp_config *c) {
       continue;
     }
     if (arg[1] != '-') {
-      verr_at(v, NULL, 0, 0, NULL, "unknown option '%s' (options are --dotted.keys; see --help)",
-              arg);
+      const char *habit = habit_key(arg + 1);
+      if (habit)
+        verr_at(v, NULL, 0, 0, NULL, "unknown option '%s' " DASH " did you mean '--%s'?", arg,
+                habit);
+      else
+        verr_at(v, NULL, 0, 0, NULL,
+                "unknown option '%s' (options are --dotted.keys; see --help)", arg);
+      /* skip a value that plainly belongs to it: one error, not a second
+       * about a stray positional */
+      if (i + 1 < argc && argv[i + 1][0] != '-') i++;
       continue;
     }
     const char *eq = strchr(arg, '=');
@@ -1524,6 +1542,7 @@ static void parse_args(vctx *v, int argc, char **argv, args *a, mp_config *c) {
           const char *dot = strrchr(paths[p], '.');
           if (dot && !strcmp(dot + 1, full)) elsewhere = paths[p];
         }
+        if (!elsewhere) elsewhere = habit_key(full);
         if (elsewhere)
           verr_at(v, src, 0, 0, full, "unknown key '%s' " DASH " did you mean '%s'?", full,
                   elsewhere);
