@@ -12,7 +12,8 @@ cd "$(dirname "$0")"
 # on-target proof, cmake for the modules' CMakeLists.txt and the Cortex-M55
 # example, Chromium for the HTML report test, python3-jsonschema for the
 # residency report's schema test, and zsh to parse the zsh completion: every
-# tool a test needs, since in CI a test that would skip fails instead.
+# tool a test needs, since in CI a test that would skip fails instead
+# (tests/suite_setup.sh checks that every tool a suite looks for is here).
 PKGS="build-essential pkg-config clang libclang-rt-14-dev libyaml-dev libjansson-dev
       libcmocka-dev gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi
       qemu-system-arm cmake chromium python3 python3-jsonschema zsh"
