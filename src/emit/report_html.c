@@ -402,6 +402,7 @@ static const char CSS[] =
     "#tensors tbody tr{cursor:pointer}#tensors tbody tr:hover{background:var(--hover)}\n"
     "#tensors tr.sel{background:var(--selrow)}\n"
     "#tensors td.name{max-width:min(520px,36vw);overflow:hidden;text-overflow:ellipsis}\n"
+    "#tensors td.why{white-space:normal;min-width:24ch;max-width:44ch}\n"
     ".sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px;"
     "vertical-align:-1px;border:1px solid rgba(0,0,0,.25)}\n"
     "#tip{position:fixed;display:none;z-index:9;max-width:560px;padding:6px 9px;"
@@ -455,7 +456,8 @@ static const char JS[] =
     "var f=document.getElementById('filter');\n"
     "if(f)f.addEventListener('input',function(){var q=f.value.toLowerCase();"
     "Array.prototype.forEach.call(table.tBodies[0].rows,function(r){"
-    "r.style.display=!q||r.textContent.toLowerCase().indexOf(q)>=0?'':'none';});});}\n"
+    "var n=r.cells[1]?r.cells[1].title:'';"
+    "r.style.display=!q||(r.textContent+' '+n).toLowerCase().indexOf(q)>=0?'':'none';});});}\n"
     "})();\n";
 
 /* One hidden SVG holding the fill patterns every chart refers to. */
@@ -1392,7 +1394,11 @@ static void put_table(report *r) {
                   t, a->arena, t, t);
     esc(b, x->name);
     mp_buf_puts(b, "\">");
-    esc(b, x->name);
+    /* a converter's long scoped name, shortened in the middle (its
+     * start and its layer stay; the title has it whole) so that every
+     * column shows at 1400 px */
+    char nb[64];
+    esc(b, mp_name_middle(x->name, 48, nb, sizeof nb));
     mp_buf_printf(b,
                   "</td><td data-v=\"%d%s\"><span class=\"sw\" style=\"background:%s\">"
                   "</span>%s",
