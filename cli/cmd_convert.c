@@ -150,6 +150,66 @@ static int convert_after_rules(cli *c, const mp_config *cfg, const mp_graph *g,
   return rc;
 }
 
+/* The bytes of each memory the models other than i hold with their
+ * persistent and constant arenas (staged sources included). */
+static void others_bytes(mp_plan *const *plan, uint32_t n, uint32_t i, uint64_t *out) {
+  for (int m = 0; m < MP_MEM_COUNT; m++) {
+    out[m] = 0;
+    for (uint32_t j = 0; j < n; j++) {
+      if (j == i) continue;
+      const mp_memory_usage *u = &plan[j]->memories[m];
+      out[m] += u->persistent + u->constant + u->staged_source;
+    }
+  }
+}
+
+/* models: [...] as one problem over the shared memories.  Each model was
+ * planned on its own; when the shared scratch (the largest model's) and
+ * every model's persistent and constant arenas do not fit together, each
+ * model is planned again beside the others' arenas
+ * (mp_memory_args.reserved), so that its unpinned constants and scratch
+ * spill to where there is room, until the models fit together, a round
+ * changes nothing, or a model cannot be planned beside the others (the
+ * shared check then reports what does not fit).  Re-plans are quiet. */
+static mp_status plan_together(cli *c, mp_config *each, mp_graph **g, mp_graph **plain,
+                               mp_plan **plan, const char **prefixes, uint32_t n,
+                               const char *prefix) {
+  for (uint32_t round = 0; round < 2 * n + 2; round++) {
+    mp_shared_scratch probe = {0};
+    mp_status st = mp_shared_scratch_build((const mp_plan *const *)plan, prefixes, n, prefix,
+                                           NULL, &probe);
+    mp_shared_scratch_free(&probe);
+    if (st != MP_ERR_NOFIT) return st == MP_ERR_NOMEM ? st : MP_OK;
+    bool changed = false;
+    for (uint32_t i = 0; i < n; i++) {
+      uint64_t rsv[MP_MEM_COUNT];
+      others_bytes(plan, n, i, rsv);
+      if (!memcmp(rsv, each[i].memory.reserved, sizeof rsv)) continue;
+      mp_config ci = each[i];
+      memcpy(ci.memory.reserved, rsv, sizeof rsv);
+      mp_plan *p = NULL;
+      mp_memory_args mem = ci.memory;
+      mem.progress = c->progress;
+      st = mp_plan_build_rewritten(g[i], plain[i], &ci.platform, &mem, NULL, &p);
+      if (st == MP_OK) st = mp_plan_verify(p, NULL);
+      if (st == MP_ERR_NOMEM) {
+        mp_plan_free(&p);
+        return st;
+      }
+      if (st != MP_OK) { /* no room beside the others: the shared check says what */
+        mp_plan_free(&p);
+        return MP_OK;
+      }
+      memcpy(each[i].memory.reserved, rsv, sizeof rsv);
+      mp_plan_free(&plan[i]);
+      plan[i] = p;
+      changed = true;
+    }
+    if (!changed) return MP_OK;
+  }
+  return MP_OK;
+}
+
 /* models: [...]: every model planned on its own, their scratch shared, and
  * a module each in module.path/<prefix>.  Nothing is written unless every
  * model plans, the shared arenas fit and every module emits in memory. */
@@ -202,6 +262,7 @@ static int convert_many(cli *c, const mp_config *cfg, bool quiet) {
     st = load_model(c, ci, &m[i], &g[i], &plain[i]);
     if (st == MP_OK) st = plan_model(c, ci, g[i], plain[i], &plan[i]);
   }
+  if (st == MP_OK) st = plan_together(c, each, g, plain, plan, prefixes, n, cfg->prefix);
   if (st == MP_OK)
     st = mp_shared_scratch_build((const mp_plan *const *)plan, prefixes, n, cfg->prefix,
                                  &c->sink, &shared);

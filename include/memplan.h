@@ -804,6 +804,13 @@ typedef struct mp_memory_args {
   mp_patch_mode patch;      /* memory.patch; default off */
   uint32_t patch_first, patch_last; /* MP_PATCH_STAGE: the stage's operators */
   uint32_t patch_rows, patch_cols;  /* MP_PATCH_STAGE: its tile grid */
+  /* Bytes of each memory that the other models of a `models:` list hold
+   * with their persistent and constant arenas (set by the caller, not by
+   * a config; zero for one model): the plan fits this model beside them,
+   * so that the shared scratch, as large as the largest model's, fits
+   * with every model's own arenas.  Counted in fits and in the over-budget
+   * errors, not in mp_memory_usage.used. */
+  uint64_t reserved[MP_MEM_COUNT];
 } mp_memory_args;
 
 /* One model of a `models:` list: planned on its own, emitted as its own
@@ -832,6 +839,9 @@ typedef struct mp_shared_scratch {
   uint32_t n_models;
   mp_shared_need *models;          /* malloc'd */
   uint32_t self;                   /* set per module: the model being emitted */
+  uint64_t held[MP_MEM_COUNT];     /* what each memory holds for all the models:
+                                      the shared buffer and every model's
+                                      persistent and constant arenas */
 } mp_shared_scratch;
 
 typedef struct mp_config {
@@ -1151,6 +1161,8 @@ typedef struct mp_memory_usage {
   uint64_t persistent;
   uint64_t constant;        /* runtime constant arenas in this memory */
   uint64_t staged_source;   /* source blobs of staged arenas stored here */
+  uint64_t reserved;        /* mp_memory_args.reserved: the other models'
+                               arenas here, not part of `used` */
   /* Read-only blobs (cold constants, staged sources) in this memory when it
    * is writable RAM: their bytes need a load image in non-volatile memory
    * and a copy at boot, like .data.  Not part of `used`. */

@@ -824,12 +824,34 @@ char *mp_plan_summary_shared(const mp_plan *p, const char *prefix, int verbose,
     const mp_memory_usage *u = &p->memories[m];
     if (!u->present) continue;
     char hb[32];
-    human_bytes(u->budget - u->used, hb, sizeof hb);
+    /* sharing scratch with other models: what is left after all of them */
+    uint64_t held = shared ? shared->held[m] : u->used;
+    human_bytes(u->budget > held ? u->budget - held : 0, hb, sizeof hb);
     mp_buf_printf(&b, "%-*s %10llu %10llu %10llu %10llu %10llu %10llu %12s\n", mw,
                   mp_platform_memory_name(pf, m), (unsigned long long)u->budget,
                   (unsigned long long)u->used, (unsigned long long)u->scratch,
                   (unsigned long long)u->persistent, (unsigned long long)u->constant,
                   (unsigned long long)u->staged_source, hb);
+  }
+  /* models: [...]: which figure is which */
+  for (uint32_t k = 0; shared && k < n_mem; k++) {
+    mp_memory m = by_name[k];
+    const mp_memory_usage *u = &p->memories[m];
+    if (!u->present || !shared->held[m]) continue;
+    char sym[160];
+    if (shared->size[m])
+      mp_buf_printf(&b, "shared    %s: this model's %llu B of scratch lie in the %llu B shared "
+                        "buffer (%s); %s holds %llu of its %llu B for all the models (the shared "
+                        "buffer and every model's persistent and constant arenas)\n",
+                    mp_platform_memory_name(pf, m), (unsigned long long)u->scratch,
+                    (unsigned long long)shared->size[m],
+                    mp_shared_symbol(shared, pf, m, sym, sizeof sym),
+                    mp_platform_memory_name(pf, m), (unsigned long long)shared->held[m],
+                    (unsigned long long)u->budget);
+    else if (shared->held[m] != u->used)
+      mp_buf_printf(&b, "shared    %s holds %llu of its %llu B for all the models\n",
+                    mp_platform_memory_name(pf, m), (unsigned long long)shared->held[m],
+                    (unsigned long long)u->budget);
   }
   uint64_t load = 0;
   for (uint32_t k = 0; k < n_mem; k++) load += p->memories[by_name[k]].load_image;

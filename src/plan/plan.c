@@ -129,10 +129,11 @@ static uint32_t slot_align(const planctx *c, const mp_tensor *t, mp_memory m) {
 /* Bytes memory m holds, from the current arena extents. */
 typedef struct usage {
   uint64_t scratch, persistent, constant, staged_source;
+  uint64_t other; /* other models' arenas (mp_memory_args.reserved) */
 } usage;
 
 static usage mem_usage(const planctx *c, mp_memory m) {
-  usage u = {0, 0, 0, 0};
+  usage u = {0, 0, 0, 0, c->mem->reserved[m]};
   uint64_t a = arena_align(c, m);
   u.scratch = mp_align_up(c->scratch_h[m], a);
   u.persistent = mp_align_up(c->pers_top[m], a);
@@ -143,7 +144,9 @@ static usage mem_usage(const planctx *c, mp_memory m) {
   return u;
 }
 
-static uint64_t usage_total(usage u) { return u.scratch + u.persistent + u.constant + u.staged_source; }
+static uint64_t usage_total(usage u) {
+  return u.scratch + u.persistent + u.constant + u.staged_source + u.other;
+}
 
 static bool fits(const planctx *c, mp_memory m) {
   return usage_total(mem_usage(c, m)) <= c->budget[m];
@@ -151,11 +154,15 @@ static bool fits(const planctx *c, mp_memory m) {
 
 static void describe_usage(const planctx *c, mp_memory m, char *buf, size_t n) {
   usage u = mem_usage(c, m);
+  char other[96] = "";
+  if (u.other)
+    snprintf(other, sizeof other, ", the other models' persistent and constant arenas %llu",
+             (unsigned long long)u.other);
   snprintf(buf, n, "%llu already used: scratch %llu, persistent %llu, constants %llu, staged "
-                   "sources %llu",
+                   "sources %llu%s",
            (unsigned long long)usage_total(u), (unsigned long long)u.scratch,
            (unsigned long long)u.persistent, (unsigned long long)u.constant,
-           (unsigned long long)u.staged_source);
+           (unsigned long long)u.staged_source, other);
 }
 
 /* What a bigger budget for memory m can do, as advice: a max_size below
@@ -203,7 +210,7 @@ static mp_memory room_elsewhere(const planctx *c, mp_memory not, uint64_t bytes,
  * it, not only the first tensor's.  `hint` is the advice. */
 static void report_nofit(const planctx *c, const mp_tensor *t, mp_memory m, uint64_t need,
                          const char *what, const char *hint) {
-  char ub[192], nb[72];
+  char ub[288], nb[72];
   describe_usage(c, m, ub, sizeof ub);
   uint64_t avail = mem_free(c, m);
   mp_error(c->dx, noloc(),
@@ -1468,7 +1475,8 @@ static mp_status build_arenas(planctx *c) {
     u->persistent = us.persistent;
     u->constant = us.constant;
     u->staged_source = us.staged_source;
-    u->used = usage_total(us);
+    u->reserved = us.other;
+    u->used = usage_total(us) - us.other;
   }
   for (uint32_t i = 0; i < n; i++) {
     const mp_arena *a = &p->arenas[i];

@@ -12,8 +12,10 @@
  * in its module; the others' modules bind to it (src/emit*.c).
  *
  * What a memory must hold is then the shared buffer plus every model's
- * persistent and constant arenas there, which each plan checked only
- * against its own scratch: mp_shared_scratch_build checks it again.
+ * persistent and constant arenas there: mp_shared_scratch_build checks it.
+ * The CLI plans the models as one problem first (each beside the others'
+ * arenas, mp_memory_args.reserved), so that check fails only when the
+ * models cannot be placed together.
  */
 #include "memplan.h"
 
@@ -65,6 +67,7 @@ mp_status mp_shared_scratch_build(const mp_plan *const *plans, const char *const
     const mp_memory_usage *u = &plans[0]->memories[m];
     if (!u->present) continue;
     uint64_t need = out->size[m] + others[m];
+    out->held[m] = need;
     if (need <= u->budget) continue;
     mp_error(dx, MP_LOC_NONE,
              "%s cannot hold the shared scratch (%llu bytes) and the models' persistent and "

@@ -886,10 +886,13 @@ mp_status mp_plan_verify(const mp_plan *p, const mp_diag_sink *dx) {
     if (a->is_staged) held[a->source_memory] += a->total_size;
   }
   for (int m = 0; m < MP_MEM_COUNT; m++) {
-    if (held[m] > p->memories[m].budget)
-      FAIL("plan verification failed: %s holds %llu bytes, over its budget of %llu",
+    /* beside the other models' arenas (models: [...]), when it shares */
+    uint64_t rsv = p->memories[m].reserved;
+    if (held[m] > p->memories[m].budget || rsv > p->memories[m].budget - held[m])
+      FAIL("plan verification failed: %s holds %llu bytes (and %llu of other models), over its "
+           "budget of %llu",
            mp_platform_memory_name(&p->platform, (mp_memory)m), (unsigned long long)held[m],
-           (unsigned long long)p->memories[m].budget);
+           (unsigned long long)rsv, (unsigned long long)p->memories[m].budget);
     if (held[m] != p->memories[m].used)
       FAIL("plan verification failed: %s holds %llu bytes but the plan reports %llu",
            mp_platform_memory_name(&p->platform, (mp_memory)m), (unsigned long long)held[m],
