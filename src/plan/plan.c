@@ -81,6 +81,8 @@ typedef struct planctx {
   uint32_t n_options;
   uint32_t n_order;
   mp_memory order[MP_MEM_COUNT];  /* present memories, preferred first */
+  bool pinned_only[MP_MEM_COUNT]; /* itcm, unless the constraints list it:
+                                     only a rule that names it places there */
   uint64_t budget[MP_MEM_COUNT];
   uint32_t calign[MP_MEM_COUNT];  /* constraint arena_alignment, 0 = none */
   /* current arena extents per memory */
@@ -196,7 +198,7 @@ static mp_memory room_elsewhere(const planctx *c, mp_memory not, uint64_t bytes,
   for (int pass = ro_first ? 0 : 1; pass < 2; pass++)
     for (uint32_t k = 0; k < c->n_order; k++) {
       mp_memory m = c->order[k];
-      if (m == not || (writable_only && !writable(c, m))) continue;
+      if (m == not || c->pinned_only[m] || (writable_only && !writable(c, m))) continue;
       if (pass == 0 && !c->pf->read_only[m]) continue;
       if (mem_free(c, m) >= bytes) return m;
     }
@@ -350,7 +352,7 @@ static mp_status place_persistent(planctx *c, bool pinned_pass) {
     mp_placement_reason why = {.kind = MP_REASON_PREFERRED, .rule = -1, .full_at_op = -1};
     for (uint32_t k = 0; k < c->n_order && !done; k++) {
       mp_memory m = c->order[k];
-      if (!writable(c, m)) continue;
+      if (!writable(c, m) || c->pinned_only[m]) continue;
       if (try_bump(c, &c->pers_top[m], m, t, &off)) {
         set_alloc(c, t, MP_ROLE_PERSISTENT, m, m, off, false);
         c->plan->allocs[i].reason = why;
@@ -515,6 +517,7 @@ static mp_status place_constant(planctx *c, const mp_tensor *t, bool pinned_pass
     } else {
       for (uint32_t k = 0; k < c->n_order; k++) {
         mp_memory src = c->order[k];
+        if (c->pinned_only[src]) continue;
         if (try_constant(c, t, rt, src, &off)) {
           set_alloc(c, t, MP_ROLE_CONSTANT, rt, src, off, true);
           return MP_OK;
@@ -533,6 +536,7 @@ static mp_status place_constant(planctx *c, const mp_tensor *t, bool pinned_pass
   }
   for (uint32_t k = 0; k < c->n_order; k++) {
     mp_memory m = c->order[k];
+    if (c->pinned_only[m]) continue;
     if (try_constant(c, t, m, m, &off)) {
       set_alloc(c, t, MP_ROLE_CONSTANT, m, m, off, false);
       if (k > 0) c->plan->allocs[t->id].reason = spilled_whole(c, c->order[0]);
@@ -706,7 +710,7 @@ static void scratch_nofit(planctx *c, const sitem *items, size_t n, const sitem 
     uint64_t all = 0, lb = 0;
     for (uint32_t b = 0; b < c->n_order; b++) {
       mp_memory m = c->order[b];
-      if (!writable(c, m)) continue;
+      if (!writable(c, m) || c->pinned_only[m]) continue;
       if (!lb && sub) lb = items_lower_bound(c, sub, k, m);
       all += cap[m];
       mp_buf_printf(&fr, "%s%s %llu", fr.len ? ", " : "", mem_name(c, m),
@@ -715,7 +719,7 @@ static void scratch_nofit(planctx *c, const sitem *items, size_t n, const sitem 
     bool can_raise = false, others = false;
     for (uint32_t b = 0; b < c->n_order; b++) {
       mp_memory m = c->order[b];
-      if (!writable(c, m)) continue;
+      if (!writable(c, m) || c->pinned_only[m]) continue;
       can_raise |= c->budget[m] < c->pf->size[m];
       others |= usage_total(mem_usage(c, m)) > mp_align_up(c->scratch_h[m], arena_align(c, m));
     }
@@ -784,6 +788,7 @@ static mp_status assign_banks(planctx *c, sitem *items, size_t n, const uint64_t
       mp_memory m = c->order[b];
       if (!ff[m] || cap[m] == 0) continue; /* a 0 limit would mean "none" to the engine */
       if (it->pinned != NO_MEM && it->pinned != (int)m) continue;
+      if (it->pinned == NO_MEM && c->pinned_only[m]) continue;
       if (mp_firstfit_place(ff[m], visit[k], cap[m], &it->offset)) it->bank = (int)m;
     }
     if (it->bank != NO_MEM && it->pinned == NO_MEM && any != MP_MEM_COUNT &&
@@ -1625,9 +1630,14 @@ static bool setup(planctx *c) {
       c->order[c->n_order++] = m;
     }
   }
-  /* memories present but missing from preferred_memory_order go last */
+  /* memories present but missing from preferred_memory_order go last;
+   * itcm among them takes only the tensors a rule pins there (it is never
+   * preferred: code lives there) */
   for (int m = 0; m < MP_MEM_COUNT; m++)
-    if (pf->present[m] && !seen[m]) c->order[c->n_order++] = (mp_memory)m;
+    if (pf->present[m] && !seen[m]) {
+      c->order[c->n_order++] = (mp_memory)m;
+      c->pinned_only[m] = m == MP_MEM_ITCM;
+    }
   if (c->n_order == 0) {
     mp_error(c->dx, noloc(), "platform '%s' has no memories", pf->name);
     return false;
