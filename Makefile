@@ -83,7 +83,7 @@ $(BUILD)/gen/emit_runtime.c: $(RUNTIME_FILES) src/emit/runtime.sh
 	@echo "  GEN     $@"
 	@sh src/emit/runtime.sh $(RUNTIME_FILES) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/gen/emit_runtime.o: $(BUILD)/gen/emit_runtime.c src/emit/emit.h
+$(BUILD)/gen/emit_runtime.o: $(BUILD)/gen/emit_runtime.c src/emit/parts.h src/emit/text.h
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS_ALL) -c $< -o $@
 

@@ -13,7 +13,8 @@
  * Without allocate_arenas this file is not written: the same blobs become
  * data/<symbol>.bin files the application places and binds (emit.c).
  */
-#include "emit/emit.h"
+#include "emit/parts.h"
+#include "emit/text.h"
 
 #include <stdlib.h>
 #include <string.h>

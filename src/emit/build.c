@@ -8,7 +8,8 @@
  * reference kernels out, for an application that links its own.  Compiler
  * and flags are the project's; the module only asks for C99.
  */
-#include "emit/emit.h"
+#include "emit/parts.h"
+#include "emit/text.h"
 
 #include <string.h>
 

@@ -12,7 +12,8 @@
  *
  * The header is C99 and also valid C++ (extern "C").
  */
-#include "emit/emit.h"
+#include "emit/parts.h"
+#include "emit/text.h"
 
 #include <string.h>
 

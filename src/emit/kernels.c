@@ -20,7 +20,8 @@
  * glue at all), and op persistent buffers (no kernel asks for one yet; an
  * operator that does is refused rather than given a NULL).
  */
-#include "emit/emit.h"
+#include "emit/parts.h"
+#include "emit/text.h"
 
 #include "util/diag.h"
 #include "lower/lower.h"

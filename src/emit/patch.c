@@ -14,7 +14,8 @@
  * Cortex-M kernels do not take a window's negative padding.  The stage has
  * no init hook (the layers' hooks only check their constants).
  */
-#include "emit/emit.h"
+#include "emit/parts.h"
+#include "emit/text.h"
 
 #include "graph/patch.h"
 #include "lower/lower.h"

@@ -16,7 +16,8 @@
  * header.  The generated code never allocates and never calls anything but
  * memcpy/memset and the kernels.
  */
-#include "emit/emit.h"
+#include "emit/parts.h"
+#include "emit/text.h"
 
 #include <string.h>
 
