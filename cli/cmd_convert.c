@@ -123,10 +123,19 @@ static void print_summary(const mp_config *cfg, const mp_plan *plan, bool quiet)
 
 static void print_written(const mp_config *cfg) {
   if (cfg->verbose < 1) return;
+  char *name = mp_printable(cfg->module_name), *dir = mp_printable(cfg->module_path);
   printf("\nmodule    '%s' written to %s/ (include/%s_model.h is the header to include)\n",
-         cfg->module_name, cfg->module_path, cfg->prefix);
+         name ? name : "?", dir ? dir : "?", cfg->prefix);
   if (cfg->memory.dump_residency_json)
-    printf("report    %s/%s_residency.json\n", cfg->module_path, cfg->prefix);
+    printf("report    %s/%s_residency.json\n", dir ? dir : "?", cfg->prefix);
+  free(name);
+  free(dir);
+}
+
+static void print_report(const char *path) {
+  char *shown = mp_printable(path);
+  printf("report    %s\n", shown ? shown : "?");
+  free(shown);
 }
 
 /* Everything after the rules: plan, verify, summarise, emit.  Returns an
@@ -145,7 +154,7 @@ static int convert_after_rules(cli *c, const mp_config *cfg, const mp_graph *g,
   }
   /* the emitter wrote the HTML report with the module, all or nothing */
   if (rc == CLI_EXIT_OK && cfg->report_path && cfg->verbose >= 1)
-    printf("report    %s\n", cfg->report_path);
+    print_report(cfg->report_path);
   mp_plan_free(&plan);
   return rc;
 }
@@ -281,7 +290,7 @@ static int convert_many(cli *c, const mp_config *cfg, bool quiet) {
   if (st == MP_OK) st = mp_emit_modules((const mp_plan *const *)plan, each, n, &shared, &c->sink);
   for (uint32_t i = 0; i < n && st == MP_OK; i++) {
     print_written(&each[i]);
-    if (each[i].report_path && cfg->verbose >= 1) printf("report    %s\n", each[i].report_path);
+    if (each[i].report_path && cfg->verbose >= 1) print_report(each[i].report_path);
   }
   for (uint32_t i = 0; i < n; i++) {
     if (plan) mp_plan_free(&plan[i]);

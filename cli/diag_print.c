@@ -19,28 +19,48 @@ static void print_diag(void *user, const mp_diag *d) {
                                                     : "note";
   if (d->severity == MP_SEV_ERROR) c->n_errors++;
   if (d->severity == MP_SEV_WARNING) c->n_warnings++;
-  if (d->file && d->line) {
+  /* file names, messages and source lines carry model names, config
+   * values and paths: shown escaped, never as terminal control */
+  char *file = d->file ? mp_printable(d->file) : NULL;
+  char *msg = mp_printable(d->message);
+  if (file && d->line) {
     if (d->column)
-      fprintf(stderr, "%s:%u:%u: ", d->file, d->line, d->column);
+      fprintf(stderr, "%s:%u:%u: ", file, d->line, d->column);
     else
-      fprintf(stderr, "%s:%u: ", d->file, d->line);
-  } else if (d->file && d->byte_offset >= 0) {
-    fprintf(stderr, "%s: byte %lld: ", d->file, (long long)d->byte_offset);
-  } else if (d->file) {
-    fprintf(stderr, "%s: ", d->file);
+      fprintf(stderr, "%s:%u: ", file, d->line);
+  } else if (file && d->byte_offset >= 0) {
+    fprintf(stderr, "%s: byte %lld: ", file, (long long)d->byte_offset);
+  } else if (file) {
+    fprintf(stderr, "%s: ", file);
   } else {
     fprintf(stderr, "memplan: ");
   }
-  fprintf(stderr, "%s: %s\n", sev, d->message);
+  fprintf(stderr, "%s: %s\n", sev, msg ? msg : "(out of memory)");
+  free(file);
+  free(msg);
   if (d->source_line) {
-    fprintf(stderr, "  %s\n", d->source_line);
-    if (d->column) {
+    char *line = mp_printable(d->source_line);
+    fprintf(stderr, "  %s\n", line ? line : "?");
+    if (d->column && line) {
+      /* the caret under the column of the line as shown: the width of its
+       * escaped prefix (the line may be cut short of the column) */
+      size_t n = 0;
+      while (n + 1 < d->column && d->source_line[n]) n++;
+      char *head = malloc(n + 1);
+      char *shown = NULL;
+      if (head) {
+        memcpy(head, d->source_line, n);
+        head[n] = '\0';
+        shown = mp_printable(head);
+      }
       fputs("  ", stderr);
-      /* the line may be cut short of the column: stop at its end */
-      for (uint32_t i = 1; i < d->column && d->source_line[i - 1]; i++)
-        fputc(d->source_line[i - 1] == '\t' ? '\t' : ' ', stderr);
+      for (const char *q = shown ? shown : ""; *q; q++)
+        if (((unsigned char)*q & 0xc0) != 0x80) fputc(*q == '\t' ? '\t' : ' ', stderr);
       fputs("^\n", stderr);
+      free(shown);
+      free(head);
     }
+    free(line);
   }
 }
 

@@ -53,6 +53,14 @@ typedef enum mp_status {
 /* A short English name of a status ("model error", ...). Never NULL. */
 const char *mp_status_str(mp_status st);
 
+/* `s` as a terminal may show it: control characters (C0, DEL, C1), bytes
+ * that are not UTF-8, and the characters that reorder or hide text (the
+ * bidirectional controls, zero-width marks) written as \xNN or \u{NNNN};
+ * everything else, and any valid UTF-8 letter, as it is.  Model names,
+ * config values and paths are printed through it.  A malloc'd string the
+ * caller frees; NULL only when out of memory ("" for a NULL s). */
+char *mp_printable(const char *s);
+
 typedef enum mp_severity {
   MP_SEV_NOTE = 0,
   MP_SEV_WARNING = 1,

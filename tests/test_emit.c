@@ -510,6 +510,78 @@ static void names_cannot_end_a_comment_splice_a_line_or_form_a_trigraph(void **s
   mp_buf_free(&b);
 }
 
+/* Every hostile token a name can carry, alone, doubled, and between the
+ * characters a comment puts around it: the comment text never ends or opens
+ * a comment, splices a line, forms a trigraph or carries a byte outside
+ * printable ASCII, wherever the name is cut. */
+static void no_name_can_end_or_open_a_comment(void **state) {
+  (void)state;
+  static const char *const tokens[] = {"*/", "/*", "*\\", "*\\\n", "\\", "\\\n", "?\?/", "?\?=", "?\?'",
+                                       "?\?(", "//", "*", "/", "\xe2\x80\xae", "\x1b[31m", "\r",
+                                       "\x7f", "\xc2\x9b", "\"", "'"};
+  size_t n = sizeof tokens / sizeof tokens[0];
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++) {
+      char name[64];
+      snprintf(name, sizeof name, "%sx%s%s", tokens[i], tokens[j], tokens[i]);
+      for (size_t max = 1; max <= strlen(name) + 1; max++) {
+        mp_buf b;
+        mp_buf_init(&b);
+        /* the text between the comment opener and a star, as a worst case */
+        mp_buf_puts(&b, "/* *");
+        emit_comment_text(&b, name, max);
+        mp_buf_puts(&b, "* */");
+        const char *t = b.data + 2, *end = b.data + b.len - 2;
+        assert_true(b.data != NULL);
+        for (const char *c = t; c + 1 < end; c++) {
+          if ((c[0] == '*' && c[1] == '/') || (c[0] == '/' && c[1] == '*') ||
+              (c[0] == '?' && c[1] == '?')) {
+            print_error("name '%s' (max %zu) gives %s\n", name, max, b.data);
+            fail();
+          }
+        }
+        for (const char *c = b.data; *c; c++) assert_true(*c >= 32 && *c <= 126 && *c != '\\');
+        mp_buf_free(&b);
+      }
+    }
+}
+
+/* A C string literal carries any bytes, and only as bytes: the same
+ * bytes back when the literal is compiled (checked by reading it back
+ * as C does). */
+static void string_literals_hold_any_bytes(void **state) {
+  (void)state;
+  const char *name = "a\"b\\c?\?/d*/e/*f\x1b[0m\xe2\x80\xae\x01\x7f\xff" "0123";
+  mp_buf b;
+  mp_buf_init(&b);
+  emit_c_string(&b, name);
+  const char *s = b.data;
+  assert_int_equal(*s++, '"');
+  char back[64];
+  size_t k = 0;
+  while (*s && *s != '"') {
+    assert_true(*s >= 32 && *s <= 126);
+    if (*s != '\\') {
+      assert_false(s[0] == '?' && s[1] == '?');
+      back[k++] = *s++;
+      continue;
+    }
+    s++;
+    if (*s >= '0' && *s <= '7') {
+      int v = 0;
+      for (int d = 0; d < 3 && *s >= '0' && *s <= '7'; d++) v = v * 8 + (*s++ - '0');
+      back[k++] = (char)v;
+    } else {
+      assert_non_null(strchr("\"\\?", *s));
+      back[k++] = *s++;
+    }
+  }
+  back[k] = '\0';
+  assert_string_equal(s, "\"");
+  assert_string_equal(back, name);
+  mp_buf_free(&b);
+}
+
 static void operators_without_a_kernel_are_listed_in_the_header(void **state) {
   (void)state;
   emitted e;
@@ -1074,6 +1146,8 @@ int main(void) {
       cmocka_unit_test(a_prefix_that_is_no_c_identifier_is_refused_and_nothing_is_written),
       cmocka_unit_test(a_plan_that_cannot_be_emitted_leaves_the_old_module_untouched),
       cmocka_unit_test(names_cannot_end_a_comment_splice_a_line_or_form_a_trigraph),
+      cmocka_unit_test(no_name_can_end_or_open_a_comment),
+      cmocka_unit_test(string_literals_hold_any_bytes),
       cmocka_unit_test(operators_without_a_kernel_are_listed_in_the_header),
       cmocka_unit_test(the_module_compiles_as_pedantic_c99_for_the_host),
       cmocka_unit_test(arenas_and_blobs_of_one_memory_take_separate_sections),

@@ -6,6 +6,7 @@
  *   mkmodel random --seed N [--ops K] OUT.tflite  a random DAG (K default 24)
  *   mkmodel --list                              the fixture names
  *   mkmodel --list-nets                         the held-out networks' names
+ *   --hostile-names (before the command)        every name a hostile one
  *
  * A thin shell over tests/support/gen/fixtures.c (which it links) and the model
  * writer: it parses arguments, builds the bytes and writes them
@@ -27,11 +28,14 @@ static const char *USAGE =
     "       mkmodel fixture NAME OUT.tflite\n"
     "       mkmodel random --seed N [--ops K] OUT.tflite\n"
     "       mkmodel --list | --list-nets\n"
+    "       mkmodel --hostile-names kws|fixture ...\n"
     "\n"
     "Write one of memplan's own models: the bundled DS-CNN keyword-spotting\n"
     "example, a named test fixture (--list) or held-out network (--list-nets),\n"
     "or a random DAG of K operators (default 24) from seed N.  The same\n"
-    "arguments always give the same bytes.\n";
+    "arguments always give the same bytes.  --hostile-names writes every\n"
+    "tensor and subgraph name and custom code between tokens that would become\n"
+    "code or terminal control if any output took them literally.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "mkmodel: error: ");
@@ -73,6 +77,11 @@ int main(int argc, char **argv) {
   if (argc < 2) {
     fputs(USAGE, stderr);
     return 2;
+  }
+  if (!strcmp(argv[1], "--hostile-names")) {
+    fx_hostile_names(true);
+    argv++;
+    if (--argc < 2) return usage_error("%s needs a command", "--hostile-names");
   }
   const char *cmd = argv[1];
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {

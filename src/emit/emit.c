@@ -36,13 +36,7 @@ static mp_loc noloc(void) { return MP_LOC_NONE; }
 
 /* ---- gathering ----------------------------------------------------------- */
 
-static bool valid_prefix(const char *s) {
-  if (!s || !*s || strlen(s) > 48) return false;
-  if (!isalpha((unsigned char)s[0]) && s[0] != '_') return false;
-  for (const char *c = s; *c; c++)
-    if (!isalnum((unsigned char)*c) && *c != '_') return false;
-  return true;
-}
+static bool valid_prefix(const char *s) { return emit_is_identifier(s, 48); }
 
 static const char *role_enum(mp_role r) {
   return r == MP_ROLE_SCRATCH ? "SCRATCH" : r == MP_ROLE_PERSISTENT ? "PERSISTENT" : "CONST";
@@ -234,6 +228,14 @@ static mp_status emit_run(const mp_plan *p, const mp_config *cfg, const mp_diag_
              "module.prefix '%s' is not a C identifier of at most 48 characters",
              cfg->prefix ? cfg->prefix : "");
     return MP_ERR_CONFIG;
+  }
+  for (int m = 0; m < MP_MEM_COUNT; m++) {
+    const char *nm = mp_platform_memory_name(&p->platform, (mp_memory)m);
+    if (p->platform.present[m] && !emit_is_identifier(nm, MP_MEMORY_NAME_MAX - 1)) {
+      mp_error(dx, noloc(), "memory name '%s' of platform '%s' is not a C identifier: it names "
+               "the module's arena symbols", nm, p->platform.name);
+      return MP_ERR_CONFIG;
+    }
   }
   emit_ctx e;
   memset(&e, 0, sizeof e);

@@ -705,12 +705,15 @@ char *mp_plan_summary_shared(const mp_plan *p, const char *prefix, int verbose,
   for (uint32_t k = 0; k < n_mem; k++)
     if ((int)strlen(mp_platform_memory_name(pf, by_name[k])) > mw)
       mw = (int)strlen(mp_platform_memory_name(pf, by_name[k]));
-  mp_buf_printf(&b, "plan      %s, planner %s", g->model->path, p->planner);
+  char *shown_path = mp_printable(g->model->path), *shown_pf = mp_printable(p->platform.name);
+  mp_buf_printf(&b, "plan      %s, planner %s", shown_path ? shown_path : "?", p->planner);
   for (uint32_t i = 0; i < p->n_options; i++)
     mp_buf_printf(&b, "%s%s=%lld", i ? ", " : " (", p->options[i].key,
                   (long long)p->options[i].value);
   mp_buf_printf(&b, "%s, platform %s, hash 0x%016llx\n", p->n_options ? ")" : "",
-                p->platform.name, (unsigned long long)p->hash);
+                shown_pf ? shown_pf : "?", (unsigned long long)p->hash);
+  free(shown_path);
+  free(shown_pf);
   /* the arena column is as wide as the longest symbol */
   size_t aw = 0;
   for (uint32_t i = 0; i < p->n_arenas; i++) {

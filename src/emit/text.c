@@ -32,22 +32,44 @@ const emit_region *emit_source_region(const emit_ctx *e, uint32_t arena) {
   return NULL;
 }
 
+/* The character a comment shows for byte c: printable ASCII as it is, a
+ * backslash as '/' (no line splice), anything else as '?'. */
+static char comment_char(unsigned char c) {
+  if (c < 32 || c > 126) return '?';
+  return c == '\\' ? '/' : (char)c;
+}
+
 void emit_comment_text(mp_buf *b, const char *s, size_t max) {
   size_t n = strlen(s);
   if (n > max) {
     mp_buf_puts(b, "...");
     s += n - max;
   }
-  char prev = 0;
+  /* The text may sit right after the comment's opening or a '*', and right
+   * before a '*' or its closing: a '/' or '*' at either end is set off by a
+   * space, and inside, a space parts every "*" "/" pair (no comment end) and
+   * every "/" "*" pair (no comment start); a '?' after a '?' becomes '.' (no
+   * trigraph). */
+  char prev = '*';
+  const char *start = s;
   for (; *s; s++) {
-    char c = *s;
-    if ((unsigned char)c < 32 || (unsigned char)c > 126) c = '?';
-    if (c == '/' && prev == '*') mp_buf_putc(b, ' ');   /* no comment end */
-    if (c == '?' && prev == '?') c = '.';                 /* no trigraph */
-    if (c == '\\') c = '/';                               /* no line splice */
+    char c = comment_char((unsigned char)*s);
+    if ((prev == '*' || prev == '/') && (c == '*' || c == '/')) mp_buf_putc(b, ' ');
+    if (c == '?' && prev == '?') c = '.';
     mp_buf_putc(b, c);
     prev = c;
   }
+  if (*start && (prev == '*' || prev == '/')) mp_buf_putc(b, ' ');
+}
+
+bool emit_is_identifier(const char *s, size_t max) {
+  if (!s || !*s || strlen(s) > max) return false;
+  if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_')) return false;
+  for (const char *c = s; *c; c++)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+          *c == '_'))
+      return false;
+  return true;
 }
 
 void emit_c_string(mp_buf *b, const char *s) {

@@ -101,10 +101,20 @@ const emit_region *emit_source_region(const emit_ctx *e, uint32_t arena);
 const char *emit_mem_name(const emit_ctx *e, mp_memory m);
 const char *emit_mem_upper(const emit_ctx *e, mp_memory m);
 
-/* Text safe inside a C comment (no comment end, no trigraph, printable
- * ASCII), cut to `max` characters keeping the end. */
+/* Text safe inside a C comment, wherever the comment places it: printable
+ * ASCII only (a backslash as '/', other bytes as '?'), no comment end or
+ * start (a space parts "*" and "/"), no trigraph, and no '*' or '/' at
+ * either end; cut to `max` characters keeping the end.  Every string from
+ * a model or a config that a comment shows goes through it. */
 void emit_comment_text(mp_buf *b, const char *s, size_t max);
-/* A C string literal of s (quotes included). */
+/* Whether s may be part of a C identifier in the module as it is: ASCII
+ * letters, digits and '_', not starting with a digit, 1 to max characters.
+ * Every name the module declares is built from such parts only (the
+ * prefix, the memory names, fixed words and numbers). */
+bool emit_is_identifier(const char *s, size_t max);
+/* A C string literal of s (quotes included): any bytes, and only as bytes
+ * (quote, backslash and '?' escaped, the rest outside printable ASCII in
+ * octal). */
 void emit_c_string(mp_buf *b, const char *s);
 /* Bytes as 0x.. initialiser lines, 16 per line, indented by 2. */
 void emit_hex_bytes(mp_buf *b, const uint8_t *data, uint64_t n);

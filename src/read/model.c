@@ -89,30 +89,10 @@ static bool nomem(reader *r) {
   return false;
 }
 
-/* Length of the valid UTF-8 sequence at s[0..n), or 0 when s[0] starts
- * none (overlong forms, surrogates and code points above U+10FFFF are
- * invalid). */
-static size_t utf8_len(const uint8_t *s, size_t n) {
-  uint8_t c = s[0];
-  size_t len;
-  uint32_t cp, min;
-  if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) len = 2, cp = c & 0x1fu, min = 0x80;
-  else if (c >= 0xe0 && c <= 0xef) len = 3, cp = c & 0x0fu, min = 0x800;
-  else if (c >= 0xf0 && c <= 0xf4) len = 4, cp = c & 0x07u, min = 0x10000;
-  else return 0;
-  if (len > n) return 0;
-  for (size_t i = 1; i < len; i++) {
-    if ((s[i] & 0xc0) != 0x80) return 0;
-    cp = cp << 6 | (s[i] & 0x3fu);
-  }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-  return len;
-}
-
 /* Copy a string field.  Names reach terminals, JSON and generated C, so the
  * copy is made printable: it ends at an embedded NUL, and control
- * characters and bytes that are not valid UTF-8 become '?'. */
+ * characters (C0, C1, DEL), the characters that reorder or hide text and
+ * bytes that are not valid UTF-8 become '?'. */
 static bool copy_string(reader *r, const fb_table *t, uint32_t id, const char **out) {
   const uint8_t *s;
   uint32_t n;
@@ -125,10 +105,15 @@ static bool copy_string(reader *r, const fb_table *t, uint32_t id, const char **
   if (!d) return nomem(r);
   size_t len = strlen(d);
   for (size_t i = 0; i < len;) {
-    uint8_t c = (uint8_t)d[i];
-    size_t k = utf8_len((const uint8_t *)d + i, len - i);
-    if (k == 0 || c < 0x20 || c == 0x7f) {
+    bool hidden;
+    size_t k = mp_utf8_char((const unsigned char *)d + i, len - i, &hidden);
+    if (k == 0) {
       d[i++] = '?';
+    } else if (hidden) { /* the whole character becomes one '?' */
+      d[i] = '?';
+      memmove(d + i + 1, d + i + k, len - i - k + 1);
+      len -= k - 1;
+      i++;
     } else {
       i += k;
     }

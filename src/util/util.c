@@ -302,3 +302,65 @@ const char *mp_name_middle(const char *s, size_t w, char *buf, size_t n) {
   snprintf(buf, n, "%.*s...%s", (int)head, s, t);
   return buf;
 }
+
+/* ---- text shown on a terminal ---------------------------------------------- */
+
+size_t mp_utf8_char(const unsigned char *s, size_t n, bool *hidden) {
+  *hidden = false;
+  if (n == 0) return 0;
+  unsigned char c = s[0];
+  size_t len;
+  uint32_t v, min;
+  if (c < 0x80) {
+    *hidden = c < 0x20 || c == 0x7f;
+    return 1;
+  }
+  if (c >= 0xc2 && c <= 0xdf) len = 2, v = c & 0x1fu, min = 0x80;
+  else if (c >= 0xe0 && c <= 0xef) len = 3, v = c & 0x0fu, min = 0x800;
+  else if (c >= 0xf0 && c <= 0xf4) len = 4, v = c & 0x07u, min = 0x10000;
+  else return 0;
+  if (len > n) return 0;
+  for (size_t i = 1; i < len; i++) {
+    if ((s[i] & 0xc0) != 0x80) return 0;
+    v = v << 6 | (s[i] & 0x3fu);
+  }
+  if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) return 0;
+  /* C1 controls, and what reorders or hides text: the bidirectional
+   * controls, zero-width marks, line and paragraph separators */
+  *hidden = v <= 0x9f || v == 0x061c || v == 0x200b || (v >= 0x200e && v <= 0x200f) ||
+            (v >= 0x2028 && v <= 0x202e) || (v >= 0x2066 && v <= 0x2069) || v == 0xfeff;
+  return len;
+}
+
+char *mp_printable(const char *s) {
+  if (!s) s = "";
+  mp_buf b;
+  mp_buf_init(&b);
+  const unsigned char *p = (const unsigned char *)s;
+  size_t left = strlen(s);
+  while (*p) {
+    bool hidden;
+    size_t n = mp_utf8_char(p, left, &hidden);
+    if (n == 1 && hidden) {
+      mp_buf_printf(&b, "\\x%02x", *p);
+    } else if (n == 0) {
+      mp_buf_printf(&b, "\\x%02x", *p);
+      n = 1;
+    } else if (hidden) {
+      uint32_t v = n == 2 ? (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu)
+                          : (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu);
+      mp_buf_printf(&b, "\\u{%04x}", (unsigned)v);
+    } else {
+      mp_buf_append(&b, (const char *)p, n);
+    }
+    p += n;
+    left -= n;
+  }
+  if (b.failed) {
+    mp_buf_free(&b);
+    return NULL;
+  }
+  char *out = strdup(mp_buf_str(&b));
+  mp_buf_free(&b);
+  return out;
+}

@@ -102,6 +102,13 @@ void mp_sha256_hex(const void *data, size_t n, char out[65]);
  * (or out of memory). */
 size_t mp_edit_distance(const char *a, const char *b, size_t cap);
 
+/* The length (1 to 4) of the valid UTF-8 character at s[0..n), or 0 when
+ * s[0] starts none (overlong forms, surrogates, code points above
+ * U+10FFFF); *hidden when it is one a terminal acts on or that reorders or
+ * hides text (C0 and C1 controls, DEL, bidirectional controls, zero-width
+ * marks, line separators), which no name should show as it is. */
+size_t mp_utf8_char(const unsigned char *s, size_t n, bool *hidden);
+
 /* The closest of `cands` to `word` (case-insensitive, '-' == '_') when it is
  * close enough to be a useful hint, else NULL.  Ties go to the first. */
 const char *mp_suggest(const char *word, const char *const *cands, size_t n);

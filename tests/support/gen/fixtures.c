@@ -2110,9 +2110,43 @@ const char *const *fx_net_names(void) {
   return names;
 }
 
+/* fx_hostile_names: every name written through fx_hostile_name. */
+static bool hostile_names;
+
+void fx_hostile_names(bool on) { hostile_names = on; }
+
+/* Text a name may carry to break out of a C comment or string, splice a
+ * line, form a trigraph, move a terminal's cursor or reverse the text's
+ * direction; each would put a canary into the module (a negative array
+ * size, an #error) were it to become code. */
+static const char *const HOSTILE[] = {
+    "*/ typedef char memplan_injected[-1]; /*",
+    "*\\\n#error memplan_injected\n",
+    "?\?/\n#error memplan_injected_trigraph\n",
+    "\\\n#error memplan_injected_splice\n",
+    "/* \"); typedef char memplan_injected_q[-1]; (\"",
+    "\xe2\x80\xae\xe2\x81\xa6rlo",
+    "\x1b[31m\x1b]0;title\x07\r\n",
+    "\xc2\x9b" "2J\xc2\x85",
+    "%s%n%x",
+    "</script><script>alert(1)</script>&amp;\"'",
+    "\xff\xfe\xc0\xaf",
+    "?\?=?\?(?\?)?\?<?\?>?\?!?\?'?\?-",
+};
+
+const char *fx_hostile_name(void *user, const char *name, char *buf, size_t size) {
+  (void)user;
+  uint32_t h = 2166136261u; /* FNV-1a: the same name always gets the same tokens */
+  for (const char *c = name; *c; c++) h = (h ^ (uint8_t)*c) * 16777619u;
+  size_t n = sizeof HOSTILE / sizeof HOSTILE[0];
+  snprintf(buf, size, "%s%s%s", HOSTILE[h % n], name, HOSTILE[(h / 7 + 1) % n]);
+  return buf;
+}
+
 static mp_status build_with(void (*build)(mp_tfw *w), uint8_t **bytes, size_t *size) {
   mp_tfw *w = mp_tfw_new();
   if (!w) return MP_ERR_NOMEM;
+  if (hostile_names) mp_tfw_set_rename(w, fx_hostile_name, NULL);
   build(w);
   mp_status st = mp_tfw_finish(w, bytes, size);
   mp_tfw_free(&w);
@@ -2804,6 +2838,7 @@ mp_status fx_kws(uint8_t **bytes, size_t *size) {
   mp_tfw *w = mp_tfw_new();
   float lo[2 * KWS_BLOCKS + 2], hi[2 * KWS_BLOCKS + 2];
   mp_status st = MP_ERR_NOMEM;
+  if (w && hostile_names) mp_tfw_set_rename(w, fx_hostile_name, NULL);
   if (n && w) {
     kws_weights(n);
     if (kws_calibrate(n, lo, hi)) {

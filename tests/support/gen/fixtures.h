@@ -104,6 +104,15 @@ const char *const *fx_net_names(void);
  * MP_ERR_CONFIG for an unknown name. */
 mp_status fx_build(const char *name, uint8_t **bytes, size_t *size);
 
+/* With `on`, fx_build and fx_kws write every tensor and subgraph name,
+ * custom code and description through fx_hostile_name: the name between
+ * two tokens that would turn into code, terminal control or markup if any
+ * output took them literally (a closing comment, a line splice, a
+ * trigraph, an escape sequence, a right-to-left override, invalid UTF-8).
+ * The same name always gets the same tokens. */
+void fx_hostile_names(bool on);
+const char *fx_hostile_name(void *user, const char *name, char *buf, size_t size);
+
 /* Build and parse fixture `name`; NULL (with a message on stderr) when
  * either fails.  Free with mp_model_free. */
 mp_model *fx_model(const char *name);

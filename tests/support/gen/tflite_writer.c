@@ -44,6 +44,8 @@ typedef struct fbb {
   size_t used;
   uint32_t minalign; /* largest alignment requested */
   mp_status err;     /* first failure, sticky */
+  mp_tfw_rename_fn rename; /* names as written (mp_tfw_set_rename), or NULL */
+  void *rename_user;
 } fbb;
 
 static uint8_t *fbb_head(fbb *b) { return b->buf + b->cap - b->used; }
@@ -161,6 +163,13 @@ static uint32_t fbb_string(fbb *b, const char *s) {
   fbb_push(b, s, n);
   fbb_scalar(b, (uint32_t)n, 4);
   return fbb_ref(b);
+}
+
+/* A name (tensor, subgraph, custom code, description) as the model holds
+ * it: renamed when the writer has a rename function. */
+static uint32_t fbb_name(fbb *b, const char *s) {
+  char buf[1024];
+  return fbb_string(b, b->rename ? b->rename(b->rename_user, s, buf, sizeof buf) : s);
 }
 
 /* ---- tables ---- */
@@ -288,6 +297,8 @@ struct mp_tfw {
   uint32_t current;
   uint32_t n_meta, cap_meta;
   wmeta *meta;
+  mp_tfw_rename_fn rename;
+  void *rename_user;
 };
 
 static void fail(mp_tfw *w, mp_status st) {
@@ -356,6 +367,11 @@ void mp_tfw_free(mp_tfw **w) {
 void mp_tfw_set_version(mp_tfw *w, uint32_t version) { w->version = version; }
 
 void mp_tfw_set_description(mp_tfw *w, const char *text) { w->description = dup_str(w, text); }
+
+void mp_tfw_set_rename(mp_tfw *w, mp_tfw_rename_fn fn, void *user) {
+  w->rename = fn;
+  w->rename_user = user;
+}
 
 static uint32_t add_buffer(mp_tfw *w, const void *data, size_t size, bool external) {
   wbuffer *arr = grow(w, w->buffers, &w->cap_buffers, w->n_buffers, sizeof *arr);
@@ -555,7 +571,7 @@ static uint32_t write_tensor(fbb *b, const mp_tfw_tensor *x) {
   }
   if (x->has_shape_signature)
     fbt_ref(b, &t, T_SHAPE_SIGNATURE, fbb_vec_i32(b, x->shape_signature, x->rank));
-  if (x->name) fbt_ref(b, &t, T_NAME, fbb_string(b, x->name));
+  if (x->name) fbt_ref(b, &t, T_NAME, fbb_name(b, x->name));
   fbt_ref(b, &t, T_SHAPE, fbb_vec_i32(b, x->shape, x->rank));
   if (x->has_quant) fbt_ref(b, &t, T_QUANT, quant);
   fbt_opt(b, &t, T_TYPE, (uint8_t)x->dtype, 0, 1);
@@ -626,7 +642,7 @@ static uint32_t write_subgraph(fbb *b, const wsubgraph *s) {
   free(refs);
   fbt_ref(b, &t, SG_OUTPUTS, fbb_vec_i32(b, s->outputs, s->n_outputs));
   fbt_ref(b, &t, SG_INPUTS, fbb_vec_i32(b, s->inputs, s->n_inputs));
-  if (s->name) fbt_ref(b, &t, SG_NAME, fbb_string(b, s->name));
+  if (s->name) fbt_ref(b, &t, SG_NAME, fbb_name(b, s->name));
   return fbb_table(b, &t);
 }
 
@@ -636,7 +652,7 @@ static uint32_t write_opcodes(fbb *b, const mp_tfw *w) {
   for (uint32_t i = w->n_opcodes; i-- > 0;) {
     const wopcode *c = &w->opcodes[i];
     fbt t = {0};
-    if (c->custom) fbt_ref(b, &t, OC_CUSTOM, fbb_string(b, c->custom));
+    if (c->custom) fbt_ref(b, &t, OC_CUSTOM, fbb_name(b, c->custom));
     fbt_opt(b, &t, OC_BUILTIN, (uint32_t)c->code, 0, 4);
     fbt_opt(b, &t, OC_VERSION, (uint32_t)c->version, 1, 4);
     fbt_opt(b, &t, OC_DEPRECATED, (uint8_t)c->deprecated, 0, 1);
@@ -672,7 +688,7 @@ static void write_model(fbb *b, const mp_tfw *w) {
   fbt_ref(b, &t, M_SUBGRAPHS, fbb_vec_refs(b, refs, w->n_subgraphs));
   free(refs);
   fbt_ref(b, &t, M_OPCODES, write_opcodes(b, w));
-  if (w->description) fbt_ref(b, &t, M_DESCRIPTION, fbb_string(b, w->description));
+  if (w->description) fbt_ref(b, &t, M_DESCRIPTION, fbb_name(b, w->description));
   fbt_opt(b, &t, M_VERSION, w->version, 0, 4);
   uint32_t root = fbb_table(b, &t);
   /* header: root offset, then the file identifier */
@@ -692,6 +708,8 @@ mp_status mp_tfw_finish(mp_tfw *w, uint8_t **bytes, size_t *size) {
   }
   fbb b;
   memset(&b, 0, sizeof b);
+  b.rename = w->rename;
+  b.rename_user = w->rename_user;
   write_model(&b, w);
   size_t total = b.used;
   if (external && !b.err) {
@@ -705,6 +723,8 @@ mp_status mp_tfw_finish(mp_tfw *w, uint8_t **bytes, size_t *size) {
     if (at > FBB_MAX) b.err = MP_ERR_UNSUPPORTED;
     free(b.buf);
     memset(&b, 0, sizeof b);
+    b.rename = w->rename;
+    b.rename_user = w->rename_user;
     if (!b.err) write_model(&b, w);
     if (!b.err && b.used != total) b.err = MP_ERR_INTERNAL;
     total = (size_t)at;

@@ -118,6 +118,13 @@ void mp_tfw_free(mp_tfw **w);
 void mp_tfw_set_version(mp_tfw *w, uint32_t version);
 void mp_tfw_set_description(mp_tfw *w, const char *text);
 
+/* Names as written: every tensor name, subgraph name, custom code and the
+ * description pass through fn when the model is serialised (the text it
+ * returns, which may be `buf` of `size` bytes, is written instead).  For
+ * models whose names are hostile input; NULL writes names as given. */
+typedef const char *(*mp_tfw_rename_fn)(void *user, const char *name, char *buf, size_t size);
+void mp_tfw_set_rename(mp_tfw *w, mp_tfw_rename_fn fn, void *user);
+
 /* Append a buffer holding a copy of `size` bytes (size 0: an empty buffer
  * table) and return its index.  Inline data is 16-byte aligned in the file. */
 uint32_t mp_tfw_add_buffer(mp_tfw *w, const void *data, size_t size);
