@@ -53,7 +53,7 @@ typedef enum mp_status {
 /* A short English name of a status ("model error", ...). Never NULL. */
 const char *mp_status_str(mp_status st);
 
-/* `s` as a terminal may show it: control characters (C0, DEL, C1), bytes
+/* `s` as a terminal may show it: control characters (C0 but tab, DEL, C1), bytes
  * that are not UTF-8, and the characters that reorder or hide text (the
  * bidirectional controls, zero-width marks) written as \xNN or \u{NNNN};
  * everything else, and any valid UTF-8 letter, as it is.  Model names,
@@ -241,6 +241,10 @@ typedef struct mp_model {
   const mp_metadata_def *metadata;
   struct mp_pool *pool;  /* owns everything above */
 } mp_model;
+
+/* The largest model file memplan reads (4 GiB - 1 bytes: the flatbuffer's
+ * offsets are 32 bits); mp_model_load needs that much memory once. */
+#define MP_MODEL_MAX_BYTES UINT64_C(0xFFFFFFFF)
 
 /* Read and validate a .tflite file.  Every offset, length, vtable and index
  * is checked; a malformed file yields MP_ERR_MODEL with a diagnostic naming
@@ -834,6 +838,9 @@ typedef struct mp_model_entry {
 /* The scratch arenas several modules share (models: [...]): they never run
  * at the same time, so one buffer per memory, as large as the largest of
  * their scratch arenas there, serves them all. */
+/* The longest module prefix: a C identifier of at most this many characters. */
+#define MP_PREFIX_MAX 48
+
 typedef struct mp_shared_need {
   const char *prefix;              /* the model's module prefix */
   uint64_t scratch[MP_MEM_COUNT];  /* its scratch arena's size there; 0: none */

@@ -106,5 +106,39 @@ check "inspect of a hostile model prints no control character" \
   run "$tmp/names" 0 inspect custom.tflite
 check "  ... (the terminal)" clean_terminal
 
+# ---- the config, checked before planning -----------------------------------
+mkdir -p "$tmp/cfg"
+"$MKMODEL" kws "$tmp/cfg/kws.tflite" >/dev/null
+long=$(printf 'p%.0s' $(seq 200))
+printf 'model: {path: kws.tflite}\nmodule: {path: out, prefix: %s}\n' "$long" > "$tmp/cfg/long.yaml"
+check "a 200-character prefix is refused" run "$tmp/cfg" 2 convert --path long.yaml
+check "  ... with file:line:column" grep -q '^long.yaml:2:[0-9]*: error: .module.prefix. is 200 characters' "$tmp/stderr"
+check "  ... before planning (no plan printed)" bash -c '! grep -q "^plan " "$1"' _ "$tmp/stdout"
+check "  ... and nothing written" test ! -e "$tmp/cfg/out"
+printf 'model: {path: %s.tflite}\nmodule: {path: out}\n' "$long" > "$tmp/cfg/stem.yaml"
+cp "$tmp/cfg/kws.tflite" "$tmp/cfg/$long.tflite"
+check "a prefix made from a 200-character file name is cut to 48" run "$tmp/cfg" 0 convert --path stem.yaml
+check "  ... and the module has it" test -f "$tmp/cfg/out/include/$(printf 'p%.0s' $(seq 48))_model.h"
+
+# ---- a huge file that is no model ------------------------------------------
+mkdir -p "$tmp/big"
+truncate -s 1280M "$tmp/big/huge.tflite"   # sparse: no disk used
+printf 'ABCDEFGH' | dd of="$tmp/big/huge.tflite" conv=notrunc 2>/dev/null
+start=$(date +%s%N)
+check "a 1.25 GiB file that is no model is refused" run "$tmp/big" 2 inspect huge.tflite
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "  ... at byte 4" grep -q '^huge.tflite: byte 4: error: not a TFLite model' "$tmp/stderr"
+check "  ... at once (${ms} ms)" test "$ms" -lt 5000
+if command -v /usr/bin/time >/dev/null; then
+  /usr/bin/time -f '%M' -o "$tmp/big/rss" "$MEMPLAN" inspect "$tmp/big/huge.tflite" >/dev/null 2>&1
+  check "  ... without reading it (peak $(tail -1 "$tmp/big/rss") KiB)" test "$(tail -1 "$tmp/big/rss")" -lt 200000
+fi
+rm -f "$tmp/big/huge.tflite"
+truncate -s 5G "$tmp/big/over.tflite"
+printf '\0\0\0\0TFL3' | dd of="$tmp/big/over.tflite" conv=notrunc 2>/dev/null
+check "a 5 GiB file that claims to be a model is refused" run "$tmp/big" 1 plan over.tflite
+check "  ... for its size, before reading it" grep -q 'models of more than 4294967295 bytes' "$tmp/stderr"
+rm -f "$tmp/big/over.tflite"
+
 echo "$((n-fail)) of $n passed"
 [ "$fail" = 0 ]

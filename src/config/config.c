@@ -980,7 +980,7 @@ static bool is_c_identifier(const char *s) {
 }
 
 /* A C identifier made from `s`: lower-case, other characters as '_', a
- * leading digit prefixed with "m_". */
+ * leading digit prefixed with "m_", cut to MP_PREFIX_MAX characters. */
 static char *make_identifier(vctx *v, const char *s) {
   size_t n = strlen(s);
   char *d = mp_pool_alloc(v->pool, n + 3, 1);
@@ -993,7 +993,7 @@ static char *make_identifier(vctx *v, const char *s) {
     d[k++] = 'm';
     d[k++] = '_';
   }
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n && k < MP_PREFIX_MAX; i++)
     d[k++] = isalnum((unsigned char)s[i]) ? (char)tolower((unsigned char)s[i]) : '_';
   d[k] = '\0';
   if (is_c_keyword(d)) return mp_pool_printf(v->pool, "%s_model", d);
@@ -1031,6 +1031,9 @@ static char *read_prefix(vctx *v, const cfg_node *n, const char *path) {
   if (!is_c_identifier(s))
     verr(v, n, path, "'%s' must be a C identifier (letters, digits and '_', not starting with a "
                      "digit), not '%s'", path, s);
+  else if (strlen(s) > MP_PREFIX_MAX)
+    verr(v, n, path, "'%s' is %zu characters long; a prefix has at most %d (it starts every "
+                     "name the module declares)", path, strlen(s), MP_PREFIX_MAX);
   else if (is_c_keyword(s))
     verr(v, n, path, "'%s' must not be the C keyword '%s'", path, s);
   else

@@ -36,7 +36,7 @@ static mp_loc noloc(void) { return MP_LOC_NONE; }
 
 /* ---- gathering ----------------------------------------------------------- */
 
-static bool valid_prefix(const char *s) { return emit_is_identifier(s, 48); }
+static bool valid_prefix(const char *s) { return emit_is_identifier(s, MP_PREFIX_MAX); }
 
 static const char *role_enum(mp_role r) {
   return r == MP_ROLE_SCRATCH ? "SCRATCH" : r == MP_ROLE_PERSISTENT ? "PERSISTENT" : "CONST";

@@ -23,9 +23,13 @@
 #include "util/util.h"
 #include "read/validate.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Model */
 enum { F_MODEL_VERSION = 0, F_MODEL_OPCODES = 1, F_MODEL_SUBGRAPHS = 2, F_MODEL_DESCRIPTION = 3,
@@ -422,27 +426,18 @@ static bool read_model(reader *r) {
   return true;
 }
 
-mp_status mp_model_parse(const uint8_t *bytes, size_t size, const char *name,
-                         const mp_diag_sink *dx, mp_model **out) {
-  *out = NULL;
-  if (size > UINT32_MAX) {
-    mp_error(dx, (mp_loc){name, 0, 0, -1, NULL, NULL},
-             "model is %zu bytes; flatbuffers larger than 4 GiB are not supported", size);
-    return MP_ERR_UNSUPPORTED;
-  }
+/* Parse `copy` (`size` bytes, malloc'd), which the model takes over; freed
+ * on failure. */
+static mp_status parse_owned(uint8_t *copy, size_t size, const char *name, const mp_diag_sink *dx,
+                             mp_model **out) {
   mp_pool *pool = mp_pool_new();
-  if (!pool) return MP_ERR_NOMEM;
-  mp_model *m = mp_pool_alloc(pool, 1, sizeof *m);
-  /* The file gets an allocation of its own, of exactly its size, so that
-   * a sanitizer sees any read past its end (a pool block would hide it). */
-  uint8_t *copy = malloc(size ? size : 1);
-  char *path = mp_pool_strdup(pool, name ? name : "<memory>");
-  if (!m || !copy || !path) {
+  mp_model *m = pool ? mp_pool_alloc(pool, 1, sizeof *m) : NULL;
+  char *path = pool ? mp_pool_strdup(pool, name ? name : "<memory>") : NULL;
+  if (!m || !path) {
     free(copy);
     mp_pool_free(&pool);
     return MP_ERR_NOMEM;
   }
-  if (size) memcpy(copy, bytes, size);
   m->bytes = copy;
   m->size = size;
   m->path = path;
@@ -461,15 +456,86 @@ mp_status mp_model_parse(const uint8_t *bytes, size_t size, const char *name,
   return MP_OK;
 }
 
-mp_status mp_model_load(const char *path, const mp_diag_sink *dx, mp_model **out) {
-  uint8_t *data;
-  size_t size;
+static mp_status too_large(const char *name, uint64_t size, const mp_diag_sink *dx) {
+  mp_error(dx, (mp_loc){name, 0, 0, -1, NULL, NULL},
+           "model is %llu bytes; models of more than %llu bytes (4 GiB - 1) are not supported",
+           (unsigned long long)size, (unsigned long long)MP_MODEL_MAX_BYTES);
+  return MP_ERR_UNSUPPORTED;
+}
+
+mp_status mp_model_parse(const uint8_t *bytes, size_t size, const char *name,
+                         const mp_diag_sink *dx, mp_model **out) {
   *out = NULL;
-  mp_status st = mp_read_file(path, &data, &size, dx);
-  if (st != MP_OK) return st;
-  st = mp_model_parse(data, size, path, dx, out);
-  free(data);
-  return st;
+  if ((uint64_t)size > MP_MODEL_MAX_BYTES) return too_large(name, size, dx);
+  /* The file gets an allocation of its own, of exactly its size, so that
+   * a sanitizer sees any read past its end (a pool block would hide it). */
+  uint8_t *copy = malloc(size ? size : 1);
+  if (!copy) return MP_ERR_NOMEM;
+  if (size) memcpy(copy, bytes, size);
+  return parse_owned(copy, size, name, dx, out);
+}
+
+/* Read up to n bytes; the count read (short only at the end or on error). */
+static size_t read_fully(int fd, uint8_t *buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t k = read(fd, buf + got, n - got > (1u << 30) ? (1u << 30) : n - got);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    got += (size_t)k;
+  }
+  return got;
+}
+
+mp_status mp_model_load(const char *path, const mp_diag_sink *dx, mp_model **out) {
+  *out = NULL;
+  /* O_NONBLOCK: a FIFO (or a device) must not be waited on; anything but a
+   * regular file is refused before a byte is read */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    mp_error(dx, (mp_loc){path, 0, 0, -1, NULL, NULL}, "cannot open: %s", strerror(errno));
+    return MP_ERR_IO;
+  }
+  struct stat sb;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    mp_error(dx, (mp_loc){path, 0, 0, -1, NULL, NULL}, "not a regular file");
+    close(fd);
+    return MP_ERR_IO;
+  }
+  /* the identifier first: a file that is no model fails at byte 4 without
+   * being read, whatever its size; then the size, before any allocation */
+  uint8_t head[8];
+  size_t got = read_fully(fd, head, sizeof head);
+  mp_status st = MP_OK;
+  if (got == sizeof head && memcmp(head + 4, "TFL3", 4) != 0) {
+    st = mp_model_parse(head, got, path, dx, out); /* reports the identifier at byte 4 */
+    if (st == MP_OK) mp_model_free(out);
+    st = MP_ERR_MODEL;
+  } else if ((uint64_t)sb.st_size > MP_MODEL_MAX_BYTES) {
+    st = too_large(path, (uint64_t)sb.st_size, dx);
+  }
+  if (st != MP_OK) {
+    close(fd);
+    return st;
+  }
+  /* read once into the model's own allocation: the file's size is the
+   * memory it takes */
+  size_t size = (size_t)sb.st_size;
+  uint8_t *buf = malloc(size ? size : 1);
+  if (!buf) {
+    close(fd);
+    return MP_ERR_NOMEM;
+  }
+  if (got > size) got = size;
+  memcpy(buf, head, got);
+  got += read_fully(fd, buf + got, size - got);
+  close(fd);
+  if (got != size) {
+    free(buf);
+    mp_error(dx, (mp_loc){path, 0, 0, -1, NULL, NULL}, "read error: the file changed while read");
+    return MP_ERR_IO;
+  }
+  return parse_owned(buf, size, path, dx, out);
 }
 
 const char *mp_model_file_name(const mp_model *m) {

@@ -341,12 +341,12 @@ char *mp_printable(const char *s) {
   while (*p) {
     bool hidden;
     size_t n = mp_utf8_char(p, left, &hidden);
-    if (n == 1 && hidden) {
+    if (n == 1 && hidden && *p != '\t') {
       mp_buf_printf(&b, "\\x%02x", *p);
     } else if (n == 0) {
       mp_buf_printf(&b, "\\x%02x", *p);
       n = 1;
-    } else if (hidden) {
+    } else if (hidden && n > 1) {
       uint32_t v = n == 2 ? (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu)
                           : (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu);
       mp_buf_printf(&b, "\\u{%04x}", (unsigned)v);
