@@ -3,7 +3,9 @@
  */
 #include "cli.h"
 
+#include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 static void usage(FILE *f) {
   fputs("usage: memplan <command> [options]\n"
@@ -59,9 +61,25 @@ static command_fn find_command(const char *name) {
   return NULL;
 }
 
+/* SIGINT and SIGTERM: no staging folder left behind, the module folder as
+ * it was (or as the swap made it), and the shell's exit status 128 + the
+ * signal (130, 143). */
+static void on_signal(int sig) {
+  mp_emit_interrupted();
+  _exit(128 + sig);
+}
+
 int main(int argc, char **argv) {
   cli c;
   cli_init(&c);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGINT);
+  sigaddset(&sa.sa_mask, SIGTERM);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
   cli_progress_set(&c, cli_progress_take_flags(&argc, argv));
   if (argc < 2) {
     usage(stderr);

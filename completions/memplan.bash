@@ -41,7 +41,7 @@ _memplan() {
   esac
   case $cmd in
     help) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "convert plan inspect solve profile" -- "$cur")); return ;;
-    convert) words="--path --report --allow-unsupported --verbose --quiet --help $(_memplan_config_keys "${COMP_WORDS[0]}")" ;;
+    convert) words="--path --report --allow-unsupported --force --verbose --quiet --help $(_memplan_config_keys "${COMP_WORDS[0]}")" ;;
     plan) words="--path --planner --planner-options --platform --subgraph --prefix --json --report --verbose --quiet --help $(_memplan_config_keys "${COMP_WORDS[0]}")" ;;
     inspect) words="--subgraph --alignment --json --memory.op_order --help" ;;
     solve) words="--planner --planner-options --capacity --alignment -o --output --help" ;;

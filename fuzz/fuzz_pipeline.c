@@ -52,9 +52,45 @@ typedef struct files {
   size_t n, bytes;
 } files;
 
+/* The C the emitter generates (src/, include/) holds the model's names
+ * only as comment text or string literals: read as C does, every comment
+ * closes where the emitter closed it (no comment start inside one), no
+ * byte is outside printable ASCII but newline, and no trigraph exists. */
+static void check_c_text(const char *s, size_t n) {
+  enum { CODE, COMMENT, STRING, CHAR } st = CODE;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i], d = i + 1 < n ? (unsigned char)s[i + 1] : 0;
+    check(c == '\n' || (c >= 32 && c <= 126));
+    check(!(c == '?' && d == '?'));
+    switch (st) {
+    case CODE:
+      if (c == '/' && d == '*') st = COMMENT, i++;
+      else if (c == '/' && d == '/') while (i < n && s[i] != '\n') i++;
+      else if (c == '"') st = STRING;
+      else if (c == '\'') st = CHAR;
+      break;
+    case COMMENT:
+      check(!(c == '/' && d == '*'));
+      if (c == '*' && d == '/') st = CODE, i++;
+      break;
+    case STRING:
+    case CHAR:
+      check(c != '\n');
+      if (c == '\\') i++;
+      else if (c == (st == STRING ? '"' : '\'')) st = CODE;
+      break;
+    }
+  }
+  check(st == CODE);
+}
+
 static mp_status take_file(void *user, const char *rel, const void *data, size_t size) {
   files *f = user;
   check(rel && *rel && rel[0] != '/' && data && size > 0);
+  size_t l = strlen(rel);
+  if ((!strncmp(rel, "src/", 4) || !strncmp(rel, "include/", 8)) && l > 2 &&
+      (!strcmp(rel + l - 2, ".c") || !strcmp(rel + l - 2, ".h")))
+    check_c_text(data, size);
   const uint8_t *p = data;
   f->bytes += size + p[0] + p[size - 1]; /* touch both ends */
   f->n++;

@@ -23,6 +23,9 @@ fuzz_seeds() {
     [ "$(stat -c %s "$dir/net_$f.tflite")" -gt "$netmax" ] && rm -f "$dir/net_$f.tflite"
   done
   "$mk" kws "$dir/kws.tflite"
+  # names that would become code or terminal control if taken literally
+  "$mk" --hostile-names kws "$dir/hostile_kws.tflite"
+  "$mk" --hostile-names fixture custom_ops "$dir/hostile_custom.tflite"
   for s in 1 2 3 4 5 6 7 8; do "$mk" random --seed "$s" --ops $((s * 6)) "$dir/random_$s.tflite"; done
   head -c 600 "$dir/fx_tiny.tflite" > "$dir/cut_tiny.tflite"
   head -c 8 "$dir/fx_tiny.tflite" > "$dir/cut_header.tflite"

@@ -49,5 +49,5 @@ trap 'rm -rf "$SEEDS"' EXIT
 . fuzz/lib.sh
 fuzz_seeds "$OUT/mkmodel_pipeline" "$SEEDS" 1048576
 fuzz_run fuzz_pipeline "$OUT/fuzz_pipeline" "$SECONDS_TO_RUN" -timeout=20 -rss_limit_mb=2048 \
-  -max_len=1048576 "$CORPUS" "$SEEDS"
+  -max_len=1048576 -dict=fuzz/hostile.dict "$CORPUS" "$SEEDS"
 echo "fuzz: corpus $(find "$CORPUS" -type f | wc -l) inputs"

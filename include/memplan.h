@@ -882,6 +882,7 @@ typedef struct mp_config {
   int32_t verbose;
   char *report_path;        /* HTML report, or NULL */
   bool allow_unsupported;
+  bool force;               /* --force: replace files in module.path that memplan did not write */
   const mp_shared_scratch *shared; /* set by the caller for the modules of
                                       a models: list (mp_shared_scratch_build),
                                       else NULL */
@@ -1330,6 +1331,12 @@ mp_status mp_residency_json(const mp_plan *p, const char *prefix, char **out);
  * (prefix not a C identifier, no module path), MP_ERR_IO, MP_ERR_NOMEM, or
  * MP_ERR_INTERNAL / MP_ERR_UNSUPPORTED when the plan cannot be emitted. */
 mp_status mp_emit_module(const mp_plan *p, const mp_config *cfg, const mp_diag_sink *dx);
+
+/* For a SIGINT or SIGTERM handler (async-signal-safe): remove the staging
+ * folders and temporary report files of the converts in progress, so that
+ * the module folders stay as they were (or, after the swap, as they
+ * became).  The handler then ends the process. */
+void mp_emit_interrupted(void);
 
 /* The modules of a models: list, emitted as one: plans[i] with cfgs[i]
  * (whose `shared` points at `shared`, whose `self` this sets per module).

@@ -140,5 +140,83 @@ check "a 5 GiB file that claims to be a model is refused" run "$tmp/big" 1 plan 
 check "  ... for its size, before reading it" grep -q 'models of more than 4294967295 bytes' "$tmp/stderr"
 rm -f "$tmp/big/over.tflite"
 
+# ---- the module folder: old or new, never a mix ----------------------------
+mkdir -p "$tmp/kill"
+cd "$tmp/kill" || exit 1
+"$MKMODEL" kws kws.tflite >/dev/null
+# a model without kernels, so the module is a handful of files and the
+# kill loop stays short; the old module has the kws kernels
+"$MKMODEL" fixture custom_ops small.tflite >/dev/null
+printf 'model: {path: kws.tflite}\nmodule: {path: out, prefix: a}\nmemory: {dump_residency_json: true}\nverbose: 0\n' > a.yaml
+printf 'model: {path: small.tflite}\nmodule: {path: out, prefix: b}\nmemory: {dump_residency_json: true, allocate_arenas: false}\nverbose: 0\n' > b.yaml
+# snap DIR: every entry (links as links) with its content's digest
+snap() { (cd "$1" 2>/dev/null || exit 0; find . -mindepth 1 -printf '%p %y %l\n' | LC_ALL=C sort
+          find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum) | sha256sum; }
+stale() { find . -maxdepth 1 -name '.out.memplan-*' ! -name '*-lock' | grep -q .; }
+timeout 60 "$MEMPLAN" convert --path a.yaml 2>/dev/null
+echo mine > out/main.c; mkdir -p out/notes; echo n > out/notes/todo.txt; ln -s ../kws.tflite out/model-link
+cp -a out saved; OLD=$(snap out)
+cp -a saved ref; rm -rf out; mv ref out
+timeout 60 "$MEMPLAN" convert --path b.yaml --allow-unsupported 2>/dev/null || echo "  the convert into a copy failed"
+NEW=$(snap out); mv out new_ref
+killed=0; mixed=0; left=0; notsaid=0; k=0; done_at=0
+while [ $k -lt 600 ]; do
+  k=$((k+1)); rm -rf out .out.memplan-*; cp -a saved out
+  MEMPLAN_TEST_KILL_AFTER=$k timeout 60 "$MEMPLAN" convert --path b.yaml --allow-unsupported >/dev/null 2>&1; rc=$?
+  if [ $rc = 0 ]; then done_at=$k; break; fi
+  killed=$((killed+1))
+  s=$(snap out)
+  [ "$s" = "$OLD" ] || [ "$s" = "$NEW" ] || { mixed=$((mixed+1)); echo "  mix after step $k (rc $rc)"; }
+  had=0; stale && had=1
+  timeout 60 "$MEMPLAN" convert --path b.yaml --allow-unsupported >/dev/null 2>"$tmp/stderr"
+  [ $had = 0 ] || grep -q 'left by an interrupted convert' "$tmp/stderr" || notsaid=$((notsaid+1))
+  [ "$(snap out)" = "$NEW" ] || { mixed=$((mixed+1)); echo "  the convert after step $k did not give the new module"; }
+  stale && left=$((left+1))
+done
+check "a convert killed after each of its $killed filesystem steps leaves the old or the new module" \
+  test "$killed" -gt 10 -a "$mixed" = 0 -a "$done_at" -gt 0
+check "  ... and the next convert removes what it left, saying so" test "$left" = 0 -a "$notsaid" = 0
+for sig in 2 15; do
+  bad=0; k=1
+  while [ $k -lt "$done_at" ]; do
+    rm -rf out .out.memplan-*; cp -a saved out
+    MEMPLAN_TEST_KILL_SIGNAL=$sig MEMPLAN_TEST_KILL_AFTER=$k timeout 60 "$MEMPLAN" convert --path b.yaml --allow-unsupported >/dev/null 2>&1; rc=$?
+    s=$(snap out)
+    { [ $rc = $((128+sig)) ] && { [ "$s" = "$OLD" ] || [ "$s" = "$NEW" ]; } && ! stale; } || { bad=$((bad+1)); echo "  signal $sig after step $k: rc $rc"; }
+    k=$((k+7))
+  done
+  check "signal $sig at steps 1, 8, 15, ...: exit $((128+sig)), no staging folder, the old or the new module" test $bad = 0
+done
+# four converts of different prefixes into one folder at once
+rm -rf out .out.memplan-*; cp -a saved out
+for p in p1 p2 p3 p4; do
+  printf 'model: {path: kws.tflite}\nmodule: {path: out, prefix: %s}\nmemory: {dump_residency_json: true}\nverbose: 0\n' $p > $p.yaml
+done
+for round in 1 2 3; do
+  pids=""
+  for p in p1 p2 p3 p4; do timeout 120 "$MEMPLAN" convert --path $p.yaml >/dev/null 2>"$tmp/c_$p" & pids="$pids $!"; done
+  rcs=0; for pid in $pids; do wait "$pid" || rcs=$((rcs+1)); done
+  listed=$(grep -v '^#' out/.memplan-manifest | sort)
+  present=$(cd out && find . -type f ! -name .memplan-manifest | sed 's|^\./||' | grep -v '^main.c$\|^notes/todo.txt$' | sort)
+  prefixes=$(grep -o '^include/p[0-9]_model.h' out/.memplan-manifest | wc -l)
+  check "round $round: four concurrent converts into one folder all succeed" test $rcs = 0
+  check "  ... leaving exactly one module, as its manifest lists, and the user's files" \
+    test "$listed" = "$present" -a "$prefixes" = 1 -a -f out/main.c -a -L out/model-link
+done
+# the user's own build files in a folder without a manifest
+rm -rf user; mkdir user; echo 'my cmake' > user/CMakeLists.txt; echo 'my mk' > user/module.mk; echo 'int main;' > user/main.c
+printf 'model: {path: kws.tflite}\nmodule: {path: user, prefix: u}\nverbose: 0\n' > u.yaml
+check "a folder with the user's own CMakeLists.txt: convert stops" run . 2 convert --path u.yaml
+check "  ... naming the file" grep -q 'user/CMakeLists.txt: error: memplan did not write this file' "$tmp/stderr"
+check "  ... and changes nothing" bash -c 'test "$(cat user/CMakeLists.txt)" = "my cmake" -a ! -e user/include -a "$(ls -A user | wc -l)" = 3'
+check "with --force it replaces them" run . 0 convert --path u.yaml --force
+check "  ... and keeps the user's main.c" bash -c 'grep -q "add_library" user/CMakeLists.txt && test "$(cat user/main.c)" = "int main;"'
+# a link inside the folder, named by a hand-edited manifest
+mkdir -p elsewhere; echo keep > elsewhere/file.txt; ln -s ../elsewhere user/link
+echo 'link/file.txt' >> user/.memplan-manifest
+check "a manifest entry through a link in the folder" run . 0 convert --path u.yaml
+check "  ... deletes nothing outside it" bash -c 'test "$(cat elsewhere/file.txt)" = keep -a -L user/link'
+cd "$ROOT" || exit 1
+
 echo "$((n-fail)) of $n passed"
 [ "$fail" = 0 ]

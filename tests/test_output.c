@@ -55,6 +55,8 @@ static int others(const char *keep1, const char *keep2) {
   while ((de = readdir(d)) != NULL) {
     if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
     if ((keep1 && !strcmp(de->d_name, keep1)) || (keep2 && !strcmp(de->d_name, keep2))) continue;
+    size_t l = strlen(de->d_name);
+    if (l > 13 && !strcmp(de->d_name + l - 13, ".memplan-lock")) continue; /* the folder's lock */
     n++;
   }
   closedir(d);
@@ -134,7 +136,7 @@ static void a_folder_in_the_way_fails_before_any_file_moves(void **state) {
   assert_int_equal(unlink(at("out/kernels/mpk_conv.c")), 0);
   assert_int_equal(mkdir(at("out/kernels/mpk_conv.c"), 0777), 0);
   assert_int_equal(write_module("out", files, 2, "r.html", &d), MP_ERR_IO);
-  assert_true(tu_diags_has(&d, "a folder is in the way"));
+  assert_true(tu_diags_has(&d, "where the module needs a file"));
   char *h = text("out/include/a_model.h");
   assert_string_equal(h, "old header"); /* not replaced */
   free(h);
@@ -172,7 +174,7 @@ static void several_folders_change_together_or_not_at_all(void **state) {
   const char *a_files[] = {"include/a_model.h", "src/a_model.c"};
   stage_two(o, a_files, b_files, &d);
   assert_int_equal(mp_out_commit_all(o, 2), MP_ERR_IO);
-  assert_true(tu_diags_has(&d, "a folder is in the way"));
+  assert_true(tu_diags_has(&d, "where the module needs a file"));
   mp_out_free(&o[0]);
   mp_out_free(&o[1]);
   assert_false(exists("out_a"));
@@ -256,6 +258,88 @@ static void an_uncommitted_writer_leaves_nothing(void **state) {
   tu_rmtree(base);
 }
 
+
+/* A manifest entry below a link the user put in the folder: the link is
+ * kept as a link, and nothing it points to is removed or read. */
+static void a_link_in_the_folder_is_never_followed(void **state) {
+  (void)state;
+  fresh();
+  tu_diags d;
+  const char *first[] = {"include/a_model.h"};
+  assert_int_equal(write_module("out", first, 1, NULL, &d), MP_OK);
+  assert_int_equal(mkdir(at("elsewhere"), 0777), 0);
+  put("elsewhere/file.txt", "keep");
+  assert_int_equal(symlink("../elsewhere", at("out/link")), 0);
+  FILE *f = fopen(at("out/" MP_OUT_MANIFEST), "ab");
+  assert_non_null(f);
+  fputs("link/file.txt\n", f);
+  fclose(f);
+  const char *second[] = {"include/b_model.h"};
+  assert_int_equal(write_module("out", second, 1, NULL, &d), MP_OK);
+  char *t = text("elsewhere/file.txt");
+  assert_string_equal(t, "keep");
+  free(t);
+  struct stat st;
+  assert_int_equal(lstat(at("out/link"), &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  assert_false(exists("out/include/a_model.h"));
+  tu_rmtree(base);
+}
+
+/* A file memplan did not write where the module needs one: nothing
+ * changes and the file is named, unless forced; other files of the user
+ * are kept either way. */
+static void a_foreign_file_is_never_clobbered_unless_forced(void **state) {
+  (void)state;
+  fresh();
+  assert_int_equal(mkdir(at("out"), 0777), 0);
+  put("out/CMakeLists.txt", "mine");
+  put("out/main.c", "my main");
+  tu_diags d;
+  const char *files[] = {"include/a_model.h", "CMakeLists.txt"};
+  assert_int_equal(write_module("out", files, 2, NULL, &d), MP_ERR_IO);
+  assert_true(tu_diags_has(&d, "memplan did not write this file"));
+  assert_true(tu_diags_has(&d, "--force"));
+  char *t = text("out/CMakeLists.txt");
+  assert_string_equal(t, "mine");
+  free(t);
+  assert_false(exists("out/include"));
+  assert_int_equal(others("out", NULL), 0);
+
+  tu_diags_init(&d);
+  mp_out *o = NULL;
+  assert_int_equal(mp_out_begin(at("out"), &d.sink, &o), MP_OK);
+  mp_out_force(o, true);
+  for (int i = 0; i < 2; i++) assert_int_equal(mp_out_add(o, files[i], "new", 3), MP_OK);
+  assert_int_equal(mp_out_commit(o), MP_OK);
+  mp_out_free(&o);
+  t = text("out/CMakeLists.txt");
+  assert_string_equal(t, "new");
+  free(t);
+  t = text("out/main.c");
+  assert_string_equal(t, "my main");
+  free(t);
+  assert_int_equal(others("out", NULL), 0);
+  tu_rmtree(base);
+}
+
+/* What a killed convert leaves beside the folder is removed by the next
+ * one, which says so. */
+static void the_next_writer_removes_a_stale_staging_folder(void **state) {
+  (void)state;
+  fresh();
+  tu_diags d;
+  const char *files[] = {"module.mk"};
+  assert_int_equal(write_module("out", files, 1, NULL, &d), MP_OK);
+  assert_int_equal(mkdir(at(".out.memplan-AbC123"), 0777), 0);
+  put(".out.memplan-AbC123/module.mk", "half");
+  assert_int_equal(write_module("out", files, 1, NULL, &d), MP_OK);
+  assert_true(tu_diags_has(&d, "left by an interrupted convert"));
+  assert_false(exists(".out.memplan-AbC123"));
+  assert_int_equal(others("out", NULL), 0);
+  tu_rmtree(base);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_new_folder_appears_whole_with_its_manifest),
@@ -266,6 +350,9 @@ int main(void) {
       cmocka_unit_test(a_module_path_that_is_a_file_fails),
       cmocka_unit_test(names_that_leave_the_folder_are_refused),
       cmocka_unit_test(an_uncommitted_writer_leaves_nothing),
+      cmocka_unit_test(a_link_in_the_folder_is_never_followed),
+      cmocka_unit_test(a_foreign_file_is_never_clobbered_unless_forced),
+      cmocka_unit_test(the_next_writer_removes_a_stale_staging_folder),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1488,6 +1488,12 @@ static void parse_args(vctx *v, int argc, char **argv, args *a, mp_config *c) {
       else if (val && !(c->report_path = mp_pool_strdup(v->pool, val))) v->nomem = true;
       continue;
     }
+    if (!strcmp(name, "force")) {
+      c->force = true;
+      if (inline_val && !bool_word(inline_val, &c->force))
+        verr_at(v, src, 0, 0, NULL, "takes true or false, not '%s'", inline_val);
+      continue;
+    }
     if (!strcmp(name, "allow-unsupported") || !strcmp(name, "allow_unsupported")) {
       c->allow_unsupported = true;
       if (inline_val && !bool_word(inline_val, &c->allow_unsupported))

@@ -284,6 +284,8 @@ char *mp_config_help_text(void) {
               "                        its folder\n"
               "  --report FILE         also write an HTML report of the plan to FILE\n"
               "  --allow-unsupported   plan models with operators memplan has no kernel for\n"
+              "  --force               replace files in module.path that memplan did not\n"
+              "                        write (by default convert stops and names them)\n"
               "  --verbose N           as the key 'verbose' below\n"
               "  --quiet               no hint line when another planner would need fewer\n"
               "                        bytes\n"

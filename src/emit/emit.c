@@ -200,6 +200,7 @@ static mp_status write_all(const emit_ctx *e, const out_file *files, size_t n, m
     st = mp_report_html_module(e->plan, e->prefix, &e->tables->t, e->cfg->shared, &html);
   mp_out *o = NULL;
   if (st == MP_OK) st = mp_out_begin(e->dir, e->dx, &o);
+  if (st == MP_OK) mp_out_force(o, e->cfg->force);
   for (size_t i = 0; i < n && st == MP_OK; i++)
     st = mp_out_add(o, files[i].rel, files[i].data, files[i].size);
   if (st == MP_OK && html) st = mp_out_add_extra(o, e->cfg->report_path, html, strlen(html));
