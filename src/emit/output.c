@@ -532,7 +532,7 @@ static mp_status carry(mp_out *o, char *const *mine, uint32_t n_mine, const char
   if (depth > 64) return io_error(o, from, "folders nested too deep to keep");
   DIR *d = opendir(from);
   if (!d) return errno_error(o, from, "cannot read");
-  mp_status st = MP_OK;
+  mp_status st = MP_OK, conflict = MP_OK;
   struct dirent *de;
   while (st == MP_OK && (de = readdir(d)) != NULL) {
     if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
@@ -553,9 +553,9 @@ static mp_status carry(mp_out *o, char *const *mine, uint32_t n_mine, const char
     if (S_ISDIR(sb.st_mode)) {
       if (need && !as_folder) {
         if (o->force) continue;
-        st = io_error(o, src, "a folder memplan did not write is where the module needs a file "
-                              "(move it away, or give --force to replace it)");
-        break;
+        conflict = io_error(o, src, "a folder memplan did not write is where the module needs "
+                                    "a file (move it away, or give --force to replace it)");
+        continue;
       }
       /* a folder is kept when something in it is, or when it was empty */
       uint32_t inside = 0;
@@ -571,14 +571,12 @@ static mp_status carry(mp_out *o, char *const *mine, uint32_t n_mine, const char
       continue;
     }
     if (listed(mine, n_mine, r)) continue; /* memplan's: the new module replaces it */
-    if (need) {
+    if (need) { /* each such file is named, then the commit stops */
       if (o->force) continue;
-      mp_error(o->dx, (mp_loc){src, 0, 0, -1, NULL, NULL},
-               "memplan did not write this file (its manifest does not list it), and the "
-               "module needs its name; move it away, or give --force to replace it");
-      o->failed = true;
-      st = MP_ERR_IO;
-      break;
+      conflict = io_error(o, src, "memplan did not write this file (its manifest does not list "
+                                  "it), and the module needs its name; move it away, or give "
+                                  "--force to replace it");
+      continue;
     }
     if (make_parents(o, dst, false) != MP_OK) {
       st = MP_ERR_IO;
@@ -607,7 +605,7 @@ static mp_status carry(mp_out *o, char *const *mine, uint32_t n_mine, const char
     step();
   }
   closedir(d);
-  return st;
+  return st != MP_OK ? st : conflict;
 }
 
 static mp_buf manifest_text(const mp_out *o) {
