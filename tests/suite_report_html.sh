@@ -387,7 +387,7 @@ layout_models+=(examples/kws/kws.tflite)
 if [ -x "$BUILD/mkmodel" ] && "$BUILD/mkmodel" fixture long_names "$tmp/long_names.tflite" >/dev/null; then
   layout_models+=("$tmp/long_names.tflite")
 fi
-PREFIX50=a_really_long_module_prefix_for_the_wake_word_net
+PREFIX50=a_really_long_module_prefix_for_the_wakeword_net  # the longest prefix, 48
 for model in "${layout_models[@]}"; do
   name=$(basename "$model" .tflite)
   extra=()
