@@ -2127,7 +2127,7 @@ static const char *const HOSTILE[] = {
     "/* \"); typedef char memplan_injected_q[-1]; (\"",
     "\xe2\x80\xae\xe2\x81\xa6rlo",
     "\x1b[31m\x1b]0;title\x07\r\n",
-    "\xc2\x9b" "2J\xc2\x85",
+    "\xc2\x9b\x32J\xc2\x85", /* CSI 2J, NEL */
     "%s%n%x",
     "</script><script>alert(1)</script>&amp;\"'",
     "\xff\xfe\xc0\xaf",
