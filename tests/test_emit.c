@@ -350,6 +350,68 @@ static void every_arena_symbol_is_defined_with_its_size_alignment_and_placement(
   done(&e);
 }
 
+/* A program over the state_zero_points module: model_init and reset_state
+ * start the int8 hidden state (tensor 1) at its zero point -4 and the int16
+ * cell state (tensor 2, zero point 7) at 0, as TFLM does, over garbage. */
+static const char STATE_APP[] =
+    "#include \"kws_model.h\"\n"
+    "#include <stdio.h>\n"
+    "#include <string.h>\n"
+    "#define CHECK(c) do { if (!(c)) { printf(\"failed: %s\\n\", #c); return 1; } } while (0)\n"
+    "static int all(const void *p, size_t n, unsigned v) {\n"
+    "  const unsigned char *b = (const unsigned char *)p;\n"
+    "  size_t i;\n"
+    "  for (i = 0; i < n; i++) if (b[i] != v) return 0;\n"
+    "  return p != NULL;\n"
+    "}\n"
+    "int main(void) {\n"
+    "  static kws_model_context_t ctx = KWS_MODEL_CONTEXT_INIT;\n"
+    "  memset(kws_arena_buffer(KWS_REGION_PERSISTENT_DTCM), 0x5a, KWS_REGION_PERSISTENT_DTCM_SIZE);\n"
+    "  CHECK(kws_reset_state(&ctx) == KWS_STATUS_NOT_INITIALISED);\n"
+    "  CHECK(kws_model_init(&ctx) == KWS_STATUS_OK);\n"
+    "  CHECK(kws_tensors[1].size == 16u && kws_tensors[2].size == 16u);\n"
+    "  CHECK(all(kws_tensor_data(1), 16, 0xfc));\n"
+    "  CHECK(all(kws_tensor_data(2), 16, 0x00));\n"
+    "  memset(kws_tensor_data(1), 0x11, 16);\n"
+    "  memset(kws_tensor_data(2), 0x22, 16);\n"
+    "  CHECK(kws_reset_state(&ctx) == KWS_STATUS_OK);\n"
+    "  CHECK(all(kws_tensor_data(1), 16, 0xfc));\n"
+    "  CHECK(all(kws_tensor_data(2), 16, 0x00));\n"
+    "  memset(kws_tensor_data(1), 0x33, 16);\n"
+    "  CHECK(kws_model_init(&ctx) == KWS_STATUS_OK);\n"
+    "  CHECK(all(kws_tensor_data(1), 16, 0xfc));\n"
+    "  return 0;\n"
+    "}\n";
+
+static void model_init_and_reset_state_start_int8_states_at_their_zero_point(void **state) {
+  (void)state;
+  emitted e;
+  plan_model(&e, "state_zero_points", COLD, true);
+  emit_ok(&e);
+  char *src = read_out(&e, "src/kws_model.c");
+  assert_non_null(src);
+  /* in context_init and in reset_state, after the arena's memset */
+  const char *want = "memset(tensor_ptr(1), 0xfc, 16u); /* 1 'hidden': its zero point, as TFLM "
+                     "starts a variable */";
+  const char *first = strstr(src, want);
+  assert_non_null(first);
+  assert_non_null(strstr(first + 1, want));
+  assert_null(strstr(src, "memset(tensor_ptr(2)"));
+  free(src);
+  char path[400];
+  snprintf(path, sizeof path, "%s/app.c", e.tmp);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(STATE_APP, f);
+  fclose(f);
+  assert_int_equal(tu_system("cd '%s' && cc -std=c99 -Wall -Wextra -Wpedantic -Werror -Iinclude "
+                             "-Ikernels -DKWS_WITH_KERNELS=1 '%s/app.c' src/kws_model.c "
+                             "src/kws_arenas.c kernels/*.c -lm -o '%s/app' && '%s/app'",
+                             e.dir, e.tmp, e.tmp, e.tmp),
+                   0);
+  done(&e);
+}
+
 static void constant_blobs_are_the_models_bytes_at_their_planned_offsets(void **state) {
   (void)state;
   for (int consts = COLD; consts <= ALL_DTCM; consts++) {
@@ -1139,6 +1201,7 @@ int main(void) {
       cmocka_unit_test(the_header_declares_the_whole_api_returning_int32),
       cmocka_unit_test(tensor_descriptors_are_region_offset_size_dtype_shape_of_the_plan),
       cmocka_unit_test(every_arena_symbol_is_defined_with_its_size_alignment_and_placement),
+      cmocka_unit_test(model_init_and_reset_state_start_int8_states_at_their_zero_point),
       cmocka_unit_test(constant_blobs_are_the_models_bytes_at_their_planned_offsets),
       cmocka_unit_test(without_allocate_arenas_no_arena_is_defined_and_blobs_are_sidecar_files),
       cmocka_unit_test(switching_allocate_arenas_removes_the_files_of_the_other_mode),

@@ -58,6 +58,7 @@ static const char *const runnable[] = {"mlperf_ad01_int8",
                                        "silabs_anomaly_detection",
                                        "ambiq_nnse_lstm_int8",
                                        "mww_vad_v2_int8",
+                                       "tflm_dtln",
                                        NULL};
 
 /* ------------------------------------------------------------------------ */

@@ -221,6 +221,11 @@ mp_status mp_graph_build(const mp_model *model, uint32_t subgraph, const mp_grap
     const mp_buffer_def *b = td->buffer < model->n_buffers ? &model->buffers[td->buffer] : NULL;
     if (td->is_variable) {
       t->role = MP_ROLE_PERSISTENT;
+      /* TFLM resets a variable by memsetting it with its zero point when
+       * it is int8 (an LSTM's hidden state with zero point -4 starts as -4
+       * bytes, its real value 0), with 0 otherwise */
+      if (td->dtype == MP_DTYPE_INT8 && td->has_quant && td->quant.n_zero_point > 0)
+        t->state_init_byte = (uint8_t)(int8_t)td->quant.zero_point[0];
     } else if (b && b->size > 0) {
       t->role = MP_ROLE_CONSTANT;
       t->data = b->data;

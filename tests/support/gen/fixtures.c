@@ -205,6 +205,41 @@ static void build_variable(mp_tfw *w) {
   mp_tfw_set_io(w, IDS(0), IDS(3));
 }
 
+/* state_zero_points: variable tensors that TFLM does not start at zero
+ * bytes (mp_graph_state_init_byte): an int8 state starts at its zero
+ * point, any other type at 0 whatever its zero point.
+ *   0 in [1,16] int8 (0.25, 3) scratch [0,1];
+ *   1 hidden [1,16] int8 (0.25, -4) is_variable: starts as 16 bytes -4;
+ *   2 cell [1,8] int16 (1/4096, 7) is_variable: starts at 0;
+ *   3 sum [1,16] int8 (0.25, 3) scratch [0,2]; 4 out [1,16] int8 [2,2].
+ * ops: 0 ADD(0,1)->3, 1 ADD(3,0)->1 (writes the hidden state), 2 RELU(3)->4,
+ * 3 MUL(2,2)->2 (writes the cell state).  lb 32; persistent 32 bytes. */
+static void build_state_zero_points(mp_tfw *w) {
+  static const float s8 = 0.25f, s16 = 1.0f / 4096.0f;
+  static const int64_t z_in = 3, z_hidden = -4, z_cell = 7;
+  const mp_quant q_in = {1, &s8, 1, &z_in, 0};
+  mp_tfw_add_tensor(w, &(mp_tfw_tensor){.name = "in", .dtype = MP_DTYPE_INT8, .rank = 2,
+                                        .shape = (const int32_t[]){1, 16}, .has_quant = true,
+                                        .quant = q_in});
+  mp_tfw_add_tensor(w, &(mp_tfw_tensor){.name = "hidden", .dtype = MP_DTYPE_INT8, .rank = 2,
+                                        .shape = (const int32_t[]){1, 16}, .is_variable = true,
+                                        .has_quant = true, .quant = {1, &s8, 1, &z_hidden, 0}});
+  mp_tfw_add_tensor(w, &(mp_tfw_tensor){.name = "cell", .dtype = MP_DTYPE_INT16, .rank = 2,
+                                        .shape = (const int32_t[]){1, 8}, .is_variable = true,
+                                        .has_quant = true, .quant = {1, &s16, 1, &z_cell, 0}});
+  mp_tfw_add_tensor(w, &(mp_tfw_tensor){.name = "sum", .dtype = MP_DTYPE_INT8, .rank = 2,
+                                        .shape = (const int32_t[]){1, 16}, .has_quant = true,
+                                        .quant = q_in});
+  mp_tfw_add_tensor(w, &(mp_tfw_tensor){.name = "out", .dtype = MP_DTYPE_INT8, .rank = 2,
+                                        .shape = (const int32_t[]){1, 16}, .has_quant = true,
+                                        .quant = q_in});
+  op(w, FX_ADD, IDS(0, 1), IDS(3));
+  op(w, FX_ADD, IDS(3, 0), IDS(1));
+  op(w, FX_RELU, IDS(3), IDS(4));
+  op(w, FX_MUL, IDS(2, 2), IDS(2));
+  mp_tfw_set_io(w, IDS(0), IDS(4));
+}
+
 /* zero_size: 0 in [1,8] [0,0]; 1 empty [1,0] (graph input, 0 bytes, no
  * slot) [0,0]; 2 out [1,8] [0,0].  op 0 CONCATENATION(0,1)->2.  lb 32. */
 static void build_zero_size(mp_tfw *w) {
@@ -2065,6 +2100,7 @@ static const struct {
     {"tiny", build_tiny_inline},
     {"multi_subgraph", build_multi_subgraph},
     {"variable", build_variable},
+    {"state_zero_points", build_state_zero_points},
     {"zero_size", build_zero_size},
     {"unread_output", build_unread_output},
     {"late_input", build_late_input},

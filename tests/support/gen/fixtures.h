@@ -14,6 +14,8 @@
  *   tiny              FC + SOFTMAX, quantised, metadata, description       32 (32)
  *   multi_subgraph    subgraph 0: 1 op, subgraph 1 "body": 3 ops      64 / 128
  *   variable          a persistent (is_variable) state tensor              32 (32)
+ *   state_zero_points int8 and int16 states with non-zero zero points:    32 (32)
+ *                     the int8 one starts at its zero point
  *   zero_size         a [1,0] input: size 0, no slot                      32 (32)
  *   unread_output     SPLIT output never read: end = start                 64 (64)
  *   late_input        graph input first read by op 3: [0,3]              128 (128)
