@@ -455,6 +455,17 @@ static void write_walks(const mp_graph *g, mp_buf *b) {
   mp_buf_puts(b, "\n");
 }
 
+/* An operator the module runs as a no-op (its ops table's is_view): an
+ * aliased view or folded PAD, and an operator the lowering resolved at
+ * convert time (constant folded, CALL_ONCE, VAR_HANDLE). */
+static bool runs_nothing(const mp_graph *g, uint32_t o) {
+  if (g->ops[o].is_view) return true;
+  mp_lowered_op lo;
+  bool noop = mp_lower_op(g, o, &lo, NULL) == MP_OK && lo.supported && lo.noop;
+  mp_lower_free(&lo);
+  return noop;
+}
+
 static void write_glue(const mp_plan *p, const char *prefix, const char *up, const char *what,
                        int which, const char *dir) {
   const mp_graph *g = p->graph;
@@ -531,7 +542,7 @@ static void write_glue(const mp_plan *p, const char *prefix, const char *up, con
     emit_c_string(&op_rows, op->name);
     uint32_t nw = walk_count(g, i);
     mp_buf_printf(&op_rows, ", %u, %u, %u, %d, %u, %u, ", op->n_inputs, op->n_outputs, n_extra,
-                  op->is_view ? 1 : 0, pos, nw);
+                  runs_nothing(g, i) ? 1 : 0, pos, nw);
     if (nw)
       mp_buf_printf(&op_rows, "pg_walks_%u},\n", i);
     else
@@ -845,7 +856,7 @@ static int32_t wrong_op_of(const mp_graph *g) {
   for (int pass = 0; pass < 2; pass++)
     for (uint32_t o = 0; o < g->n_ops; o++) {
       const mp_op *op = &g->ops[o];
-      if (op->is_view || op->n_outputs == 0 || op->outputs[0] < 0 ||
+      if (runs_nothing(g, o) || op->n_outputs == 0 || op->outputs[0] < 0 ||
           g->tensors[op->outputs[0]].size == 0)
         continue;
       if (pass == 0)
