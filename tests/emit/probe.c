@@ -445,7 +445,9 @@ static int persistent_zero(const probe_module *m) {
   for (uint32_t k = 0; k < m->n_regions; k++) {
     const probe_region *r = &m->regions[k];
     const uint8_t *d = m->region_base(r->id);
-    if (!r->persistent || !d) continue;
+    /* a region whose variables start at values of their own is not all
+     * zero after context_init */
+    if (r->persistent != 1 || !d) continue;
     for (uint32_t b = 0; b < r->size; b++)
       if (d[b]) return 0;
   }

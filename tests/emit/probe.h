@@ -108,7 +108,7 @@ typedef struct probe_region {
   uint32_t size;       /* <P>_REGION_..._SIZE */
   uint32_t align;
   uint8_t writable;    /* scratch, persistent, staged runtime copy */
-  uint8_t persistent;
+  uint8_t persistent;  /* 1; 2 when a variable in it starts at a value of its own */
   const char *symbol;
 } probe_region;
 
