@@ -1541,7 +1541,21 @@ static void parse_args(vctx *v, int argc, char **argv, args *a, mp_config *c) {
         for (const char *q = full; *q; q++) db += *q == '.';
         if (da == db) same_depth[ns++] = paths[p];
       }
-      const char *sug = mp_suggest(full, same_depth, ns);
+      /* within a known section, only the last names are compared
+       * ("memory.nosuch" is not "memory.patch" with four letters wrong) */
+      const char *last_dot = strrchr(full, '.');
+      const char *lasts[64], *sug = NULL;
+      size_t nl = 0, pl = last_dot ? (size_t)(last_dot - full) : 0;
+      for (size_t p = 0; last_dot && p < ns; p++)
+        if (!strncmp(same_depth[p], full, pl) && same_depth[p][pl] == '.')
+          lasts[nl++] = same_depth[p] + pl + 1;
+      if (nl) {
+        const char *l = mp_suggest(last_dot + 1, lasts, nl);
+        for (size_t p = 0; l && p < ns && !sug; p++)
+          if (same_depth[p] + pl + 1 == l) sug = same_depth[p];
+      } else {
+        sug = mp_suggest(full, same_depth, ns);
+      }
       if (sug) {
         verr_at(v, src, 0, 0, full, "unknown key '%s' " DASH " did you mean '%s'?", full, sug);
       } else {
