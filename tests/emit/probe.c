@@ -12,7 +12,7 @@
  *      context_init must zero the persistent ones) and aligned;
  *   3. three rounds: init + run; run again (variables keep their state,
  *      scratch is rewritten); persistent arenas dirtied, init + run (they
- *      must be zero again).  The kernel hook checks every operator's
+ *      must hold the start values again).  The kernel hook checks every operator's
  *      inputs, writes its outputs and checks again; the callback checks
  *      the operator order; a strong hydrate checks it runs once, after
  *      context_init and before any operator init;
@@ -152,6 +152,11 @@ static int check_again(const probe_module *m, uint32_t op, int32_t t) {
   return r;
 }
 
+/* Byte b of variable x before any operator writes it. */
+static uint8_t start_value(const probe_tensor *x, uint32_t b) {
+  return x->start ? x->start[b] : x->start_byte;
+}
+
 static int check_tensor(const probe_module *m, uint32_t op, int32_t t, const char *what) {
   if (t < 0 || (uint32_t)t >= m->n_tensors) return 0;
   const probe_tensor *x = &m->tensors[t];
@@ -174,7 +179,7 @@ static int check_tensor(const probe_module *m, uint32_t op, int32_t t, const cha
   for (uint32_t b = 0; b < x->size; b++) {
     uint8_t want;
     if (rx->kind == PROBE_PERSISTENT)
-      want = m->state[r] ? pattern(r, b, m->state[r]) : 0;
+      want = m->state[r] ? pattern(r, b, m->state[r]) : start_value(rx, b);
     else if (rx->kind == PROBE_INPUT || rx->kind == PROBE_PRODUCED)
       want = pattern(r, x->at + pos(x, b), S.salt);
     else
@@ -441,15 +446,36 @@ void probe_event(const probe_module *m, uint32_t op, int started) {
   S.next_event++;
 }
 
-static int persistent_zero(const probe_module *m) {
+/* Is byte p of a persistent region the start value of the variable that
+ * holds it? (0 when no variable with a start value of its own holds it) */
+static int start_byte_ok(const probe_module *m, const uint8_t *p) {
+  for (uint32_t u = 0; u < m->n_tensors; u++) {
+    const probe_tensor *x = &m->tensors[u];
+    if (x->kind != PROBE_PERSISTENT || (uint32_t)x->root != u || (!x->start && !x->start_byte))
+      continue;
+    const uint8_t *d = m->tensor_data(u);
+    if (d && p >= d && p < d + x->size) return *p == start_value(x, (uint32_t)(p - d));
+  }
+  return *p == 0;
+}
+
+/* Do the persistent regions hold what context_init leaves: zero, and every
+ * variable its start value? */
+static int persistent_started(const probe_module *m) {
   for (uint32_t k = 0; k < m->n_regions; k++) {
     const probe_region *r = &m->regions[k];
     const uint8_t *d = m->region_base(r->id);
-    /* a region whose variables start at values of their own is not all
-     * zero after context_init */
-    if (r->persistent != 1 || !d) continue;
+    if (!r->persistent || !d) continue;
     for (uint32_t b = 0; b < r->size; b++)
-      if (d[b]) return 0;
+      if (d[b] && !start_byte_ok(m, d + b)) return 0;
+  }
+  /* a variable that starts at a value of its own holds it */
+  for (uint32_t u = 0; u < m->n_tensors; u++) {
+    const probe_tensor *x = &m->tensors[u];
+    const uint8_t *d = m->tensor_data(u);
+    if (x->kind != PROBE_PERSISTENT || (uint32_t)x->root != u || !d) continue;
+    for (uint32_t b = 0; b < x->size; b++)
+      if (d[b] != start_value(x, b)) return 0;
   }
   return 1;
 }
@@ -458,7 +484,7 @@ void probe_hydrate(const probe_module *m, int ready) {
   if (S.failed || m != S.m) return;
   if (!S.in_init) fail("hydrate_constants called outside model_init");
   else if (S.init_ops) fail("hydrate_constants called after the operator init loop began");
-  else if (!ready || !persistent_zero(m)) fail("hydrate_constants called before context_init");
+  else if (!ready || !persistent_started(m)) fail("hydrate_constants called before context_init");
   S.hydrates++;
 }
 

@@ -32,7 +32,7 @@ enum {
   PROBE_CONST = 1,      /* a constant: the model's bytes (hash) */
   PROBE_INPUT = 2,      /* a graph input: the harness's pattern */
   PROBE_PRODUCED = 3,   /* written by an operator (output, intermediate, op-local) */
-  PROBE_PERSISTENT = 4, /* a variable: zero after model_init until an op writes it */
+  PROBE_PERSISTENT = 4, /* a variable: its start value after model_init until an op writes it */
   PROBE_UNWRITTEN = 5   /* read but never written: not checked */
 };
 
@@ -46,6 +46,11 @@ typedef struct probe_tensor {
   const char *name;
   uint32_t row, stride; /* a strided view (an elided concatenation's input):
                            rows of `row` bytes, `stride` apart; else 0, 0 */
+  /* PROBE_PERSISTENT: the start value model_init and every reset give it,
+   * byte b = start ? start[b] : start_byte (0 for most variables; an int8
+   * variable's zero point; a resource variable's init-subgraph value) */
+  const uint8_t *start;
+  uint8_t start_byte;
 } probe_tensor;
 
 /* How a kernel that may write its output over one of its inputs (its
@@ -108,7 +113,7 @@ typedef struct probe_region {
   uint32_t size;       /* <P>_REGION_..._SIZE */
   uint32_t align;
   uint8_t writable;    /* scratch, persistent, staged runtime copy */
-  uint8_t persistent;  /* 1; 2 when a variable in it starts at a value of its own */
+  uint8_t persistent;  /* holds variables */
   const char *symbol;
 } probe_region;
 

@@ -279,16 +279,6 @@ static uint32_t regions_of(const mp_plan *p, const char *prefix, const char *up,
     r[n].writable = !r[n].is_const;
     r[n].persistent = a->role == MP_ROLE_PERSISTENT;
     r[n].memory = a->memory;
-    /* 2: a persistent region holding a variable that starts at a value of
-     * its own (an int8 zero point, an init subgraph's constant), which
-     * context_init writes after zeroing the region */
-    for (uint32_t t = 0; r[n].persistent && t < p->n_allocs; t++) {
-      const mp_allocation *al = &p->allocs[t];
-      const mp_tensor *x = &p->graph->tensors[t];
-      if (al->placed && al->binding.role == MP_ROLE_PERSISTENT && al->memory == a->memory &&
-          (x->state_init || x->state_init_byte))
-        r[n].persistent = 2;
-    }
   }
   for (uint32_t i = 0; i < p->n_arenas; i++) {
     const mp_arena *a = &p->arenas[i];
@@ -509,6 +499,19 @@ static void write_glue(const mp_plan *p, const char *prefix, const char *up, con
   for (uint32_t i = 0; i < nr; i++) mp_buf_printf(&b, "%s%s == %u", i ? " && " : "", rg[i].enum_name, i);
   mp_buf_printf(&b, " && %s_NUM_REGIONS == %u) ? 1 : -1];\n\n", up, nr);
 
+  /* a variable's start value, as the graph gives it: a byte (an int8
+   * variable's zero point) or the value its init subgraph assigns.  The
+   * probe proves the module starts every variable so, after each
+   * model_init; that these are TFLM's start values test_golden proves, by
+   * running the stateful models in sequence against TFLM's outputs */
+  for (uint32_t t = 0; t < g->n_tensors; t++) {
+    const mp_tensor *x = &g->tensors[t];
+    if (tensor_kind(g, t, written) != 4 || !x->state_init) continue;
+    mp_buf_printf(&b, "static const uint8_t pg_start_%u[%llu] = {", t, (unsigned long long)x->size);
+    for (uint64_t k = 0; k < x->size; k++)
+      mp_buf_printf(&b, "%s%u,", k % 24 ? "" : "\n   ", (unsigned)x->state_init[k]);
+    mp_buf_puts(&b, "\n};\n");
+  }
   mp_buf_printf(&b, "static const probe_tensor pg_tensors[%u] = {\n", g->n_tensors);
   for (uint32_t t = 0; t < g->n_tensors; t++) {
     const mp_tensor *x = &g->tensors[t];
@@ -526,9 +529,11 @@ static void write_glue(const mp_plan *p, const char *prefix, const char *up, con
                   (unsigned long long)(x->alias_of >= 0 ? x->alias_offset : 0), (unsigned)(uint32_t)h,
                   (unsigned)(uint32_t)(h >> 32));
     emit_c_string(&b, x->name);
-    mp_buf_printf(&b, ", %lluu, %lluu},\n",
+    mp_buf_printf(&b, ", %lluu, %lluu, ",
                   (unsigned long long)(x->alias_of >= 0 ? x->alias_row : 0),
                   (unsigned long long)(x->alias_of >= 0 ? x->alias_stride : 0));
+    if (kind == 4 && x->state_init) mp_buf_printf(&b, "pg_start_%u, 0},\n", t);
+    else mp_buf_printf(&b, "NULL, %u},\n", kind == 4 ? (unsigned)x->state_init_byte : 0u);
   }
   mp_buf_puts(&b, "};\n\n");
   write_walks(g, &b);
@@ -1621,17 +1626,6 @@ static void shared_models(const char *dir, bool broken) {
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
     snprintf(nm, sizeof nm, "%.*s", (int)(strlen(names[i]) - 7), names[i]);
     mp_model *m = NULL;
-    /* The probe does not model a variable that starts at a value of its
-     * own (a resource variable's init value, an int8 state's zero point):
-     * it expects every persistent tensor to read zero until written.
-     * These models' modules are proven against TFLM by test_golden
-     * instead, in sequence, on the host, the Cortex-M55 and the
-     * Cortex-M4F. */
-    if (!strcmp(nm, "mww_vad_v2_int8") || !strcmp(nm, "tflm_dtln")) {
-      printf("skip %s: the probe does not model variables' start values\n", nm);
-      free(names[i]);
-      continue;
-    }
     if (!broken || !strcmp(nm, "mlperf_kws_ref_int8")) {
       if (mp_model_load(path, &sink, &m) != MP_OK) die("cannot load %s", path);
       model_modules(nm, m, broken);
