@@ -1,5 +1,5 @@
 /*
- * test_lower.c — the compile-time lowering (src/lower/lower.c) on small models
+ * test_lower.c — the compile-time lowering (src/lower/) on small models
  * written with memplan's own model writer: that each operator's options
  * and quantisation turn into the params TFLite Micro's Prepare would
  * compute (padding, QuantizeMultiplier's multipliers and shifts, activation

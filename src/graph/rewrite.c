@@ -35,7 +35,8 @@
  * The PAD becomes a no-op (is_view) that touches no tensor, so its output
  * needs no storage and its paddings constant no bytes; the convolution's
  * input 0 becomes the PAD's input, whose lifetime now reaches the
- * convolution or pool.  lower.c turns fold_pad into the kernel's geometry.
+ * convolution or pool.  The lowering (src/lower/common.c) turns fold_pad
+ * into the kernel's geometry.
  */
 #include "graph/rewrite.h"
 #include "read/opcodes.h"

@@ -12,7 +12,7 @@
  * a view of the other side at a byte offset, and the copy disappears.
  *
  * When is a copy's run contiguous?  From the kernel's own geometry (the
- * lowering, lower_slice.c and lower.c):
+ * lowering, src/lower/slice.c and shape.c):
  *   - split / concatenation: the tensors are `outer` rows of slices laid
  *     end to end along the axis; with outer == 1 (every axis before the
  *     split axis has extent 1) slice k is the run starting at the sum of

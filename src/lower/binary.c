@@ -9,10 +9,12 @@
  * scales into one double multiplier.  MAXIMUM and MINIMUM compare stored
  * integers, so their inputs must share the output's quantisation.
  *
- * ADD comes here for int16 only (src/lower/lower.c lowers int8 and float32 ADD).
+ * ADD comes here for int16 only (src/lower/elementwise.c lowers int8 and
+ * float32 ADD).
  * Not here: int32 operands, DIV on integers.
  */
-#include "lower/lower_ops.h"
+#include "lower/common.h"
+#include "lower/families.h"
 #include "read/opcodes.h"
 
 #include <float.h>

@@ -259,12 +259,17 @@ void mp_lower_free(mp_lowered_op *lo);
  * Returns MP_ERR_UNSUPPORTED when there is at least one, MP_ERR_MODEL on a
  * malformed operator, MP_OK otherwise. */
 mp_status mp_lower_check_all(const mp_graph *g, const mp_diag_sink *dx);
+/* The same with two sinks: malformed operators are errors on `dx`
+ * whatever the caller does with the unsupported ones, which go to `udx`. */
+mp_status mp_lower_check_all_to(const mp_graph *g, const mp_diag_sink *dx,
+                                const mp_diag_sink *udx);
 
 /* The function name of a kernel ("mpk_conv2d_s8"); "" for MP_K_NONE. */
 const char *mp_kernel_fn(mp_kernel k);
 
-/* Make lo run kernel k: its function, init hook and params type.  The
- * caller fills the params. */
+/* Make lo run kernel k (its overlap contracts dropped: k declares its
+ * own); the caller fills the params.  mp_lower_op names the kernel's
+ * function, init hook and params type from the kernel table. */
 void mp_lower_use_kernel(mp_lowered_op *lo, mp_kernel k);
 
 /* Could DEPTHWISE_CONV_2D operator op run channel by channel (the serial

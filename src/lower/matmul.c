@@ -9,7 +9,8 @@
  *
  * Not here: int16 BATCH_MATMUL.
  */
-#include "lower/lower_ops.h"
+#include "lower/common.h"
+#include "lower/families.h"
 
 enum { OPT_BATCH_MATMUL = 101 };
 

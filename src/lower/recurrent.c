@@ -24,7 +24,8 @@
  * Not here: hybrid (float with int8 weights) and int16 (16x8) variants, CIFG, peephole,
  * projection and layer-norm LSTMs (reported as unsupported).
  */
-#include "lower/lower_ops.h"
+#include "lower/common.h"
+#include "lower/families.h"
 
 #include <math.h>
 #include <string.h>

@@ -8,10 +8,11 @@
  * compares stored integers, so input and output must share their
  * quantisation.
  *
- * Not here: MEAN (src/lower/lower.c), REDUCE_MIN, REDUCE_PROD, ARG_MIN, int64
+ * Not here: MEAN (src/lower/mean.c), REDUCE_MIN, REDUCE_PROD, ARG_MIN, int64
  * ARG_MAX outputs.
  */
-#include "lower/lower_ops.h"
+#include "lower/common.h"
+#include "lower/families.h"
 #include "read/opcodes.h"
 
 #include <string.h>

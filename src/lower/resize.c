@@ -7,7 +7,8 @@
  * options.  The quantised resizes copy or interpolate stored integers, so
  * input and output must share their quantisation.
  */
-#include "lower/lower_ops.h"
+#include "lower/common.h"
+#include "lower/families.h"
 #include "read/opcodes.h"
 
 enum { OPT_RESIZE_BILINEAR = 15, OPT_RESIZE_NEAREST_NEIGHBOR = 74 };

@@ -17,7 +17,8 @@
  * asked for with state_bytes and reaches the kernel as an op-local
  * persistent tensor.  Any other custom operator is refused by name.
  */
-#include "lower/lower_ops.h"
+#include "lower/common.h"
+#include "lower/families.h"
 
 #include "read/flexbuf.h"
 #include "util/diag.h"

@@ -14,7 +14,8 @@
  * Not here: ellipsis and new-axis masks, non-constant begin / end /
  * sizes, int64 GATHER indices.
  */
-#include "lower/lower_ops.h"
+#include "lower/common.h"
+#include "lower/families.h"
 #include "read/opcodes.h"
 
 #include <string.h>

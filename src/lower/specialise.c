@@ -1,5 +1,5 @@
 /*
- * lower_fast.c — ahead-of-time specialisation of the int8 filter
+ * specialise.c — ahead-of-time specialisation of the int8 filter
  * operators, ADD, MUL, the pools and SOFTMAX for a Cortex-M target
  * (module.target): which specialised kernel of runtime/kernels/cm/mpk_*.c
  * runs an operator, and the constants it needs.
@@ -40,10 +40,26 @@
  * The same choice is made for every Cortex-M target: the kernels carry
  * their Helium, DSP and portable paths and the compiler picks one.
  */
-#include "lower/lower.h"
+#include "lower/common.h"
+#include "lower/families.h"
 #include "mpk_fixed.h"
 
 #include <string.h>
+
+/* The specialised kernels' own params (the others take the reference
+ * kernel's). */
+const fdesc mp_lower_conv_s8_fast_fields[] = {
+    F_SUB(mpk_conv_s8_fast_params, geom, mp_lower_geom_fields),
+    F_SUB(mpk_conv_s8_fast_params, q, mp_lower_requant_fields),
+    F_PTR(mpk_conv_s8_fast_params, folded_bias, "folded_bias"),
+    F_I32(mpk_conv_s8_fast_params, col_len), F_END};
+const fdesc mp_lower_softmax_s8_fast_fields[] = {
+    F_I32(mpk_softmax_s8_fast_params, outer), F_I32(mpk_softmax_s8_fast_params, depth),
+    F_PTR(mpk_softmax_s8_fast_params, exp_table, "exp_table"), F_END};
+const fdesc mp_lower_fc_s8_fast_fields[] = {
+    F_I32(mpk_fc_s8_fast_params, batches), F_I32(mpk_fc_s8_fast_params, accum_depth),
+    F_I32(mpk_fc_s8_fast_params, out_depth), F_SUB(mpk_fc_s8_fast_params, q, mp_lower_requant_fields),
+    F_PTR(mpk_fc_s8_fast_params, folded_bias, "folded_bias"), F_END};
 
 /* A constant int8 tensor's bytes, or NULL. */
 static const int8_t *const_s8(const mp_graph *g, int32_t t) {

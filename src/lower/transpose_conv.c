@@ -13,7 +13,8 @@
  * Not here: fused activations other than NONE, int16 biases of 16x8
  * models (int64 only), non-zero filter zero points.
  */
-#include "lower/lower_ops.h"
+#include "lower/common.h"
+#include "lower/families.h"
 
 #include <string.h>
 

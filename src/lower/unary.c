@@ -10,11 +10,13 @@
  * TANH's Q4 input scaling and radius, HARD_SWISH's int16 multipliers
  * (DownScaleInt32ToInt16Multiplier).
  *
- * LOGISTIC comes here for int16 only (src/lower/lower.c lowers int8 and float32).
+ * LOGISTIC comes here for int16 only (src/lower/elementwise.c lowers int8 and
+ * float32).
  * int8 RSQRT becomes a table of its 256 results, computed here.
  * Not here: int16 HARD_SWISH and RSQRT, int8 EXP.
  */
-#include "lower/lower_ops.h"
+#include "lower/common.h"
+#include "lower/families.h"
 #include "read/opcodes.h"
 
 #include "mpk_fixed.h"
@@ -263,7 +265,7 @@ static mp_status lower_quantized(mp_lower_ctx *c, int32_t code, int32_t in, int3
     p->multiplier2 = q15_multiplier(m);
     break;
   }
-  case OP_LOGISTIC: /* int16 only: src/lower/lower.c lowers int8 and float32 */
+  case OP_LOGISTIC: /* int16 only: elementwise.c lowers int8 and float32 */
   {
     if (!wide) return mp_lower_unsupported(c, "%s LOGISTIC", mp_dtype_name(dt));
     mp_status st = lut16(c, true, si, so, p);

@@ -16,7 +16,8 @@
  * and what the graph recorded as the operator's refusal (a CALL_ONCE whose
  * init subgraph computes).
  */
-#include "lower/lower_ops.h"
+#include "lower/common.h"
+#include "lower/families.h"
 #include "read/opcodes.h"
 
 /* The tensor holding the variable of handle `h`, or -1 (reason set) when

@@ -17,7 +17,7 @@
  * field and the byte offset of the tensor's table.
  *
  * Operator options are checked where they are interpreted, in the lowering
- * (lower.c), with 64-bit arithmetic; sparse tensors and types without a
+ * (src/lower/), with 64-bit arithmetic; sparse tensors and types without a
  * fixed size (string, resource, variant) have no byte count to compare.
  */
 #include "read/validate.h"

@@ -1,17 +1,15 @@
 /*
- * lower_ops.h — what the lowering files share (internal to the library):
- * the context an operator is lowered in, the accessors of its tensors,
- * the helpers that fill an mp_lowered_op, and the field descriptions that
- * print a params struct as C.
+ * common.h — what the lowering files share (internal to the library): the
+ * context an operator is lowered in, the accessors of its tensors, the
+ * helpers that fill an mp_lowered_op (src/lower/common.c), and the field
+ * descriptions that print a params struct as C (src/lower/params.c).
  *
- * src/lower/lower.c holds the kernel table, the entry points and the original
- * operator families; an operator family with a file of its own
- * (src/lower/<family>.c, beside runtime/kernels/ref/mpk_<family>.c) declares
- * its lowering function and its params' field descriptions here and gets
- * one row in lower.c's kernel table and dispatch switch.
+ * An operator family (src/lower/<family>.c, beside runtime/kernels/ref/
+ * mpk_<family>.c) includes this header and lower/families.h, where its
+ * entry points and field tables are declared; this header knows no family.
  */
-#ifndef MP_LOWER_OPS_H
-#define MP_LOWER_OPS_H
+#ifndef MP_LOWER_COMMON_H
+#define MP_LOWER_COMMON_H
 
 #include "read/flatbuf.h"
 #include "lower/lower.h"
@@ -55,8 +53,11 @@ typedef struct fdesc {
 #define F_END                                                                                      \
   { NULL, FK_END, 0, NULL, NULL }
 
-/* The fields of mpk_broadcast, for params that embed one (src/lower/lower.c). */
+/* The fields of the structs several params embed (src/lower/common.c):
+ * mpk_broadcast, mpk_requant and mpk_conv_geom. */
 extern const fdesc mp_lower_bcast_fields[];
+extern const fdesc mp_lower_requant_fields[];
+extern const fdesc mp_lower_geom_fields[];
 
 /* ---- the operator being lowered ------------------------------------------ */
 
@@ -112,7 +113,7 @@ static inline bool quant(const mp_lower_ctx *c, int32_t t, float *scale, int32_t
   return true;
 }
 
-/* ---- filling the lowered op (src/lower/lower.c) --------------------------------- */
+/* ---- filling the lowered op (src/lower/common.c) ------------------------- */
 
 /* The op is fine, but memplan has no kernel for this configuration: sets
  * the reason, returns MP_OK. */
@@ -177,8 +178,6 @@ bool mp_lower_act_range_f(int32_t act, float *lo, float *hi);
  * dilation are the caller's. */
 void mp_lower_nhwc_geom(const mp_lower_ctx *c, int32_t in, int32_t out, int32_t stride_h,
                         int32_t stride_w, mpk_conv_geom *g);
-/* The params printer's fields of mpk_conv_geom. */
-extern const fdesc mp_lower_geom_fields[];
 mp_status mp_lower_conv_requant(mp_lower_ctx *c, int32_t in, int32_t filter, int32_t out,
                                 int32_t act, int32_t channels, bool always_per_channel,
                                 mpk_requant *q);
@@ -195,74 +194,35 @@ int32_t mp_lower_elem_size(int32_t dt);
  * do not broadcast. */
 mp_status mp_lower_broadcast(mp_lower_ctx *c, int32_t a, int32_t b, int32_t out, mpk_broadcast *bc);
 
-/* ---- operator families in files of their own ------------------------------ */
+/* The element types of a filter operator (CONV_2D, DEPTHWISE_CONV_2D,
+ * FULLY_CONNECTED): all int8 with an int32 bias (*s8 = true) or all
+ * float32; anything else is unsupported.  _is_s16: the 16x8 form (int16
+ * input and output, int8 filter, int64 bias or none). */
+mp_status mp_lower_filter_types(mp_lower_ctx *c, int32_t in, int32_t filter, int32_t bias,
+                                int32_t out, bool *s8);
+bool mp_lower_filter_is_s16(const mp_lower_ctx *c, int32_t in, int32_t filter, int32_t bias,
+                            int32_t out);
+/* The spatial part of a window operator's geometry (g's filter_h and
+ * filter_w set by the caller) from its padding, strides and dilations and
+ * the NHWC input and output, as TFLite computes the output size and
+ * padding; an operator that reads a folded PAD's input (rewrite.c) gets
+ * the PAD's rows and columns as padding of its own. */
+mp_status mp_lower_spatial_folded(mp_lower_ctx *c, mpk_conv_geom *g, int32_t in, int32_t out,
+                                  int32_t padding, int32_t stride_h, int32_t stride_w,
+                                  int32_t dil_h, int32_t dil_w);
+/* The output strides of a window kernel whose output `out` is a strided
+ * view (views.c); nothing for any other output. */
+mp_status mp_lower_out_strides(mp_lower_ctx *c, int32_t out, mpk_conv_geom *g);
+/* A tensor's shape extended to MPK_MAX_DIMS with leading 1s; false when
+ * the rank is too high or the element count does not fit int32.  And the
+ * row-major element strides of such dims. */
+bool mp_lower_extend_shape(const mp_lower_ctx *c, int32_t t, int32_t dims[MPK_MAX_DIMS]);
+void mp_lower_strides_of(const int32_t dims[MPK_MAX_DIMS], int32_t strides[MPK_MAX_DIMS]);
 
-/* src/lower/recurrent.c: SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM */
-mp_status mp_lower_svdf(mp_lower_ctx *c);
-mp_status mp_lower_lstm(mp_lower_ctx *c);
-extern const fdesc mp_lower_svdf_s8_fields[];
-extern const fdesc mp_lower_lstm_s8_fields[];
-extern const fdesc mp_lower_svdf_f32_fields[];
-extern const fdesc mp_lower_lstm_f32_fields[];
+/* ---- the kernel table (src/lower/params.c) ------------------------------ */
 
-/* src/lower/binary.c: SUB, MUL, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE */
-mp_status mp_lower_binary(mp_lower_ctx *c);
-extern const fdesc mp_lower_binary_q_fields[];
-extern const fdesc mp_lower_binary_f32_fields[];
+/* Name lo's kernel (mp_lower_use_kernel chose it): its function, init hook
+ * and params struct.  Nothing for an op without a kernel. */
+void mp_lower_name_kernel(mp_lowered_op *lo);
 
-/* src/lower/unary.c: RELU, RELU6, LEAKY_RELU, TANH, HARD_SWISH, EXP, RSQRT,
- * DEQUANTIZE, CAST */
-mp_status mp_lower_unary(mp_lower_ctx *c);
-extern const fdesc mp_lower_unary_q_fields[];
-extern const fdesc mp_lower_unary_f32_fields[];
-extern const fdesc mp_lower_dequantize_fields[];
-extern const fdesc mp_lower_cast_fields[];
-extern const fdesc mp_lower_lut_s8_fields[];
-/* int16 SOFTMAX over rows of `depth` (src/lower/lower.c checked the shapes). */
-mp_status mp_lower_softmax_s16(mp_lower_ctx *c, float beta, int32_t outer, int32_t depth);
-extern const fdesc mp_lower_softmax_s16_fields[];
-
-/* src/lower/slice.c: STRIDED_SLICE, SLICE, SPLIT, SPLIT_V, UNPACK, PACK,
- * GATHER */
-mp_status mp_lower_slice(mp_lower_ctx *c);
-extern const fdesc mp_lower_strided_copy_fields[];
-extern const fdesc mp_lower_split_fields[];
-extern const fdesc mp_lower_gather_fields[];
-
-/* src/lower/resize.c: RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR */
-mp_status mp_lower_resize(mp_lower_ctx *c);
-extern const fdesc mp_lower_resize_fields[];
-
-/* src/lower/reduce.c: SUM, REDUCE_MAX, ARG_MAX */
-mp_status mp_lower_reduce(mp_lower_ctx *c);
-extern const fdesc mp_lower_reduce_fields[];
-extern const fdesc mp_lower_arg_max_fields[];
-
-/* src/lower/transpose_conv.c: TRANSPOSE_CONV */
-mp_status mp_lower_transpose_conv(mp_lower_ctx *c);
-extern const fdesc mp_lower_transpose_conv_fields[];
-
-/* src/lower/matmul.c: BATCH_MATMUL */
-mp_status mp_lower_batch_matmul(mp_lower_ctx *c);
-extern const fdesc mp_lower_batch_matmul_fields[];
-
-/* src/lower/signal.c: the Signal library's custom operators (SignalWindow,
- * SignalRfft, SignalFftAutoScale, SignalEnergy, SignalFilterBank,
- * SignalFilterBankSquareRoot, SignalFilterBankSpectralSubtraction,
- * SignalPCAN, SignalFilterBankLog); any other custom operator is refused */
-mp_status mp_lower_signal(mp_lower_ctx *c);
-extern const fdesc mp_lower_signal_window_fields[];
-extern const fdesc mp_lower_signal_fft_auto_scale_fields[];
-extern const fdesc mp_lower_signal_rfft_fields[];
-extern const fdesc mp_lower_signal_energy_fields[];
-extern const fdesc mp_lower_signal_filter_bank_fields[];
-extern const fdesc mp_lower_signal_filter_bank_sqrt_fields[];
-extern const fdesc mp_lower_signal_spectral_subtraction_fields[];
-extern const fdesc mp_lower_signal_pcan_fields[];
-extern const fdesc mp_lower_signal_filter_bank_log_fields[];
-
-/* src/lower/variable.c: CALL_ONCE, VAR_HANDLE, READ_VARIABLE,
- * ASSIGN_VARIABLE (copies with mpk_copy) */
-mp_status mp_lower_variable(mp_lower_ctx *c);
-
-#endif /* MP_LOWER_OPS_H */
+#endif /* MP_LOWER_COMMON_H */
