@@ -26,6 +26,7 @@
  */
 #include "graph/patch.h"
 #include "graph/rewrite.h"
+#include "graph/storage.h"
 
 #include "read/opcodes.h"
 #include "util/diag.h"

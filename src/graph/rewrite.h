@@ -50,10 +50,6 @@ mp_status mp_graph_fold_constants(mp_graph *g, bool *changed);
 /* The bytes of the padded copies the folded PADs of g no longer write. */
 uint64_t mp_folded_pad_bytes(const mp_graph *g);
 
-/* Storage lifetimes (g->storage) from the tensors' lifetimes and aliases:
- * a root's covers every tensor that aliases it, an alias's is its root's. */
-void mp_graph_storage(mp_graph *g);
-
 /* Sub-tensor views (views.c, mp_graph_options.sub_views): SPLIT, SPLIT_V,
  * UNPACK, SLICE and STRIDED_SLICE outputs that are one contiguous run of
  * their input become views of it, and CONCATENATION / PACK inputs views of

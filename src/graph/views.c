@@ -61,6 +61,7 @@
 #include "lower/lower.h"
 #include "read/opcodes.h"
 #include "graph/rewrite.h"
+#include "graph/storage.h"
 #include "util/util.h"
 
 #include <stdlib.h>
