@@ -13,6 +13,15 @@
 # (X.h belongs to X.c).  The CLI (cli/) includes only memplan.h and its own
 # cli.h.  The library includes none of the test generators
 # (tests/support/gen).
+#
+# Within a stage, the files below the others say so by their includes:
+#   - lower/families.h (the operator families' entry points) is included
+#     only by the dispatcher (lower/dispatch.c), the kernel table
+#     (lower/params.c) and the family files it names ("src/lower/X.c");
+#     the families' shared helpers (lower/common.c, common.h) include no
+#     lowering header but common.h and lower.h;
+#   - graph/storage.c, below every graph pass, includes no graph header but
+#     its own.
 set -u
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
@@ -83,6 +92,34 @@ visit() { # DFS; a grey node met again is a circle
   state[$n]=black; unset 'path[${#path[@]}-1]'
 }
 for n in "${!edges[@]}"; do path=(); [ -z "${state[$n]:-}" ] && visit "$n"; done
+
+# the families' header: the dispatcher, the kernel table and the families
+fam=src/lower/families.h
+if [ -f "$fam" ]; then
+  allowed=" src/lower/dispatch.c src/lower/params.c $(grep -o 'src/lower/[a-z_0-9]*\.c' "$fam" | sort -u | tr '\n' ' ') "
+  for f in src/*/*.c src/*/*.h; do
+    [ -f "$f" ] || continue
+    while read -r line inc; do
+      [ "$inc" = lower/families.h ] || continue
+      case $allowed in *" $f "*) ;; *) say "$f:$line: includes \"lower/families.h\": only the dispatcher, the kernel table and the family files it names may (a family is called through the dispatcher's table)" ;; esac
+    done < <(includes "$f")
+  done
+fi
+# below_others FILE OWN-HEADERS...: FILE includes no header of its stage
+# but the ones named
+below_others() {
+  local f=$1 st line inc; shift
+  [ -f "$f" ] || return 0
+  st=${f#src/}; st=${st%%/*}
+  while read -r line inc; do
+    case $inc in "$st"/*) ;; *) continue ;; esac
+    case " $* " in *" $inc "*) continue ;; esac
+    say "$f:$line: includes \"$inc\": $f is below the other files of src/$st and includes only $*"
+  done < <(includes "$f")
+}
+below_others src/lower/common.c lower/common.h lower/lower.h
+below_others src/lower/common.h lower/lower.h
+below_others src/graph/storage.c graph/storage.h
 
 for f in runtime/kernels/*.h runtime/kernels/*/*.[ch]; do
   [ -f "$f" ] || continue
