@@ -573,6 +573,83 @@ static void specialised_16x8_kernels_give_the_reference_bytes(void **state) {
   assert_int_equal(mpk_fully_connected_s16_fast(&f, x, w, NULL, x, NULL), MPK_ERR_PARAMS);
 }
 
+/* One random channel-serial DEPTHWISE_CONV_2D (depth multiplier 1, a
+ * packed output): the specialised kernel against the reference serial
+ * kernel and the reference depthwise kernel, out of place (output and
+ * temporary between guards, both garbage), then in place at a whole
+ * number of pixels from its input, the output exactly on it included
+ * (the overlap contract both kernels share), against the out-of-place
+ * bytes.  Windows up to 9x9 reach the path for more taps than the
+ * kernel's table holds. */
+static void one_serial(int n) {
+  mpk_conv_geom g;
+  memset(&g, 0, sizeof g);
+  g.batches = range(1, 2);
+  const int big = n % 25 == 0;
+  g.filter_h = big ? range(5, 9) : range(1, 4);
+  g.filter_w = big ? range(8, 9) : range(1, 4);
+  g.in_c = range(1, 20);
+  g.depth_multiplier = 1;
+  g.out_c = g.in_c;
+  random_spatial(&g, 3, big ? 20 : 14, 0);
+  const size_t in_n = (size_t)g.batches * g.in_h * g.in_w * g.in_c;
+  const size_t out_n = (size_t)g.batches * g.out_h * g.out_w * g.out_c;
+  const int32_t taps = g.filter_h * g.filter_w;
+  const size_t tmp_n = (size_t)mpk_depthwise_conv2d_serial_scratch(&g, 1);
+  assert_true(tmp_n == (size_t)g.batches * g.out_h * g.out_w);
+  int8_t *in = guarded(in_n), *filter = guarded((size_t)taps * g.out_c);
+  int8_t *want = guarded(out_n), *plain = guarded(out_n), *got = guarded(out_n);
+  int8_t *tmp_a = guarded(tmp_n), *tmp_b = guarded(tmp_n);
+  memcpy(got, want, out_n);
+  random_s8(in, in_n);
+  random_s8(filter, (size_t)taps * g.out_c);
+  int32_t bias[20], mult[20], shift[20];
+  for (int32_t i = 0; i < g.out_c; i++) bias[i] = range(-5000, 5000);
+  mpk_conv_s8_params p = {g, {0}};
+  random_requant(&p.q, mult, shift, g.out_c, (int)(next() % 4 != 0));
+  const int32_t *b = next() % 5 ? bias : NULL;
+  char what[200];
+  snprintf(what, sizeof what, "serial case %d (%dx%dx%d, filter %dx%d, stride %d/%d, "
+           "dilation %d/%d, pad %d/%d)", n, g.in_h, g.in_w, g.in_c, g.filter_h, g.filter_w,
+           g.stride_h, g.stride_w, g.dilation_h, g.dilation_w, g.pad_h, g.pad_w);
+  assert_int_equal(mpk_depthwise_conv2d_s8_serial(&p, in, filter, b, want, tmp_a), MPK_OK);
+  assert_int_equal(mpk_depthwise_conv2d_s8(&p, in, filter, b, plain, NULL), MPK_OK);
+  assert_int_equal(mpk_depthwise_conv2d_s8_serial_fast(&p, in, filter, b, got, tmp_b), MPK_OK);
+  if (memcmp(want, plain, out_n) != 0) fail_msg("%s: the reference kernels differ", what);
+  if (memcmp(want, got, out_n) != 0) fail_msg("%s: outputs differ", what);
+  check_guards(got, out_n, what);
+  check_guards(tmp_b, tmp_n, what);
+  /* in place: output k pixels below its input (k = 0: on it) or above */
+  const mpk_overlap ov = mpk_depthwise_conv2d_serial_overlap(&g, 1);
+  const size_t px = (size_t)g.in_c;
+  const size_t span = in_n > out_n ? in_n : out_n;
+  for (int32_t k = -2; k <= 2; k++) {
+    const int64_t gap = (int64_t)k * (int64_t)px;
+    if (gap < ov.min_gap || gap % ov.period) continue;
+    const size_t lead = 3 * px, total = span + 6 * px;
+    int8_t *buf = guarded(total);
+    int8_t *ip = buf + lead + (k > 0 ? (size_t)k * px : 0);
+    int8_t *op = ip - k * (int64_t)px;
+    memcpy(ip, in, in_n);
+    assert_int_equal(mpk_depthwise_conv2d_s8_serial_fast(&p, ip, filter, b, op, tmp_b), MPK_OK);
+    if (memcmp(op, want, out_n) != 0) fail_msg("%s: in place at %d pixels: outputs differ", what, k);
+    check_guards(buf, total, what);
+    release(buf);
+  }
+  release(in);
+  release(filter);
+  release(want);
+  release(plain);
+  release(got);
+  release(tmp_a);
+  release(tmp_b);
+}
+
+static void specialised_serial_depthwise_gives_the_reference_bytes(void **state) {
+  (void)state;
+  for (int n = 0; n < 500; n++) one_serial(n);
+}
+
 static void specialised_convolutions_give_the_reference_bytes(void **state) {
   (void)state;
   for (int n = 0; n < 400; n++) one_conv(n);
@@ -616,6 +693,7 @@ int main(void) {
       cmocka_unit_test(mbqm_fast_equals_the_reference_rounding),
       cmocka_unit_test(specialised_convolutions_give_the_reference_bytes),
       cmocka_unit_test(specialised_depthwise_gives_the_reference_bytes),
+      cmocka_unit_test(specialised_serial_depthwise_gives_the_reference_bytes),
       cmocka_unit_test(specialised_fully_connected_gives_the_reference_bytes),
       cmocka_unit_test(specialised_add_gives_the_reference_bytes),
       cmocka_unit_test(specialised_mul_gives_the_reference_bytes),

@@ -31,6 +31,14 @@ MPK_API int32_t mpk_depthwise_conv2d_f32_serial(const mpk_conv_f32_params *p, co
                                                 const float *filter, const float *bias,
                                                 float *output, void *scratch);
 
+/* The same kernel for a Cortex-M target (cm/mpk_conv_serial.c, with a
+ * Helium path): the same params, temporary, walk and overlap contract,
+ * int8 only. */
+MPK_API int32_t mpk_depthwise_conv2d_s8_serial_fast(const mpk_conv_s8_params *p,
+                                                    const int8_t *input, const int8_t *filter,
+                                                    const int32_t *bias, int8_t *output,
+                                                    void *scratch);
+
 /* Its scratch: one channel of the output, in bytes (0 when the geometry
  * is not one the kernel runs). */
 int64_t mpk_depthwise_conv2d_serial_scratch(const mpk_conv_geom *g, int32_t elem_bytes);

@@ -1,0 +1,338 @@
+/*
+ * mpk_conv_serial_fast.c — the channel-serial DEPTHWISE_CONV_2D (depth
+ * multiplier 1, int8) of memory.in_place for a Cortex-M target, with a
+ * Helium path and a DSP / portable one (mpk_simd.h).
+ *
+ * The same walk as the reference kernel (ref/mpk_conv_serial.c), so the
+ * same overlap contract and the same one-channel temporary: for channel c,
+ * every output pixel of channel c is computed from input channel c into
+ * the temporary, then the temporary is written to output channel c.  Only
+ * how a channel is computed changes.
+ *
+ * The one idea: within one channel the window's taps are a handful of
+ * constants, so the input offset's share is folded once per channel and
+ * per run of rows: a pixel whose taps are all in the input starts from
+ * bias + input_offset * (sum of the taps it uses) and adds plain products.
+ *   Helium: four output pixels of the channel as the lanes of a vector,
+ *           along a row or, when that fills the lanes better (a narrow
+ *           feature map), down a column; each tap is one gather load of
+ *           the four inputs (VLDRB gather, the channel's stride apart) and
+ *           one VMLA by the tap's filter value; the lane axis's border is
+ *           a predicate per tap (a lane in the padding reads the input
+ *           zero point, which adds nothing net of the folded share), the
+ *           other axis's border is skipped with its share; requantised as
+ *           a vector, stored to the temporary by a scatter; the temporary
+ *           reaches the output eight pixels per scatter store.
+ *   DSP and portable: one pixel at a time, its taps in registers (a 3x3
+ *           window straight through), the border pixels the reference
+ *           way (the offset added per tap).
+ * Every path adds the reference kernel's taps with int32 wrap-around and
+ * requantises with the reference rounding, so the bytes are the reference
+ * kernel's.
+ *
+ * Not here: the 16x8 and float channel-serial kernels (the reference ones
+ * run), a window of more than MPK_SERIAL_MAX_TAPS taps (the portable loop
+ * runs it, one tap at a time).
+ */
+#include "mpk.h"
+#include "mpk_simd.h"
+
+/* The largest window whose taps a channel holds in a local table. */
+#define MPK_SERIAL_MAX_TAPS 64
+
+static int serial_fast_ok(const mpk_conv_geom *g) {
+  return mpk_out_packed(g) && g->batches > 0 && g->in_h > 0 && g->in_w > 0 && g->in_c > 0 &&
+         g->out_h > 0 && g->out_w > 0 && g->out_c == g->in_c && g->depth_multiplier == 1 &&
+         g->filter_h > 0 && g->filter_w > 0 && g->stride_h > 0 && g->stride_w > 0 &&
+         g->dilation_h > 0 && g->dilation_w > 0;
+}
+
+/* The requantisation of channel c: the multiplier and the shift split
+ * into a left and a right amount (mpk_mbqm). */
+typedef struct chan_q {
+  int32_t mult, left, right, out_off, lo, hi;
+} chan_q;
+
+static chan_q chan_q_of(const mpk_requant *q, int32_t c) {
+  const int32_t i = q->per_channel ? c : 0;
+  chan_q r;
+  r.mult = q->multiplier[i];
+  r.left = q->shift[i] > 0 ? q->shift[i] : 0;
+  r.right = q->shift[i] > 0 ? 0 : -q->shift[i];
+  r.out_off = q->output_offset;
+  r.lo = q->act_min;
+  r.hi = q->act_max;
+  return r;
+}
+
+static inline int8_t requant_scalar(const chan_q *k, int32_t acc) {
+  int32_t v;
+  if (k->left == 0 && k->mult >= 0 && k->right <= 31)
+    v = mpk_mbqm_rs(acc, k->mult, -k->right);
+  else
+    v = mpk_mbqm(acc, k->mult, k->left - k->right);
+  return (int8_t)mpk_clamp_i32(v + k->out_off, k->lo, k->hi);
+}
+
+/* bias + off * taps modulo 2^32, as the int32 accumulators wrap. */
+static inline int32_t folded(int32_t bias, int32_t off, int32_t taps) {
+  return (int32_t)((uint32_t)bias + (uint32_t)off * (uint32_t)taps);
+}
+
+#if defined(MPK_MVE)
+/* One axis of the window walk: output and input sizes, stride, dilation,
+ * padding, taps; and the steps of one index along it in the input
+ * (elements), in the channel's tap table and in the temporary. */
+typedef struct axis {
+  int32_t out, in, stride, dil, pad, taps;
+  int32_t in_step, tap_step, tmp_step;
+} axis;
+
+/* mpk_mbqm on four lanes for one channel (mpk_mbqm_x4 with its
+ * multiplier and shift scalar), the output offset and the clamp. */
+static inline int32x4_t requant_x4(const chan_q *k, int32x4_t acc) {
+  if (k->left) acc = vshlq_r_s32(acc, k->left);
+  int32x4_t y = vqrdmulhq_n_s32(acc, k->mult);
+  if (k->right) {
+    y = vqaddq_s32(y, vshrq_n_s32(y, 31));
+    y = vrshlq_n_s32(y, -k->right);
+  }
+  y = vaddq_n_s32(y, k->out_off);
+  return vminq_s32(vmaxq_s32(y, vdupq_n_s32(k->lo)), vdupq_n_s32(k->hi));
+}
+
+/* Channel c of one batch into the temporary tmp (raster order): lanes
+ * along axis a, rows along axis b.  base is the batch's input at channel
+ * c, ft the channel's taps ([fy][fx]), bsum[kb] the sum of the taps of
+ * row kb of axis b, bias the model's bias of the channel (0 without). */
+static MPK_NOINLINE void channel_mve(const axis *a, const axis *b, const int8_t *base,
+                                     const int32_t *ft, const int32_t *bsum, int32_t bias,
+                                     int32_t off, const chan_q *k, int8_t *tmp) {
+  const uint32x4_t lane = vidupq_n_u32(0, 1);
+  const uint32x4_t gather_step = vmulq_n_u32(lane, (uint32_t)(a->stride * a->in_step));
+  const uint32x4_t tmp_step = vmulq_n_u32(lane, (uint32_t)a->tmp_step);
+  const uint32x4_t in_lim = vdupq_n_u32((uint32_t)a->in);
+  const int32x4_t zp = vdupq_n_s32(-off);
+  const int32_t tap_a = a->dil * a->in_step, tap_b = b->dil * b->in_step;
+  int32_t full = 0;
+  for (int32_t kb = 0; kb < b->taps; kb++) full += bsum[kb];
+  const int32_t acc_full = folded(bias, off, full);
+  for (int32_t ob = 0; ob < b->out; ob++) {
+    const int32_t o = ob * b->stride - b->pad;
+    int32_t kb0, kb1;
+    mpk_tap_range(o, b->dil, b->taps, b->in, &kb0, &kb1);
+    int32_t acc_row = acc_full;
+    if (kb0 != 0 || kb1 != b->taps) {
+      int32_t part = 0;
+      for (int32_t kb = kb0; kb < kb1; kb++) part += bsum[kb];
+      acc_row = folded(bias, off, part);
+    }
+    /* the input at axis-b index of tap kb0, axis-a index 0 */
+    const int8_t *row = base + (kb0 < kb1 ? (size_t)(o + b->dil * kb0) * (size_t)b->in_step : 0);
+    const int32_t *fb = ft + kb0 * b->tap_step;
+    int8_t *t_row = tmp + (size_t)ob * (size_t)b->tmp_step;
+    for (int32_t oa = 0; oa < a->out; oa += 4) {
+      const int32_t n = a->out - oa < 4 ? a->out - oa : 4;
+      const mve_pred16_t tail = vctp32q((uint32_t)n);
+      const int32_t s = oa * a->stride - a->pad;
+      int32x4_t acc = vdupq_n_s32(acc_row);
+      if (s >= 0 && (n - 1) * a->stride + s + (a->taps - 1) * a->dil < a->in) {
+        /* every lane's taps along a in the input */
+        const int8_t *xr = row + (size_t)s * (size_t)a->in_step;
+        const int32_t *fr = fb;
+        for (int32_t kb = kb0; kb < kb1; kb++, xr += tap_b, fr += b->tap_step) {
+          const int8_t *x = xr;
+          for (int32_t ka = 0; ka < a->taps; ka++, x += tap_a)
+            acc = vmlaq_n_s32(acc, vldrbq_gather_offset_z_s32(x, gather_step, tail),
+                              fr[ka * a->tap_step]);
+        }
+      } else {
+        /* lanes whose tap along a is in the padding read the zero point */
+        int32x4_t pos = vaddq_n_s32(vreinterpretq_s32_u32(vmulq_n_u32(lane, (uint32_t)a->stride)), s);
+        for (int32_t ka = 0; ka < a->taps; ka++, pos = vaddq_n_s32(pos, a->dil)) {
+          const uint32x4_t pu = vreinterpretq_u32_s32(pos);
+          const mve_pred16_t in = vcmphiq_m_u32(in_lim, pu, tail);
+          const uint32x4_t offs = vmulq_n_u32(pu, (uint32_t)a->in_step);
+          const int8_t *x = row;
+          const int32_t *fr = fb + ka * a->tap_step;
+          for (int32_t kb = kb0; kb < kb1; kb++, x += tap_b, fr += b->tap_step) {
+            const int32x4_t v = vpselq_s32(vldrbq_gather_offset_z_s32(x, offs, in), zp, in);
+            acc = vmlaq_n_s32(acc, v, *fr);
+          }
+        }
+      }
+      vstrbq_scatter_offset_p_s32(t_row + (size_t)oa * (size_t)a->tmp_step, tmp_step,
+                                  requant_x4(k, acc), tail);
+    }
+  }
+}
+
+/* The temporary (n pixels of one channel) into channel c of the output,
+ * eight pixels per scatter store (VSTRB.16, the channel count apart). */
+static void channel_out_mve(const int8_t *tmp, int32_t n, int32_t ch, int8_t *out) {
+  if ((int64_t)ch * 7 <= 65535) {
+    const uint16x8_t step = vmulq_n_u16(vidupq_n_u16(0, 1), (uint16_t)ch);
+    for (int32_t i = 0; i < n; i += 8, tmp += 8, out += (size_t)8 * (size_t)ch) {
+      const mve_pred16_t pr = vctp16q((uint32_t)(n - i));
+      vstrbq_scatter_offset_p_s16(out, step, vldrbq_z_s16(tmp, pr), pr);
+    }
+    return;
+  }
+  for (int32_t i = 0; i < n; i++) out[(size_t)i * (size_t)ch] = tmp[i];
+}
+#endif
+
+#if !defined(MPK_MVE)
+/* One channel of one batch, one pixel at a time: taps ft ([fy][fx]),
+ * rsum[fy] the sum of row fy's taps; a pixel whose window is in the input
+ * starts from the row range's folded share and adds plain products (a 3x3
+ * window of dilation 1 straight through), a border pixel adds the offset
+ * per tap as the reference kernel does. */
+static MPK_NOINLINE void channel_scalar(const mpk_conv_geom *g, const int8_t *base,
+                                        const int32_t *ft, const int32_t *rsum, int32_t bias,
+                                        int32_t off, const chan_q *k, int8_t *tmp) {
+  const int32_t C = g->in_c, fw = g->filter_w;
+  const size_t col = (size_t)g->dilation_w * (size_t)C;
+  const size_t rowstep = (size_t)g->dilation_h * (size_t)g->in_w * (size_t)C;
+  const int k3 = g->filter_h == 3 && fw == 3 && g->dilation_w == 1 && g->dilation_h == 1;
+  const int32_t f0 = ft[0], f1 = fw > 1 ? ft[1] : 0, f2 = fw > 2 ? ft[2] : 0;
+  const int32_t f3 = k3 ? ft[3] : 0, f4 = k3 ? ft[4] : 0, f5 = k3 ? ft[5] : 0;
+  const int32_t f6 = k3 ? ft[6] : 0, f7 = k3 ? ft[7] : 0, f8 = k3 ? ft[8] : 0;
+  int32_t full = 0;
+  for (int32_t fy = 0; fy < g->filter_h; fy++) full += rsum[fy];
+  for (int32_t oy = 0; oy < g->out_h; oy++) {
+    const int32_t y0 = oy * g->stride_h - g->pad_h;
+    int32_t fy0, fy1;
+    mpk_tap_range(y0, g->dilation_h, g->filter_h, g->in_h, &fy0, &fy1);
+    const int whole_y = fy0 == 0 && fy1 == g->filter_h;
+    int32_t acc_row = folded(bias, off, full);
+    if (!whole_y) {
+      int32_t part = 0;
+      for (int32_t fy = fy0; fy < fy1; fy++) part += rsum[fy];
+      acc_row = folded(bias, off, part);
+    }
+    const int8_t *row = base + (fy0 < fy1 ? (size_t)(y0 + g->dilation_h * fy0) * (size_t)g->in_w * (size_t)C : 0);
+    for (int32_t ox = 0; ox < g->out_w; ox++) {
+      const int32_t x0 = ox * g->stride_w - g->pad_w;
+      int32_t acc;
+      if (x0 >= 0 && x0 + (fw - 1) * g->dilation_w < g->in_w) {
+        const int8_t *x = row + (size_t)x0 * (size_t)C;
+        acc = acc_row;
+        if (k3 && whole_y) {
+          const int8_t *x1 = x + rowstep, *x2 = x1 + rowstep;
+          acc += f0 * x[0] + f1 * x[C] + f2 * x[2 * C];
+          acc += f3 * x1[0] + f4 * x1[C] + f5 * x1[2 * C];
+          acc += f6 * x2[0] + f7 * x2[C] + f8 * x2[2 * C];
+        } else {
+          const int32_t *fr = ft + fy0 * fw;
+          for (int32_t fy = fy0; fy < fy1; fy++, x += rowstep, fr += fw) {
+            const int8_t *xx = x;
+            for (int32_t fx = 0; fx < fw; fx++, xx += col) acc += fr[fx] * *xx;
+          }
+        }
+      } else {
+        int32_t fx0, fx1;
+        mpk_tap_range(x0, g->dilation_w, fw, g->in_w, &fx0, &fx1);
+        acc = bias;
+        const int8_t *x = row + (size_t)(x0 + g->dilation_w * fx0) * (size_t)C;
+        const int32_t *fr = ft + fy0 * fw;
+        for (int32_t fy = fy0; fy < fy1; fy++, x += rowstep, fr += fw) {
+          const int8_t *xx = x;
+          for (int32_t fx = fx0; fx < fx1; fx++, xx += col) acc += fr[fx] * (*xx + off);
+        }
+      }
+      *tmp++ = requant_scalar(k, acc);
+    }
+  }
+}
+
+#endif
+
+/* A window of more taps than the table holds: the reference loop. */
+static void channel_any(const mpk_conv_geom *g, const int8_t *base, const int8_t *filter,
+                        int32_t c, int32_t bias, int32_t off, const chan_q *k, int8_t *tmp) {
+  const int32_t C = g->in_c;
+  for (int32_t oy = 0; oy < g->out_h; oy++) {
+    const int32_t y0 = oy * g->stride_h - g->pad_h;
+    for (int32_t ox = 0; ox < g->out_w; ox++) {
+      const int32_t x0 = ox * g->stride_w - g->pad_w;
+      int32_t acc = bias;
+      for (int32_t fy = 0; fy < g->filter_h; fy++) {
+        const int32_t iy = y0 + g->dilation_h * fy;
+        if (iy < 0 || iy >= g->in_h) continue;
+        for (int32_t fx = 0; fx < g->filter_w; fx++) {
+          const int32_t ix = x0 + g->dilation_w * fx;
+          if (ix < 0 || ix >= g->in_w) continue;
+          acc += filter[(size_t)(fy * g->filter_w + fx) * (size_t)C + (size_t)c] *
+                 (base[((size_t)iy * (size_t)g->in_w + (size_t)ix) * (size_t)C] + off);
+        }
+      }
+      *tmp++ = requant_scalar(k, acc);
+    }
+  }
+}
+
+MPK_API int32_t mpk_depthwise_conv2d_s8_serial_fast(const mpk_conv_s8_params *p,
+                                                    const int8_t *input, const int8_t *filter,
+                                                    const int32_t *bias, int8_t *output,
+                                                    void *scratch) {
+  const mpk_conv_geom *g = &p->geom;
+  if (!serial_fast_ok(g) || !scratch) return MPK_ERR_PARAMS;
+  int8_t *tmp = scratch;
+  const int32_t C = g->in_c, taps = g->filter_h * g->filter_w, off = p->q.input_offset;
+  const int32_t pixels = g->out_h * g->out_w, in_pixels = g->in_h * g->in_w;
+  const int table = taps <= MPK_SERIAL_MAX_TAPS;
+  int32_t ft[MPK_SERIAL_MAX_TAPS], rsum[MPK_SERIAL_MAX_TAPS], csum[MPK_SERIAL_MAX_TAPS];
+#if defined(MPK_MVE)
+  /* lanes down the columns when that takes fewer vectors */
+  const int32_t by_row = g->out_h * ((g->out_w + 3) / 4), by_col = g->out_w * ((g->out_h + 3) / 4);
+  const int down = by_col < by_row;
+  const axis ax = {g->out_w, g->in_w, g->stride_w, g->dilation_w, g->pad_w, g->filter_w,
+                   C, 1, 1};
+  const axis ay = {g->out_h, g->in_h, g->stride_h, g->dilation_h, g->pad_h, g->filter_h,
+                   g->in_w * C, g->filter_w, g->out_w};
+#else
+  (void)csum;
+#endif
+  for (int32_t c = 0; c < C; c++) {
+    const chan_q k = chan_q_of(&p->q, c);
+    const int32_t b_c = bias ? bias[c] : 0;
+    if (table) {
+      for (int32_t i = 0; i < taps; i++) ft[i] = filter[(size_t)i * (size_t)C + (size_t)c];
+      for (int32_t fy = 0; fy < g->filter_h; fy++) {
+        int32_t s = 0;
+        for (int32_t fx = 0; fx < g->filter_w; fx++) s += ft[fy * g->filter_w + fx];
+        rsum[fy] = s;
+      }
+#if defined(MPK_MVE)
+      for (int32_t fx = 0; fx < g->filter_w; fx++) {
+        int32_t s = 0;
+        for (int32_t fy = 0; fy < g->filter_h; fy++) s += ft[fy * g->filter_w + fx];
+        csum[fx] = s;
+      }
+#endif
+    }
+    for (int32_t b = 0; b < g->batches; b++) {
+      const int8_t *base = input + (size_t)b * (size_t)in_pixels * (size_t)C + (size_t)c;
+      int8_t *t = tmp + (size_t)b * (size_t)pixels;
+      if (!table)
+        channel_any(g, base, filter, c, b_c, off, &k, t);
+      else
+#if defined(MPK_MVE)
+        if (down)
+          channel_mve(&ay, &ax, base, ft, csum, b_c, off, &k, t);
+        else
+          channel_mve(&ax, &ay, base, ft, rsum, b_c, off, &k, t);
+#else
+        channel_scalar(g, base, ft, rsum, b_c, off, &k, t);
+#endif
+    }
+    /* channel c's inputs are all read: its outputs may land on them */
+#if defined(MPK_MVE)
+    channel_out_mve(tmp, g->batches * pixels, C, output + c);
+#else
+    for (int32_t i = 0; i < g->batches * pixels; i++) output[(size_t)i * (size_t)C + (size_t)c] = tmp[i];
+#endif
+  }
+  return MPK_OK;
+}
