@@ -957,6 +957,26 @@ static void concat_interleaves_slices_of_each_input(void **state) {
   assert_memory_equal(out, want, 6);
 }
 
+/* SHAPE writes exactly rank int32 values, whatever the input holds, and
+ * refuses a rank or dimension no tensor has. */
+static void shape_writes_the_dimensions_and_nothing_else(void **state) {
+  (void)state;
+  mpk_shape_params p = {.rank = 3, .dims = {2, 1000, 7}};
+  int32_t out[5] = {-9, -9, -9, -9, -9};
+  assert_int_equal(mpk_shape(&p, NULL, out, NULL), MPK_OK);
+  const int32_t want[5] = {2, 1000, 7, -9, -9};
+  assert_memory_equal(out, want, sizeof want);
+  p.rank = 0; /* a scalar's shape is empty: nothing written */
+  out[0] = -9;
+  assert_int_equal(mpk_shape(&p, NULL, out, NULL), MPK_OK);
+  assert_int_equal(out[0], -9);
+  p.rank = MPK_MAX_DIMS + 1;
+  assert_int_equal(mpk_shape(&p, NULL, out, NULL), MPK_ERR_PARAMS);
+  p.rank = 2;
+  p.dims[1] = -1;
+  assert_int_equal(mpk_shape(&p, NULL, out, NULL), MPK_ERR_PARAMS);
+}
+
 static void copy_moves_bytes(void **state) {
   (void)state;
   mpk_copy_params p = {.bytes = 5};
@@ -1273,6 +1293,7 @@ int main(void) {
       cmocka_unit_test(transpose_walks_the_permuted_strides),
       cmocka_unit_test(concat_interleaves_slices_of_each_input),
       cmocka_unit_test(copy_moves_bytes),
+      cmocka_unit_test(shape_writes_the_dimensions_and_nothing_else),
       cmocka_unit_test(mean_s8_clears_its_garbage_scratch_and_matches_tflm_on_the_corpus),
       cmocka_unit_test(mean_s16_clears_its_garbage_scratch_and_matches_tflm_on_the_corpus),
       cmocka_unit_test(mean_refuses_missing_scratch_and_averages_floats),

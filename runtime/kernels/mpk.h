@@ -216,6 +216,13 @@ typedef struct mpk_copy_params {
   int32_t bytes;
 } mpk_copy_params;
 
+/* SHAPE run on the device (its output is a graph output, so it cannot be
+ * folded into a constant): the input's static dimensions as int32. */
+typedef struct mpk_shape_params {
+  int32_t rank; /* 0..MPK_MAX_DIMS */
+  int32_t dims[MPK_MAX_DIMS];
+} mpk_shape_params;
+
 /* QUANTIZE float32 -> int8 / int16: out = clamp(round(x / scale) + zp). */
 typedef struct mpk_quantize_params {
   int32_t size;
@@ -374,6 +381,9 @@ MPK_API int32_t mpk_softmax_s8_s16(const mpk_softmax_s8_params *p, const int8_t 
 MPK_API int32_t mpk_softmax_f32(const mpk_softmax_f32_params *p, const float *input, float *output,
                                 void *scratch);
 MPK_API int32_t mpk_copy(const mpk_copy_params *p, const void *input, void *output, void *scratch);
+/* Writes p->rank int32 values; the input's bytes are not read. */
+MPK_API int32_t mpk_shape(const mpk_shape_params *p, const void *input, int32_t *output,
+                          void *scratch);
 MPK_API int32_t mpk_quantize_f32(const mpk_quantize_params *p, const float *input, void *output,
                                  void *scratch);
 MPK_API int32_t mpk_requantize(const mpk_requantize_params *p, const void *input, void *output,

@@ -1,7 +1,8 @@
 /*
  * mpk_shape.c — the data-movement kernels, type-agnostic: RESHAPE as a copy
  * (for the views the planner could not alias), PAD, TRANSPOSE and
- * CONCATENATION.
+ * CONCATENATION; and SHAPE, which writes the static dimensions the
+ * lowering put in its params (shapes are static, the input is not read).
  *
  * They move whole elements of `elem_size` bytes with memcpy, so one kernel
  * serves int8, int16, int32 and float32 and quantised tensors keep their
@@ -17,6 +18,17 @@ MPK_API int32_t mpk_copy(const mpk_copy_params *p, const void *input, void *outp
   (void)scratch;
   if (p->bytes < 0) return MPK_ERR_PARAMS;
   if (input != output && p->bytes > 0) memmove(output, input, (size_t)p->bytes);
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_shape(const mpk_shape_params *p, const void *input, int32_t *output,
+                          void *scratch) {
+  (void)input;
+  (void)scratch;
+  if (p->rank < 0 || p->rank > MPK_MAX_DIMS) return MPK_ERR_PARAMS;
+  for (int32_t d = 0; d < p->rank; d++)
+    if (p->dims[d] < 0) return MPK_ERR_PARAMS;
+  for (int32_t d = 0; d < p->rank; d++) output[d] = p->dims[d];
   return MPK_OK;
 }
 
