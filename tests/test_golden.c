@@ -287,6 +287,7 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
   case MP_K_RESIZE_BILINEAR_F32: return mpk_resize_bilinear_f32(&p->resize, a[0], a[1], scratch);
   case MP_K_REDUCE: return mpk_reduce(&p->reduce, a[0], a[1], scratch);
   case MP_K_ARG_MAX: return mpk_arg_max(&p->arg_max, a[0], a[1], scratch);
+  case MP_K_SHAPE: return mpk_shape(&p->shape, a[0], a[1], scratch);
   case MP_K_TRANSPOSE_CONV_S8:
     return mpk_transpose_conv_s8(&p->transpose_conv, a[0], a[1], a[2], a[3], scratch);
   case MP_K_TRANSPOSE_CONV_S16:
@@ -945,6 +946,7 @@ static size_t params_size(mp_kernel k) {
   case MP_K_RESIZE_BILINEAR_F32: return sizeof(mpk_resize_params);
   case MP_K_REDUCE: return sizeof(mpk_reduce_params);
   case MP_K_ARG_MAX: return sizeof(mpk_arg_max_params);
+  case MP_K_SHAPE: return sizeof(mpk_shape_params);
   case MP_K_TRANSPOSE_CONV_S8:
   case MP_K_TRANSPOSE_CONV_S16:
   case MP_K_TRANSPOSE_CONV_F32: return sizeof(mpk_transpose_conv_params);

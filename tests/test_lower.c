@@ -51,6 +51,7 @@ enum {
   MINIMUM_OP = 57,
   PADV2 = 60,
   QUANTIZE = 114,
+  SHAPE_OP = 77,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -1106,6 +1107,97 @@ static void reshape_of_a_constant_is_a_copy(void **state) {
   drop(&b);
 }
 
+/* A SHAPE of input shape `in` into an output of type out_dtype and
+ * `out_n` elements, the output a graph output (so nothing folds it). */
+static void shape_model(built *b, uint32_t in_rank, const int32_t *in_shape, int32_t out_dtype,
+                        int32_t out_n) {
+  mp_tfw *w = mp_tfw_new();
+  spec si = {.name = "x", .dtype = MP_DTYPE_INT8, .rank = in_rank, .n_scale = 1,
+             .scale = {0.5f}, .zp = 3};
+  memcpy(si.shape, in_shape, in_rank * sizeof *in_shape);
+  int32_t x = add_tensor(w, &si);
+  int32_t out = add_tensor(w, &(spec){.name = "s", .dtype = out_dtype, .rank = 1,
+                                      .shape = {out_n}});
+  add_op(w, SHAPE_OP, 1, &x, out, 0, 0, NULL);
+  finish(w, 1, &x, 1, &out, b);
+}
+
+/* A SHAPE whose output is a graph output is not folded: it runs mpk_shape,
+ * which writes the input's dimensions whatever the input bytes are. */
+static void shape_into_a_graph_output_runs_a_kernel(void **state) {
+  (void)state;
+  built b;
+  shape_model(&b, 4, (const int32_t[]){1, 5, 8, 3}, MP_DTYPE_INT32, 4);
+  assert_false(b.g->ops[0].const_folded);
+  mp_lowered_op lo;
+  lower0(&b, &lo);
+  assert_true(lo.supported);
+  assert_int_equal(lo.kernel, MP_K_SHAPE);
+  assert_string_equal(lo.fn, "mpk_shape");
+  assert_int_equal(lo.n_args, 2);
+  assert_int_equal(lo.args[0].tensor, b.g->ops[0].inputs[0]);
+  assert_false(lo.args[0].is_output);
+  assert_int_equal(lo.args[1].tensor, b.g->ops[0].outputs[0]);
+  assert_true(lo.args[1].is_output);
+  assert_string_equal(lo.args[1].ctype, "int32_t *");
+  assert_int_equal(lo.scratch_bytes, 0);
+  int8_t in[120];
+  memset(in, 0x5a, sizeof in);
+  int32_t out[6] = {-7, -7, -7, -7, -7, -7};
+  assert_int_equal(mpk_shape(&lo.params.shape, in, out, NULL), MPK_OK);
+  const int32_t want[6] = {1, 5, 8, 3, -7, -7};
+  assert_memory_equal(out, want, sizeof want);
+  mp_lower_free(&lo);
+  drop(&b);
+
+  /* int64 output: refused, as TFLM refuses it */
+  shape_model(&b, 2, (const int32_t[]){2, 6}, MP_DTYPE_INT64, 2);
+  lower0(&b, &lo);
+  assert_false(lo.supported);
+  assert_non_null(strstr(lo.reason, "int64 output"));
+  drop(&b);
+
+  /* an output that is not the input's rank long: the model is wrong */
+  shape_model(&b, 3, (const int32_t[]){2, 6, 4}, MP_DTYPE_INT32, 2);
+  tu_diags d;
+  tu_diags_init(&d);
+  assert_int_equal(mp_lower_op(b.g, 0, &lo, &d.sink), MP_ERR_MODEL);
+  assert_false(lo.supported);
+  assert_true(tu_diags_has(&d, "output must be a vector of 3 elements"));
+  drop(&b);
+}
+
+/* A SHAPE that only feeds another operator is computed at convert time,
+ * by the same lowering and kernel: its output becomes the constant
+ * dimensions, and the RESHAPE reading it copies the input. */
+static void shape_inside_the_graph_folds_through_its_kernel(void **state) {
+  (void)state;
+  mp_tfw *w = mp_tfw_new();
+  int32_t x = add_tensor(w, &(spec){.name = "x", .dtype = MP_DTYPE_FLOAT32, .rank = 3,
+                                    .shape = {2, 7, 3}});
+  int32_t s = add_tensor(w, &(spec){.name = "s", .dtype = MP_DTYPE_INT32, .rank = 1,
+                                    .shape = {3}});
+  int32_t y = add_tensor(w, &(spec){.name = "y", .dtype = MP_DTYPE_FLOAT32, .rank = 3,
+                                    .shape = {2, 7, 3}});
+  add_op(w, SHAPE_OP, 1, &x, s, 0, 0, NULL);
+  add_op(w, RESHAPE, 2, (const int32_t[]){x, s}, y, 0, 0, NULL);
+  built b;
+  finish(w, 1, &x, 1, &y, &b);
+  assert_true(b.g->ops[0].const_folded);
+  assert_int_equal(b.g->n_const_folded, 1);
+  const mp_tensor *st = &b.g->tensors[s];
+  assert_int_equal(st->role, MP_ROLE_CONSTANT);
+  assert_non_null(st->data);
+  int32_t got[3];
+  memcpy(got, st->data, sizeof got);
+  const int32_t want[3] = {2, 7, 3};
+  assert_memory_equal(got, want, sizeof want);
+  mp_lowered_op lo;
+  lower0(&b, &lo);
+  assert_true(lo.noop);
+  drop(&b);
+}
+
 static void check_all_lists_every_unsupported_operator(void **state) {
   (void)state;
   mp_tfw *w = mp_tfw_new();
@@ -1424,6 +1516,8 @@ int main(void) {
       cmocka_unit_test(kernels_prepare_lists_every_unsupported_op_or_warns_when_allowed),
       cmocka_unit_test(pad_and_transpose_and_concat_lower_to_byte_movers),
       cmocka_unit_test(reshape_of_a_constant_is_a_copy),
+      cmocka_unit_test(shape_into_a_graph_output_runs_a_kernel),
+      cmocka_unit_test(shape_inside_the_graph_folds_through_its_kernel),
       cmocka_unit_test(check_all_lists_every_unsupported_operator),
       cmocka_unit_test(kernel_names_cover_every_kernel),
       cmocka_unit_test(lowering_survives_every_fixture_and_random_graphs),

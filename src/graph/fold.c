@@ -4,12 +4,13 @@
  * constants.
  *
  * Which operators: a SHAPE (with int32 output: TFLM refuses int64), whose
- * result is its input's static shape; and any operator whose inputs are all
- * constants, once the operators before it were folded, so that chains such
- * as converted Keras models' SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE
- * shape arithmetic fold through.  The one idea: the result comes from the
- * operator's own lowering and reference kernel (mp_lower_eval), so it is
- * the bytes the device would compute, never a second implementation.
+ * result is its input's static shape whatever the input holds; and any
+ * operator whose inputs are all constants, once the operators before it
+ * were folded, so that chains such as converted Keras models' SHAPE ->
+ * STRIDED_SLICE -> PACK -> RESHAPE shape arithmetic fold through.  The one
+ * idea: the result comes from the operator's own lowering and reference
+ * kernel (mp_lower_eval; mpk_shape for SHAPE), so it is the bytes the
+ * device would compute, never a second implementation.
  *
  * What it does not fold: an operator whose kernel mp_lower_eval does not
  * run (it then runs on the device as before), one the lowering refuses,
@@ -58,34 +59,19 @@ static bool outputs_ok(const mp_graph *g, const mp_op *op) {
   return true;
 }
 
-/* SHAPE: the input's static dimensions as int32. */
-static bool fold_shape(mp_graph *g, mp_op *op) {
-  if (op->n_inputs < 1 || op->inputs[0] < 0 || op->n_outputs != 1) return false;
-  const mp_tensor *in = &g->tensors[op->inputs[0]];
-  mp_tensor *out = &g->tensors[op->outputs[0]];
-  if (out->dtype != MP_DTYPE_INT32 || out->size != 4u * in->rank) return false;
-  for (uint32_t d = 0; d < in->rank; d++)
-    if (in->shape[d] < 0) return false;
-  uint8_t *data = mp_pool_alloc(g->pool, out->size, 1);
-  if (!data) return false;
-  for (uint32_t d = 0; d < in->rank; d++) {
-    uint32_t v = (uint32_t)in->shape[d];
-    for (uint32_t b = 0; b < 4; b++) data[4 * d + b] = (uint8_t)(v >> (8 * b));
-  }
-  out->data = data;
-  return true;
-}
-
-/* Any other operator: every input constant; the result from its kernel. */
+/* Every input constant (SHAPE: its input's shape is, the bytes need not
+ * be: mpk_shape does not read them); the result from its kernel. */
 static mp_status fold_kernel(mp_graph *g, uint32_t o, bool *folded) {
   mp_op *op = &g->ops[o];
   uint64_t in_bytes = 0, out_bytes = 0;
   bool any_in = false;
+  const bool reads_shape_only = op->builtin_code == OP_SHAPE;
   *folded = false;
   for (uint32_t k = 0; k < op->n_inputs; k++) {
     int32_t t = op->inputs[k];
     if (t < 0) continue;
-    if (g->tensors[t].role != MP_ROLE_CONSTANT || !g->tensors[t].data) return MP_OK;
+    if (!reads_shape_only && (g->tensors[t].role != MP_ROLE_CONSTANT || !g->tensors[t].data))
+      return MP_OK;
     in_bytes += g->tensors[t].size;
     any_in = true;
   }
@@ -173,12 +159,8 @@ mp_status mp_graph_fold_constants(mp_graph *g, bool *changed) {
         op->const_folded || !foldable_code(op->builtin_code) || !outputs_ok(g, op))
       continue;
     bool folded = false;
-    if (op->builtin_code == OP_SHAPE) {
-      folded = fold_shape(g, op);
-    } else {
-      mp_status st = fold_kernel(g, o, &folded);
-      if (st != MP_OK) return st;
-    }
+    mp_status st = fold_kernel(g, o, &folded);
+    if (st != MP_OK) return st;
     if (!folded) continue;
     op->const_folded = true;
     for (uint32_t k = 0; k < op->n_outputs; k++) {

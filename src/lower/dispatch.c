@@ -93,6 +93,7 @@ static mp_lower_fn *const families[] = {
     [OP_REDUCE_MAX] = mp_lower_reduce,
     [OP_TRANSPOSE_CONV] = mp_lower_transpose_conv,
     [OP_BATCH_MATMUL] = mp_lower_batch_matmul,
+    [OP_SHAPE] = mp_lower_shape,
     [OP_CUSTOM] = mp_lower_signal,
     [OP_CALL_ONCE] = mp_lower_variable,
     [OP_VAR_HANDLE] = mp_lower_variable,

@@ -35,6 +35,10 @@ mp_status mp_lower_eval(const mp_lowered_op *lo, void *const *args, void *scratc
     if (lo->n_args != 2) return MP_ERR_INTERNAL;
     st = mpk_strided_copy(&p->strided_copy, args[0], args[1], scratch);
     break;
+  case MP_K_SHAPE:
+    if (lo->n_args != 2) return MP_ERR_INTERNAL;
+    st = mpk_shape(&p->shape, args[0], args[1], scratch);
+    break;
   case MP_K_CAST:
     if (lo->n_args != 2) return MP_ERR_INTERNAL;
     st = mpk_cast(&p->cast, args[0], args[1], scratch);

@@ -50,15 +50,17 @@ extern const fdesc mp_lower_softmax_s8_fields[];
 extern const fdesc mp_lower_softmax_f32_fields[];
 
 /* src/lower/shape.c: RESHAPE, SQUEEZE, EXPAND_DIMS, BITCAST (views),
- * PAD, PADV2, TRANSPOSE, CONCATENATION */
+ * PAD, PADV2, TRANSPOSE, CONCATENATION, SHAPE */
 mp_status mp_lower_view(mp_lower_ctx *c);
 mp_status mp_lower_pad(mp_lower_ctx *c);
 mp_status mp_lower_transpose(mp_lower_ctx *c);
 mp_status mp_lower_concat(mp_lower_ctx *c);
+mp_status mp_lower_shape(mp_lower_ctx *c);
 extern const fdesc mp_lower_copy_fields[];
 extern const fdesc mp_lower_pad_fields[];
 extern const fdesc mp_lower_transpose_fields[];
 extern const fdesc mp_lower_concat_fields[];
+extern const fdesc mp_lower_shape_fields[];
 
 /* src/lower/mean.c: MEAN */
 mp_status mp_lower_mean(mp_lower_ctx *c);

@@ -114,6 +114,8 @@ typedef enum mp_kernel {
   MP_K_SIGNAL_SPECTRAL_SUBTRACTION,
   MP_K_SIGNAL_PCAN,
   MP_K_SIGNAL_FILTER_BANK_LOG,
+  /* SHAPE that is not folded (its output is a graph output) */
+  MP_K_SHAPE,
   MP_K_COUNT
 } mp_kernel;
 
@@ -130,6 +132,7 @@ typedef union mp_kparams {
   mpk_softmax_s8_params softmax_s8; /* softmax_s8, softmax_s8_s16 */
   mpk_softmax_f32_params softmax_f32;
   mpk_copy_params copy;
+  mpk_shape_params shape;
   mpk_quantize_params quantize;
   mpk_requantize_params requantize;
   mpk_pad_params pad;

@@ -58,6 +58,7 @@ static const kinfo kinfos[MP_K_COUNT] = {
                              mp_lower_softmax_s8_fields},
     [MP_K_SOFTMAX_F32] = {"mpk_softmax_f32", NULL, "mpk_softmax_f32_params", mp_lower_softmax_f32_fields},
     [MP_K_COPY] = {"mpk_copy", NULL, "mpk_copy_params", mp_lower_copy_fields},
+    [MP_K_SHAPE] = {"mpk_shape", NULL, "mpk_shape_params", mp_lower_shape_fields},
     [MP_K_QUANTIZE_F32] = {"mpk_quantize_f32", NULL, "mpk_quantize_params", mp_lower_quantize_fields},
     [MP_K_REQUANTIZE] = {"mpk_requantize", NULL, "mpk_requantize_params", mp_lower_requantize_fields},
     [MP_K_PAD] = {"mpk_pad", NULL, "mpk_pad_params", mp_lower_pad_fields},

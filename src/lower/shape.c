@@ -2,7 +2,7 @@
  * shape.c — the data-movement operators onto runtime/kernels/ref/
  * mpk_shape.c: RESHAPE, SQUEEZE, EXPAND_DIMS and BITCAST (a view, or a
  * copy where the planner could not alias it), PAD and PADV2, TRANSPOSE
- * and CONCATENATION.
+ * and CONCATENATION; and SHAPE (the static dimensions as int32).
  *
  * The one idea: these kernels move whole elements of 1 to 8 bytes and do
  * no arithmetic, so one kernel serves every type; the lowering checks the
@@ -216,5 +216,36 @@ mp_status mp_lower_concat(mp_lower_ctx *c) {
   mp_lower_set_kernel(c, MP_K_CONCAT);
   mp_lower_add_array_arg(c, c->op->inputs, n, "const void *const *");
   mp_lower_add_arg(c, out, true, "void *");
+  return MP_OK;
+}
+
+/* SHAPE.  graph/fold.c computes every SHAPE it can at convert time with
+ * this lowering and mpk_shape; one whose output is a graph output runs on
+ * the device.  The output is int32 (TensorFlow Lite Micro refuses int64). */
+const fdesc mp_lower_shape_fields[] = {F_I32(mpk_shape_params, rank),
+                                       F_I32X6(mpk_shape_params, dims), F_END};
+
+mp_status mp_lower_shape(mp_lower_ctx *c) {
+  int32_t in = in_t(c, 0), out = out_t(c, 0);
+  if (in < 0 || out < 0 || c->op->n_outputs != 1)
+    return mp_lower_malformed(c, "needs an input and one output");
+  if (dtype(c, out) != MP_DTYPE_INT32)
+    return mp_lower_unsupported(c, "%s output (supported: int32; TensorFlow Lite Micro refuses "
+                                   "int64 too)",
+                                mp_dtype_name(dtype(c, out)));
+  uint32_t r = rank(c, in);
+  if (rank(c, out) != 1 || dim(c, out, 0) != (int32_t)r)
+    return mp_lower_malformed(c, "output must be a vector of %u elements, the input's rank", r);
+  if (r > MPK_MAX_DIMS)
+    return mp_lower_unsupported(c, "input of rank %u (at most %d)", r, MPK_MAX_DIMS);
+  mpk_shape_params *p = &c->lo->params.shape;
+  p->rank = (int32_t)r;
+  for (uint32_t d = 0; d < r; d++) {
+    if (dim(c, in, d) < 0) return mp_lower_unsupported(c, "input with a dynamic dimension");
+    p->dims[d] = dim(c, in, d);
+  }
+  mp_lower_set_kernel(c, MP_K_SHAPE);
+  mp_lower_add_arg(c, in, false, "const void *");
+  mp_lower_add_arg(c, out, true, "int32_t *");
   return MP_OK;
 }
