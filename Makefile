@@ -2,6 +2,9 @@
 #
 #   make            release build: build/release/memplan
 #   make check      the whole test suite, built with ASan + UBSan
+#   make check-quick the inner loop (a few minutes): the unit tests but the
+#                   five corpus-wide ones, and a sample of the suites
+#                   (tests/run.sh, QUICK=1)
 #   make fuzz       libFuzzer targets (clang), see fuzz/README.md
 #   make bench      benchmarks, writes bench/RESULTS.md
 #   make install    install under PREFIX (default /usr/local), staged under
@@ -68,7 +71,7 @@ TOOLS      := $(TOOL_SRCS:tools/%.c=$(BUILD)/%)
 TESTS      := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 LIB        := $(BUILD)/libmemplan.a
 
-.PHONY: all check tests fuzz bench clean format install uninstall
+.PHONY: all check check-quick tests fuzz bench clean format install uninstall
 # keep objects between runs (they are intermediates of the link rules)
 .SECONDARY:
 all: $(LIB) $(BUILD)/memplan $(TOOLS)
@@ -117,6 +120,10 @@ tests: $(TESTS) $(BUILD)/memplan $(TOOLS)
 check:
 	$(MAKE) MODE=asan tests
 	MODE=asan ./tests/run.sh
+
+check-quick:
+	$(MAKE) MODE=asan tests
+	MODE=asan QUICK=1 ./tests/run.sh
 
 fuzz:
 	./fuzz/run.sh

@@ -4,6 +4,13 @@
 # per test program as it finishes and a summary; exits non-zero when
 # anything failed.
 #
+# QUICK=1 (make check-quick) is the inner loop: the unit tests but the
+# five that walk every corpus model and kernel (QUICK_SKIP below), and a
+# sample of the suites (QUICK_SUITES): the layers, the CLI's config, solve
+# and inspect suites, the conformance corpus's first case of each operator
+# and type folder, and the emit proof of one fixture.  make check runs
+# everything.
+#
 # Programs run $TEST_JOBS at a time (default 2, the cores of the build
 # machine), except the suites that already spread their own builds and
 # emulator runs over $JOBS jobs (SOLO below): those run alone, after the
@@ -25,6 +32,13 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 TEST_JOBS=${TEST_JOBS:-2}
 SOLO=" suite_conformance suite_emit_proof "
+QUICK=${QUICK:-0}
+QUICK_SKIP=" test_golden test_emit test_kernels test_exact test_plan "
+QUICK_SUITES=" suite_layers suite_cli_config suite_cli_solve suite_cli_inspect suite_conformance suite_emit_proof "
+if [ "$QUICK" = 1 ]; then
+  export CONFORMANCE_FILTER=${CONFORMANCE_FILTER:-/000\$}
+  export EMIT_PROOF_FILTER=${EMIT_PROOF_FILTER:-^fx_padded_block\$}
+fi
 log=${TEST_LOGS:-$BUILD/test-logs}; mkdir -p "$log"
 fail=0; passed=0; failed_list=(); t_start=$(date +%s)
 
@@ -60,8 +74,16 @@ report() {
 # build/asan/tests/test_plan tests/suite_readme.sh`).
 programs=("$@")
 if [ ${#programs[@]} = 0 ]; then
-  for t in $BUILD/tests/test_*; do [ -x "$t" ] && [ "${t%.*}" = "$t" ] && programs+=("$t"); done
-  for s in tests/suite_*.sh; do [ -f "$s" ] && programs+=("$s"); done
+  for t in $BUILD/tests/test_*; do
+    [ -x "$t" ] && [ "${t%.*}" = "$t" ] || continue
+    [ "$QUICK" = 1 ] && case $QUICK_SKIP in *" $(basename "$t") "*) continue ;; esac
+    programs+=("$t")
+  done
+  for s in tests/suite_*.sh; do
+    [ -f "$s" ] || continue
+    [ "$QUICK" = 1 ] && case $QUICK_SUITES in *" $(basename "$s" .sh) "*) ;; *) continue ;; esac
+    programs+=("$s")
+  done
 fi
 names=(); cmds=(); solo=(); solo_cmds=()
 for p in "${programs[@]}"; do
