@@ -32,8 +32,18 @@ gen_headers=" $(cd tests/support/gen 2>/dev/null && ls -- *.h 2>/dev/null | tr '
 bad=0
 say() { echo "$*"; bad=$((bad+1)); }
 
-# includes FILE: "LINE NAME" for each quoted include
-includes() { grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$1" | sed -E 's/^([0-9]+):.*"([^"]+)".*/\1 \2/'; }
+# includes FILE: "LINE NAME" for each quoted include; every file's
+# includes are read once, by one grep, into inc_of
+include_re='^[[:space:]]*#[[:space:]]*include[[:space:]]*"'
+declare -A inc_of=()
+while IFS= read -r l; do
+  f=${l%%:*}; l=${l#*:}; n=${l%%:*}; l=${l#*\"}
+  inc_of[$f]+="$n ${l%%\"*}"$'\n'
+done < <(grep -n -H -- "$include_re" src/*/*.[ch] runtime/kernels/*.h runtime/kernels/*/*.[ch] cli/*.[ch] 2>/dev/null)
+includes() {
+  if [ -n "${inc_of[$1]+x}" ]; then printf '%s' "${inc_of[$1]}"
+  elif [ -f "$1" ]; then grep -n -- "$include_re" "$1" | sed -E 's/^([0-9]+):[^"]*"([^"]+)".*/\1 \2/'; fi
+}
 
 for f in src/*/*.c src/*/*.h; do
   [ -f "$f" ] || continue
