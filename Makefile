@@ -2,9 +2,9 @@
 #
 #   make            release build: build/release/memplan
 #   make check      the whole test suite, built with ASan + UBSan
-#   make check-quick the inner loop (a few minutes): the unit tests but the
-#                   five corpus-wide ones, and a sample of the suites
-#                   (tests/run.sh, QUICK=1)
+#   make check-quick the inner loop (about three minutes): the unit tests
+#                   but the six corpus-wide ones, and a sample of the
+#                   suites (tests/run.sh, QUICK=1)
 #   make fuzz       libFuzzer targets (clang), see fuzz/README.md
 #   make bench      benchmarks, writes bench/RESULTS.md
 #   make install    install under PREFIX (default /usr/local), staged under
