@@ -14,6 +14,11 @@
  * small script only adds a tooltip, table sorting and filtering, and
  * click-to-highlight between table rows and slots.
  *
+ * This file writes the page: style, script, header, arena summary, bank
+ * bars and tensor table; the timelines are report_timeline.c's and what
+ * both read (escaping, byte formats, slot kinds, plan facts)
+ * report_facts.c's.
+ *
  * Readability rules: colours are the Okabe-Ito palette and each kind of slot
  * also has its own fill pattern; a slot carries a text label only when the
  * label fits inside it (along its height when it is tall and narrow; else
@@ -32,283 +37,14 @@
  * never changes it).
  */
 #include "emit/report.h"
+#include "emit/report_facts.h"
+#include "emit/report_timeline.h"
 #include "plan/symbols.h"
 #include "util/file.h"
 #include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- geometry constants (CSS pixels) ------------------------------------- */
-
-enum {
-  PLOT_TOP = 16,        /* room above the plot for the "peak" tags */
-  PLOT_H_SCRATCH = 360, /* plot height of a scratch timeline */
-  PLOT_H_STATIC = 170,  /* persistent and constant arenas */
-  COL_MIN = 8,          /* narrowest op column: still hoverable */
-  COL_MAX = 96,         /* widest op column for tiny models */
-  PLOT_TARGET_W = 960,  /* aim for this plot width before scrolling */
-  STATIC_MIN_W = 560,   /* plot width floor of persistent/constant arenas */
-  NAME_COL_MIN = 14,    /* op names drawn on the axis from this column width: a
-                           rotated 10 px label is about 13 px tall */
-  OP_LABEL_MAX = 24,    /* op names longer than this are shortened */
-  AXIS_PLAIN_H = 34,    /* x axis height with op numbers only, and the peak marks under them */
-  YAXIS_W = 80,         /* fixed left axis */
-  LABELS_W = 224,       /* fixed right column of line labels */
-  BAR_W = 620,          /* memory bank bar width */
-};
-#define CHAR_W 6.2       /* monospace 10px advance, rounded up */
-#define LABEL_MIN_H 12.0 /* a slot shorter than this has no text label */
-#define SLOT_MIN_H 1.5   /* tiny slots stay visible (grown upwards) */
-#define NAME_MIN_CHARS 6 /* a shorter piece of a tensor name says nothing */
-
-/* ---- slot kinds: colour, pattern and legend ------------------------------ */
-
-typedef enum kind { K_ACT, K_IN, K_OUT, K_LOCAL, K_PERS, K_CONST, K_STAGED, K_COUNT } kind;
-
-static const struct {
-  const char *cls;   /* CSS class and pattern id suffix */
-  const char *label; /* legend text */
-  const char *fill;  /* Okabe-Ito colour */
-  const char *ink;   /* text colour on it */
-  const char *mark;  /* the pattern's strokes (SVG inside <pattern>) */
-  const char *note;  /* said after the role in the tensor table, or "" */
-} KINDS[K_COUNT] = {
-    {"act", "activation", "#0072B2", "#ffffff", "", ""},
-    {"in", "graph input", "#E69F00", "#000000",
-     "<path d='M-1,1 l2,-2 M0,8 l8,-8 M7,9 l2,-2' stroke='#000' stroke-opacity='.35' "
-     "stroke-width='1.6'/>",
-     "graph input"},
-    {"out", "graph output", "#D55E00", "#ffffff",
-     "<path d='M0,0 L8,8 M8,0 L0,8' stroke='#fff' stroke-opacity='.45' stroke-width='1.2'/>",
-     "graph output"},
-    {"local", "op-local scratch", "#CC79A7", "#000000",
-     "<circle cx='4' cy='4' r='1.5' fill='#000' fill-opacity='.35'/>", "op-local"},
-    {"pers", "persistent state", "#009E73", "#ffffff",
-     "<path d='M2,0 v8 M6,0 v8' stroke='#fff' stroke-opacity='.3' stroke-width='1'/>", ""},
-    {"const", "constant, read in place", "#F0E442", "#000000", "", ""},
-    {"staged", "constant, staged copy", "#56B4E9", "#000000",
-     "<path d='M0,2 h8 M0,6 h8' stroke='#000' stroke-opacity='.25' stroke-width='1'/>",
-     "staged copy"},
-};
-
-/* Role colours of the memory bank bars. */
-#define C_SCRATCH "#0072B2"
-#define C_PERSISTENT "#009E73"
-#define C_CONST "#F0E442"
-#define C_STAGED "#56B4E9"
-
-/* ---- text ---------------------------------------------------------------- */
-
-/* Decode one UTF-8 character of s[0..n); returns its byte length (>= 1) and
- * sets *cp, or U+FFFD for an invalid, overlong or surrogate sequence. */
-static size_t u8_next(const unsigned char *s, size_t n, uint32_t *cp) {
-  uint32_t c = s[0];
-  size_t len = c < 0x80             ? 1
-               : (c & 0xE0) == 0xC0 ? 2
-               : (c & 0xF0) == 0xE0 ? 3
-               : (c & 0xF8) == 0xF0 ? 4
-                                    : 0;
-  *cp = 0xFFFD;
-  if (len == 0 || len > n) return 1;
-  if (len == 1) {
-    *cp = c;
-    return 1;
-  }
-  uint32_t v = c & (0x7F >> len);
-  for (size_t i = 1; i < len; i++) {
-    if ((s[i] & 0xC0) != 0x80) return 1;
-    v = (v << 6) | (s[i] & 0x3F);
-  }
-  static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
-  if (v < min[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 1;
-  *cp = v;
-  return len;
-}
-
-/* Append one code point, escaped for HTML text and attribute values. */
-static void put_cp(mp_buf *b, uint32_t cp) {
-  switch (cp) {
-  case '&': mp_buf_puts(b, "&amp;"); return;
-  case '<': mp_buf_puts(b, "&lt;"); return;
-  case '>': mp_buf_puts(b, "&gt;"); return;
-  case '"': mp_buf_puts(b, "&quot;"); return;
-  case '\'': mp_buf_puts(b, "&#39;"); return;
-  default: break;
-  }
-  if (cp < 0x20 || cp == 0x7F) cp = 0xFFFD;
-  char u[4];
-  if (cp < 0x80) {
-    mp_buf_putc(b, (char)cp);
-  } else if (cp < 0x800) {
-    u[0] = (char)(0xC0 | (cp >> 6));
-    u[1] = (char)(0x80 | (cp & 0x3F));
-    mp_buf_append(b, u, 2);
-  } else if (cp < 0x10000) {
-    u[0] = (char)(0xE0 | (cp >> 12));
-    u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    u[2] = (char)(0x80 | (cp & 0x3F));
-    mp_buf_append(b, u, 3);
-  } else {
-    u[0] = (char)(0xF0 | (cp >> 18));
-    u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    u[3] = (char)(0x80 | (cp & 0x3F));
-    mp_buf_append(b, u, 4);
-  }
-}
-
-/* Append the first n bytes of s escaped (see put_cp). */
-static void esc_n(mp_buf *b, const char *s, size_t n) {
-  const unsigned char *u = (const unsigned char *)s;
-  for (size_t i = 0; i < n;) {
-    uint32_t cp;
-    i += u8_next(u + i, n - i, &cp);
-    put_cp(b, cp);
-  }
-}
-
-static void esc(mp_buf *b, const char *s) { esc_n(b, s ? s : "", s ? strlen(s) : 0); }
-
-static size_t u8_count(const char *s, size_t n) {
-  size_t c = 0;
-  for (size_t i = 0; i < n; c++) {
-    uint32_t cp;
-    i += u8_next((const unsigned char *)s + i, n - i, &cp);
-  }
-  return c;
-}
-
-/* Append a label of at most `max` characters for a tensor name: the part
- * before the first ';' (TFLite joins fused names with it), and when that is
- * still too long its tail after an ellipsis (the tail holds the layer). */
-static void esc_label(mp_buf *b, const char *s, size_t max) {
-  const char *semi = strchr(s, ';');
-  size_t n = semi ? (size_t)(semi - s) : strlen(s);
-  if (n == 0) n = strlen(s);
-  size_t count = u8_count(s, n);
-  if (max == 0) return;
-  if (count <= max) {
-    esc_n(b, s, n);
-    return;
-  }
-  size_t skip = count - (max - 1), i = 0;
-  for (size_t k = 0; k < skip; k++) {
-    uint32_t cp;
-    i += u8_next((const unsigned char *)s + i, n - i, &cp);
-  }
-  /* start the tail at a path separator when one is near: "…/conv_3/Relu" */
-  const char *slash = memchr(s + i, '/', n - i);
-  if (slash && (size_t)(slash - (s + i)) * 2 <= n - i && (size_t)(slash - s) + 1 < n)
-    i = (size_t)(slash - s);
-  mp_buf_puts(b, "\xE2\x80\xA6"); /* U+2026 */
-  esc_n(b, s + i, n - i);
-}
-
-/* "54.0 KiB", "512 KiB", "96 B", "4 MiB" — short byte counts for labels. */
-static const char *hb(char *buf, size_t n, uint64_t v) {
-  if (v >= 1024ull * 1024 && v % (1024ull * 1024) == 0)
-    snprintf(buf, n, "%llu MiB", (unsigned long long)(v >> 20));
-  else if (v >= 1024ull * 1024)
-    snprintf(buf, n, "%.2f MiB", (double)v / (1024.0 * 1024.0));
-  else if (v >= 1024 && v % 1024 == 0)
-    snprintf(buf, n, "%llu KiB", (unsigned long long)(v >> 10));
-  else if (v >= 1024)
-    snprintf(buf, n, "%.1f KiB", (double)v / 1024.0);
-  else
-    snprintf(buf, n, "%llu B", (unsigned long long)v);
-  return buf;
-}
-
-/* "55,296" — exact byte counts with thousands separators. */
-static const char *gb(char *buf, size_t n, uint64_t v) {
-  char d[32];
-  int len = snprintf(d, sizeof d, "%llu", (unsigned long long)v);
-  size_t o = 0;
-  for (int i = 0; i < len && o + 2 < n; i++) {
-    if (i > 0 && (len - i) % 3 == 0) buf[o++] = ',';
-    buf[o++] = d[i];
-  }
-  buf[o] = '\0';
-  return buf;
-}
-
-static void shape_str(const mp_tensor *t, char *buf, size_t n) {
-  size_t len = (size_t)snprintf(buf, n, "%s[", mp_dtype_name(t->dtype));
-  for (uint32_t d = 0; d < t->rank && len < n; d++)
-    len += (size_t)snprintf(buf + len, n - len, d ? ",%d" : "%d", t->shape[d]);
-  if (len < n) snprintf(buf + len, n - len, "]");
-}
-
-/* ---- plan facts ---------------------------------------------------------- */
-
-typedef struct report {
-  const mp_plan *p;
-  const mp_graph *g;
-  const char *prefix;
-  mp_buf *b;
-  kind *kinds;       /* per tensor */
-  uint32_t n_cols;   /* op columns (>= 1) */
-  uint32_t col_w;    /* px per op column */
-  uint32_t op_label; /* characters of the longest op name on the x axis */
-  double names_h;    /* x axis height with rotated "index NAME" labels */
-  const mp_module_tables *tables; /* the module's own tables, or NULL */
-  const mp_shared_scratch *shared; /* scratch shared with other models, or NULL */
-} report;
-
-static kind tensor_kind(const report *r, uint32_t t) {
-  const mp_allocation *a = &r->p->allocs[t];
-  const mp_tensor *x = &r->g->tensors[t];
-  if (a->binding.role == MP_ROLE_PERSISTENT) return K_PERS;
-  if (a->binding.role == MP_ROLE_CONSTANT)
-    return a->binding.source_memory != a->memory ? K_STAGED : K_CONST;
-  if (x->is_input) return K_IN;
-  if (x->is_output) return K_OUT;
-  if (x->local_op >= 0 || x->producer < 0) return K_LOCAL;
-  return K_ACT;
-}
-
-/* Kind of every tensor; a root takes input/output from any of its aliases,
- * since its slot is then that I/O buffer. */
-static void compute_kinds(report *r) {
-  for (uint32_t t = 0; t < r->p->n_allocs; t++)
-    r->kinds[t] = tensor_kind(r, t);
-  for (uint32_t t = 0; t < r->p->n_allocs; t++) {
-    int32_t root = r->p->allocs[t].alias_of;
-    if (root < 0 || (uint32_t)root >= r->p->n_allocs) continue;
-    const mp_tensor *x = &r->g->tensors[t];
-    if (r->kinds[root] == K_ACT && x->is_output) r->kinds[root] = K_OUT;
-    if ((r->kinds[root] == K_ACT || r->kinds[root] == K_OUT) && x->is_input) r->kinds[root] = K_IN;
-  }
-}
-
-/* True when allocation t is a slot of arena ai (a placed non-alias). */
-static bool is_slot(const report *r, uint32_t t, uint32_t ai) {
-  const mp_allocation *a = &r->p->allocs[t];
-  return a->placed && a->alias_of < 0 && a->arena == ai;
-}
-
-/* Inclusive op columns of allocation t's rectangle. */
-static void slot_cols(const report *r, uint32_t t, uint32_t *c0, uint32_t *c1) {
-  const mp_allocation *a = &r->p->allocs[t];
-  *c0 = 0;
-  *c1 = r->n_cols - 1;
-  if (a->binding.role != MP_ROLE_SCRATCH) return;
-  const mp_lifetime *lt = &r->p->lifetimes[t];
-  if (lt->start_op < 0) return;
-  *c0 = (uint32_t)lt->start_op < r->n_cols ? (uint32_t)lt->start_op : r->n_cols - 1;
-  *c1 = lt->end_op >= lt->start_op && (uint32_t)lt->end_op < r->n_cols ? (uint32_t)lt->end_op
-                                                                       : r->n_cols - 1;
-  if (*c1 < *c0) *c1 = *c0;
-}
-
-/* Bytes the arena may grow to: its memory's budget less everything else
- * resident in that memory. */
-static uint64_t arena_budget(const mp_plan *p, const mp_arena *a) {
-  const mp_memory_usage *u = &p->memories[a->memory];
-  uint64_t others = u->used > a->total_size ? u->used - a->total_size : 0;
-  return u->budget > others ? u->budget - others : 0;
-}
 
 /* ---- static parts: style, patterns, script ------------------------------- */
 
@@ -468,12 +204,12 @@ static void put_defs(mp_buf *b) {
     mp_buf_printf(b,
                   "<pattern id=\"k-%s\" width=\"8\" height=\"8\" patternUnits=\"userSpaceOnUse\">"
                   "<rect width=\"8\" height=\"8\" fill=\"%s\"/>%s</pattern>\n",
-                  KINDS[k].cls, KINDS[k].fill, KINDS[k].mark);
+                  report_kinds[k].cls, report_kinds[k].fill, report_kinds[k].mark);
   }
   mp_buf_printf(b,
                 "<pattern id=\"k-src\" width=\"8\" height=\"8\" patternUnits=\"userSpaceOnUse\">"
                 "<rect width=\"8\" height=\"8\" fill=\"%s\"/>%s</pattern>\n",
-                C_CONST, KINDS[K_IN].mark);
+                C_CONST, report_kinds[K_IN].mark);
   mp_buf_puts(b, "</defs></svg>\n");
 }
 
@@ -490,7 +226,7 @@ static void put_options(report *r) {
       given |= !strcmp(p->options[j].key, k);
     if (!given && !pl->options[i].has_default) continue;
     mp_buf_puts(r->b, any ? ", " : "");
-    esc(r->b, k);
+    report_esc(r->b, k);
     mp_buf_printf(r->b, "=%lld", (long long)mp_option_get(pl, p->options, p->n_options, k, 0));
     any = true;
   }
@@ -504,56 +240,22 @@ static void put_header(report *r) {
   char h[32];
   mp_buf_puts(b, "<header>\n<h1>memplan plan report<span class=\"v\">memplan " MP_VERSION
                  "</span></h1>\n<dl>\n<dt>model</dt><dd><code id=\"model\">");
-  esc(b, mp_model_file_name(g->model));
+  report_esc(b, mp_model_file_name(g->model));
   mp_buf_printf(b, "</code> &middot; subgraph %u &middot; %u ops &middot; %u tensors</dd>\n",
                 g->subgraph, g->n_ops, g->n_tensors);
   mp_buf_puts(b, "<dt>planner</dt><dd><code id=\"planner\">");
-  esc(b, p->planner);
+  report_esc(b, p->planner);
   mp_buf_puts(b, "</code> &middot; options: <code>");
   put_options(r);
   mp_buf_puts(b, "</code></dd>\n<dt>platform</dt><dd><code id=\"platform\">");
-  esc(b, p->platform.name);
+  report_esc(b, p->platform.name);
   mp_buf_printf(b, "</code> &middot; min alignment %u B &middot; symbol prefix <code>",
                 p->platform.min_alignment);
-  esc(b, r->prefix);
+  report_esc(b, r->prefix);
   snprintf(h, sizeof h, "0x%016llx", (unsigned long long)p->hash);
   mp_buf_printf(b, "</code></dd>\n<dt>plan hash</dt><dd><code id=\"plan-hash\">%s</code></dd>\n",
                 h);
   mp_buf_puts(b, "</dl>\n</header>\n");
-}
-
-/* "= lower bound", "+4.0 KiB (+8.1%)" */
-static void put_gap(mp_buf *b, uint64_t v, uint64_t lb) {
-  char s[32];
-  if (v < lb) { /* in place: tensors share bytes */
-    double pct = 100.0 * (double)(lb - v) / (double)lb;
-    mp_buf_printf(b, "<span class=\"ok\">&minus;%s (&minus;%.1f%%) in place</span>",
-                  hb(s, sizeof s, lb - v), pct);
-    return;
-  }
-  if (v == lb) {
-    mp_buf_puts(b, "<span class=\"ok\">at the lower bound</span>");
-    return;
-  }
-  double pct = lb ? 100.0 * (double)(v - lb) / (double)lb : 100.0;
-  mp_buf_printf(b, "<span class=\"warn\">+%s (+%.1f%%)</span>", hb(s, sizeof s, v - lb), pct);
-}
-
-/* What is known of the smallest possible arena: optimal (at the lower bound
- * or proven by a search), an interval a search narrowed, or nothing beyond
- * the lower bound (the heuristics do not search). */
-static void put_proof(mp_buf *b, const mp_arena *a) {
-  char s1[32], s2[32];
-  if (a->proven_lower == a->proven_upper)
-    mp_buf_printf(b, "<span class=\"ok\">optimal</span> (%s B)",
-                  gb(s1, sizeof s1, a->proven_upper));
-  else if (a->proven_lower > a->lower_bound || a->timed_out)
-    mp_buf_printf(b, "optimum in [%s, %s] B", gb(s1, sizeof s1, a->proven_lower),
-                  gb(s2, sizeof s2, a->proven_upper));
-  else
-    mp_buf_puts(b, "<span title=\"the heuristic planners do not search for a proof; the "
-                   "exact planner does\">not proven</span>");
-  if (a->timed_out) mp_buf_puts(b, " <span class=\"warn\">timed out</span>");
 }
 
 static void put_arena_table(report *r) {
@@ -571,34 +273,34 @@ static void put_arena_table(report *r) {
                  "<th class=\"n\">slots</th></tr></thead>\n<tbody>\n");
   for (uint32_t i = 0; i < p->n_arenas; i++) {
     const mp_arena *a = &p->arenas[i];
-    uint64_t bud = arena_budget(p, a);
+    uint64_t bud = report_arena_budget(p, a);
     mp_buf_printf(b,
                   "<tr data-arena=\"%u\"><td class=\"n\">%u</td><td class=\"sym\"><a href=\"#arena-%u\">"
                   "<code>",
                   i, i, i);
-    esc(b, mp_module_arena_symbol(r->p, r->prefix, r->shared, a, sym, sizeof sym));
+    report_esc(b, mp_module_arena_symbol(r->p, r->prefix, r->shared, a, sym, sizeof sym));
     mp_buf_printf(b, "</code></a></td><td><span class=\"tag %s\">%s</span>%s</td><td>%s",
                   mp_role_name(a->role), mp_role_name(a->role), a->is_staged ? "staged" : "",
                   mp_platform_memory_name(&r->p->platform, a->memory));
     if (a->is_staged) mp_buf_printf(b, " &larr; %s", mp_platform_memory_name(&r->p->platform, a->source_memory));
     mp_buf_printf(b, "</td><td class=\"n\" title=\"%llu B\">%s</td>",
-                  (unsigned long long)a->total_size, hb(s, sizeof s, a->total_size));
+                  (unsigned long long)a->total_size, report_hb(s, sizeof s, a->total_size));
     mp_buf_printf(b, "<td class=\"n\" title=\"%llu B\">%s</td>", (unsigned long long)a->used,
-                  hb(s, sizeof s, a->used));
+                  report_hb(s, sizeof s, a->used));
     if (a->role == MP_ROLE_SCRATCH) {
       mp_buf_printf(b, "<td class=\"n\" title=\"%llu B\">%s</td><td>",
-                    (unsigned long long)a->lower_bound, hb(s, sizeof s, a->lower_bound));
-      put_gap(b, a->total_size, a->lower_bound);
+                    (unsigned long long)a->lower_bound, report_hb(s, sizeof s, a->lower_bound));
+      report_put_gap(b, a->total_size, a->lower_bound);
       mp_buf_puts(b, "</td><td>");
-      put_proof(b, a);
+      report_put_proof(b, a);
       mp_buf_puts(b, "</td>");
     } else {
       mp_buf_puts(b, "<td class=\"n\">&ndash;</td><td>bump-allocated</td><td>&ndash;</td>");
     }
     mp_buf_printf(b, "<td class=\"n\" title=\"%llu B\">%s</td>", (unsigned long long)bud,
-                  hb(s, sizeof s, bud));
+                  report_hb(s, sizeof s, bud));
     mp_buf_printf(b, "<td class=\"n\">%s</td><td class=\"n\">%u</td></tr>\n",
-                  hb(s, sizeof s, bud > a->total_size ? bud - a->total_size : 0), a->n_tensors);
+                  report_hb(s, sizeof s, bud > a->total_size ? bud - a->total_size : 0), a->n_tensors);
   }
   mp_buf_puts(b, "</tbody></table></div>\n");
   if (p->n_arenas == 0) mp_buf_puts(b, "<p class=\"note\">The plan has no arenas.</p>\n");
@@ -616,8 +318,8 @@ static void put_seg(mp_buf *b, double *x, uint64_t v, double scale, const char *
                 "<rect class=\"seg\" data-role=\"%s\" data-bytes=\"%llu\" x=\"%.2f\" y=\"2\" "
                 "width=\"%.2f\" height=\"22\" fill=\"%s\"><title>%s: %s in %s (%s B)</title>"
                 "</rect>",
-                role, (unsigned long long)v, *x, w, fill, what, hb(s, sizeof s, v), mem,
-                gb(e, sizeof e, v));
+                role, (unsigned long long)v, *x, w, fill, what, report_hb(s, sizeof s, v), mem,
+                report_gb(e, sizeof e, v));
   *x += w;
 }
 
@@ -675,692 +377,35 @@ static void put_banks(report *r) {
             "staged constant source blobs", mem);
     mp_buf_puts(b, "</svg>\n<span class=\"what\">");
     double pct = u->budget ? 100.0 * (double)u->used / (double)u->budget : 0.0;
-    mp_buf_printf(b, "<b>%s</b> of %s used (%.1f%%) &middot; ", hb(s1, sizeof s1, u->used),
-                  hb(s2, sizeof s2, u->budget), pct);
+    mp_buf_printf(b, "<b>%s</b> of %s used (%.1f%%) &middot; ", report_hb(s1, sizeof s1, u->used),
+                  report_hb(s2, sizeof s2, u->budget), pct);
     if (u->used <= u->budget)
-      mp_buf_printf(b, "%s free", hb(s3, sizeof s3, u->budget - u->used));
+      mp_buf_printf(b, "%s free", report_hb(s3, sizeof s3, u->budget - u->used));
     else
       mp_buf_printf(b, "<span class=\"warn\">%s over budget</span>",
-                    hb(s3, sizeof s3, u->used - u->budget));
+                    report_hb(s3, sizeof s3, u->used - u->budget));
     if (u->load_image)
       mp_buf_printf(b, " &middot; <span class=\"warn\">%s of read-only blobs here need a load "
                        "image in non-volatile memory and a copy at boot</span>",
-                    hb(s1, sizeof s1, u->load_image));
+                    report_hb(s1, sizeof s1, u->load_image));
     if (r->shared && r->shared->size[m])
       mp_buf_printf(b, " &middot; scratch shared with the config's other models: one buffer of "
-                       "%s, the largest need", hb(s1, sizeof s1, r->shared->size[m]));
+                       "%s, the largest need", report_hb(s1, sizeof s1, r->shared->size[m]));
     if (tables)
-      mp_buf_printf(b, " &middot; the module's tables %s (kernel params %s)%s", hb(s1, sizeof s1, tables),
-                    hb(s2, sizeof s2, t->params),
+      mp_buf_printf(b, " &middot; the module's tables %s (kernel params %s)%s", report_hb(s1, sizeof s1, tables),
+                    report_hb(s2, sizeof s2, t->params),
                     p->platform.read_only[m] ? "" : ", <span class=\"warn\">a load image and a copy at boot</span>");
     static const char *NAMES[4] = {"scratch", "persistent", "constants", "staged sources"};
     uint64_t v[4] = {u->scratch, u->persistent, u->constant, u->staged_source};
     bool first = true;
     for (int k = 0; k < 4; k++) {
       if (!v[k]) continue;
-      mp_buf_printf(b, "%s%s %s", first ? "<br>" : " &middot; ", NAMES[k], hb(s1, sizeof s1, v[k]));
+      mp_buf_printf(b, "%s%s %s", first ? "<br>" : " &middot; ", NAMES[k], report_hb(s1, sizeof s1, v[k]));
       first = false;
     }
     mp_buf_puts(b, "</span></div>\n");
   }
   mp_buf_puts(b, "</section>\n");
-}
-
-/* ---- timelines ----------------------------------------------------------- */
-
-/* One arena's chart: its facts per op column and its coordinate system. */
-typedef struct view {
-  uint32_t ai;
-  const mp_arena *a;
-  bool scratch; /* x is time; else every slot spans the program */
-  uint64_t hw;  /* high-water mark (mp_arena.used) */
-  uint64_t budget;
-  uint64_t *live; /* per column: bytes of the slots live there */
-  uint64_t *top;  /* per column: highest slot end */
-  uint32_t *nlive;
-  double h;      /* plot height */
-  double y0;     /* px of offset 0 (the plot's bottom) */
-  uint64_t ymax; /* bytes at the plot's top */
-  double width;  /* plot width */
-  double col;    /* px per op column */
-  double axis_h; /* x axis height below the plot */
-  double svg_h;
-  bool names;    /* op names on the x axis */
-  bool in_place; /* memory.in_place: live slots may share bytes */
-  uint64_t step; /* y tick step in bytes */
-} view;
-
-static double ypx(const view *v, uint64_t bytes) {
-  return v->y0 - (double)bytes * v->h / (double)v->ymax;
-}
-
-static bool is_peak(const view *v, uint32_t c) { return v->hw > 0 && v->top[c] == v->hw; }
-
-/* Smallest power-of-two step giving at most 6 ticks. */
-static uint64_t tick_step(uint64_t ymax) {
-  uint64_t s = 1;
-  while (ymax / s > 6)
-    s *= 2;
-  return s;
-}
-
-static void put_legend(mp_buf *b, bool in_place) {
-  mp_buf_puts(b, "<div class=\"legend\">");
-  for (int k = 0; k < K_COUNT; k++)
-    mp_buf_printf(b,
-                  "<span><svg width=\"16\" height=\"14\"><rect width=\"16\" height=\"14\" "
-                  "fill=\"url(#k-%s)\" stroke=\"#0003\"/></svg>%s</span>",
-                  KINDS[k].cls, KINDS[k].label);
-  mp_buf_puts(b, "<span><svg width=\"16\" height=\"14\"><rect x=\"1\" y=\"1\" width=\"14\" "
-                 "height=\"12\" class=\"alias-sw\" stroke-dasharray=\"4 2\"/></svg>"
-                 "view alias (shares its root's slot)</span>"
-                 "<span><svg width=\"26\" height=\"10\"><line x1=\"0\" x2=\"26\" y1=\"5\" y2=\"5\" "
-                 "class=\"hwm\"/></svg>high-water mark</span>"
-                 "<span><svg width=\"26\" height=\"10\"><line x1=\"0\" x2=\"26\" y1=\"5\" y2=\"5\" "
-                 "class=\"lb\"/></svg>lower bound</span>"
-                 "<span><svg width=\"26\" height=\"10\"><line x1=\"0\" x2=\"26\" y1=\"5\" y2=\"5\" "
-                 "class=\"budget\"/></svg>room: the memory's budget less its other arenas</span>");
-  if (in_place)
-    mp_buf_puts(b, "<span><svg width=\"26\" height=\"10\"><line x1=\"0\" x2=\"26\" y1=\"5\" "
-                   "y2=\"5\" class=\"ib\"/></svg>in-place bound</span>"
-                   "<span><svg width=\"16\" height=\"14\"><rect x=\"1\" y=\"1\" width=\"14\" "
-                   "height=\"12\" class=\"shared\"/></svg>bytes two live slots share (in place: an "
-                   "output written over the input its kernel is still reading)</span>");
-  mp_buf_puts(b,
-                 "<span><svg width=\"26\" height=\"10\"><path d=\"M1,5 H25\" class=\"live-halo\"/>"
-                 "<path d=\"M1,5 H25\" class=\"live\"/></svg>live bytes per op</span>"
-                 "<span><svg width=\"14\" height=\"14\"><rect width=\"14\" height=\"14\" "
-                 "fill=\"rgba(213,94,0,.18)\"/></svg>op(s) at the high-water mark</span>"
-                 "</div>\n");
-}
-
-/* The tooltip of slot t (or of view alias t) as an SVG <title>. */
-static void put_slot_title(report *r, uint32_t t, bool alias) {
-  const mp_plan *p = r->p;
-  const mp_allocation *a = &p->allocs[t];
-  const mp_tensor *x = &r->g->tensors[t];
-  mp_buf *b = r->b;
-  char s1[32], s2[32], sh[160];
-  mp_buf_printf(b, "<title>#%u ", t);
-  esc(b, x->name);
-  mp_buf_printf(b, "\n%s%s \xC2\xB7 %s", alias ? "view alias \xC2\xB7 " : "",
-                KINDS[r->kinds[alias ? (uint32_t)a->alias_of : t]].label,
-                mp_platform_memory_name(&r->p->platform, a->memory));
-  if (a->binding.source_memory != a->memory)
-    mp_buf_printf(b, " (from %s)", mp_platform_memory_name(&r->p->platform, a->binding.source_memory));
-  mp_buf_printf(b, "\noffset %llu (0x%llx) \xC2\xB7 %s B", (unsigned long long)a->offset,
-                (unsigned long long)a->offset, gb(s1, sizeof s1, a->size));
-  if (a->slot_size != a->size) mp_buf_printf(b, " (slot %s B)", gb(s2, sizeof s2, a->slot_size));
-  shape_str(x, sh, sizeof sh);
-  mp_buf_printf(b, " \xC2\xB7 %s", sh);
-  if (a->binding.role == MP_ROLE_SCRATCH) {
-    const mp_lifetime *lt = alias ? &x->lifetime : &p->lifetimes[t];
-    mp_buf_printf(b, "\nlive ops [%d, %d]", lt->start_op, lt->end_op);
-    if (lt->start_op >= 0 && (uint32_t)lt->start_op < r->g->n_ops && lt->end_op >= 0 &&
-        (uint32_t)lt->end_op < r->g->n_ops) {
-      mp_buf_puts(b, " ");
-      esc(b, r->g->ops[lt->start_op].name);
-      mp_buf_puts(b, " \xE2\x86\x92 ");
-      esc(b, r->g->ops[lt->end_op].name);
-    }
-    if (!alias && (lt->start_op != x->lifetime.start_op || lt->end_op != x->lifetime.end_op))
-      mp_buf_puts(b, " (merged with its views)");
-  } else {
-    mp_buf_puts(b, "\nlive for the whole program");
-  }
-  if (alias && a->alias_stride && a->alias_row)
-    mp_buf_printf(b, "\na strided view: %llu rows of %llu bytes, %llu apart, from byte %llu of "
-                     "the slot of #%d (its producer writes into the concatenation)",
-                  (unsigned long long)(a->size / a->alias_row), (unsigned long long)a->alias_row,
-                  (unsigned long long)a->alias_stride, (unsigned long long)a->alias_offset,
-                  a->alias_of);
-  else if (alias && (a->alias_offset || a->size != p->allocs[a->alias_of].size))
-    mp_buf_printf(b, "\na view: bytes %llu to %llu of the slot of #%d",
-                  (unsigned long long)a->alias_offset,
-                  (unsigned long long)(a->alias_offset + a->size), a->alias_of);
-  else if (alias)
-    mp_buf_printf(b, "\nshares the slot of #%d", a->alias_of);
-  for (uint32_t u = 0; !alias && u < p->n_allocs; u++)
-    if (p->allocs[u].placed && p->allocs[u].alias_of == (int32_t)t)
-      mp_buf_printf(b, "\nviewed as #%u", u);
-  if (a->pinned) mp_buf_puts(b, "\npinned by a config rule");
-  mp_buf_puts(b, "</title>");
-}
-
-/* Text label inside a slot when it fits: "#id name" and, with room, the
- * size on a second line; along the height of a tall narrow slot.  A name
- * piece shorter than NAME_MIN_CHARS is left out, and a slot too small for
- * its id has no label: its tooltip carries everything. */
-static void put_slot_label(report *r, uint32_t t, double x, double y, double w, double h) {
-  mp_buf *b = r->b;
-  char id[16], s[32];
-  size_t idn = (size_t)snprintf(id, sizeof id, "#%u", t);
-  size_t hmax = h >= LABEL_MIN_H && w > 6 ? (size_t)((w - 6) / CHAR_W) : 0;
-  size_t vmax = w >= LABEL_MIN_H + 2 && h > 6 ? (size_t)((h - 6) / CHAR_W) : 0;
-  const char *ink = KINDS[r->kinds[t]].ink;
-  const char *halo = KINDS[r->kinds[t]].fill;
-  const char *name = r->g->tensors[t].name;
-  bool named = name[0] != '\0';
-  if (named && hmax < idn + 1 + NAME_MIN_CHARS && vmax >= idn + 1 + NAME_MIN_CHARS &&
-      vmax > hmax + 4) {
-    double ax = x + w / 2 + 3.5, ay = y + h - 3;
-    mp_buf_printf(b,
-                  "<text class=\"lbl v\" x=\"%.2f\" y=\"%.2f\" transform=\"rotate(-90 %.2f %.2f)\" "
-                  "fill=\"%s\" stroke=\"%s\">%s ",
-                  ax, ay, ax, ay, ink, halo, id);
-    esc_label(b, name, vmax - idn - 1);
-    mp_buf_puts(b, "</text>");
-    return;
-  }
-  if (hmax < idn) return;
-  double ty = h >= 2 * LABEL_MIN_H + 2 ? y + 12 : y + h / 2 + 3.5;
-  mp_buf_printf(b, "<text class=\"lbl\" x=\"%.2f\" y=\"%.2f\" fill=\"%s\" stroke=\"%s\">%s", x + 3,
-                ty, ink, halo, id);
-  if (named && hmax >= idn + 1 + NAME_MIN_CHARS) {
-    mp_buf_putc(b, ' ');
-    esc_label(b, name, hmax - idn - 1);
-  }
-  mp_buf_puts(b, "</text>");
-  if (h >= 2 * LABEL_MIN_H + 2) {
-    hb(s, sizeof s, r->p->allocs[t].size);
-    if (strlen(s) <= hmax)
-      mp_buf_printf(b,
-                    "<text class=\"lbl\" x=\"%.2f\" y=\"%.2f\" fill=\"%s\" stroke=\"%s\">%s"
-                    "</text>",
-                    x + 3, y + 24, ink, halo, s);
-  }
-}
-
-/* Do slots t and u (of one scratch arena) share bytes while both are live?
- * Then [lo, hi) are the shared bytes and [c0, c1] the columns. */
-static bool shared_bytes(const report *r, uint32_t t, uint32_t u, uint64_t *lo, uint64_t *hi,
-                         uint32_t *c0, uint32_t *c1) {
-  const mp_allocation *a = &r->p->allocs[t], *b = &r->p->allocs[u];
-  *lo = mp_max_u64(a->offset, b->offset);
-  *hi = mp_min_u64(a->offset + a->slot_size, b->offset + b->slot_size);
-  if (*lo >= *hi) return false;
-  uint32_t a0, a1, b0, b1;
-  slot_cols(r, t, &a0, &a1);
-  slot_cols(r, u, &b0, &b1);
-  *c0 = a0 > b0 ? a0 : b0;
-  *c1 = a1 < b1 ? a1 : b1;
-  return *c0 <= *c1;
-}
-
-/* Per-column facts and the coordinate system of arena ai.  False (and
- * nothing to free) when out of memory. */
-static bool view_init(report *r, uint32_t ai, view *v) {
-  const mp_plan *p = r->p;
-  const mp_arena *a = &p->arenas[ai];
-  uint32_t nc = r->n_cols;
-  memset(v, 0, sizeof *v);
-  v->ai = ai;
-  v->a = a;
-  v->scratch = a->role == MP_ROLE_SCRATCH;
-  v->hw = a->used;
-  v->budget = arena_budget(p, a);
-  v->live = calloc(nc, sizeof *v->live);
-  v->top = calloc(nc, sizeof *v->top);
-  v->nlive = calloc(nc, sizeof *v->nlive);
-  if (!v->live || !v->top || !v->nlive) {
-    free(v->live);
-    free(v->top);
-    free(v->nlive);
-    return false;
-  }
-  for (uint32_t t = 0; t < p->n_allocs; t++) {
-    if (!is_slot(r, t, ai)) continue;
-    const mp_allocation *al = &p->allocs[t];
-    uint32_t c0, c1;
-    slot_cols(r, t, &c0, &c1);
-    for (uint32_t c = c0; c <= c1; c++) {
-      v->live[c] += al->slot_size;
-      v->nlive[c]++;
-      v->top[c] = mp_max_u64(v->top[c], al->offset + al->slot_size);
-    }
-  }
-  /* in place: the live bytes are the union, so take off what live slots
-   * share (pairs only: an output shares with one input at a time) */
-  v->in_place = p->in_place && v->scratch;
-  for (uint32_t t = 0; v->in_place && t < p->n_allocs; t++) {
-    if (!is_slot(r, t, ai)) continue;
-    for (uint32_t u = t + 1; u < p->n_allocs; u++) {
-      uint64_t lo, hi;
-      uint32_t c0, c1;
-      if (!is_slot(r, u, ai) || !shared_bytes(r, t, u, &lo, &hi, &c0, &c1)) continue;
-      for (uint32_t c = c0; c <= c1; c++) v->live[c] -= hi - lo;
-    }
-  }
-  /* the y range shows the arena and its lower bound, and the budget when
-   * it is near enough not to squash the slots */
-  uint64_t base = mp_max_u64(mp_max_u64(a->total_size, a->used), a->lower_bound);
-  if (v->budget <= base + base / 2) base = mp_max_u64(base, v->budget);
-  v->ymax = mp_max_u64(base + base / 16, 64);
-  v->h = v->scratch ? PLOT_H_SCRATCH : PLOT_H_STATIC;
-  v->y0 = PLOT_TOP + v->h;
-  v->width = (double)nc * r->col_w;
-  if (v->scratch) {
-    v->col = r->col_w;
-    v->names = r->col_w >= NAME_COL_MIN && r->g->n_ops > 0;
-    v->axis_h = v->names ? r->names_h : AXIS_PLAIN_H;
-  } else {
-    if (v->width > PLOT_TARGET_W) v->width = PLOT_TARGET_W;
-    if (v->width < STATIC_MIN_W) v->width = STATIC_MIN_W;
-    v->col = v->width / nc;
-    v->axis_h = AXIS_PLAIN_H;
-  }
-  v->svg_h = v->y0 + v->axis_h;
-  v->step = tick_step(v->ymax);
-  return true;
-}
-
-static void view_free(view *v) {
-  free(v->live);
-  free(v->top);
-  free(v->nlive);
-}
-
-/* Title and figures of the arena above its chart. */
-static void put_arena_head(report *r, const view *v) {
-  const mp_arena *a = v->a;
-  mp_buf *b = r->b;
-  char s1[32], s2[32], sym[192];
-  const char *role = mp_role_name(a->role);
-  mp_buf_printf(b,
-                "<section class=\"card arena\" id=\"arena-%u\" data-arena=\"%u\" "
-                "data-role=\"%s\" data-memory=\"%s\">\n<h3><span class=\"tag %s\">%s</span>",
-                v->ai, v->ai, role, mp_platform_memory_name(&r->p->platform, a->memory), role, role);
-  mp_buf_printf(b, "%s &middot; <code>", mp_platform_memory_name(&r->p->platform, a->memory));
-  esc(b, mp_module_arena_symbol(r->p, r->prefix, r->shared, a, sym, sizeof sym));
-  mp_buf_puts(b, "</code>");
-  if (a->is_staged) {
-    mp_buf_printf(b, " hydrated from %s <code>", mp_platform_memory_name(&r->p->platform, a->source_memory));
-    esc(b, mp_arena_symbol(r->p, r->prefix, a, true, sym, sizeof sym));
-    mp_buf_puts(b, "</code>");
-  }
-  mp_buf_printf(b, "</h3>\n<div class=\"stats\"><span><b>size</b> %s (%s B)</span>",
-                hb(s1, sizeof s1, a->total_size), gb(s2, sizeof s2, a->total_size));
-  if (v->scratch) {
-    mp_buf_printf(b, "<span><b>lower bound</b> %s (%s B) ", hb(s1, sizeof s1, a->lower_bound),
-                  gb(s2, sizeof s2, a->lower_bound));
-    put_gap(b, a->total_size, a->lower_bound);
-    if (v->in_place)
-      mp_buf_printf(b, "</span><span><b>in-place bound</b> %s (%s B)",
-                    hb(s1, sizeof s1, a->inplace_bound), gb(s2, sizeof s2, a->inplace_bound));
-    mp_buf_puts(b, "</span><span><b>optimality</b> ");
-    put_proof(b, a);
-    mp_buf_puts(b, "</span>");
-    const mp_order_result *o = &r->g->order;
-    if (o->searched && r->g->reordered)
-      mp_buf_printf(b, "<span><b>operator order</b> min_peak: %u of %u moved, %s %s &rarr; %s B"
-                       "</span>", o->moved, r->g->n_ops, o->in_place ? "in-place bound" : "bound",
-                    gb(s1, sizeof s1, o->model_bound), gb(s2, sizeof s2, o->bound));
-    else if (o->searched)
-      mp_buf_puts(b, "<span><b>operator order</b> the model's (min_peak found none lower)</span>");
-  }
-  /* the arena's room: its memory's budget less the memory's other arenas */
-  const mp_memory_usage *u = &r->p->memories[a->memory];
-  char s3[32];
-  mp_buf_printf(b, "<span><b>room</b> %s (%s budget %s", hb(s1, sizeof s1, v->budget),
-                mp_platform_memory_name(&r->p->platform, a->memory), hb(s3, sizeof s3, u->budget));
-  if (u->budget > v->budget)
-    mp_buf_printf(b, " less %s of its other arenas", hb(s3, sizeof s3, u->budget - v->budget));
-  if (v->budget >= a->total_size)
-    mp_buf_printf(b, "; %s free)</span>", hb(s2, sizeof s2, v->budget - a->total_size));
-  else
-    mp_buf_printf(b, ") <span class=\"warn\">(%s over)</span></span>",
-                  hb(s2, sizeof s2, a->total_size - v->budget));
-  mp_buf_printf(b, "<span><b>slots</b> %u</span><span><b>alignment</b> %u B</span></div>\n",
-                a->n_tensors, a->alignment);
-}
-
-/* The byte axis, outside the scrolling plot so that it stays in view. */
-static void put_yaxis(mp_buf *b, const view *v) {
-  char s[32];
-  mp_buf_printf(b, "<svg class=\"yaxis\" width=\"%d\" height=\"%.0f\">", YAXIS_W, v->svg_h);
-  for (uint64_t bytes = 0; bytes <= v->ymax; bytes += v->step) {
-    double y = ypx(v, bytes);
-    mp_buf_printf(b,
-                  "<line class=\"tick\" x1=\"%d\" x2=\"%d\" y1=\"%.2f\" y2=\"%.2f\"/>"
-                  "<text class=\"ylab\" x=\"%d\" y=\"%.2f\" text-anchor=\"end\">%s</text>",
-                  YAXIS_W - 5, YAXIS_W, y, y, YAXIS_W - 8, y + 3.5, hb(s, sizeof s, bytes));
-    if (v->ymax - bytes < v->step) break;
-  }
-  mp_buf_printf(b, "<text class=\"ylab\" x=\"4\" y=\"%.0f\">offset</text></svg>\n", v->y0 + 20);
-}
-
-/* Background: a hover band per op column (peak columns tinted) and the
- * horizontal grid. */
-static void put_columns(report *r, const view *v) {
-  mp_buf *b = r->b;
-  const mp_graph *g = r->g;
-  char s1[32], s2[32];
-  for (uint32_t c = 0; v->scratch && c < r->n_cols && c < g->n_ops; c++) {
-    mp_buf_printf(b,
-                  "<rect class=\"op%s%s\" data-op=\"%u\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
-                  "height=\"%.0f\"><title>op %u \xC2\xB7 ",
-                  c % 2 ? " odd" : "", is_peak(v, c) ? " peak" : "", c, c * v->col, PLOT_TOP,
-                  v->col, v->h, c);
-    esc(b, g->ops[c].name);
-    if (g->reordered) mp_buf_printf(b, " (model op %u)", g->ops[c].model_index);
-    char tiled[48];
-    if (emit_patch_label(g, c, tiled, sizeof tiled))
-      mp_buf_printf(b, " (%s)", tiled[0] == '(' ? "patched stage: tile by tile" : tiled);
-    else if (g->ops[c].is_view)
-      mp_buf_puts(b, " (view: no copy)");
-    mp_buf_printf(b, "\nlive %s in %u slot%s \xC2\xB7 arena top %s", hb(s1, sizeof s1, v->live[c]),
-                  v->nlive[c], v->nlive[c] == 1 ? "" : "s", hb(s2, sizeof s2, v->top[c]));
-    if (is_peak(v, c)) mp_buf_puts(b, "\nat the high-water mark");
-    mp_buf_puts(b, "</title></rect>\n");
-  }
-  for (uint64_t bytes = v->step; bytes <= v->ymax; bytes += v->step) {
-    double y = ypx(v, bytes);
-    mp_buf_printf(b, "<line class=\"grid\" x1=\"0\" x2=\"%.0f\" y1=\"%.2f\" y2=\"%.2f\"/>",
-                  v->width, y, y);
-    if (v->ymax - bytes < v->step) break;
-  }
-  mp_buf_puts(b, "\n");
-}
-
-/* One rectangle per slot, with its tooltip and (when it fits) a label;
- * then a dashed outline per view alias over the alias's own lifetime. */
-static void put_slots(report *r, const view *v) {
-  const mp_plan *p = r->p;
-  mp_buf *b = r->b;
-  for (uint32_t t = 0; t < p->n_allocs; t++) {
-    if (!is_slot(r, t, v->ai)) continue;
-    const mp_allocation *al = &p->allocs[t];
-    uint32_t c0, c1;
-    slot_cols(r, t, &c0, &c1);
-    double x = c0 * v->col, w = (c1 - c0 + 1) * v->col;
-    double ybot = ypx(v, al->offset), ytop = ypx(v, al->offset + al->slot_size);
-    if (ybot - ytop < SLOT_MIN_H) ytop = ybot - SLOT_MIN_H; /* grown upwards */
-    const char *cls = KINDS[r->kinds[t]].cls;
-    mp_buf_printf(b,
-                  "<rect class=\"slot k-%s\" data-tensor=\"%u\" data-offset=\"%llu\" "
-                  "data-size=\"%llu\" data-slot-size=\"%llu\" data-start=\"%u\" data-end=\"%u\" "
-                  "x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"url(#k-%s)\">",
-                  cls, t, (unsigned long long)al->offset, (unsigned long long)al->size,
-                  (unsigned long long)al->slot_size, c0, c1, x, ytop, w, ybot - ytop, cls);
-    put_slot_title(r, t, false);
-    mp_buf_puts(b, "</rect>");
-    put_slot_label(r, t, x, ytop, w, ybot - ytop);
-    mp_buf_puts(b, "\n");
-  }
-  /* in place: the bytes two live slots share, over the ops they share */
-  for (uint32_t t = 0; v->in_place && t < p->n_allocs; t++) {
-    if (!is_slot(r, t, v->ai)) continue;
-    for (uint32_t u = t + 1; u < p->n_allocs; u++) {
-      uint64_t lo, hi;
-      uint32_t c0, c1;
-      if (!is_slot(r, u, v->ai) || !shared_bytes(r, t, u, &lo, &hi, &c0, &c1)) continue;
-      /* the one born later is the output written over the other */
-      bool u_out = p->lifetimes[u].start_op >= p->lifetimes[t].start_op;
-      uint32_t in = u_out ? t : u, out = u_out ? u : t;
-      double x = c0 * v->col, w = (c1 - c0 + 1) * v->col;
-      double ybot = ypx(v, lo), ytop = ypx(v, hi);
-      if (ybot - ytop < 2) ytop = ybot - 2;
-      mp_buf_printf(b,
-                    "<rect class=\"shared\" data-in=\"%u\" data-out=\"%u\" data-offset=\"%llu\" "
-                    "data-size=\"%llu\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\">"
-                    "<title>#%u and #%u share %llu bytes [%llu, %llu) at op %u: its kernel writes #%u "
-                    "over the bytes of #%u it has finished reading</title></rect>\n",
-                    in, out, (unsigned long long)lo, (unsigned long long)(hi - lo), x, ytop, w,
-                    ybot - ytop, in, out, (unsigned long long)(hi - lo), (unsigned long long)lo,
-                    (unsigned long long)hi, c0, out, in);
-    }
-  }
-  uint32_t nc = r->n_cols;
-  for (uint32_t t = 0; t < p->n_allocs; t++) {
-    const mp_allocation *al = &p->allocs[t];
-    if (!al->placed || al->alias_of < 0 || al->arena != v->ai) continue;
-    const mp_lifetime *lt = &r->g->tensors[t].lifetime;
-    uint32_t c0 = 0, c1 = nc - 1;
-    if (v->scratch && lt->start_op >= 0) {
-      c0 = (uint32_t)lt->start_op < nc ? (uint32_t)lt->start_op : nc - 1;
-      c1 = lt->end_op >= lt->start_op && (uint32_t)lt->end_op < nc ? (uint32_t)lt->end_op : c0;
-    }
-    double x = c0 * v->col + 1.5, w = (c1 - c0 + 1) * v->col - 3;
-    /* a strided view spans its rows and the bytes between them */
-    uint64_t extent = al->alias_stride && al->alias_row
-                          ? (al->size / al->alias_row - 1) * al->alias_stride + al->alias_row
-                          : al->slot_size;
-    double ybot = ypx(v, al->offset) - 1.5, ytop = ypx(v, al->offset + extent) + 1.5;
-    if (ybot - ytop < 2) ytop = ybot - 2;
-    if (w < 2) w = 2;
-    mp_buf_printf(b,
-                  "<rect class=\"alias\" data-tensor=\"%u\" data-alias-of=\"%d\" "
-                  "data-alias-offset=\"%llu\" data-offset=\"%llu\" data-size=\"%llu\" ",
-                  t, al->alias_of, (unsigned long long)al->alias_offset,
-                  (unsigned long long)al->offset, (unsigned long long)al->size);
-    if (al->alias_stride)
-      mp_buf_printf(b, "data-alias-row=\"%llu\" data-alias-stride=\"%llu\" ",
-                    (unsigned long long)al->alias_row, (unsigned long long)al->alias_stride);
-    mp_buf_printf(b, "x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\">", x, ytop, w,
-                  ybot - ytop);
-    put_slot_title(r, t, true);
-    mp_buf_puts(b, "</rect>");
-    if (ybot - ytop >= 2 * LABEL_MIN_H + 4 && w >= 16 * CHAR_W)
-      mp_buf_printf(b, "<text class=\"lbl alias-lbl\" x=\"%.2f\" y=\"%.2f\">view #%u of #%d</text>",
-                    x + 3, ybot - 4, t, al->alias_of);
-    mp_buf_puts(b, "\n");
-  }
-}
-
-/* Live bytes per op: one short level per column, no risers, so the marks
- * read as "this op needs this much" and do not cut through slots. */
-static void put_live(mp_buf *b, const report *r, const view *v) {
-  if (!v->scratch || r->g->n_ops == 0) return;
-  mp_buf d;
-  mp_buf_init(&d);
-  for (uint32_t c = 0; c < r->n_cols; c++)
-    mp_buf_printf(&d, "%sM%.2f,%.2f H%.2f", c ? " " : "", c * v->col + 1, ypx(v, v->live[c]),
-                  (c + 1) * v->col - 1);
-  mp_buf_printf(b, "<path class=\"live-halo\" d=\"%s\"/><path class=\"live\" d=\"%s\"/>\n",
-                mp_buf_str(&d), mp_buf_str(&d));
-  if (d.failed) b->failed = true;
-  mp_buf_free(&d);
-}
-
-/* A horizontal marker line of the chart. */
-typedef struct yline {
-  const char *cls;
-  const char *what;
-  uint64_t bytes;
-  bool offscale; /* above the plot: only its label is drawn */
-} yline;
-
-static int ylines(const view *v, yline ln[4]) {
-  int n = 0;
-  ln[n++] = (yline){"hwm", v->scratch ? "high-water" : "size", v->hw, false};
-  if (v->scratch) ln[n++] = (yline){"lb", "lower bound", v->a->lower_bound, false};
-  if (v->scratch && v->in_place)
-    ln[n++] = (yline){"ib", "in-place bound", v->a->inplace_bound, false};
-  ln[n++] = (yline){"budget", "room", v->budget, v->budget > v->ymax};
-  return n;
-}
-
-static void put_lines(mp_buf *b, const view *v) {
-  yline ln[4];
-  int n = ylines(v, ln);
-  for (int i = 0; i < n; i++) {
-    if (ln[i].offscale) continue;
-    double y = ypx(v, ln[i].bytes);
-    mp_buf_printf(b,
-                  "<line class=\"%s\" data-bytes=\"%llu\" x1=\"0\" x2=\"%.0f\" y1=\"%.2f\" "
-                  "y2=\"%.2f\"/>\n",
-                  ln[i].cls, (unsigned long long)ln[i].bytes, v->width, y, y);
-  }
-}
-
-/* Peak tags above the plot and the op axis below it: rotated "index NAME"
- * labels when the columns are wide enough, else every few indices, and a
- * hover target naming the op in every column. */
-static void put_xaxis(report *r, const view *v) {
-  mp_buf *b = r->b;
-  const mp_graph *g = r->g;
-  mp_buf_printf(b, "<line class=\"tick\" x1=\"0\" x2=\"%.0f\" y1=\"%.2f\" y2=\"%.2f\"/>", v->width,
-                v->y0 + 0.5, v->y0 + 0.5);
-  if (!v->scratch) {
-    mp_buf_printf(b,
-                  "<text class=\"xlab\" x=\"4\" y=\"%.2f\">every slot is live for the whole "
-                  "program (ops 0&ndash;%u)</text>\n",
-                  v->y0 + 16, g->n_ops ? g->n_ops - 1 : 0);
-    return;
-  }
-  uint32_t every = 1;
-  if (!v->names)
-    while (every * v->col < 34)
-      every = every < 5 ? 5 : every * 2;
-  for (uint32_t c = 0; c < r->n_cols && c < g->n_ops; c++) {
-    bool peak = is_peak(v, c);
-    double cx = (c + 0.5) * v->col;
-    if (peak)
-      mp_buf_printf(b,
-                    "<text class=\"peaktag\" x=\"%.2f\" y=\"%d\" text-anchor=\"middle\">"
-                    "\xE2\x96\xBC</text>",
-                    cx, PLOT_TOP - 4);
-    mp_buf_printf(b,
-                  "<g class=\"xop\" data-op=\"%u\"><rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
-                  "height=\"%.0f\" fill=\"transparent\"/><title>op %u \xC2\xB7 ",
-                  c, c * v->col, v->y0 + 1, v->col, v->axis_h - 2, c);
-    esc(b, g->ops[c].name);
-    if (g->reordered) mp_buf_printf(b, " (model op %u)", g->ops[c].model_index);
-    mp_buf_puts(b, "</title>");
-    if (v->names) {
-      mp_buf_printf(b,
-                    "<text class=\"xlab%s\" transform=\"translate(%.2f,%.2f) rotate(-90)\" "
-                    "text-anchor=\"end\">%u ",
-                    peak ? " peak" : "", cx + 3.5, v->y0 + 6, c);
-      esc_label(b, g->ops[c].name, r->op_label);
-      mp_buf_puts(b, "</text>");
-    } else if (c % every == 0) {
-      mp_buf_printf(b,
-                    "<line class=\"tick\" x1=\"%.2f\" x2=\"%.2f\" y1=\"%.2f\" y2=\"%.2f\"/>"
-                    "<text class=\"xlab%s\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">%u"
-                    "</text>",
-                    cx, cx, v->y0, v->y0 + 4, peak ? " peak" : "", cx, v->y0 + 15, c);
-    } else if (peak) {
-      mp_buf_printf(b,
-                    "<text class=\"xlab peak\" x=\"%.2f\" y=\"%.2f\" "
-                    "text-anchor=\"middle\">\xE2\x96\xB2</text>",
-                    cx, v->y0 + 30);
-    }
-    mp_buf_puts(b, "</g>\n");
-  }
-}
-
-/* The labels of the marker lines, outside the scrolling plot at the right,
- * pushed apart when they would overlap. */
-static void put_line_labels(mp_buf *b, const view *v) {
-  char s[32];
-  yline ln[4];
-  int n = ylines(v, ln), order[4];
-  double at[4], pos[4];
-  for (int i = 0; i < n; i++) {
-    order[i] = i;
-    at[i] = ln[i].offscale ? PLOT_TOP + 4 : ypx(v, ln[i].bytes);
-  }
-  for (int i = 1; i < n; i++) /* insertion sort by y */
-    for (int j = i; j > 0 && at[order[j]] < at[order[j - 1]]; j--) {
-      int tmp = order[j];
-      order[j] = order[j - 1];
-      order[j - 1] = tmp;
-    }
-  mp_buf_printf(b, "<svg class=\"lines\" width=\"%d\" height=\"%.0f\">", LABELS_W, v->svg_h);
-  for (int k = 0; k < n; k++) {
-    const yline *l = &ln[order[k]];
-    double y = at[order[k]];
-    pos[k] = k > 0 && y < pos[k - 1] + 13 ? pos[k - 1] + 13 : y;
-    mp_buf_printf(b, "<line class=\"%s\" x1=\"0\" x2=\"10\" y1=\"%.2f\" y2=\"%.2f\"/>", l->cls, y,
-                  y);
-    mp_buf_printf(b, "<text class=\"t-%s\" x=\"14\" y=\"%.2f\">%s%s %s%s</text>", l->cls,
-                  pos[k] + 4, l->offscale ? "\xE2\x86\x91 " : "", l->what,
-                  hb(s, sizeof s, l->bytes), l->offscale ? " (off scale)" : "");
-  }
-  mp_buf_puts(b, "</svg>\n");
-}
-
-/* One sentence under a scratch chart: where the high-water mark and the
- * live-bytes peak (the lower bound) are reached. */
-static void put_peak_note(report *r, const view *v) {
-  mp_buf *b = r->b;
-  const mp_graph *g = r->g;
-  uint32_t nc = r->n_cols, first = nc, last = 0, count = 0, lbop = nc;
-  char s[32];
-  if (!v->scratch || v->hw == 0 || g->n_ops == 0) return;
-  for (uint32_t c = 0; c < nc; c++) {
-    if (is_peak(v, c)) {
-      if (first == nc) first = c;
-      last = c;
-      count++;
-    }
-    if (lbop == nc && v->live[c] == v->a->lower_bound) lbop = c;
-  }
-  if (first == nc) return;
-  mp_buf_printf(b, "<p class=\"note peak-note\">High-water mark %s reached at op %u (",
-                hb(s, sizeof s, v->hw), first);
-  esc(b, g->ops[first].name);
-  mp_buf_puts(b, ")");
-  if (count > 1)
-    mp_buf_printf(b, " and %u more op%s up to op %u", count - 1, count == 2 ? "" : "s", last);
-  mp_buf_puts(b, ".");
-  if (lbop < nc) {
-    mp_buf_printf(b, " Live bytes peak (the lower bound, %s) at op %u (",
-                  hb(s, sizeof s, v->a->lower_bound), lbop);
-    esc(b, g->ops[lbop].name);
-    mp_buf_puts(b, ").");
-  }
-  mp_buf_puts(b, "</p>\n");
-  /* memory.patch: what runs tile by tile, as the summary says it */
-  if (g->patch && v->a->role == MP_ROLE_SCRATCH) {
-    mp_buf text;
-    mp_buf_init(&text);
-    emit_patch_summary(&text, r->p);
-    if (text.data && text.len) {
-      mp_buf_puts(b, "<p class=\"note\">");
-      esc_n(b, text.data, text.len);
-      mp_buf_puts(b, "</p>\n");
-    }
-    mp_buf_free(&text);
-  }
-}
-
-/* The section of arena ai: head, y axis | scrolling plot | line labels,
- * and the peak note.  The plot carries its scale as data attributes. */
-static void put_arena(report *r, uint32_t ai) {
-  mp_buf *b = r->b;
-  view v;
-  if (!view_init(r, ai, &v)) {
-    b->failed = true;
-    return;
-  }
-  const mp_arena *a = v.a;
-  put_arena_head(r, &v);
-  mp_buf_puts(b, "<div class=\"chart\">\n");
-  put_yaxis(b, &v);
-  mp_buf_printf(b,
-                "<div class=\"scroll\"><svg class=\"plot\" width=\"%.0f\" height=\"%.0f\" "
-                "data-arena=\"%u\" data-role=\"%s\" data-memory=\"%s\" data-x0=\"0\" "
-                "data-y0=\"%.0f\" data-plot-height=\"%.0f\" data-ymax=\"%llu\" "
-                "data-scale=\"%.9g\" data-col-width=\"%.4f\" data-ops=\"%u\" "
-                "data-size=\"%llu\" data-used=\"%llu\" data-lower-bound=\"%llu\" "
-                "data-budget=\"%llu\" data-slots=\"%u\">\n",
-                v.width, v.svg_h, ai, mp_role_name(a->role), mp_platform_memory_name(&r->p->platform, a->memory), v.y0, v.h,
-                (unsigned long long)v.ymax, v.h / (double)v.ymax, v.col, r->g->n_ops,
-                (unsigned long long)a->total_size, (unsigned long long)a->used,
-                (unsigned long long)a->lower_bound, (unsigned long long)v.budget, a->n_tensors);
-  put_columns(r, &v);
-  put_slots(r, &v);
-  put_live(b, r, &v);
-  put_lines(b, &v);
-  put_xaxis(r, &v);
-  mp_buf_puts(b, "</svg></div>\n");
-  put_line_labels(b, &v);
-  mp_buf_puts(b, "</div>\n");
-  put_peak_note(r, &v);
-  mp_buf_puts(b, "</section>\n");
-  view_free(&v);
 }
 
 /* ---- tensor table -------------------------------------------------------- */
@@ -1392,18 +437,18 @@ static void put_table(report *r) {
                   "<tr data-tensor=\"%u\" data-arena=\"%u\"><td class=\"n\" data-v=\"%u\">%u"
                   "</td><td class=\"name mono\" title=\"",
                   t, a->arena, t, t);
-    esc(b, x->name);
+    report_esc(b, x->name);
     mp_buf_puts(b, "\">");
     /* a converter's long scoped name, shortened in the middle (its
      * start and its layer stay; the title has it whole) so that every
      * column shows at 1400 px */
     char nb[64];
-    esc(b, mp_name_middle(x->name, 48, nb, sizeof nb));
+    report_esc(b, mp_name_middle(x->name, 48, nb, sizeof nb));
     mp_buf_printf(b,
                   "</td><td data-v=\"%d%s\"><span class=\"sw\" style=\"background:%s\">"
                   "</span>%s",
-                  (int)a->binding.role, KINDS[k].cls, KINDS[k].fill, mp_role_name(a->binding.role));
-    if (KINDS[k].note[0]) mp_buf_printf(b, " <span class=\"note\">(%s)</span>", KINDS[k].note);
+                  (int)a->binding.role, report_kinds[k].cls, report_kinds[k].fill, mp_role_name(a->binding.role));
+    if (report_kinds[k].note[0]) mp_buf_printf(b, " <span class=\"note\">(%s)</span>", report_kinds[k].note);
     mp_buf_printf(b, "</td><td>%s", mp_platform_memory_name(&r->p->platform, a->memory));
     if (a->binding.source_memory != a->memory)
       mp_buf_printf(b, " &larr; %s", mp_platform_memory_name(&r->p->platform, a->binding.source_memory));
@@ -1411,7 +456,7 @@ static void put_table(report *r) {
                   (unsigned long long)a->offset, (unsigned long long)a->offset);
     mp_buf_printf(b, "<td class=\"n\" data-v=\"%llu\" title=\"%llu B\">%s</td>",
                   (unsigned long long)a->size, (unsigned long long)a->size,
-                  hb(s1, sizeof s1, a->size));
+                  report_hb(s1, sizeof s1, a->size));
     if (a->binding.role == MP_ROLE_SCRATCH) {
       const mp_lifetime *lt = a->alias_of >= 0 ? &x->lifetime : &p->lifetimes[t];
       mp_buf_printf(b, "<td class=\"n\" data-v=\"%d\">[%d, %d]</td>", lt->start_op, lt->start_op,
@@ -1423,12 +468,12 @@ static void put_table(report *r) {
       mp_buf_printf(b, "<td class=\"n\" data-v=\"%d\">#%d</td>", a->alias_of, a->alias_of);
     else
       mp_buf_puts(b, "<td class=\"n\" data-v=\"-1\"></td>");
-    shape_str(x, sh, sizeof sh);
+    report_shape_str(x, sh, sizeof sh);
     mp_buf_puts(b, "<td class=\"mono\">");
-    esc(b, sh);
+    report_esc(b, sh);
     char why[256];
     mp_buf_puts(b, "</td><td class=\"why\">");
-    esc(b, mp_reason_text(&r->p->platform, &a->reason, a->alias_of, why, sizeof why));
+    report_esc(b, mp_reason_text(&r->p->platform, &a->reason, a->alias_of, why, sizeof why));
     mp_buf_puts(b, "</td></tr>\n");
   }
   mp_buf_puts(b, "</tbody></table></div>\n</section>\n");
@@ -1456,14 +501,14 @@ mp_status mp_report_html_module(const mp_plan *p, const char *prefix,
   r.b = &b;
   r.kinds = calloc(p->n_allocs ? p->n_allocs : 1, sizeof *r.kinds);
   if (!r.kinds) return MP_ERR_NOMEM;
-  compute_kinds(&r);
+  report_compute_kinds(&r);
   r.n_cols = r.g->n_ops ? r.g->n_ops : 1;
   r.col_w = PLOT_TARGET_W / r.n_cols;
   if (r.col_w < COL_MIN) r.col_w = COL_MIN;
   if (r.col_w > COL_MAX) r.col_w = COL_MAX;
   size_t digits = (size_t)snprintf(NULL, 0, "%u", r.n_cols - 1);
   for (uint32_t o = 0; o < r.g->n_ops; o++) {
-    size_t n = u8_count(r.g->ops[o].name, strlen(r.g->ops[o].name));
+    size_t n = report_u8_count(r.g->ops[o].name, strlen(r.g->ops[o].name));
     if (n > r.op_label) r.op_label = (uint32_t)n;
   }
   if (r.op_label > OP_LABEL_MAX) r.op_label = OP_LABEL_MAX;
@@ -1473,7 +518,7 @@ mp_status mp_report_html_module(const mp_plan *p, const char *prefix,
                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                   "<meta name=\"generator\" content=\"memplan " MP_VERSION "\">\n"
                   "<title>memplan report: ");
-  esc(&b, mp_model_file_name(r.g->model));
+  report_esc(&b, mp_model_file_name(r.g->model));
   mp_buf_printf(&b,
                 "</title>\n<style>\n%s</style>\n</head>\n<body data-plan-hash="
                 "\"0x%016llx\">\n",
@@ -1487,10 +532,10 @@ mp_status mp_report_html_module(const mp_plan *p, const char *prefix,
                   "<p class=\"note\">x: operator index in execution order; y: byte offset in the "
                   "arena. Hover a slot or a column for details; click a slot to highlight it "
                   "and its table row.</p>\n");
-  put_legend(&b, p->in_place);
+  report_put_legend(&b, p->in_place);
   mp_buf_puts(&b, "</section>\n");
   for (uint32_t i = 0; i < p->n_arenas; i++)
-    put_arena(&r, i);
+    report_put_arena(&r, i);
   put_table(&r);
   mp_buf_printf(&b, "</main>\n<div id=\"tip\"></div>\n<script>\n%s</script>\n</body>\n</html>\n",
                 JS);
@@ -1511,3 +556,4 @@ mp_status mp_report_html_write(const mp_plan *p, const char *prefix, const char 
   free(html);
   return st;
 }
+
