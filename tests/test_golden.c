@@ -309,6 +309,8 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
     return mpk_batch_matmul_s8(&p->batch_matmul, a[0], a[1], a[2], scratch);
   case MP_K_BATCH_MATMUL_F32:
     return mpk_batch_matmul_f32(&p->batch_matmul, a[0], a[1], a[2], scratch);
+  case MP_K_BATCH_MATMUL_S16:
+    return mpk_batch_matmul_s16(&p->batch_matmul, a[0], a[1], a[2], scratch);
   case MP_K_SVDF_F32:
     return mpk_svdf_f32(&p->svdf_f32, a[0], a[1], a[2], a[3], a[4], a[5], scratch);
   case MP_K_LSTM_F32:
@@ -957,7 +959,8 @@ static size_t params_size(mp_kernel k) {
   case MP_K_FULLY_CONNECTED_S16:
   case MP_K_FULLY_CONNECTED_S16_FAST: return sizeof(mpk_fc_s8_params);
   case MP_K_BATCH_MATMUL_S8:
-  case MP_K_BATCH_MATMUL_F32: return sizeof(mpk_batch_matmul_params);
+  case MP_K_BATCH_MATMUL_F32:
+  case MP_K_BATCH_MATMUL_S16: return sizeof(mpk_batch_matmul_params);
   case MP_K_SVDF_F32: return sizeof(mpk_svdf_f32_params);
   case MP_K_LSTM_F32: return sizeof(mpk_lstm_f32_params);
   case MP_K_SIGNAL_WINDOW: return sizeof(mpk_signal_window_params);

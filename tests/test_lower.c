@@ -52,7 +52,9 @@ enum {
   PADV2 = 60,
   QUANTIZE = 114,
   SHAPE_OP = 77,
+  BATCH_MATMUL_OP = 126,
 };
+enum { OPT_BATCH_MATMUL = 101 };
 
 /* ------------------------------------------------------------------------ */
 /* Building small models                                                    */
@@ -1107,6 +1109,101 @@ static void reshape_of_a_constant_is_a_copy(void **state) {
   drop(&b);
 }
 
+/* int16 BATCH_MATMUL has no case in the conformance corpus, so its
+ * arithmetic is checked against the 16x8 FULLY_CONNECTED, which matches
+ * TFLM's outputs there: lhs [3, K] times rhs [4, K] with adj_y is the
+ * FULLY_CONNECTED of input [3, K] and weights [4, K] when the rhs values
+ * fit in int8, bit for bit.  Row 0 of both is all at the top of its range,
+ * so its sums need more than 32 bits (an int32 accumulator would wrap and
+ * give -32768 where the result saturates at 32767). */
+enum { BMM_K = 700 };
+static void bmm16_models(built *bmm, built *fc, int16_t *lhs, int16_t *rhs16, int8_t *rhs8) {
+  uint32_t seed = 12345u;
+  for (int i = 0; i < 3 * BMM_K; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    lhs[i] = i < BMM_K ? 32767 : (int16_t)(seed >> 16);
+  }
+  for (int i = 0; i < 4 * BMM_K; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    rhs8[i] = i < BMM_K ? 127 : (int8_t)((int32_t)((seed >> 16) % 255u) - 127);
+    rhs16[i] = rhs8[i];
+  }
+  for (int k = 0; k < 2; k++) {
+    bool is_fc = k == 1;
+    mp_tfw *w = mp_tfw_new();
+    int32_t in = add_tensor(w, &(spec){.name = "lhs", .dtype = MP_DTYPE_INT16, .rank = 2,
+                                       .shape = {3, BMM_K}, .n_scale = 1, .scale = {3e-4f}});
+    int32_t r = add_tensor(w, &(spec){.name = "rhs", .dtype = is_fc ? MP_DTYPE_INT8 : MP_DTYPE_INT16,
+                                      .rank = 2, .shape = {4, BMM_K}, .n_scale = 1,
+                                      .scale = {0.01f}, .data = is_fc ? (const void *)rhs8 : rhs16,
+                                      .bytes = is_fc ? 4u * BMM_K : 8u * BMM_K});
+    int32_t out = add_tensor(w, &(spec){.name = "out", .dtype = MP_DTYPE_INT16, .rank = 2,
+                                        .shape = {3, 4}, .n_scale = 1, .scale = {0.01f}});
+    if (is_fc) {
+      mp_tfw_option o[] = {i8opt(0, 0)};
+      add_op(w, FULLY_CONNECTED, 3, (const int32_t[]){in, r, -1}, out, MP_TFW_OPT_FULLY_CONNECTED,
+             1, o);
+    } else {
+      mp_tfw_option o[] = {{.field = 1, .type = MP_TFW_BOOL, .i = 1}}; /* adj_y */
+      add_op(w, BATCH_MATMUL_OP, 2, (const int32_t[]){in, r}, out, OPT_BATCH_MATMUL, 1, o);
+    }
+    finish(w, 1, &in, 1, &out, is_fc ? fc : bmm);
+  }
+}
+
+static void int16_batch_matmul_matches_the_16x8_fully_connected(void **state) {
+  (void)state;
+  static int16_t lhs[3 * BMM_K], rhs16[4 * BMM_K];
+  static int8_t rhs8[4 * BMM_K];
+  built bmm, fc;
+  bmm16_models(&bmm, &fc, lhs, rhs16, rhs8);
+  mp_lowered_op lb, lf;
+  lower0(&bmm, &lb);
+  lower0(&fc, &lf);
+  assert_true(lb.supported);
+  assert_int_equal(lb.kernel, MP_K_BATCH_MATMUL_S16);
+  assert_string_equal(lb.fn, "mpk_batch_matmul_s16");
+  assert_string_equal(lb.args[0].ctype, "const int16_t *");
+  assert_string_equal(lb.args[2].ctype, "int16_t *");
+  assert_int_equal(lf.kernel, MP_K_FULLY_CONNECTED_S16);
+  int16_t yb[12], yf[12];
+  memset(yb, 0x5a, sizeof yb);
+  memset(yf, 0xa5, sizeof yf);
+  assert_int_equal(mpk_batch_matmul_s16(&lb.params.batch_matmul, lhs, rhs16, yb, NULL), MPK_OK);
+  assert_int_equal(lf.scratch_bytes, 0);
+  assert_int_equal(mpk_fully_connected_s16(&lf.params.fc_s8, lhs, rhs8, NULL, yf, NULL), MPK_OK);
+  assert_memory_equal(yb, yf, sizeof yb);
+  assert_int_equal(yb[0], 32767); /* row 0: 700 * 32767 * 127 > 2^31 */
+  int distinct = 0; /* the other rows are not all saturated */
+  for (int i = 4; i < 12; i++) distinct += yb[i] != 32767 && yb[i] != -32768;
+  assert_true(distinct >= 4);
+  mp_lower_free(&lb);
+  mp_lower_free(&lf);
+  drop(&bmm);
+  drop(&fc);
+}
+
+/* int16 BATCH_MATMUL with a non-zero zero point: TFLM refuses it, and so
+ * does the lowering, naming them. */
+static void int16_batch_matmul_needs_zero_points_0(void **state) {
+  (void)state;
+  mp_tfw *w = mp_tfw_new();
+  int32_t a = add_tensor(w, &(spec){.name = "a", .dtype = MP_DTYPE_INT16, .rank = 2,
+                                    .shape = {2, 3}, .n_scale = 1, .scale = {0.5f}, .zp = 4});
+  int32_t bb = add_tensor(w, &(spec){.name = "b", .dtype = MP_DTYPE_INT16, .rank = 2,
+                                     .shape = {3, 2}, .n_scale = 1, .scale = {0.5f}});
+  int32_t out = add_tensor(w, &(spec){.name = "o", .dtype = MP_DTYPE_INT16, .rank = 2,
+                                      .shape = {2, 2}, .n_scale = 1, .scale = {0.5f}});
+  add_op(w, BATCH_MATMUL_OP, 2, (const int32_t[]){a, bb}, out, 0, 0, NULL);
+  built b;
+  finish(w, 2, (const int32_t[]){a, bb}, 1, &out, &b);
+  mp_lowered_op lo;
+  lower0(&b, &lo);
+  assert_false(lo.supported);
+  assert_non_null(strstr(lo.reason, "int16 zero points 4, 0 and 0"));
+  drop(&b);
+}
+
 /* A SHAPE of input shape `in` into an output of type out_dtype and
  * `out_n` elements, the output a graph output (so nothing folds it). */
 static void shape_model(built *b, uint32_t in_rank, const int32_t *in_shape, int32_t out_dtype,
@@ -1516,6 +1613,8 @@ int main(void) {
       cmocka_unit_test(kernels_prepare_lists_every_unsupported_op_or_warns_when_allowed),
       cmocka_unit_test(pad_and_transpose_and_concat_lower_to_byte_movers),
       cmocka_unit_test(reshape_of_a_constant_is_a_copy),
+      cmocka_unit_test(int16_batch_matmul_matches_the_16x8_fully_connected),
+      cmocka_unit_test(int16_batch_matmul_needs_zero_points_0),
       cmocka_unit_test(shape_into_a_graph_output_runs_a_kernel),
       cmocka_unit_test(shape_inside_the_graph_folds_through_its_kernel),
       cmocka_unit_test(check_all_lists_every_unsupported_operator),

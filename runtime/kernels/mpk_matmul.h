@@ -1,6 +1,6 @@
 /*
  * mpk_matmul.h — BATCH_MATMUL's part of the kernel ABI (mpk.h includes
- * it): int8 and float32, with adj_x / adj_y and broadcast batch
+ * it): int8, int16 and float32, with adj_x / adj_y and broadcast batch
  * dimensions.
  */
 #ifndef MPK_MATMUL_H
@@ -13,7 +13,9 @@
  * (stored [cols, depth] when adj_y) into out [rows, cols]; lhs_strides /
  * rhs_strides step whole matrices per batch dimension (0 where that
  * operand is broadcast).  int8: acc = sum (lhs + lhs_offset) * (rhs +
- * rhs_offset), out = clamp(mbqm(acc) + output_offset). */
+ * rhs_offset), out = clamp(mbqm(acc) + output_offset).  int16: the same
+ * with an int64 accumulator and the 16x8 kernels' int64 requantisation;
+ * TFLite requires the offsets to be 0 there. */
 typedef struct mpk_batch_matmul_params {
   int32_t batch_dims[MPK_MAX_DIMS];
   int32_t lhs_strides[MPK_MAX_DIMS], rhs_strides[MPK_MAX_DIMS];
@@ -24,6 +26,8 @@ typedef struct mpk_batch_matmul_params {
 
 MPK_API int32_t mpk_batch_matmul_s8(const mpk_batch_matmul_params *p, const int8_t *lhs,
                                     const int8_t *rhs, int8_t *output, void *scratch);
+MPK_API int32_t mpk_batch_matmul_s16(const mpk_batch_matmul_params *p, const int16_t *lhs,
+                                     const int16_t *rhs, int16_t *output, void *scratch);
 MPK_API int32_t mpk_batch_matmul_f32(const mpk_batch_matmul_params *p, const float *lhs,
                                      const float *rhs, float *output, void *scratch);
 

@@ -116,6 +116,7 @@ typedef enum mp_kernel {
   MP_K_SIGNAL_FILTER_BANK_LOG,
   /* SHAPE that is not folded (its output is a graph output) */
   MP_K_SHAPE,
+  MP_K_BATCH_MATMUL_S16,
   MP_K_COUNT
 } mp_kernel;
 
@@ -164,7 +165,7 @@ typedef union mp_kparams {
   mpk_reduce_params reduce;
   mpk_arg_max_params arg_max;
   mpk_transpose_conv_params transpose_conv; /* transpose_conv_s8 / _s16 / _f32 */
-  mpk_batch_matmul_params batch_matmul;     /* batch_matmul_s8 / _f32 */
+  mpk_batch_matmul_params batch_matmul;     /* batch_matmul_s8 / _s16 / _f32 */
   mpk_signal_window_params signal_window;
   mpk_signal_fft_auto_scale_params signal_fft_auto_scale;
   mpk_signal_rfft_params signal_rfft;

@@ -1,13 +1,15 @@
 /*
- * lower_matmul.c — lowering of BATCH_MATMUL (int8, float32) onto
+ * matmul.c — lowering of BATCH_MATMUL (int8, int16, float32) onto
  * runtime/kernels/ref/mpk_matmul.c.
  *
  * Batch dimensions broadcast as TensorFlow Lite Micro's Prepare allows
  * (equal, or 1 on one side; ranks 2 to 5, the shorter operand extended
  * with leading 1s); the int8 multiplier is GetQuantizedConvolution-
- * Multipler's (the scale product in float).
+ * Multipler's (the scale product in float), and so is int16's, whose
+ * zero points TensorFlow Lite Micro requires to be 0.
  *
- * Not here: int16 BATCH_MATMUL.
+ * Not here: hybrid (float with int8 operands) and int32 outputs, which
+ * TensorFlow Lite Micro refuses too.
  */
 #include "lower/common.h"
 #include "lower/families.h"
@@ -87,19 +89,33 @@ mp_status mp_lower_batch_matmul(mp_lower_ctx *c) {
     mp_lower_add_arg(c, out, true, "float *");
     return MP_OK;
   }
-  if (dt != MP_DTYPE_INT8 || dtype(c, rhs) != dt || dtype(c, out) != dt)
-    return mp_lower_unsupported(c, "inputs %s and %s, output %s (supported: int8, float32)",
+  bool wide = dt == MP_DTYPE_INT16;
+  if ((dt != MP_DTYPE_INT8 && !wide) || dtype(c, rhs) != dt || dtype(c, out) != dt)
+    return mp_lower_unsupported(c,
+                                "inputs %s and %s, output %s (supported: int8, int16, float32)",
                                 mp_dtype_name(dt), mp_dtype_name(dtype(c, rhs)),
                                 mp_dtype_name(dtype(c, out)));
   float sl, sr, so;
   int32_t zl, zr, zo;
   if (!quant(c, lhs, &sl, &zl) || !quant(c, rhs, &sr, &zr) || !quant(c, out, &so, &zo))
-    return mp_lower_unsupported(c, "int8 tensors without quantisation parameters");
+    return mp_lower_unsupported(c, "%s tensors without quantisation parameters",
+                                mp_dtype_name(dt));
+  if (wide && (zl != 0 || zr != 0 || zo != 0))
+    return mp_lower_unsupported(c, "int16 zero points %d, %d and %d (TensorFlow Lite Micro "
+                                   "requires 0)",
+                                (int)zl, (int)zr, (int)zo);
   float product = sl * sr;
   mp_lower_quantize_multiplier(c, (double)product / (double)so, &p->multiplier, &p->shift);
   p->lhs_offset = -zl;
   p->rhs_offset = -zr;
   p->output_offset = zo;
+  if (wide) {
+    mp_lower_set_kernel(c, MP_K_BATCH_MATMUL_S16);
+    mp_lower_add_arg(c, lhs, false, "const int16_t *");
+    mp_lower_add_arg(c, rhs, false, "const int16_t *");
+    mp_lower_add_arg(c, out, true, "int16_t *");
+    return MP_OK;
+  }
   mp_lower_set_kernel(c, MP_K_BATCH_MATMUL_S8);
   mp_lower_add_arg(c, lhs, false, "const int8_t *");
   mp_lower_add_arg(c, rhs, false, "const int8_t *");

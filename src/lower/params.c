@@ -47,6 +47,8 @@ static const kinfo kinfos[MP_K_COUNT] = {
                               mp_lower_batch_matmul_fields},
     [MP_K_BATCH_MATMUL_F32] = {"mpk_batch_matmul_f32", NULL, "mpk_batch_matmul_params",
                                mp_lower_batch_matmul_fields},
+    [MP_K_BATCH_MATMUL_S16] = {"mpk_batch_matmul_s16", NULL, "mpk_batch_matmul_params",
+                               mp_lower_batch_matmul_fields},
     [MP_K_AVG_POOL2D_S8] = {"mpk_avg_pool2d_s8", NULL, "mpk_pool_s8_params", mp_lower_pool_s8_fields},
     [MP_K_AVG_POOL2D_F32] = {"mpk_avg_pool2d_f32", NULL, "mpk_pool_f32_params", mp_lower_pool_f32_fields},
     [MP_K_MAX_POOL2D_S8] = {"mpk_max_pool2d_s8", NULL, "mpk_pool_s8_params", mp_lower_pool_s8_fields},

@@ -1,7 +1,8 @@
 /*
- * mpk_matmul.c — BATCH_MATMUL, int8 and float32, in TFLite Micro's
- * reference order: each output element sums over the depth in increasing
- * order; the int8 sum is requantised once.
+ * mpk_matmul.c — BATCH_MATMUL, int8, int16 and float32, in TFLite
+ * Micro's reference order: each output element sums over the depth in
+ * increasing order; the integer sum (int32 for int8, int64 for int16) is
+ * requantised once.
  */
 #include "mpk.h"
 #include "mpk_fixed.h"
@@ -63,6 +64,19 @@ MPK_API int32_t mpk_batch_matmul_s8(const mpk_batch_matmul_params *p, const int8
   MATMUL_WALK(p, int8_t, int32_t, PRODUCT_S8, STORE_S8)
 #undef PRODUCT_S8
 #undef STORE_S8
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_batch_matmul_s16(const mpk_batch_matmul_params *p, const int16_t *lhs,
+                                     const int16_t *rhs, int16_t *output, void *scratch) {
+  (void)scratch;
+#define PRODUCT_S16(x, y) ((int64_t)(x) + p->lhs_offset) * ((int64_t)(y) + p->rhs_offset)
+#define STORE_S16(acc)                                                                             \
+  ((int16_t)mpk_clamp_i32(mpk_mbqm64(acc, p->multiplier, p->shift) + p->output_offset, -32768,     \
+                          32767))
+  MATMUL_WALK(p, int16_t, int64_t, PRODUCT_S16, STORE_S16)
+#undef PRODUCT_S16
+#undef STORE_S16
   return MPK_OK;
 }
 
