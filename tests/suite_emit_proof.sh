@@ -98,7 +98,7 @@ fi
 gen_rc=0
 "$OUT/proof_gen" "$OUT" --models "$MODELS" --golden "$GOLDEN" --example examples/kws/kws.tflite \
   "${FILTER_ARGS[@]}" > "$OUT/gen.log" 2>&1 || gen_rc=$?
-grep -E '^(NOTICE|FAIL|skip|proof_gen|golden)' "$OUT/gen.log"
+grep -E '^(NOTICE|FAIL|skip|proof_gen|golden|patch)' "$OUT/gen.log"
 # judged by its exit status too: a sanitizer report at exit is a failure
 # however the result lines read
 [ "$gen_rc" = 0 ] || { tail -n 30 "$OUT/gen.log"; echo "FAIL: module generation exited $gen_rc"; exit 1; }
@@ -111,7 +111,8 @@ n_planners=$(sed -n 's/^proof_gen: .*, \([0-9]*\) planners,.*/\1/p' "$OUT/gen.lo
 # module.target cortex-m55 (first planner, cold, staged and in place)
 if [ -d "$MODELS" ] && [ -d "$GOLDEN" ] && [ -z "${EMIT_PROOF_FILTER:-}" ]; then
   want=$(for d in "$GOLDEN"/*/; do m=$(basename "$d"); [ -f "$MODELS/$m.tflite" ] || continue
-           echo "$m: $((3 * n_planners + 3)) modules"; done)
+           extra=$(grep -c "^patch $m: " "$OUT/gen.log" || true)
+           echo "$m: $((3 * n_planners + 3 + extra)) modules"; done)
   got=$(sed -n 's/^golden \(.*\)$/\1/p' "$OUT/gen.log" | sort)
   [ "$want" = "$got" ] || { printf 'FAIL: golden models\nwant:\n%s\ngot:\n%s\n' "$want" "$got"; exit 1; }
 fi

@@ -251,6 +251,8 @@ void golden_op_finished(const golden_module *m, uint32_t op) {
     uint32_t row = 0, stride = 0;
     if (m->tensor_rows) m->tensor_rows((uint32_t)t, &row, &stride);
     char what[160];
+    if (!got && o.is_view) continue; /* a no-op that writes nothing: a folded PAD, or an
+                                         operator a patched stage runs tile by tile */
     if (!got) {
       snprintf(what, sizeof what, "it has no storage");
     } else if (differs(want, got, row, stride, what, sizeof what) < 0) {

@@ -1277,6 +1277,27 @@ static void model_modules(const char *name, mp_model *m, bool broken) {
     g = inplace_graph(name, m, MP_TARGET_CORTEX_M55);
     one_module(name, g, mp_planner_at(0), C_INPLACE, false, gmodel);
     mp_graph_free(&g);
+    /* memory.patch auto: when it runs a stage of the model tile by tile,
+     * the patched graph's modules (first planner, in place; generic and
+     * cortex-m55), probed and run against TFLM */
+    for (int k = 0; k < 2; k++) {
+      mp_graph *base = inplace_graph(name, m, k ? MP_TARGET_CORTEX_M55 : MP_TARGET_GENERIC);
+      mp_graph *pg = NULL;
+      mp_platform pf;
+      cfg pc;
+      if (!mp_platform_builtin("apollo510_evb", &pf)) die("no apollo510_evb platform");
+      make_config(&pc, C_INPLACE, mp_planner_at(0), base, 0);
+      if (mp_patch_search(base, &pf, &pc.a, true, &pg) != MP_OK) die("%s: mp_patch_search", name);
+      if (pg) {
+        char nm[96];
+        snprintf(nm, sizeof nm, "%s_patch", name);
+        one_module(nm, pg, mp_planner_at(0), C_INPLACE, false, gmodel);
+        printf("patch %s: %s\n", name, mp_target_name(pg->target));
+      }
+      mp_graph_free(&pg);
+      cfg_free(&pc);
+      mp_graph_free(&base);
+    }
     printf("golden %s: %u modules\n", name, (unsigned)gmodels[gmodel].n_modules);
   }
 }
