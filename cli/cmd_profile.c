@@ -9,7 +9,10 @@
  * inputs (pseudo-random, or the files given) and prints, per operator, the
  * kernel it runs, its instructions and its share of the run; then the
  * total, the image's code, read-only and RAM sizes and the stack's
- * high-water mark.  --json prints the same as one JSON object.
+ * high-water mark.  --json prints the same as one JSON object.  When the
+ * module runs a patched stage (memory.patch), the same profile runs again
+ * with memory.patch off and the stage's and the run's instructions are
+ * printed against the unpatched module's: the halos' cost.
  *
  * The figures are instructions, not cycles: QEMU's -icount counts one per
  * instruction whatever it costs on silicon.  On hardware the module's
@@ -83,6 +86,88 @@ static int run(char *const argv[], const char *log) {
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Run argv with stdout to `out` and stderr to `err` (both truncated). */
+static int run_split(char *const argv[], const char *out, const char *err) {
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fo < 0 || fe < 0) _exit(127);
+    dup2(fo, 1);
+    dup2(fe, 2);
+    close(fo);
+    close(fe);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A patched stage's cost: the same profile with memory.patch off (this
+ * program again, as a child, with --json), against the patched run.  The
+ * operators keep their indices (a stage only makes its later operators
+ * no-ops), so the stage's operators are summed in both runs. */
+typedef struct halo_cost {
+  bool have;
+  long long first, last, rows, cols;
+  double extra_macs_percent;
+  unsigned long long stage, base_stage, base_run;
+} halo_cost;
+
+static bool profile_unpatched(int argc, char **argv, const char *dir, const json_t *patch,
+                              halo_cost *h) {
+  char **a = calloc((size_t)argc + 8, sizeof *a);
+  if (!a) return false;
+  int n = 0;
+  a[n++] = "/proc/self/exe";
+  a[n++] = "profile";
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) continue;
+    if (!strcmp(argv[i], "--keep")) {
+      i++;
+      continue;
+    }
+    if ((!strcmp(argv[i], "--memory.patch") || !strcmp(argv[i], "--memory-patch")) &&
+        i + 1 < argc) {
+      i++;
+      continue;
+    }
+    if (!strncmp(argv[i], "--memory.patch=", 15)) continue;
+    a[n++] = argv[i];
+  }
+  a[n++] = "--memory.patch";
+  a[n++] = "off";
+  a[n++] = "--json";
+  a[n] = NULL;
+  char out[2 * PATH_MAX], err[2 * PATH_MAX];
+  (void)fmt_path(out, sizeof out, "%s/unpatched.json", dir);
+  (void)fmt_path(err, sizeof err, "%s/unpatched.log", dir);
+  int rc = run_split(a, out, err);
+  free(a);
+  json_error_t je;
+  json_t *j = rc == 0 ? json_load_file(out, 0, &je) : NULL;
+  if (!j) return false;
+  h->first = json_integer_value(json_object_get(patch, "first_op"));
+  h->last = json_integer_value(json_object_get(patch, "last_op"));
+  h->rows = json_integer_value(json_object_get(patch, "rows"));
+  h->cols = json_integer_value(json_object_get(patch, "cols"));
+  h->extra_macs_percent = json_number_value(json_object_get(patch, "extra_macs_percent"));
+  h->base_run = (unsigned long long)json_integer_value(json_object_get(j, "instructions_run"));
+  json_t *ops = json_object_get(j, "ops");
+  h->base_stage = 0;
+  for (size_t i = 0; i < json_array_size(ops); i++)
+    if ((long long)i >= h->first && (long long)i <= h->last)
+      h->base_stage += (unsigned long long)json_integer_value(
+          json_object_get(json_array_get(ops, i), "instructions"));
+  json_decref(j);
+  h->have = h->base_run > 0;
+  return h->have;
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
@@ -221,7 +306,9 @@ int cmd_profile(cli *c, int argc, char **argv) {
              "Builds the config's module for an emulated board with arm-none-eabi-gcc,\n"
              "runs it once on QEMU (-icount) and prints each operator's kernel,\n"
              "instructions and share, the total, the code, read-only and RAM sizes and\n"
-             "the stack's high-water mark.  Instructions, not cycles.\n\n"
+             "the stack's high-water mark.  Instructions, not cycles.  A module with a\n"
+             "patched stage (memory.patch) is profiled again with memory.patch off, and\n"
+             "the stage's and the run's instructions are compared.\n\n"
              "  --board B    %s (default mps3-an547); the module is\n"
              "               converted for the board's core unless --module.target is given\n"
              "  --input F    the bytes of graph input i (once per input, in order); default\n"
@@ -469,11 +556,26 @@ int cmd_profile(cli *c, int argc, char **argv) {
       rc = CLI_EXIT_FAIL;
     }
   }
+  halo_cost hc;
+  memset(&hc, 0, sizeof hc);
+  if (rc == CLI_EXIT_OK) {
+    /* a patched stage: the same module unpatched, for the halos' cost */
+    const json_t *patch = json_object_get(json_object_get(res, "planner"), "patch");
+    if (patch && !profile_unpatched(argc, argv, dir, patch, &hc)) {
+      fprintf(stderr, "memplan profile: the run with memory.patch off failed (log: %s/unpatched.log)\n",
+              dir);
+      keep = keep ? keep : dir;
+      rc = CLI_EXIT_FAIL;
+    }
+  }
   if (rc == CLI_EXIT_OK) {
     json_t *ops = json_object_get(res, "ops");
     size_t n_ops = json_array_size(ops);
     unsigned long long total = instr(&r, r.run), sum = 0;
     for (uint32_t i = 0; i < r.n_ops; i++) sum += instr(&r, r.op[i]);
+    if (hc.have)
+      for (uint32_t i = 0; i < r.n_ops; i++)
+        if ((long long)i >= hc.first && (long long)i <= hc.last) hc.stage += instr(&r, r.op[i]);
     json_t *jm = json_object_get(res, "model");
     const char *model_file = json_string_value(json_object_get(jm, "file"));
     if (json) {
@@ -506,6 +608,22 @@ int cmd_profile(cli *c, int argc, char **argv) {
       json_object_set_new(js, "bss", json_integer((json_int_t)sz.bss));
       json_object_set_new(o, "image_bytes", js);
       json_object_set_new(o, "stack_bytes", json_integer((json_int_t)r.stack));
+      if (hc.have) {
+        json_t *jp = json_object();
+        json_object_set_new(jp, "first_op", json_integer(hc.first));
+        json_object_set_new(jp, "last_op", json_integer(hc.last));
+        json_object_set_new(jp, "rows", json_integer(hc.rows));
+        json_object_set_new(jp, "cols", json_integer(hc.cols));
+        json_object_set_new(jp, "stage_instructions", json_integer((json_int_t)hc.stage));
+        json_object_set_new(jp, "unpatched_stage_instructions",
+                            json_integer((json_int_t)hc.base_stage));
+        json_object_set_new(jp, "unpatched_instructions_run", json_integer((json_int_t)hc.base_run));
+        json_object_set_new(jp, "extra_instructions_percent",
+                            json_real(100.0 * ((double)total - (double)hc.base_run) /
+                                      (double)hc.base_run));
+        json_object_set_new(jp, "extra_macs_percent", json_real(hc.extra_macs_percent));
+        json_object_set_new(o, "patch", jp);
+      }
       char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
       if (text) puts(text);
       free(text);
@@ -537,6 +655,19 @@ int cmd_profile(cli *c, int argc, char **argv) {
              "%llu B (.data %llu, .bss %llu: arenas included)\n",
              sz.text, sz.rodata, sz.data + sz.bss, sz.data, sz.bss);
       printf("stack     %llu B high-water mark (of %llu B reserved)\n", r.stack, r.stack_reserved);
+      if (hc.have) {
+        char s1[32], s2[32], s3[32];
+        put_thousands(s1, sizeof s1, hc.stage);
+        put_thousands(s2, sizeof s2, hc.base_stage);
+        put_thousands(s3, sizeof s3, hc.base_run);
+        printf("patch     operators %lld .. %lld tile by tile on %lld x %lld tiles: %s instructions, "
+               "against\n          %s unpatched (memory.patch off); the run %s against %s "
+               "(%+.1f %%);\n          the halos recompute %+.2f %% of the model's "
+               "multiply-accumulates\n",
+               hc.first, hc.last, hc.rows, hc.cols, s1, s2, a, s3,
+               100.0 * ((double)total - (double)hc.base_run) / (double)hc.base_run,
+               hc.extra_macs_percent);
+      }
       printf("note      instructions, not cycles: QEMU -icount counts one per instruction, with "
              "no\n          wait states or caches, and an MVE or SIMD instruction counts as one\n");
     }

@@ -1,8 +1,9 @@
 /*
  * test_patch.c — patch-based inference (memory.patch): a stage run tile by
- * tile gives the whole layers' bytes, plans below the unpatched in-place
- * plan, and the verifier refuses tiles that miss a pixel, write one twice
- * or read what their tile did not write.
+ * tile gives the whole layers' bytes (also with its output over the input
+ * rows no later tile reads), plans below the unpatched in-place plan, and
+ * the verifier refuses tiles that miss a pixel, write one twice, read what
+ * their tile did not write, or write input bytes a later tile reads.
  *
  * The tiled result is checked against the unpatched one by running the
  * reference kernels here, layer by layer on whole tensors and then tile by
@@ -119,8 +120,9 @@ static size_t bytes_of(const mp_patch_tensor *x) {
 }
 
 /* The stage of `name` whole and tiled on the same random input: equal
- * output bytes. */
-static void tiled_equals_whole(const char *name, uint32_t last, uint32_t r, uint32_t c) {
+ * output bytes.  over_input: the tiled run's output lies over its input
+ * in one buffer, as far below it as the stage's overlap contract allows. */
+static void tiled_run(const char *name, uint32_t last, uint32_t r, uint32_t c, bool over_input) {
   mp_status st;
   built b = build(name, 0, last, r, c, NULL, &st);
   assert_int_equal(st, MP_OK);
@@ -150,11 +152,26 @@ static void tiled_equals_whole(const char *name, uint32_t last, uint32_t r, uint
   }
   /* tiled: the stage input whole, the output written tile by tile over
    * garbage, each intermediate in its tile buffer */
-  size_t ny = bytes_of(&p->tensors[p->n_tensors - 1]);
-  uint8_t *out = malloc(ny), *tiles = malloc(p->scratch_bytes + 1);
-  assert_non_null(out);
+  size_t ny = bytes_of(&p->tensors[p->n_tensors - 1]), nx = bytes_of(&p->tensors[0]);
+  uint8_t *tiles = malloc(p->scratch_bytes + 1), *shared = NULL, *out, *in = whole[0];
   assert_non_null(tiles);
-  memset(out, 0xa5, ny);
+  if (over_input) {
+    /* input at base + gap, output at base: the output's first bytes below
+     * the input, the rest over it */
+    assert_true(p->has_out_gap);
+    assert_true(p->out_gap > 0 && (size_t)p->out_gap < nx);
+    size_t d = (size_t)p->out_gap, n = d + nx > ny ? d + nx : ny;
+    shared = malloc(n);
+    assert_non_null(shared);
+    memset(shared, 0xa5, n);
+    memcpy(shared + d, whole[0], nx);
+    out = shared;
+    in = shared + d;
+  } else {
+    out = malloc(ny);
+    assert_non_null(out);
+    memset(out, 0xa5, ny);
+  }
   for (uint32_t t = 0; t < p->n_tiles; t++) {
     memset(tiles, 0x5a, p->scratch_bytes + 1);
     for (uint32_t l = 0; l < p->n_layers; l++) {
@@ -166,7 +183,7 @@ static void tiled_equals_whole(const char *name, uint32_t last, uint32_t r, uint
       uint8_t *ob = l + 1 == p->n_tensors - 1 ? out : tiles + p->tensors[l + 1].offset;
       uint8_t *ib[2];
       for (uint32_t i = 0; i < ly->n_in; i++)
-        ib[i] = ly->in[i] == 0 ? whole[0] : tiles + p->tensors[ly->in[i]].offset;
+        ib[i] = ly->in[i] == 0 ? in : tiles + p->tensors[ly->in[i]].offset;
       mp_kparams q = lo[l].params;
       if (ly->window) {
         memcpy(&q, &call.geom, sizeof call.geom); /* geom leads every window params struct */
@@ -186,9 +203,14 @@ static void tiled_equals_whole(const char *name, uint32_t last, uint32_t r, uint
   for (uint32_t k = 0; k < p->n_tensors; k++) free(whole[k]);
   free(whole);
   free(lo);
-  free(out);
+  if (!shared) free(out);
+  free(shared);
   free(tiles);
   unbuild(&b);
+}
+
+static void tiled_equals_whole(const char *name, uint32_t last, uint32_t r, uint32_t c) {
+  tiled_run(name, last, r, c, false);
 }
 
 static void tiles_give_the_whole_layers_bytes_int8_edges_included(void **state) {
@@ -203,6 +225,17 @@ static void tiles_give_the_whole_layers_bytes_int8_edges_included(void **state) 
 static void tiles_give_the_whole_layers_bytes_float32(void **state) {
   (void)state;
   tiled_equals_whole("mobilenet_v2_96_035_f32", 17, 3, 2);
+}
+
+/* The stage's output written over the input rows no later tile reads:
+ * the declared gap is less than the input, and tiles run that close give
+ * the whole layers' bytes. */
+static void tiles_overwrite_input_rows_no_later_tile_reads(void **state) {
+  (void)state;
+  tiled_run("mobilenet_v2_96_035", 17, 3, 3, true);
+  tiled_run("mobilenet_v2_96_035", 31, 4, 3, true);
+  tiled_run("mobilenet_v2_96_035", 8, 7, 7, true);
+  tiled_run("mobilenet_v2_96_035_f32", 17, 3, 2, true);
 }
 
 /* ---- refusals --------------------------------------------------------------- */
@@ -303,11 +336,54 @@ static void the_verifier_refuses_a_missed_pixel_an_unwritten_read_and_a_clobbere
   unbuild(&b);
 }
 
+/* In place, the plan lays the stage's output over its input (the
+ * stage's step needs less than input + output + tile buffers), and the
+ * verifier refuses the output moved closer to the input than the tiles
+ * allow, naming the tile that would clobber a later tile's input. */
+static void the_output_lies_over_the_input_and_the_verifier_replays_the_tiles(void **state) {
+  (void)state;
+  mp_status st;
+  tu_diags d;
+  built b = build("mobilenet_v2_96_035", 0, 17, 3, 3, NULL, &st);
+  assert_int_equal(st, MP_OK);
+  const mp_patch *s = b.g->patch;
+  assert_true(s->has_out_gap);
+  uint32_t in = (uint32_t)s->tensors[0].tensor, out = (uint32_t)s->tensors[s->n_tensors - 1].tensor;
+  mp_platform pf;
+  assert_true(mp_platform_builtin("apollo510_evb", &pf));
+  mp_memory_args a = tu_args("greedy", true);
+  mp_plan *p = NULL;
+  assert_int_equal(mp_plan_build(b.g, &pf, &a, NULL, &p), MP_OK);
+  assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+  const mp_allocation *ai = &p->allocs[in], *ao = &p->allocs[out];
+  assert_int_equal(ai->arena, ao->arena);
+  assert_true(ao->offset < ai->offset + ai->size && ai->offset < ao->offset + ao->size);
+  int64_t dd = (int64_t)ai->offset - (int64_t)ao->offset;
+  assert_true(dd >= s->out_gap);
+  /* closer than the contract allows, by less than the 16-byte alignment */
+  int64_t under = (s->out_gap - 1) / 16 * 16, at = (s->out_gap + 15) / 16 * 16;
+  assert_true(s->out_gap > 0 && (int64_t)ai->offset >= at);
+  p->allocs[out].offset = (uint64_t)((int64_t)ai->offset - under);
+  p->allocs[out].binding.offset = p->allocs[out].offset;
+  tu_diags_init(&d);
+  assert_int_equal(mp_plan_verify(p, &d.sink), MP_ERR_VERIFY);
+  if (!tu_diags_has(&d, "that tile")) fail_msg("%s", d.text);
+  /* at the contract's gap, aligned, it holds */
+  p->allocs[out].offset = (uint64_t)((int64_t)ai->offset - at);
+  p->allocs[out].binding.offset = p->allocs[out].offset;
+  tu_diags_init(&d);
+  assert_int_equal(mp_plan_verify(p, &d.sink), MP_OK);
+  mp_plan_free(&p);
+  unbuild(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_patched_stage_plans_below_the_in_place_plan_and_verifies),
       cmocka_unit_test(tiles_give_the_whole_layers_bytes_int8_edges_included),
       cmocka_unit_test(tiles_give_the_whole_layers_bytes_float32),
+      cmocka_unit_test(tiles_overwrite_input_rows_no_later_tile_reads),
+      cmocka_unit_test(the_output_lies_over_the_input_and_the_verifier_replays_the_tiles),
       cmocka_unit_test(a_range_that_is_no_stage_is_refused_with_the_reason),
       cmocka_unit_test(the_verifier_refuses_a_missed_pixel_an_unwritten_read_and_a_clobbered_buffer),
   };

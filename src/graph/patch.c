@@ -20,9 +20,14 @@
  * intermediate maps need no storage, and one op-local scratch holds the
  * tile buffers (laid out by first fit over the layers that use each).
  *
- * Not done here: choosing a stage (the CLI's memory.patch auto), letting
- * finished tiles overwrite input rows no later tile reads, and redistributing
- * the receptive field; tiles recompute their halos.
+ * The stage declares an overlap contract of its own (mp_patch_output_gap):
+ * tiles run in row-major order, so its output may start below its input by
+ * as few bytes as keep every byte the finished tiles wrote under every
+ * input byte a later tile reads; in-place planning then lays the output
+ * over input rows no later tile reads.
+ *
+ * Not done here: choosing a stage (the CLI's memory.patch auto) and
+ * redistributing the receptive field; tiles recompute their halos.
  */
 #include "graph/patch.h"
 #include "graph/rewrite.h"
@@ -183,6 +188,43 @@ void mp_patch_tile_call(const mp_patch *p, uint32_t t, uint32_t l, mp_patch_call
   }
   c->out_off = ((int64_t)(out.y0 - ob.y0) * obw + (out.x0 - ob.x0)) * to->c;
   c->out_row_stride = (int64_t)obw * to->c;
+}
+
+bool mp_patch_output_gap(const mp_patch *p, int64_t *gap) {
+  *gap = 0;
+  uint32_t n = p->n_tensors, L = p->n_layers;
+  if (L == 0 || p->n_tiles < 2) return false;
+  /* a last layer that reads the stage input itself reads it while it
+   * writes: then the tile's own window counts among the rows still read */
+  bool own = false;
+  for (uint32_t i = 0; i < p->layers[L - 1].n_in; i++) own |= p->layers[L - 1].in[i] == 0;
+  if (own) return false;
+  const mp_patch_tensor *ti = &p->tensors[0], *to = &p->tensors[n - 1];
+  int64_t ib = (int64_t)ti->c * ti->elem, ob = (int64_t)to->c * to->elem;
+  int64_t *later = malloc((size_t)(p->n_tiles + 1) * sizeof *later);
+  if (!later) return false;
+  /* later[t]: the lowest input byte tiles t .. n_tiles - 1 read */
+  later[p->n_tiles] = INT64_MAX;
+  for (uint32_t t = p->n_tiles; t-- > 0;) {
+    mp_patch_rect r = p->need[(size_t)t * n];
+    int64_t b = empty(r) ? INT64_MAX : ((int64_t)r.y0 * ti->w + r.x0) * ib;
+    later[t] = b < later[t + 1] ? b : later[t + 1];
+  }
+  /* every output byte tiles 0 .. t wrote lies below every input byte a
+   * later tile reads: offset(in) - offset(out) >= written end - read start */
+  int64_t wend = 0, g = INT64_MIN;
+  for (uint32_t t = 0; t < p->n_tiles; t++) {
+    mp_patch_rect r = p->need[(size_t)t * n + n - 1];
+    if (!empty(r)) {
+      int64_t e = ((int64_t)(r.y1 - 1) * to->w + r.x1) * ob;
+      if (e > wend) wend = e;
+    }
+    if (later[t + 1] != INT64_MAX && wend - later[t + 1] > g) g = wend - later[t + 1];
+  }
+  free(later);
+  if (g == INT64_MIN) return false;
+  *gap = g;
+  return true;
 }
 
 uint64_t mp_patch_extra_macs_bp(const mp_patch *p) {
@@ -518,6 +560,21 @@ mp_status mp_graph_patch(mp_graph *g, uint32_t first, uint32_t last, uint32_t ro
   for (uint32_t i = 0; i < g->n_overlaps; i++)
     if (g->overlaps[i].op < first || g->overlaps[i].op > last) g->overlaps[kept++] = g->overlaps[i];
   g->n_overlaps = kept;
+  /* the stage's own contract: its output over the input rows it is done with */
+  int64_t gap;
+  if (mp_patch_output_gap(p, &gap)) {
+    mp_overlap *v = mp_pool_alloc(g->pool, g->n_overlaps + 1, sizeof *v);
+    if (!v) {
+      st = MP_ERR_NOMEM;
+      goto done;
+    }
+    if (g->n_overlaps) memcpy(v, g->overlaps, g->n_overlaps * sizeof *v);
+    v[g->n_overlaps++] = (mp_overlap){p->head, (uint32_t)p->tensors[0].tensor,
+                                      (uint32_t)ty->tensor, gap, 1};
+    g->overlaps = v;
+    p->out_gap = gap;
+    p->has_out_gap = true;
+  }
   mp_graph_storage(g);
   uint32_t id;
   if ((st = mp_graph_add_local(g, p->head, p->scratch_bytes ? p->scratch_bytes : 16, 16,

@@ -57,6 +57,8 @@ typedef struct mp_patch {
   uint64_t base_scratch, base_tensor_bound, base_inplace_bound;
   bool automatic;              /* memory.patch auto chose the stage */
   uint32_t tried;              /* stages and grids auto tried */
+  bool has_out_gap;            /* the stage's output may overlap its input (out_gap) */
+  int64_t out_gap;             /* offset(input) - offset(output) at least this */
   uint32_t head_n_outputs;     /* the head operator's own outputs, before the stage */
   const int32_t *head_outputs;
 } mp_patch;
@@ -90,6 +92,14 @@ mp_patch_rect mp_patch_buffer_rect(const mp_patch *p, uint32_t t, uint32_t k);
 /* The input rectangle layer l reads of its input i to compute `out`
  * (clipped to the input; empty when out is). */
 mp_patch_rect mp_patch_reads(const mp_patch *p, uint32_t l, uint32_t i, mp_patch_rect out);
+
+/* The stage's overlap contract between its input and output: tiles run
+ * in row-major order and each writes its output tile after its layers read
+ * the input, so the output may start *gap bytes below the input (or
+ * higher), every byte finished tiles wrote staying under every input byte
+ * a later tile reads.  false: no contract (one tile, or a last layer that
+ * reads the stage input itself). */
+bool mp_patch_output_gap(const mp_patch *p, int64_t *gap);
 
 /* The extra multiply-accumulates of the tiles' halos, in hundredths of a
  * percent of the model's. */

@@ -6,15 +6,16 @@
  * candidate stages from the model's first operator (mp_patch_candidates)
  * are tried on tile grids of 2x2 to 8x8: each on a fresh build of the
  * graph, ranked by its lower bound, the best few planned with the
- * configured planner; the smallest plan is kept only when it needs less
- * scratch than the graph unpatched, so auto never costs bytes.
+ * configured planner; the smallest plan (of equal ones, the one with the
+ * fewest multiply-accumulates) is kept only when it needs less scratch
+ * than the graph unpatched, so auto never costs bytes.
  */
 #include "memplan.h"
 
 #include <stdlib.h>
 
 /* The grids auto tries, n x n tiles. */
-static const uint32_t grids[] = {2, 3, 4, 5, 6, 8};
+static const uint32_t grids[] = {2, 3, 4, 5, 6, 7, 8};
 /* How many of the best-bounded stages auto plans in full. */
 #define PLANNED 6
 
@@ -111,17 +112,24 @@ static mp_status patch_auto(const search *cfg, bool allow_unsupported, const mp_
   uint64_t base = 0, best = 0;
   if (!plan_scratch(cfg, g, &base)) base = UINT64_MAX;
   mp_graph *keep = NULL;
+  uint64_t best_macs = 0;
   for (size_t i = 0; i < nt && i < PLANNED && st == MP_OK; i++) {
     mp_graph *c = NULL;
     uint64_t s = 0;
     st = rebuild(cfg, g, allow_unsupported, &c);
     if (st != MP_OK) break;
     if (mp_graph_patch(c, 0, tr[i].last, tr[i].grid, tr[i].grid, NULL) == MP_OK &&
-        plan_scratch(cfg, c, &s) && s < base && (!keep || s < best)) {
-      mp_graph_free(&keep);
-      keep = c;
-      best = s;
-      continue;
+        plan_scratch(cfg, c, &s) && s < base) {
+      /* the least scratch; of equal plans, the fewest recomputed halos */
+      mp_patch_info pi;
+      mp_graph_patch_info(c, &pi);
+      if (!keep || s < best || (s == best && pi.macs_patched < best_macs)) {
+        mp_graph_free(&keep);
+        keep = c;
+        best = s;
+        best_macs = pi.macs_patched;
+        continue;
+      }
     }
     mp_graph_free(&c);
   }

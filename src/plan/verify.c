@@ -41,6 +41,7 @@
  */
 #include "util/diag.h"
 #include "plan/verify_patch.h"
+#include "graph/patch.h"
 #include "lower/lower.h"
 #include "util/util.h"
 #include "mpk_fixed.h"
@@ -178,6 +179,11 @@ static mp_status overlap_allowed(const mp_plan *p, uint32_t u, uint32_t v, bool 
     }
     int32_t op = li->end_op;
     int64_t d = (int64_t)p->allocs[in].offset - (int64_t)p->allocs[out].offset, gap, period;
+    if (g->patch && op == (int32_t)g->patch->head) {
+      /* a patched stage: its tiles' reads and writes, replayed */
+      mp_verify_patch_overlap(g, op, in, out, d, ok, why, nwhy);
+      return MP_OK;
+    }
     mp_status st = contract_allows(g, op, in, out, d, ok, &gap, &period);
     if (st != MP_OK || *ok) return st;
     if (gap == INT64_MAX)

@@ -16,7 +16,11 @@
  *     pixel read, and no buffer written since then overlaps it in the
  *     tile scratch: nothing is read as if written;
  *   - the tile buffers lie inside the op-local scratch the plan placed, and
- *     the stage input, output and scratch are live at the stage's step.
+ *     the stage input, output and scratch are live at the stage's step;
+ *   - where the plan lays the stage output over its input (the stage's
+ *     overlap contract), no byte a tile writes is an input byte that tile
+ *     or a later one reads (mp_verify_patch_overlap, called by verify.c's
+ *     overlap check).
  * A violation names the tile, the layer and its operator.
  */
 #include "plan/verify_patch.h"
@@ -25,6 +29,7 @@
 #include "util/diag.h"
 #include "util/util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,4 +229,102 @@ done:
   free(wlayer);
   free(whole);
   return st;
+}
+
+/* The bytes [lo, hi) of a stage tensor a call touches: a window call's
+ * rows and columns of its whole-tensor buffer (reads: the taps inside the
+ * buffer; writes: its output at its strides), an ADD's rows. */
+typedef struct bytes {
+  int64_t lo, hi;
+} bytes;
+
+static bytes call_reads(const mp_patch *s, const mp_patch_call *c, uint32_t l, uint32_t i) {
+  const mp_patch_layer *ly = &s->layers[l];
+  const mp_patch_tensor *x = &s->tensors[ly->in[i]];
+  int64_t px = (int64_t)x->c * x->elem;
+  if (!ly->window) {
+    int64_t e = x->elem;
+    return (bytes){c->in_off[i] * e,
+                   (c->in_off[i] + (int64_t)(c->rows - 1) * c->in_row_stride[i] + c->row_elems) * e};
+  }
+  const mpk_conv_geom *G = &c->geom;
+  int32_t dh = G->dilation_h > 0 ? G->dilation_h : 1, dw = G->dilation_w > 0 ? G->dilation_w : 1;
+  int32_t y0 = -G->pad_h, x0 = -G->pad_w;
+  int32_t y1 = (G->out_h - 1) * G->stride_h - G->pad_h + (G->filter_h - 1) * dh;
+  int32_t x1 = (G->out_w - 1) * G->stride_w - G->pad_w + (G->filter_w - 1) * dw;
+  y0 = y0 < 0 ? 0 : y0;
+  x0 = x0 < 0 ? 0 : x0;
+  y1 = y1 >= G->in_h ? G->in_h - 1 : y1;
+  x1 = x1 >= G->in_w ? G->in_w - 1 : x1;
+  if (y1 < y0 || x1 < x0) return (bytes){0, 0};
+  return (bytes){((int64_t)y0 * G->in_w + x0) * px, ((int64_t)y1 * G->in_w + x1 + 1) * px};
+}
+
+static bytes call_writes(const mp_patch *s, const mp_patch_call *c, uint32_t l) {
+  const mp_patch_tensor *x = &s->tensors[l + 1];
+  int64_t e = x->elem;
+  if (!s->layers[l].window)
+    return (bytes){c->out_off * e,
+                   (c->out_off + (int64_t)(c->rows - 1) * c->out_row_stride + c->row_elems) * e};
+  int64_t row = c->geom.out_row_stride ? c->geom.out_row_stride : (int64_t)c->geom.out_w * x->c;
+  int64_t pix = c->geom.out_pixel_stride ? c->geom.out_pixel_stride : x->c;
+  return (bytes){c->out_off * e,
+                 (c->out_off + (int64_t)(c->geom.out_h - 1) * row +
+                  (int64_t)(c->geom.out_w - 1) * pix + x->c) * e};
+}
+
+void mp_verify_patch_overlap(const mp_graph *g, int32_t op, uint32_t in, uint32_t out, int64_t d,
+                             bool *ok, char *why, size_t nwhy) {
+  const mp_patch *s = g->patch;
+  *ok = false;
+  if (nwhy) why[0] = 0;
+  if (!s || op != (int32_t)s->head || (int32_t)in != s->tensors[0].tensor ||
+      (int32_t)out != s->tensors[s->n_tensors - 1].tensor) {
+    snprintf(why, nwhy, "; operator %d runs no patched stage from tensor %u to %u", op, in, out);
+    return;
+  }
+  uint32_t T = s->n_tiles, L = s->n_layers;
+  bytes *rd = malloc((size_t)T * sizeof *rd), *wr = malloc((size_t)T * sizeof *wr);
+  if (!rd || !wr) {
+    snprintf(why, nwhy, "; out of memory checking the patched stage's overlap");
+    free(rd);
+    free(wr);
+    return;
+  }
+  /* per tile: what its calls read of the input, what its last layer writes */
+  bool own = false;
+  for (uint32_t t = 0; t < T; t++) {
+    rd[t] = wr[t] = (bytes){0, 0};
+    for (uint32_t l = 0; l < L; l++) {
+      mp_patch_call c;
+      mp_patch_tile_call(s, t, l, &c);
+      if (c.skip) continue;
+      for (uint32_t i = 0; i < s->layers[l].n_in; i++) {
+        if (s->layers[l].in[i] != 0) continue;
+        if (l == L - 1) own = true;
+        bytes b = call_reads(s, &c, l, i);
+        if (b.hi <= b.lo) continue;
+        if (rd[t].hi <= rd[t].lo) rd[t] = b;
+        if (b.lo < rd[t].lo) rd[t].lo = b.lo;
+        if (b.hi > rd[t].hi) rd[t].hi = b.hi;
+      }
+      if (l == L - 1) wr[t] = call_writes(s, &c, l);
+    }
+  }
+  *ok = true;
+  /* output byte o lies on input byte o - d */
+  for (uint32_t t = 0; t < T && *ok; t++)
+    for (uint32_t u = own ? t : t + 1; u < T && *ok; u++)
+      if (wr[t].lo < wr[t].hi && rd[u].lo < rd[u].hi && wr[t].lo < rd[u].hi + d &&
+          rd[u].lo + d < wr[t].hi) {
+        *ok = false;
+        snprintf(why, nwhy,
+                 "; tile %u of the patched stage run by operator %d writes bytes %lld .. %lld of "
+                 "tensor %u over bytes of tensor %u that tile %u reads (tensor %u starts %lld "
+                 "bytes below tensor %u)",
+                 t, op, (long long)wr[t].lo, (long long)wr[t].hi - 1, out, in, u, out,
+                 (long long)d, in);
+      }
+  free(rd);
+  free(wr);
 }

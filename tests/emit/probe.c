@@ -276,6 +276,18 @@ static int read_window(const probe_module *m, uint32_t op, const probe_walk *w, 
 static int walk(const probe_module *m, uint32_t op, const probe_walk *w, int32_t in, int32_t out) {
   const int32_t *n = w->n;
   const uint32_t ib = w->in_bytes, ob = w->out_bytes;
+  if (w->kind == PROBE_WALK_TILES) {
+    const uint32_t ipx = (uint32_t)n[2] * ib, opx = (uint32_t)n[4] * ob;
+    for (int32_t t = 0; t < n[0]; t++) {
+      const int32_t *r = w->tiles + 8 * t;
+      for (int32_t y = r[0]; y < r[1]; y++)
+        for (uint32_t x = (uint32_t)(y * n[1] + r[2]) * ipx; x < (uint32_t)(y * n[1] + r[3]) * ipx; x++)
+          if (walk_read(m, op, in, x, out)) return 1;
+      for (int32_t y = r[4]; y < r[5]; y++)
+        walk_write(m, out, (uint32_t)(y * n[3] + r[6]) * opx, (uint32_t)(r[7] - r[6]) * opx);
+    }
+    return 0;
+  }
   if (w->kind == PROBE_WALK_ROW_PAIRS) {
     for (int32_t b = 0; b < n[0]; b += 2) {
       const int32_t e = b + 2 < n[0] ? b + 2 : n[0];

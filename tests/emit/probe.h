@@ -77,9 +77,11 @@ enum {
                                  the pair's outputs written, both read again */
   PROBE_WALK_STRIDED = 8,     /* SLICE, STRIDED_SLICE (the strided copy): output element
                                  i read from its source element, then written, in order */
-  PROBE_WALK_SERIAL = 9       /* DEPTHWISE_CONV_2D channel by channel: for each channel, the
+  PROBE_WALK_SERIAL = 9,      /* DEPTHWISE_CONV_2D channel by channel: for each channel, the
                                  windows of every output pixel read from that channel,
                                  then that channel of every output pixel written */
+  PROBE_WALK_TILES = 10       /* a patched stage (memory.patch): tile by tile, the input
+                                 window its calls read, then its tile of the output */
 };
 
 typedef struct probe_walk {
@@ -93,8 +95,13 @@ typedef struct probe_walk {
    * depth multiplier (CHANNEL, SERIAL), stride_h, stride_w, dilation_h, dilation_w,
    * pad_h, pad_w, and (PIXEL_PAIRS) 1 when the windows are read again after
    * the writes; PAD: in_dims[6], out_dims[6], before[6]; STRIDED: the
-   * source's first element, dims[6], in_strides[6] (elements) */
+   * source's first element, dims[6], in_strides[6] (elements); TILES: tiles,
+   * in_w, in_c, out_w, out_c */
   int32_t n[18];
+  /* TILES: per tile, the input rectangle read and the output rectangle
+   * written, as y0, y1, x0, x1 each (pixels; an empty one reads or writes
+   * nothing) */
+  const int32_t *tiles;
 } probe_walk;
 
 typedef struct probe_op {

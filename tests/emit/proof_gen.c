@@ -57,6 +57,7 @@
  */
 #include "emit/emit.h"
 #include "fixtures.h"
+#include "graph/patch.h"
 #include "lower/lower.h"
 #include "util/file.h"
 #include "util/util.h"
@@ -327,11 +328,86 @@ typedef struct walk_rec {
   int32_t n[18];
 } walk_rec;
 
+/* A patched stage's walk: tile by tile, the input pixels its calls read
+ * and the output tile its last layer writes, from the calls the module
+ * makes (mp_patch_tile_call), never from the stage's contract.  tiles
+ * (when not NULL) gets 8 values per tile. */
+static uint32_t stage_walk(const mp_graph *g, uint32_t i, walk_rec *w, int32_t *tiles) {
+  const mp_patch *s = g->patch;
+  if (!s || s->head != i) return 0;
+  const mp_patch_tensor *ti = &s->tensors[0], *to = &s->tensors[s->n_tensors - 1];
+  uint32_t L = s->n_layers;
+  memset(w, 0, sizeof *w);
+  w->kind = 10;
+  w->in = 0; /* the head's input 0 is the stage's input */
+  if (g->ops[i].n_inputs < 1 || g->ops[i].inputs[0] != ti->tensor) return 0;
+  w->ib = w->ob = (uint32_t)ti->elem;
+  if (to->elem != ti->elem) return 0;
+  w->n[0] = (int32_t)s->n_tiles;
+  w->n[1] = ti->w;
+  w->n[2] = ti->c;
+  w->n[3] = to->w;
+  w->n[4] = to->c;
+  for (uint32_t t = 0; tiles && t < s->n_tiles; t++) {
+    int32_t *r = tiles + 8 * t;
+    int32_t y0 = INT32_MAX, y1 = INT32_MIN, x0 = INT32_MAX, x1 = INT32_MIN;
+    memset(r, 0, 8 * sizeof *r);
+    for (uint32_t l = 0; l < L; l++) {
+      mp_patch_call c;
+      mp_patch_tile_call(s, t, l, &c);
+      if (c.skip) continue;
+      const mp_patch_layer *ly = &s->layers[l];
+      for (uint32_t k = 0; k < ly->n_in; k++) {
+        if (ly->in[k] != 0) continue;
+        int32_t a0, a1, b0, b1; /* the input pixels the call reads */
+        if (ly->window) {
+          const mpk_conv_geom *G = &c.geom;
+          int32_t dh = G->dilation_h > 0 ? G->dilation_h : 1, dw = G->dilation_w > 0 ? G->dilation_w : 1;
+          a0 = -G->pad_h;
+          a1 = (G->out_h - 1) * G->stride_h - G->pad_h + (G->filter_h - 1) * dh + 1;
+          b0 = -G->pad_w;
+          b1 = (G->out_w - 1) * G->stride_w - G->pad_w + (G->filter_w - 1) * dw + 1;
+          a0 = a0 < 0 ? 0 : a0;
+          b0 = b0 < 0 ? 0 : b0;
+          a1 = a1 > G->in_h ? G->in_h : a1;
+          b1 = b1 > G->in_w ? G->in_w : b1;
+        } else {
+          int64_t px = c.in_off[k] / ti->c;
+          a0 = (int32_t)(px / ti->w);
+          b0 = (int32_t)(px % ti->w);
+          a1 = a0 + c.rows;
+          b1 = b0 + c.row_elems / ti->c;
+        }
+        if (a1 <= a0 || b1 <= b0) continue;
+        y0 = a0 < y0 ? a0 : y0;
+        y1 = a1 > y1 ? a1 : y1;
+        x0 = b0 < x0 ? b0 : x0;
+        x1 = b1 > x1 ? b1 : x1;
+      }
+      if (l == L - 1) {
+        int64_t px = ly->window ? c.out_off / to->c : c.out_off / to->c;
+        r[4] = (int32_t)(px / to->w);
+        r[6] = (int32_t)(px % to->w);
+        r[5] = r[4] + (ly->window ? c.geom.out_h : c.rows);
+        r[7] = r[6] + (ly->window ? c.geom.out_w : c.row_elems / to->c);
+      }
+    }
+    if (y1 > y0) {
+      r[0] = y0;
+      r[1] = y1;
+      r[2] = x0;
+      r[3] = x1;
+    }
+  }
+  return 1;
+}
+
 static uint32_t op_walks(const mp_graph *g, uint32_t i, walk_rec *w) {
   const mp_op *op = &g->ops[i];
   mp_lowered_op lo;
   uint32_t nw = 0;
   if (op->n_outputs < 1 || op->outputs[0] < 0) return 0;
+  if (op->patch_head) return stage_walk(g, i, w, NULL);
   if (mp_lower_op(g, i, &lo, NULL) != MP_OK || !lo.supported) {
     mp_lower_free(&lo);
     return 0;
@@ -444,11 +520,28 @@ static void write_walks(const mp_graph *g, mp_buf *b) {
     walk_rec w[2];
     uint32_t nw = op_walks(g, i, w);
     if (!nw) continue;
+    bool tiled = g->ops[i].patch_head;
+    if (tiled) {
+      int32_t *tl = calloc((size_t)g->patch->n_tiles * 8, sizeof *tl);
+      if (!tl) die("out of memory");
+      stage_walk(g, i, w, tl);
+      mp_buf_printf(b, "static const int32_t pg_tiles_%u[] = {\n", i);
+      for (uint32_t t = 0; t < g->patch->n_tiles; t++) {
+        mp_buf_puts(b, "   ");
+        for (int j = 0; j < 8; j++) mp_buf_printf(b, " %d,", tl[8 * t + j]);
+        mp_buf_puts(b, "\n");
+      }
+      mp_buf_puts(b, "};\n");
+      free(tl);
+    }
     mp_buf_printf(b, "static const probe_walk pg_walks_%u[] = {\n", i);
     for (uint32_t k = 0; k < nw; k++) {
       mp_buf_printf(b, "    {%d, %u, %u, %u, {", w[k].kind, w[k].in, w[k].ib, w[k].ob);
       for (int j = 0; j < 18; j++) mp_buf_printf(b, "%s%d", j ? ", " : "", w[k].n[j]);
-      mp_buf_puts(b, "}},\n");
+      if (tiled)
+        mp_buf_printf(b, "}, pg_tiles_%u},\n", i);
+      else
+        mp_buf_puts(b, "}, NULL},\n");
     }
     mp_buf_puts(b, "};\n");
   }
