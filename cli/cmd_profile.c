@@ -115,7 +115,7 @@ static int run_split(char *const argv[], const char *out, const char *err) {
  * no-ops), so the stage's operators are summed in both runs. */
 typedef struct halo_cost {
   bool have;
-  long long first, last, rows, cols;
+  long long first, last, rows, cols, head;
   double extra_macs_percent;
   unsigned long long stage, base_stage, base_run;
 } halo_cost;
@@ -156,6 +156,7 @@ static bool profile_unpatched(int argc, char **argv, const char *dir, const json
   h->first = json_integer_value(json_object_get(patch, "first_op"));
   h->last = json_integer_value(json_object_get(patch, "last_op"));
   h->rows = json_integer_value(json_object_get(patch, "rows"));
+  h->head = json_integer_value(json_object_get(patch, "run_by_op"));
   h->cols = json_integer_value(json_object_get(patch, "cols"));
   h->extra_macs_percent = json_number_value(json_object_get(patch, "extra_macs_percent"));
   h->base_run = (unsigned long long)json_integer_value(json_object_get(j, "instructions_run"));
@@ -637,6 +638,14 @@ int cmd_profile(cli *c, int argc, char **argv) {
       for (size_t i = 0; i < n_ops && i < r.n_ops; i++) {
         json_t *op = json_array_get(ops, i);
         const char *k = json_string_value(json_object_get(op, "kernel"));
+        char tiled[64];
+        if (!k && hc.have && (long long)i >= hc.first && (long long)i <= hc.last) {
+          if ((long long)i == hc.head)
+            snprintf(tiled, sizeof tiled, "patched stage %lldx%lld", hc.rows, hc.cols);
+          else
+            snprintf(tiled, sizeof tiled, "(tile by tile in op %lld)", hc.head);
+          k = tiled;
+        }
         char num[32];
         unsigned long long v = instr(&r, r.op[i]);
         put_thousands(num, sizeof num, v);

@@ -8,6 +8,9 @@
 #   - on the Cortex-M55 the cortex-m55 kernels take fewer instructions than
 #     the generic ones, and --json gives the same figures as the table;
 #   - the Cortex-M4F and Cortex-M7 boards run too;
+#   - a module with a patched stage (memory.patch auto) is profiled again
+#     with memory.patch off: the stage's and the run's instructions against
+#     that run's, as a separate memory.patch off profile gives them;
 #   - --input feeds the given bytes (a file of the wrong size is refused
 #     by the run, naming the input);
 #   - a missing emulator or toolchain is an error naming the Debian
@@ -87,6 +90,49 @@ elif grep -q "input 0 takes $n bytes" "$tmp/short.err"; then ok "an input one by
 else bad "an input one byte short: $(cat "$tmp/short.err")"; fi
 "$MEMPLAN" profile --path $cfg --input "$tmp/in.bin" --input "$tmp/in.bin" > /dev/null 2> "$tmp/two.err" &&
   bad "two --input files for one input accepted" || ok "$(head -n 1 "$tmp/two.err")"
+
+# a patched stage (memory.patch auto): the module is profiled again with
+# memory.patch off, and the stage's and the run's instructions compared
+MKMODEL=${MEMPLAN_BUILD:-$ROOT/build/${MODE:-asan}}/mkmodel
+mkdir -p "$tmp/pt"
+"$MKMODEL" fixture two_heads_32 "$tmp/pt/th.tflite" > /dev/null
+cat > "$tmp/pt/config.yaml" <<'EOF2'
+model:    {path: th.tflite, name: th}
+module:   {path: out, prefix: th}
+platform: {name: apollo510_evb}
+memory:   {planner: greedy, in_place: true, patch: auto}
+EOF2
+if "$MEMPLAN" profile --path "$tmp/pt/config.yaml" --json > "$tmp/pt/a.json" 2> "$tmp/pt/a.err" &&
+   "$MEMPLAN" profile --path "$tmp/pt/config.yaml" --memory.patch off --json > "$tmp/pt/off.json" 2> "$tmp/pt/off.err" &&
+   "$MEMPLAN" profile --path "$tmp/pt/config.yaml" > "$tmp/pt/a.txt" 2> "$tmp/pt/t.err"; then
+  python3 - "$tmp/pt/a.json" "$tmp/pt/off.json" "$tmp/pt/a.txt" <<'PY'
+import json, sys
+a, off, txt = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), open(sys.argv[3]).read()
+bad = []
+p = a.get("patch")
+if not p: sys.exit("FAIL memory.patch auto: the profile has no patch figures")
+if "patch" in off: bad.append("memory.patch off: the profile still has patch figures")
+stage = range(p["first_op"], p["last_op"] + 1)
+if p["unpatched_instructions_run"] != off["instructions_run"]:
+    bad.append("unpatched run %d, memory.patch off's profile %d" % (p["unpatched_instructions_run"], off["instructions_run"]))
+if p["unpatched_stage_instructions"] != sum(o["instructions"] for o in off["ops"] if o["index"] in stage):
+    bad.append("the unpatched stage's instructions are not its operators' in the memory.patch off run")
+if p["stage_instructions"] != sum(o["instructions"] for o in a["ops"] if o["index"] in stage):
+    bad.append("the stage's instructions are not its operators'")
+want = 100.0 * (a["instructions_run"] - off["instructions_run"]) / off["instructions_run"]
+if abs(p["extra_instructions_percent"] - want) > 1e-6: bad.append("extra instructions %f, want %f" % (p["extra_instructions_percent"], want))
+if "patched stage %dx%d" % (p["rows"], p["cols"]) not in txt: bad.append("the table names no patched stage")
+if "against" not in [l for l in txt.splitlines() if l.startswith("patch ")][0]: bad.append("no patch line")
+for x in bad: print("FAIL " + x)
+if bad: sys.exit(1)
+print("ok   two_heads_32, memory.patch auto (operators %d .. %d, %dx%d): stage %d instructions against %d unpatched, run %+.1f %%"
+      % (p["first_op"], p["last_op"], p["rows"], p["cols"], p["stage_instructions"],
+         p["unpatched_stage_instructions"], p["extra_instructions_percent"]))
+PY
+  [ $? = 0 ] || fail=1
+else
+  bad "memory.patch auto: $(cat "$tmp/pt/a.err" "$tmp/pt/off.err" "$tmp/pt/t.err")"
+fi
 
 # errors
 mkdir -p "$tmp/bin"

@@ -36,16 +36,22 @@ typedef struct built {
 /* Net `name` built as memory.in_place builds it, patched on ops first ..
  * last with r x c tiles (no patch when r is 0); *st gets the patch's
  * status. */
-static built build(const char *name, uint32_t first, uint32_t last, uint32_t r, uint32_t c,
-                   tu_diags *d, mp_status *st) {
+static built build_for(const char *name, mp_target target, uint32_t first, uint32_t last,
+                       uint32_t r, uint32_t c, tu_diags *d, mp_status *st) {
   built b = {fx_model(name), NULL};
   assert_non_null(b.m);
   mp_graph_options go = {.alias_views = true, .fold_pads = true, .sub_views = true,
                          .serial_depthwise = true};
   assert_int_equal(mp_graph_build(b.m, 0, &go, NULL, &b.g), MP_OK);
+  b.g->target = target;
   assert_int_equal(mp_kernels_prepare(b.g, false, NULL), MP_OK);
   *st = r ? mp_graph_patch(b.g, first, last, r, c, d ? &d->sink : NULL) : MP_OK;
   return b;
+}
+
+static built build(const char *name, uint32_t first, uint32_t last, uint32_t r, uint32_t c,
+                   tu_diags *d, mp_status *st) {
+  return build_for(name, MP_TARGET_GENERIC, first, last, r, c, d, st);
 }
 
 static void unbuild(built *b) {
@@ -92,7 +98,7 @@ static void a_patched_stage_plans_below_the_in_place_plan_and_verifies(void **st
 /* ---- running the stage on the host ---------------------------------------- */
 
 static int32_t run_layer(const mp_lowered_op *lo, const mp_kparams *kp, const void *in1,
-                         const void *in2, const mp_graph *g, void *out) {
+                         const void *in2, const mp_graph *g, void *out, void *scratch) {
   const void *w = NULL, *bias = NULL;
   uint32_t nc = 0;
   for (uint32_t k = 0; k < lo->n_args; k++) {
@@ -111,6 +117,13 @@ static int32_t run_layer(const mp_lowered_op *lo, const mp_kparams *kp, const vo
     return mpk_depthwise_conv2d_f32(&kp->conv_f32, in1, w, bias, out, NULL);
   case MP_K_ADD_S8: return mpk_add_s8(&kp->add_s8, in1, in2, out, NULL);
   case MP_K_ADD_F32: return mpk_add_f32(&kp->add_f32, in1, in2, out, NULL);
+  /* the specialised kernels a Cortex-M stage calls (their portable paths) */
+  case MP_K_CONV2D_S8_1X1: return mpk_conv2d_s8_1x1(&kp->conv_s8_fast, in1, w, bias, out, scratch);
+  case MP_K_CONV2D_S8_IM2COL:
+    return mpk_conv2d_s8_im2col(&kp->conv_s8_fast, in1, w, bias, out, scratch);
+  case MP_K_DEPTHWISE_CONV2D_S8_FAST:
+    return mpk_depthwise_conv2d_s8_fast(&kp->conv_s8_fast, in1, w, bias, out, scratch);
+  case MP_K_ADD_S8_FAST: return mpk_add_s8_fast(&kp->add_s8, in1, in2, out, scratch);
   default: fail_msg("kernel %s not run by this test", lo->fn); return 1;
   }
 }
@@ -122,12 +135,14 @@ static size_t bytes_of(const mp_patch_tensor *x) {
 /* The stage of `name` whole and tiled on the same random input: equal
  * output bytes.  over_input: the tiled run's output lies over its input
  * in one buffer, as far below it as the stage's overlap contract allows. */
-static void tiled_run(const char *name, uint32_t last, uint32_t r, uint32_t c, bool over_input) {
+static void tiled_run_for(const char *name, mp_target target, uint32_t last, uint32_t r,
+                          uint32_t c, bool over_input) {
   mp_status st;
-  built b = build(name, 0, last, r, c, NULL, &st);
+  built b = build_for(name, target, 0, last, r, c, NULL, &st);
   assert_int_equal(st, MP_OK);
   const mp_patch *p = b.g->patch;
-  mp_lowered_op *lo = calloc(p->n_layers, sizeof *lo);
+  mp_lowered_op *lo = calloc(p->n_layers, sizeof *lo), *run = calloc(p->n_layers, sizeof *run);
+  assert_non_null(run);
   uint8_t **whole = calloc(p->n_tensors, sizeof *whole);
   assert_non_null(lo);
   assert_non_null(whole);
@@ -145,9 +160,10 @@ static void tiled_run(const char *name, uint32_t last, uint32_t r, uint32_t c, b
       ((float *)whole[0])[i] = (float)((int)(whole[0][i * 4] % 200) - 100) / 50.0f;
   for (uint32_t l = 0; l < p->n_layers; l++) {
     assert_int_equal(mp_patch_lower_layer(b.g, l, &lo[l]), MP_OK);
+    assert_int_equal(mp_patch_lower_run(b.g, l, &run[l]), MP_OK);
     const mp_patch_layer *ly = &p->layers[l];
     assert_int_equal(run_layer(&lo[l], &lo[l].params, whole[ly->in[0]],
-                               ly->n_in > 1 ? whole[ly->in[1]] : NULL, b.g, whole[l + 1]),
+                               ly->n_in > 1 ? whole[ly->in[1]] : NULL, b.g, whole[l + 1], NULL),
                      MPK_OK);
   }
   /* tiled: the stage input whole, the output written tile by tile over
@@ -184,22 +200,27 @@ static void tiled_run(const char *name, uint32_t last, uint32_t r, uint32_t c, b
       uint8_t *ib[2];
       for (uint32_t i = 0; i < ly->n_in; i++)
         ib[i] = ly->in[i] == 0 ? in : tiles + p->tensors[ly->in[i]].offset;
-      mp_kparams q = lo[l].params;
+      mp_kparams q = run[l].params;
+      void *ks = run[l].scratch_bytes ? tiles + p->kernel_scratch_offset : NULL;
       if (ly->window) {
         memcpy(&q, &call.geom, sizeof call.geom); /* geom leads every window params struct */
-        assert_int_equal(run_layer(&lo[l], &q, ib[0], NULL, b.g, ob + call.out_off * e), MPK_OK);
+        assert_int_equal(run_layer(&run[l], &q, ib[0], NULL, b.g, ob + call.out_off * e, ks), MPK_OK);
       } else {
         q.add_s8.b.size = call.row_elems;
         for (int32_t row = 0; row < call.rows; row++)
-          assert_int_equal(run_layer(&lo[l], &q, ib[0] + (call.in_off[0] + row * call.in_row_stride[0]) * e,
+          assert_int_equal(run_layer(&run[l], &q, ib[0] + (call.in_off[0] + row * call.in_row_stride[0]) * e,
                                      ib[1] + (call.in_off[1] + row * call.in_row_stride[1]) * e, b.g,
-                                     ob + (call.out_off + row * call.out_row_stride) * e),
+                                     ob + (call.out_off + row * call.out_row_stride) * e, ks),
                            MPK_OK);
       }
     }
   }
   assert_memory_equal(out, whole[p->n_tensors - 1], ny);
-  for (uint32_t l = 0; l < p->n_layers; l++) mp_lower_free(&lo[l]);
+  for (uint32_t l = 0; l < p->n_layers; l++) {
+    mp_lower_free(&lo[l]);
+    mp_lower_free(&run[l]);
+  }
+  free(run);
   for (uint32_t k = 0; k < p->n_tensors; k++) free(whole[k]);
   free(whole);
   free(lo);
@@ -209,8 +230,45 @@ static void tiled_run(const char *name, uint32_t last, uint32_t r, uint32_t c, b
   unbuild(&b);
 }
 
+static void tiled_run(const char *name, uint32_t last, uint32_t r, uint32_t c, bool over_input) {
+  tiled_run_for(name, MP_TARGET_GENERIC, last, r, c, over_input);
+}
+
 static void tiled_equals_whole(const char *name, uint32_t last, uint32_t r, uint32_t c) {
   tiled_run(name, last, r, c, false);
+}
+
+/* For a Cortex-M target the tiles call the specialised kernels (the 1x1
+ * convolution only on unpadded windows, else im2col with its columns
+ * after the tile buffers): the reference layers' bytes all the same. */
+static void cortex_m_tiles_call_the_specialised_kernels_and_give_the_same_bytes(void **state) {
+  (void)state;
+  mp_status st;
+  built b = build_for("mobilenet_v2_96_035", MP_TARGET_CORTEX_M55, 0, 17, 3, 3, NULL, &st);
+  assert_int_equal(st, MP_OK);
+  const mp_patch *p = b.g->patch;
+  uint32_t fast = 0, im2col = 0;
+  for (uint32_t l = 0; l < p->n_layers; l++) {
+    mp_kernel k = p->layers[l].run_kernel;
+    fast += k != p->layers[l].kernel;
+    im2col += k == MP_K_CONV2D_S8_IM2COL;
+    if (k == MP_K_CONV2D_S8_1X1) assert_true(p->layers[l].direct);
+  }
+  assert_true(fast == p->n_layers);
+  assert_true(im2col >= 1); /* the stem reads the whole input through padded windows */
+  assert_true(p->kernel_scratch_bytes > 0);
+  unbuild(&b);
+  tiled_run_for("mobilenet_v2_96_035", MP_TARGET_CORTEX_M55, 17, 3, 3, false);
+  tiled_run_for("mobilenet_v2_96_035", MP_TARGET_CORTEX_M55, 17, 2, 5, true);
+  tiled_run_for("mobilenet_v2_96_035", MP_TARGET_CORTEX_M55, 31, 4, 3, true);
+  tiled_run_for("mobilenet_v2_96_035", MP_TARGET_CORTEX_M55, 8, 7, 7, false);
+  /* float32 has no specialised kernel: the reference ones */
+  b = build_for("mobilenet_v2_96_035_f32", MP_TARGET_CORTEX_M55, 0, 17, 3, 2, NULL, &st);
+  assert_int_equal(st, MP_OK);
+  for (uint32_t l = 0; l < b.g->patch->n_layers; l++)
+    assert_int_equal(b.g->patch->layers[l].run_kernel, b.g->patch->layers[l].kernel);
+  unbuild(&b);
+  tiled_run_for("mobilenet_v2_96_035_f32", MP_TARGET_CORTEX_M55, 17, 3, 2, true);
 }
 
 static void tiles_give_the_whole_layers_bytes_int8_edges_included(void **state) {
@@ -329,6 +387,27 @@ static void the_verifier_refuses_a_missed_pixel_an_unwritten_read_and_a_clobbere
   tu_diags_init(&d);
   assert_int_equal(verify_after(&b, &d), MP_ERR_VERIFY);
   unbuild(&b);
+  /* a Cortex-M stage whose stem (padded windows) claims the 1x1 kernel */
+  b = build_for("mobilenet_v2_96_035", MP_TARGET_CORTEX_M55, 0, 17, 3, 3, NULL, &st);
+  p = b.g->patch;
+  assert_int_equal(p->layers[0].run_kernel, MP_K_CONV2D_S8_IM2COL);
+  p->layers[0].run_kernel = MP_K_CONV2D_S8_1X1;
+  tu_diags_init(&d);
+  assert_int_equal(verify_after(&b, &d), MP_ERR_VERIFY);
+  assert_true(tu_diags_has(&d, "the kernel its tiles call"));
+  unbuild(&b);
+  /* its im2col columns over a tile buffer */
+  b = build_for("mobilenet_v2_96_035", MP_TARGET_CORTEX_M55, 0, 17, 3, 3, NULL, &st);
+  p = b.g->patch;
+  p->kernel_scratch_offset = p->tensors[1].offset;
+  tu_diags_init(&d);
+  assert_int_equal(verify_after(&b, &d), MP_ERR_VERIFY);
+  assert_true(tu_diags_has(&d, "overlaps tensor"));
+  unbuild(&b);
+  b = build_for("mobilenet_v2_96_035", MP_TARGET_CORTEX_M55, 0, 17, 3, 3, NULL, &st);
+  tu_diags_init(&d);
+  assert_int_equal(verify_after(&b, &d), MP_OK);
+  unbuild(&b);
   /* untouched, it verifies */
   b = build("mobilenet_v2_96_035", 0, 17, 3, 3, NULL, &st);
   tu_diags_init(&d);
@@ -383,6 +462,7 @@ int main(void) {
       cmocka_unit_test(tiles_give_the_whole_layers_bytes_int8_edges_included),
       cmocka_unit_test(tiles_give_the_whole_layers_bytes_float32),
       cmocka_unit_test(tiles_overwrite_input_rows_no_later_tile_reads),
+      cmocka_unit_test(cortex_m_tiles_call_the_specialised_kernels_and_give_the_same_bytes),
       cmocka_unit_test(the_output_lies_over_the_input_and_the_verifier_replays_the_tiles),
       cmocka_unit_test(a_range_that_is_no_stage_is_refused_with_the_reason),
       cmocka_unit_test(the_verifier_refuses_a_missed_pixel_an_unwritten_read_and_a_clobbered_buffer),

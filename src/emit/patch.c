@@ -10,9 +10,11 @@
  * ADDs run row by row over their window.  The tile buffers are one op-local
  * scratch tensor, planned like any other.
  *
- * Every layer runs its reference kernel, on every target: the specialised
- * Cortex-M kernels do not take a window's negative padding.  The stage has
- * no init hook (the layers' hooks only check their constants).
+ * Each layer calls the kernel mp_patch_lower_run gives: on a Cortex-M
+ * target the specialised int8 kernels, which take any window (the 1x1
+ * convolution only unpadded ones; an im2col kernel's columns lie after
+ * the tile buffers), else the reference kernel.  The stage has no init
+ * hook (the layers' hooks only check their constants).
  */
 #include "emit/parts.h"
 #include "emit/text.h"
@@ -52,8 +54,9 @@ mp_status emit_patch_stage(emit_ctx *e, emit_kernel *k, uint32_t op) {
   mp_status st = MP_OK;
   uint32_t done = 0;
   for (; done < p->n_layers && st == MP_OK; done++) {
-    st = mp_patch_lower_layer(g, done, &lo[done]);
-    if (st == MP_OK && (lo[done].scratch_bytes > 0 || !lo[done].fn)) st = MP_ERR_INTERNAL;
+    st = mp_patch_lower_run(g, done, &lo[done]);
+    if (st == MP_OK && (lo[done].scratch_bytes > p->kernel_scratch_bytes || !lo[done].fn))
+      st = MP_ERR_INTERNAL;
   }
   if (st != MP_OK) {
     mp_error(e->dx, MP_LOC_NONE, "operator %u: the patched stage's layers could not be lowered",
@@ -61,7 +64,7 @@ mp_status emit_patch_stage(emit_ctx *e, emit_kernel *k, uint32_t op) {
     goto done;
   }
   mp_buf_printf(b, "/* op %u: a patched stage, operators %u .. %u run tile by tile on %u x %u "
-                   "tiles of tensor %d (reference kernels) */\n",
+                   "tiles of tensor %d */\n",
                 op, p->first, p->last, p->rows, p->cols, p->tensors[p->n_tensors - 1].tensor);
   for (uint32_t l = 0; l < p->n_layers; l++) {
     const mp_lowered_op *x = &lo[l];
@@ -171,7 +174,11 @@ mp_status emit_patch_stage(emit_ctx *e, emit_kernel *k, uint32_t op) {
         in_i++;
       }
     }
-    mp_buf_puts(b, ", NULL);\n");
+    if (x->scratch_bytes > 0)
+      mp_buf_printf(b, ",\n%s    tiles + %lluu);\n", ind,
+                    (unsigned long long)p->kernel_scratch_offset);
+    else
+      mp_buf_puts(b, ", NULL);\n");
     mp_buf_printf(b, "%sif (st != 0) return st;\n", ind);
     mp_buf_puts(b, ly->window ? "    }\n" : "      }\n    }\n");
   }

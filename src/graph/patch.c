@@ -26,6 +26,12 @@
  * input byte a later tile reads; in-place planning then lays the output
  * over input rows no later tile reads.
  *
+ * Per tile, a layer calls its target's specialised kernel where that
+ * kernel takes any window (lower_run: the int8 convolutions, depthwise
+ * convolutions, pools and ADD of a Cortex-M target; the 1x1 convolution
+ * only when no tile's window has padding), else its reference kernel; an
+ * im2col column pair lives after the tile buffers.
+ *
  * Not done here: choosing a stage (the CLI's memory.patch auto) and
  * redistributing the receptive field; tiles recompute their halos.
  */
@@ -85,9 +91,10 @@ typedef struct restored {
   mp_op *ops;
 } restored;
 
-static mp_status restore(const mp_graph *g, const mp_patch *p, restored *r) {
+static mp_status restore_for(const mp_graph *g, const mp_patch *p, mp_target target,
+                             restored *r) {
   r->g = *g;
-  r->g.target = MP_TARGET_GENERIC;
+  r->g.target = target;
   r->ops = malloc((g->n_ops ? g->n_ops : 1) * sizeof *r->ops);
   if (!r->ops) return MP_ERR_NOMEM;
   memcpy(r->ops, g->ops, g->n_ops * sizeof *r->ops);
@@ -108,6 +115,10 @@ static mp_status restore(const mp_graph *g, const mp_patch *p, restored *r) {
   return MP_OK;
 }
 
+static mp_status restore(const mp_graph *g, const mp_patch *p, restored *r) {
+  return restore_for(g, p, MP_TARGET_GENERIC, r);
+}
+
 mp_status mp_patch_lower_layer(const mp_graph *g, uint32_t l, mp_lowered_op *lo) {
   memset(lo, 0, sizeof *lo);
   const mp_patch *p = g->patch;
@@ -119,6 +130,75 @@ mp_status mp_patch_lower_layer(const mp_graph *g, uint32_t l, mp_lowered_op *lo)
   free(r.ops);
   if (st == MP_OK && lo->kernel != p->layers[l].kernel) st = MP_ERR_INTERNAL;
   return st;
+}
+
+/* The specialised kernels a stage may call per tile: they take any window
+ * (taps outside the buffer read the input zero point, outputs at the
+ * geometry's strides), the 1x1 convolution only a window without padding
+ * whose every output pixel's tap lies inside it. */
+static bool window_safe(mp_kernel k) {
+  switch (k) {
+  case MP_K_CONV2D_S8_1X1:
+  case MP_K_CONV2D_S8_IM2COL:
+  case MP_K_DEPTHWISE_CONV2D_S8_FAST:
+  case MP_K_AVG_POOL2D_S8_FAST:
+  case MP_K_MAX_POOL2D_S8_FAST:
+  case MP_K_ADD_S8_FAST: return true;
+  default: return false;
+  }
+}
+
+/* Layer l lowered for g's target, as the module calls it per tile: the
+ * target's specialised kernel where it takes every tile's window (a 1x1
+ * convolution with a padded or short window runs the im2col kernel), else
+ * the reference kernel.  *chosen: the kernel, for mp_graph_patch. */
+/* Operator op of g as the model wrote it (rs: g's stage, or NULL while
+ * g is not rewritten yet), lowered for `target`. */
+static mp_status lower_as(const mp_graph *g, const mp_patch *rs, uint32_t op, mp_target target,
+                          mp_lowered_op *lo) {
+  restored r;
+  mp_status st = restore_for(g, rs, target, &r);
+  if (st != MP_OK) return st;
+  st = mp_lower_op(&r.g, op, lo, NULL);
+  free(r.ops);
+  return st;
+}
+
+static mp_status lower_run(const mp_graph *g, const mp_patch *rs, const mp_patch_layer *ly,
+                           bool direct, mp_lowered_op *lo) {
+  memset(lo, 0, sizeof *lo);
+  mp_status st = MP_OK;
+  if (g->target != MP_TARGET_GENERIC) st = lower_as(g, rs, ly->op, g->target, lo);
+  if (st == MP_OK && lo->supported && lo->kernel == MP_K_CONV2D_S8_1X1 && !direct) {
+    /* the same folded bias and column length: two columns of scratch */
+    mp_lower_use_kernel(lo, MP_K_CONV2D_S8_IM2COL);
+    lo->scratch_bytes = 2u * (uint64_t)lo->params.conv_s8_fast.col_len;
+    lo->scratch_align = 4;
+  }
+  if (g->target != MP_TARGET_GENERIC && st == MP_OK && lo->supported && !lo->noop &&
+      window_safe(lo->kernel) && lo->persistent_bytes == 0)
+    return MP_OK;
+  mp_lower_free(lo);
+  if (st == MP_ERR_NOMEM) return st;
+  st = lower_as(g, rs, ly->op, MP_TARGET_GENERIC, lo);
+  if (st == MP_OK && lo->kernel != ly->kernel) st = MP_ERR_INTERNAL;
+  return st;
+}
+
+mp_status mp_patch_lower_run(const mp_graph *g, uint32_t l, mp_lowered_op *lo) {
+  memset(lo, 0, sizeof *lo);
+  const mp_patch *p = g->patch;
+  if (!p || l >= p->n_layers) return MP_ERR_INTERNAL;
+  mp_status st = lower_run(g, p, &p->layers[l], p->layers[l].direct, lo);
+  if (st == MP_OK && lo->kernel != p->layers[l].run_kernel) st = MP_ERR_INTERNAL;
+  return st;
+}
+
+bool mp_patch_call_direct(const mp_patch_call *c) {
+  const mpk_conv_geom *G = &c->geom;
+  return c->skip || (G->pad_h == 0 && G->pad_w == 0 &&
+                     (int64_t)(G->out_h - 1) * G->stride_h < G->in_h &&
+                     (int64_t)(G->out_w - 1) * G->stride_w < G->in_w);
 }
 
 mp_patch_rect mp_patch_reads(const mp_patch *p, uint32_t l, uint32_t i, mp_patch_rect out) {
@@ -508,6 +588,24 @@ mp_status mp_graph_patch(mp_graph *g, uint32_t first, uint32_t last, uint32_t ro
     p->macs += (uint64_t)o->h * (uint64_t)o->w * p->layers[l].macs_per_px;
   }
   layout_buffers(p);
+  /* the kernels the tiles call, and their scratch after the tile buffers */
+  uint64_t kscratch = 0;
+  for (uint32_t l = 0; l < p->n_layers; l++) {
+    mp_patch_layer *ly = &p->layers[l];
+    ly->direct = ly->window;
+    for (uint32_t t = 0; t < p->n_tiles && ly->direct; t++) {
+      mp_patch_call c;
+      mp_patch_tile_call(p, t, l, &c);
+      ly->direct = mp_patch_call_direct(&c);
+    }
+    if ((st = lower_run(g, NULL, ly, ly->direct, &lo)) != MP_OK) goto done;
+    ly->run_kernel = lo.kernel;
+    if (lo.scratch_bytes > kscratch) kscratch = lo.scratch_bytes;
+    mp_lower_free(&lo);
+  }
+  p->kernel_scratch_offset = p->scratch_bytes;
+  p->kernel_scratch_bytes = kscratch;
+  p->scratch_bytes = mp_align_up(p->scratch_bytes + kscratch, 16);
 
   /* the rewrite: the head runs the stage and writes its output */
   int32_t *outs = mp_pool_alloc(g->pool, 1, sizeof *outs);

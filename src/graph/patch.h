@@ -23,6 +23,9 @@ typedef struct mp_patch_layer {
   uint32_t n_in;       /* activation inputs: 1, or 2 for ADD */
   uint32_t in[2];      /* stage tensors read: 0 the stage input, k the output of layer k - 1 */
   uint64_t macs_per_px; /* multiply-accumulates per output pixel, every channel */
+  bool direct;         /* window layers: no tile's window has padding, every output
+                          pixel's first tap inside it */
+  mp_kernel run_kernel; /* what the module calls per tile (mp_patch_lower_run) */
 } mp_patch_layer;
 
 /* A feature map of the stage: 0 the stage input, k the output of layer
@@ -48,7 +51,8 @@ typedef struct mp_patch {
    * (intermediates and the output) or reads (the input) */
   mp_patch_rect *need;
   int32_t scratch_tensor; /* the op-local scratch of the tile buffers */
-  uint64_t scratch_bytes;
+  uint64_t scratch_bytes;  /* the tile buffers, then the kernels' scratch */
+  uint64_t kernel_scratch_offset, kernel_scratch_bytes; /* an im2col kernel's columns */
   uint64_t macs, macs_patched; /* the stage's multiply-accumulates, whole and tiled */
   uint64_t model_macs;         /* every convolution, pool, ADD and FULLY_CONNECTED of the model */
   int32_t halo_rows, halo_cols; /* most input rows / columns a tile reads beyond its share */
@@ -69,6 +73,12 @@ typedef struct mp_patch {
  * kernel (what the stage calls per tile with a window's geometry). */
 mp_status mp_patch_lower_layer(const mp_graph *g, uint32_t l, mp_lowered_op *lo);
 
+/* Lower layer l of g's stage as the module calls it per tile: the
+ * target's specialised kernel where it takes every tile's window, else the
+ * reference kernel (layers[l].run_kernel); the geometry is the reference
+ * kernel's (mp_patch_lower_layer). */
+mp_status mp_patch_lower_run(const mp_graph *g, uint32_t l, mp_lowered_op *lo);
+
 /* What tile t's call of layer l is: for a window layer, the geometry
  * relative to its input buffer (which holds its input's window for that
  * tile, or the whole stage input) and writing into its output buffer (its
@@ -84,6 +94,10 @@ typedef struct mp_patch_call {
   int64_t in_row_stride[2], out_row_stride;
 } mp_patch_call;
 void mp_patch_tile_call(const mp_patch *p, uint32_t t, uint32_t l, mp_patch_call *c);
+
+/* Does a window call have no padding and every output pixel's tap inside
+ * its input (what the 1x1 kernel takes)?  true for a skipped call. */
+bool mp_patch_call_direct(const mp_patch_call *c);
 
 /* The window buffer of stage tensor k holds for tile t: the whole tensor
  * for the stage input and output, else need[t][k]. */

@@ -92,6 +92,30 @@ mp_status mp_verify_patch(const mp_plan *p, const mp_diag_sink *dx) {
     if (ls == MP_OK && s->layers[l].window) memcpy(&whole[l], &lo.params, sizeof whole[l]);
     mp_lower_free(&lo);
     if (ls != MP_OK) PFAIL("layer %u (operator %u) does not lower to its kernel", l, s->layers[l].op);
+    /* the kernel the tiles call, and its scratch beside the tile buffers */
+    ls = mp_patch_lower_run(g, l, &lo);
+    uint64_t need = lo.scratch_bytes;
+    mp_kernel rk = lo.kernel;
+    mp_lower_free(&lo);
+    if (ls != MP_OK)
+      PFAIL("layer %u (operator %u) does not lower to the kernel its tiles call", l,
+            s->layers[l].op);
+    if (need > s->kernel_scratch_bytes ||
+        s->kernel_scratch_offset + s->kernel_scratch_bytes > s->scratch_bytes)
+      PFAIL("layer %u (operator %u): its kernel's %llu bytes of scratch do not fit the stage's",
+            l, s->layers[l].op, (unsigned long long)need);
+    for (uint32_t k = 1; k + 1 < s->n_tensors && need; k++)
+      if (s->tensors[k].offset + s->tensors[k].bytes > s->kernel_scratch_offset)
+        PFAIL("layer %u (operator %u): its kernel's scratch overlaps tensor %d's tile buffer", l,
+              s->layers[l].op, s->tensors[k].tensor);
+    if (rk == MP_K_CONV2D_S8_1X1)
+      for (uint32_t t = 0; t < s->n_tiles; t++) {
+        mp_patch_call c;
+        mp_patch_tile_call(s, t, l, &c);
+        if (!mp_patch_call_direct(&c))
+          PFAIL("tile %u, operator %u: the 1x1 kernel gets a window with padding", t,
+                s->layers[l].op);
+      }
   }
   /* storage: the stage's tensors placed and live at its step */
   int32_t head = (int32_t)s->head;
