@@ -5,7 +5,7 @@
 # go to the bench program (build/release/bench --help lists them), e.g.
 #   ./bench/run.sh --runs 9 --hard-count 60
 # and --only SECTION,... (corpus, in-place, scale, rate, hard, coarse, grid,
-# minimalloc) measures only those sections and rewrites only them and their
+# minimalloc, patch) measures only those sections and rewrites only them and their
 # targets rows in bench/RESULTS.md, keeping the rest of the page as it is;
 # its header then gains a line saying what that run measured and when, e.g.
 #   ./bench/run.sh --only in-place

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # suite_bench_smoke.sh — the benchmark program at tiny sizes (seconds): it
-# runs every section (corpus, in place, scale in forked children,
+# runs every section (corpus, in place, memory.patch, scale in forked children,
 # hill_climb's rate, hard instances (rectangles, coarse sizes, a time grid), and a folder of instances in the
 # format of MiniMalloc's benchmarks) and writes a page with every table.  The numbers are not
 # checked: this is the benchmark's smoke test, not a benchmark.  Then
@@ -34,6 +34,10 @@ check '^| kws.tflite | 13 | 13 | 16000 |' 'example model row'
 check '^## In place (memory.in_place)' 'in-place section'
 check '^| kws.tflite | 16000 | [0-9]* | [0-9]* (' 'in-place example row'
 check '| in place: hill_climb at or below the tensor-level bound on every model | 1 of 1 | \*\*PASS\*\*' 'in-place target row'
+check '^## Patch-based inference (memory.patch)' 'patch section'
+check '^| kws.tflite | 49x10 | 16000 | [0-9]* | ' 'patch example row'
+check '| patch: no model above its in-place plan with memory.patch auto (greedy) | 1 of 1 | \*\*PASS\*\*' 'patch target row'
+check '| patch: MobileNetV2 224x224 int8 scratch, input included, <= 163 840 B | not measured' 'MobileNetV2 patch target row without the network'
 check '^## Scale' 'scale section'
 for f in chain cnn transformer random random_wide; do
   for p in greedy greedy_by_size hill_climb 'hill_climb, limited' exact 'exact, default'; do

@@ -33,6 +33,10 @@
  *     ratio is reported; without one, memplan's times alone, and no target
  *     is judged against anyone else's numbers.  The instances are not part
  *     of the repository; without the folder the section says so.
+ *   - memory.patch: every corpus model and held-out network with
+ *     memory.in_place and memory.patch auto against its in-place plan, and
+ *     the patch targets (the MobileNetV2 224's scratch, models at 192x192
+ *     or more against their tensor-level bound);
  * Times are medians of --runs runs (wall clock, CLOCK_MONOTONIC, in
  * process), with CPU time beside them.  Every layout goes through this
  * file's own overlap check (a sweep over time, no code shared with the
@@ -346,6 +350,14 @@ typedef struct targets {
   int ip_vww_total, ip_vww_ok;  /* int8 VWW and person detection plans <= 40960 B */
   int ip_mnv2_total, ip_mnv2_ok; /* MobileNetV2s with PADs: best plan >= 45 % below the bound */
   double ip_time_ratio;         /* worst median plan time, in place / plain */
+  int pt_models, pt_not_above;  /* memory.patch auto: models, those at or below in place */
+  char pt_above[256];           /* the models above it */
+  int pt_hires, pt_hires_third; /* inputs >= 192x192, those at most a third of the bound */
+  char pt_hires_worst[160];
+  bool pt_mnv2;                 /* the MobileNetV2 224 int8 held-out network was planned */
+  uint64_t pt_mnv2_bytes;       /* its scratch with memory.patch auto, input included */
+  double pt_mnv2_macs;          /* its halos' extra multiply-accumulates, percent */
+  char pt_mnv2_stage[96];
 } targets;
 
 static const char *pass(bool ok) { return ok ? "**PASS**" : "**FAIL**"; }
@@ -658,6 +670,129 @@ static void inplace_section(const opts *o, mp_buf *b, targets *tg) {
       if (mp > 0 && mi / mp > tg->ip_time_ratio) tg->ip_time_ratio = mi / mp;
     }
     mp_buf_puts(b, "\n");
+    mp_graph_free(&g);
+    mp_graph_free(&gf);
+    mp_model_free(&model);
+    free(paths[m]);
+  }
+  mp_buf_puts(b, "\n");
+}
+
+/* ---- memory.patch ------------------------------------------------------------ */
+
+/* Scratch of g's in-place greedy plan (mp_plan_build, as memory.patch auto
+ * plans its candidates), verified; 0 when it fails. */
+static uint64_t patched_scratch(const mp_graph *g, const mp_platform *pf) {
+  mp_memory_args a;
+  memset(&a, 0, sizeof a);
+  char name[] = "greedy";
+  a.planner = name;
+  a.allocate_arenas = true;
+  a.in_place = true;
+  mp_plan *p = NULL;
+  uint64_t s = 0;
+  if (mp_plan_build(g, pf, &a, NULL, &p) == MP_OK && mp_plan_verify(p, NULL) == MP_OK)
+    s = mp_plan_scratch_bytes(p);
+  mp_plan_free(&p);
+  return s;
+}
+
+static void patch_section(const opts *o, mp_buf *b, targets *tg) {
+  char *paths[256];
+  bool have_dir;
+  size_t np = corpus_paths(o, paths, 256, &have_dir), n_corpus = np;
+  for (int e = 0; e < o->n_held_out && np < 256; e++) paths[np++] = strdup(o->held_out[e]);
+  mp_platform apollo, big = one_bank();
+  if (!mp_platform_builtin("apollo510_evb", &apollo)) exit(1);
+  mp_buf_printf(b, "## Patch-based inference (memory.patch)\n\n");
+  mp_buf_puts(b,
+              "Each model with `memory.in_place: true` and greedy, as convert plans it (PADs "
+              "folded; the platform as in the in-place section): *in place* is the in-place "
+              "plan's scratch (`mp_plan_build_rewritten`), *patched* the plan memory.patch auto "
+              "keeps (`mp_patch_search`, then `mp_plan_build`, verified), \"-\" when it keeps "
+              "none; the graph input counts in both.  *stage*: the operators run tile by tile and "
+              "the grid; *extra MACs*: the halos' recomputation as a share of the model's "
+              "multiply-accumulates (instructions on a core: `memplan profile`).\n\n"
+              "| model | input | tensor-level | in place | patched | stage | extra MACs |\n"
+              "|---|---|---:|---:|---:|---|---:|\n");
+  for (size_t m = 0; m < np; m++) {
+    mp_model *model = NULL;
+    mp_graph *gf = NULL, *g = NULL, *pg = NULL;
+    const char *name = base_name(paths[m]);
+    const mp_graph_options fold = {.alias_views = true, .fold_pads = true, .sub_views = true,
+                                   .serial_depthwise = true};
+    if (mp_model_load(paths[m], NULL, &model) != MP_OK ||
+        mp_graph_build(model, 0, NULL, NULL, &g) != MP_OK ||
+        mp_kernels_prepare(g, true, NULL) != MP_OK ||
+        mp_graph_build(model, 0, &fold, NULL, &gf) != MP_OK ||
+        mp_kernels_prepare(gf, true, NULL) != MP_OK) {
+      mp_buf_printf(b, "| %s | could not be loaded |\n", name);
+      mp_graph_free(&g);
+      mp_graph_free(&gf);
+      mp_model_free(&model);
+      free(paths[m]);
+      continue;
+    }
+    uint64_t lb = mp_graph_lower_bound(g, 16);
+    const mp_platform *pf = m >= n_corpus && lb > 512 * 1024 ? &big : &apollo;
+    double w;
+    uint64_t base = plan_scratch(g, gf, pf, "greedy", true, &w), patched = base;
+    mp_memory_args a;
+    memset(&a, 0, sizeof a);
+    char pl[] = "greedy";
+    a.planner = pl;
+    a.allocate_arenas = true;
+    a.in_place = true;
+    mp_patch_info pi;
+    memset(&pi, 0, sizeof pi);
+    bool kept = mp_patch_search(gf, pf, &a, true, &pg) == MP_OK && pg;
+    if (kept) {
+      mp_graph_patch_info(pg, &pi);
+      patched = patched_scratch(pg, pf);
+      if (!patched) {
+        fprintf(stderr, "bench: %s: the patched plan failed or did not verify\n", name);
+        exit(1);
+      }
+    }
+    /* the graph input's height and width (NHWC) */
+    int32_t ih = 0, iw = 0;
+    if (g->n_inputs && g->inputs[0] >= 0) {
+      const mp_tensor *x = &g->tensors[g->inputs[0]];
+      if (x->rank == 4) ih = x->shape[1], iw = x->shape[2];
+    }
+    char in[32] = "-";
+    if (ih) snprintf(in, sizeof in, "%dx%d", ih, iw);
+    mp_buf_printf(b, "| %s%s | %s | %llu | %llu |", name, pf == &big ? " (one bank)" : "", in,
+                  (unsigned long long)lb, (unsigned long long)base);
+    if (kept)
+      mp_buf_printf(b, " %llu (%.3f) | ops %u..%u, %ux%u | +%.2f %% |\n",
+                    (unsigned long long)patched, lb ? (double)patched / (double)lb : 1.0,
+                    pi.first, pi.last, pi.rows, pi.cols, pi.extra_macs_bp / 100.0);
+    else
+      mp_buf_puts(b, " - | | |\n");
+    tg->pt_models++;
+    if (patched <= base) tg->pt_not_above++;
+    else {
+      size_t used = strlen(tg->pt_above);
+      snprintf(tg->pt_above + used, sizeof tg->pt_above - used, "%s%s (%llu > %llu)",
+               used ? "; " : "", name, (unsigned long long)patched, (unsigned long long)base);
+    }
+    if (ih >= 192 && iw >= 192) {
+      tg->pt_hires++;
+      tg->pt_hires_third += 3 * patched <= lb;
+      double r = lb ? (double)patched / (double)lb : 1.0;
+      if (!tg->pt_hires_worst[0] || r > atof(strrchr(tg->pt_hires_worst, ' ') + 1))
+        snprintf(tg->pt_hires_worst, sizeof tg->pt_hires_worst, "%s %.3f", name, r);
+    }
+    if (strstr(name, "mobilenet_v2_224") && !strstr(name, "f32")) {
+      tg->pt_mnv2 = true;
+      tg->pt_mnv2_bytes = patched;
+      tg->pt_mnv2_macs = pi.extra_macs_bp / 100.0;
+      if (kept)
+        snprintf(tg->pt_mnv2_stage, sizeof tg->pt_mnv2_stage, "operators %u..%u on %ux%u tiles",
+                 pi.first, pi.last, pi.rows, pi.cols);
+    }
+    mp_graph_free(&pg);
     mp_graph_free(&g);
     mp_graph_free(&gf);
     mp_model_free(&model);
@@ -1156,7 +1291,7 @@ static void usage(void) {
           "             [--compiler TEXT] [--flags TEXT] [--before FILE]\n"
           "             [--minimalloc DIR] [--minimalloc-bin PATH] [--smoke] [--only SECTION,...]\n"
           "--only runs the named sections (corpus, in-place, scale, rate, hard, coarse, grid,\n"
-          "minimalloc) and rewrites only them and their targets rows in the --out page,\n"
+          "minimalloc, patch) and rewrites only them and their targets rows in the --out page,\n"
           "keeping the rest of it as it is.\n");
 }
 
@@ -1460,7 +1595,8 @@ enum {
   SEC_COARSE = 1u << 5,
   SEC_GRID = 1u << 6,
   SEC_MINIMALLOC = 1u << 7,
-  SEC_ALL = (1u << 8) - 1,
+  SEC_PATCH = 1u << 8,
+  SEC_ALL = (1u << 9) - 1,
 };
 
 static const struct {
@@ -1476,6 +1612,7 @@ static const struct {
     {"coarse", "## Coarse hard instances\n", coarse_section},
     {"grid", "## Grid hard instances\n", grid_section},
     {"minimalloc", "## MiniMalloc's", minimalloc_section},
+    {"patch", "## Patch-based inference", patch_section},
 };
 enum { N_SECTIONS = sizeof sections / sizeof sections[0] };
 
@@ -1502,6 +1639,7 @@ static const struct {
     {"| exact with the capacity at least as fast as MiniMalloc", SEC_MINIMALLOC},
     {"| exact at least as fast as MiniMalloc", SEC_MINIMALLOC},
     {"| in place:", SEC_INPLACE},
+    {"| patch:", SEC_PATCH},
 };
 
 /* --only's list ("in-place,corpus") as a mask; 0 on an unknown name. */
@@ -1635,7 +1773,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--only")) {
       if (!(o.only = parse_sections(v))) {
         fprintf(stderr, "bench: --only %s: not a list of sections (corpus, in-place, scale, "
-                        "rate, hard, coarse, grid, minimalloc)\n", v);
+                        "rate, hard, coarse, grid, minimalloc, patch)\n", v);
         return 2;
       }
       only_arg = v;
@@ -1812,6 +1950,27 @@ int main(int argc, char **argv) {
   mp_buf_printf(&b, "| in place: planning time within 2x of plain (greedy, hill_climb) | worst "
                     "median ratio %.2f | %s |\n\n",
                 tg.ip_time_ratio, pass(tg.ip_models > 0 && tg.ip_time_ratio <= 2.0));
+  /* the in-place rows end the table with a blank line: the patch rows go before it */
+  if (b.len && b.data[b.len - 1] == '\n' && b.len > 1 && b.data[b.len - 2] == '\n') b.len--;
+  mp_buf_printf(&b, "| patch: no model above its in-place plan with memory.patch auto (greedy) | "
+                    "%d of %d%s%s | %s |\n",
+                tg.pt_not_above, tg.pt_models, tg.pt_above[0] ? "; above: " : "", tg.pt_above,
+                pass(tg.pt_models > 0 && tg.pt_not_above == tg.pt_models));
+  if (tg.pt_mnv2)
+    mp_buf_printf(&b, "| patch: MobileNetV2 224x224 int8 scratch, input included, <= 163 840 B "
+                      "(below MCUNetV2's 172 KiB) | %llu B, %s, +%.2f %% MACs | %s |\n",
+                  (unsigned long long)tg.pt_mnv2_bytes,
+                  tg.pt_mnv2_stage[0] ? tg.pt_mnv2_stage : "no stage", tg.pt_mnv2_macs,
+                  pass(tg.pt_mnv2_bytes <= 163840));
+  else
+    mp_buf_puts(&b, "| patch: MobileNetV2 224x224 int8 scratch, input included, <= 163 840 B | "
+                    "not measured (no held-out mobilenet_v2_224) | - |\n");
+  mp_buf_printf(&b, "| patch: models at 192x192 or more at most a third of their tensor-level "
+                    "bound | %d of %d%s%s | %s |\n",
+                tg.pt_hires_third, tg.pt_hires, tg.pt_hires_worst[0] ? "; worst " : "",
+                tg.pt_hires_worst, tg.pt_hires ? pass(tg.pt_hires_third == tg.pt_hires) : "-");
+  mp_buf_puts(&b, "| patch: the halos' recomputation at most 15 % more instructions on the "
+                  "Cortex-M55 | not measured here (`memplan profile`, README) | - |\n\n");
 
   for (int k = 0; k < N_SECTIONS; k++)
     mp_buf_append(&b, parts[k].data ? parts[k].data : "", parts[k].len);
