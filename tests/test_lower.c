@@ -53,6 +53,7 @@ enum {
   QUANTIZE = 114,
   SHAPE_OP = 77,
   BATCH_MATMUL_OP = 126,
+  RSQRT_OP = 76,
 };
 enum { OPT_BATCH_MATMUL = 101 };
 
@@ -1204,6 +1205,78 @@ static void int16_batch_matmul_needs_zero_points_0(void **state) {
   drop(&b);
 }
 
+/* A RSQRT of `n` elements of `dtype`, scales si -> so, zero points 0. */
+static void rsqrt_model(built *b, int32_t dtype, float si, float so) {
+  mp_tfw *w = mp_tfw_new();
+  int32_t in = add_tensor(w, &(spec){.name = "x", .dtype = dtype, .rank = 1, .shape = {256},
+                                     .n_scale = 1, .scale = {si}});
+  int32_t out = add_tensor(w, &(spec){.name = "y", .dtype = dtype, .rank = 1, .shape = {256},
+                                      .n_scale = 1, .scale = {so}});
+  add_op(w, RSQRT_OP, 1, &in, out, 0, 0, NULL);
+  finish(w, 1, &in, 1, &out, b);
+}
+
+/* int16 RSQRT has no case in the conformance corpus; it runs the int8
+ * RSQRT's arithmetic (which matches TFLM's 21 int8 cases) per element.
+ * On the inputs both types hold, with scales where the results fit in
+ * int8 too, the two agree value for value; 0 and below give the int16
+ * maximum, as TFLM gives its type's maximum for 0. */
+static void int16_rsqrt_matches_the_int8_rsqrt_where_both_reach(void **state) {
+  (void)state;
+  built b8, b16;
+  rsqrt_model(&b8, MP_DTYPE_INT8, 0.02f, 0.05f);
+  rsqrt_model(&b16, MP_DTYPE_INT16, 0.02f, 0.05f);
+  mp_lowered_op l8, l16;
+  lower0(&b8, &l8);
+  lower0(&b16, &l16);
+  assert_int_equal(l8.kernel, MP_K_LUT_S8);
+  assert_int_equal(l16.kernel, MP_K_UNARY_Q);
+  int8_t x8[256], y8[256];
+  int16_t x16[256], y16[256];
+  for (int i = 0; i < 256; i++) {
+    x8[i] = (int8_t)(i / 2); /* 0 .. 127: the domain, each value twice */
+    x16[i] = x8[i];
+  }
+  memset(y16, 0x5a, sizeof y16);
+  assert_int_equal(mpk_lut_s8(&l8.params.lut_s8, x8, y8, NULL), MPK_OK);
+  assert_int_equal(mpk_unary_q(&l16.params.unary_q, x16, y16, NULL), MPK_OK);
+  int compared = 0;
+  for (int i = 0; i < 256; i++) {
+    int x = x16[i];
+    if (x == 0) {
+      assert_int_equal(y8[i], 127);
+      assert_int_equal(y16[i], 32767);
+    } else if (y8[i] < 127) {
+      if (y16[i] != y8[i]) fail_msg("x = %d: int16 %d, int8 %d", x, y16[i], y8[i]);
+      compared++;
+    } else {
+      assert_true(y16[i] >= 127); /* saturated in int8 only */
+    }
+  }
+  assert_true(compared >= 240);
+  /* below the zero point: outside the domain for both, as in TFLM */
+  x8[7] = -1;
+  x16[7] = -1;
+  assert_int_equal(mpk_lut_s8(&l8.params.lut_s8, x8, y8, NULL), MPK_ERR_DOMAIN);
+  assert_int_equal(mpk_unary_q(&l16.params.unary_q, x16, y16, NULL), MPK_ERR_DOMAIN);
+  mp_lower_free(&l8);
+  mp_lower_free(&l16);
+  drop(&b8);
+  drop(&b16);
+  /* a non-zero int16 zero point: refused, as TFLM refuses it */
+  mp_tfw *w = mp_tfw_new();
+  int32_t in = add_tensor(w, &(spec){.name = "x", .dtype = MP_DTYPE_INT16, .rank = 1,
+                                     .shape = {4}, .n_scale = 1, .scale = {0.5f}, .zp = 3});
+  int32_t out = add_tensor(w, &(spec){.name = "y", .dtype = MP_DTYPE_INT16, .rank = 1,
+                                      .shape = {4}, .n_scale = 1, .scale = {0.5f}});
+  add_op(w, RSQRT_OP, 1, &in, out, 0, 0, NULL);
+  finish(w, 1, &in, 1, &out, &b16);
+  lower0(&b16, &l16);
+  assert_false(l16.supported);
+  assert_non_null(strstr(l16.reason, "non-zero zero point"));
+  drop(&b16);
+}
+
 /* A SHAPE of input shape `in` into an output of type out_dtype and
  * `out_n` elements, the output a graph output (so nothing folds it). */
 static void shape_model(built *b, uint32_t in_rank, const int32_t *in_shape, int32_t out_dtype,
@@ -1615,6 +1688,7 @@ int main(void) {
       cmocka_unit_test(reshape_of_a_constant_is_a_copy),
       cmocka_unit_test(int16_batch_matmul_matches_the_16x8_fully_connected),
       cmocka_unit_test(int16_batch_matmul_needs_zero_points_0),
+      cmocka_unit_test(int16_rsqrt_matches_the_int8_rsqrt_where_both_reach),
       cmocka_unit_test(shape_into_a_graph_output_runs_a_kernel),
       cmocka_unit_test(shape_inside_the_graph_folds_through_its_kernel),
       cmocka_unit_test(check_all_lists_every_unsupported_operator),

@@ -225,6 +225,52 @@ static inline int32_t mpk_tanh_fixed(int32_t a, int integer_bits) {
   return a < 0 ? (int32_t)(0u - (uint32_t)t) : t;
 }
 
+/* GetInvSqrtQuantizedMultiplierExp: 1 / sqrt(x) for x > 1 by gemmlowp's
+ * Newton-Raphson in Q3, as a Q31 multiplier and a left shift. */
+static inline void mpk_inv_sqrt(int32_t x, int32_t *m, int32_t *shift) {
+  if (x <= 1) {
+    *m = INT32_MAX;
+    *shift = 0;
+    return;
+  }
+  int32_t s = 11;
+  while (x >= (1 << 29)) {
+    x /= 4;
+    s++;
+  }
+  int lz = 0;
+  for (uint32_t v = (uint32_t)x; !(v & 0x80000000u); v <<= 1)
+    lz++;
+  int pairs = (lz - 1) / 2 - 1;
+  s -= pairs;
+  x <<= 2 * pairs;
+  const int32_t in = x >> 1, half_in = mpk_rdbpot(in, 1);
+  const int32_t half_three = (1 << 28) + (1 << 27); /* 1.5 in Q3 */
+  int32_t r = 1 << 28;                              /* 1 in Q3 */
+  for (int i = 0; i < 5; i++) {
+    int32_t r3 = mpk_rescale(mpk_srdhm(mpk_srdhm(r, r), r), 9, 3);
+    r = mpk_rescale(mpk_srdhm(half_three, r) - mpk_srdhm(half_in, r3), 6, 3);
+  }
+  r = mpk_srdhm(r, 1518500250); /* x sqrt(2) / 2 */
+  if (s < 0) {
+    r = (int32_t)((uint32_t)r << -s);
+    s = 0;
+  }
+  *m = r;
+  *shift = -s; /* kReverseShift */
+}
+
+/* TFLite's RsqrtEvalQuantized for v = x - input_zero_point > 0: 1 /
+ * sqrt(v) as a multiplier (kept an integer by a 2^20 factor), then the
+ * output multiplier; the caller adds the output zero point and clamps. */
+static inline int32_t mpk_rsqrt_q(int32_t v, int32_t multiplier, int32_t shift) {
+  const int32_t k_shift = 20;
+  int32_t im, is;
+  mpk_inv_sqrt(v, &im, &is);
+  int32_t data = mpk_mbqm(1, im, is + k_shift);
+  return mpk_mbqm(data, multiplier, shift - k_shift);
+}
+
 /* TFLite's GetReciprocal: 1 / x for x in Q(integer_digits), returned Q0
  * scaled by 2^-num_bits_over_unit. */
 static inline int32_t mpk_reciprocal(int32_t x, int integer_digits, int *num_bits_over_unit) {

@@ -23,7 +23,7 @@
 #define MPK_UN_RELU6 5      /* float32 only, as the ones below */
 #define MPK_UN_RELU_N1_TO_1 6
 #define MPK_UN_EXP 7
-#define MPK_UN_RSQRT 8
+#define MPK_UN_RSQRT 8 /* and int16: TFLite's RsqrtEvalQuantized (mpk_rsqrt_q) */
 #define MPK_UN_LOGISTIC 9 /* int16 only (int8, float32 LOGISTIC: mpk_logistic_*) */
 
 /* Quantised unary operator on int8 or int16 (type).  Per op:

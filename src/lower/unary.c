@@ -12,8 +12,9 @@
  *
  * LOGISTIC comes here for int16 only (src/lower/elementwise.c lowers int8 and
  * float32).
- * int8 RSQRT becomes a table of its 256 results, computed here.
- * Not here: int16 HARD_SWISH and RSQRT, int8 EXP.
+ * int8 RSQRT becomes a table of its 256 results, computed here;
+ * int16 RSQRT runs the same arithmetic per element on the device.
+ * Not here: int16 HARD_SWISH, int8 and int16 EXP (TFLM refuses them too).
  */
 #include "lower/common.h"
 #include "lower/families.h"
@@ -128,66 +129,40 @@ static mp_status lut16(mp_lower_ctx *c, bool logistic, float si, float so, mpk_u
   return MP_OK;
 }
 
-/* GetInvSqrtQuantizedMultiplierExp: 1 / sqrt(x) for x > 1 by gemmlowp's
- * Newton-Raphson in Q3, as a Q31 multiplier and a left shift. */
-static void inv_sqrt(int32_t x, int32_t *m, int32_t *shift) {
-  if (x <= 1) {
-    *m = INT32_MAX;
-    *shift = 0;
-    return;
-  }
-  int32_t s = 11;
-  while (x >= (1 << 29)) {
-    x /= 4;
-    s++;
-  }
-  int lz = 0;
-  for (uint32_t v = (uint32_t)x; !(v & 0x80000000u); v <<= 1)
-    lz++;
-  int pairs = (lz - 1) / 2 - 1;
-  s -= pairs;
-  x <<= 2 * pairs;
-  const int32_t in = x >> 1, half_in = mpk_rdbpot(in, 1);
-  const int32_t half_three = (1 << 28) + (1 << 27); /* 1.5 in Q3 */
-  int32_t r = 1 << 28;                              /* 1 in Q3 */
-  for (int i = 0; i < 5; i++) {
-    int32_t r3 = mpk_rescale(mpk_srdhm(mpk_srdhm(r, r), r), 9, 3);
-    r = mpk_rescale(mpk_srdhm(half_three, r) - mpk_srdhm(half_in, r3), 6, 3);
-  }
-  r = mpk_srdhm(r, 1518500250); /* x sqrt(2) / 2 */
-  if (s < 0) {
-    r = (int32_t)((uint32_t)r << -s);
-    s = 0;
-  }
-  *m = r;
-  *shift = -s; /* kReverseShift */
-}
-
-/* int8 RSQRT: its 256 results, with TFLite's RsqrtEvalQuantized
- * arithmetic (SetRsqrtOutputMultiplier: the square root and the product
- * in float, the reciprocal in double). */
-static mp_status lower_rsqrt_s8(mp_lower_ctx *c, int32_t in, int32_t out, int32_t size) {
+/* Quantised RSQRT, with TFLite's RsqrtEvalQuantized arithmetic
+ * (mpk_rsqrt_q; SetRsqrtOutputMultiplier: the square root and the product
+ * in float, the reciprocal in double).  int8: its 256 results as a table;
+ * int16 (zero points 0, as TFLite requires): computed per element. */
+static mp_status lower_rsqrt(mp_lower_ctx *c, int32_t in, int32_t out, int32_t size, bool wide) {
   float si, so;
   int32_t zi, zo;
   if (!quant(c, in, &si, &zi) || !quant(c, out, &so, &zo))
-    return mp_lower_unsupported(c, "int8 tensors without quantisation parameters");
+    return mp_lower_unsupported(c, "%s tensors without quantisation parameters",
+                                wide ? "int16" : "int8");
   int32_t m, shift;
   float denominator = sqrtf(si) * so;
   mp_lower_quantize_multiplier(c, 1.0 / (double)denominator, &m, &shift);
+  if (wide) {
+    if (zi != 0 || zo != 0) return mp_lower_unsupported(c, "int16 tensors with a non-zero zero point");
+    mpk_unary_q_params *p = &c->lo->params.unary_q;
+    p->op = MPK_UN_RSQRT;
+    p->type = MPK_TYPE_INT16;
+    p->size = size;
+    p->multiplier = m;
+    p->shift = shift;
+    p->act_min = -32768;
+    p->act_max = 32767;
+    mp_lower_set_kernel(c, MP_K_UNARY_Q);
+    mp_lower_add_arg(c, in, false, "const void *");
+    mp_lower_add_arg(c, out, true, "void *");
+    return MP_OK;
+  }
   int32_t *table = mp_lower_add_array(c->lo, "table", 256);
   if (!table) return MP_ERR_NOMEM;
-  const int32_t k_shift = 20; /* keeps the intermediate an integer */
   for (int32_t x = -128; x < 128; x++) {
-    int32_t v = x - zi, r;
-    if (v <= 0) {
-      r = 127; /* v == 0: the largest output; v < 0 is outside the domain */
-    } else {
-      int32_t im, is;
-      inv_sqrt(v, &im, &is);
-      int32_t data = mpk_mbqm(1, im, is + k_shift);
-      r = mpk_clamp_i32(mpk_mbqm(data, m, shift - k_shift) + zo, -128, 127);
-    }
-    table[x + 128] = r;
+    int32_t v = x - zi;
+    /* v == 0: the largest output; v < 0 is outside the domain */
+    table[x + 128] = v <= 0 ? 127 : mpk_clamp_i32(mpk_rsqrt_q(v, m, shift) + zo, -128, 127);
   }
   mpk_lut_s8_params *p = &c->lo->params.lut_s8;
   p->size = size;
@@ -348,8 +323,8 @@ mp_status mp_lower_unary(mp_lower_ctx *c) {
   }
   if (dti == MP_DTYPE_FLOAT32 && dto == MP_DTYPE_FLOAT32)
     return lower_float(c, code, in, out, size);
-  if (code == OP_RSQRT && dti == MP_DTYPE_INT8 && dto == MP_DTYPE_INT8)
-    return lower_rsqrt_s8(c, in, out, size);
+  if (code == OP_RSQRT && dti == dto && (dti == MP_DTYPE_INT8 || dti == MP_DTYPE_INT16))
+    return lower_rsqrt(c, in, out, size, dti == MP_DTYPE_INT16);
   if (dti == dto && (dti == MP_DTYPE_INT8 || dti == MP_DTYPE_INT16))
     return lower_quantized(c, code, in, out, size);
   return mp_lower_unsupported(c, "input %s, output %s (supported: int8, int16 or float32)",

@@ -1,6 +1,7 @@
 /*
  * mpk_unary.c — the elementwise unary operators: RELU, RELU6, LEAKY_RELU,
- * TANH and HARD_SWISH on int8 / int16 / float32, EXP and RSQRT on float32,
+ * TANH and HARD_SWISH on int8 / int16 / float32, EXP on float32, RSQRT on
+ * int16 and float32 (int8 RSQRT is a table the lowering computes),
  * DEQUANTIZE and CAST.
  *
  * The quantised paths are TFLite Micro's reference arithmetic: RELU and
@@ -78,13 +79,22 @@ MPK_API int32_t mpk_unary_q(const mpk_unary_q_params *p, const void *input, void
   (void)scratch;
   const int wide = p->type == MPK_TYPE_INT16;
   if (p->size < 0 || (p->type != MPK_TYPE_INT8 && !wide) ||
-      !(p->op <= MPK_UN_HARD_SWISH || (wide && p->op == MPK_UN_LOGISTIC)) ||
+      !(p->op <= MPK_UN_HARD_SWISH ||
+        (wide && (p->op == MPK_UN_LOGISTIC || p->op == MPK_UN_RSQRT))) ||
       (wide && p->op == MPK_UN_HARD_SWISH) || (!wide && p->op == MPK_UN_LOGISTIC) || p->op < 0)
     return MPK_ERR_PARAMS;
   if (wide && p->op == MPK_UN_TANH) {
     mpk_tanh_s16(p->multiplier, p->shift, p->size, input, output);
   } else if (wide && p->op == MPK_UN_LOGISTIC) {
     mpk_logistic_s16(p->multiplier, p->shift, p->size, input, output);
+  } else if (wide && p->op == MPK_UN_RSQRT) { /* int8 RSQRT is a table: mpk_lut_s8 */
+    for (int32_t i = 0; i < p->size; i++) {
+      int32_t v = ((const int16_t *)input)[i] - p->input_zero_point;
+      if (v < 0) return MPK_ERR_DOMAIN; /* TFLite fails there too */
+      /* 0: the largest output, as TFLite gives */
+      v = v == 0 ? p->act_max : p->output_zero_point + mpk_rsqrt_q(v, p->multiplier, p->shift);
+      ((int16_t *)output)[i] = (int16_t)mpk_clamp_i32(v, p->act_min, p->act_max);
+    }
   } else if (wide) {
     for (int32_t i = 0; i < p->size; i++)
       ((int16_t *)output)[i] = (int16_t)unary_q_one(p, ((const int16_t *)input)[i]);
