@@ -96,6 +96,28 @@ static void fold_bias(const int8_t *filter, const int32_t *bias, int32_t off, in
   }
 }
 
+/* mpk_mbqm_r2 (the DSP and portable right-shift requantisation) against
+ * the reference over its whole domain: multipliers in (2^30, 2^31),
+ * shifts -2 to -31, any accumulator, the extremes often. */
+static void mbqm_r2_equals_the_reference_rounding(void **state) {
+  (void)state;
+  static const int32_t special[] = {MPK_I32_MIN, MPK_I32_MIN + 1, -1, 0, 1, MPK_I32_MAX,
+                                    MPK_I32_MAX - 1, 1 << 30, -(1 << 30), 3, -3};
+  const int ns = (int)(sizeof special / sizeof special[0]);
+  for (int i = 0; i < 2000000; i++) {
+    int32_t x = (int32_t)next(), sh = range(-31, -2);
+    int32_t m = (int32_t)((1u << 30) + 1u + next() % ((1u << 30) - 1u));
+    if (i % 7 == 0) x = special[next() % (uint32_t)ns];
+    if (i % 13 == 0) m = i % 2 ? (1 << 30) + 1 : MPK_I32_MAX;
+    if (i % 5 == 0) x >>= next() % 31;
+    if (i % 3 == 0 && sh >= -14) /* ties and their neighbours after the first rounding */
+      x = (int32_t)(((int64_t)range(-100000, 100000) << (31 - sh)) / m) + range(-2, 2);
+    if (mpk_mbqm(x, m, sh) != mpk_mbqm_r2(x, m, sh))
+      fail_msg("mbqm(%d, %d, %d): reference %d, r2 %d", x, m, sh, mpk_mbqm(x, m, sh),
+               mpk_mbqm_r2(x, m, sh));
+  }
+}
+
 static void mbqm_fast_equals_the_reference_rounding(void **state) {
   (void)state;
   static const int32_t special[] = {MPK_I32_MIN, MPK_I32_MIN + 1, -1, 0, 1, MPK_I32_MAX,
@@ -691,6 +713,7 @@ static void specialised_kernels_reject_params_they_cannot_run(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(mbqm_fast_equals_the_reference_rounding),
+      cmocka_unit_test(mbqm_r2_equals_the_reference_rounding),
       cmocka_unit_test(specialised_convolutions_give_the_reference_bytes),
       cmocka_unit_test(specialised_depthwise_gives_the_reference_bytes),
       cmocka_unit_test(specialised_serial_depthwise_gives_the_reference_bytes),

@@ -442,10 +442,17 @@ static MPK_ALWAYS_INLINE int32_t dw_pixel4(const mpk_conv_s8_fast_params *p,
       }
     }
     if (rs) {
-      out[c] = mpk_requant_rs_one(q, a0, c);
-      out[c + 1] = mpk_requant_rs_one(q, a1, c + 1);
-      out[c + 2] = mpk_requant_rs_one(q, a2, c + 2);
-      out[c + 3] = mpk_requant_rs_one(q, a3, c + 3);
+      /* per channel (the depthwise quantisation), by mpk_mbqm_r2 */
+      const int32_t oo = q->output_offset, lo = q->act_min, hi = q->act_max;
+      const int32_t *m = q->multiplier + c, *sh = q->shift + c;
+      a0 = mpk_clamp_i32(mpk_mbqm_r2(a0, m[0], sh[0]) + oo, lo, hi);
+      a1 = mpk_clamp_i32(mpk_mbqm_r2(a1, m[1], sh[1]) + oo, lo, hi);
+      a2 = mpk_clamp_i32(mpk_mbqm_r2(a2, m[2], sh[2]) + oo, lo, hi);
+      a3 = mpk_clamp_i32(mpk_mbqm_r2(a3, m[3], sh[3]) + oo, lo, hi);
+      out[c] = (int8_t)a0;
+      out[c + 1] = (int8_t)a1;
+      out[c + 2] = (int8_t)a2;
+      out[c + 3] = (int8_t)a3;
     } else {
       out[c] = mpk_requant_one(q, a0, c);
       out[c + 1] = mpk_requant_one(q, a1, c + 1);

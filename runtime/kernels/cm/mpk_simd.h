@@ -232,12 +232,23 @@ static inline int8_t mpk_requant_one(const mpk_requant *q, int32_t acc, int32_t 
  * left shift and no test of the right one.  Checked once per call (with
  * a multiplier that is not negative, as the quantisation gives, so that
  * the doubling high multiply never saturates). */
+#if defined(MPK_MVE)
 static inline int mpk_requant_rs(const mpk_requant *q, int32_t n) {
   if (!q->per_channel) return 0;
   for (int32_t i = 0; i < n; i++)
     if (q->shift[i] > -1 || q->shift[i] < -31 || q->multiplier[i] < 0) return 0;
   return 1;
 }
+#else
+/* DSP and portable: per channel or per tensor, every multiplier in
+ * (2^30, 2^31) (the quantisation's normalised range, 2^30 itself left
+ * out) and every shift in [-31, -2], for mpk_mbqm_r2. */
+static inline int mpk_requant_rs(const mpk_requant *q, int32_t n) {
+  for (int32_t i = 0; i < (q->per_channel ? n : 1); i++)
+    if (q->shift[i] > -2 || q->shift[i] < -31 || q->multiplier[i] <= (1 << 30)) return 0;
+  return 1;
+}
+#endif
 
 /* mpk_mbqm for a right shift or none (-31 <= shift <= 0) and a multiplier that
  * is not negative: the rounding doubling high multiply as one 64-bit
@@ -252,10 +263,36 @@ static inline int32_t mpk_mbqm_rs(int32_t x, int32_t multiplier, int32_t shift) 
   const int32_t remainder = y & mask, threshold = (mask >> 1) + (y < 0 ? 1 : 0);
   return (y >> right) + (remainder > threshold ? 1 : 0);
 }
+
+/* mpk_mbqm for 2^30 < m < 2^31 and a right shift e = -shift of 2 to 31,
+ * in one 64-bit multiply-add and one shift.  mpk_mbqm is rdbpot(y, e)
+ * with y = floor((x m + 2^30) / 2^31); rdbpot(y, e) is
+ * floor((y + 2^(e-1) - [y < 0]) / 2^e), and nested floors of divisions
+ * compose, so the result is floor((x m + 2^30 + 2^(30+e) - [y < 0] 2^31)
+ * / 2^(31+e)).  For such m, y < 0 exactly when x < 0 (x <= -1 gives
+ * x m + 2^30 < 0; x >= 0 does not).  So the addend is +-2^30 (the sign
+ * of x) plus 2^(e-2) in the high word, and the result the high word of
+ * the sum shifted right by e - 1; no step can overflow (|x m| < 2^62). */
+static inline int32_t mpk_mbqm_r2(int32_t x, int32_t m, int32_t shift) {
+  const int32_t e2 = -shift - 2;
+  const int64_t lo = x < 0 ? -(1 << 30) : (1 << 30);
+  const int64_t s = (int64_t)x * m + lo;
+  return ((int32_t)(s >> 32) + (1 << e2)) >> (e2 + 1);
+}
+#if defined(MPK_MVE)
 static inline int8_t mpk_requant_rs_one(const mpk_requant *q, int32_t acc, int32_t ch) {
   const int32_t v = mpk_mbqm_rs(acc, q->multiplier[ch], q->shift[ch]) + q->output_offset;
   return (int8_t)mpk_clamp_i32(v, q->act_min, q->act_max);
 }
+#else
+/* DSP and portable: a channel of mpk_requant_rs (per channel or per
+ * tensor), by mpk_mbqm_r2. */
+static inline int8_t mpk_requant_rs_one(const mpk_requant *q, int32_t acc, int32_t ch) {
+  const int32_t i = q->per_channel ? ch : 0;
+  const int32_t v = mpk_mbqm_r2(acc, q->multiplier[i], q->shift[i]) + q->output_offset;
+  return (int8_t)mpk_clamp_i32(v, q->act_min, q->act_max);
+}
+#endif
 
 #if defined(MPK_MVE)
 /* mpk_mbqm on four lanes, exactly: VQRDMULH is the saturating rounding
@@ -619,8 +656,17 @@ static MPK_ALWAYS_INLINE void mpk_matmul_s8_paths(const int8_t *filter, const in
   }
   mpk_matmul4_mve(filter, fbias, q, rows, k, c0, o0, rs, 0);
 #else
-  /* the short sequence when every row's shift is a right shift */
-#define MPK_RQ(acc, ch) (rs ? mpk_requant_rs_one(q, acc, ch) : mpk_requant_one(q, acc, ch))
+  /* the short sequence when every row's shift is a right shift
+   * (mpk_mbqm_r2); each row's multiplier and shift read once for both
+   * columns, the params read into locals first (an int8 store may alias
+   * them) */
+  const int32_t off = q->output_offset, amin = q->act_min, amax = q->act_max;
+  const int32_t *const mp = q->multiplier, *const sp = q->shift;
+  const int32_t pcm = q->per_channel ? -1 : 0;
+#define MPK_ROW(m_, s_, r_) const int32_t m_ = mp[(r_) & pcm], s_ = sp[(r_) & pcm]
+#define MPK_RQ(acc, m_, s_)                                                                 \
+  (int8_t) mpk_clamp_i32((rs ? mpk_mbqm_r2(acc, m_, s_) : mpk_mbqm_fast(acc, m_, s_)) + off, \
+                         amin, amax)
   int32_t r = 0;
 #if defined(MPK_DSP)
   /* one column (a fully connected layer's single batch): rows in fours */
@@ -628,36 +674,43 @@ static MPK_ALWAYS_INLINE void mpk_matmul_s8_paths(const int8_t *filter, const in
     const int8_t *f0 = filter + (size_t)r * (size_t)k;
     int32_t acc[4] = {fbias[r], fbias[r + 1], fbias[r + 2], fbias[r + 3]};
     mpk_dot_4x1_dsp(f0, f0 + k, f0 + 2 * k, f0 + 3 * k, c0, k, acc);
-    for (int j = 0; j < 4; j++) o0[r + j] = MPK_RQ(acc[j], r + j);
+    for (int j = 0; j < 4; j++) {
+      MPK_ROW(m, s, r + j);
+      o0[r + j] = MPK_RQ(acc[j], m, s);
+    }
   }
 #endif
   for (; r + 2 <= rows; r += 2) {
     const int8_t *f0 = filter + (size_t)r * (size_t)k, *f1 = f0 + k;
+    MPK_ROW(ma, sa, r);
+    MPK_ROW(mb, sb, r + 1);
     if (c1) {
       int32_t acc[4] = {fbias[r], fbias[r], fbias[r + 1], fbias[r + 1]};
       mpk_dot_2x2(f0, f1, c0, c1, k, acc);
-      o0[r] = MPK_RQ(acc[0], r);
-      o1[r] = MPK_RQ(acc[1], r);
-      o0[r + 1] = MPK_RQ(acc[2], r + 1);
-      o1[r + 1] = MPK_RQ(acc[3], r + 1);
+      o0[r] = MPK_RQ(acc[0], ma, sa);
+      o1[r] = MPK_RQ(acc[1], ma, sa);
+      o0[r + 1] = MPK_RQ(acc[2], mb, sb);
+      o1[r + 1] = MPK_RQ(acc[3], mb, sb);
     } else {
       int32_t acc[2] = {fbias[r], fbias[r + 1]};
       mpk_dot_2x1(f0, f1, c0, k, acc);
-      o0[r] = MPK_RQ(acc[0], r);
-      o0[r + 1] = MPK_RQ(acc[1], r + 1);
+      o0[r] = MPK_RQ(acc[0], ma, sa);
+      o0[r + 1] = MPK_RQ(acc[1], mb, sb);
     }
   }
   if (r < rows) {
     const int8_t *f = filter + (size_t)r * (size_t)k;
+    MPK_ROW(m, s, r);
     if (c1) {
       int32_t acc[2] = {fbias[r], fbias[r]};
       mpk_dot_2x1(c0, c1, f, k, acc);
-      o0[r] = MPK_RQ(acc[0], r);
-      o1[r] = MPK_RQ(acc[1], r);
+      o0[r] = MPK_RQ(acc[0], m, s);
+      o1[r] = MPK_RQ(acc[1], m, s);
     } else {
-      o0[r] = MPK_RQ(mpk_dot_1x1(f, c0, k, fbias[r]), r);
+      o0[r] = MPK_RQ(mpk_dot_1x1(f, c0, k, fbias[r]), m, s);
     }
   }
+#undef MPK_ROW
 #undef MPK_RQ
 #endif
 }
