@@ -8,9 +8,10 @@
  *
  *   max pool   Helium: 16 channels per VMAX; DSP: 4 per SSUB8 + SEL (the
  *              byte-wise signed compare sets the GE flags SEL reads);
- *   avg pool   Helium: 4 channels per widening load and add, divided by
- *              the tap count as a multiply-high by its reciprocal (exact,
- *              below); DSP: 4 channels in two registers of int16 halves
+ *   avg pool   Helium: 8 channels per widening load and int16 add when
+ *              the window has at most 255 taps (so that no lane can
+ *              overflow), else 4 per int32 add, divided by the tap count
+ *              as a multiply-high by its reciprocal (exact, below); DSP: 4 channels in two registers of int16 halves
  *              (SXTAB16) when the window has at most 256 taps, so that no
  *              half can overflow; portable C otherwise, one channel at a
  *              time.
@@ -97,7 +98,31 @@ MPK_API int32_t mpk_avg_pool2d_s8_fast(const mpk_pool_s8_params *p, const int8_t
                       (size_t)ox * (size_t)os.pixel;
         int32_t c = 0;
 #if defined(MPK_MVE)
-        if (count >= 2 && count < 5760) {
+        if (count >= 2 && count <= 255) {
+          /* eight channels per int16 lane group: |sum| <= 128 * 255 fits */
+          const uint32x4_t m = vdupq_n_u32(0xFFFFFFFFu / (uint32_t)count + 1u);
+          const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
+          for (; c < g->in_c; c += 8) {
+            const mve_pred16_t pr = vctp16q((uint32_t)(g->in_c - c));
+            int16x8_t acc = vdupq_n_s16(0);
+            const int8_t *xr = w.first + c;
+            for (int32_t fy = w.fy0; fy < w.fy1; fy++, xr += row) {
+              const int8_t *x = xr;
+              for (int32_t fx = w.fx0; fx < w.fx1; fx++, x += col)
+                acc = vaddq_s16(acc, vldrbq_z_s16(x, pr));
+            }
+            /* the even and the odd lanes widened, divided as below */
+            int32x4_t qv[2];
+            for (int h = 0; h < 2; h++) {
+              const int32x4_t a = h ? vmovltq_s16(acc) : vmovlbq_s16(acc);
+              const uint32x4_t u = vreinterpretq_u32_s32(vaddq_n_s32(vabsq_s32(a), count / 2));
+              int32x4_t q = vreinterpretq_s32_u32(vmulhq_u32(u, m));
+              q = vpselq_s32(vnegq_s32(q), q, vcmpltq_n_s32(a, 0));
+              qv[h] = vminq_s32(vmaxq_s32(q, lo), hi);
+            }
+            vstrbq_p_s16(out + c, vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), qv[0]), qv[1]), pr);
+          }
+        } else if (count >= 2 && count < 5760) {
           const uint32_t m = 0xFFFFFFFFu / (uint32_t)count + 1u;
           const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
           for (; c < g->in_c; c += 4) {

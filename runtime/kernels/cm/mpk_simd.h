@@ -78,13 +78,69 @@ static inline uint32_t mpk_min4_s8(uint32_t a, uint32_t b) {
 }
 #endif
 
+#if defined(MPK_DSP)
+/* mpk_dot_2x2 when the second row and the second column each lie k bytes
+ * after the first (rows of a [rows][k] filter; the two columns of an
+ * im2col pair, or two neighbouring input pixels of a 1x1 convolution), for
+ * the whole words of n <= k: one running pointer per operand and k as the
+ * offset of both, so that the four accumulators, the widened column words
+ * and the pointers keep to registers (written as one asm loop: the
+ * compiler's own allocation spills a pointer and the loop bound).
+ * Returns how many elements it did (a multiple of 4). */
+static inline int32_t mpk_dot_2x2_k(const int8_t *f, const int8_t *c, int32_t k, int32_t n,
+                                    int32_t acc[4]) {
+  const int32_t whole = n & ~3;
+  if (whole == 0) return 0;
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+  const int8_t *const end = c + whole;
+  uint32_t w0, w1, c0e, c1e, t, u;
+  __asm__ volatile("1:\n\t"
+                   "ldr %[w1], [%[c], %[k]]\n\t"
+                   "ldr %[w0], [%[c]], #4\n\t"
+                   "sxtb16 %[c0e], %[w0]\n\t"
+                   "sxtb16 %[w0], %[w0], ror #8\n\t"
+                   "sxtb16 %[c1e], %[w1]\n\t"
+                   "sxtb16 %[w1], %[w1], ror #8\n\t"
+                   "ldr %[t], [%[f], %[k]]\n\t"
+                   "sxtb16 %[u], %[t]\n\t"
+                   "sxtb16 %[t], %[t], ror #8\n\t"
+                   "smlad %[a2], %[u], %[c0e], %[a2]\n\t"
+                   "smlad %[a3], %[u], %[c1e], %[a3]\n\t"
+                   "smlad %[a2], %[t], %[w0], %[a2]\n\t"
+                   "smlad %[a3], %[t], %[w1], %[a3]\n\t"
+                   "ldr %[t], [%[f]], #4\n\t"
+                   "sxtb16 %[u], %[t]\n\t"
+                   "sxtb16 %[t], %[t], ror #8\n\t"
+                   "smlad %[a0], %[u], %[c0e], %[a0]\n\t"
+                   "smlad %[a1], %[u], %[c1e], %[a1]\n\t"
+                   "smlad %[a0], %[t], %[w0], %[a0]\n\t"
+                   "smlad %[a1], %[t], %[w1], %[a1]\n\t"
+                   "cmp %[c], %[end]\n\t"
+                   "bne 1b"
+                   : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [c] "+r"(c),
+                     [f] "+r"(f), [w0] "=&r"(w0), [w1] "=&r"(w1), [c0e] "=&r"(c0e),
+                     [c1e] "=&r"(c1e), [t] "=&r"(t), [u] "=&r"(u)
+                   : [k] "r"(k), [end] "r"(end)
+                   : "cc", "memory");
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+  return whole;
+}
+#endif
+
 /* acc[0] += f0.c0, acc[1] += f0.c1, acc[2] += f1.c0, acc[3] += f1.c1 over
  * n int8 elements: two filter rows against two columns, each value loaded
  * once for two products. */
 static inline void mpk_dot_2x2(const int8_t *f0, const int8_t *f1, const int8_t *c0,
                                const int8_t *c1, int32_t n, int32_t acc[4]) {
-  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
   int32_t k = 0;
+#if defined(MPK_DSP)
+  if ((uintptr_t)c1 - (uintptr_t)c0 == (uintptr_t)(f1 - f0) && f1 - f0 >= n)
+    k = mpk_dot_2x2_k(f0, c0, (int32_t)(f1 - f0), n, acc);
+#endif
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
 #if defined(MPK_DSP)
   for (; k + 4 <= n; k += 4) {
     uint32_t w;
