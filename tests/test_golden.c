@@ -271,6 +271,11 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
   case MP_K_SVDF_S8: return mpk_svdf_s8(&p->svdf_s8, a[0], a[1], a[2], a[3], a[4], a[5], scratch);
   case MP_K_LSTM_S8:
     return mpk_lstm_s8(&p->lstm_s8, a[0], (const void *const *)a[1], a[2], a[3], a[4], scratch);
+  case MP_K_SVDF_S8_FAST:
+    return mpk_svdf_s8_fast(&p->svdf_s8_fast, a[0], a[1], a[2], a[3], a[4], a[5], scratch);
+  case MP_K_LSTM_S8_FAST:
+    return mpk_lstm_s8_fast(&p->lstm_s8_fast, a[0], (const void *const *)a[1], a[2], a[3], a[4],
+                            scratch);
   case MP_K_BINARY_Q: return mpk_binary_q(&p->binary_q, a[0], a[1], a[2], scratch);
   case MP_K_BINARY_F32: return mpk_binary_f32(&p->binary_f32, a[0], a[1], a[2], scratch);
   case MP_K_UNARY_Q: return mpk_unary_q(&p->unary_q, a[0], a[1], scratch);
@@ -932,6 +937,8 @@ static size_t params_size(mp_kernel k) {
   case MP_K_FULLY_CONNECTED_S8_FAST: return sizeof(mpk_fc_s8_fast_params);
   case MP_K_SVDF_S8: return sizeof(mpk_svdf_s8_params);
   case MP_K_LSTM_S8: return sizeof(mpk_lstm_s8_params);
+  case MP_K_SVDF_S8_FAST: return sizeof(mpk_svdf_s8_fast_params);
+  case MP_K_LSTM_S8_FAST: return sizeof(mpk_lstm_s8_fast_params);
   case MP_K_BINARY_Q: return sizeof(mpk_binary_q_params);
   case MP_K_BINARY_F32: return sizeof(mpk_binary_f32_params);
   case MP_K_UNARY_Q: return sizeof(mpk_unary_q_params);

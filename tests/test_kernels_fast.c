@@ -687,6 +687,151 @@ static void specialised_fully_connected_gives_the_reference_bytes(void **state) 
   for (int n = 0; n < 400; n++) one_fc(n);
 }
 
+/* One random int8 SVDF (int8 or int16 state), reference against the
+ * specialised kernel: both start from the same state and must leave the
+ * same state and output.  The folded biases from their definitions. */
+static void one_svdf(int n) {
+  mpk_svdf_s8_params r;
+  memset(&r, 0, sizeof r);
+  mpk_svdf_shape *sh = &r.shape;
+  sh->batches = range(1, 3);
+  sh->input_size = range(1, 70);
+  sh->rank = range(1, 3);
+  sh->num_units = range(1, 11);
+  sh->num_filters = sh->num_units * sh->rank;
+  sh->memory_size = range(1, 21);
+  r.state_type = next() % 2 ? MPK_TYPE_INT16 : MPK_TYPE_INT8;
+  const int wide = r.state_type == MPK_TYPE_INT16;
+  r.input_zero_point = range(-128, 127);
+  r.state_zero_point = wide ? 0 : range(-128, 127);
+  r.output_zero_point = range(-128, 127);
+  r.feature_multiplier = (int32_t)((1u << 30) + (next() >> 2));
+  r.feature_shift = wide ? range(-8, 3) : range(-14, -2);
+  r.time_multiplier = (int32_t)((1u << 30) + (next() >> 2));
+  r.time_shift = wide ? range(-24, -12) : range(-16, -4);
+  const size_t es = wide ? 2 : 1, nf = (size_t)sh->num_filters, nm = (size_t)sh->memory_size;
+  const size_t in_n = (size_t)sh->batches * (size_t)sh->input_size;
+  const size_t st_n = (size_t)sh->batches * nf * nm * es;
+  const size_t out_n = (size_t)sh->batches * (size_t)sh->num_units;
+  int8_t *in = guarded(in_n), *wf = guarded(nf * (size_t)sh->input_size);
+  int8_t *wt = guarded(nf * nm * es), *st_want = guarded(st_n), *st_got = guarded(st_n);
+  int8_t *want = guarded(out_n), *got = guarded(out_n);
+  int8_t *scratch = guarded(4 * (nf + (size_t)sh->num_units) * (size_t)sh->batches);
+  memcpy(st_got, st_want, st_n);
+  int32_t bias[11], fbias[33], ubias[11];
+  for (int32_t u = 0; u < sh->num_units; u++) bias[u] = range(-100000, 100000);
+  const int32_t *b = next() % 4 ? bias : NULL;
+  fold_bias(wf, NULL, -r.input_zero_point, sh->num_filters, sh->input_size,
+            (size_t)sh->input_size, 1, fbias);
+  for (int32_t u = 0; u < sh->num_units; u++) {
+    uint32_t sum = 0;
+    for (size_t i = 0; i < (size_t)sh->rank * nm; i++) {
+      const size_t at = (size_t)u * (size_t)sh->rank * nm + i;
+      sum += (uint32_t)(wide ? ((const int16_t *)(const void *)wt)[at] : wt[at]);
+    }
+    const uint32_t v = (uint32_t)(b ? b[u] : 0) - (uint32_t)r.state_zero_point * sum;
+    memcpy(&ubias[u], &v, 4);
+  }
+  const mpk_svdf_s8_fast_params f = {r, fbias, ubias};
+  assert_int_equal(mpk_svdf_s8(&r, in, wf, wt, b, st_want, want, scratch), MPK_OK);
+  assert_int_equal(mpk_svdf_s8_fast(&f, in, wf, wt, b, st_got, got, scratch), MPK_OK);
+  if (memcmp(want, got, out_n) != 0 || memcmp(st_want, st_got, st_n) != 0)
+    fail_msg("svdf case %d (batches %d, input %d, %d units of rank %d, memory %d, %s state): %s "
+             "differ",
+             n, sh->batches, sh->input_size, sh->num_units, sh->rank, sh->memory_size,
+             wide ? "int16" : "int8", memcmp(want, got, out_n) ? "outputs" : "states");
+  check_guards(got, out_n, "svdf output");
+  check_guards(st_got, st_n, "svdf state");
+  int8_t *bufs[] = {in, wf, wt, st_want, st_got, want, got, scratch};
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) release(bufs[i]);
+}
+
+static void specialised_svdf_gives_the_reference_bytes(void **state) {
+  (void)state;
+  for (int n = 0; n < 400; n++) one_svdf(n);
+}
+
+/* One random int8 LSTM (time- or batch-major, with and without a cell
+ * clip, both cell-tanh scalings), reference against the specialised
+ * kernel from the same hidden and cell states: outputs and both states
+ * must match.  The folded biases from their definitions. */
+static void one_lstm(int n) {
+  mpk_lstm_s8_params r;
+  memset(&r, 0, sizeof r);
+  mpk_lstm_shape *sh = &r.shape;
+  sh->time_major = (int32_t)(next() % 2);
+  sh->batches = range(1, 3);
+  sh->time_steps = range(1, 4);
+  sh->input_size = range(1, 45);
+  sh->state_size = range(1, 23);
+  r.input_offset = range(-127, 128);
+  r.hidden_zero_point = range(-128, 127);
+  r.hidden_offset = -r.hidden_zero_point;
+  for (int g = 0; g < 4; g++) {
+    r.gate[g].in_multiplier = (int32_t)((1u << 30) + (next() >> 2));
+    r.gate[g].in_shift = range(-10, 1);
+    r.gate[g].rec_multiplier = (int32_t)((1u << 30) + (next() >> 2));
+    r.gate[g].rec_shift = range(-10, 1);
+  }
+  r.cell_activation = MPK_LSTM_TANH;
+  r.forget_cell_multiplier = (int32_t)((1u << 30) + (next() >> 2));
+  r.forget_cell_shift = range(-16, -14);
+  r.input_cell_multiplier = (int32_t)((1u << 30) + (next() >> 2));
+  r.input_cell_shift = range(-19, -15);
+  r.hidden_multiplier = (int32_t)((1u << 30) + (next() >> 2));
+  r.hidden_shift = range(-24, -20);
+  r.cell_clip = next() % 2 ? range(1, 32767) : 0;
+  r.cell_tanh_multiplier = next() % 2 ? 3 : 0;
+  r.cell_tanh_shift = r.cell_tanh_multiplier ? range(1, 15) : range(0, 3);
+  const size_t nb = (size_t)sh->batches, ni = (size_t)sh->input_size, ns = (size_t)sh->state_size;
+  const size_t nt = (size_t)sh->time_steps;
+  int8_t *in = guarded(nb * nt * ni), *want = guarded(nb * nt * ns), *got = guarded(nb * nt * ns);
+  int8_t *h_want = guarded(nb * ns), *h_got = guarded(nb * ns);
+  int16_t *c_want = guarded16(nb * ns), *c_got = guarded16(nb * ns);
+  memcpy(h_got, h_want, nb * ns);
+  memcpy(c_got, c_want, 2 * nb * ns);
+  int8_t *w[8];
+  int32_t bias[4][23], in_bias[4 * 23], rec_bias[4 * 23];
+  const void *k[15];
+  for (int g = 0; g < 8; g++) {
+    w[g] = guarded(ns * (g < 4 ? ni : ns));
+    k[g] = w[g];
+  }
+  k[8] = k[9] = k[10] = NULL;
+  for (int g = 0; g < 4; g++) {
+    for (size_t s = 0; s < ns; s++) bias[g][s] = range(-20000, 20000);
+    k[11 + g] = bias[g];
+    fold_bias(w[g], bias[g], r.input_offset, sh->state_size, sh->input_size, ni, 1,
+              in_bias + g * (int32_t)ns);
+    fold_bias(w[4 + g], NULL, r.hidden_offset, sh->state_size, sh->state_size, ns, 1,
+              rec_bias + g * (int32_t)ns);
+  }
+  int8_t *scratch = guarded(4 * nb * ns * 2);
+  const mpk_lstm_s8_fast_params f = {r, in_bias, rec_bias};
+  assert_int_equal(mpk_lstm_s8(&r, in, k, h_want, c_want, want, scratch), MPK_OK);
+  assert_int_equal(mpk_lstm_s8_fast(&f, in, k, h_got, c_got, got, NULL), MPK_OK);
+  if (memcmp(want, got, nb * nt * ns) != 0 || memcmp(h_want, h_got, nb * ns) != 0 ||
+      memcmp(c_want, c_got, 2 * nb * ns) != 0)
+    fail_msg("lstm case %d (%s-major, batches %d, steps %d, input %d, state %d, clip %d, tanh %d/%d): "
+             "%s differ",
+             n, sh->time_major ? "time" : "batch", sh->batches, sh->time_steps, sh->input_size,
+             sh->state_size, r.cell_clip, r.cell_tanh_multiplier, r.cell_tanh_shift,
+             memcmp(want, got, nb * nt * ns) ? "outputs" : "states");
+  check_guards(got, nb * nt * ns, "lstm output");
+  check_guards(h_got, nb * ns, "lstm hidden state");
+  check_guards((int8_t *)(void *)c_got, 2 * nb * ns, "lstm cell state");
+  int8_t *bufs[] = {in, want, got, h_want, h_got, scratch};
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) release(bufs[i]);
+  for (int g = 0; g < 8; g++) release(w[g]);
+  release16(c_want);
+  release16(c_got);
+}
+
+static void specialised_lstm_gives_the_reference_bytes(void **state) {
+  (void)state;
+  for (int n = 0; n < 400; n++) one_lstm(n);
+}
+
 static void specialised_kernels_reject_params_they_cannot_run(void **state) {
   (void)state;
   mpk_conv_geom g = {1, 4, 4, 8, 4, 4, 8, 1, 1, 8, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0};
@@ -723,6 +868,8 @@ int main(void) {
       cmocka_unit_test(specialised_pools_give_the_reference_bytes),
       cmocka_unit_test(specialised_softmax_gives_the_reference_bytes),
       cmocka_unit_test(specialised_16x8_kernels_give_the_reference_bytes),
+      cmocka_unit_test(specialised_svdf_gives_the_reference_bytes),
+      cmocka_unit_test(specialised_lstm_gives_the_reference_bytes),
       cmocka_unit_test(specialised_kernels_reject_params_they_cannot_run),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -127,4 +127,42 @@ MPK_API int32_t mpk_lstm_f32(const mpk_lstm_f32_params *p, const float *input,
                              const void *const *constants, float *hidden, float *cell,
                              float *output, void *scratch);
 
+/* The specialised int8 SVDF and LSTM a module built for a Cortex-M target
+ * runs (cm/mpk_recurrent.c, emitted as mpk_recurrent_fast.c).  The
+ * lowering folds every zero point's share of the products into biases at
+ * convert time, from the constant weights (sums modulo 2^32, as the
+ * device's int32 accumulators wrap), so the inner loops are plain dot
+ * products and the outputs the reference kernels' bytes:
+ *   SVDF  feature_bias[f] = -input_zero_point * sum_i wf[f][i];
+ *         unit_bias[u]    = bias[u] - state_zero_point * sum of the time
+ *                           weights of unit u's rank filters;
+ *   LSTM  in_bias[g][s]   = bias[g][s] + input_offset * sum_i wi[g][s][i];
+ *         rec_bias[g][s]  = hidden_offset * sum_i wr[g][s][i]
+ *         (g in gate order, MPK_LSTM_*_GATE; s < state_size). */
+typedef struct mpk_svdf_s8_fast_params {
+  mpk_svdf_s8_params ref;
+  const int32_t *feature_bias; /* num_filters entries */
+  const int32_t *unit_bias;    /* num_units entries */
+} mpk_svdf_s8_fast_params;
+
+typedef struct mpk_lstm_s8_fast_params {
+  mpk_lstm_s8_params ref;
+  const int32_t *in_bias;  /* 4 * state_size entries */
+  const int32_t *rec_bias; /* 4 * state_size entries */
+} mpk_lstm_s8_fast_params;
+
+/* The same arguments as mpk_svdf_s8 (bias unused: it is in unit_bias);
+ * scratch: batches * num_filters int32 (4-byte aligned). */
+MPK_API int32_t mpk_svdf_s8_fast(const mpk_svdf_s8_fast_params *p, const int8_t *input,
+                                 const int8_t *weights_feature, const void *weights_time,
+                                 const int32_t *bias, void *state, int8_t *output, void *scratch);
+/* The same arguments as mpk_lstm_s8 (the biases unused: they are in
+ * in_bias); no scratch.  Each step computes the four gates, the cell and
+ * the hidden state of four cells at a time and writes the new hidden
+ * state to the step's output, copied into `hidden` once the row's step is
+ * done; so `output` may not overlap `hidden`, `cell` or `input`. */
+MPK_API int32_t mpk_lstm_s8_fast(const mpk_lstm_s8_fast_params *p, const int8_t *input,
+                                 const void *const *constants, int8_t *hidden, int16_t *cell,
+                                 int8_t *output, void *scratch);
+
 #endif /* MPK_RECURRENT_H */

@@ -74,6 +74,8 @@ extern const fdesc mp_lower_svdf_s8_fields[];
 extern const fdesc mp_lower_lstm_s8_fields[];
 extern const fdesc mp_lower_svdf_f32_fields[];
 extern const fdesc mp_lower_lstm_f32_fields[];
+extern const fdesc mp_lower_svdf_s8_fast_fields[];
+extern const fdesc mp_lower_lstm_s8_fast_fields[];
 
 /* src/lower/binary.c: SUB, MUL, DIV, MAXIMUM, MINIMUM, PRELU,
  * SQUARED_DIFFERENCE, and int16 ADD */

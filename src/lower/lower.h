@@ -117,6 +117,9 @@ typedef enum mp_kernel {
   /* SHAPE that is not folded (its output is a graph output) */
   MP_K_SHAPE,
   MP_K_BATCH_MATMUL_S16,
+  /* the specialised recurrent kernels of a Cortex-M target (specialise.c) */
+  MP_K_SVDF_S8_FAST,
+  MP_K_LSTM_S8_FAST,
   MP_K_COUNT
 } mp_kernel;
 
@@ -150,6 +153,8 @@ typedef union mp_kparams {
   mpk_lstm_s8_params lstm_s8;
   mpk_svdf_f32_params svdf_f32;
   mpk_lstm_f32_params lstm_f32;
+  mpk_svdf_s8_fast_params svdf_s8_fast;
+  mpk_lstm_s8_fast_params lstm_s8_fast;
   mpk_binary_q_params binary_q;
   mpk_binary_f32_params binary_f32;
   mpk_unary_q_params unary_q;

@@ -88,6 +88,17 @@ const fdesc mp_lower_lstm_s8_fields[] = {F_SUB(mpk_lstm_s8_params, shape, lstm_s
                                          F_I32(mpk_lstm_s8_params, cell_tanh_shift),
                                          F_END};
 
+/* The specialised kernels' params (specialise.c): the reference params
+ * and the folded biases. */
+const fdesc mp_lower_svdf_s8_fast_fields[] = {
+    F_SUB(mpk_svdf_s8_fast_params, ref, mp_lower_svdf_s8_fields),
+    F_PTR(mpk_svdf_s8_fast_params, feature_bias, "feature_bias"),
+    F_PTR(mpk_svdf_s8_fast_params, unit_bias, "unit_bias"), F_END};
+const fdesc mp_lower_lstm_s8_fast_fields[] = {
+    F_SUB(mpk_lstm_s8_fast_params, ref, mp_lower_lstm_s8_fields),
+    F_PTR(mpk_lstm_s8_fast_params, in_bias, "in_bias"),
+    F_PTR(mpk_lstm_s8_fast_params, rec_bias, "rec_bias"), F_END};
+
 static bool is_variable(const mp_lower_ctx *c, int32_t t) {
   return c->g->tensors[t].role == MP_ROLE_PERSISTENT;
 }

@@ -27,6 +27,11 @@
  *                                         -> the *_s16_fast kernels (same
  *                           params; the convolution's im2col column of
  *                           filter_h * filter_w * in_c int16 in scratch);
+ *   SVDF, int8 (int8 or int16 state)      -> svdf_s8_fast, the zero points'
+ *                           shares and the bias folded per filter / unit;
+ *   UNIDIRECTIONAL_SEQUENCE_LSTM, int8    -> lstm_s8_fast, the offsets'
+ *                           shares folded into each gate's biases, no
+ *                           scratch;
  *   SOFTMAX, int8 -> int8                 -> softmax_s8_fast, with the
  *                           reference's exponential of each of the 256
  *                           possible differences to the row maximum as a
@@ -214,6 +219,88 @@ static mp_status specialise_s16(mp_lowered_op *lo) {
   return MP_OK;
 }
 
+/* An element of a constant int8 or int16 (little-endian) tensor. */
+static int32_t const_at(const uint8_t *d, bool wide, size_t i) {
+  return wide ? (int32_t)(int16_t)(uint16_t)(d[2 * i] | d[2 * i + 1] << 8) : (int8_t)d[i];
+}
+
+/* SVDF int8: the input zero point's share of the feature products per
+ * filter, the state zero point's share of the time products and the bias
+ * per unit, folded (mpk_svdf_s8_fast_params); op-local scratch for one
+ * batch row's newest state values. */
+static mp_status specialise_svdf(const mp_graph *g, mp_lowered_op *lo) {
+  const mpk_svdf_s8_params ref = lo->params.svdf_s8;
+  const mpk_svdf_shape *sh = &ref.shape;
+  const int8_t *wf = const_s8(g, lo->args[1].tensor);
+  const uint8_t *wt = lo->args[2].tensor >= 0 ? g->tensors[lo->args[2].tensor].data : NULL;
+  const uint8_t *bias = lo->args[3].tensor >= 0 ? g->tensors[lo->args[3].tensor].data : NULL;
+  if (!wf || !wt || (lo->args[3].tensor >= 0 && !bias)) return MP_OK;
+  const bool wide = ref.state_type == MPK_TYPE_INT16;
+  int32_t *fb = mp_lower_add_array(lo, "feature_bias", (uint32_t)sh->num_filters);
+  int32_t *ub = mp_lower_add_array(lo, "unit_bias", (uint32_t)sh->num_units);
+  if (!fb || !ub) return MP_ERR_NOMEM;
+  for (int32_t f = 0; f < sh->num_filters; f++) {
+    uint32_t sum = 0;
+    for (int32_t i = 0; i < sh->input_size; i++)
+      sum += (uint32_t)(int32_t)wf[(size_t)f * (size_t)sh->input_size + (size_t)i];
+    const uint32_t v = 0u - (uint32_t)ref.input_zero_point * sum;
+    memcpy(&fb[f], &v, sizeof v);
+  }
+  const size_t per_unit = (size_t)sh->rank * (size_t)sh->memory_size;
+  for (int32_t u = 0; u < sh->num_units; u++) {
+    uint32_t sum = 0;
+    for (size_t i = 0; i < per_unit; i++)
+      sum += (uint32_t)const_at(wt, wide, (size_t)u * per_unit + i);
+    const uint32_t v = bias_at(bias, (uint32_t)u) - (uint32_t)ref.state_zero_point * sum;
+    memcpy(&ub[u], &v, sizeof v);
+  }
+  memset(&lo->params, 0, sizeof lo->params);
+  mpk_svdf_s8_fast_params *p = &lo->params.svdf_s8_fast;
+  p->ref = ref;
+  p->feature_bias = fb;
+  p->unit_bias = ub;
+  lo->scratch_bytes = (uint64_t)sh->num_filters * 4u;
+  lo->scratch_align = 4;
+  mp_lower_use_kernel(lo, MP_K_SVDF_S8_FAST);
+  return MP_OK;
+}
+
+/* LSTM int8: per gate and cell, the bias with the input offset's share of
+ * the input products, and the hidden offset's share of the recurrent ones
+ * (mpk_lstm_s8_fast_params); no scratch (no gate is stored). */
+static mp_status specialise_lstm(const mp_graph *g, mp_lowered_op *lo) {
+  const mpk_lstm_s8_params ref = lo->params.lstm_s8;
+  const mp_lower_arg *k = &lo->args[1];
+  if (k->kind != MP_LARG_TENSOR_ARRAY || k->n_tensors < 15) return MP_OK;
+  const int32_t ns = ref.shape.state_size, ni = ref.shape.input_size;
+  for (uint32_t i = 0; i < 15; i++)
+    if ((i < 8 || i >= 11) && (k->tensors[i] < 0 || !g->tensors[k->tensors[i]].data)) return MP_OK;
+  int32_t *ib = mp_lower_add_array(lo, "in_bias", 4u * (uint32_t)ns);
+  int32_t *rb = mp_lower_add_array(lo, "rec_bias", 4u * (uint32_t)ns);
+  if (!ib || !rb) return MP_ERR_NOMEM;
+  for (int gate = 0; gate < 4; gate++) {
+    const int8_t *wi = const_s8(g, k->tensors[gate]), *wr = const_s8(g, k->tensors[4 + gate]);
+    const uint8_t *bias = g->tensors[k->tensors[11 + gate]].data;
+    for (int32_t s = 0; s < ns; s++) {
+      uint32_t si = 0, sr = 0;
+      for (int32_t i = 0; i < ni; i++) si += (uint32_t)(int32_t)wi[(size_t)s * (size_t)ni + (size_t)i];
+      for (int32_t i = 0; i < ns; i++) sr += (uint32_t)(int32_t)wr[(size_t)s * (size_t)ns + (size_t)i];
+      const uint32_t vi = bias_at(bias, (uint32_t)s) + (uint32_t)ref.input_offset * si;
+      const uint32_t vr = (uint32_t)ref.hidden_offset * sr;
+      memcpy(&ib[gate * ns + s], &vi, sizeof vi);
+      memcpy(&rb[gate * ns + s], &vr, sizeof vr);
+    }
+  }
+  memset(&lo->params, 0, sizeof lo->params);
+  mpk_lstm_s8_fast_params *p = &lo->params.lstm_s8_fast;
+  p->ref = ref;
+  p->in_bias = ib;
+  p->rec_bias = rb;
+  lo->scratch_bytes = 0;
+  mp_lower_use_kernel(lo, MP_K_LSTM_S8_FAST);
+  return MP_OK;
+}
+
 /* Does a 16x8 convolution write a strided output (an input of an elided
  * CONCATENATION)?  The specialised 16x8 kernels write packed outputs only;
  * the int8 ones take the reference kernel's output strides. */
@@ -247,6 +334,8 @@ mp_status mp_lower_specialise(const mp_graph *g, mp_lowered_op *lo) {
     mp_lower_add_overlap(lo, 0, 1, mpk_pool2d_s8_fast_overlap_gap(&lo->params.pool_s8.geom));
     return MP_OK;
   case MP_K_SOFTMAX_S8: return specialise_softmax(lo);
+  case MP_K_SVDF_S8: return lo->n_args < 6 ? MP_OK : specialise_svdf(g, lo);
+  case MP_K_LSTM_S8: return lo->n_args < 5 ? MP_OK : specialise_lstm(g, lo);
   case MP_K_CONV2D_S16:
   case MP_K_DEPTHWISE_CONV2D_S16:
   case MP_K_FULLY_CONNECTED_S16: return specialise_s16(lo);
