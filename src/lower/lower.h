@@ -120,6 +120,8 @@ typedef enum mp_kernel {
   /* the specialised recurrent kernels of a Cortex-M target (specialise.c) */
   MP_K_SVDF_S8_FAST,
   MP_K_LSTM_S8_FAST,
+  /* the int8 channel-serial kernel of a Cortex-M target (cm/mpk_conv_serial.c) */
+  MP_K_DEPTHWISE_CONV2D_S8_SERIAL_FAST,
   MP_K_COUNT
 } mp_kernel;
 

@@ -32,6 +32,9 @@
  *   UNIDIRECTIONAL_SEQUENCE_LSTM, int8    -> lstm_s8_fast, the offsets'
  *                           shares folded into each gate's biases, no
  *                           scratch;
+ *   DEPTHWISE_CONV_2D, int8, channel by channel (memory.in_place)
+ *                                         -> depthwise_conv2d_s8_serial_fast
+ *                           (same params, temporary and contract);
  *   SOFTMAX, int8 -> int8                 -> softmax_s8_fast, with the
  *                           reference's exponential of each of the 256
  *                           possible differences to the row maximum as a
@@ -301,6 +304,16 @@ static mp_status specialise_lstm(const mp_graph *g, mp_lowered_op *lo) {
   return MP_OK;
 }
 
+/* DEPTHWISE_CONV_2D int8 that memory.in_place runs channel by channel:
+ * the same params, temporary and overlap contract (the walk is the
+ * same), the Cortex-M loops. */
+static mp_status specialise_serial(mp_lowered_op *lo) {
+  const mpk_overlap ov = mpk_depthwise_conv2d_serial_overlap(&lo->params.conv_s8.geom, 1);
+  mp_lower_use_kernel(lo, MP_K_DEPTHWISE_CONV2D_S8_SERIAL_FAST);
+  mp_lower_add_overlap_period(lo, 0, 3, ov);
+  return MP_OK;
+}
+
 /* Does a 16x8 convolution write a strided output (an input of an elided
  * CONCATENATION)?  The specialised 16x8 kernels write packed outputs only;
  * the int8 ones take the reference kernel's output strides. */
@@ -336,6 +349,7 @@ mp_status mp_lower_specialise(const mp_graph *g, mp_lowered_op *lo) {
   case MP_K_SOFTMAX_S8: return specialise_softmax(lo);
   case MP_K_SVDF_S8: return lo->n_args < 6 ? MP_OK : specialise_svdf(g, lo);
   case MP_K_LSTM_S8: return lo->n_args < 5 ? MP_OK : specialise_lstm(g, lo);
+  case MP_K_DEPTHWISE_CONV2D_S8_SERIAL: return specialise_serial(lo);
   case MP_K_CONV2D_S16:
   case MP_K_DEPTHWISE_CONV2D_S16:
   case MP_K_FULLY_CONNECTED_S16: return specialise_s16(lo);

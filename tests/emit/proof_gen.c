@@ -450,7 +450,9 @@ static uint32_t op_walks(const mp_graph *g, uint32_t i, walk_rec *w) {
       r->n[2] = lo.params.fc_s8_fast.out_depth;
       break;
     case MP_K_DEPTHWISE_CONV2D_F32: cg = &lo.params.conv_f32.geom; r->kind = 4; break;
+    /* the specialised serial kernel walks as the reference one */
     case MP_K_DEPTHWISE_CONV2D_S8_SERIAL:
+    case MP_K_DEPTHWISE_CONV2D_S8_SERIAL_FAST:
     case MP_K_DEPTHWISE_CONV2D_S16_SERIAL: cg = &lo.params.conv_s8.geom; r->kind = 9; break;
     case MP_K_DEPTHWISE_CONV2D_F32_SERIAL: cg = &lo.params.conv_f32.geom; r->kind = 9; break;
     case MP_K_AVG_POOL2D_S8:
