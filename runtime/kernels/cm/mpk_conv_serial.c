@@ -89,30 +89,48 @@ typedef struct axis {
 } axis;
 
 /* mpk_mbqm on four lanes for one channel (mpk_mbqm_x4 with its
- * multiplier and shift scalar), the output offset and the clamp. */
-static inline int32x4_t requant_x4(const chan_q *k, int32x4_t acc) {
-  if (k->left) acc = vshlq_r_s32(acc, k->left);
-  int32x4_t y = vqrdmulhq_n_s32(acc, k->mult);
-  if (k->right) {
+ * multiplier and shift scalar), the output offset and the clamp (lo, hi:
+ * the bounds as vectors). */
+static inline int32x4_t requant_x4(int32x4_t acc, int32_t mult, int32_t left, int32_t right,
+                                   int32_t out_off, int32x4_t lo, int32x4_t hi) {
+  if (left) acc = vshlq_r_s32(acc, left);
+  int32x4_t y = vqrdmulhq_n_s32(acc, mult);
+  if (right) {
     y = vqaddq_s32(y, vshrq_n_s32(y, 31));
-    y = vrshlq_n_s32(y, -k->right);
+    y = vrshlq_n_s32(y, -right);
   }
-  y = vaddq_n_s32(y, k->out_off);
-  return vminq_s32(vmaxq_s32(y, vdupq_n_s32(k->lo)), vdupq_n_s32(k->hi));
+  return vminq_s32(vmaxq_s32(vaddq_n_s32(y, out_off), lo), hi);
 }
 
+/* One tap for eight lanes (two vectors of four: lanes 0-3 at offsets s0,
+ * lanes 4-7 at s1 from x), times the filter value f. */
+#define MPK_SERIAL_TAP(x, f)                                                               \
+  do {                                                                                     \
+    acc0 = vmlaq_n_s32(acc0, vldrbq_gather_offset_z_s32(x, s0, t0), f);                    \
+    acc1 = vmlaq_n_s32(acc1, vldrbq_gather_offset_z_s32(x, s1, t1), f);                    \
+  } while (0)
+
 /* Channel c of one batch into the temporary tmp (raster order): lanes
- * along axis a, rows along axis b.  base is the batch's input at channel
- * c, ft the channel's taps ([fy][fx]), bsum[kb] the sum of the taps of
- * row kb of axis b, bias the model's bias of the channel (0 without). */
+ * along axis a, eight at a time, rows along axis b.  base is the batch's
+ * input at channel c, ft the channel's taps ([fy][fx]), bsum[kb] the sum
+ * of the taps of row kb of axis b, bias the model's bias of the channel
+ * (0 without). */
 static MPK_NOINLINE void channel_mve(const axis *a, const axis *b, const int8_t *base,
                                      const int32_t *ft, const int32_t *bsum, int32_t bias,
                                      int32_t off, const chan_q *k, int8_t *tmp) {
   const uint32x4_t lane = vidupq_n_u32(0, 1);
-  const uint32x4_t gather_step = vmulq_n_u32(lane, (uint32_t)(a->stride * a->in_step));
-  const uint32x4_t tmp_step = vmulq_n_u32(lane, (uint32_t)a->tmp_step);
+  const uint32_t lane_step = (uint32_t)(a->stride * a->in_step);
+  const uint32x4_t s0 = vmulq_n_u32(lane, lane_step);
+  const uint32x4_t s1 = vaddq_n_u32(s0, 4u * lane_step);
+  const uint32x4_t w0 = vmulq_n_u32(lane, (uint32_t)a->tmp_step);
+  const uint32x4_t w1 = vaddq_n_u32(w0, 4u * (uint32_t)a->tmp_step);
   const uint32x4_t in_lim = vdupq_n_u32((uint32_t)a->in);
   const int32x4_t zp = vdupq_n_s32(-off);
+  const int32x4_t lo = vdupq_n_s32(k->lo), hi = vdupq_n_s32(k->hi);
+  const int32_t mult = k->mult, left = k->left, right = k->right, out_off = k->out_off;
+  const int32_t a_out = a->out, a_in = a->in, a_stride = a->stride, a_dil = a->dil;
+  const int32_t a_taps = a->taps, a_ts = a->tap_step, b_ts = b->tap_step;
+  const size_t a_step = (size_t)a->in_step;
   const int32_t tap_a = a->dil * a->in_step, tap_b = b->dil * b->in_step;
   int32_t full = 0;
   for (int32_t kb = 0; kb < b->taps; kb++) full += bsum[kb];
@@ -129,43 +147,61 @@ static MPK_NOINLINE void channel_mve(const axis *a, const axis *b, const int8_t 
     }
     /* the input at axis-b index of tap kb0, axis-a index 0 */
     const int8_t *row = base + (kb0 < kb1 ? (size_t)(o + b->dil * kb0) * (size_t)b->in_step : 0);
-    const int32_t *fb = ft + kb0 * b->tap_step;
+    const int32_t *fb = ft + kb0 * b_ts;
+    const int32_t rows = kb1 - kb0;
     int8_t *t_row = tmp + (size_t)ob * (size_t)b->tmp_step;
-    for (int32_t oa = 0; oa < a->out; oa += 4) {
-      const int32_t n = a->out - oa < 4 ? a->out - oa : 4;
-      const mve_pred16_t tail = vctp32q((uint32_t)n);
-      const int32_t s = oa * a->stride - a->pad;
-      int32x4_t acc = vdupq_n_s32(acc_row);
-      if (s >= 0 && (n - 1) * a->stride + s + (a->taps - 1) * a->dil < a->in) {
+    for (int32_t oa = 0; oa < a_out; oa += 8) {
+      const int32_t n = a_out - oa < 8 ? a_out - oa : 8;
+      const mve_pred16_t t0 = vctp32q((uint32_t)n), t1 = vctp32q((uint32_t)(n > 4 ? n - 4 : 0));
+      const int32_t s = oa * a_stride - a->pad;
+      int32x4_t acc0 = vdupq_n_s32(acc_row), acc1 = acc0;
+      if (s >= 0 && (n - 1) * a_stride + s + (a_taps - 1) * a_dil < a_in) {
         /* every lane's taps along a in the input */
-        const int8_t *xr = row + (size_t)s * (size_t)a->in_step;
+        const int8_t *xr = row + (size_t)s * a_step;
         const int32_t *fr = fb;
-        for (int32_t kb = kb0; kb < kb1; kb++, xr += tap_b, fr += b->tap_step) {
-          const int8_t *x = xr;
-          for (int32_t ka = 0; ka < a->taps; ka++, x += tap_a)
-            acc = vmlaq_n_s32(acc, vldrbq_gather_offset_z_s32(x, gather_step, tail),
-                              fr[ka * a->tap_step]);
+        if (a_taps == 3) {
+          for (int32_t r = 0; r < rows; r++, xr += tap_b, fr += b_ts) {
+            const int32_t f0 = fr[0], f1 = fr[a_ts], f2 = fr[2 * a_ts];
+            MPK_SERIAL_TAP(xr, f0);
+            MPK_SERIAL_TAP(xr + tap_a, f1);
+            MPK_SERIAL_TAP(xr + 2 * tap_a, f2);
+          }
+        } else {
+          for (int32_t r = 0; r < rows; r++, xr += tap_b, fr += b_ts) {
+            const int8_t *x = xr;
+            for (int32_t ka = 0; ka < a_taps; ka++, x += tap_a) MPK_SERIAL_TAP(x, fr[ka * a_ts]);
+          }
         }
       } else {
         /* lanes whose tap along a is in the padding read the zero point */
-        int32x4_t pos = vaddq_n_s32(vreinterpretq_s32_u32(vmulq_n_u32(lane, (uint32_t)a->stride)), s);
-        for (int32_t ka = 0; ka < a->taps; ka++, pos = vaddq_n_s32(pos, a->dil)) {
-          const uint32x4_t pu = vreinterpretq_u32_s32(pos);
-          const mve_pred16_t in = vcmphiq_m_u32(in_lim, pu, tail);
-          const uint32x4_t offs = vmulq_n_u32(pu, (uint32_t)a->in_step);
+        int32x4_t p0 = vaddq_n_s32(vreinterpretq_s32_u32(vmulq_n_u32(lane, (uint32_t)a_stride)), s);
+        int32x4_t p1 = vaddq_n_s32(p0, 4 * a_stride);
+        for (int32_t ka = 0; ka < a_taps; ka++) {
+          const uint32x4_t u0 = vreinterpretq_u32_s32(p0), u1 = vreinterpretq_u32_s32(p1);
+          const mve_pred16_t i0 = vcmphiq_m_u32(in_lim, u0, t0);
+          const mve_pred16_t i1 = vcmphiq_m_u32(in_lim, u1, t1);
+          const uint32x4_t g0 = vmulq_n_u32(u0, (uint32_t)a_step);
+          const uint32x4_t g1 = vmulq_n_u32(u1, (uint32_t)a_step);
           const int8_t *x = row;
-          const int32_t *fr = fb + ka * a->tap_step;
-          for (int32_t kb = kb0; kb < kb1; kb++, x += tap_b, fr += b->tap_step) {
-            const int32x4_t v = vpselq_s32(vldrbq_gather_offset_z_s32(x, offs, in), zp, in);
-            acc = vmlaq_n_s32(acc, v, *fr);
+          const int32_t *fr = fb + ka * a_ts;
+          for (int32_t r = 0; r < rows; r++, x += tap_b, fr += b_ts) {
+            const int32_t f = *fr;
+            acc0 = vmlaq_n_s32(acc0, vpselq_s32(vldrbq_gather_offset_z_s32(x, g0, i0), zp, i0), f);
+            acc1 = vmlaq_n_s32(acc1, vpselq_s32(vldrbq_gather_offset_z_s32(x, g1, i1), zp, i1), f);
           }
+          p0 = vaddq_n_s32(p0, a_dil);
+          p1 = vaddq_n_s32(p1, a_dil);
         }
       }
-      vstrbq_scatter_offset_p_s32(t_row + (size_t)oa * (size_t)a->tmp_step, tmp_step,
-                                  requant_x4(k, acc), tail);
+      int8_t *t = t_row + (size_t)oa * (size_t)a->tmp_step;
+      vstrbq_scatter_offset_p_s32(t, w0, requant_x4(acc0, mult, left, right, out_off, lo, hi), t0);
+      if (n > 4)
+        vstrbq_scatter_offset_p_s32(t, w1, requant_x4(acc1, mult, left, right, out_off, lo, hi),
+                                    t1);
     }
   }
 }
+#undef MPK_SERIAL_TAP
 
 /* The temporary (n pixels of one channel) into channel c of the output,
  * eight pixels per scatter store (VSTRB.16, the channel count apart). */
@@ -284,8 +320,8 @@ MPK_API int32_t mpk_depthwise_conv2d_s8_serial_fast(const mpk_conv_s8_params *p,
   const int table = taps <= MPK_SERIAL_MAX_TAPS;
   int32_t ft[MPK_SERIAL_MAX_TAPS], rsum[MPK_SERIAL_MAX_TAPS], csum[MPK_SERIAL_MAX_TAPS];
 #if defined(MPK_MVE)
-  /* lanes down the columns when that takes fewer vectors */
-  const int32_t by_row = g->out_h * ((g->out_w + 3) / 4), by_col = g->out_w * ((g->out_h + 3) / 4);
+  /* lanes down the columns when that takes fewer groups of eight */
+  const int32_t by_row = g->out_h * ((g->out_w + 7) / 8), by_col = g->out_w * ((g->out_h + 7) / 8);
   const int down = by_col < by_row;
   const axis ax = {g->out_w, g->in_w, g->stride_w, g->dilation_w, g->pad_w, g->filter_w,
                    C, 1, 1};
