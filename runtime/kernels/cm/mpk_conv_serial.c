@@ -102,13 +102,105 @@ static inline int32x4_t requant_x4(int32x4_t acc, int32_t mult, int32_t left, in
   return vminq_s32(vmaxq_s32(vaddq_n_s32(y, out_off), lo), hi);
 }
 
-/* One tap for eight lanes (two vectors of four: lanes 0-3 at offsets s0,
- * lanes 4-7 at s1 from x), times the filter value f. */
+/* The geometry a group of lanes needs (channel_mve's, in registers). */
+typedef struct lanes {
+  uint32x4_t s0, s1;  /* the lanes' offsets in the input, lanes 0-3 and 4-7 */
+  uint32x4_t in_lim;  /* the input's size along the lane axis */
+  int32x4_t zp;       /* the input zero point */
+  int32_t stride, dil, in, taps, tap_a, tap_b, a_ts, b_ts;
+  size_t a_step;
+} lanes;
+
+/* One tap for the group's lanes: lanes 0-3 (and 4-7 with two) at offsets
+ * s0 (s1) from x, times the filter value f; with all, every lane is real
+ * (no predicate). */
 #define MPK_SERIAL_TAP(x, f)                                                               \
   do {                                                                                     \
-    acc0 = vmlaq_n_s32(acc0, vldrbq_gather_offset_z_s32(x, s0, t0), f);                    \
-    acc1 = vmlaq_n_s32(acc1, vldrbq_gather_offset_z_s32(x, s1, t1), f);                    \
+    if (all) {                                                                             \
+      acc0 = vmlaq_n_s32(acc0, vldrbq_gather_offset_s32(x, L->s0), f);                     \
+      acc1 = vmlaq_n_s32(acc1, vldrbq_gather_offset_s32(x, L->s1), f);                     \
+    } else {                                                                               \
+      acc0 = vmlaq_n_s32(acc0, vldrbq_gather_offset_z_s32(x, L->s0, t0), f);               \
+      if (two) acc1 = vmlaq_n_s32(acc1, vldrbq_gather_offset_z_s32(x, L->s1, t1), f);      \
+    }                                                                                      \
   } while (0)
+
+/* The taps of one group of n lanes (all: n is 8; two: n > 4) whose first
+ * lane's window starts at s along the lane axis, over `rows` rows of the
+ * other axis from row (the input at its first row, lane-axis index 0) and
+ * fb (the filter at that row): acc0 and acc1 start at acc and return the
+ * sums.  A tap whose lanes are all in the input is plain products; one
+ * with lanes in the padding reads the zero point there. */
+static MPK_ALWAYS_INLINE void group_taps(const lanes *L, const int8_t *row, const int32_t *fb,
+                                         int32_t rows, int32_t n, int32_t s, int32x4_t *a0,
+                                         int32x4_t *a1, const int all, const int two) {
+  const mve_pred16_t t0 = vctp32q((uint32_t)n), t1 = vctp32q((uint32_t)(n > 4 ? n - 4 : 0));
+  int32x4_t acc0 = *a0, acc1 = *a1;
+  if (s >= 0 && (n - 1) * L->stride + s + (L->taps - 1) * L->dil < L->in) {
+    const int8_t *xr = row + (size_t)s * L->a_step;
+    const int32_t *fr = fb;
+    if (L->taps == 3) {
+      const int32_t ta = L->tap_a;
+      for (int32_t r = 0; r < rows; r++, xr += L->tap_b, fr += L->b_ts) {
+        const int32_t f0 = fr[0], f1 = fr[L->a_ts], f2 = fr[2 * L->a_ts];
+        MPK_SERIAL_TAP(xr, f0);
+        MPK_SERIAL_TAP(xr + ta, f1);
+        MPK_SERIAL_TAP(xr + 2 * ta, f2);
+      }
+    } else {
+      for (int32_t r = 0; r < rows; r++, xr += L->tap_b, fr += L->b_ts) {
+        const int8_t *x = xr;
+        for (int32_t ka = 0; ka < L->taps; ka++, x += L->tap_a) MPK_SERIAL_TAP(x, fr[ka * L->a_ts]);
+      }
+    }
+  } else {
+    const uint32x4_t lane = vidupq_n_u32(0, 1);
+    int32x4_t p0 = vaddq_n_s32(vreinterpretq_s32_u32(vmulq_n_u32(lane, (uint32_t)L->stride)), s);
+    int32x4_t p1 = vaddq_n_s32(p0, 4 * L->stride);
+    for (int32_t ka = 0; ka < L->taps; ka++) {
+      const uint32x4_t u0 = vreinterpretq_u32_s32(p0), u1 = vreinterpretq_u32_s32(p1);
+      const mve_pred16_t i0 = vcmphiq_m_u32(L->in_lim, u0, t0);
+      const mve_pred16_t i1 = two ? vcmphiq_m_u32(L->in_lim, u1, t1) : 0;
+      const int8_t *x = row;
+      const int32_t *fr = fb + ka * L->a_ts;
+      if (i0 == t0 && (!two || i1 == t1)) {
+        /* this tap of every lane in the input */
+        const int8_t *xa = row + (size_t)(s + ka * L->dil) * L->a_step;
+        for (int32_t r = 0; r < rows; r++, xa += L->tap_b, fr += L->b_ts) MPK_SERIAL_TAP(xa, *fr);
+      } else {
+        const uint32x4_t g0 = vmulq_n_u32(u0, (uint32_t)L->a_step);
+        const uint32x4_t g1 = vmulq_n_u32(u1, (uint32_t)L->a_step);
+        for (int32_t r = 0; r < rows; r++, x += L->tap_b, fr += L->b_ts) {
+          const int32_t f = *fr;
+          acc0 = vmlaq_n_s32(acc0, vpselq_s32(vldrbq_gather_offset_z_s32(x, g0, i0), L->zp, i0), f);
+          if (two)
+            acc1 = vmlaq_n_s32(acc1, vpselq_s32(vldrbq_gather_offset_z_s32(x, g1, i1), L->zp, i1), f);
+        }
+      }
+      p0 = vaddq_n_s32(p0, L->dil);
+      p1 = vaddq_n_s32(p1, L->dil);
+    }
+  }
+  *a0 = acc0;
+  *a1 = acc1;
+}
+#undef MPK_SERIAL_TAP
+
+/* group_taps for eight real lanes, for five to seven, for one to four. */
+static MPK_NOINLINE void group8(const lanes *L, const int8_t *row, const int32_t *fb, int32_t rows,
+                                int32_t s, int32x4_t *a0, int32x4_t *a1) {
+  group_taps(L, row, fb, rows, 8, s, a0, a1, 1, 1);
+}
+static MPK_NOINLINE void group_two(const lanes *L, const int8_t *row, const int32_t *fb,
+                                   int32_t rows, int32_t n, int32_t s, int32x4_t *a0,
+                                   int32x4_t *a1) {
+  group_taps(L, row, fb, rows, n, s, a0, a1, 0, 1);
+}
+static MPK_NOINLINE void group_one(const lanes *L, const int8_t *row, const int32_t *fb,
+                                   int32_t rows, int32_t n, int32_t s, int32x4_t *a0) {
+  int32x4_t unused = *a0;
+  group_taps(L, row, fb, rows, n, s, a0, &unused, 0, 0);
+}
 
 /* Channel c of one batch into the temporary tmp (raster order): lanes
  * along axis a, eight at a time, rows along axis b.  base is the batch's
@@ -120,18 +212,24 @@ static MPK_NOINLINE void channel_mve(const axis *a, const axis *b, const int8_t 
                                      int32_t off, const chan_q *k, int8_t *tmp) {
   const uint32x4_t lane = vidupq_n_u32(0, 1);
   const uint32_t lane_step = (uint32_t)(a->stride * a->in_step);
-  const uint32x4_t s0 = vmulq_n_u32(lane, lane_step);
-  const uint32x4_t s1 = vaddq_n_u32(s0, 4u * lane_step);
+  lanes L;
+  L.s0 = vmulq_n_u32(lane, lane_step);
+  L.s1 = vaddq_n_u32(L.s0, 4u * lane_step);
+  L.in_lim = vdupq_n_u32((uint32_t)a->in);
+  L.zp = vdupq_n_s32(-off);
+  L.stride = a->stride;
+  L.dil = a->dil;
+  L.in = a->in;
+  L.taps = a->taps;
+  L.tap_a = a->dil * a->in_step;
+  L.tap_b = b->dil * b->in_step;
+  L.a_ts = a->tap_step;
+  L.b_ts = b->tap_step;
+  L.a_step = (size_t)a->in_step;
   const uint32x4_t w0 = vmulq_n_u32(lane, (uint32_t)a->tmp_step);
   const uint32x4_t w1 = vaddq_n_u32(w0, 4u * (uint32_t)a->tmp_step);
-  const uint32x4_t in_lim = vdupq_n_u32((uint32_t)a->in);
-  const int32x4_t zp = vdupq_n_s32(-off);
   const int32x4_t lo = vdupq_n_s32(k->lo), hi = vdupq_n_s32(k->hi);
   const int32_t mult = k->mult, left = k->left, right = k->right, out_off = k->out_off;
-  const int32_t a_out = a->out, a_in = a->in, a_stride = a->stride, a_dil = a->dil;
-  const int32_t a_taps = a->taps, a_ts = a->tap_step, b_ts = b->tap_step;
-  const size_t a_step = (size_t)a->in_step;
-  const int32_t tap_a = a->dil * a->in_step, tap_b = b->dil * b->in_step;
   int32_t full = 0;
   for (int32_t kb = 0; kb < b->taps; kb++) full += bsum[kb];
   const int32_t acc_full = folded(bias, off, full);
@@ -147,61 +245,28 @@ static MPK_NOINLINE void channel_mve(const axis *a, const axis *b, const int8_t 
     }
     /* the input at axis-b index of tap kb0, axis-a index 0 */
     const int8_t *row = base + (kb0 < kb1 ? (size_t)(o + b->dil * kb0) * (size_t)b->in_step : 0);
-    const int32_t *fb = ft + kb0 * b_ts;
+    const int32_t *fb = ft + kb0 * L.b_ts;
     const int32_t rows = kb1 - kb0;
     int8_t *t_row = tmp + (size_t)ob * (size_t)b->tmp_step;
-    for (int32_t oa = 0; oa < a_out; oa += 8) {
-      const int32_t n = a_out - oa < 8 ? a_out - oa : 8;
-      const mve_pred16_t t0 = vctp32q((uint32_t)n), t1 = vctp32q((uint32_t)(n > 4 ? n - 4 : 0));
-      const int32_t s = oa * a_stride - a->pad;
+    for (int32_t oa = 0; oa < a->out; oa += 8) {
+      const int32_t n = a->out - oa < 8 ? a->out - oa : 8;
+      const int32_t s = oa * a->stride - a->pad;
       int32x4_t acc0 = vdupq_n_s32(acc_row), acc1 = acc0;
-      if (s >= 0 && (n - 1) * a_stride + s + (a_taps - 1) * a_dil < a_in) {
-        /* every lane's taps along a in the input */
-        const int8_t *xr = row + (size_t)s * a_step;
-        const int32_t *fr = fb;
-        if (a_taps == 3) {
-          for (int32_t r = 0; r < rows; r++, xr += tap_b, fr += b_ts) {
-            const int32_t f0 = fr[0], f1 = fr[a_ts], f2 = fr[2 * a_ts];
-            MPK_SERIAL_TAP(xr, f0);
-            MPK_SERIAL_TAP(xr + tap_a, f1);
-            MPK_SERIAL_TAP(xr + 2 * tap_a, f2);
-          }
-        } else {
-          for (int32_t r = 0; r < rows; r++, xr += tap_b, fr += b_ts) {
-            const int8_t *x = xr;
-            for (int32_t ka = 0; ka < a_taps; ka++, x += tap_a) MPK_SERIAL_TAP(x, fr[ka * a_ts]);
-          }
-        }
-      } else {
-        /* lanes whose tap along a is in the padding read the zero point */
-        int32x4_t p0 = vaddq_n_s32(vreinterpretq_s32_u32(vmulq_n_u32(lane, (uint32_t)a_stride)), s);
-        int32x4_t p1 = vaddq_n_s32(p0, 4 * a_stride);
-        for (int32_t ka = 0; ka < a_taps; ka++) {
-          const uint32x4_t u0 = vreinterpretq_u32_s32(p0), u1 = vreinterpretq_u32_s32(p1);
-          const mve_pred16_t i0 = vcmphiq_m_u32(in_lim, u0, t0);
-          const mve_pred16_t i1 = vcmphiq_m_u32(in_lim, u1, t1);
-          const uint32x4_t g0 = vmulq_n_u32(u0, (uint32_t)a_step);
-          const uint32x4_t g1 = vmulq_n_u32(u1, (uint32_t)a_step);
-          const int8_t *x = row;
-          const int32_t *fr = fb + ka * a_ts;
-          for (int32_t r = 0; r < rows; r++, x += tap_b, fr += b_ts) {
-            const int32_t f = *fr;
-            acc0 = vmlaq_n_s32(acc0, vpselq_s32(vldrbq_gather_offset_z_s32(x, g0, i0), zp, i0), f);
-            acc1 = vmlaq_n_s32(acc1, vpselq_s32(vldrbq_gather_offset_z_s32(x, g1, i1), zp, i1), f);
-          }
-          p0 = vaddq_n_s32(p0, a_dil);
-          p1 = vaddq_n_s32(p1, a_dil);
-        }
-      }
+      if (n == 8)
+        group8(&L, row, fb, rows, s, &acc0, &acc1);
+      else if (n > 4)
+        group_two(&L, row, fb, rows, n, s, &acc0, &acc1);
+      else
+        group_one(&L, row, fb, rows, n, s, &acc0);
       int8_t *t = t_row + (size_t)oa * (size_t)a->tmp_step;
-      vstrbq_scatter_offset_p_s32(t, w0, requant_x4(acc0, mult, left, right, out_off, lo, hi), t0);
+      vstrbq_scatter_offset_p_s32(t, w0, requant_x4(acc0, mult, left, right, out_off, lo, hi),
+                                  vctp32q((uint32_t)n));
       if (n > 4)
         vstrbq_scatter_offset_p_s32(t, w1, requant_x4(acc1, mult, left, right, out_off, lo, hi),
-                                    t1);
+                                    vctp32q((uint32_t)(n - 4)));
     }
   }
 }
-#undef MPK_SERIAL_TAP
 
 /* The temporary (n pixels of one channel) into channel c of the output,
  * eight pixels per scatter store (VSTRB.16, the channel count apart). */
