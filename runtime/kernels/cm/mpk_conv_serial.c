@@ -102,11 +102,15 @@ static inline int32x4_t requant_x4(int32x4_t acc, int32_t mult, int32_t left, in
   return vminq_s32(vmaxq_s32(vaddq_n_s32(y, out_off), lo), hi);
 }
 
-/* The geometry a group of lanes needs (channel_mve's, in registers). */
+/* What a group of lanes needs (channel_mve's, in one place): the lane
+ * geometry and the channel's requantisation. */
 typedef struct lanes {
   uint32x4_t s0, s1;  /* the lanes' offsets in the input, lanes 0-3 and 4-7 */
+  uint32x4_t w0, w1;  /* their offsets in the temporary */
   uint32x4_t in_lim;  /* the input's size along the lane axis */
   int32x4_t zp;       /* the input zero point */
+  int32x4_t lo, hi;   /* the activation bounds */
+  int32_t mult, left, right, out_off;
   int32_t stride, dil, in, taps, tap_a, tap_b, a_ts, b_ts;
   size_t a_step;
 } lanes;
@@ -125,18 +129,19 @@ typedef struct lanes {
     }                                                                                      \
   } while (0)
 
-/* The taps of one group of n lanes (all: n is 8; two: n > 4) whose first
- * lane's window starts at s along the lane axis, over `rows` rows of the
- * other axis from row (the input at its first row, lane-axis index 0) and
- * fb (the filter at that row): acc0 and acc1 start at acc and return the
- * sums.  A tap whose lanes are all in the input is plain products; one
- * with lanes in the padding reads the zero point there. */
-static MPK_ALWAYS_INLINE void group_taps(const lanes *L, const int8_t *row, const int32_t *fb,
-                                         int32_t rows, int32_t n, int32_t s, int32x4_t *a0,
-                                         int32x4_t *a1, const int all, const int two) {
+/* One group of n lanes (all: n is 8 and every lane's window is in the
+ * input along the lane axis; two: n > 4) whose first lane's window starts
+ * at s along the lane axis, over `rows` rows of the other axis from row
+ * (the input at its first row, lane-axis index 0) and fb (the filter at
+ * that row), from acc: summed, requantised and stored at t in the
+ * temporary.  A tap whose lanes are all in the input is plain products;
+ * one with lanes in the padding reads the zero point there. */
+static MPK_ALWAYS_INLINE void group_lanes(const lanes *L, const int8_t *row, const int32_t *fb,
+                                          int32_t rows, int32_t n, int32_t s, int32_t acc,
+                                          int8_t *t, const int all, const int two) {
   const mve_pred16_t t0 = vctp32q((uint32_t)n), t1 = vctp32q((uint32_t)(n > 4 ? n - 4 : 0));
-  int32x4_t acc0 = *a0, acc1 = *a1;
-  if (s >= 0 && (n - 1) * L->stride + s + (L->taps - 1) * L->dil < L->in) {
+  int32x4_t acc0 = vdupq_n_s32(acc), acc1 = acc0;
+  if (all || (s >= 0 && (n - 1) * L->stride + s + (L->taps - 1) * L->dil < L->in)) {
     const int8_t *xr = row + (size_t)s * L->a_step;
     const int32_t *fr = fb;
     if (L->taps == 3) {
@@ -161,7 +166,6 @@ static MPK_ALWAYS_INLINE void group_taps(const lanes *L, const int8_t *row, cons
       const uint32x4_t u0 = vreinterpretq_u32_s32(p0), u1 = vreinterpretq_u32_s32(p1);
       const mve_pred16_t i0 = vcmphiq_m_u32(L->in_lim, u0, t0);
       const mve_pred16_t i1 = two ? vcmphiq_m_u32(L->in_lim, u1, t1) : 0;
-      const int8_t *x = row;
       const int32_t *fr = fb + ka * L->a_ts;
       if (i0 == t0 && (!two || i1 == t1)) {
         /* this tap of every lane in the input */
@@ -170,6 +174,7 @@ static MPK_ALWAYS_INLINE void group_taps(const lanes *L, const int8_t *row, cons
       } else {
         const uint32x4_t g0 = vmulq_n_u32(u0, (uint32_t)L->a_step);
         const uint32x4_t g1 = vmulq_n_u32(u1, (uint32_t)L->a_step);
+        const int8_t *x = row;
         for (int32_t r = 0; r < rows; r++, x += L->tap_b, fr += L->b_ts) {
           const int32_t f = *fr;
           acc0 = vmlaq_n_s32(acc0, vpselq_s32(vldrbq_gather_offset_z_s32(x, g0, i0), L->zp, i0), f);
@@ -181,32 +186,53 @@ static MPK_ALWAYS_INLINE void group_taps(const lanes *L, const int8_t *row, cons
       p1 = vaddq_n_s32(p1, L->dil);
     }
   }
-  *a0 = acc0;
-  *a1 = acc1;
+  vstrbq_scatter_offset_p_s32(
+      t, L->w0, requant_x4(acc0, L->mult, L->left, L->right, L->out_off, L->lo, L->hi), t0);
+  if (two)
+    vstrbq_scatter_offset_p_s32(
+        t, L->w1, requant_x4(acc1, L->mult, L->left, L->right, L->out_off, L->lo, L->hi), t1);
 }
 #undef MPK_SERIAL_TAP
 
-/* group_taps for eight real lanes, for five to seven, for one to four. */
-static MPK_NOINLINE void group8(const lanes *L, const int8_t *row, const int32_t *fb, int32_t rows,
-                                int32_t s, int32x4_t *a0, int32x4_t *a1) {
-  group_taps(L, row, fb, rows, 8, s, a0, a1, 1, 1);
+/* group_lanes for eight lanes wholly in the input, and for any group. */
+static MPK_NOINLINE void group8_inner(const lanes *L, const int8_t *row, const int32_t *fb,
+                                      int32_t rows, int32_t s, int32_t acc, int8_t *t) {
+  group_lanes(L, row, fb, rows, 8, s, acc, t, 1, 1);
 }
-static MPK_NOINLINE void group_two(const lanes *L, const int8_t *row, const int32_t *fb,
-                                   int32_t rows, int32_t n, int32_t s, int32x4_t *a0,
-                                   int32x4_t *a1) {
-  group_taps(L, row, fb, rows, n, s, a0, a1, 0, 1);
+static MPK_NOINLINE void group_any(const lanes *L, const int8_t *row, const int32_t *fb,
+                                   int32_t rows, int32_t n, int32_t s, int32_t acc, int8_t *t) {
+  if (n > 4)
+    group_lanes(L, row, fb, rows, n, s, acc, t, 0, 1);
+  else
+    group_lanes(L, row, fb, rows, n, s, acc, t, 0, 0);
 }
-static MPK_NOINLINE void group_one(const lanes *L, const int8_t *row, const int32_t *fb,
-                                   int32_t rows, int32_t n, int32_t s, int32x4_t *a0) {
-  int32x4_t unused = *a0;
-  group_taps(L, row, fb, rows, n, s, a0, &unused, 0, 0);
+
+/* One output of a line whose window leaves the input along the lane
+ * axis (its first tap at s), one tap at a time as the reference kernel
+ * adds them: the model's bias, then filter * (input + offset) over the
+ * taps in the input. */
+static MPK_NOINLINE int8_t edge_pixel(const lanes *L, const int8_t *row, const int32_t *fb,
+                                      int32_t rows, int32_t s, int32_t bias, int32_t off) {
+  int32_t k0, k1;
+  mpk_tap_range(s, L->dil, L->taps, L->in, &k0, &k1);
+  int32_t acc = bias;
+  const int8_t *xr = row + (size_t)(s + k0 * L->dil) * L->a_step;
+  const int32_t *fr = fb + k0 * L->a_ts;
+  for (int32_t r = 0; r < rows; r++, xr += L->tap_b, fr += L->b_ts) {
+    const int8_t *x = xr;
+    for (int32_t ka = k0; ka < k1; ka++, x += L->tap_a) acc += fr[(ka - k0) * L->a_ts] * (*x + off);
+  }
+  const chan_q k = {L->mult, L->left, L->right, L->out_off, vgetq_lane_s32(L->lo, 0),
+                    vgetq_lane_s32(L->hi, 0)};
+  return requant_scalar(&k, acc);
 }
 
 /* Channel c of one batch into the temporary tmp (raster order): lanes
- * along axis a, eight at a time, rows along axis b.  base is the batch's
- * input at channel c, ft the channel's taps ([fy][fx]), bsum[kb] the sum
- * of the taps of row kb of axis b, bias the model's bias of the channel
- * (0 without). */
+ * along axis a, eight at a time (the last group of a line moved back to
+ * end at its end, recomputing some lanes, when the line has eight),
+ * rows along axis b.  base is the batch's input at channel c, ft the
+ * channel's taps ([fy][fx]), bsum[kb] the sum of the taps of row kb of
+ * axis b, bias the model's bias of the channel (0 without). */
 static MPK_NOINLINE void channel_mve(const axis *a, const axis *b, const int8_t *base,
                                      const int32_t *ft, const int32_t *bsum, int32_t bias,
                                      int32_t off, const chan_q *k, int8_t *tmp) {
@@ -215,8 +241,16 @@ static MPK_NOINLINE void channel_mve(const axis *a, const axis *b, const int8_t 
   lanes L;
   L.s0 = vmulq_n_u32(lane, lane_step);
   L.s1 = vaddq_n_u32(L.s0, 4u * lane_step);
+  L.w0 = vmulq_n_u32(lane, (uint32_t)a->tmp_step);
+  L.w1 = vaddq_n_u32(L.w0, 4u * (uint32_t)a->tmp_step);
   L.in_lim = vdupq_n_u32((uint32_t)a->in);
   L.zp = vdupq_n_s32(-off);
+  L.lo = vdupq_n_s32(k->lo);
+  L.hi = vdupq_n_s32(k->hi);
+  L.mult = k->mult;
+  L.left = k->left;
+  L.right = k->right;
+  L.out_off = k->out_off;
   L.stride = a->stride;
   L.dil = a->dil;
   L.in = a->in;
@@ -226,10 +260,14 @@ static MPK_NOINLINE void channel_mve(const axis *a, const axis *b, const int8_t 
   L.a_ts = a->tap_step;
   L.b_ts = b->tap_step;
   L.a_step = (size_t)a->in_step;
-  const uint32x4_t w0 = vmulq_n_u32(lane, (uint32_t)a->tmp_step);
-  const uint32x4_t w1 = vaddq_n_u32(w0, 4u * (uint32_t)a->tmp_step);
-  const int32x4_t lo = vdupq_n_s32(k->lo), hi = vdupq_n_s32(k->hi);
-  const int32_t mult = k->mult, left = k->left, right = k->right, out_off = k->out_off;
+  const int32_t a_out = a->out;
+  /* [ia0, ia1): the outputs whose windows lie in the input along axis a */
+  int32_t ia0 = (a->pad + a->stride - 1) / a->stride;
+  if (ia0 > a_out) ia0 = a_out;
+  const int32_t last = a->in - 1 - (a->taps - 1) * a->dil + a->pad;
+  int32_t ia1 = last < 0 ? 0 : last / a->stride + 1;
+  if (ia1 > a_out) ia1 = a_out;
+  if (ia1 < ia0) ia1 = ia0;
   int32_t full = 0;
   for (int32_t kb = 0; kb < b->taps; kb++) full += bsum[kb];
   const int32_t acc_full = folded(bias, off, full);
@@ -248,22 +286,20 @@ static MPK_NOINLINE void channel_mve(const axis *a, const axis *b, const int8_t 
     const int32_t *fb = ft + kb0 * L.b_ts;
     const int32_t rows = kb1 - kb0;
     int8_t *t_row = tmp + (size_t)ob * (size_t)b->tmp_step;
-    for (int32_t oa = 0; oa < a->out; oa += 8) {
-      const int32_t n = a->out - oa < 8 ? a->out - oa : 8;
-      const int32_t s = oa * a->stride - a->pad;
-      int32x4_t acc0 = vdupq_n_s32(acc_row), acc1 = acc0;
-      if (n == 8)
-        group8(&L, row, fb, rows, s, &acc0, &acc1);
-      else if (n > 4)
-        group_two(&L, row, fb, rows, n, s, &acc0, &acc1);
+    /* the lines' ends whose windows leave the input, one at a time */
+    for (int32_t oa = ia0 > 0 ? 0 : ia1; oa < a_out; oa = oa + 1 == ia0 ? ia1 : oa + 1)
+      t_row[(size_t)oa * (size_t)a->tmp_step] =
+          edge_pixel(&L, row, fb, rows, oa * L.stride - a->pad, bias, off);
+    /* the rest eight at a time, the last group moved back to end at ia1 */
+    const int32_t len = ia1 - ia0;
+    for (int32_t oa = ia0; oa < ia1; oa += 8) {
+      const int32_t at = len >= 8 && oa + 8 > ia1 ? ia1 - 8 : oa;
+      const int32_t s = at * L.stride - a->pad;
+      int8_t *t = t_row + (size_t)at * (size_t)a->tmp_step;
+      if (len >= 8)
+        group8_inner(&L, row, fb, rows, s, acc_row, t);
       else
-        group_one(&L, row, fb, rows, n, s, &acc0);
-      int8_t *t = t_row + (size_t)oa * (size_t)a->tmp_step;
-      vstrbq_scatter_offset_p_s32(t, w0, requant_x4(acc0, mult, left, right, out_off, lo, hi),
-                                  vctp32q((uint32_t)n));
-      if (n > 4)
-        vstrbq_scatter_offset_p_s32(t, w1, requant_x4(acc1, mult, left, right, out_off, lo, hi),
-                                    vctp32q((uint32_t)(n - 4)));
+        group_any(&L, row, fb, rows, len, s, acc_row, t);
     }
   }
 }
