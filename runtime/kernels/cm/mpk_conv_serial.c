@@ -320,24 +320,55 @@ static void channel_out_mve(const int8_t *tmp, int32_t n, int32_t ch, int8_t *ou
 #endif
 
 #if !defined(MPK_MVE)
-/* One channel of one batch, one pixel at a time: taps ft ([fy][fx]),
- * rsum[fy] the sum of row fy's taps; a pixel whose window is in the input
- * starts from the row range's folded share and adds plain products (a 3x3
- * window of dilation 1 straight through), a border pixel adds the offset
- * per tap as the reference kernel does. */
-static MPK_NOINLINE void channel_scalar(const mpk_conv_geom *g, const int8_t *base,
-                                        const int32_t *ft, const int32_t *rsum, int32_t bias,
-                                        int32_t off, const chan_q *k, int8_t *tmp) {
+/* One output pixel whose window leaves the input along x (its first tap
+ * at column x0), over the rows fy0 .. fy1 from row: the model's bias, then
+ * filter * (input + offset) over the taps in the input, as the reference
+ * kernel adds them. */
+static MPK_NOINLINE int32_t edge_acc(const mpk_conv_geom *g, const int8_t *row, const int32_t *ft,
+                                     int32_t fy0, int32_t fy1, int32_t x0, int32_t bias,
+                                     int32_t off) {
   const int32_t C = g->in_c, fw = g->filter_w;
   const size_t col = (size_t)g->dilation_w * (size_t)C;
   const size_t rowstep = (size_t)g->dilation_h * (size_t)g->in_w * (size_t)C;
+  int32_t fx0, fx1;
+  mpk_tap_range(x0, g->dilation_w, fw, g->in_w, &fx0, &fx1);
+  int32_t acc = bias;
+  const int8_t *x = row + (size_t)(x0 + g->dilation_w * fx0) * (size_t)C;
+  const int32_t *fr = ft + fy0 * fw;
+  for (int32_t fy = fy0; fy < fy1; fy++, x += rowstep, fr += fw) {
+    const int8_t *xx = x;
+    for (int32_t fx = fx0; fx < fx1; fx++, xx += col) acc += fr[fx] * (*xx + off);
+  }
+  return acc;
+}
+
+/* One channel of one batch, one pixel at a time: taps ft ([fy][fx]),
+ * rsum[fy] the sum of row fy's taps.  A pixel whose window is in the
+ * input along x starts from the folded share of its rows and adds plain
+ * products (a 3x3 window of dilation 1 wholly in the input straight
+ * through); the pixels at the ends of a row whose windows leave the input
+ * along x add the offset per tap (edge_acc).  [ix0, ix1): the columns
+ * whose windows lie in the input along x. */
+static MPK_NOINLINE void channel_scalar(const mpk_conv_geom *g, const int8_t *base,
+                                        const int32_t *ft, const int32_t *rsum, int32_t bias,
+                                        int32_t off, const chan_q *k, int32_t ix0, int32_t ix1,
+                                        int8_t *tmp) {
+  const int32_t C = g->in_c, fw = g->filter_w;
+  const size_t rowstep = (size_t)g->dilation_h * (size_t)g->in_w * (size_t)C;
+  const size_t col = (size_t)g->dilation_w * (size_t)C;
+  const size_t xstep = (size_t)g->stride_w * (size_t)C;
   const int k3 = g->filter_h == 3 && fw == 3 && g->dilation_w == 1 && g->dilation_h == 1;
+  const int rs = k->left == 0 && k->mult >= 0 && k->right <= 31;
+  const int32_t mult = k->mult, out_off = k->out_off, lo = k->lo, hi = k->hi;
   const int32_t f0 = ft[0], f1 = fw > 1 ? ft[1] : 0, f2 = fw > 2 ? ft[2] : 0;
   const int32_t f3 = k3 ? ft[3] : 0, f4 = k3 ? ft[4] : 0, f5 = k3 ? ft[5] : 0;
   const int32_t f6 = k3 ? ft[6] : 0, f7 = k3 ? ft[7] : 0, f8 = k3 ? ft[8] : 0;
+#define MPK_SERIAL_OUT(acc)                                                                \
+  (rs ? (int8_t)mpk_clamp_i32(mpk_mbqm_rs(acc, mult, -k->right) + out_off, lo, hi)         \
+      : requant_scalar(k, acc))
   int32_t full = 0;
   for (int32_t fy = 0; fy < g->filter_h; fy++) full += rsum[fy];
-  for (int32_t oy = 0; oy < g->out_h; oy++) {
+  for (int32_t oy = 0; oy < g->out_h; oy++, tmp += g->out_w) {
     const int32_t y0 = oy * g->stride_h - g->pad_h;
     int32_t fy0, fy1;
     mpk_tap_range(y0, g->dilation_h, g->filter_h, g->in_h, &fy0, &fy1);
@@ -348,41 +379,38 @@ static MPK_NOINLINE void channel_scalar(const mpk_conv_geom *g, const int8_t *ba
       for (int32_t fy = fy0; fy < fy1; fy++) part += rsum[fy];
       acc_row = folded(bias, off, part);
     }
-    const int8_t *row = base + (fy0 < fy1 ? (size_t)(y0 + g->dilation_h * fy0) * (size_t)g->in_w * (size_t)C : 0);
-    for (int32_t ox = 0; ox < g->out_w; ox++) {
-      const int32_t x0 = ox * g->stride_w - g->pad_w;
-      int32_t acc;
-      if (x0 >= 0 && x0 + (fw - 1) * g->dilation_w < g->in_w) {
-        const int8_t *x = row + (size_t)x0 * (size_t)C;
-        acc = acc_row;
-        if (k3 && whole_y) {
-          const int8_t *x1 = x + rowstep, *x2 = x1 + rowstep;
-          acc += f0 * x[0] + f1 * x[C] + f2 * x[2 * C];
-          acc += f3 * x1[0] + f4 * x1[C] + f5 * x1[2 * C];
-          acc += f6 * x2[0] + f7 * x2[C] + f8 * x2[2 * C];
-        } else {
-          const int32_t *fr = ft + fy0 * fw;
-          for (int32_t fy = fy0; fy < fy1; fy++, x += rowstep, fr += fw) {
-            const int8_t *xx = x;
-            for (int32_t fx = 0; fx < fw; fx++, xx += col) acc += fr[fx] * *xx;
-          }
-        }
-      } else {
-        int32_t fx0, fx1;
-        mpk_tap_range(x0, g->dilation_w, fw, g->in_w, &fx0, &fx1);
-        acc = bias;
-        const int8_t *x = row + (size_t)(x0 + g->dilation_w * fx0) * (size_t)C;
-        const int32_t *fr = ft + fy0 * fw;
-        for (int32_t fy = fy0; fy < fy1; fy++, x += rowstep, fr += fw) {
-          const int8_t *xx = x;
-          for (int32_t fx = fx0; fx < fx1; fx++, xx += col) acc += fr[fx] * (*xx + off);
-        }
+    const int8_t *row =
+        base + (fy0 < fy1 ? (size_t)(y0 + g->dilation_h * fy0) * (size_t)g->in_w * (size_t)C : 0);
+    for (int32_t ox = 0; ox < ix0; ox++)
+      tmp[ox] = MPK_SERIAL_OUT(edge_acc(g, row, ft, fy0, fy1, ox * g->stride_w - g->pad_w, bias, off));
+    for (int32_t ox = ix1 > ix0 ? ix1 : ix0; ox < g->out_w; ox++)
+      tmp[ox] = MPK_SERIAL_OUT(edge_acc(g, row, ft, fy0, fy1, ox * g->stride_w - g->pad_w, bias, off));
+    if (ix1 <= ix0) continue;
+    const int8_t *x = row + (size_t)(ix0 * g->stride_w - g->pad_w) * (size_t)C;
+    if (k3 && whole_y) {
+      for (int32_t ox = ix0; ox < ix1; ox++, x += xstep) {
+        const int8_t *x1 = x + rowstep, *x2 = x1 + rowstep;
+        int32_t acc = acc_row;
+        acc += f0 * x[0] + f1 * x[C] + f2 * x[2 * C];
+        acc += f3 * x1[0] + f4 * x1[C] + f5 * x1[2 * C];
+        acc += f6 * x2[0] + f7 * x2[C] + f8 * x2[2 * C];
+        tmp[ox] = MPK_SERIAL_OUT(acc);
       }
-      *tmp++ = requant_scalar(k, acc);
+    } else {
+      for (int32_t ox = ix0; ox < ix1; ox++, x += xstep) {
+        int32_t acc = acc_row;
+        const int8_t *xr = x;
+        const int32_t *fr = ft + fy0 * fw;
+        for (int32_t fy = fy0; fy < fy1; fy++, xr += rowstep, fr += fw) {
+          const int8_t *xx = xr;
+          for (int32_t fx = 0; fx < fw; fx++, xx += col) acc += fr[fx] * *xx;
+        }
+        tmp[ox] = MPK_SERIAL_OUT(acc);
+      }
     }
   }
+#undef MPK_SERIAL_OUT
 }
-
 #endif
 
 /* A window of more taps than the table holds: the reference loop. */
@@ -430,6 +458,13 @@ MPK_API int32_t mpk_depthwise_conv2d_s8_serial_fast(const mpk_conv_s8_params *p,
                    g->in_w * C, g->filter_w, g->out_w};
 #else
   (void)csum;
+  /* [ix0, ix1): the columns whose windows lie in the input along x */
+  int32_t ix0 = (g->pad_w + g->stride_w - 1) / g->stride_w;
+  if (ix0 > g->out_w) ix0 = g->out_w;
+  const int32_t last = g->in_w - 1 - (g->filter_w - 1) * g->dilation_w + g->pad_w;
+  int32_t ix1 = last < 0 ? 0 : last / g->stride_w + 1;
+  if (ix1 > g->out_w) ix1 = g->out_w;
+  if (ix1 < ix0) ix1 = ix0;
 #endif
   for (int32_t c = 0; c < C; c++) {
     const chan_q k = chan_q_of(&p->q, c);
@@ -461,14 +496,25 @@ MPK_API int32_t mpk_depthwise_conv2d_s8_serial_fast(const mpk_conv_s8_params *p,
         else
           channel_mve(&ax, &ay, base, ft, rsum, b_c, off, &k, t);
 #else
-        channel_scalar(g, base, ft, rsum, b_c, off, &k, t);
+        channel_scalar(g, base, ft, rsum, b_c, off, &k, ix0, ix1, t);
 #endif
     }
     /* channel c's inputs are all read: its outputs may land on them */
 #if defined(MPK_MVE)
     channel_out_mve(tmp, g->batches * pixels, C, output + c);
 #else
-    for (int32_t i = 0; i < g->batches * pixels; i++) output[(size_t)i * (size_t)C + (size_t)c] = tmp[i];
+    {
+      int8_t *o = output + c;
+      const int8_t *t = tmp;
+      int32_t i = g->batches * pixels;
+      for (; i >= 4; i -= 4, t += 4, o += (size_t)4 * (size_t)C) {
+        o[0] = t[0];
+        o[C] = t[1];
+        o[2 * C] = t[2];
+        o[3 * C] = t[3];
+      }
+      for (; i > 0; i--, o += C) *o = *t++;
+    }
 #endif
   }
   return MPK_OK;
