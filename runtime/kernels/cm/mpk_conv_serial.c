@@ -381,10 +381,26 @@ static MPK_NOINLINE void channel_scalar(const mpk_conv_geom *g, const int8_t *ba
     }
     const int8_t *row =
         base + (fy0 < fy1 ? (size_t)(y0 + g->dilation_h * fy0) * (size_t)g->in_w * (size_t)C : 0);
-    for (int32_t ox = 0; ox < ix0; ox++)
-      tmp[ox] = MPK_SERIAL_OUT(edge_acc(g, row, ft, fy0, fy1, ox * g->stride_w - g->pad_w, bias, off));
-    for (int32_t ox = ix1 > ix0 ? ix1 : ix0; ox < g->out_w; ox++)
-      tmp[ox] = MPK_SERIAL_OUT(edge_acc(g, row, ft, fy0, fy1, ox * g->stride_w - g->pad_w, bias, off));
+    for (int32_t ox = ix0 > 0 ? 0 : ix1; ox < g->out_w; ox = ox + 1 == ix0 ? ix1 : ox + 1) {
+      const int32_t x0 = ox * g->stride_w - g->pad_w;
+      int32_t acc;
+      if (k3) {
+        /* taps fx0 <= fx < fx1 of each row, as the reference adds them */
+        const int32_t fx0 = x0 < 0 ? -x0 : 0;
+        const int32_t fx1 = g->in_w - x0 < 3 ? g->in_w - x0 : 3;
+        const int8_t *r = row;
+        const int32_t *fr = ft + fy0 * 3;
+        acc = bias;
+        for (int32_t fy = fy0; fy < fy1; fy++, r += rowstep, fr += 3) {
+          if (fx0 == 0 && fx1 > 0) acc += fr[0] * (r[(size_t)x0 * (size_t)C] + off);
+          if (fx0 <= 1 && fx1 > 1) acc += fr[1] * (r[(size_t)(x0 + 1) * (size_t)C] + off);
+          if (fx1 > 2) acc += fr[2] * (r[(size_t)(x0 + 2) * (size_t)C] + off);
+        }
+      } else {
+        acc = edge_acc(g, row, ft, fy0, fy1, x0, bias, off);
+      }
+      tmp[ox] = MPK_SERIAL_OUT(acc);
+    }
     if (ix1 <= ix0) continue;
     const int8_t *x = row + (size_t)(ix0 * g->stride_w - g->pad_w) * (size_t)C;
     if (k3 && whole_y) {
