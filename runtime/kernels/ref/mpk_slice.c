@@ -23,10 +23,18 @@ MPK_API int32_t mpk_strided_copy(const mpk_strided_copy_params *p, const void *i
   uint8_t *out = output;
   int32_t coord[MPK_MAX_DIMS] = {0};
   int32_t src = p->in_offset;
-  for (int32_t i = 0; i < n; i++) {
-    /* memmove: in place (memory.in_place) an element may be its own source */
-    memmove(out + (size_t)i * (size_t)es, in + (ptrdiff_t)src * es, (size_t)es);
-    for (int d = MPK_MAX_DIMS - 1; d >= 0; d--) { /* odometer step */
+  /* a run: the innermost dimension's elements, one after another in the
+   * input too when its stride is 1 (else one element) */
+  const int32_t last = MPK_MAX_DIMS - 1;
+  const int32_t run = p->in_strides[last] == 1 && p->dims[last] > 0 ? p->dims[last] : 1;
+  const size_t run_bytes = (size_t)run * (size_t)es;
+  for (int32_t i = 0; i < n; i += run) {
+    /* memmove: in place (memory.in_place) an element may be its own
+     * source.  A run at once copies as its elements one by one do: past
+     * the first element the contract below keeps every output element at
+     * or below its source, where memmove copies upwards */
+    memmove(out + (size_t)i * (size_t)es, in + (ptrdiff_t)src * es, run_bytes);
+    for (int d = run > 1 ? last - 1 : last; d >= 0; d--) { /* odometer step */
       src += p->in_strides[d];
       if (++coord[d] < p->dims[d]) break;
       src -= p->in_strides[d] * p->dims[d];
