@@ -111,6 +111,7 @@ typedef struct lanes {
   int32x4_t zp;       /* the input zero point */
   int32x4_t lo, hi;   /* the activation bounds */
   int32_t mult, left, right, out_off;
+  chan_q q;           /* the same, for one output at a time */
   int32_t stride, dil, in, taps, tap_a, tap_b, a_ts, b_ts;
   size_t a_step;
 } lanes;
@@ -214,17 +215,30 @@ static MPK_NOINLINE void group_any(const lanes *L, const int8_t *row, const int3
 static MPK_NOINLINE int8_t edge_pixel(const lanes *L, const int8_t *row, const int32_t *fb,
                                       int32_t rows, int32_t s, int32_t bias, int32_t off) {
   int32_t k0, k1;
-  mpk_tap_range(s, L->dil, L->taps, L->in, &k0, &k1);
+  if (L->dil == 1) { /* no division */
+    k0 = s < 0 ? -s : 0;
+    k1 = L->in - s < L->taps ? L->in - s : L->taps;
+    if (k0 > k1) k0 = k1;
+  } else {
+    mpk_tap_range(s, L->dil, L->taps, L->in, &k0, &k1);
+  }
   int32_t acc = bias;
+  if (L->taps == 3 && k1 - k0 == 2) {
+    /* a 3-tap window missing one end: two taps per row straight through */
+    const int8_t *xr = row + (size_t)(s + k0 * L->dil) * L->a_step;
+    const size_t second = (size_t)L->tap_a;
+    const int32_t *fr = fb + k0 * L->a_ts, fs = L->a_ts;
+    for (int32_t r = 0; r < rows; r++, xr += L->tap_b, fr += L->b_ts)
+      acc += fr[0] * (xr[0] + off) + fr[fs] * (xr[second] + off);
+    return requant_scalar(&L->q, acc);
+  }
   const int8_t *xr = row + (size_t)(s + k0 * L->dil) * L->a_step;
   const int32_t *fr = fb + k0 * L->a_ts;
   for (int32_t r = 0; r < rows; r++, xr += L->tap_b, fr += L->b_ts) {
     const int8_t *x = xr;
     for (int32_t ka = k0; ka < k1; ka++, x += L->tap_a) acc += fr[(ka - k0) * L->a_ts] * (*x + off);
   }
-  const chan_q k = {L->mult, L->left, L->right, L->out_off, vgetq_lane_s32(L->lo, 0),
-                    vgetq_lane_s32(L->hi, 0)};
-  return requant_scalar(&k, acc);
+  return requant_scalar(&L->q, acc);
 }
 
 /* Channel c of one batch into the temporary tmp (raster order): lanes
@@ -251,6 +265,7 @@ static MPK_NOINLINE void channel_mve(const axis *a, const axis *b, const int8_t 
   L.left = k->left;
   L.right = k->right;
   L.out_off = k->out_off;
+  L.q = *k;
   L.stride = a->stride;
   L.dil = a->dil;
   L.in = a->in;
