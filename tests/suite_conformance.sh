@@ -8,9 +8,13 @@
 # for bit; float32 outputs within 1e-6 + 1e-5 * |TFLM| (conform.h).
 #
 #  1. tests/conformance/conform_gen.py converts every case; memplan alone
-#     decides what it supports (convert refusing an operator as
-#     unsupported is a listed skip), so a new kernel's cases run as soon as
-#     convert accepts them; any other convert failure fails the suite;
+#     decides what it supports, so a new kernel's cases run as soon as
+#     convert accepts them.  A case convert refuses ("operator N (OP) is not
+#     supported: why") must be refused with a reason the expected refusals
+#     (tests/expected_refusals.txt) list for its row (operator, dtype); a
+#     listed reason that no case of its row gives any more (its row run
+#     whole) fails as stale; any other convert failure (a crash, a
+#     sanitizer report) fails the suite;
 #     each case convert accepts is converted once more with
 #     --module.target cortex-m55 ($CONFORMANCE_TARGET) for the target runs,
 #     the kernels a firmware engineer gets for that core (Helium paths);
@@ -26,8 +30,8 @@
 #     a stateful case (the manifest's "stateful", "runs") runs its invocations
 #     in order on one context, then reset_state and invocation 0 again;
 #  4. the table: per (operator, dtype) the cases, how many ran, matched on
-#     the host, on the M55 and on the M4F, and were skipped as unsupported, then
-#     memplan's reason for every skip and every failure.
+#     the host, on the M55 and on the M4F, and were refused as expected; then
+#     every expected refusal with its count of cases, and every failure.
 # CONFORMANCE_FILTER (a regular expression on the case folder, e.g.
 # '^mean_int8/') runs a part of the corpus; CONFORMANCE_CONVERT_ARGS adds
 # convert options to every case (tests/suite_rewrite.sh runs the multi-

@@ -6,8 +6,10 @@
 #  1. tests/emit/proof_gen.c writes a module per model x planner x config
 #     (see its header) with its probe glue, the golden glue and golden data
 #     of every corpus model whose operators all have kernels, and build.mk;
-#     the golden models must be every model of ../shared/golden (the
-#     stateful ones, SVDF and LSTM, run their cases in sequence);
+#     the golden models must be every model of ../shared/golden but the
+#     expected refusals (tests/expected_refusals.txt), which must be
+#     refused as listed (the stateful ones, SVDF and LSTM, run their cases
+#     in sequence, their variables started as TFLM starts them);
 #  2. one make builds, on both cores: one host binary with every module,
 #     gcc -Wall -Wextra -Werror with ASan + UBSan, running every probe; the
 #     module sources of the first planner's plans (the others differ only
@@ -63,7 +65,8 @@ JOBS=${JOBS:-2}
 start=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - start ))s] $*"; }
 
-for f in "$BUILD/libmemplan.a" "$BUILD/libmemplan_gen.a" "$BUILD/memplan" "$BUILD/mkmodel"; do
+for f in "$BUILD/libmemplan.a" "$BUILD/libmemplan_gen.a" "$BUILD/tests/support/testutil.o" \
+         "$BUILD/memplan" "$BUILD/mkmodel"; do
   [ -f "$f" ] || { echo "missing $f: run 'make MODE=$MODE tests' first"; exit 1; }
 done
 # a folder of its own (runs may overlap in a shared tree), removed when
@@ -81,8 +84,8 @@ PKG_LIBS=$(pkg-config --libs yaml-0.1 jansson 2>/dev/null || echo -lyaml -ljanss
 # ---- 1. the modules ---------------------------------------------------------
 cc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $WARN -O1 -g $GEN_SAN \
    -Iinclude -Isrc -Iruntime/kernels -Itests/support -Itests/support/gen -Itests/emit \
-   tests/emit/proof_gen.c "$BUILD/libmemplan_gen.a" "$BUILD/libmemplan.a" $PKG_LIBS -lm \
-   -o "$OUT/proof_gen"
+   tests/emit/proof_gen.c "$BUILD/tests/support/testutil.o" "$BUILD/libmemplan_gen.a" \
+   "$BUILD/libmemplan.a" $PKG_LIBS -lm -o "$OUT/proof_gen"
 MODELS=${MEMPLAN_MODELS:-../shared/models}
 GOLDEN=${MEMPLAN_GOLDEN:-../shared/golden}
 [ -d "$MODELS" ] || echo "NOTICE: $MODELS is absent; the proof runs on the fixtures and the example only"
@@ -98,7 +101,7 @@ fi
 gen_rc=0
 "$OUT/proof_gen" "$OUT" --models "$MODELS" --golden "$GOLDEN" --example examples/kws/kws.tflite \
   "${FILTER_ARGS[@]}" > "$OUT/gen.log" 2>&1 || gen_rc=$?
-grep -E '^(NOTICE|FAIL|skip|proof_gen|golden|patch)' "$OUT/gen.log"
+grep -E '^(NOTICE|FAIL|skip|proof_gen|golden|patch|refused)' "$OUT/gen.log"
 # judged by its exit status too: a sanitizer report at exit is a failure
 # however the result lines read
 [ "$gen_rc" = 0 ] || { tail -n 30 "$OUT/gen.log"; echo "FAIL: module generation exited $gen_rc"; exit 1; }
@@ -108,9 +111,13 @@ n_golden=$(wc -l < "$OUT/golden.txt")
 n_planners=$(sed -n 's/^proof_gen: .*, \([0-9]*\) planners,.*/\1/p' "$OUT/gen.log")
 # every model with golden data runs against it, every planner, constants
 # cold, staged and cold with memory.in_place, and converted for
-# module.target cortex-m55 (first planner, cold, staged and in place)
+# module.target cortex-m55 (first planner, cold, staged and in place),
+# but the expected refusals (tests/expected_refusals.txt; proof_gen checks
+# that memplan refuses them as listed)
+. tests/support/refusals.sh
 if [ -d "$MODELS" ] && [ -d "$GOLDEN" ] && [ -z "${EMIT_PROOF_FILTER:-}" ]; then
   want=$(for d in "$GOLDEN"/*/; do m=$(basename "$d"); [ -f "$MODELS/$m.tflite" ] || continue
+           [ -z "$(refusal_of "$m")" ] || continue
            extra=$(grep -c "^patch $m: " "$OUT/gen.log" || true)
            echo "$m: $((3 * n_planners + 3 + extra)) modules"; done)
   got=$(sed -n 's/^golden \(.*\)$/\1/p' "$OUT/gen.log" | sort)

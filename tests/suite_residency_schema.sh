@@ -4,7 +4,9 @@
 # (tests/check_residency.py).  Reports come from:
 #   - `memplan plan --json` on the example with every planner, on the test
 #     fixtures and random models mkmodel writes, and on every model of
-#     ../shared/models (skipped with a NOTICE when absent);
+#     ../shared/models (skipped with a NOTICE when absent) but those
+#     tests/expected_refusals.txt lists as refused at plan, which must be
+#     refused so (tests/support/refusals.sh);
 #   - `memplan convert` of the example: as configured; with allocate_arenas
 #     false and staged constants (sidecar blobs with CRCs); with a tight
 #     budget and a pinned tensor (spilled and pinned placement reasons).
@@ -20,6 +22,7 @@ CHECK="python3 tests/check_residency.py"
 [ -x "$MEMPLAN" ] || { echo "no memplan binary at $MEMPLAN"; exit 1; }
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 fail=0
+. tests/support/refusals.sh
 reports=()
 run() { # run NAME CMD...: keep stdout as $out/NAME.json
   local name=$1; shift
@@ -44,6 +47,12 @@ fi
 if [ -d ../shared/models ]; then
   for m in ../shared/models/*.tflite; do
     n=$(basename "$m" .tflite)
+    if [ "$(refusal_of "$n" | cut -d' ' -f1)" = plan ]; then
+      st=0
+      "$MEMPLAN" plan "$m" --json --planner greedy_by_size > "$out/corpus_$n.json" 2> "$out/corpus_$n.err" || st=$?
+      refused_as_listed "$n" plan $st "$out/corpus_$n.err" || fail=1
+      continue
+    fi
     run "corpus_$n" "$MEMPLAN" plan "$m" --json --planner greedy_by_size
   done
 else

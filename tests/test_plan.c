@@ -69,6 +69,7 @@ static void every_planner_plans_every_corpus_model_and_the_verifier_agrees(void 
   if (!names) skip();
   mp_platform pf = platform(512 * 1024, 3 << 20);
   for (size_t i = 0; names[i]; i++) {
+    if (tu_skip_refused(names[i], TU_STAGE_PLAN)) continue;
     loaded l;
     load(names[i], &l);
     for (uint32_t k = 0; k < mp_planner_count(); k++) {

@@ -4,13 +4,15 @@
 
     conform_gen.py generate OUT --corpus DIR --memplan BIN [--jobs N] [--filter REGEX]
                             [--target CORE]
-    conform_gen.py summarise OUT
+    conform_gen.py summarise OUT [--refusals FILE]
 
 generate: every case of the corpus's manifest.json goes through `memplan
 convert` (its model, the default configuration, a prefix of its own).
-memplan alone decides what it supports: a case whose convert fails with
-"operator N (OP) is not supported" is a listed skip, with the reason memplan
-gave; any other failure of convert is a failure of the suite.  A case
+memplan alone decides what it supports: a case whose convert exits 1 with
+"error: operator N (OP) is not supported: why" is refused, with the reason
+"OP: why"; any other failure of convert (another exit status, another
+message, a sanitizer report, a module written anyway) is a failure of the
+suite.  A case
 convert accepts is converted a second time with --module.target CORE
 (cortex-m55 from the suite: the kernels a firmware engineer gets for that
 core) for the Cortex-M55 images; the host runs the default (generic)
@@ -26,12 +28,16 @@ paths meet TFLM's outputs too.  OUT/cases.json records every case's
 verdict so far.
 
 summarise: reads OUT/cases.json and the run logs (OUT/host.log,
-OUT/m55/*.log, OUT/m4f/*.log) and prints, per (operator, dtype), the cases, how many
-memplan ran, how many matched TFLM on the host and on the target, and how
-many it skipped as unsupported (with memplan's reason); then every failure.
+OUT/m55/*.log, OUT/m4f/*.log) and the expected refusals (the "case" lines
+of tests/expected_refusals.txt, or --refusals FILE) and prints, per
+(operator, dtype), the cases, how many memplan ran, how many matched TFLM
+on the host and on the targets, and how many convert refused as expected;
+then every expected refusal with its count of cases, and every failure.
 Exits 1 when any case that memplan converted did not match everywhere it
-ran, or when a convert failed for another reason than an unsupported
-operator.
+ran, when a convert failed otherwise than by refusing an operator, when a
+case was refused for a reason the list does not give for its row, or when
+an entry of the list matched no case although every case of its row ran
+(a stale entry: delete it).
 """
 import concurrent.futures
 import json
@@ -45,6 +51,9 @@ UNSUPPORTED = re.compile(r"error: operator (\d+) \(([A-Za-z0-9_]+)\) is not supp
 DTYPES = {"float32": 0, "int32": 2, "uint8": 3, "int64": 4, "bool": 6, "int16": 7, "int8": 9,
           "uint64": 12, "uint32": 15}
 MEMORIES = ["ITCM", "DTCM", "SRAM", "PSRAM", "MRAM"]
+# what a sanitizer (ASan, UBSan, LSan) prints: a report is a failure
+SANITIZER = re.compile(r"ERROR: (?:Address|Leak|Undefined)Sanitizer|runtime error: |SUMMARY: \w+Sanitizer")
+REFUSALS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "expected_refusals.txt")
 
 # The an547 image (tests/target/an547.ld): scratch arenas in SRAM (4 MiB),
 # constant blobs in QSPI (8 MiB), 64 spare bytes around each area; module
@@ -92,6 +101,10 @@ def convert(memplan, corpus, mdir, case, prefix, extra=()):
     p = subprocess.run(cmd, capture_output=True, text=True)
     text = p.stdout + p.stderr
     m = UNSUPPORTED.search(text)
+    if SANITIZER.search(text):
+        lines = [l for l in text.splitlines() if SANITIZER.search(l)]
+        return "convert-failed", "memplan convert exited %d with a sanitizer report: %s" % (
+            p.returncode, " | ".join(lines[:3]))
     if p.returncode == 1 and m:
         if os.path.exists(mdir):
             return "convert-failed", "convert refused the model but wrote %s" % mdir
@@ -299,11 +312,15 @@ def generate(args):
         f.write("".join("img%d %d\n" % (k, len(im["cases"])) for k, im in enumerate(images)))
     with open(os.path.join(out, "images4.txt"), "w") as f:
         f.write("".join("img%d %d\n" % (k, len(im["cases"])) for k, im in enumerate(images4)))
+    rows = {}
+    for c in cases:
+        rows["%s %s" % (c["op"], c["dtype"])] = rows.get("%s %s" % (c["op"], c["dtype"]), 0) + 1
+    json.dump(rows, open(os.path.join(out, "rows.json"), "w"), indent=0, sort_keys=True)
     keep = ("folder", "op", "dtype", "prefix", "verdict", "detail", "image", "m4f")
     json.dump([{k: c[k] for k in keep if k in c} for c in todo], open(os.path.join(out, "cases.json"), "w"),
               indent=0)
     n_uns = sum(c["verdict"] == "unsupported" for c in todo)
-    print("conform_gen: %d cases, %d converted, %d unsupported, %d convert failures, %d target images, "
+    print("conform_gen: %d cases, %d converted, %d refused, %d convert failures, %d target images, "
           "%d Cortex-M4F images (%d cases with a specialised kernel)"
           % (len(todo), len(ran), n_uns, len(todo) - len(ran) - n_uns, len(images), len(images4),
              sum(c["m4f"] for c in ran)))
@@ -333,24 +350,46 @@ def target_results(out, sub):
     return True, got
 
 
+def load_refusals(path):
+    """The "case OP DTYPE REASON" lines of the expected refusals."""
+    entries = []
+    for n, line in enumerate(open(path), 1):
+        f = line.strip().split(None, 3)
+        if not f or f[0].startswith("#") or f[0] != "case":
+            continue
+        if len(f) != 4:
+            die("%s:%d: expected 'case OP DTYPE REASON'" % (path, n))
+        entries.append({"op": f[1], "dtype": f[2], "reason": f[3], "line": n, "count": 0})
+    return entries
+
+
 def summarise(args):
     out = args["out"]
     cases = json.load(open(os.path.join(out, "cases.json")))
+    manifest_rows = json.load(open(os.path.join(out, "rows.json")))
+    refusals_path = args.get("refusals") or REFUSALS
+    refusals = load_refusals(refusals_path)
     host = results(os.path.join(out, "host.log"))
     have_m55, m55 = target_results(out, "m55")
     have_m55 = have_m55 and os.path.exists(os.path.join(out, "images.txt"))
     have_m4f, m4f = target_results(out, "m4f")
-    rows, order, failures, skips = {}, [], [], {}
+    rows, order, failures = {}, [], []
     for c in cases:
         key = (c["op"], c["dtype"])
         if key not in rows:
-            rows[key] = dict(cases=0, ran=0, host=0, m55=0, m4f_ran=0, m4f=0, skipped=0, inexact=0)
+            rows[key] = dict(cases=0, ran=0, host=0, m55=0, m4f_ran=0, m4f=0, refused=0, inexact=0)
             order.append(key)
         r = rows[key]
         r["cases"] += 1
         if c["verdict"] == "unsupported":
-            r["skipped"] += 1
-            skips.setdefault(key, {}).setdefault(c["detail"], []).append(c["folder"])
+            e = next((e for e in refusals if (e["op"], e["dtype"]) == key and c["detail"].startswith(e["reason"])),
+                     None)
+            if e is None:
+                failures.append("%s: convert refused it for a reason %s does not list for %s %s: %s"
+                                % (c["folder"], refusals_path, key[0], key[1], c["detail"]))
+            else:
+                e["count"] += 1
+                r["refused"] += 1
             continue
         if c["verdict"] != "ran":
             failures.append("%s: %s" % (c["folder"], c["detail"]))
@@ -369,40 +408,49 @@ def summarise(args):
             else:
                 failures.append("%s (%s): %s" % (c["folder"], name, detail))
         r["inexact"] += inexact
+    # an entry must match some case once every case of its row ran
+    for e in refusals:
+        row = "%s %s" % (e["op"], e["dtype"])
+        if row not in manifest_rows:
+            failures.append("%s:%d: no case of the corpus is %s (no such row)" % (refusals_path, e["line"], row))
+        elif e["count"] == 0 and rows.get((e["op"], e["dtype"]), {}).get("cases", 0) == manifest_rows[row]:
+            failures.append("%s:%d: stale: no case of %s is refused with \"%s\" any more: delete the line"
+                            % (refusals_path, e["line"], row, e["reason"]))
     w = max([len("%s %s" % k) for k in order] + [20])
 
     def m4f_cell(r):
         return "%d/%d" % (r["m4f"], r["m4f_ran"]) if have_m4f else "-"
     print("%-*s %6s %6s %8s %8s %8s %8s %8s" % (w, "operator dtype", "cases", "ran", "host ok",
-                                                "m55 ok" if have_m55 else "m55", "m4f ok", "skipped",
+                                                "m55 ok" if have_m55 else "m55", "m4f ok", "refused",
                                                 "inexact"))
-    tot = dict(cases=0, ran=0, host=0, m55=0, m4f_ran=0, m4f=0, skipped=0, inexact=0)
+    tot = dict(cases=0, ran=0, host=0, m55=0, m4f_ran=0, m4f=0, refused=0, inexact=0)
     for key in order:
         r = rows[key]
         for k in tot:
             tot[k] += r[k]
         print("%-*s %6d %6d %8d %8s %8s %8d %8d" % (w, "%s %s" % key, r["cases"], r["ran"], r["host"],
                                                     r["m55"] if have_m55 else "-", m4f_cell(r),
-                                                    r["skipped"], r["inexact"]))
+                                                    r["refused"], r["inexact"]))
     print("%-*s %6d %6d %8d %8s %8s %8d %8d" % (w, "total", tot["cases"], tot["ran"], tot["host"],
                                                 tot["m55"] if have_m55 else "-", m4f_cell(tot),
-                                                tot["skipped"], tot["inexact"]))
+                                                tot["refused"], tot["inexact"]))
     print("(m4f ok: of the cases whose Cortex-M target module runs a specialised kernel, those that "
           "matched on the Cortex-M4F)")
+    print("(refused: convert refused the case with a reason the expected refusals list for its row)")
     print("(inexact: float32 cases that matched within the tolerance, not bit for bit, somewhere)")
-    print("\nskipped as unsupported (memplan convert's reason, first unsupported operator):")
-    for key in order:
-        for reason, folders in sorted(skips.get(key, {}).items()):
-            print("  %s %s: %d x %s" % (key[0], key[1], len(folders), reason))
+    print("\nexpected refusals (%s), cases refused so in this run:" % os.path.relpath(refusals_path))
+    for e in refusals:
+        print("  %4s  %s %s: %s" % (e["count"] if (e["op"], e["dtype"]) in rows else "-", e["op"], e["dtype"],
+                                    e["reason"]))
     if failures:
         print("\n%d failures:" % len(failures))
         for f in failures:
             print("  FAIL " + f)
         return 1
-    print("\nconformance: %d of %d converted cases match TFLM on the host%s%s; %d skipped as unsupported"
+    print("\nconformance: %d of %d converted cases match TFLM on the host%s%s; %d refused as expected"
           % (tot["host"], tot["ran"], " and on the Cortex-M55" if have_m55 else "",
              " (%d with a specialised kernel on the Cortex-M4F too)" % tot["m4f"] if have_m4f else "",
-             tot["skipped"]))
+             tot["refused"]))
     return 0
 
 

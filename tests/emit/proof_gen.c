@@ -59,6 +59,7 @@
 #include "fixtures.h"
 #include "graph/patch.h"
 #include "lower/lower.h"
+#include "testutil.h"
 #include "util/file.h"
 #include "util/util.h"
 
@@ -1301,6 +1302,11 @@ static bool is_invalid_fixture(const char *name) {
   return false;
 }
 
+/* A corpus model listed in the expected refusals (tests/expected_refusals.txt)
+ * at convert: it is proven with --allow-unsupported's modules and not run
+ * against TFLM; any other corpus model must run.  -1: not a corpus model. */
+static int corpus_refused = -1;
+
 static void model_modules(const char *name, mp_model *m, bool broken) {
   if (filtered && regexec(&filter_re, name, 0, NULL, 0) != 0) return;
   mp_graph *g = NULL;
@@ -1322,6 +1328,10 @@ static void model_modules(const char *name, mp_model *m, bool broken) {
   bool runnable = st == MP_OK;
   if (st == MP_ERR_UNSUPPORTED) st = mp_kernels_prepare(g, true, NULL);
   if (st != MP_OK) die("%s: mp_kernels_prepare: %s", name, mp_status_str(st));
+  if (corpus_refused == 0 && !runnable) {
+    printf("FAIL %s: an operator has no kernel, and the model is not an expected refusal\n", name);
+    n_failed++;
+  }
   /* a model memplan can run, with golden data: run against TFLM */
   int gmodel = -1;
   if (runnable && golden_dir && !broken) {
@@ -1742,9 +1752,24 @@ static void shared_models(const char *dir, bool broken) {
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
     snprintf(nm, sizeof nm, "%.*s", (int)(strlen(names[i]) - 7), names[i]);
     mp_model *m = NULL;
+    char why[2048];
+    int refused = broken ? 0 : tu_refusal_check(nm, TU_STAGE_CONVERT, why, sizeof why);
+    if (refused < 0) {
+      printf("FAIL %s\n", why);
+      n_failed++;
+      free(names[i]);
+      continue;
+    }
+    if (refused) printf("refused %s as expected (%s)\n", nm, why);
+    if (refused && tu_refusal_of(nm, NULL) == TU_STAGE_PLAN) {
+      free(names[i]);
+      continue; /* no graph */
+    }
     if (!broken || !strcmp(nm, "mlperf_kws_ref_int8")) {
       if (mp_model_load(path, &sink, &m) != MP_OK) die("cannot load %s", path);
+      corpus_refused = refused;
       model_modules(nm, m, broken);
+      corpus_refused = -1;
       mp_model_free(&m);
     }
     free(names[i]);
@@ -1755,7 +1780,10 @@ int main(int argc, char **argv) {
   const char *models = NULL, *example = NULL;
   bool broken = false;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--models") && i + 1 < argc) models = argv[++i];
+    if (!strcmp(argv[i], "--models") && i + 1 < argc) {
+      models = argv[++i];
+      setenv("MEMPLAN_MODELS", models, 1); /* where tu_refusal_check finds them */
+    }
     else if (!strcmp(argv[i], "--example") && i + 1 < argc) example = argv[++i];
     else if (!strcmp(argv[i], "--golden") && i + 1 < argc) golden_dir = argv[++i];
     else if (!strcmp(argv[i], "--broken")) broken = true;

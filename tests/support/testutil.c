@@ -3,6 +3,7 @@
  */
 #include "testutil.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -160,4 +161,116 @@ mp_memory_args tu_args(const char *planner, bool in_place) {
   a.allocate_arenas = true;
   a.in_place = in_place;
   return a;
+}
+
+/* ---- the expected refusals ------------------------------------------------ */
+
+#define MAX_REFUSALS 64
+
+static struct {
+  char name[128];
+  tu_stage stage;
+  char message[512];
+} refusals[MAX_REFUSALS];
+static size_t n_refusals;
+
+/* Read the model lines of the list once; a malformed line ends the
+ * program (the list is part of the tests). */
+static void load_refusals(void) {
+  static char loaded[4096];
+  const char *path = getenv("MEMPLAN_EXPECTED_REFUSALS");
+  if (!path || !*path) path = "tests/expected_refusals.txt";
+  if (!strcmp(loaded, path)) return; /* read already */
+  snprintf(loaded, sizeof loaded, "%s", path);
+  n_refusals = 0;
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    fprintf(stderr, "%s: cannot read the expected refusals\n", path);
+    exit(2);
+  }
+  char line[1024];
+  unsigned lineno = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    size_t len = strlen(line);
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' '))
+      line[--len] = '\0';
+    char kind[16], name[128], stage[16];
+    int used = 0;
+    if (!len || line[0] == '#' || sscanf(line, "%15s", kind) != 1 || strcmp(kind, "model")) continue;
+    if (sscanf(line, "%15s %127s %15s %n", kind, name, stage, &used) != 3 || !line[used] ||
+        (strcmp(stage, "plan") && strcmp(stage, "convert")) || n_refusals == MAX_REFUSALS) {
+      fprintf(stderr, "%s:%u: expected 'model NAME plan|convert MESSAGE'\n", path, lineno);
+      exit(2);
+    }
+    snprintf(refusals[n_refusals].name, sizeof refusals[0].name, "%s", name);
+    refusals[n_refusals].stage = strcmp(stage, "plan") ? TU_STAGE_CONVERT : TU_STAGE_PLAN;
+    snprintf(refusals[n_refusals].message, sizeof refusals[0].message, "%s", line + used);
+    n_refusals++;
+  }
+  fclose(f);
+}
+
+tu_stage tu_refusal_of(const char *name, const char **message) {
+  load_refusals();
+  for (size_t i = 0; i < n_refusals; i++)
+    if (!strcmp(refusals[i].name, name)) {
+      if (message) *message = refusals[i].message;
+      return refusals[i].stage;
+    }
+  if (message) *message = NULL;
+  return TU_STAGE_NONE;
+}
+
+/* The first error a recorder holds, without "error: ", or "". */
+static const char *first_error(const tu_diags *d, char *buf, size_t n) {
+  const char *e = strstr(d->text, "error: ");
+  while (e && e != d->text && e[-1] != '\n') e = strstr(e + 1, "error: ");
+  buf[0] = '\0';
+  if (!e) return buf;
+  e += strlen("error: ");
+  size_t len = strcspn(e, "\n");
+  snprintf(buf, n, "%.*s", (int)len, e);
+  return buf;
+}
+
+int tu_refusal_check(const char *name, tu_stage stage, char *why, size_t n) {
+  const char *message = NULL;
+  tu_stage listed = tu_refusal_of(name, &message);
+  if (listed == TU_STAGE_NONE || listed > stage) return 0;
+  const char *path = tu_model_path(name);
+  const char *what = listed == TU_STAGE_PLAN ? "plan" : "convert";
+  tu_diags d;
+  tu_diags_init(&d);
+  mp_model *m = NULL;
+  mp_graph *g = NULL;
+  char got[1024];
+  int verdict = -1;
+  if (!path || mp_model_load(path, &d.sink, &m) != MP_OK) {
+    snprintf(why, n, "%s is listed as refused at %s, but it does not even load: %s", name, what,
+             first_error(&d, got, sizeof got));
+    return -1;
+  }
+  mp_status st = mp_graph_build(m, 0, NULL, &d.sink, &g);
+  if (st == MP_OK && listed == TU_STAGE_CONVERT) {
+    tu_diags_init(&d);
+    st = mp_kernels_prepare(g, false, &d.sink); /* as convert checks the operators */
+  }
+  first_error(&d, got, sizeof got);
+  if (st == MP_OK)
+    snprintf(why, n, "%s is listed as refused at %s (\"%s\"), but memplan gets past %s now: "
+                     "delete its line from the expected refusals", name, what, message, what);
+  else if (listed == TU_STAGE_CONVERT && !g)
+    snprintf(why, n, "%s is listed as refused at convert, but its graph cannot even be built: %s",
+             name, got);
+  else if (strncmp(got, message, strlen(message)) != 0)
+    snprintf(why, n, "%s is listed as refused at %s with \"%s\", but memplan says \"%s\"", name,
+             what, message, got);
+  else {
+    snprintf(why, n, "%s: %s", what, got);
+    verdict = 1;
+  }
+  mp_graph_free(&g);
+  mp_model_free(&m);
+  return verdict;
 }

@@ -29,6 +29,41 @@ const char *tu_model_path(const char *name);
  * static storage; NULL when the folder is absent. */
 const char *const *tu_model_names(void);
 
+/* The expected refusals (tests/expected_refusals.txt, or
+ * $MEMPLAN_EXPECTED_REFUSALS): the corpus models memplan cannot plan or
+ * convert yet, with the message it gives. */
+typedef enum tu_stage {
+  TU_STAGE_NONE = 0,    /* not listed: every stage must work */
+  TU_STAGE_PLAN = 1,    /* the graph cannot be built: `memplan plan` refuses it */
+  TU_STAGE_CONVERT = 2  /* it plans; `memplan convert` refuses an operator */
+} tu_stage;
+
+/* The listed stage of corpus model `name` (TU_STAGE_NONE when it is not
+ * listed) and, unless NULL, its message.  Aborts the program on a
+ * malformed list. */
+tu_stage tu_refusal_of(const char *name, const char **message);
+
+/* For a test that needs corpus model `name` through `stage`: 0 when the
+ * list does not refuse it there (run it); 1 when it is listed at `stage` or
+ * before and memplan refuses it at exactly the listed stage with an error
+ * that begins with the listed message (skip it); -1 otherwise (the model
+ * now gets further, or is refused elsewhere or with another message), with
+ * what happened in why[0..n). */
+int tu_refusal_check(const char *name, tu_stage stage, char *why, size_t n);
+
+#ifdef cmocka_unit_test
+/* In a test: true when `name` is refused as listed at `stage` or before
+ * (skip it); fails the test when the list says so but memplan does
+ * otherwise. */
+static inline bool tu_skip_refused(const char *name, tu_stage stage) {
+  char why[2048];
+  int r = tu_refusal_check(name, stage, why, sizeof why);
+  if (r < 0) fail_msg("%s", why);
+  if (r > 0) print_message("%-28s refused as expected: %s\n", name, why);
+  return r > 0;
+}
+#endif
+
 /* A diagnostics recorder: collects every message, one per line, as
  * "severity: [key_path: ]message". */
 typedef struct tu_diags {
