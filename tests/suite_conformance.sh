@@ -10,10 +10,9 @@
 #  1. tests/conformance/conform_gen.py converts every case; memplan alone
 #     decides what it supports, so a new kernel's cases run as soon as
 #     convert accepts them.  A case convert refuses ("operator N (OP) is not
-#     supported: why") must be refused with a reason the expected refusals
-#     (tests/expected_refusals.txt) list for its row (operator, dtype); a
-#     listed reason that no case of its row gives any more (its row run
-#     whole) fails as stale; any other convert failure (a crash, a
+#     supported: why") must be listed in tests/expected_refusals.txt with a
+#     reason that begins "OP: why"; a listed case that converts fails as
+#     stale (in a filtered run too); any other convert failure (a crash, a
 #     sanitizer report) fails the suite;
 #     each case convert accepts is converted once more with
 #     --module.target cortex-m55 ($CONFORMANCE_TARGET) for the target runs,
@@ -26,12 +25,14 @@
 #     cortex-m55 modules that call a specialised kernel, so that its DSP
 #     paths run too; the modules are the sources convert wrote, unchanged;
 #  3. the host binary and every image on qemu-system-arm, both cores busy;
-#     the runs read the corpus files (the target through semihosting);
+#     the runs read the corpus files (the target through semihosting); a
+#     run that does not exit 0 (a crash, a sanitizer report at exit, an
+#     emulator cut short by its timeout) fails the suite;
 #     a stateful case (the manifest's "stateful", "runs") runs its invocations
 #     in order on one context, then reset_state and invocation 0 again;
 #  4. the table: per (operator, dtype) the cases, how many ran, matched on
-#     the host, on the M55 and on the M4F, and were refused as expected; then
-#     every expected refusal with its count of cases, and every failure.
+#     the host, on the M55 and on the M4F, and were refused as listed; then
+#     every listed case with its verdict, and every failure.
 # CONFORMANCE_FILTER (a regular expression on the case folder, e.g.
 # '^mean_int8/') runs a part of the corpus; CONFORMANCE_CONVERT_ARGS adds
 # convert options to every case (tests/suite_rewrite.sh runs the multi-
@@ -135,11 +136,20 @@ export -f run_job
 } > "$OUT/jobs.txt"
 xargs -P "$JOBS" -L 1 bash -c 'run_job "$@"' _ < "$OUT/jobs.txt"
 stamp "ran the host binary$( [ $have_arm = 1 ] && echo ", $n_images images on qemu mps3-an547 and $n_images4 on qemu mps2-an386")"
-# a run that crashed or was cut short shows in its log's tail
+# a run that crashed, printed a sanitizer report at exit or was cut short
+# (its log lacks "exit 0") fails the suite, whatever its cases' lines say;
+# its log's tail shows why
+runs_ok=1
 for log in "$OUT/host.log" $( [ $have_arm = 1 ] && ls "$OUT"/m55/*.log "$OUT"/m4f/*.log 2>/dev/null); do
-  grep -q '^exit 0$' "$log" || { echo "--- $(basename "$log"):"; grep -v '^CONF PASS' "$log" | tail -n 15; }
+  grep -q '^exit 0$' "$log" && continue
+  runs_ok=0
+  echo "FAIL ${log#"$OUT"/}: the run did not exit 0 ($(tail -n 1 "$log"))"
+  grep -v '^CONF PASS' "$log" | tail -n 15 | sed 's/^/    /'
 done
 
 # ---- 4. the table ----------------------------------------------------------------
-python3 tests/conformance/conform_gen.py summarise "$OUT"
+table_ok=1
+python3 tests/conformance/conform_gen.py summarise "$OUT" || table_ok=0
 stamp "conformance suite done"
+[ $runs_ok = 1 ] || echo "FAIL: a run did not exit 0 (above), whatever its cases' lines say"
+[ $runs_ok = 1 ] && [ $table_ok = 1 ]

@@ -4,7 +4,8 @@
 # (tests/check_residency.py).  Reports come from:
 #   - `memplan plan --json` on the example with every planner, on the test
 #     fixtures and random models mkmodel writes, and on every model of
-#     ../shared/models (skipped with a NOTICE when absent) but those
+#     the corpus ($MEMPLAN_MODELS, default ../shared/models; skipped with a
+#     NOTICE when absent) but those
 #     tests/expected_refusals.txt lists as refused at plan, which must be
 #     refused so (tests/support/refusals.sh);
 #   - `memplan convert` of the example: as configured; with allocate_arenas
@@ -23,6 +24,7 @@ CHECK="python3 tests/check_residency.py"
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 fail=0
 . tests/support/refusals.sh
+MODELS=${MEMPLAN_MODELS:-../shared/models}
 reports=()
 run() { # run NAME CMD...: keep stdout as $out/NAME.json
   local name=$1; shift
@@ -44,8 +46,8 @@ if [ -x "$MKMODEL" ]; then
     run patched "$MEMPLAN" plan "$out/mnv2.tflite" --json --memory.in_place=true \
       --memory.patch '{"first": 0, "last": 17, "rows": 3, "cols": 3}'
 fi
-if [ -d ../shared/models ]; then
-  for m in ../shared/models/*.tflite; do
+if [ -d "$MODELS" ]; then
+  for m in "$MODELS"/*.tflite; do
     n=$(basename "$m" .tflite)
     if [ "$(refusal_of "$n" | cut -d' ' -f1)" = plan ]; then
       st=0
@@ -56,7 +58,7 @@ if [ -d ../shared/models ]; then
     run "corpus_$n" "$MEMPLAN" plan "$m" --json --planner greedy_by_size
   done
 else
-  echo "NOTICE: ../shared/models is absent; the corpus reports are not checked"
+  echo "NOTICE: $MODELS is absent; the corpus reports are not checked"
 fi
 # convert: the example, a bound module with staged constants, spills and pins
 conv() { # conv NAME ARGS...: convert the example into $out/NAME
@@ -71,7 +73,7 @@ conv bound --memory.allocate-arenas false \
   --memory.tensors '[{"type":"constant","id":null,"attributes":{"memory":"mram","constant_destination_memory":"sram"}}]'
 conv spill --memory.constraints '[{"name":"dtcm","max_size":8192},{"name":"sram"}]' \
   --memory.tensors '[{"type":"constant","id":null,"attributes":{"memory":"mram"}},{"type":"scratch","id":["3"],"attributes":{"memory":"sram"}}]'
-$CHECK --models examples/kws "$out" ../shared/models -- "${reports[@]}" | tee "$out/check.log" | grep -v '^ok' || true
+$CHECK --models examples/kws "$out" "$MODELS" -- "${reports[@]}" | tee "$out/check.log" | grep -v '^ok' || true
 grep -q "^${#reports[@]} of ${#reports[@]} residency reports valid" "$out/check.log" || fail=1
 # every model here can be found, so every hash is checked
 grep -q "(${#reports[@]} model hashes checked)" "$out/check.log" \

@@ -29,15 +29,17 @@ verdict so far.
 
 summarise: reads OUT/cases.json and the run logs (OUT/host.log,
 OUT/m55/*.log, OUT/m4f/*.log) and the expected refusals (the "case" lines
-of tests/expected_refusals.txt, or --refusals FILE) and prints, per
-(operator, dtype), the cases, how many memplan ran, how many matched TFLM
-on the host and on the targets, and how many convert refused as expected;
-then every expected refusal with its count of cases, and every failure.
-Exits 1 when any case that memplan converted did not match everywhere it
-ran, when a convert failed otherwise than by refusing an operator, when a
-case was refused for a reason the list does not give for its row, or when
-an entry of the list matched no case although every case of its row ran
-(a stale entry: delete it).
+of tests/expected_refusals.txt, $MEMPLAN_EXPECTED_REFUSALS or --refusals
+FILE: one line per case
+convert refuses today, with its reason) and prints, per (operator,
+dtype), the cases, how many memplan ran, how many matched TFLM on the host
+and on the targets, and how many convert refused as listed; then every
+expected refusal and every failure.  Exits 1 when any case that memplan
+converted did not match everywhere it ran, when a convert failed otherwise
+than by refusing an operator, when a case was refused but is not listed
+or is listed with another reason, when a listed case ran this time (a
+stale entry: delete it), or when an entry names no case of the corpus or
+the wrong operator and dtype for it.
 """
 import concurrent.futures
 import json
@@ -53,7 +55,9 @@ DTYPES = {"float32": 0, "int32": 2, "uint8": 3, "int64": 4, "bool": 6, "int16": 
 MEMORIES = ["ITCM", "DTCM", "SRAM", "PSRAM", "MRAM"]
 # what a sanitizer (ASan, UBSan, LSan) prints: a report is a failure
 SANITIZER = re.compile(r"ERROR: (?:Address|Leak|Undefined)Sanitizer|runtime error: |SUMMARY: \w+Sanitizer")
-REFUSALS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "expected_refusals.txt")
+# the expected refusals: $MEMPLAN_EXPECTED_REFUSALS, as for the other tests, else the repository's
+REFUSALS = os.environ.get("MEMPLAN_EXPECTED_REFUSALS") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "expected_refusals.txt")
 
 # The an547 image (tests/target/an547.ld): scratch arenas in SRAM (4 MiB),
 # constant blobs in QSPI (8 MiB), 64 spare bytes around each area; module
@@ -312,10 +316,9 @@ def generate(args):
         f.write("".join("img%d %d\n" % (k, len(im["cases"])) for k, im in enumerate(images)))
     with open(os.path.join(out, "images4.txt"), "w") as f:
         f.write("".join("img%d %d\n" % (k, len(im["cases"])) for k, im in enumerate(images4)))
-    rows = {}
-    for c in cases:
-        rows["%s %s" % (c["op"], c["dtype"])] = rows.get("%s %s" % (c["op"], c["dtype"]), 0) + 1
-    json.dump(rows, open(os.path.join(out, "rows.json"), "w"), indent=0, sort_keys=True)
+    # every case's row, so that summarise can judge entries for cases this run left out
+    json.dump({c["folder"]: [c["op"], c["dtype"]] for c in cases}, open(os.path.join(out, "corpus.json"), "w"),
+              indent=0, sort_keys=True)
     keep = ("folder", "op", "dtype", "prefix", "verdict", "detail", "image", "m4f")
     json.dump([{k: c[k] for k in keep if k in c} for c in todo], open(os.path.join(out, "cases.json"), "w"),
               indent=0)
@@ -351,29 +354,69 @@ def target_results(out, sub):
 
 
 def load_refusals(path):
-    """The "case OP DTYPE REASON" lines of the expected refusals."""
-    entries = []
+    """The "case OP DTYPE FOLDER REASON" lines of the expected refusals, in
+    order: dicts of op, dtype, folder, reason and line.  A malformed line,
+    or a folder listed twice, ends the program."""
+    entries, seen = [], {}
     for n, line in enumerate(open(path), 1):
-        f = line.strip().split(None, 3)
+        f = line.strip().split(None, 4)
         if not f or f[0].startswith("#") or f[0] != "case":
             continue
-        if len(f) != 4:
-            die("%s:%d: expected 'case OP DTYPE REASON'" % (path, n))
-        entries.append({"op": f[1], "dtype": f[2], "reason": f[3], "line": n, "count": 0})
+        if len(f) != 5:
+            die("%s:%d: expected 'case OP DTYPE FOLDER REASON'" % (path, n))
+        if f[3] in seen:
+            die("%s:%d: case %s is listed already, on line %d" % (path, n, f[3], seen[f[3]]))
+        seen[f[3]] = n
+        entries.append({"op": f[1], "dtype": f[2], "folder": f[3], "reason": f[4], "line": n})
     return entries
+
+
+def refusal_failures(path, entries, corpus, cases):
+    """What is wrong between the expected refusals (entries, read from
+    path) and this run's verdicts (cases: those of the run, each with
+    folder, op, dtype, verdict, detail; corpus: folder -> [op, dtype] of
+    every case of the corpus).  Returns (failures, folder -> entry of the
+    cases refused as listed)."""
+    failures, refused = [], {}
+    listed = {e["folder"]: e for e in entries}
+    for e in entries:
+        row = corpus.get(e["folder"])
+        if row is None:
+            failures.append("%s:%d: the corpus has no case %s" % (path, e["line"], e["folder"]))
+        elif row != [e["op"], e["dtype"]]:
+            failures.append("%s:%d: %s is a case of %s %s, not of %s %s"
+                            % (path, e["line"], e["folder"], row[0], row[1], e["op"], e["dtype"]))
+    for c in cases:
+        e = listed.get(c["folder"])
+        if c["verdict"] == "unsupported":
+            if e is None:
+                failures.append("%s: convert refused it, and %s does not list it: %s"
+                                % (c["folder"], path, c["detail"]))
+            elif not c["detail"].startswith(e["reason"]):
+                failures.append("%s: %s:%d lists it as refused with \"%s\", but convert says \"%s\""
+                                % (c["folder"], path, e["line"], e["reason"], c["detail"]))
+            else:
+                refused[c["folder"]] = e
+        elif e is not None and c["verdict"] == "ran":
+            failures.append("%s:%d: stale: %s is listed as refused (\"%s\") but converts now: delete the line"
+                            % (path, e["line"], c["folder"], e["reason"]))
+    return failures, refused
 
 
 def summarise(args):
     out = args["out"]
     cases = json.load(open(os.path.join(out, "cases.json")))
-    manifest_rows = json.load(open(os.path.join(out, "rows.json")))
+    corpus = json.load(open(os.path.join(out, "corpus.json")))
     refusals_path = args.get("refusals") or REFUSALS
     refusals = load_refusals(refusals_path)
     host = results(os.path.join(out, "host.log"))
     have_m55, m55 = target_results(out, "m55")
     have_m55 = have_m55 and os.path.exists(os.path.join(out, "images.txt"))
     have_m4f, m4f = target_results(out, "m4f")
-    rows, order, failures = {}, [], []
+    shown = os.path.relpath(refusals_path)
+    shown = refusals_path if shown.startswith("..") else shown
+    failures, refused = refusal_failures(shown, refusals, corpus, cases)
+    rows, order = {}, []
     for c in cases:
         key = (c["op"], c["dtype"])
         if key not in rows:
@@ -381,15 +424,8 @@ def summarise(args):
             order.append(key)
         r = rows[key]
         r["cases"] += 1
-        if c["verdict"] == "unsupported":
-            e = next((e for e in refusals if (e["op"], e["dtype"]) == key and c["detail"].startswith(e["reason"])),
-                     None)
-            if e is None:
-                failures.append("%s: convert refused it for a reason %s does not list for %s %s: %s"
-                                % (c["folder"], refusals_path, key[0], key[1], c["detail"]))
-            else:
-                e["count"] += 1
-                r["refused"] += 1
+        if c["verdict"] == "unsupported":  # judged by refusal_failures
+            r["refused"] += c["folder"] in refused
             continue
         if c["verdict"] != "ran":
             failures.append("%s: %s" % (c["folder"], c["detail"]))
@@ -408,14 +444,6 @@ def summarise(args):
             else:
                 failures.append("%s (%s): %s" % (c["folder"], name, detail))
         r["inexact"] += inexact
-    # an entry must match some case once every case of its row ran
-    for e in refusals:
-        row = "%s %s" % (e["op"], e["dtype"])
-        if row not in manifest_rows:
-            failures.append("%s:%d: no case of the corpus is %s (no such row)" % (refusals_path, e["line"], row))
-        elif e["count"] == 0 and rows.get((e["op"], e["dtype"]), {}).get("cases", 0) == manifest_rows[row]:
-            failures.append("%s:%d: stale: no case of %s is refused with \"%s\" any more: delete the line"
-                            % (refusals_path, e["line"], row, e["reason"]))
     w = max([len("%s %s" % k) for k in order] + [20])
 
     def m4f_cell(r):
@@ -436,12 +464,13 @@ def summarise(args):
                                                 tot["refused"], tot["inexact"]))
     print("(m4f ok: of the cases whose Cortex-M target module runs a specialised kernel, those that "
           "matched on the Cortex-M4F)")
-    print("(refused: convert refused the case with a reason the expected refusals list for its row)")
+    print("(refused: convert refused the case as the expected refusals list it)")
     print("(inexact: float32 cases that matched within the tolerance, not bit for bit, somewhere)")
-    print("\nexpected refusals (%s), cases refused so in this run:" % os.path.relpath(refusals_path))
+    ran = {c["folder"] for c in cases}
+    print("\nexpected refusals (%s):" % shown)
     for e in refusals:
-        print("  %4s  %s %s: %s" % (e["count"] if (e["op"], e["dtype"]) in rows else "-", e["op"], e["dtype"],
-                                    e["reason"]))
+        print("  %-8s %-28s %s" % ("refused" if e["folder"] in refused else "FAIL" if e["folder"] in ran else "not run",
+                                   e["folder"], e["reason"]))
     if failures:
         print("\n%d failures:" % len(failures))
         for f in failures:

@@ -12,6 +12,15 @@
 #       LOG begins with the listed message; otherwise prints a FAIL line
 #       saying what happened and fails.  A model listed at convert must
 #       plan: `memplan plan` of it is not a refusal.
+#   case_refused_as_listed FOLDER STATUS LOG
+#       after `memplan convert` of conformance case FOLDER (shape_int8/001)
+#       exited with STATUS and wrote its output to LOG: succeeds silently
+#       when it converted (STATUS 0) and is not listed; succeeds printing an
+#       "ok" line when it is listed, convert exited 1, printed no sanitizer
+#       report and its first "operator N (OP) is not supported: why" line
+#       gives "OP: why" beginning with the listed reason; otherwise (a
+#       listed case that converts, an unlisted refusal, another reason, a
+#       crash) prints a FAIL line saying what happened and fails.
 
 EXPECTED_REFUSALS=${MEMPLAN_EXPECTED_REFUSALS:-tests/expected_refusals.txt}
 
@@ -41,4 +50,40 @@ refused_as_listed() {
     return 1
   fi
   echo "ok   $name: refused as expected at $listed: $message"
+}
+
+# case_refusal_of FOLDER: prints "OP DTYPE REASON" for conformance case
+# FOLDER, nothing when it is not listed.
+case_refusal_of() {
+  local kind op dtype folder reason
+  while read -r kind op dtype folder reason; do
+    [ "$kind" = case ] && [ "$folder" = "$1" ] && { echo "$op $dtype $reason"; return 0; }
+  done < "$EXPECTED_REFUSALS"
+  return 0
+}
+
+case_refused_as_listed() {
+  local folder=$1 status=$2 log=$3 entry reason got
+  entry=$(case_refusal_of "$folder")
+  reason=${entry#* }; reason=${reason#* }
+  if [ "$status" = 0 ]; then
+    [ -z "$entry" ] && return 0
+    echo "FAIL $folder: listed as refused (\"$reason\"), but memplan convert converts it: delete its line from $EXPECTED_REFUSALS"
+    return 1
+  fi
+  got=$(sed -n 's/^.*error: operator [0-9]* (\([A-Za-z0-9_]*\)) is not supported: \(.*\)$/\1: \2/p' "$log" | head -n 1)
+  got=${got%%; reads *}
+  if grep -Eq 'ERROR: (Address|Leak|Undefined)Sanitizer|runtime error: |SUMMARY: [A-Za-z]+Sanitizer' "$log"; then
+    echo "FAIL $folder: memplan convert exited $status with a sanitizer report: $(grep -m1 -E 'Sanitizer|runtime error' "$log")"
+    return 1
+  fi
+  if [ -z "$entry" ]; then
+    echo "FAIL $folder: memplan convert exited $status, and no refusal is listed for it: ${got:-$(grep -m1 'error' "$log")}"
+    return 1
+  fi
+  if [ "$status" != 1 ] || [ -z "$got" ] || [ "${got#"$reason"}" = "$got" ]; then
+    echo "FAIL $folder: listed as refused with \"$reason\", but memplan convert exited $status saying \"${got:-$(grep -m1 'error' "$log")}\""
+    return 1
+  fi
+  echo "ok   $folder: refused as expected: $reason"
 }
