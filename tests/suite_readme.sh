@@ -22,7 +22,9 @@ out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 "$MEMPLAN" convert --path examples/kws/config.yaml --module.path "$out/m" > "$out/stdout" || { echo "FAIL example convert"; exit 1; }
 for sym in kws_arena_dtcm_buffer kws_arena_const_mram__blob; do
   got=$(grep " $sym " "$out/stdout")
-  if grep -qF -- "$got" README.md; then echo "ok   README row $sym"; else echo "FAIL README row for $sym differs from: $got"; fail=1; fi
+  if [ -z "$got" ]; then echo "FAIL convert printed no row for $sym: nothing to find in the README"; fail=1
+  elif grep -qF -- "$got" README.md; then echo "ok   README row $sym"
+  else echo "FAIL README row for $sym differs from: $got"; fail=1; fi
 done
 # the hint line of the worked example is what plan prints for that model
 MEMPLAN=$(cd "$(dirname "$MEMPLAN")" && pwd)/$(basename "$MEMPLAN")
