@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README stays true: every configuration key `memplan convert --help`
 # lists appears in the README's reference, every command the README's
-# command table names exists, the worked example's arena rows and hint line
+# command table names exists, the operator table is the one the conformance
+# corpus and the expected refusals give (tests/conformance/operator_table.py), the worked example's arena rows and hint line
 # and the in-place example's lines are what convert and plan print today, and the planners the README calls
 # experimental are called so by --help; its firmware example compiles against
 # the module.
@@ -114,6 +115,14 @@ if [ -d "$MODELS" ]; then
     "$(sed -n 's/^hint      greedy_by_size: \([0-9]*\) B of scratch.*at the lower bound.*/\1/p' "$out/pd.txt")"
 else
   echo "NOTICE: no corpus models in $MODELS: the README's corpus figures are not checked"
+fi
+# The operator table is the one tests/conformance/operator_table.py writes
+# from the conformance corpus's manifest and tests/expected_refusals.txt.
+CONF=${MEMPLAN_CONFORMANCE:-../shared/conformance}
+if [ -f "$CONF/manifest.json" ]; then
+  python3 tests/conformance/operator_table.py --corpus "$CONF" --check README.md || fail=1
+else
+  echo "NOTICE: no conformance corpus in $CONF: the README's operator table is not checked"
 fi
 # The firmware example compiles against the module it describes.
 awk '/^Using it in firmware:/{f=1} f&&/^```c$/{on=1; next} on&&/^```$/{exit} on' README.md > "$out/app.c"
