@@ -30,7 +30,9 @@
 # patches runs its stage tile by tile and gives the in_place module's bytes
 # (outputs, and every operator's outside the stage), generic and
 # cortex-m55, host and Cortex-M55; the multi-operator conformance cases
-# match TFLM with it.
+# match TFLM with it.  These conformance runs judge refusals as
+# suite_conformance does: a case convert refuses with these options must be
+# listed in tests/expected_refusals.txt, and a listed one must be refused.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD

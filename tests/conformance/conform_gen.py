@@ -228,6 +228,8 @@ def generate(args):
         c["prefix"] = "cf%d" % i
         if filt.search(c["folder"]):
             todo.append(c)
+    if not todo:  # a filter that selects nothing checks nothing
+        die("no case of %s matches the filter '%s'" % (corpus, args.get("filter") or ""))
     target = args.get("target") or "generic"
     os.makedirs(os.path.join(out, "m"), exist_ok=True)
     with concurrent.futures.ThreadPoolExecutor(max_workers=int(args.get("jobs") or 2)) as ex:
