@@ -15,7 +15,8 @@
 #     as listed counts as refused; an unlisted refusal, a listed case
 #     refused for another reason or with a sanitizer report, a listed case
 #     that converts (stale, in a filtered run too), an entry naming no
-#     case or the wrong row, and a case listed twice fail.
+#     case or the wrong row, a case listed twice, and a filter that
+#     selects no case fail.
 # Needs python3 only; never skips.
 set -u
 cd "$(dirname "$0")/.."
@@ -119,6 +120,9 @@ case TANH int16 shape_int8/000 TANH: wrong row
 EOF2
 python3 tests/conformance/conform_gen.py generate "$out/run" --corpus "$corpus" --memplan "$out/memplan" \
   --jobs 2 --target generic > "$out/gen.log" 2>&1 || bad "generate: $(tail -n 3 "$out/gen.log")"
+if python3 tests/conformance/conform_gen.py generate "$out/none" --corpus "$corpus" --memplan "$out/memplan" \
+     --filter '^nosuch/' > "$out/none.log" 2>&1; then bad "a filter that selects no case passes"
+else ok "a filter that selects no case fails: $(tail -n 1 "$out/none.log")"; fi
 # the list names shape_int8/000 twice: a malformed list
 python3 tests/conformance/conform_gen.py summarise "$out/run" --refusals "$out/cases.txt" > "$out/sum.log" 2>&1
 st=$?
