@@ -16,7 +16,11 @@
 #     refused for another reason or with a sanitizer report, a listed case
 #     that converts (stale, in a filtered run too), an entry naming no
 #     case or the wrong row, a case listed twice, and a filter that
-#     selects no case fail.
+#     selects no case fail;
+#   - tests/conformance/operator_table.py (suite_readme): the table counts
+#     the cases per row and type and gives the listed refusals with their
+#     reasons; --check fails on a table that differs; a list with an entry
+#     of the wrong row is refused.
 # Needs python3 only; never skips.
 set -u
 cd "$(dirname "$0")/.."
@@ -143,6 +147,26 @@ check "a listed case refused for another reason fails" 'FAIL tanh_int8/001: .*ca
 check "an entry naming no case fails" 'FAIL .*cases.txt:5: the corpus has no case nope_int8/000'
 check "an entry with the wrong row fails" 'FAIL .*cases.txt:3: tanh_int8/000 is a case of TANH int8, not of TANH int16'
 check "the listed cases with their verdicts" '^  refused +shape_int8/000 +SHAPE: memplan has no kernel for SHAPE$'
+
+# the README's operator table from the made-up corpus and list
+grep -E ' int8 (shape|tanh)_int8/' "$out/cases.txt" > "$out/table.txt"
+python3 tests/conformance/operator_table.py --corpus "$corpus" --refusals "$out/table.txt" > "$out/table.md" 2>&1
+if grep -qxF '| SHAPE | 2, 2 refused | — | — |  | int8 2: memplan has no kernel for SHAPE |' "$out/table.md" &&
+   grep -qxF '| CAST | — | — | — | int8 to int16: 1 |  |' "$out/table.md" &&
+   grep -qxF '| TANH | 2, 1 refused | — | — |  | int8 1: input scale out of range |' "$out/table.md" &&
+   grep -q '^5 cases in 3 rows (operator, type): `convert` accepts 2, each matching TFLM, and refuses 3' "$out/table.md"
+then ok "operator_table.py counts the cases and gives the listed refusals with their reasons"
+else bad "operator_table.py:"; sed 's/^/    /' "$out/table.md"; fi
+cp README.md "$out/README.md"
+python3 tests/conformance/operator_table.py --corpus "$corpus" --refusals "$out/table.txt" --check "$out/README.md" \
+  > "$out/check.txt" 2>&1
+if [ $? = 1 ] && grep -q '^FAIL .*README.md: the operator table differs' "$out/check.txt" &&
+   grep -qxF '+| TANH | 2, 1 refused | — | — |  | int8 1: input scale out of range |' "$out/check.txt"
+then ok "operator_table.py --check fails on a README whose table differs, showing the difference"
+else bad "operator_table.py --check:"; sed 's/^/    /' "$out/check.txt"; fi
+python3 tests/conformance/operator_table.py --corpus "$corpus" --refusals "$out/cases.txt" > "$out/bad.txt" 2>&1 &&
+  bad "operator_table.py takes a list with an entry of the wrong row" ||
+  ok "operator_table.py refuses a list with an entry of the wrong row: $(tail -n 1 "$out/bad.txt")"
 
 # refusal_failures on verdicts made up here: a listed case that converts
 # is stale, in a filtered run too; a listed case the run left out is not

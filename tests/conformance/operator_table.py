@@ -101,10 +101,11 @@ def table(manifest, entries, path):
                          for why, per in reasons.items())
         lines.append("| %s | %s | %s | %s |" % (op, " | ".join(cells), others or "", said))
     n_refused = len(entries)
-    lines += ["", "%s cases in %d rows (operator, type): `convert` accepts %s, each matching TFLM, "
-              "and refuses %d, as `tests/expected_refusals.txt` lists."
-              % (thousands(len(cases)), sum(len(t) for t in rows.values()),
-                 thousands(len(cases) - n_refused), n_refused), "", END]
+    said = ("`convert` accepts all of them, each matching TFLM" if not n_refused else
+            "`convert` accepts %s, each matching TFLM, and refuses %d, as `tests/expected_refusals.txt` lists"
+            % (thousands(len(cases) - n_refused), n_refused))
+    lines += ["", "%s cases in %d rows (operator, type): %s."
+              % (thousands(len(cases)), sum(len(t) for t in rows.values()), said), "", END]
     return "\n".join(lines) + "\n"
 
 
