@@ -469,7 +469,7 @@ def summarise(args):
     print("(refused: convert refused the case as the expected refusals list it)")
     print("(inexact: float32 cases that matched within the tolerance, not bit for bit, somewhere)")
     ran = {c["folder"] for c in cases}
-    print("\nexpected refusals (%s):" % shown)
+    print("\nexpected refusals (%s):%s" % (shown, "" if refusals else " none"))
     for e in refusals:
         print("  %-8s %-28s %s" % ("refused" if e["folder"] in refused else "FAIL" if e["folder"] in ran else "not run",
                                    e["folder"], e["reason"]))
