@@ -639,7 +639,13 @@ int cmd_profile(cli *c, int argc, char **argv) {
         json_t *op = json_array_get(ops, i);
         const char *k = json_string_value(json_object_get(op, "kernel"));
         char tiled[64];
-        if (!k && hc.have && (long long)i >= hc.first && (long long)i <= hc.last) {
+        json_t *fi = json_object_get(op, "folded_into");
+        bool in_stage = hc.have && (long long)i >= hc.first && (long long)i <= hc.last;
+        /* a folded PAD names its operator; a stage's layers are "folded" into its head */
+        if (!k && json_is_integer(fi) && (!in_stage || json_integer_value(fi) != hc.head)) {
+          snprintf(tiled, sizeof tiled, "(folded into op %lld)", (long long)json_integer_value(fi));
+          k = tiled;
+        } else if (!k && in_stage) {
           if ((long long)i == hc.head)
             snprintf(tiled, sizeof tiled, "patched stage %lldx%lld", hc.rows, hc.cols);
           else
