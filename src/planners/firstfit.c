@@ -11,7 +11,7 @@
  * Every node keeps a set of blocks: the union of some placed spans
  * [off, top) as sorted, disjoint blocks that do not even touch (a packed
  * run of spans is one block), in a treap that also knows, per subtree, the
- * widest gap between its blocks.  An item is stored at the nodes of its
+ * widest gap between its blocks (spans.c).  An item is stored at the nodes of its
  * interval's decomposition and at their ancestors:
  *   all(v)   holds every item that meets v's time range, except the items
  *            stored at a "high" ancestor of v (more than PUSH_MAX leaves);
@@ -49,10 +49,11 @@
  * give: there the tree's sets are fragmented differently from one time
  * range to the next, and its queries move the candidate offset hundreds of
  * times.  And a one-shot placement in start order (mp_firstfit_solve, the
- * greedy planner) sweeps time with a treap of the live spans (see "the
- * sweep").
+ * greedy planner) sweeps time with a treap of the live spans
+ * (firstfit_sweep.c).
  */
 #include "planners/firstfit.h"
+#include "planners/spans.h"
 
 #include "util/util.h"
 
@@ -106,136 +107,6 @@ typedef struct bucket {
   uint32_t len, cap;
 } bucket;
 
-/* ---- treaps of disjoint spans -------------------------------------------------
- *
- * Shared by the block sets and the sweep: nodes in one array, linked by
- * index (-1: none), ordered by offset (the spans are disjoint), with the
- * subtree's lowest offset, highest top and widest gap between consecutive
- * spans. */
-
-typedef struct tnode {
-  uint64_t off, top;       /* this span */
-  uint64_t min_off, max_top; /* of the subtree */
-  uint64_t gap;            /* widest gap between consecutive spans of the subtree */
-  uint32_t prio;
-  int32_t left, right;
-} tnode;
-
-static void tfix(tnode *t, int32_t v) {
-  tnode *x = &t[v];
-  x->min_off = x->off;
-  x->max_top = x->top;
-  x->gap = 0;
-  if (x->left >= 0) {
-    const tnode *l = &t[x->left];
-    x->min_off = l->min_off;
-    x->gap = mp_max_u64(l->gap, x->off - l->max_top);
-  }
-  if (x->right >= 0) {
-    const tnode *r = &t[x->right];
-    x->max_top = r->max_top;
-    x->gap = mp_max_u64(x->gap, mp_max_u64(r->gap, r->min_off - x->top));
-  }
-}
-
-/* Spans are disjoint, so the offset alone orders them. */
-static void tsplit(tnode *t, int32_t v, uint64_t off, int32_t *l, int32_t *r) {
-  if (v < 0) {
-    *l = *r = -1;
-    return;
-  }
-  if (t[v].off < off) {
-    tsplit(t, t[v].right, off, &t[v].right, r);
-    *l = v;
-  } else {
-    tsplit(t, t[v].left, off, l, &t[v].left);
-    *r = v;
-  }
-  tfix(t, v);
-}
-
-static int32_t tmerge(tnode *t, int32_t a, int32_t b) {
-  if (a < 0) return b;
-  if (b < 0) return a;
-  if (t[a].prio > t[b].prio) {
-    t[a].right = tmerge(t, t[a].right, b);
-    tfix(t, a);
-    return a;
-  }
-  t[b].left = tmerge(t, a, t[b].left);
-  tfix(t, b);
-  return b;
-}
-
-/* Split v into the spans whose top is below `top` (*l) and the rest (*r). */
-static void tsplit_top(tnode *t, int32_t v, uint64_t top, int32_t *l, int32_t *r) {
-  if (v < 0) {
-    *l = *r = -1;
-    return;
-  }
-  if (t[v].top < top) {
-    tsplit_top(t, t[v].right, top, &t[v].right, r);
-    *l = v;
-  } else {
-    tsplit_top(t, t[v].left, top, l, &t[v].left);
-    *r = v;
-  }
-  tfix(t, v);
-}
-
-/* Insert node x (a single span, disjoint from the others) into subtree v;
- * returns the new root. */
-static int32_t tinsert_node(tnode *t, int32_t v, int32_t x) {
-  if (v < 0) return x;
-  if (t[x].prio > t[v].prio) {
-    tsplit(t, v, t[x].off, &t[x].left, &t[x].right);
-    tfix(t, x);
-    return x;
-  }
-  if (t[x].off < t[v].off)
-    t[v].left = tinsert_node(t, t[v].left, x);
-  else
-    t[v].right = tinsert_node(t, t[v].right, x);
-  tfix(t, v);
-  return v;
-}
-
-/* Take the span at offset `off` out of subtree v; returns the new root. */
-static int32_t tremove_at(tnode *t, int32_t v, uint64_t off) {
-  if (t[v].off == off) return tmerge(t, t[v].left, t[v].right);
-  if (off < t[v].off)
-    t[v].left = tremove_at(t, t[v].left, off);
-  else
-    t[v].right = tremove_at(t, t[v].right, off);
-  tfix(t, v);
-  return v;
-}
-
-/* Refresh the subtree figures on the path from v to the span at `off`
- * (after that span grew without passing its neighbours). */
-static void tfix_path(tnode *t, int32_t v, uint64_t off) {
-  if (t[v].off != off) tfix_path(t, off < t[v].off ? t[v].left : t[v].right, off);
-  tfix(t, v);
-}
-
-/* The lowest aligned y >= x such that [y, y + size) lies in a gap of
- * subtree v (the gap before its first span starts at `from`), or NONE;
- * the space above its last span is the caller's. */
-static uint64_t tlowest(const tnode *t, int32_t v, uint64_t from, uint64_t x, uint64_t size,
-                        uint64_t align) {
-  if (v < 0) return NONE;
-  const tnode *n = &t[v];
-  if (n->max_top <= x) return NONE; /* every gap in it ends below x */
-  uint64_t lo = from > x ? from : x;
-  if ((n->min_off <= lo || n->min_off - lo < size) && n->gap < size) return NONE;
-  uint64_t r = tlowest(t, n->left, from, x, size, align);
-  if (r != NONE) return r;
-  uint64_t g0 = n->left >= 0 ? t[n->left].max_top : from;
-  uint64_t y = mp_align_up(g0 > x ? g0 : x, align);
-  if (y <= n->off && n->off - y >= size) return y;
-  return tlowest(t, n->right, n->top, x, size, align);
-}
-
 /* One change to a set:
  *   CH_NEW   block `node` went in, and the blocks of subtree `other` (-1:
  *            none) went out, merged into it;
@@ -256,7 +127,7 @@ struct mp_firstfit {
   uint32_t nleaf;      /* leaves, a power of two >= the number of ranks */
   uint32_t *lo, *hi;   /* compressed inclusive interval per item */
   int32_t *root;       /* per set: root[2v] own(v), root[2v + 1] all(v) */
-  tnode *pool;         /* the sets' nodes */
+  mp_span_node *pool;  /* the sets' nodes */
   size_t n_pool, cap_pool;
   int32_t free_node;   /* a list through .left */
   uint64_t prio;       /* xorshift state for treap priorities */
@@ -508,7 +379,7 @@ static int32_t node_new(mp_firstfit *ff, span e) {
     if (ff->n_pool == ff->cap_pool) {
       size_t cap = ff->cap_pool ? 2 * ff->cap_pool : 1024;
       if (cap > INT32_MAX) return -1;
-      tnode *p = realloc(ff->pool, cap * sizeof *p);
+      mp_span_node *p = realloc(ff->pool, cap * sizeof *p);
       if (!p) return -1;
       ff->pool = p;
       ff->cap_pool = cap;
@@ -519,7 +390,7 @@ static int32_t node_new(mp_firstfit *ff, span e) {
   ff->prio ^= ff->prio << 13;
   ff->prio ^= ff->prio >> 7;
   ff->prio ^= ff->prio << 17;
-  ff->pool[v] = (tnode){e.off, e.top, e.off, e.top, 0, (uint32_t)(ff->prio >> 32), -1, -1};
+  ff->pool[v] = (mp_span_node){e.off, e.top, e.off, e.top, 0, (uint32_t)(ff->prio >> 32), -1, -1};
   return v;
 }
 
@@ -539,7 +410,7 @@ static bool trail_room(mp_firstfit *ff);
 /* Merge span e into set `id`, recording the change.  False (nothing
  * changed) when memory runs out. */
 static bool set_add(mp_firstfit *ff, uint32_t id, span e) {
-  tnode *t = ff->pool;
+  mp_span_node *t = ff->pool;
   /* already inside a block: the block starting last at or below e.off */
   for (int32_t v = ff->root[id]; v >= 0;) {
     if (t[v].off <= e.off) {
@@ -555,13 +426,13 @@ static bool set_add(mp_firstfit *ff, uint32_t id, span e) {
   t = ff->pool;
   /* below: top < e.off; touching or overlapping: off <= e.top; above */
   int32_t l, mid, r;
-  tsplit_top(t, ff->root[id], e.off, &l, &mid);
-  tsplit(t, mid, e.top + 1, &mid, &r);
+  mp_spans_split_top(t, ff->root[id], e.off, &l, &mid);
+  mp_spans_split(t, mid, e.top + 1, &mid, &r);
   if (mid >= 0) {
     t[x].off = t[x].min_off = mp_min_u64(e.off, t[mid].min_off);
     t[x].top = t[x].max_top = mp_max_u64(e.top, t[mid].max_top);
   }
-  ff->root[id] = tmerge(t, tmerge(t, l, x), r);
+  ff->root[id] = mp_spans_merge(t, mp_spans_merge(t, l, x), r);
   if (ff->no_undo)
     free_subtree(ff, mid);
   else
@@ -589,7 +460,7 @@ static void record(mp_firstfit *ff, change c) {
  * item covers their time ranges and was placed free of everything live
  * there. */
 static bool set_add_free(mp_firstfit *ff, uint32_t id, span e) {
-  tnode *t = ff->pool;
+  mp_span_node *t = ff->pool;
   int32_t pred = -1, succ = -1;
   for (int32_t v = ff->root[id]; v >= 0;) {
     if (t[v].off < e.off) {
@@ -606,23 +477,23 @@ static bool set_add_free(mp_firstfit *ff, uint32_t id, span e) {
     int32_t x = node_new(ff, e);
     if (x < 0) return false;
     t = ff->pool;
-    ff->root[id] = tinsert_node(t, ff->root[id], x);
+    ff->root[id] = mp_spans_insert(t, ff->root[id], x);
     record(ff, (change){id, CH_NEW, x, -1, 0});
   } else if (!above) {
     uint64_t old = t[pred].top;
     t[pred].top = e.top;
-    tfix_path(t, ff->root[id], t[pred].off);
+    mp_spans_fix_path(t, ff->root[id], t[pred].off);
     record(ff, (change){id, CH_TOP, pred, -1, old});
   } else if (!below) {
     uint64_t old = t[succ].off;
     t[succ].off = e.off;
-    tfix_path(t, ff->root[id], e.off);
+    mp_spans_fix_path(t, ff->root[id], e.off);
     record(ff, (change){id, CH_OFF, succ, -1, old});
   } else {
     uint64_t old = t[pred].top;
-    ff->root[id] = tremove_at(t, ff->root[id], t[succ].off);
+    ff->root[id] = mp_spans_remove_at(t, ff->root[id], t[succ].off);
     t[pred].top = t[succ].top;
-    tfix_path(t, ff->root[id], t[pred].off);
+    mp_spans_fix_path(t, ff->root[id], t[pred].off);
     if (ff->no_undo) {
       t[succ].left = ff->free_node;
       ff->free_node = succ;
@@ -636,32 +507,32 @@ static bool set_add_free(mp_firstfit *ff, uint32_t id, span e) {
 /* Take the most recent change back. */
 static void undo_change(mp_firstfit *ff) {
   const change *c = &ff->trail[--ff->n_trail];
-  tnode *t = ff->pool;
+  mp_span_node *t = ff->pool;
   int32_t *root = &ff->root[c->set];
   switch (c->kind) {
   case CH_TOP:
     t[c->node].top = c->old;
-    tfix_path(t, *root, t[c->node].off);
+    mp_spans_fix_path(t, *root, t[c->node].off);
     return;
   case CH_OFF:
     t[c->node].off = c->old;
-    tfix_path(t, *root, c->old);
+    mp_spans_fix_path(t, *root, c->old);
     return;
   case CH_JOIN:
     t[c->node].top = c->old;
-    tfix_path(t, *root, t[c->node].off);
+    mp_spans_fix_path(t, *root, t[c->node].off);
     t[c->other].left = t[c->other].right = -1;
-    tfix(t, c->other);
-    *root = tinsert_node(t, *root, c->other);
+    mp_spans_fix(t, c->other);
+    *root = mp_spans_insert(t, *root, c->other);
     return;
   default: break;
   }
   int32_t l, mid, r;
-  tsplit(t, ff->root[c->set], t[c->node].off, &l, &mid);
-  tsplit(t, mid, t[c->node].off + 1, &mid, &r); /* mid: the node alone */
+  mp_spans_split(t, ff->root[c->set], t[c->node].off, &l, &mid);
+  mp_spans_split(t, mid, t[c->node].off + 1, &mid, &r); /* mid: the node alone */
   t[c->node].left = ff->free_node;
   ff->free_node = c->node;
-  ff->root[c->set] = tmerge(t, tmerge(t, l, c->other), r);
+  ff->root[c->set] = mp_spans_merge(t, mp_spans_merge(t, l, c->other), r);
 }
 
 static uint32_t own_set(uint32_t v) { return 2 * v; }
@@ -769,13 +640,13 @@ static bool find_tree(mp_firstfit *ff, size_t i, uint64_t limit, uint64_t *off) 
     last = first + ((uint64_t)1 << h) - 1;
     if ((first < lo || last > hi) && ff->root[own_set(b)] >= 0) sets[k++] = ff->root[own_set(b)];
   }
-  const tnode *t = ff->pool;
+  const mp_span_node *t = ff->pool;
   uint64_t x = 0, cost = k;
   /* move x to each set's lowest free window at or above it, set after set,
    * until a whole round of sets leaves it in place */
   for (uint32_t j = 0, quiet = 0; quiet < k; j = j + 1 == k ? 0 : j + 1) {
     int32_t v = sets[j];
-    uint64_t y = tlowest(t, v, 0, x, size, align);
+    uint64_t y = mp_spans_lowest(t, v, 0, x, size, align);
     if (y == NONE) y = mp_align_up(mp_max_u64(x, t[v].max_top), align);
     if (y == x) {
       quiet++;
@@ -987,121 +858,6 @@ uint64_t mp_firstfit_run(mp_firstfit *ff, const uint32_t *order, size_t n_order,
   return mp_firstfit_height(ff);
 }
 
-/* ---- the sweep: first fit in start order ------------------------------------
- *
- * When items come in start order, the placed items that overlap a new one
- * are exactly those still live at its start, and those are pairwise
- * disjoint in offset.  A sweep keeps just them, in a treap by offset whose
- * nodes also know the widest gap between consecutive spans below them, so
- * the lowest gap that fits is found in O(log n) however many items are
- * live.  Items leave the treap when the sweep passes their end (a heap by
- * end).  Same offsets as the general engine; mp_firstfit_solve picks it
- * when the order is sorted by start, which is the greedy planner's. */
-
-typedef struct sweep {
-  tnode *t;
-  int32_t root;
-} sweep;
-
-static void tinsert(sweep *sw, int32_t v) {
-  int32_t l, r;
-  tsplit(sw->t, sw->root, sw->t[v].off, &l, &r);
-  sw->root = tmerge(sw->t, tmerge(sw->t, l, v), r);
-}
-
-static void tremove(sweep *sw, int32_t v) {
-  int32_t l, mid, r;
-  tsplit(sw->t, sw->root, sw->t[v].off, &l, &mid);
-  tsplit(sw->t, mid, sw->t[v].top, &mid, &r); /* mid holds v alone */
-  sw->root = tmerge(sw->t, l, r);
-}
-
-/* Lowest aligned x >= lo_bound where [x, x + size) fits in a gap of
- * subtree v, the gap before its first span starting at lo_bound; UINT64_MAX
- * when none does (the space above the subtree is the caller's). */
-static uint64_t tsearch(const tnode *t, int32_t v, uint64_t lo_bound, uint64_t size,
-                        uint64_t align) {
-  if (v < 0) return UINT64_MAX;
-  const tnode *x = &t[v];
-  if (x->min_off - lo_bound < size && x->gap < size) return UINT64_MAX;
-  uint64_t r = tsearch(t, x->left, lo_bound, size, align);
-  if (r != UINT64_MAX) return r;
-  uint64_t from = x->left >= 0 ? t[x->left].max_top : lo_bound;
-  uint64_t a = mp_align_up(from, align);
-  if (a + size <= x->off) return a;
-  return tsearch(t, x->right, x->top, size, align);
-}
-
-typedef struct ending {
-  int32_t end;
-  uint32_t item;
-} ending;
-
-static bool ends_before(ending a, ending b) {
-  return a.end < b.end || (a.end == b.end && a.item < b.item);
-}
-
-static void heap_push(ending *h, size_t *n, ending e) {
-  size_t i = (*n)++;
-  while (i > 0 && ends_before(e, h[(i - 1) / 2])) {
-    h[i] = h[(i - 1) / 2];
-    i = (i - 1) / 2;
-  }
-  h[i] = e;
-}
-
-static ending heap_pop(ending *h, size_t *n) {
-  ending top = h[0], last = h[--*n];
-  size_t i = 0;
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= *n) break;
-    if (c + 1 < *n && ends_before(h[c + 1], h[c])) c++;
-    if (!ends_before(h[c], last)) break;
-    h[i] = h[c];
-    i = c;
-  }
-  if (*n) h[i] = last;
-  return top;
-}
-
-static mp_status sweep_solve(const mp_item *items, size_t n, const uint32_t *order,
-                             uint64_t *offsets) {
-  sweep sw = {malloc((n ? n : 1) * sizeof(tnode)), -1};
-  ending *heap = malloc((n ? n : 1) * sizeof *heap);
-  if (!sw.t || !heap) {
-    free(sw.t);
-    free(heap);
-    return MP_ERR_NOMEM;
-  }
-  size_t nh = 0;
-  uint64_t prio = 0x2545f4914f6cdd1dULL;
-  for (size_t k = 0; k < n; k++) {
-    uint32_t i = order[k];
-    const mp_item *it = &items[i];
-    while (nh && heap[0].end < it->start) tremove(&sw, (int32_t)heap_pop(heap, &nh).item);
-    if (it->size == 0) {
-      offsets[i] = 0;
-      continue;
-    }
-    uint64_t align = it->align ? it->align : 1;
-    uint64_t x = tsearch(sw.t, sw.root, 0, it->size, align);
-    if (x == UINT64_MAX) x = sw.root < 0 ? 0 : mp_align_up(sw.t[sw.root].max_top, align);
-    offsets[i] = x;
-    /* xorshift priorities: deterministic, and a balanced treap on average */
-    prio ^= prio << 13;
-    prio ^= prio >> 7;
-    prio ^= prio << 17;
-    sw.t[i] = (tnode){x, x + it->size, 0, 0, 0, (uint32_t)(prio >> 32), -1, -1};
-    tfix(sw.t, (int32_t)i);
-    tinsert(&sw, (int32_t)i);
-    heap_push(heap, &nh, (ending){it->end, i});
-  }
-  free(sw.t);
-  free(heap);
-  return MP_OK;
-}
-
 /* Placements between two looks at the clock. */
 #define CLOCK_EVERY 256u
 
@@ -1115,28 +871,6 @@ uint64_t mp_firstfit_run_until(mp_firstfit *ff, const uint32_t *order, size_t n_
     if (offsets) offsets[order[k]] = off;
   }
   return mp_firstfit_height(ff);
-}
-
-mp_status mp_firstfit_solve_until(const mp_item *items, size_t n, const uint32_t *order,
-                                  uint64_t *offsets, uint64_t deadline_ms, bool *cut) {
-  *cut = false;
-  bool by_start = true;
-  for (size_t k = 1; k < n && by_start; k++)
-    by_start = items[order[k - 1]].start <= items[order[k]].start;
-  if (by_start && n > SMALL_N && n <= INT32_MAX) return sweep_solve(items, n, order, offsets);
-  mp_firstfit *ff = NULL;
-  mp_status st = mp_firstfit_new(items, n, &ff);
-  if (st != MP_OK) return st;
-  mp_firstfit_no_undo(ff);
-  *cut = mp_firstfit_run_until(ff, order, n, 0, offsets, deadline_ms) == UINT64_MAX;
-  mp_firstfit_free(&ff);
-  return MP_OK;
-}
-
-mp_status mp_firstfit_solve(const mp_item *items, size_t n, const uint32_t *order,
-                            uint64_t *offsets) {
-  bool cut;
-  return mp_firstfit_solve_until(items, n, order, offsets, 0, &cut);
 }
 
 /* ---- orders --------------------------------------------------------------- */
