@@ -1,15 +1,20 @@
 /*
- * config.h — internals of the configuration loader (config*.c, rules.c).
+ * config.h — internals of the configuration loader (the files of
+ * src/config).
  *
- * The loader works in three steps, one file each:
- *   config_tree.c    YAML (libyaml) and JSON (jansson) into one document tree
- *                    whose every node remembers where it came from (file,
- *                    line, column, or the command-line argument);
- *   config_schema.c  the one table of keys: what is allowed where, types,
- *                    defaults and meanings; drives validation, the CLI and
- *                    --help; plus did-you-mean suggestions;
- *   config.c         argv into overrides of the tree, then one validation
- *                    pass from the tree into an mp_config.
+ * The loader works in steps, one file each:
+ *   tree.c       YAML (libyaml) and JSON (jansson) into one document tree
+ *                whose every node remembers where it came from (file,
+ *                line, column, or the command-line argument);
+ *   schema.c     the one table of keys: what is allowed where, types,
+ *                defaults and meanings; drives validation, the CLI and
+ *                --help; plus did-you-mean suggestions;
+ *   args.c       argv into overrides of the tree;
+ *   config.c     the one validation pass from the tree into an mp_config,
+ *                section by section, with the typed readers of values.c
+ *                and the platform section of platform_section.c;
+ *   platform.c   the built-in platforms; rules.c the tensor rulesets
+ *                resolved against a model.
  */
 #ifndef MP_CONFIG_H
 #define MP_CONFIG_H
@@ -158,6 +163,103 @@ size_t cfg_key_children(const char *parent, const char **names, size_t max);
  * sram, psram, the other writable memories but itcm by name, then the
  * read-only ones by name. */
 void mp_platform_default_order(mp_platform *p);
+
+/* ---- reading values (values.c) ------------------------------------------------ */
+
+#define DASH "\xe2\x80\x94" /* an em dash, as in every did-you-mean message */
+
+/* One validation: every problem is reported (not only the first) and
+ * counted; nothing stops at an error. */
+typedef struct cfg_vctx {
+  mp_pool *pool;            /* the config's pool */
+  const mp_diag_sink *dx;
+  unsigned errors;
+  unsigned unknown_keys;    /* of those, unknown keys (a typo explains what is missing) */
+  bool nomem;
+} cfg_vctx;
+
+/* ---- reporting: an error at a place (file line and column, or the
+ * command-line argument src), an error about a value node, a warning */
+void cfg_err_at(cfg_vctx *v, const cfg_src *src, uint32_t line, uint32_t col, const char *path,
+                const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void cfg_err(cfg_vctx *v, const cfg_node *n, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void cfg_warn(cfg_vctx *v, const cfg_src *src, uint32_t line, uint32_t col, const char *path,
+              const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* ---- texts for messages, in the pool ("?" or "" when it is full) */
+/* "a.b" ("b" when a is empty) and "a[i]" */
+const char *cfg_join(cfg_vctx *v, const char *a, const char *b);
+const char *cfg_index_path(cfg_vctx *v, const char *a, uint32_t i);
+/* "a, b and c" */
+const char *cfg_name_list(cfg_vctx *v, const char *const *names, size_t n);
+/* a value as written (scalars), else its kind */
+const char *cfg_shown(cfg_vctx *v, const cfg_node *n);
+
+/* Report each key of `map` the key table does not allow under schema path
+ * `schema` ("" for the top level), with a did-you-mean; `display` is the
+ * map's key path in messages ("memory.constraints[1]"). */
+void cfg_check_keys(cfg_vctx *v, const cfg_node *map, const char *schema, const char *display);
+
+/* ---- typed readers: each returns false after reporting when the node
+ * does not fit its key */
+bool cfg_want_map(cfg_vctx *v, const cfg_node *n, const char *path);
+bool cfg_read_string(cfg_vctx *v, const cfg_node *n, const char *path, const char **out);
+bool cfg_read_uint(cfg_vctx *v, const cfg_node *n, const char *path, uint64_t max, uint64_t *out);
+/* a byte count: an integer, or a number with a KiB/MiB/GiB (K/M/G) or B
+ * suffix */
+bool cfg_read_size(cfg_vctx *v, const cfg_node *n, const char *path, uint64_t *out);
+/* a power of two up to 4096 */
+bool cfg_read_align(cfg_vctx *v, const cfg_node *n, const char *path, uint32_t *out);
+bool cfg_read_bool(cfg_vctx *v, const cfg_node *n, const char *path, bool *out);
+
+/* ---- memories of a platform */
+/* the names of the memories pf has (names: MP_MEM_COUNT entries) */
+size_t cfg_present_names(const mp_platform *pf, const char **names);
+/* the same as a list for messages, "none" when it has none */
+const char *cfg_platform_memories(cfg_vctx *v, const mp_platform *pf);
+/* a memory name looked up on pf; _on_platform: pf has memory m */
+bool cfg_read_memory(cfg_vctx *v, const cfg_node *n, const char *path, const mp_platform *pf,
+                     mp_memory *out);
+bool cfg_memory_on_platform(cfg_vctx *v, const cfg_node *n, const char *path, mp_memory m,
+                            const mp_platform *pf);
+
+/* ---- paths: a relative path written in a file resolves against the
+ * file's folder (n's place); the folder of a path, NULL for the cwd */
+char *cfg_resolve_path(cfg_vctx *v, const cfg_node *n, const char *p);
+const char *cfg_dir_of(mp_pool *pool, const char *path);
+
+/* ---- the command line (args.c) ------------------------------------------------ */
+
+/* One `--dotted.key VALUE`: the key's canonical path and its value node,
+ * whose place is the argument. */
+typedef struct cfg_override {
+  char **comps;             /* canonical key path components */
+  uint32_t n_comps;
+  cfg_node *value;
+  const cfg_src *src;
+} cfg_override;
+
+/* The command line: --path's config file, and the overrides in order. */
+typedef struct cfg_args {
+  const char *config_path;
+  cfg_override *ov;
+  uint32_t n_ov;
+} cfg_args;
+
+/* Read argv[1..argc) into a (in v's pool), reporting every unknown key or
+ * bad value; the command's own flags (--path, --report, --force,
+ * --allow-unsupported) go to a and c. */
+void cfg_parse_args(cfg_vctx *v, int argc, char **argv, cfg_args *a, mp_config *c);
+/* Write override o into the tree at root, making the maps on its path;
+ * false when the pool is full. */
+bool cfg_apply_override(cfg_vctx *v, cfg_node *root, const cfg_override *o);
+
+/* ---- the platform section (platform_section.c) -------------------------------- */
+
+/* The platform of the config tree at root into pf: the default platform
+ * when there is no `platform:` key; every problem reported to v. */
+void cfg_read_platform(cfg_vctx *v, const cfg_node *root, mp_platform *pf);
 
 /* ---- entry point for tests and the fuzzer ------------------------------------- */
 
