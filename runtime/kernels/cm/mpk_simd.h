@@ -85,11 +85,15 @@ static inline uint32_t mpk_min4_s8(uint32_t a, uint32_t b) {
  * the whole words of n <= k: one running pointer per operand and k as the
  * offset of both, so that the four accumulators, the widened column words
  * and the pointers keep to registers (written as one asm loop: the
- * compiler's own allocation spills a pointer and the loop bound).
- * Returns how many elements it did (a multiple of 4). */
+ * compiler's own allocation spills a pointer and the loop bound).  The
+ * loop's end is read from memory into a word free at that point: 13
+ * registers, which a build with a frame pointer (-O0,
+ * -fno-omit-frame-pointer: r7 taken) still has; eight elements a turn pay
+ * for that load.
+ * Returns how many elements it did (a multiple of 8). */
 static inline int32_t mpk_dot_2x2_k(const int8_t *f, const int8_t *c, int32_t k, int32_t n,
                                     int32_t acc[4]) {
-  const int32_t whole = n & ~3;
+  const int32_t whole = n & ~7;
   if (whole == 0) return 0;
   int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
   const int8_t *const end = c + whole;
@@ -115,12 +119,33 @@ static inline int32_t mpk_dot_2x2_k(const int8_t *f, const int8_t *c, int32_t k,
                    "smlad %[a1], %[u], %[c1e], %[a1]\n\t"
                    "smlad %[a0], %[t], %[w0], %[a0]\n\t"
                    "smlad %[a1], %[t], %[w1], %[a1]\n\t"
-                   "cmp %[c], %[end]\n\t"
+                   "ldr %[w1], [%[c], %[k]]\n\t"
+                   "ldr %[w0], [%[c]], #4\n\t"
+                   "sxtb16 %[c0e], %[w0]\n\t"
+                   "sxtb16 %[w0], %[w0], ror #8\n\t"
+                   "sxtb16 %[c1e], %[w1]\n\t"
+                   "sxtb16 %[w1], %[w1], ror #8\n\t"
+                   "ldr %[t], [%[f], %[k]]\n\t"
+                   "sxtb16 %[u], %[t]\n\t"
+                   "sxtb16 %[t], %[t], ror #8\n\t"
+                   "smlad %[a2], %[u], %[c0e], %[a2]\n\t"
+                   "smlad %[a3], %[u], %[c1e], %[a3]\n\t"
+                   "smlad %[a2], %[t], %[w0], %[a2]\n\t"
+                   "smlad %[a3], %[t], %[w1], %[a3]\n\t"
+                   "ldr %[t], [%[f]], #4\n\t"
+                   "sxtb16 %[u], %[t]\n\t"
+                   "sxtb16 %[t], %[t], ror #8\n\t"
+                   "smlad %[a0], %[u], %[c0e], %[a0]\n\t"
+                   "smlad %[a1], %[u], %[c1e], %[a1]\n\t"
+                   "smlad %[a0], %[t], %[w0], %[a0]\n\t"
+                   "smlad %[a1], %[t], %[w1], %[a1]\n\t"
+                   "ldr %[u], %[end]\n\t"
+                   "cmp %[c], %[u]\n\t"
                    "bne 1b"
                    : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [c] "+r"(c),
                      [f] "+r"(f), [w0] "=&r"(w0), [w1] "=&r"(w1), [c0e] "=&r"(c0e),
                      [c1e] "=&r"(c1e), [t] "=&r"(t), [u] "=&r"(u)
-                   : [k] "r"(k), [end] "r"(end)
+                   : [k] "r"(k), [end] "m"(end)
                    : "cc", "memory");
   acc[0] = a0;
   acc[1] = a1;
