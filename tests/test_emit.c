@@ -38,6 +38,28 @@ enum { COLD, STAGED, ALL_DTCM };
 
 /* Plan `model` ("kws" or a fixture name) with constants cold in mram,
  * staged mram -> dtcm, or everything in dtcm, into <tmp>/out. */
+/* Write the application source `src` to app.c in the test's folder (its
+ * path to `path`). */
+static void write_app(const emitted *e, const char *src, char *path, size_t n) {
+  snprintf(path, n, "%s/app.c", e->tmp);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(src, f);
+  fclose(f);
+}
+
+/* Build app.c from `src` with the module and its kernels, pedantic C99,
+ * and run it: it must exit 0. */
+static void run_app(const emitted *e, const char *src) {
+  char path[400];
+  write_app(e, src, path, sizeof path);
+  assert_int_equal(tu_system("cd '%s' && cc -std=c99 -Wall -Wextra -Wpedantic -Werror -Iinclude "
+                             "-Ikernels -DKWS_WITH_KERNELS=1 '%s/app.c' src/kws_model.c "
+                             "src/kws_arenas.c kernels/*.c -lm -o '%s/app' && '%s/app'",
+                             e->dir, e->tmp, e->tmp, e->tmp),
+                   0);
+}
+
 static void plan_model(emitted *e, const char *model, int consts, bool allocate) {
   memset(e, 0, sizeof *e);
   uint8_t *bytes = NULL;
@@ -398,17 +420,7 @@ static void model_init_and_reset_state_start_int8_states_at_their_zero_point(voi
   assert_non_null(strstr(first + 1, want));
   assert_null(strstr(src, "memset(tensor_ptr(2)"));
   free(src);
-  char path[400];
-  snprintf(path, sizeof path, "%s/app.c", e.tmp);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(STATE_APP, f);
-  fclose(f);
-  assert_int_equal(tu_system("cd '%s' && cc -std=c99 -Wall -Wextra -Wpedantic -Werror -Iinclude "
-                             "-Ikernels -DKWS_WITH_KERNELS=1 '%s/app.c' src/kws_model.c "
-                             "src/kws_arenas.c kernels/*.c -lm -o '%s/app' && '%s/app'",
-                             e.dir, e.tmp, e.tmp, e.tmp),
-                   0);
+  run_app(&e, STATE_APP);
   done(&e);
 }
 
@@ -795,17 +807,7 @@ static void the_io_descriptors_and_quantise_helpers_work_in_a_host_program(void 
   emitted e;
   plan_model(&e, "kws", COLD, true);
   emit_ok(&e);
-  char path[400];
-  snprintf(path, sizeof path, "%s/app.c", e.tmp);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(QUANT_APP, f);
-  fclose(f);
-  assert_int_equal(tu_system("cd '%s' && cc -std=c99 -Wall -Wextra -Wpedantic -Werror -Iinclude "
-                             "-Ikernels -DKWS_WITH_KERNELS=1 '%s/app.c' src/kws_model.c "
-                             "src/kws_arenas.c kernels/*.c -lm -o '%s/app' && '%s/app'",
-                             e.dir, e.tmp, e.tmp, e.tmp),
-                   0);
+  run_app(&e, QUANT_APP);
   done(&e);
 }
 
@@ -912,11 +914,7 @@ static void sidecars_carry_a_crc32_that_hydrate_constants_can_check(void **state
   assert_null(strstr(h, "KWS_REGION_SCRATCH_DTCM_CRC32")); /* arenas have no bytes */
   free(h);
   free(bin);
-  snprintf(path, sizeof path, "%s/app.c", e.tmp);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(CRC_APP, f);
-  fclose(f);
+  write_app(&e, CRC_APP, path, sizeof path);
   assert_int_equal(tu_system("cd '%s' && cc -std=c99 -Wall -Wextra -Werror -Iinclude -Ikernels "
                              "-DKWS_WITH_KERNELS=1 -DKWS_CHECK_CONSTANTS=1 '%s/app.c' "
                              "src/kws_model.c kernels/*.c -lm -o '%s/app' && "
@@ -989,11 +987,7 @@ static void a_kernel_hook_gets_the_params_and_tensors_to_run_an_operator_itself(
   assert_true(op_row_names(pt, "", "mpk_softmax_s8_params", "},\n", src));
   free(src);
   char path[400];
-  snprintf(path, sizeof path, "%s/app.c", e.tmp);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(HOOK_APP, f);
-  fclose(f);
+  write_app(&e, HOOK_APP, path, sizeof path);
   assert_int_equal(tu_system("cd '%s' && cc -std=c99 -Wall -Wextra -Werror -Iinclude -Ikernels "
                              "-DKWS_WITH_KERNELS=1 '%s/app.c' src/kws_model.c src/kws_arenas.c "
                              "kernels/*.c -lm -o '%s/app' && '%s/app' > '%s/hook.txt'",
@@ -1066,11 +1060,7 @@ static void with_caller_io_the_module_runs_on_the_applications_buffers_and_check
   assert_non_null(strstr(j, "\"region_id\": null,\n      \"offset\": null,\n      \"caller_buffer\": 0\n"));
   free(j);
   char path[400];
-  snprintf(path, sizeof path, "%s/app.c", e.tmp);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(IO_APP, f);
-  fclose(f);
+  write_app(&e, IO_APP, path, sizeof path);
   assert_int_equal(tu_system("cd '%s' && cc -std=c99 -Wall -Wextra -Werror -Iinclude -Ikernels "
                              "-DKWS_WITH_KERNELS=1 '%s/app.c' src/*.c kernels/*.c -lm -o '%s/a' && "
                              "'%s/a' > '%s/a.txt' && cd '%s' && cc -std=c99 -Wall -Wextra -Werror "
