@@ -1,6 +1,7 @@
 /*
  * mpk_recurrent.h — the stateful operators' part of the kernel ABI (mpk.h
- * includes it): SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM, int8 and float32.
+ * includes it): SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM, int8 and float32,
+ * and the 16x8 LSTM.
  *
  * Their state tensors (SVDF's activation state, the LSTM's hidden and cell
  * state) are the model's variable tensors: the plan puts them in a
@@ -67,7 +68,10 @@ typedef struct mpk_lstm_gate {
  * weights, int32 biases, int16 cell state and gates (TFLite Micro's
  * integer LSTM: gates Q3.12 before and Q0.15 after their activation).
  * Batch-major inputs run batch by batch, one batch row per step;
- * time-major inputs run every batch row in each step. */
+ * time-major inputs run every batch row in each step.
+ * The 16x8 LSTM (mpk_lstm_s16) takes the same params: int16 input, hidden
+ * state and output, int8 weights, int64 biases; its activations are
+ * symmetric, so input_offset, hidden_offset and hidden_zero_point are 0. */
 typedef struct mpk_lstm_s8_params {
   mpk_lstm_shape shape;
   int32_t input_offset;                              /* minus the input zero point */
@@ -120,6 +124,14 @@ MPK_API int32_t mpk_svdf_s8(const mpk_svdf_s8_params *p, const int8_t *input,
 MPK_API int32_t mpk_lstm_s8(const mpk_lstm_s8_params *p, const int8_t *input,
                             const void *const *constants, int8_t *hidden, int16_t *cell,
                             int8_t *output, void *scratch);
+/* The 16x8 LSTM: the same walk and scratch as mpk_lstm_s8 with int16
+ * activations; constants as mpk_lstm_s8's but the 4 gate biases int64.
+ * Each gate's fully connected layers accumulate in int64 and requantise
+ * with TFLite's int64 MultiplyByQuantizedMultiplier (the multiplier
+ * rounded to 16 bits; shifts below 8). */
+MPK_API int32_t mpk_lstm_s16(const mpk_lstm_s8_params *p, const int16_t *input,
+                             const void *const *constants, int16_t *hidden, int16_t *cell,
+                             int16_t *output, void *scratch);
 MPK_API int32_t mpk_svdf_f32(const mpk_svdf_f32_params *p, const float *input,
                              const float *weights_feature, const float *weights_time,
                              const float *bias, float *state, float *output, void *scratch);

@@ -21,7 +21,14 @@
  * float SVDF against its definition, tests/test_golden.c the float LSTM
  * against TFLM's int8 LSTM.
  *
- * Not here: hybrid (float with int8 weights) and int16 (16x8) variants, CIFG, peephole,
+ * The 16x8 LSTM (int16 activations, int8 weights, int64 biases, int16
+ * cell state) is the same preparation with the activations' dtype
+ * changed; its activations must be symmetric (zero points 0: TFLM's
+ * int16 fully connected layers take no input offset).  No model or corpus
+ * case runs it: tests/test_lower.c checks it against the int8 LSTM on an
+ * LSTM both express exactly, and against the float LSTM.
+ *
+ * Not here: hybrid (float with int8 weights) LSTMs, CIFG, peephole,
  * projection and layer-norm LSTMs (reported as unsupported).
  */
 #include "lower/common.h"
@@ -328,17 +335,27 @@ mp_status mp_lower_lstm(mp_lower_ctx *c) {
   const mpk_lstm_shape shape = {time_major, batches, steps, input_size, state_size};
   if (dtype(c, in) == MP_DTYPE_FLOAT32) return lower_lstm_f32(c, &shape, cell_clip, act);
 
+  /* int8 activations, or int16 ones with int8 weights (16x8): TFLite
+   * Micro's two integer LSTMs, with an int16 cell state */
+  const bool s16 = dtype(c, in) == MP_DTYPE_INT16;
+  const int32_t adt = s16 ? MP_DTYPE_INT16 : MP_DTYPE_INT8;
   float si, sh, sc, so;
   int32_t zi, zh, zc, zo;
-  if (!per_tensor(c, in, MP_DTYPE_INT8, &si, &zi) ||
-      !per_tensor(c, hidden, MP_DTYPE_INT8, &sh, &zh) ||
-      !per_tensor(c, cell, MP_DTYPE_INT16, &sc, &zc) ||
-      !per_tensor(c, out, MP_DTYPE_INT8, &so, &zo))
+  if (!per_tensor(c, in, adt, &si, &zi) || !per_tensor(c, hidden, adt, &sh, &zh) ||
+      !per_tensor(c, cell, MP_DTYPE_INT16, &sc, &zc) || !per_tensor(c, out, adt, &so, &zo))
     return mp_lower_unsupported(c,
                                 "input %s, hidden state %s, cell state %s, output %s "
-                                "(supported: int8, int8, int16, int8, per-tensor quantised)",
+                                "(supported: int8, int8, int16, int8 or, 16x8, int16, int16, "
+                                "int16, int16; per-tensor quantised)",
                                 mp_dtype_name(dtype(c, in)), mp_dtype_name(dtype(c, hidden)),
                                 mp_dtype_name(dtype(c, cell)), mp_dtype_name(dtype(c, out)));
+  /* TFLM's 16x8 fully connected layers take no input offset: its int16
+   * activations are symmetric */
+  if (s16 && (zi != 0 || zh != 0 || zo != 0))
+    return mp_lower_unsupported(c,
+                                "16x8 with a non-zero zero point (input %d, hidden state %d, "
+                                "output %d)",
+                                zi, zh, zo);
   if (!is_variable(c, hidden) || !is_variable(c, cell))
     return mp_lower_unsupported(c, "its hidden and cell states are not variable tensors");
   if (act != ACT_TANH)
@@ -354,13 +371,19 @@ mp_status mp_lower_lstm(mp_lower_ctx *c) {
     float swi, swr;
     int32_t zwi, zwr;
     if (!per_tensor(c, wi, MP_DTYPE_INT8, &swi, &zwi) ||
-        !per_tensor(c, wr, MP_DTYPE_INT8, &swr, &zwr) || dtype(c, b) != MP_DTYPE_INT32)
-      return mp_lower_unsupported(c, "gate %d: weights must be per-tensor int8, the bias int32", g);
+        !per_tensor(c, wr, MP_DTYPE_INT8, &swr, &zwr) ||
+        dtype(c, b) != (s16 ? MP_DTYPE_INT64 : MP_DTYPE_INT32))
+      return mp_lower_unsupported(c, "gate %d: weights must be per-tensor int8, the bias %s", g,
+                                  s16 ? "int64" : "int32");
     if (zwi != 0 || zwr != 0) return mp_lower_unsupported(c, "weights with a non-zero zero point");
     if (!is_const(c, wi) || !is_const(c, wr) || !is_const(c, b))
       return mp_lower_unsupported(c, "weights and biases must be constants");
     fc_multiplier(c, si, swi, gate_scale, &p->gate[g].in_multiplier, &p->gate[g].in_shift);
     fc_multiplier(c, sh, swr, gate_scale, &p->gate[g].rec_multiplier, &p->gate[g].rec_shift);
+    /* the int64 requantisation shifts right by 15 - shift: TFLite takes
+     * shifts below 8 */
+    if (s16 && (p->gate[g].in_shift >= 8 || p->gate[g].rec_shift >= 8))
+      return mp_lower_unsupported(c, "gate %d: a 16x8 scale of 2^7 or more", g);
   }
   p->shape = shape;
   p->input_offset = -zi;
@@ -381,13 +404,13 @@ mp_status mp_lower_lstm(mp_lower_ctx *c) {
   p->cell_tanh_shift = tanh_shift < 0 ? -tanh_shift : tanh_shift;
   if (p->cell_tanh_shift > 20) return mp_lower_unsupported(c, "cell state scale 2^%d", power);
 
-  mp_lower_set_kernel(c, MP_K_LSTM_S8);
-  mp_lower_add_arg(c, in, false, "const int8_t *");
+  mp_lower_set_kernel(c, s16 ? MP_K_LSTM_S16 : MP_K_LSTM_S8);
+  mp_lower_add_arg(c, in, false, s16 ? "const int16_t *" : "const int8_t *");
   mp_lower_add_array_arg(c, &c->op->inputs[L_INPUT_WEIGHTS], L_PROJECTION - L_INPUT_WEIGHTS,
                          "const void *const *");
-  mp_lower_add_arg(c, hidden, true, "int8_t *");
+  mp_lower_add_arg(c, hidden, true, s16 ? "int16_t *" : "int8_t *");
   mp_lower_add_arg(c, cell, true, "int16_t *");
-  mp_lower_add_arg(c, out, true, "int8_t *");
+  mp_lower_add_arg(c, out, true, s16 ? "int16_t *" : "int8_t *");
   c->lo->scratch_bytes = 4u * lstm_rows(&shape) * (uint64_t)state_size * 2u;
   c->lo->scratch_align = 4;
   return MP_OK;

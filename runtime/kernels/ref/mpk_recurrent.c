@@ -1,6 +1,7 @@
 /*
- * mpk_recurrent.c — SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM, int8, with the
- * arithmetic of TensorFlow Lite Micro's reference kernels.
+ * mpk_recurrent.c — SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM, int8 (and the
+ * 16x8 LSTM), with the arithmetic of TensorFlow Lite Micro's reference
+ * kernels.
  *
  * SVDF keeps a sliding window of `memory_size` feature activations per
  * filter in its state: each run shifts the window by one, computes the
@@ -12,7 +13,11 @@
  * added with saturation and passed through the int16 logistic or tanh
  * (mpk_act.h's table lookups, as TFLite's) to Q0.15; the cell
  * state is int16 at a power-of-two scale; the hidden state is int8.  The
- * state tensors are the caller's persistent buffers, updated in place.
+ * 16x8 LSTM is the same walk with int16 input, hidden state and output:
+ * one step function serves both, parameterised on the activation's
+ * element size, whose fully connected layers accumulate in int64 with
+ * int64 biases (TFLite's 16x8 FullyConnected).  The state tensors are the
+ * caller's persistent buffers, updated in place.
  */
 #include "mpk.h"
 #include "mpk_act.h"
@@ -98,18 +103,35 @@ MPK_API int32_t mpk_svdf_s8(const mpk_svdf_s8_params *p, const int8_t *input,
 /* LSTM                                                                     */
 /* ------------------------------------------------------------------------ */
 
-/* out[b][s] = clamp16(mbqm(sum_i w[s][i] * (x[b][i] + x_offset) + bias[s])) */
-static void gate_fc(int32_t rows, int32_t depth, int32_t outs, const int8_t *x, int32_t x_offset,
-                    const int8_t *w, const int32_t *bias, int32_t multiplier, int32_t shift,
-                    int16_t *out) {
+/* One gate's fully connected layer over `rows` batch rows of x (int8 or
+ * int16 as es says):
+ *   out[b][s] = clamp16(requantise(sum_i w[s][i] * (x[b][i] + x_offset) + bias[s])).
+ * int8 activations accumulate in int32 with int32 biases and TFLite's
+ * int32 MultiplyByQuantizedMultiplier; int16 ones (16x8, symmetric: no
+ * offset) in int64 with int64 biases and its int64 form. */
+static void gate_fc(int32_t rows, int32_t depth, int32_t outs, size_t es, const void *x,
+                    int32_t x_offset, const int8_t *w, const void *bias, int32_t multiplier,
+                    int32_t shift, int16_t *out) {
   for (int32_t b = 0; b < rows; b++) {
     for (int32_t s = 0; s < outs; s++) {
       const int8_t *ws = w + s * depth;
-      int32_t acc = 0;
-      for (int32_t i = 0; i < depth; i++)
-        acc += (int32_t)ws[i] * ((int32_t)x[b * depth + i] + x_offset);
-      if (bias) acc += bias[s];
-      out[b * outs + s] = (int16_t)mpk_clamp_i32(mpk_mbqm(acc, multiplier, shift), -32768, 32767);
+      int32_t v;
+      if (es == 1) {
+        const int8_t *xb = (const int8_t *)x + b * depth;
+        int32_t acc = 0;
+        for (int32_t i = 0; i < depth; i++)
+          acc += (int32_t)ws[i] * ((int32_t)xb[i] + x_offset);
+        if (bias) acc += ((const int32_t *)bias)[s];
+        v = mpk_mbqm(acc, multiplier, shift);
+      } else {
+        const int16_t *xb = (const int16_t *)x + b * depth;
+        int64_t acc = 0;
+        for (int32_t i = 0; i < depth; i++)
+          acc += (int32_t)ws[i] * (int32_t)xb[i];
+        if (bias) acc += ((const int64_t *)bias)[s];
+        v = mpk_mbqm64(acc, multiplier, shift);
+      }
+      out[b * outs + s] = (int16_t)mpk_clamp_i32(v, -32768, 32767);
     }
   }
 }
@@ -129,6 +151,7 @@ typedef struct lstm_step {
   const mpk_lstm_shape *s;
   const void *const *k;
   int32_t rows; /* batch rows per step */
+  size_t es;    /* the integer kernels' activation element size: 1 or 2 bytes */
   void *buf[4];
 } lstm_step;
 
@@ -149,6 +172,7 @@ static int lstm_start(const void *p, const mpk_lstm_shape *s, const void *const 
   st->s = s;
   st->k = constants;
   st->rows = s->time_major ? s->batches : 1;
+  st->es = 0;
   for (int k = 0; k < 4; k++)
     st->buf[k] =
         (uint8_t *)scratch + (size_t)k * (size_t)st->rows * (size_t)s->state_size * gate_bytes;
@@ -177,15 +201,15 @@ static void lstm_walk(const lstm_step *st, lstm_step_fn *step, const void *input
 }
 
 /* gate = activation(fc(input) + fc(hidden)), into `out`, using buf[3]. */
-static void gate(const lstm_step *st, int32_t g, const int8_t *x, const int8_t *h,
-                 int32_t activation, int16_t *out) {
+static void gate(const lstm_step *st, int32_t g, const void *x, const void *h, int32_t activation,
+                 int16_t *out) {
   const mpk_lstm_s8_params *p = st->p;
   const int32_t ni = st->s->input_size, ns = st->s->state_size, n = st->rows * ns;
   const mpk_lstm_gate *q = &p->gate[g];
   int16_t *tmp = st->buf[3];
-  gate_fc(st->rows, ni, ns, x, p->input_offset, st->k[g], st->k[11 + g], q->in_multiplier,
+  gate_fc(st->rows, ni, ns, st->es, x, p->input_offset, st->k[g], st->k[11 + g], q->in_multiplier,
           q->in_shift, out);
-  gate_fc(st->rows, ns, ns, h, p->hidden_offset, st->k[4 + g], NULL, q->rec_multiplier,
+  gate_fc(st->rows, ns, ns, st->es, h, p->hidden_offset, st->k[4 + g], NULL, q->rec_multiplier,
           q->rec_shift, tmp);
   for (int32_t i = 0; i < n; i++)
     out[i] = (int16_t)mpk_clamp_i32((int32_t)out[i] + (int32_t)tmp[i], -32768, 32767);
@@ -195,10 +219,10 @@ static void gate(const lstm_step *st, int32_t g, const int8_t *x, const int8_t *
     mpk_tanh_s16(0, 0, n, out, out); /* Q3.12 input: 3 * 2^0 */
 }
 
-static void step(const lstm_step *st, const void *xv, void *hv, void *cv, void *yv) {
+/* One step of the integer LSTM, int8 or int16 activations (st->es): the
+ * gates, the cell and the hidden state, which is the step's output. */
+static void step(const lstm_step *st, const void *x, void *h, void *cv, void *y) {
   const mpk_lstm_s8_params *p = st->p;
-  const int8_t *x = xv;
-  int8_t *h = hv, *y = yv;
   int16_t *c = cv;
   const int32_t n = st->rows * st->s->state_size;
   int16_t *forget = st->buf[0], *input = st->buf[1], *cell = st->buf[2];
@@ -213,26 +237,45 @@ static void step(const lstm_step *st, const void *xv, void *hv, void *cv, void *
     if (p->cell_clip > 0) v = mpk_clamp_i32(v, -p->cell_clip, p->cell_clip);
     c[i] = (int16_t)v;
   }
-  /* hidden = tanh(cell) * output gate */
+  /* hidden = tanh(cell) * output gate, to the activation type */
   int16_t *output = st->buf[1], *tanh_cell = st->buf[0];
   gate(st, MPK_LSTM_OUTPUT_GATE, x, h, MPK_LSTM_SIGMOID, output);
   mpk_tanh_s16(p->cell_tanh_multiplier, p->cell_tanh_shift, n, c, tanh_cell);
+  const int32_t hmin = st->es == 1 ? -128 : -32768, hmax = st->es == 1 ? 127 : 32767;
   for (int32_t i = 0; i < n; i++) {
     int32_t v = mpk_mbqm((int32_t)tanh_cell[i] * (int32_t)output[i], p->hidden_multiplier,
                          p->hidden_shift) +
                 p->hidden_zero_point;
-    h[i] = (int8_t)mpk_clamp_i32(v, -128, 127);
+    v = mpk_clamp_i32(v, hmin, hmax);
+    if (st->es == 1)
+      ((int8_t *)h)[i] = (int8_t)v;
+    else
+      ((int16_t *)h)[i] = (int16_t)v;
   }
-  memcpy(y, h, (size_t)n);
+  memcpy(y, h, (size_t)n * st->es);
+}
+
+/* Both integer LSTMs: es bytes per input, hidden state and output element. */
+static int32_t lstm_integer(const mpk_lstm_s8_params *p, size_t es, const void *input,
+                            const void *const *constants, void *hidden, int16_t *cell,
+                            void *output, void *scratch) {
+  lstm_step st;
+  if (!lstm_start(p, &p->shape, constants, scratch, sizeof(int16_t), &st)) return MPK_ERR_PARAMS;
+  st.es = es;
+  lstm_walk(&st, step, input, es, hidden, es, cell, sizeof(int16_t), output);
+  return MPK_OK;
 }
 
 MPK_API int32_t mpk_lstm_s8(const mpk_lstm_s8_params *p, const int8_t *input,
                             const void *const *constants, int8_t *hidden, int16_t *cell,
                             int8_t *output, void *scratch) {
-  lstm_step st;
-  if (!lstm_start(p, &p->shape, constants, scratch, sizeof(int16_t), &st)) return MPK_ERR_PARAMS;
-  lstm_walk(&st, step, input, 1, hidden, 1, cell, sizeof(int16_t), output);
-  return MPK_OK;
+  return lstm_integer(p, 1, input, constants, hidden, cell, output, scratch);
+}
+
+MPK_API int32_t mpk_lstm_s16(const mpk_lstm_s8_params *p, const int16_t *input,
+                             const void *const *constants, int16_t *hidden, int16_t *cell,
+                             int16_t *output, void *scratch) {
+  return lstm_integer(p, 2, input, constants, hidden, cell, output, scratch);
 }
 
 /* ------------------------------------------------------------------------ */
