@@ -186,8 +186,9 @@ PY
 # (QUANTIZE, DEQUANTIZE); a 16x8 residual model (ADD of three scales,
 # PADV2, MEAN); two branches from the graph input, an ADD of two scales and
 # three graph outputs (two heads and the feature map they read); an SVDF
-# keyword spotter and a tiny int8 LSTM classifier, each run as a stream of
-# 4 frames from a reset state (its state carried from frame to frame); a
+# keyword spotter, a tiny int8 LSTM classifier and a 16x8 LSTM (int16
+# activations, int64 biases), each run as a stream of 4 frames from a
+# reset state (its state carried from frame to frame); a
 # PyTorch-style ResNet, int8 and
 # float32, with a PAD before every convolution and before the stem's max
 # pool (pad_pool, pad_pool_f32: the PADs that fold into a max pool and
@@ -205,7 +206,8 @@ cases="pad_conv:4:greedy_by_size pad_conv_f32:2:greedy pad_conv_s16:2:greedy pad
        mobilenet_v2_96_035_tf:0:greedy_by_size mobilenet_v2_96_035_keras:5:hill_climb
        mobilenet_v2_96_035_keras_f32:5:greedy pad_values_32:2:hill_climb ds_cnn_kws:0:greedy
        float_io_32:0:greedy_by_size s16_res_24:1:greedy two_heads_32:0:hill_climb
-       svdf_kws:0:exact lstm_8x12:0:greedy_by_size resnet_pt_64:10:greedy resnet_pt_64_f32:10:hill_climb"
+       svdf_kws:0:exact lstm_8x12:0:greedy_by_size lstm16_8x12:0:greedy
+       resnet_pt_64:10:greedy resnet_pt_64_f32:10:hill_climb"
 nets=" $("$MKMODEL" --list-nets | tr '\n' ' ') "
 for c in $cases; do
   IFS=: read -r m want0 planner0 wviews0 wcats0 <<< "$c"
@@ -213,7 +215,7 @@ for c in $cases; do
   [[ $m =~ ${REWRITE_FILTER:-.} ]] || continue
   "$MKMODEL" fixture "$m" "$out/$m.tflite" || { bad "mkmodel $m"; continue; }
   FOLD_FLAGS=
-  case $m in svdf_kws|lstm_8x12) FOLD_FLAGS=-DFOLD_FRAMES=4u;; esac
+  case $m in svdf_kws|lstm_8x12|lstm16_8x12) FOLD_FLAGS=-DFOLD_FRAMES=4u;; esac
   combos=
   for pl in ${REWRITE_PLANNERS:-$planner0}; do
     for target in ${REWRITE_TARGETS:-generic cortex-m55}; do combos="$combos $target/$pl"; done

@@ -1606,9 +1606,12 @@ static void build_resnet_pt_64_f32(mp_tfw *w) { build_resnet_pt(w, NK_F32); }
  * weights and hidden state, int16 cell state at 2^-11; no peephole,
  * projection or layer normalisation) of x [1, steps, x.c] with `units`
  * units, batch-major; returns its output [1, steps, units] (the hidden
- * state's quantisation) as a flat nt of steps * units features. */
+ * state's quantisation) as a flat nt of steps * units features.  With s16
+ * the 16x8 LSTM: int16 input, hidden state (2^-15) and output, int8
+ * weights, int64 biases. */
 static nt net_lstm(net *n, int32_t x, int32_t steps, int32_t features, float in_scale,
-                   int32_t units) {
+                   int32_t units, bool s16) {
+  const int32_t adt = s16 ? MP_DTYPE_INT16 : MP_DTYPE_INT8;
   int32_t ins[24];
   for (int k = 0; k < 24; k++) ins[k] = -1;
   ins[0] = x;
@@ -1628,21 +1631,28 @@ static nt net_lstm(net *n, int32_t x, int32_t steps, int32_t features, float in_
     free(wv);
   }
   for (int k = 12; k <= 15; k++) {
-    int32_t *bv = malloc((size_t)units * sizeof *bv);
-    /* the forget gate's bias leans positive, as trained LSTMs' do */
-    for (int32_t i = 0; i < units; i++)
-      bv[i] = rng_int(&n->r, -2000, 2000) + (k == 13 ? 4000 : 0);
+    int64_t *bv = malloc((size_t)units * sizeof *bv);
+    int32_t *b32 = malloc((size_t)units * sizeof *b32);
+    /* the forget gate's bias leans positive, as trained LSTMs' do; 16x8
+     * biases are at the input's finer scale */
+    const int32_t reach = s16 ? 300000 : 2000;
+    for (int32_t i = 0; i < units; i++) {
+      bv[i] = rng_int(&n->r, -reach, reach) + (k == 13 ? 2 * reach : 0);
+      b32[i] = (int32_t)bv[i];
+    }
     float bs = in_scale / 127.0f;
-    mp_tfw_tensor t = {.name = "lstm/bias", .dtype = MP_DTYPE_INT32, .rank = 1,
-                       .shape = (const int32_t[]){units}, .has_quant = true,
+    mp_tfw_tensor t = {.name = "lstm/bias", .dtype = s16 ? MP_DTYPE_INT64 : MP_DTYPE_INT32,
+                       .rank = 1, .shape = (const int32_t[]){units}, .has_quant = true,
                        .quant = {1, &bs, 1, &zp0, 0}};
-    t.buffer = mp_tfw_add_buffer(n->w, bv, (size_t)units * sizeof *bv);
+    t.buffer = s16 ? mp_tfw_add_buffer(n->w, bv, (size_t)units * sizeof *bv)
+                   : mp_tfw_add_buffer(n->w, b32, (size_t)units * sizeof *b32);
     ins[k] = (int32_t)mp_tfw_add_tensor(n->w, &t);
     free(bv);
+    free(b32);
   }
-  float hs = 1.0f / 128.0f, cs = 1.0f / 2048.0f;
+  float hs = s16 ? 1.0f / 32768.0f : 1.0f / 128.0f, cs = 1.0f / 2048.0f;
   int64_t hz = 0;
-  mp_tfw_tensor th = {.name = "lstm/hidden_state", .dtype = MP_DTYPE_INT8, .rank = 2,
+  mp_tfw_tensor th = {.name = "lstm/hidden_state", .dtype = adt, .rank = 2,
                       .shape = (const int32_t[]){1, units}, .is_variable = true,
                       .has_quant = true, .quant = {1, &hs, 1, &hz, 0}};
   ins[18] = (int32_t)mp_tfw_add_tensor(n->w, &th);
@@ -1651,7 +1661,7 @@ static nt net_lstm(net *n, int32_t x, int32_t steps, int32_t features, float in_
                       .has_quant = true, .quant = {1, &cs, 1, &zp0, 0}};
   ins[19] = (int32_t)mp_tfw_add_tensor(n->w, &tc);
   nt y = {-1, 0, 0, steps * units, hs, hz};
-  mp_tfw_tensor to = {.name = "lstm", .dtype = MP_DTYPE_INT8, .rank = 3,
+  mp_tfw_tensor to = {.name = "lstm", .dtype = adt, .rank = 3,
                       .shape = (const int32_t[]){1, steps, units}, .has_quant = true,
                       .quant = {1, &hs, 1, &hz, 0}};
   int32_t out = (int32_t)mp_tfw_add_tensor(n->w, &to);
@@ -1665,7 +1675,7 @@ static nt net_lstm(net *n, int32_t x, int32_t steps, int32_t features, float in_
                                    .options = o});
   /* RESHAPE to [1, steps * units] for the classifier */
   y.id = (int32_t)mp_tfw_add_tensor(
-      n->w, &(mp_tfw_tensor){.name = "lstm/flat", .dtype = MP_DTYPE_INT8, .rank = 2,
+      n->w, &(mp_tfw_tensor){.name = "lstm/flat", .dtype = adt, .rank = 2,
                              .shape = (const int32_t[]){1, steps * units}, .has_quant = true,
                              .quant = {1, &hs, 1, &hz, 0}});
   int32_t shp = constant(n->w, "shape", MP_DTYPE_INT32, 1, (const int32_t[]){2},
@@ -1689,10 +1699,26 @@ static void build_lstm_8x12(mp_tfw *w) {
       w, &(mp_tfw_tensor){.name = "input", .dtype = MP_DTYPE_INT8, .rank = 3,
                           .shape = (const int32_t[]){1, 8, 12}, .has_quant = true,
                           .quant = {1, &si, 1, &zi, 0}});
-  nt x = net_lstm(&n, in, 8, 12, si, 16);
+  nt x = net_lstm(&n, in, 8, 12, si, 16, false);
   nt logits = net_fc(&n, x, 6, false, "logits", 0.1f);
   int32_t probs = net_softmax(&n, logits);
   mp_tfw_set_io(w, 1, &in, 1, &probs);
+}
+
+/* The 16x8 LSTM of lstm_8x12 alone: int16 input [1, 8, 12] at 2^-12 (zero
+ * point 0, as 16x8 activations are), the LSTM of 16 units, RESHAPE of its
+ * int16 output to [1, 128], the graph output.  Its hidden and cell states
+ * persist from run to run. */
+static void build_lstm16_8x12(mp_tfw *w) {
+  net n = {w, {0x16e8u}, NK_S16};
+  float si = 1.0f / 4096.0f;
+  int64_t zi = 0;
+  int32_t in = (int32_t)mp_tfw_add_tensor(
+      w, &(mp_tfw_tensor){.name = "input", .dtype = MP_DTYPE_INT16, .rank = 3,
+                          .shape = (const int32_t[]){1, 8, 12}, .has_quant = true,
+                          .quant = {1, &si, 1, &zi, 0}});
+  nt x = net_lstm(&n, in, 8, 12, si, 16, true);
+  mp_tfw_set_io(w, 1, &in, 1, &x.id);
 }
 
 static const struct {
@@ -1719,6 +1745,7 @@ static const struct {
     {"two_heads_32", build_two_heads},
     {"svdf_kws", build_svdf_kws},
     {"lstm_8x12", build_lstm_8x12},
+    {"lstm16_8x12", build_lstm16_8x12},
 };
 #define N_NETS (sizeof nets / sizeof nets[0])
 
