@@ -548,6 +548,8 @@ static void lstm16_refusals_name_the_reason(void **state) {
       {1, "gate 0: weights must be per-tensor int8, the bias int64"},
       {2, "a coupled input and forget gate (CIFG)"},
       {3, "gate 0: a 16x8 scale of 2^7 or more"},
+      {4, "gate 2: an int64 bias beyond +-2^46"},
+      {5, "gate 3: an int64 bias beyond +-2^46"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     lstm_case c = base;
@@ -556,12 +558,17 @@ static void lstm16_refusals_name_the_reason(void **state) {
     if (cases[i].what == 1) bias_dt = MP_DTYPE_INT32;
     if (cases[i].what == 2) c.cifg = true;
     if (cases[i].what == 3) c.w_scale[0] = 8.0f; /* 2^-6 * 8 / 2^-12 = 2^9 */
+    const int64_t saved[2] = {base.bias[2][1], base.bias[3][0]};
+    if (cases[i].what == 4) base.bias[2][1] = ((int64_t)1 << 46) + 1;
+    if (cases[i].what == 5) base.bias[3][0] = -((int64_t)1 << 46) - 1;
     mp_lowered_op lo;
     lower(&c, MP_DTYPE_INT16, bias_dt, &lo);
     assert_false(lo.supported);
     if (strcmp(lo.reason, cases[i].reason) != 0)
       fail_msg("case %zu: \"%s\", want \"%s\"", i, lo.reason, cases[i].reason);
     mp_lower_free(&lo);
+    base.bias[2][1] = saved[0];
+    base.bias[3][0] = saved[1];
   }
   release(&base);
 }

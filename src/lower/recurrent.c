@@ -378,6 +378,16 @@ mp_status mp_lower_lstm(mp_lower_ctx *c) {
     if (zwi != 0 || zwr != 0) return mp_lower_unsupported(c, "weights with a non-zero zero point");
     if (!is_const(c, wi) || !is_const(c, wr) || !is_const(c, b))
       return mp_lower_unsupported(c, "weights and biases must be constants");
+    /* TFLite's int64 requantisation multiplies the accumulator by up to
+     * 2^15 and takes it within +-2^47: larger 16x8 biases would overflow */
+    const uint8_t *bd = c->g->tensors[b].data;
+    for (int32_t i = 0; s16 && i < state_size; i++) {
+      uint64_t u = 0;
+      for (int j = 7; j >= 0; j--)
+        u = u << 8 | bd[(size_t)i * 8u + (size_t)j];
+      if (u + ((uint64_t)1 << 46) > ((uint64_t)1 << 47))
+        return mp_lower_unsupported(c, "gate %d: an int64 bias beyond +-2^46", g);
+    }
     fc_multiplier(c, si, swi, gate_scale, &p->gate[g].in_multiplier, &p->gate[g].in_shift);
     fc_multiplier(c, sh, swr, gate_scale, &p->gate[g].rec_multiplier, &p->gate[g].rec_shift);
     /* the int64 requantisation shifts right by 15 - shift: TFLite takes
