@@ -42,6 +42,7 @@ mp_status cli_order_graph(const mp_config *cfg, bool rewrite, bool allow_unsuppo
   if (st == MP_OK && r.moved) {
     mp_graph_options go = {.alias_views = true, .fold_pads = rewrite, .sub_views = rewrite,
                            .serial_depthwise = old->serial_depthwise,
+                           .fast_kernels = old->fast_kernels,
                            .caller_io = cfg->memory.io_caller, .order = order};
     /* the model built once already: its diagnostics are not repeated */
     st = mp_graph_build(old->model, old->subgraph, &go, NULL, &ng);

@@ -33,6 +33,7 @@ _memplan() {
     --input) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --keep) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --memory.op_order) COMPREPLY=($(compgen -W "model min_peak" -- "$cur")); return ;;
+    --memory.in_place) COMPREPLY=($(compgen -W "false true speed size" -- "$cur")); return ;;
     --path) COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") $(compgen -f -X '!*.yml' -- "$cur")
                        $(compgen -d -- "$cur")); return ;;
     --report) COMPREPLY=($(compgen -f -X '!*.html' -- "$cur") $(compgen -d -- "$cur")); return ;;

@@ -457,7 +457,13 @@ typedef struct mp_graph_options {
   bool serial_depthwise;  /* mp_kernels_prepare runs a DEPTHWISE_CONV_2D
                              channel by channel where that lowers the
                              in-place bound (mp_op.channel_serial; default
-                             false; on with memory.in_place) */
+                             false; on with memory.in_place size) */
+  bool fast_kernels;      /* memory.in_place speed: no rewrite that would
+                             cost an operator its specialised kernel on a
+                             Cortex-M target: no 16x8 convolution writes a
+                             strided slice of an elided CONCATENATION (its
+                             specialised kernel needs packed output);
+                             default false */
 } mp_graph_options;
 
 typedef struct mp_graph {
@@ -488,6 +494,8 @@ typedef struct mp_graph {
    * mp_kernels_prepare chose to run channel by channel, and the in-place
    * bound (16-byte alignment) before and after that choice */
   bool serial_depthwise;
+  bool fast_kernels;        /* mp_graph_options.fast_kernels (the views
+                               read it) */
   uint32_t n_serial_ops;
   uint64_t serial_bound_before, serial_bound;
   /* Built in an order other than the model's (mp_graph_options.order); the
@@ -786,6 +794,19 @@ typedef enum mp_op_order { MP_OP_ORDER_MODEL = 0, MP_OP_ORDER_MIN_PEAK } mp_op_o
  * tiles of the stage's output. */
 typedef enum mp_patch_mode { MP_PATCH_OFF = 0, MP_PATCH_AUTO, MP_PATCH_STAGE } mp_patch_mode;
 
+/* memory.in_place: off (false), or on for the smallest scratch (size, and
+ * true: depthwise convolutions may run channel by channel, slower, where
+ * that lowers the in-place bound) or for the fastest kernels (speed: every
+ * rewrite and overlap that keeps each operator's kernel). */
+typedef enum mp_in_place_mode {
+  MP_IN_PLACE_OFF = 0,
+  MP_IN_PLACE_SIZE,
+  MP_IN_PLACE_SPEED
+} mp_in_place_mode;
+
+/* "false", "size" or "speed". */
+const char *mp_in_place_mode_name(mp_in_place_mode m);
+
 /* One validated planner option. */
 typedef struct mp_option {
   char *key;
@@ -807,7 +828,9 @@ typedef struct mp_memory_args {
                                        (set by the caller, not by a config) */
   bool in_place;            /* default false: tensors may share bytes with an
                                input their producer is still reading, where
-                               the kernel's overlap contract allows it */
+                               the kernel's overlap contract allows it
+                               (in_place_mode != MP_IN_PLACE_OFF) */
+  mp_in_place_mode in_place_mode; /* memory.in_place; true reads as size */
   mp_op_order op_order;     /* memory.op_order; default model: the operators
                                run in the model's order */
   bool io_caller;           /* memory.io: caller; default false (arena): the graph's
@@ -1201,6 +1224,7 @@ typedef struct mp_plan {
   mp_lifetime *lifetimes;   /* tensor_lifetimes: storage lifetime per tensor */
   bool in_place;            /* memory.in_place: tensors may share bytes
                                where the kernels' overlap contracts allow */
+  mp_in_place_mode in_place_mode; /* memory.in_place as configured */
   /* memory.in_place never leaves a scratch arena above its tensor-level
    * bound when another planner reaches it: when the requested planner's
    * layout of a scratch arena in one memory ends above that bound

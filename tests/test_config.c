@@ -394,6 +394,65 @@ static void the_operator_order_is_model_or_min_peak_from_the_file_or_the_command
   mp_config_free(&c);
 }
 
+/* memory.in_place: a boolean (true is size), speed or size, from the file
+ * or the command line, where a bare flag still means true. */
+static void in_place_is_a_boolean_speed_or_size(void **state) {
+  (void)state;
+  static const struct {
+    const char *yaml, *arg[4]; /* NULL-terminated */
+    mp_in_place_mode mode;
+  } cases[] = {
+      {"memory: {in_place: false}\n", {0}, MP_IN_PLACE_OFF},
+      {"memory: {in_place: true}\n", {0}, MP_IN_PLACE_SIZE},
+      {"memory: {in_place: yes}\n", {0}, MP_IN_PLACE_SIZE},
+      {"memory: {in_place: size}\n", {0}, MP_IN_PLACE_SIZE},
+      {"memory: {in_place: speed}\n", {0}, MP_IN_PLACE_SPEED},
+      {"memory: {in_place: \"Speed\"}\n", {0}, MP_IN_PLACE_SPEED},
+      {"", {"--memory.in_place=speed"}, MP_IN_PLACE_SPEED},
+      {"", {"--memory.in-place", "size"}, MP_IN_PLACE_SIZE},
+      {"", {"--memory.in_place"}, MP_IN_PLACE_SIZE},
+      {"", {"--memory.in_place", "--memory.planner", "greedy"}, MP_IN_PLACE_SIZE},
+      {"memory: {in_place: speed}\n", {"--memory.no-in-place"}, MP_IN_PLACE_OFF},
+      {"memory: {in_place: speed}\n", {"--memory.in_place=true"}, MP_IN_PLACE_SIZE},
+      {"memory: {in_place: size}\n", {"--memory.in_place", "speed"}, MP_IN_PLACE_SPEED},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char yaml[256];
+    snprintf(yaml, sizeof yaml, "model: {path: m.tflite}\n%s", cases[i].yaml);
+    rec r;
+    mp_config *c = NULL;
+    mp_status st = load(yaml, cases[i].arg, &r, &c);
+    if (st != MP_OK) rec_dump(&r);
+    assert_int_equal(st, MP_OK);
+    if (c->memory.in_place_mode != cases[i].mode)
+      print_message("case %zu: mode %d, want %d\n", i, c->memory.in_place_mode, cases[i].mode);
+    assert_int_equal(c->memory.in_place_mode, cases[i].mode);
+    assert_int_equal(c->memory.in_place, cases[i].mode != MP_IN_PLACE_OFF);
+    mp_config_free(&c);
+  }
+  /* a bad value: the key path, its line and column, the accepted values */
+  rec r;
+  mp_config *c = NULL;
+  assert_int_equal(load("model: {path: m.tflite}\nmemory:\n  planner: greedy\n  in_place: fastest\n",
+                        NULL, &r, &c),
+                   MP_ERR_CONFIG);
+  assert_null(c);
+  int at = rec_find(&r, "memory.in_place", "must be false, true, speed or size, not 'fastest'");
+  if (at < 0) rec_dump(&r);
+  assert_true(at >= 0);
+  assert_int_equal(r.d[at].line, 4);
+  assert_int_equal(r.d[at].column, 13);
+  assert_int_equal(load("model: {path: m.tflite}\nmemory: {in_place: sise}\n", NULL, &r, &c),
+                   MP_ERR_CONFIG);
+  at = rec_find(&r, "memory.in_place", "did you mean 'size'?");
+  assert_true(at >= 0);
+  assert_int_equal(r.d[at].line, 2);
+  assert_int_equal(r.d[at].column, 20);
+  const char *a[] = {"--memory.in_place=2", NULL};
+  assert_int_equal(load("model: {path: m.tflite}\n", a, &r, &c), MP_ERR_CONFIG);
+  assert_true(rec_find(&r, "memory.in_place", "false, true, speed or size") >= 0);
+}
+
 static void booleans_take_no_prefix_and_an_optional_value(void **state) {
   (void)state;
   rec r;
@@ -1205,6 +1264,11 @@ static const bad_case bad[] = {
     {"memory: {op_order: fastest}\n", {0}, "memory.op_order",
      "'memory.op_order' must be model or min_peak, not 'fastest'"},
     {"", {"--memory.op_order=minpeak"}, "memory.op_order", "did you mean 'min_peak'?"},
+    {"memory: {in_place: fast}\n", {0}, "memory.in_place",
+     "'memory.in_place' must be false, true, speed or size, not 'fast'"},
+    {"memory: {in_place: [speed]}\n", {0}, "memory.in_place",
+     "'memory.in_place' must be false, true, speed or size, not a list"},
+    {"", {"--memory.in_place=spede"}, "memory.in_place", "did you mean 'speed'?"},
 };
 
 static void each_bad_config_names_its_key_and_teaches_the_fix(void **state) {
@@ -1292,6 +1356,7 @@ int main(void) {
       cmocka_unit_test(models_lists_several_models_with_their_own_prefixes),
       cmocka_unit_test(the_last_of_two_overrides_wins),
       cmocka_unit_test(kebab_and_snake_case_name_the_same_key),
+      cmocka_unit_test(in_place_is_a_boolean_speed_or_size),
       cmocka_unit_test(booleans_take_no_prefix_and_an_optional_value),
       cmocka_unit_test(planner_options_come_as_a_json_object_or_one_by_one),
       cmocka_unit_test(planner_options_are_checked_against_the_planner_table),

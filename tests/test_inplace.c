@@ -998,7 +998,7 @@ static void held_out_networks_plan_in_place_at_their_in_place_bound(void **state
   }
 }
 
-static void the_config_key_is_a_checked_boolean_off_by_default(void **state) {
+static void the_config_key_is_checked_and_off_by_default(void **state) {
   (void)state;
   mp_config *c = NULL;
   char *a0[] = {(char *)"convert", (char *)"--model.path", (char *)"m.tflite", NULL};
@@ -1009,6 +1009,7 @@ static void the_config_key_is_a_checked_boolean_off_by_default(void **state) {
                 (char *)"--memory.in-place", NULL};
   assert_int_equal(mp_config_from_args(4, a1, NULL, &c), MP_OK);
   assert_true(c->memory.in_place);
+  assert_int_equal(c->memory.in_place_mode, MP_IN_PLACE_SIZE); /* a bare flag is true */
   mp_config_free(&c);
   char *a2[] = {(char *)"convert", (char *)"--model.path", (char *)"m.tflite",
                 (char *)"--memory.in_place=maybe", NULL};
@@ -1017,7 +1018,7 @@ static void the_config_key_is_a_checked_boolean_off_by_default(void **state) {
   assert_int_equal(mp_config_from_args(4, a2, &d.sink, &c), MP_ERR_CONFIG);
   assert_true(tu_diags_has(&d, "memory.in_place"));
   char *help = mp_config_help_text();
-  assert_non_null(strstr(help, "--memory.in-place  (boolean; default: false)"));
+  assert_non_null(strstr(help, "--memory.in-place  (false | true | speed | size; default: false)"));
   free(help);
 }
 
@@ -1043,7 +1044,7 @@ int main(void) {
       cmocka_unit_test(vww_and_person_detection_need_at_most_40_kib_in_place),
       cmocka_unit_test(every_corpus_model_plans_in_place_within_its_tensor_level_bound),
       cmocka_unit_test(every_planner_reaches_the_resnets_in_place_bound),
-      cmocka_unit_test(the_config_key_is_a_checked_boolean_off_by_default),
+      cmocka_unit_test(the_config_key_is_checked_and_off_by_default),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,6 +31,11 @@ static bool bool_word(const char *s, bool *b) {
   return false;
 }
 
+/* A value of memory.in_place besides the booleans. */
+static bool is_in_place_mode(const char *s) {
+  return !strcasecmp(s, "speed") || !strcasecmp(s, "size");
+}
+
 static bool takes_json(cfg_type t) {
   return t == T_SECTION || t == T_PLATFORM || t == T_MEMSIZES || t == T_MEMLIST ||
          t == T_OPTIONS || t == T_LIST || t == T_PATCH;
@@ -229,7 +234,7 @@ void cfg_parse_args(cfg_vctx *v, int argc, char **argv, cfg_args *a, mp_config *
       char *last = comps[nc - 1];
       comps[nc - 1] = last + 3;
       const cfg_key *pos = cfg_key_find(join_comps(v, comps, nc));
-      if (pos && pos->type == T_BOOL) {
+      if (pos && (pos->type == T_BOOL || pos->type == T_INPLACE)) {
         k = pos;
         negated = true;
       } else {
@@ -286,11 +291,31 @@ void cfg_parse_args(cfg_vctx *v, int argc, char **argv, cfg_args *a, mp_config *
       continue;
     }
     cfg_node *value = NULL;
-    if (k->type == T_BOOL && !dynamic) {
+    /* memory.in_place: a boolean, or a word the config reads (speed, size;
+     * anything else is reported there, with the accepted values) */
+    bool mode_word = false;
+    if (k->type == T_INPLACE && !negated) {
+      bool b;
+      if (inline_val && !bool_word(inline_val, &b)) {
+        val = inline_val;
+        mode_word = true;
+      } else if (!inline_val && i + 1 < argc && is_in_place_mode(argv[i + 1])) {
+        val = argv[++i];
+        mode_word = true;
+      }
+      if (mode_word && !(value = cfg_scalar(v->pool, src, val, false))) {
+        v->nomem = true;
+        return;
+      }
+    }
+    if (mode_word) {
+      /* the node is made */
+    } else if ((k->type == T_BOOL || k->type == T_INPLACE) && !dynamic) {
+      const char *takes = k->type == T_INPLACE ? "false, true, speed or size" : "true or false";
       bool b = !negated;
       if (inline_val) {
         if (negated || !bool_word(inline_val, &b)) {
-          cfg_err_at(v, src, 0, 0, full, "'%s' takes true or false, not '%s'", full, inline_val);
+          cfg_err_at(v, src, 0, 0, full, "'%s' takes %s, not '%s'", full, takes, inline_val);
           continue;
         }
       } else if (i + 1 < argc && bool_word(argv[i + 1], &b)) {
@@ -308,7 +333,7 @@ void cfg_parse_args(cfg_vctx *v, int argc, char **argv, cfg_args *a, mp_config *
       } else if (i + 1 < argc && argv[i + 1][0] != '-' && !strchr(argv[i + 1], '.') &&
                  !strchr(argv[i + 1], '/')) {
         /* a word, not a path: a misspelt boolean ("maybe", "yes") */
-        cfg_err_at(v, src, 0, 0, full, "'%s' takes true or false, not '%s'", full, argv[i + 1]);
+        cfg_err_at(v, src, 0, 0, full, "'%s' takes %s, not '%s'", full, takes, argv[i + 1]);
         i++;
         continue;
       }

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- planner and its options ----------------------------------------------------- */
 
@@ -669,12 +670,44 @@ static void read_patch(cfg_vctx *v, const cfg_node *n, mp_memory_args *ma) {
   if (ok) ma->patch = MP_PATCH_STAGE;
 }
 
+/* memory.in_place: a boolean (true is size; the spellings cfg_read_bool
+ * takes), speed or size. */
+static void read_in_place(cfg_vctx *v, const cfg_node *n, mp_memory_args *ma) {
+  static const char *const words[] = {"false", "true", "speed", "size"};
+  static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no", "off", "0"};
+  int found = -1; /* 0 false, 1 true (size), 2 speed, 3 size */
+  if (n->kind == CFG_BOOL) found = n->b ? 1 : 0;
+  if (n->kind == CFG_INT && !n->negative && n->mag <= 1) found = n->mag == 1;
+  for (int i = 0; n->kind == CFG_STR && n->text && found < 0 && i < 4; i++) {
+    if (!strcasecmp(n->text, words[i])) found = i;
+    else if (!strcasecmp(n->text, yes[i])) found = 1;
+    else if (!strcasecmp(n->text, no[i])) found = 0;
+  }
+  if (found >= 0) {
+    static const mp_in_place_mode modes[] = {MP_IN_PLACE_OFF, MP_IN_PLACE_SIZE, MP_IN_PLACE_SPEED,
+                                             MP_IN_PLACE_SIZE};
+    ma->in_place_mode = modes[found];
+    ma->in_place = ma->in_place_mode != MP_IN_PLACE_OFF;
+    return;
+  }
+  const char *sug = n->kind == CFG_STR && n->text ? mp_suggest(n->text, words, 4) : NULL;
+  if (sug)
+    cfg_err(v, n, "memory.in_place",
+            "'memory.in_place' must be false, true, speed or size, not %s " DASH
+            " did you mean '%s'?",
+            cfg_shown(v, n), sug);
+  else
+    cfg_err(v, n, "memory.in_place", "'memory.in_place' must be false, true, speed or size, not %s",
+            cfg_shown(v, n));
+}
+
 static void read_memory_section(cfg_vctx *v, const cfg_node *root, mp_config *c) {
   mp_memory_args *ma = &c->memory;
   ma->allocate_arenas = true;
   ma->auto_hydrate_constants = true;
   ma->dump_residency_json = false;
   ma->in_place = false;
+  ma->in_place_mode = MP_IN_PLACE_OFF;
   ma->op_order = MP_OP_ORDER_MODEL;
   ma->patch = MP_PATCH_OFF;
   ma->planner = mp_pool_strdup(v->pool, "greedy");
@@ -695,7 +728,7 @@ static void read_memory_section(cfg_vctx *v, const cfg_node *root, mp_config *c)
              "'memory.auto_hydrate_constants' is deprecated and changes nothing: "
              "<prefix>_model_init always calls the weak <prefix>_hydrate_constants");
   }
-  if ((n = value_of(mem, "in_place"))) cfg_read_bool(v, n, "memory.in_place", &ma->in_place);
+  if ((n = value_of(mem, "in_place"))) read_in_place(v, n, ma);
   if ((n = value_of(mem, "patch"))) read_patch(v, n, ma);
   if ((n = value_of(mem, "dump_residency_json")))
     cfg_read_bool(v, n, "memory.dump_residency_json", &ma->dump_residency_json);

@@ -138,6 +138,7 @@ typedef enum cfg_type {
   T_RULETYPE,  /* "*", scratch, persistent, constant */
   T_IDS,       /* null, or list of tensor indices / names */
   T_PATCH,     /* off, auto, or a mapping (memory.patch) */
+  T_INPLACE,   /* a boolean, speed or size (memory.in_place) */
 } cfg_type;
 
 typedef struct cfg_key {

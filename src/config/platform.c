@@ -224,6 +224,10 @@ const char *mp_target_name(mp_target t) {
   return (unsigned)t < MP_TARGET_COUNT ? target_names[t] : target_names[0];
 }
 
+const char *mp_in_place_mode_name(mp_in_place_mode m) {
+  return m == MP_IN_PLACE_SPEED ? "speed" : m == MP_IN_PLACE_SIZE ? "size" : "false";
+}
+
 bool mp_target_find(const char *name, mp_target *out) {
   for (int t = 0; name && t < MP_TARGET_COUNT; t++)
     if (!strcmp(target_names[t], name)) {

@@ -127,8 +127,8 @@ static const cfg_key keys[] = {
      "Per-tensor runtime destination memory for constants. When None (default) the constant is "
      "read in place from its source memory; when set the constant is hydrated into a writable "
      "arena slot in the destination memory. Must be a writable memory of the platform."},
-    {"memory.in_place", T_BOOL, "boolean", "false",
-     "If true, a scratch tensor may share bytes with a tensor its producer is still reading, "
+    {"memory.in_place", T_INPLACE, "false | true | speed | size", "false",
+     "If on, a scratch tensor may share bytes with a tensor its producer is still reading, "
      "exactly where that operator's kernel declares it safe (an elementwise output over its "
      "input, a 1x1 convolution's output trailing its input by a computed number of bytes, a "
      "convolution's output rows trailing its input rows). The plan and report then give a "
@@ -139,10 +139,14 @@ static const cfg_key keys[] = {
      "whose inputs are runs of its output a view its producers write into (along channels or "
      "columns too, when every input is the output of a convolution or pool that only the "
      "concatenation reads: each producer writes its slice of every output row), unless the plan "
-     "without these rewrites is smaller. A depthwise convolution runs channel by channel, with "
-     "a one-channel temporary and its output on its input, where that lowers the in-place "
-     "bound. False keeps every tensor's bytes its own, every PAD "
-     "and every copy."},
+     "without these rewrites is smaller. size (and true): the smallest scratch; a depthwise "
+     "convolution also runs channel by channel, with a one-channel temporary and its output on "
+     "its input, where that lowers the in-place bound, a slower kernel (the summary names those "
+     "operators). speed: every rewrite and overlap above but those that cost an operator its "
+     "fastest kernel: no depthwise convolution runs channel by channel, and no 16x8 convolution "
+     "writes a strided slice of an elided CONCATENATION (its specialised kernel needs packed "
+     "output). "
+     "False keeps every tensor's bytes its own, every PAD and every copy."},
     {"memory.op_order", T_STRING, "model | min_peak", "model",
      "The order the operators run in. model: the model's own. min_peak: among the orders that "
      "respect every data dependence, the one whose lower bound (the tensor-level bound; with "

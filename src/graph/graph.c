@@ -257,6 +257,7 @@ mp_status mp_graph_build(const mp_model *model, uint32_t subgraph, const mp_grap
     op->intermediates = od->intermediates;
     op->folded_into = op->folded_pad = -1;
   }
+  g->fast_kernels = opt && opt->fast_kernels; /* the views read it */
   if (opt && opt->fold_pads && (st = mp_graph_fold_pads(g)) != MP_OK) goto fail;
   if ((st = touch_ops(g, dx)) != MP_OK) goto fail;
 

@@ -163,6 +163,11 @@ static bool can_stride(const mp_graph *g, const bool *io, uint32_t o, int32_t t,
   mpk_conv_geom gm;
   const mpk_conv_geom *w = ok ? mp_lower_window_geom(&lo) : NULL;
   ok = w && lo.n_args > 0 && lo.args[lo.n_args - 1].tensor == t;
+  /* memory.in_place speed: a 16x8 convolution writing a strided slice
+   * keeps its reference kernel (mp_lower_specialise), so it writes its own
+   * tensor instead */
+  if (g->fast_kernels && (lo.kernel == MP_K_CONV2D_S16 || lo.kernel == MP_K_DEPTHWISE_CONV2D_S16))
+    ok = false;
   if (ok) {
     gm = *w;
     ok = mp_lower_view_strides(&gm, e, row, stride);

@@ -47,6 +47,7 @@ static mp_status rebuild(const search *cfg, const mp_graph *g, bool allow_unsupp
   mp_graph_options go = {.alias_views = true, .fold_pads = cfg->mem->in_place,
                          .sub_views = cfg->mem->in_place,
                          .serial_depthwise = g->serial_depthwise,
+                         .fast_kernels = g->fast_kernels,
                          .caller_io = cfg->mem->io_caller, .order = order};
   mp_status st = mp_graph_build(g->model, g->subgraph, &go, NULL, out);
   if (st == MP_OK) {

@@ -767,6 +767,10 @@ mp_status mp_plan_build(const mp_graph *g, const mp_platform *platform, const mp
   p->platform = *platform;
   snprintf(p->planner, sizeof p->planner, "%s", pl->name);
   p->in_place = mem->in_place;
+  /* a caller that only set in_place asked for what true means: size */
+  p->in_place_mode = !mem->in_place                 ? MP_IN_PLACE_OFF
+                     : mem->in_place_mode != MP_IN_PLACE_OFF ? mem->in_place_mode
+                                                             : MP_IN_PLACE_SIZE;
   p->n_options = mem->n_options;
   p->options = mp_pool_alloc(pool, mem->n_options, sizeof(mp_option));
   p->n_allocs = g->n_tensors;

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# suite_in_place_mode.sh — memory.in_place false | true | speed | size.
+# Checked, with memplan convert and plan:
+#   - true and size write byte-identical modules (the keyword spotters,
+#     generic and cortex-m55; that true writes the modules it wrote before
+#     speed and size existed is tools/module_digests.sh's proof);
+#   - speed on the keyword spotters (the corpus model and examples/kws):
+#     no operator runs a channel-serial kernel, and the scratch arena is
+#     the in-place bound size reports from before its channel-serial
+#     choice, reached; size needs less;
+#   - every corpus model: speed runs no channel-serial kernel, and where
+#     size runs none either, speed writes size's module byte for byte;
+#   - a bad value, in the file or on the command line, is an error naming
+#     memory.in_place, its line and column and the accepted values, exit
+#     2, and no module folder is written.
+# Skips the corpus part (with a NOTICE) when ../shared/models is absent.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+MEMPLAN=${MEMPLAN:-$ROOT/build/${MODE:-asan}/memplan}
+MODELS=${MEMPLAN_MODELS:-../shared/models}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+scratch_size() { awk '$3 == "scratch" { print $6; exit }'; }
+scratch_lb() { awk '$3 == "scratch" { print $8, $9; exit }'; }
+
+# convert MODEL TARGET MODE DIR: the module of MODEL in DIR
+convert() {
+  cat > "$tmp/c.yaml" <<YAML
+model:  {path: $1}
+module: {path: $4, prefix: m, target: $2}
+platform: {name: apollo510_evb}
+memory: {in_place: $3, dump_residency_json: true}
+verbose: 0
+YAML
+  rm -rf "$4"
+  "$MEMPLAN" convert --path "$tmp/c.yaml" --allow-unsupported > /dev/null 2> "$tmp/convert.err"
+}
+
+# the keyword spotters: the corpus one (when present) and the example
+kws_models=("$ROOT/examples/kws/kws.tflite")
+[ -f "$MODELS/mlperf_kws_ref_int8.tflite" ] && kws_models+=("$MODELS/mlperf_kws_ref_int8.tflite")
+for m in "${kws_models[@]}"; do
+  name=$(basename "$m" .tflite)
+  for target in generic cortex-m55; do
+    convert "$m" $target true "$tmp/true" || bad "$name $target true: convert exit $?"
+    convert "$m" $target size "$tmp/size" || bad "$name $target size: convert exit $?"
+    if diff -r "$tmp/true" "$tmp/size" > /dev/null; then
+      ok "$name $target: true and size write the same module, byte for byte"
+    else
+      bad "$name $target: true and size write different modules"
+    fi
+    convert "$m" $target speed "$tmp/speed" || bad "$name $target speed: convert exit $?"
+    diff -r "$tmp/size" "$tmp/speed" > /dev/null && bad "$name $target: speed writes size's module"
+  done
+  "$MEMPLAN" plan "$m" --memory.in_place=size > "$tmp/size.txt" 2>/dev/null || bad "$name: plan size exit $?"
+  "$MEMPLAN" plan "$m" --memory.in_place speed > "$tmp/speed.txt" 2>/dev/null || bad "$name: plan speed exit $?"
+  before=$(sed -n 's/.*lowers the in-place bound from \([0-9]*\) to .*/\1/p' "$tmp/size.txt")
+  s_size=$(scratch_size < "$tmp/size.txt") s_speed=$(scratch_size < "$tmp/speed.txt")
+  lb_speed=$(scratch_lb < "$tmp/speed.txt")
+  n_serial=$(sed -n '/^kernels for target/,/^$/p' "$tmp/speed.txt" | grep -c '_serial')
+  if [ -z "$before" ]; then
+    bad "$name: size runs no depthwise convolution channel by channel"
+  elif [ "$n_serial" != 0 ] || grep -q '^channel by channel' "$tmp/speed.txt"; then
+    bad "$name: speed runs $n_serial channel-serial kernels"
+  elif [ "$s_speed" != "$before" ] || [ "$lb_speed" != "$before =" ]; then
+    bad "$name: speed needs $s_speed bytes (bound $lb_speed), the bound without channel-serial kernels is $before"
+  elif ! [ "$s_size" -lt "$s_speed" ]; then
+    bad "$name: size needs $s_size bytes, not less than speed's $s_speed"
+  else
+    ok "$name: speed runs no channel-serial kernel and needs $s_speed bytes, the in-place bound without them, reached; size $s_size"
+  fi
+done
+
+# every corpus model: speed runs no channel-serial kernel; where size runs
+# none either, the two modules are the same bytes
+if [ -d "$MODELS" ]; then
+  n=0 same=0
+  for m in "$MODELS"/*.tflite; do
+    name=$(basename "$m" .tflite)
+    convert "$m" cortex-m55 size "$tmp/size"; rs=$?
+    convert "$m" cortex-m55 speed "$tmp/speed"; rp=$?
+    [ "$rs" = "$rp" ] || { bad "$name: size exits $rs, speed $rp"; continue; }
+    [ "$rs" = 0 ] || continue
+    n=$((n + 1))
+    if grep -q '_serial' "$tmp/speed/m_residency.json"; then
+      bad "$name: speed runs a channel-serial kernel"
+    elif ! grep -q '_serial' "$tmp/size/m_residency.json"; then
+      if diff -r "$tmp/size" "$tmp/speed" > /dev/null; then same=$((same + 1))
+      else bad "$name: no channel-serial kernel with size, yet speed writes another module"; fi
+    fi
+  done
+  ok "$n corpus models: speed runs no channel-serial kernel; $same of them, without one under size too, the same module as size"
+else
+  echo "NOTICE: no corpus models in $MODELS: the corpus part is not checked"
+fi
+
+# a bad value: file (line:column) and command line; no module written
+printf 'model: {path: %s/examples/kws/kws.tflite}\nmodule: {path: %s/bad_out}\nmemory:\n  in_place: fastest\n' \
+  "$ROOT" "$tmp" > "$tmp/bad.yaml"
+rc=0; "$MEMPLAN" convert --path "$tmp/bad.yaml" > "$tmp/bad.out" 2> "$tmp/bad.err" || rc=$?
+if [ $rc = 2 ] && grep -q "bad.yaml:4:13: error: 'memory.in_place' must be false, true, speed or size, not 'fastest'" "$tmp/bad.err" &&
+   [ ! -e "$tmp/bad_out" ]; then
+  ok "a bad memory.in_place in the file: exit 2, line 4 column 13, the accepted values, no module"
+else
+  bad "a bad memory.in_place in the file: exit $rc, $(cat "$tmp/bad.err")"
+fi
+rc=0; "$MEMPLAN" plan examples/kws/kws.tflite --memory.in_place=sped > /dev/null 2> "$tmp/bad2.err" || rc=$?
+if [ $rc = 2 ] && grep -q "memory.in_place.*false, true, speed or size.*did you mean 'speed'" "$tmp/bad2.err"; then
+  ok "a bad --memory.in_place: exit 2, the accepted values and a suggestion"
+else
+  bad "a bad --memory.in_place: exit $rc, $(cat "$tmp/bad2.err")"
+fi
+exit $fail
