@@ -25,8 +25,9 @@
  * cell state) is the same preparation with the activations' dtype
  * changed; its activations must be symmetric (zero points 0: TFLM's
  * int16 fully connected layers take no input offset).  No model or corpus
- * case runs it: tests/test_lower.c checks it against the int8 LSTM on an
- * LSTM both express exactly, and against the float LSTM.
+ * case runs it: tests/test_lstm16.c checks it against the int8 LSTM on
+ * LSTMs both express exactly, its gates against the 16x8
+ * FULLY_CONNECTED, and its outputs against the float LSTM.
  *
  * Not here: hybrid (float with int8 weights) LSTMs, CIFG, peephole,
  * projection and layer-norm LSTMs (reported as unsupported).
