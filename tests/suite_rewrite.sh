@@ -188,7 +188,8 @@ PY
 # three graph outputs (two heads and the feature map they read); an SVDF
 # keyword spotter, a tiny int8 LSTM classifier and a 16x8 LSTM (int16
 # activations, int64 biases), each run as a stream of 4 frames from a
-# reset state (its state carried from frame to frame); a
+# reset state (its state carried from frame to frame; the cortex-m55
+# module's host bytes must be the generic module's); a
 # PyTorch-style ResNet, int8 and
 # float32, with a PAD before every convolution and before the stem's max
 # pool (pad_pool, pad_pool_f32: the PADs that fold into a max pool and
@@ -269,6 +270,19 @@ for c in $cases; do
         bad "$m $target $planner on the Cortex-M55: folded outputs differ from the unfolded module's"
       fi
     fi
+    # the recurrent models' Cortex-M kernels (mpk_recurrent_fast.c, the
+    # portable path on the host) give the reference kernels' bytes: with
+    # the check on the Cortex-M55 above, so do their Helium paths
+    case $m in svdf_kws|lstm_8x12|lstm16_8x12)
+      ref="$out/$m-generic-$planner-false.out"
+      if [ "$target" = cortex-m55 ] && [ -s "$ref" ]; then
+        if cmp -s "$ref" "$off.out"; then
+          echo "ok   $m $planner: the cortex-m55 kernels give the reference kernels' $(out_bytes "$off.out") output bytes and its $(grep -c '^op ' "$off.out") operators' outputs"
+        else
+          bad "$m $planner: the cortex-m55 module's outputs differ from the generic module's"
+        fi
+      fi;;
+    esac
     # memory.patch auto: the in_place module with a stage run tile by tile
     # (PATCH=0 skips it)
     [ "${PATCH:-1}" = 1 ] && patched_case "$m" "$target" "$planner" "$on" "$on_m55"

@@ -277,6 +277,9 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
     return mpk_svdf_s8_fast(&p->svdf_s8_fast, a[0], a[1], a[2], a[3], a[4], a[5], scratch);
   case MP_K_LSTM_S16:
     return mpk_lstm_s16(&p->lstm_s8, a[0], (const void *const *)a[1], a[2], a[3], a[4], scratch);
+  case MP_K_LSTM_S16_FAST:
+    return mpk_lstm_s16_fast(&p->lstm_s8, a[0], (const void *const *)a[1], a[2], a[3], a[4],
+                             scratch);
   case MP_K_LSTM_S8_FAST:
     return mpk_lstm_s8_fast(&p->lstm_s8_fast, a[0], (const void *const *)a[1], a[2], a[3], a[4],
                             scratch);
@@ -948,7 +951,8 @@ static size_t params_size(mp_kernel k) {
   case MP_K_FULLY_CONNECTED_S8_FAST: return sizeof(mpk_fc_s8_fast_params);
   case MP_K_SVDF_S8: return sizeof(mpk_svdf_s8_params);
   case MP_K_LSTM_S8:
-  case MP_K_LSTM_S16: return sizeof(mpk_lstm_s8_params);
+  case MP_K_LSTM_S16:
+  case MP_K_LSTM_S16_FAST: return sizeof(mpk_lstm_s8_params);
   case MP_K_SVDF_S8_FAST: return sizeof(mpk_svdf_s8_fast_params);
   case MP_K_LSTM_S8_FAST: return sizeof(mpk_lstm_s8_fast_params);
   case MP_K_BINARY_Q: return sizeof(mpk_binary_q_params);

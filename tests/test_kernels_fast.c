@@ -837,6 +837,80 @@ static void specialised_lstm_gives_the_reference_bytes(void **state) {
   for (int n = 0; n < 400; n++) one_lstm(n);
 }
 
+/* One random 16x8 LSTM (int16 input, hidden state and output, int64
+ * biases, zero points 0), reference against the specialised kernel from
+ * the same hidden and cell states: outputs and both states must match.
+ * The shifts keep most gate sums inside int16; the biases reach beyond
+ * 32 bits. */
+static void one_lstm16(int n) {
+  mpk_lstm_s8_params r;
+  memset(&r, 0, sizeof r);
+  mpk_lstm_shape *sh = &r.shape;
+  sh->time_major = (int32_t)(next() % 2);
+  sh->batches = range(1, 3);
+  sh->time_steps = range(1, 4);
+  sh->input_size = range(1, 45);
+  sh->state_size = range(1, 23);
+  for (int g = 0; g < 4; g++) {
+    r.gate[g].in_multiplier = (int32_t)((1u << 30) + (next() >> 2));
+    r.gate[g].in_shift = range(-24, -12);
+    r.gate[g].rec_multiplier = (int32_t)((1u << 30) + (next() >> 2));
+    r.gate[g].rec_shift = range(-24, -12);
+  }
+  r.cell_activation = MPK_LSTM_TANH;
+  r.forget_cell_multiplier = (int32_t)((1u << 30) + (next() >> 2));
+  r.forget_cell_shift = range(-16, -14);
+  r.input_cell_multiplier = (int32_t)((1u << 30) + (next() >> 2));
+  r.input_cell_shift = range(-19, -15);
+  r.hidden_multiplier = (int32_t)((1u << 30) + (next() >> 2));
+  r.hidden_shift = range(-16, -14);
+  r.cell_clip = next() % 2 ? range(1, 32767) : 0;
+  r.cell_tanh_multiplier = next() % 2 ? 3 : 0;
+  r.cell_tanh_shift = r.cell_tanh_multiplier ? range(1, 15) : range(0, 3);
+  const size_t nb = (size_t)sh->batches, ni = (size_t)sh->input_size, ns = (size_t)sh->state_size;
+  const size_t nt = (size_t)sh->time_steps;
+  int16_t *in = guarded16(nb * nt * ni), *want = guarded16(nb * nt * ns);
+  int16_t *got = guarded16(nb * nt * ns), *h_want = guarded16(nb * ns), *h_got = guarded16(nb * ns);
+  int16_t *c_want = guarded16(nb * ns), *c_got = guarded16(nb * ns);
+  memcpy(h_got, h_want, 2 * nb * ns);
+  memcpy(c_got, c_want, 2 * nb * ns);
+  int8_t *w[8];
+  int64_t bias[4][23];
+  const void *k[15];
+  for (int g = 0; g < 8; g++) {
+    w[g] = guarded(ns * (g < 4 ? ni : ns));
+    k[g] = w[g];
+  }
+  k[8] = k[9] = k[10] = NULL;
+  for (int g = 0; g < 4; g++) {
+    for (size_t s = 0; s < ns; s++)
+      bias[g][s] = (int64_t)range(-(1 << 29), 1 << 29) * range(1, 16);
+    k[11 + g] = bias[g];
+  }
+  int8_t *scratch = guarded(4 * nb * ns * 2);
+  assert_int_equal(mpk_lstm_s16(&r, in, k, h_want, c_want, want, scratch), MPK_OK);
+  assert_int_equal(mpk_lstm_s16_fast(&r, in, k, h_got, c_got, got, NULL), MPK_OK);
+  if (memcmp(want, got, 2 * nb * nt * ns) != 0 || memcmp(h_want, h_got, 2 * nb * ns) != 0 ||
+      memcmp(c_want, c_got, 2 * nb * ns) != 0)
+    fail_msg("lstm16 case %d (%s-major, batches %d, steps %d, input %d, state %d, clip %d, tanh "
+             "%d/%d): %s differ",
+             n, sh->time_major ? "time" : "batch", sh->batches, sh->time_steps, sh->input_size,
+             sh->state_size, r.cell_clip, r.cell_tanh_multiplier, r.cell_tanh_shift,
+             memcmp(want, got, 2 * nb * nt * ns) ? "outputs" : "states");
+  check_guards((int8_t *)(void *)got, 2 * nb * nt * ns, "lstm16 output");
+  check_guards((int8_t *)(void *)h_got, 2 * nb * ns, "lstm16 hidden state");
+  check_guards((int8_t *)(void *)c_got, 2 * nb * ns, "lstm16 cell state");
+  int16_t *bufs16[] = {in, want, got, h_want, h_got, c_want, c_got};
+  for (size_t i = 0; i < sizeof bufs16 / sizeof bufs16[0]; i++) release16(bufs16[i]);
+  release(scratch);
+  for (int g = 0; g < 8; g++) release(w[g]);
+}
+
+static void specialised_lstm16_gives_the_reference_bytes(void **state) {
+  (void)state;
+  for (int n = 0; n < 400; n++) one_lstm16(n);
+}
+
 static void specialised_kernels_reject_params_they_cannot_run(void **state) {
   (void)state;
   mpk_conv_geom g = {1, 4, 4, 8, 4, 4, 8, 1, 1, 8, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0};
@@ -875,6 +949,7 @@ int main(void) {
       cmocka_unit_test(specialised_16x8_kernels_give_the_reference_bytes),
       cmocka_unit_test(specialised_svdf_gives_the_reference_bytes),
       cmocka_unit_test(specialised_lstm_gives_the_reference_bytes),
+      cmocka_unit_test(specialised_lstm16_gives_the_reference_bytes),
       cmocka_unit_test(specialised_kernels_reject_params_they_cannot_run),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

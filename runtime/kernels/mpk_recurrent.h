@@ -176,5 +176,12 @@ MPK_API int32_t mpk_svdf_s8_fast(const mpk_svdf_s8_fast_params *p, const int8_t 
 MPK_API int32_t mpk_lstm_s8_fast(const mpk_lstm_s8_fast_params *p, const int8_t *input,
                                  const void *const *constants, int8_t *hidden, int16_t *cell,
                                  int8_t *output, void *scratch);
+/* The 16x8 LSTM of a Cortex-M target: mpk_lstm_s16's arguments and params
+ * (no scratch; there is no zero point to fold), mpk_lstm_s8_fast's loop
+ * with int16 activations and each gate's products in int64; the same
+ * overlap rule. */
+MPK_API int32_t mpk_lstm_s16_fast(const mpk_lstm_s8_params *p, const int16_t *input,
+                                  const void *const *constants, int16_t *hidden, int16_t *cell,
+                                  int16_t *output, void *scratch);
 
 #endif /* MPK_RECURRENT_H */

@@ -122,8 +122,9 @@ typedef enum mp_kernel {
   MP_K_LSTM_S8_FAST,
   /* the int8 channel-serial kernel of a Cortex-M target (cm/mpk_conv_serial.c) */
   MP_K_DEPTHWISE_CONV2D_S8_SERIAL_FAST,
-  /* the 16x8 LSTM (mpk_recurrent.c; the reference kernel on every target) */
+  /* the 16x8 LSTM (mpk_recurrent.c) and its Cortex-M form (specialise.c) */
   MP_K_LSTM_S16,
+  MP_K_LSTM_S16_FAST,
   MP_K_COUNT
 } mp_kernel;
 
@@ -154,7 +155,7 @@ typedef union mp_kparams {
   mpk_fc_s8_fast_params fc_s8_fast;
   mpk_softmax_s8_fast_params softmax_s8_fast;
   mpk_svdf_s8_params svdf_s8;
-  mpk_lstm_s8_params lstm_s8; /* lstm_s8 and lstm_s16 */
+  mpk_lstm_s8_params lstm_s8; /* lstm_s8, lstm_s16 and lstm_s16_fast */
   mpk_svdf_f32_params svdf_f32;
   mpk_lstm_f32_params lstm_f32;
   mpk_svdf_s8_fast_params svdf_s8_fast;

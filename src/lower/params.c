@@ -87,6 +87,8 @@ static const kinfo kinfos[MP_K_COUNT] = {
     [MP_K_SVDF_F32] = {"mpk_svdf_f32", NULL, "mpk_svdf_f32_params", mp_lower_svdf_f32_fields},
     [MP_K_LSTM_F32] = {"mpk_lstm_f32", NULL, "mpk_lstm_f32_params", mp_lower_lstm_f32_fields},
     [MP_K_LSTM_S16] = {"mpk_lstm_s16", NULL, "mpk_lstm_s8_params", mp_lower_lstm_s8_fields},
+    [MP_K_LSTM_S16_FAST] = {"mpk_lstm_s16_fast", NULL, "mpk_lstm_s8_params",
+                            mp_lower_lstm_s8_fields},
     [MP_K_SVDF_S8_FAST] = {"mpk_svdf_s8_fast", NULL, "mpk_svdf_s8_fast_params",
                            mp_lower_svdf_s8_fast_fields},
     [MP_K_LSTM_S8_FAST] = {"mpk_lstm_s8_fast", NULL, "mpk_lstm_s8_fast_params",

@@ -32,6 +32,8 @@
  *   UNIDIRECTIONAL_SEQUENCE_LSTM, int8    -> lstm_s8_fast, the offsets'
  *                           shares folded into each gate's biases, no
  *                           scratch;
+ *   UNIDIRECTIONAL_SEQUENCE_LSTM, 16x8    -> lstm_s16_fast (same params
+ *                           and int64 biases), no scratch;
  *   DEPTHWISE_CONV_2D, int8, channel by channel (memory.in_place)
  *                                         -> depthwise_conv2d_s8_serial_fast
  *                           (same params, temporary and contract);
@@ -349,6 +351,12 @@ mp_status mp_lower_specialise(const mp_graph *g, mp_lowered_op *lo) {
   case MP_K_SOFTMAX_S8: return specialise_softmax(lo);
   case MP_K_SVDF_S8: return lo->n_args < 6 ? MP_OK : specialise_svdf(g, lo);
   case MP_K_LSTM_S8: return lo->n_args < 5 ? MP_OK : specialise_lstm(g, lo);
+  case MP_K_LSTM_S16:
+    /* the same params and constants (the int64 biases; no zero point to
+     * fold); no gate is stored */
+    lo->scratch_bytes = 0;
+    mp_lower_use_kernel(lo, MP_K_LSTM_S16_FAST);
+    return MP_OK;
   case MP_K_DEPTHWISE_CONV2D_S8_SERIAL: return specialise_serial(lo);
   case MP_K_CONV2D_S16:
   case MP_K_DEPTHWISE_CONV2D_S16:

@@ -1,6 +1,6 @@
 /*
- * mpk_recurrent_fast.c — the specialised int8 SVDF and LSTM a module built
- * for a Cortex-M target runs (module.target), with Helium, DSP and portable
+ * mpk_recurrent_fast.c — the specialised int8 SVDF and LSTM, and 16x8
+ * LSTM, a module built for a Cortex-M target runs (module.target), with Helium, DSP and portable
  * inner loops (mpk_simd.h).  Outputs and states are the reference kernels'
  * bytes (mpk_recurrent.c) on every path.
  *
@@ -23,6 +23,13 @@
  *                      new hidden state goes to the step's output and is
  *                      copied into the state when the row's step is done
  *                      (every cell's products read the old one).
+ *
+ *   mpk_lstm_s16_fast  the 16x8 LSTM in the same loop, parameterised on
+ *                      the activations' element size: int16 inputs and
+ *                      hidden state, each gate's products in int64 (Helium
+ *                      VMLALDAV) from the operator's int64 biases (no zero
+ *                      point to fold), TFLite's int64 requantisation per
+ *                      cell.
  *
  * Not here: hybrid or float recurrent operators (reference kernels), and
  * any in-place contract (these operators have none).
@@ -252,10 +259,35 @@ static MPK_ALWAYS_INLINE int32x4_t lut_x4(int32x4_t x16, int32_t m, int32_t s, i
   return vreinterpretq_s32_u32(vshrq_n_u32(vpselq_u32(up, dn, pos), 10));
 }
 
-/* One LSTM step of one batch row, four cells at a time (see the top). */
-static MPK_NOINLINE void lstm_row(const mpk_lstm_s8_fast_params *p, const void *const *k,
-                                  const int8_t *x, int8_t *h, int16_t *c, int8_t *y) {
-  const mpk_lstm_s8_params *r = &p->ref;
+/* The 16x8 gates' products: rows r .. r+3 of an int8 [rows][n] matrix
+ * against the int16 x, each in an int64 accumulator (VMLALDAV, 8 elements
+ * at a time, the last block under a predicate) from its int64 bias (none:
+ * NULL), requantised by TFLite's int64 MultiplyByQuantizedMultiplier and
+ * saturated to int16, as the lanes of one vector; rows past the last are
+ * 0 (their lanes are never stored). */
+static MPK_ALWAYS_INLINE int32x4_t rows4_s16_mve(const int8_t *w, int32_t rows, int32_t n,
+                                                 const int16_t *x, const int64_t *b, int32_t r,
+                                                 int32_t m, int32_t sh) {
+  int32_t v[4] = {0, 0, 0, 0};
+  for (int32_t j = 0; j < 4 && r + j < rows; j++) {
+    const int8_t *wj = w + (size_t)(r + j) * (size_t)n;
+    int64_t acc = 0;
+    for (int32_t i = 0; i < n; i += 8) {
+      const mve_pred16_t pk = vctp16q((uint32_t)(n - i));
+      acc = vmlaldavaq_p_s16(acc, vldrbq_z_s16(wj + i, pk), vldrhq_z_s16(x + i, pk), pk);
+    }
+    if (b) acc += b[r + j];
+    v[j] = mpk_clamp_i32(mpk_mbqm64(acc, m, sh), -32768, 32767);
+  }
+  return vldrwq_s32(v);
+}
+
+/* One LSTM step of one batch row, four cells at a time (see the top):
+ * es 1, the int8 LSTM (x, h and y int8, the folded int32 biases ib and
+ * rb); es 2, the 16x8 LSTM (int16, the operator's int64 biases in k). */
+static MPK_ALWAYS_INLINE void lstm_row(const mpk_lstm_s8_params *r, const int32_t *ib,
+                                       const int32_t *rb, const void *const *k, const void *x,
+                                       void *h, int16_t *c, void *y, const int es) {
   const int32_t ni = r->shape.input_size, ns = r->shape.state_size;
   /* the cell state's tanh input scaling (mpk_lut_input) */
   int32_t tm = r->cell_tanh_multiplier, ts = r->cell_tanh_shift;
@@ -267,14 +299,18 @@ static MPK_NOINLINE void lstm_row(const mpk_lstm_s8_fast_params *p, const void *
     int32x4_t gv[4];
     for (int g = 0; g < 4; g++) {
       const mpk_lstm_gate *q = &r->gate[g];
-      const int32x4_t vi = rows4_mve(k[g], ns, ni, x, p->in_bias + g * ns, s, pr);
-      const int32x4_t vr = rows4_mve(k[4 + g], ns, ns, h, p->rec_bias + g * ns, s, pr);
-      const int32x4_t a = clamp_x4(mpk_mbqm_x4(vi, vdupq_n_s32(q->in_multiplier),
-                                               vdupq_n_s32(q->in_shift)),
-                                   -32768, 32767);
-      const int32x4_t b = clamp_x4(mpk_mbqm_x4(vr, vdupq_n_s32(q->rec_multiplier),
-                                               vdupq_n_s32(q->rec_shift)),
-                                   -32768, 32767);
+      int32x4_t a, b;
+      if (es == 1) {
+        const int32x4_t vi = rows4_mve(k[g], ns, ni, x, ib + g * ns, s, pr);
+        const int32x4_t vr = rows4_mve(k[4 + g], ns, ns, h, rb + g * ns, s, pr);
+        a = clamp_x4(mpk_mbqm_x4(vi, vdupq_n_s32(q->in_multiplier), vdupq_n_s32(q->in_shift)),
+                     -32768, 32767);
+        b = clamp_x4(mpk_mbqm_x4(vr, vdupq_n_s32(q->rec_multiplier), vdupq_n_s32(q->rec_shift)),
+                     -32768, 32767);
+      } else {
+        a = rows4_s16_mve(k[g], ns, ni, x, k[11 + g], s, q->in_multiplier, q->in_shift);
+        b = rows4_s16_mve(k[4 + g], ns, ns, h, NULL, s, q->rec_multiplier, q->rec_shift);
+      }
       const int32x4_t v = clamp_x4(vaddq_s32(a, b), -32768, 32767);
       /* the gates' Q3.12 input: mpk_lut_input with multiplier 0, shift 0 */
       gv[g] = g == MPK_LSTM_CELL_GATE && cell_tanh ? lut_x4(v, 3, 0, 0, 1) : lut_x4(v, 3, 0, 0, 0);
@@ -296,9 +332,12 @@ static MPK_NOINLINE void lstm_row(const mpk_lstm_s8_fast_params *p, const void *
                                                  vdupq_n_s32(r->hidden_multiplier),
                                                  vdupq_n_s32(r->hidden_shift)),
                                      r->hidden_zero_point);
-    vstrbq_p_s32(y + s, clamp_x4(hv, -128, 127), pr);
+    if (es == 1)
+      vstrbq_p_s32((int8_t *)y + s, clamp_x4(hv, -128, 127), pr);
+    else
+      vstrhq_p_s32((int16_t *)y + s, clamp_x4(hv, -32768, 32767), pr);
   }
-  memcpy(h, y, (size_t)ns);
+  memcpy(h, y, (size_t)ns * (size_t)es);
 }
 #else
 /* clamp16(mbqm(acc)) */
@@ -306,12 +345,22 @@ static inline int32_t sat16_mbqm(int32_t acc, int32_t m, int32_t s) {
   return mpk_clamp_i32(mpk_mbqm_fast(acc, m, s), -32768, 32767);
 }
 
+/* The 16x8 gates' products: an int8 row against the int16 x in int64,
+ * from its int64 bias, TFLite's int64 requantisation, saturated to int16. */
+static inline int32_t sat16_dot_s16(const int8_t *w, const int16_t *x, int32_t n, int64_t acc,
+                                    int32_t m, int32_t s) {
+  for (int32_t i = 0; i < n; i++)
+    acc += (int32_t)w[i] * (int32_t)x[i];
+  return mpk_clamp_i32(mpk_mbqm64(acc, m, s), -32768, 32767);
+}
+
 /* One LSTM step of one batch row, one cell at a time: its four gates'
- * products (DSP: two int8 pairs per SMLAD), then its cell and hidden
- * state; mpk_act.h's table lookups one value at a time. */
-static MPK_NOINLINE void lstm_row(const mpk_lstm_s8_fast_params *p, const void *const *k,
-                                  const int8_t *x, int8_t *h, int16_t *c, int8_t *y) {
-  const mpk_lstm_s8_params *r = &p->ref;
+ * products (int8, DSP: two int8 pairs per SMLAD; 16x8: int64
+ * accumulators), then its cell and hidden state; mpk_act.h's table
+ * lookups one value at a time.  es as the Helium form's. */
+static MPK_ALWAYS_INLINE void lstm_row(const mpk_lstm_s8_params *r, const int32_t *ib,
+                                       const int32_t *rb, const void *const *k, const void *x,
+                                       void *h, int16_t *c, void *y, const int es) {
   const int32_t ni = r->shape.input_size, ns = r->shape.state_size;
   for (int32_t s = 0; s < ns; s++) {
     int16_t gv[4];
@@ -319,10 +368,15 @@ static MPK_NOINLINE void lstm_row(const mpk_lstm_s8_fast_params *p, const void *
       const mpk_lstm_gate *q = &r->gate[g];
       const int8_t *wi = (const int8_t *)k[g] + (size_t)s * (size_t)ni;
       const int8_t *wr = (const int8_t *)k[4 + g] + (size_t)s * (size_t)ns;
-      const int32_t a = sat16_mbqm(mpk_dot_1x1(wi, x, ni, p->in_bias[g * ns + s]),
-                                   q->in_multiplier, q->in_shift);
-      const int32_t b = sat16_mbqm(mpk_dot_1x1(wr, h, ns, p->rec_bias[g * ns + s]),
-                                   q->rec_multiplier, q->rec_shift);
+      int32_t a, b;
+      if (es == 1) {
+        a = sat16_mbqm(mpk_dot_1x1(wi, x, ni, ib[g * ns + s]), q->in_multiplier, q->in_shift);
+        b = sat16_mbqm(mpk_dot_1x1(wr, h, ns, rb[g * ns + s]), q->rec_multiplier, q->rec_shift);
+      } else {
+        a = sat16_dot_s16(wi, x, ni, ((const int64_t *)k[11 + g])[s], q->in_multiplier,
+                          q->in_shift);
+        b = sat16_dot_s16(wr, h, ns, 0, q->rec_multiplier, q->rec_shift);
+      }
       const int16_t v = (int16_t)mpk_clamp_i32(a + b, -32768, 32767);
       if (g == MPK_LSTM_CELL_GATE && r->cell_activation != MPK_LSTM_SIGMOID)
         mpk_tanh_s16(0, 0, 1, &v, &gv[g]);
@@ -341,32 +395,67 @@ static MPK_NOINLINE void lstm_row(const mpk_lstm_s8_fast_params *p, const void *
     const int32_t hv = mpk_mbqm_fast(t * gv[MPK_LSTM_OUTPUT_GATE], r->hidden_multiplier,
                                      r->hidden_shift) +
                        r->hidden_zero_point;
-    y[s] = (int8_t)mpk_clamp_i32(hv, -128, 127);
+    if (es == 1)
+      ((int8_t *)y)[s] = (int8_t)mpk_clamp_i32(hv, -128, 127);
+    else
+      ((int16_t *)y)[s] = (int16_t)mpk_clamp_i32(hv, -32768, 32767);
   }
-  memcpy(h, y, (size_t)ns);
+  memcpy(h, y, (size_t)ns * (size_t)es);
 }
 #endif
 
-MPK_API int32_t mpk_lstm_s8_fast(const mpk_lstm_s8_fast_params *p, const int8_t *input,
-                                 const void *const *constants, int8_t *hidden, int16_t *cell,
-                                 int8_t *output, void *scratch) {
-  const mpk_lstm_shape *s = &p->ref.shape;
-  (void)scratch;
+static MPK_NOINLINE void lstm_row8(const mpk_lstm_s8_fast_params *p, const void *const *k,
+                                   const void *x, void *h, int16_t *c, void *y) {
+  lstm_row(&p->ref, p->in_bias, p->rec_bias, k, x, h, c, y, 1);
+}
+static MPK_NOINLINE void lstm_row16(const mpk_lstm_s8_params *p, const void *const *k,
+                                    const void *x, void *h, int16_t *c, void *y) {
+  lstm_row(p, NULL, NULL, k, x, h, c, y, 2);
+}
+
+/* Both LSTMs' walk (mpk_recurrent.c's): time-major inputs run every batch
+ * row in each step, batch-major ones batch by batch, each row's step on
+ * its own; es bytes per input, hidden and output element. */
+static int32_t lstm_walk(const mpk_lstm_s8_fast_params *p8, const mpk_lstm_s8_params *p16,
+                         const void *input, const void *const *constants, void *hidden,
+                         int16_t *cell, void *output) {
+  const mpk_lstm_s8_params *r = p8 ? &p8->ref : p16;
+  const mpk_lstm_shape *s = &r->shape;
   if (s->batches <= 0 || s->time_steps <= 0 || s->input_size <= 0 || s->state_size <= 0 ||
-      !constants || !p->in_bias || !p->rec_bias)
+      !constants || (p8 && (!p8->in_bias || !p8->rec_bias)))
     return MPK_ERR_PARAMS;
   for (int g = 0; g < 8; g++)
     if (!constants[g]) return MPK_ERR_PARAMS;
+  if (!p8)
+    for (int g = 11; g < 15; g++)
+      if (!constants[g]) return MPK_ERR_PARAMS;
+  const size_t es = p8 ? 1u : 2u;
   const size_t nb = (size_t)s->batches, nt = (size_t)s->time_steps, ni = (size_t)s->input_size,
                ns = (size_t)s->state_size;
-  /* time-major: every batch row in each step; batch-major: batch by batch
-   * (mpk_recurrent.c's walk), each row's step on its own */
   for (size_t a = 0; a < (s->time_major ? nt : nb); a++)
     for (size_t b = 0; b < (s->time_major ? nb : nt); b++) {
       const size_t t = s->time_major ? a : b, row = s->time_major ? b : a;
       const size_t at = s->time_major ? t * nb + row : row * nt + t;
-      lstm_row(p, constants, input + at * ni, hidden + row * ns, cell + row * ns,
-               output + at * ns);
+      const uint8_t *x = (const uint8_t *)input + at * ni * es;
+      uint8_t *h = (uint8_t *)hidden + row * ns * es, *y = (uint8_t *)output + at * ns * es;
+      if (p8)
+        lstm_row8(p8, constants, x, h, cell + row * ns, y);
+      else
+        lstm_row16(p16, constants, x, h, cell + row * ns, y);
     }
   return MPK_OK;
+}
+
+MPK_API int32_t mpk_lstm_s8_fast(const mpk_lstm_s8_fast_params *p, const int8_t *input,
+                                 const void *const *constants, int8_t *hidden, int16_t *cell,
+                                 int8_t *output, void *scratch) {
+  (void)scratch;
+  return lstm_walk(p, NULL, input, constants, hidden, cell, output);
+}
+
+MPK_API int32_t mpk_lstm_s16_fast(const mpk_lstm_s8_params *p, const int16_t *input,
+                                  const void *const *constants, int16_t *hidden, int16_t *cell,
+                                  int16_t *output, void *scratch) {
+  (void)scratch;
+  return lstm_walk(NULL, p, input, constants, hidden, cell, output);
 }

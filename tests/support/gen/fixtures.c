@@ -1705,10 +1705,11 @@ static void build_lstm_8x12(mp_tfw *w) {
   mp_tfw_set_io(w, 1, &in, 1, &probs);
 }
 
-/* The 16x8 LSTM of lstm_8x12 alone: int16 input [1, 8, 12] at 2^-12 (zero
- * point 0, as 16x8 activations are), the LSTM of 16 units, RESHAPE of its
- * int16 output to [1, 128], the graph output.  Its hidden and cell states
- * persist from run to run. */
+/* A 16x8 LSTM alone: int16 input [1, 8, 12] at 2^-12 (zero point 0, as
+ * 16x8 activations are), the LSTM of 13 units (neither the 12 inputs nor
+ * the 13 units fill the Helium kernel's blocks of 8 elements and 4
+ * cells), RESHAPE of its int16 output to [1, 104], the graph output.  Its
+ * hidden and cell states persist from run to run. */
 static void build_lstm16_8x12(mp_tfw *w) {
   net n = {w, {0x16e8u}, NK_S16};
   float si = 1.0f / 4096.0f;
@@ -1717,7 +1718,7 @@ static void build_lstm16_8x12(mp_tfw *w) {
       w, &(mp_tfw_tensor){.name = "input", .dtype = MP_DTYPE_INT16, .rank = 3,
                           .shape = (const int32_t[]){1, 8, 12}, .has_quant = true,
                           .quant = {1, &si, 1, &zi, 0}});
-  nt x = net_lstm(&n, in, 8, 12, si, 16, true);
+  nt x = net_lstm(&n, in, 8, 12, si, 13, true);
   mp_tfw_set_io(w, 1, &in, 1, &x.id);
 }
 
