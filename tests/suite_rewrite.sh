@@ -54,10 +54,15 @@ for tool in arm-none-eabi-gcc qemu-system-arm; do command -v $tool >/dev/null ||
 M55_CFLAGS="-std=c99 -Wall -Wextra -Werror -O2 -mcpu=cortex-m55 -mthumb -mfloat-abi=hard -ffunction-sections -fdata-sections"
 M55_LDFLAGS="-mcpu=cortex-m55 -mthumb -mfloat-abi=hard -nostartfiles --specs=nano.specs --specs=nosys.specs \
   -T $ROOT/tests/target/an547.ld -Wl,--gc-sections -Wl,--no-warn-rwx-segments"
+# the Cortex-M4F (DSP paths; qemu mps2-an386) runs the recurrent models
+M4F_CFLAGS="-std=c99 -Wall -Wextra -Werror -O2 -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -ffunction-sections -fdata-sections"
+M4F_LDFLAGS="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -nostartfiles --specs=nano.specs --specs=nosys.specs \
+  -T $ROOT/tests/target/an386.ld -Wl,--gc-sections -Wl,--no-warn-rwx-segments"
 if [ $have_arm = 1 ]; then
-  mkdir -p "$out/m55"
+  mkdir -p "$out/m55" "$out/m4f"
   for f in tests/target/startup.c tests/target/semihost.c; do
     arm-none-eabi-gcc $M55_CFLAGS -Itests/target -c "$f" -o "$out/m55/$(basename "${f%.c}").o"
+    arm-none-eabi-gcc $M4F_CFLAGS -Itests/target -c "$f" -o "$out/m4f/$(basename "${f%.c}").o"
   done
 else
   echo "NOTICE: arm-none-eabi-gcc or qemu-system-arm is absent: the Cortex-M55 runs are skipped"
@@ -65,7 +70,7 @@ fi
 
 # Every module carries the same kernels/ folder: compile it once per
 # content and core, and link those objects.  Prints the object list.
-kernel_objs() { # MODULE_DIR host|m55
+kernel_objs() { # MODULE_DIR host|m55|m4f
   local key dir f
   key=$(cat "$1"/kernels/* | sha1sum | cut -c1-16)
   dir="$out/kernels-$key-$2"
@@ -75,6 +80,8 @@ kernel_objs() { # MODULE_DIR host|m55
       if [ "$2" = host ]; then
         cc -std=c99 -Wall -Wextra -Werror -O1 -g $SAN -I"$1/kernels" -c "$f" \
           -o "$dir/$(basename "${f%.c}").o" || return 1
+      elif [ "$2" = m4f ]; then
+        arm-none-eabi-gcc $M4F_CFLAGS -I"$1/kernels" -c "$f" -o "$dir/$(basename "${f%.c}").o" || return 1
       else
         arm-none-eabi-gcc $M55_CFLAGS -I"$1/kernels" -c "$f" -o "$dir/$(basename "${f%.c}").o" || return 1
       fi
@@ -189,7 +196,9 @@ PY
 # keyword spotter, a tiny int8 LSTM classifier and a 16x8 LSTM (int16
 # activations, int64 biases), each run as a stream of 4 frames from a
 # reset state (its state carried from frame to frame; the cortex-m55
-# module's host bytes must be the generic module's); a
+# module's host bytes must be the generic module's, and the plain
+# cortex-m55 module built for the Cortex-M4F, qemu's mps2-an386, must
+# give them too); a
 # PyTorch-style ResNet, int8 and
 # float32, with a PAD before every convolution and before the stem's max
 # pool (pad_pool, pad_pool_f32: the PADs that fold into a max pool and
@@ -272,7 +281,8 @@ for c in $cases; do
     fi
     # the recurrent models' Cortex-M kernels (mpk_recurrent_fast.c, the
     # portable path on the host) give the reference kernels' bytes: with
-    # the check on the Cortex-M55 above, so do their Helium paths
+    # the check on the Cortex-M55 above, so do their Helium paths; and the
+    # plain module built for the Cortex-M4F (DSP paths) gives the host's
     case $m in svdf_kws|lstm_8x12|lstm16_8x12)
       ref="$out/$m-generic-$planner-false.out"
       if [ "$target" = cortex-m55 ] && [ -s "$ref" ]; then
@@ -280,6 +290,25 @@ for c in $cases; do
           echo "ok   $m $planner: the cortex-m55 kernels give the reference kernels' $(out_bytes "$off.out") output bytes and its $(grep -c '^op ' "$off.out") operators' outputs"
         else
           bad "$m $planner: the cortex-m55 module's outputs differ from the generic module's"
+        fi
+      fi
+      if [ "$target" = cortex-m55 ] && [ $on_m55 = 1 ]; then
+        mkdir -p "$off.m4f"
+        if kobjs=$(kernel_objs "$off" m4f 2> "$off.m4f.cc") &&
+           (cd "$off.m4f" && arm-none-eabi-gcc $M4F_CFLAGS -DFOLD_TARGET -I"$off/include" -I"$off/kernels" \
+              -I"$ROOT/tests/target" -DFX_WITH_KERNELS=1 $FOLD_FLAGS -c "$ROOT/tests/rewrite/fold_app.c" \
+              "$off"/src/*.c) 2>> "$off.m4f.cc" &&
+           arm-none-eabi-gcc $M4F_LDFLAGS "$off.m4f"/*.o $kobjs "$out/m4f/startup.o" "$out/m4f/semihost.o" \
+              -lm -lc -lnosys -o "$off.m4f.elf" 2>> "$off.m4f.cc"; then
+          timeout 300 qemu-system-arm -M mps2-an386 -nographic -semihosting -kernel "$off.m4f.elf" \
+            > "$off.m4f.out" 2>&1 || bad "$m $target $planner: the Cortex-M4F run failed: $(tail -2 "$off.m4f.out")"
+          if cmp -s "$off.m4f.out" "$off.out"; then
+            echo "ok   $m $target $planner on the Cortex-M4F: the host's bytes"
+          else
+            bad "$m $target $planner: the Cortex-M4F's bytes differ from the host's"
+          fi
+        else
+          bad "$m $target $planner: Cortex-M4F build"; head -20 "$off.m4f.cc"
         fi
       fi;;
     esac
