@@ -109,7 +109,7 @@ MPK_API int32_t mpk_svdf_s8(const mpk_svdf_s8_params *p, const int8_t *input,
  * int8 activations accumulate in int32 with int32 biases and TFLite's
  * int32 MultiplyByQuantizedMultiplier; int16 ones (16x8, symmetric: no
  * offset) in int64 with int64 biases and its int64 form. */
-static void gate_fc(int32_t rows, int32_t depth, int32_t outs, size_t es, const void *x,
+static inline void gate_fc(int32_t rows, int32_t depth, int32_t outs, size_t es, const void *x,
                     int32_t x_offset, const int8_t *w, const void *bias, int32_t multiplier,
                     int32_t shift, int16_t *out) {
   for (int32_t b = 0; b < rows; b++) {
@@ -151,7 +151,6 @@ typedef struct lstm_step {
   const mpk_lstm_shape *s;
   const void *const *k;
   int32_t rows; /* batch rows per step */
-  size_t es;    /* the integer kernels' activation element size: 1 or 2 bytes */
   void *buf[4];
 } lstm_step;
 
@@ -172,7 +171,6 @@ static int lstm_start(const void *p, const mpk_lstm_shape *s, const void *const 
   st->s = s;
   st->k = constants;
   st->rows = s->time_major ? s->batches : 1;
-  st->es = 0;
   for (int k = 0; k < 4; k++)
     st->buf[k] =
         (uint8_t *)scratch + (size_t)k * (size_t)st->rows * (size_t)s->state_size * gate_bytes;
@@ -201,15 +199,15 @@ static void lstm_walk(const lstm_step *st, lstm_step_fn *step, const void *input
 }
 
 /* gate = activation(fc(input) + fc(hidden)), into `out`, using buf[3]. */
-static void gate(const lstm_step *st, int32_t g, const void *x, const void *h, int32_t activation,
-                 int16_t *out) {
+static inline void gate(const lstm_step *st, size_t es, int32_t g, const void *x, const void *h,
+                        int32_t activation, int16_t *out) {
   const mpk_lstm_s8_params *p = st->p;
   const int32_t ni = st->s->input_size, ns = st->s->state_size, n = st->rows * ns;
   const mpk_lstm_gate *q = &p->gate[g];
   int16_t *tmp = st->buf[3];
-  gate_fc(st->rows, ni, ns, st->es, x, p->input_offset, st->k[g], st->k[11 + g], q->in_multiplier,
+  gate_fc(st->rows, ni, ns, es, x, p->input_offset, st->k[g], st->k[11 + g], q->in_multiplier,
           q->in_shift, out);
-  gate_fc(st->rows, ns, ns, st->es, h, p->hidden_offset, st->k[4 + g], NULL, q->rec_multiplier,
+  gate_fc(st->rows, ns, ns, es, h, p->hidden_offset, st->k[4 + g], NULL, q->rec_multiplier,
           q->rec_shift, tmp);
   for (int32_t i = 0; i < n; i++)
     out[i] = (int16_t)mpk_clamp_i32((int32_t)out[i] + (int32_t)tmp[i], -32768, 32767);
@@ -219,16 +217,17 @@ static void gate(const lstm_step *st, int32_t g, const void *x, const void *h, i
     mpk_tanh_s16(0, 0, n, out, out); /* Q3.12 input: 3 * 2^0 */
 }
 
-/* One step of the integer LSTM, int8 or int16 activations (st->es): the
+/* One step of the integer LSTM, int8 or int16 activations (es bytes): the
  * gates, the cell and the hidden state, which is the step's output. */
-static void step(const lstm_step *st, const void *x, void *h, void *cv, void *y) {
+static inline void step(const lstm_step *st, size_t es, const void *x, void *h, void *cv,
+                        void *y) {
   const mpk_lstm_s8_params *p = st->p;
   int16_t *c = cv;
   const int32_t n = st->rows * st->s->state_size;
   int16_t *forget = st->buf[0], *input = st->buf[1], *cell = st->buf[2];
-  gate(st, MPK_LSTM_FORGET_GATE, x, h, MPK_LSTM_SIGMOID, forget);
-  gate(st, MPK_LSTM_INPUT_GATE, x, h, MPK_LSTM_SIGMOID, input);
-  gate(st, MPK_LSTM_CELL_GATE, x, h, p->cell_activation, cell);
+  gate(st, es, MPK_LSTM_FORGET_GATE, x, h, MPK_LSTM_SIGMOID, forget);
+  gate(st, es, MPK_LSTM_INPUT_GATE, x, h, MPK_LSTM_SIGMOID, input);
+  gate(st, es, MPK_LSTM_CELL_GATE, x, h, p->cell_activation, cell);
   /* cell = forget * cell + input * cell gate, clipped */
   mul_s16(n, forget, c, p->forget_cell_multiplier, p->forget_cell_shift, c);
   mul_s16(n, input, cell, p->input_cell_multiplier, p->input_cell_shift, input);
@@ -239,20 +238,28 @@ static void step(const lstm_step *st, const void *x, void *h, void *cv, void *y)
   }
   /* hidden = tanh(cell) * output gate, to the activation type */
   int16_t *output = st->buf[1], *tanh_cell = st->buf[0];
-  gate(st, MPK_LSTM_OUTPUT_GATE, x, h, MPK_LSTM_SIGMOID, output);
+  gate(st, es, MPK_LSTM_OUTPUT_GATE, x, h, MPK_LSTM_SIGMOID, output);
   mpk_tanh_s16(p->cell_tanh_multiplier, p->cell_tanh_shift, n, c, tanh_cell);
-  const int32_t hmin = st->es == 1 ? -128 : -32768, hmax = st->es == 1 ? 127 : 32767;
+  const int32_t hmin = es == 1 ? -128 : -32768, hmax = es == 1 ? 127 : 32767;
   for (int32_t i = 0; i < n; i++) {
     int32_t v = mpk_mbqm((int32_t)tanh_cell[i] * (int32_t)output[i], p->hidden_multiplier,
                          p->hidden_shift) +
                 p->hidden_zero_point;
     v = mpk_clamp_i32(v, hmin, hmax);
-    if (st->es == 1)
+    if (es == 1)
       ((int8_t *)h)[i] = (int8_t)v;
     else
       ((int16_t *)h)[i] = (int16_t)v;
   }
-  memcpy(y, h, (size_t)n * st->es);
+  memcpy(y, h, (size_t)n * es);
+}
+
+/* step with the element size a constant, for each activation type */
+static void step_s8(const lstm_step *st, const void *x, void *h, void *c, void *y) {
+  step(st, 1, x, h, c, y);
+}
+static void step_s16(const lstm_step *st, const void *x, void *h, void *c, void *y) {
+  step(st, 2, x, h, c, y);
 }
 
 /* Both integer LSTMs: es bytes per input, hidden state and output element. */
@@ -261,8 +268,8 @@ static int32_t lstm_integer(const mpk_lstm_s8_params *p, size_t es, const void *
                             void *output, void *scratch) {
   lstm_step st;
   if (!lstm_start(p, &p->shape, constants, scratch, sizeof(int16_t), &st)) return MPK_ERR_PARAMS;
-  st.es = es;
-  lstm_walk(&st, step, input, es, hidden, es, cell, sizeof(int16_t), output);
+  lstm_walk(&st, es == 1 ? step_s8 : step_s16, input, es, hidden, es, cell, sizeof(int16_t),
+            output);
   return MPK_OK;
 }
 
