@@ -142,13 +142,8 @@ static mp_status lower_quantized(mp_lower_ctx *c, int32_t op, int32_t act, int32
       !mp_lower_act_range_q(act, so, zo, qmin, qmax, &p->act_min, &p->act_max))
     return mp_lower_unsupported(c, MP_LOWER_ACT_Q_REFUSED, mp_lower_act_name(act));
   mp_lower_set_kernel(c, MP_K_BINARY_Q);
-  const char *in_type = wide ? "const int16_t *" : "const int8_t *";
-  mp_lower_add_arg(c, a, false, in_type);
-  mp_lower_add_arg(c, b, false, in_type);
-  mp_lower_add_arg(c, out, true, wide ? "int16_t *" : "int8_t *");
-  /* mpk_binary.c reads element i of each input, then writes element i */
-  mp_lower_elementwise_overlap(c, 0, a, 2, out);
-  mp_lower_elementwise_overlap(c, 1, b, 2, out);
+  mp_lower_binary_args(c, a, b, out, wide ? "const int16_t *" : "const int8_t *",
+                       wide ? "int16_t *" : "int8_t *");
   return MP_OK;
 }
 
@@ -177,11 +172,7 @@ mp_status mp_lower_binary(mp_lower_ctx *c) {
     if (opt_type && !mp_lower_act_range_f(act, &p->act_min, &p->act_max))
       return mp_lower_unsupported(c, "fused activation %s", mp_lower_act_name(act));
     mp_lower_set_kernel(c, MP_K_BINARY_F32);
-    mp_lower_add_arg(c, a, false, "const float *");
-    mp_lower_add_arg(c, b, false, "const float *");
-    mp_lower_add_arg(c, out, true, "float *");
-    mp_lower_elementwise_overlap(c, 0, a, 2, out);
-    mp_lower_elementwise_overlap(c, 1, b, 2, out);
+    mp_lower_binary_args(c, a, b, out, "const float *", "float *");
     return MP_OK;
   }
   bool q8 = dta == MP_DTYPE_INT8 && dtb == MP_DTYPE_INT8 && dto == MP_DTYPE_INT8;

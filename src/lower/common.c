@@ -155,6 +155,15 @@ void mp_lower_elementwise_overlap(mp_lower_ctx *c, uint32_t k, int32_t t, uint32
   mp_lower_add_overlap(c->lo, k, o, mpk_elementwise_overlap_gap(n, elem_bytes(c, t), elem_bytes(c, out)));
 }
 
+void mp_lower_binary_args(mp_lower_ctx *c, int32_t a, int32_t b, int32_t out, const char *in_ctype,
+                          const char *out_ctype) {
+  mp_lower_add_arg(c, a, false, in_ctype);
+  mp_lower_add_arg(c, b, false, in_ctype);
+  mp_lower_add_arg(c, out, true, out_ctype);
+  mp_lower_elementwise_overlap(c, 0, a, 2, out);
+  mp_lower_elementwise_overlap(c, 1, b, 2, out);
+}
+
 void mp_lower_use_kernel(mp_lowered_op *lo, mp_kernel k) {
   /* overlap contracts belong to a kernel's loops: a new kernel starts
    * without any (its lowering declares its own) */

@@ -130,6 +130,12 @@ void mp_lower_add_arg(mp_lower_ctx *c, int32_t tensor, bool is_output, const cha
  * output's element count, which the kernels read at the output's index. */
 void mp_lower_elementwise_overlap(mp_lower_ctx *c, uint32_t k, int32_t t, uint32_t o,
                                   int32_t out);
+/* The arguments of a two-input element-wise kernel (a, b, out), the inputs
+ * of C type `in_ctype`, the output of `out_ctype`, with each input's
+ * elementwise contract against the output: the kernels read element i of
+ * each input, then write element i. */
+void mp_lower_binary_args(mp_lower_ctx *c, int32_t a, int32_t b, int32_t out, const char *in_ctype,
+                          const char *out_ctype);
 /* Append an array argument of n tensors (ids kept by reference: they must
  * outlive the lowered op, as the op's own input list does). */
 void mp_lower_add_array_arg(mp_lower_ctx *c, const int32_t *tensors, uint32_t n, const char *ctype);

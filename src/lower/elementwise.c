@@ -95,11 +95,7 @@ mp_status mp_lower_add(mp_lower_ctx *c) {
     if (!mp_lower_act_range_q(act, so, zo, -128, 127, &p->act_min, &p->act_max))
       return mp_lower_unsupported(c, MP_LOWER_ACT_Q_REFUSED, mp_lower_act_name(act));
     mp_lower_set_kernel(c, MP_K_ADD_S8);
-    mp_lower_add_arg(c, a, false, "const int8_t *");
-    mp_lower_add_arg(c, b, false, "const int8_t *");
-    mp_lower_add_arg(c, out, true, "int8_t *");
-    mp_lower_elementwise_overlap(c, 0, a, 2, out);
-    mp_lower_elementwise_overlap(c, 1, b, 2, out);
+    mp_lower_binary_args(c, a, b, out, "const int8_t *", "int8_t *");
   } else {
     mpk_add_f32_params *p = &c->lo->params.add_f32;
     st = mp_lower_broadcast(c, a, b, out, &p->b);
@@ -107,11 +103,7 @@ mp_status mp_lower_add(mp_lower_ctx *c) {
     if (!mp_lower_act_range_f(act, &p->act_min, &p->act_max))
       return mp_lower_unsupported(c, "fused activation %s", mp_lower_act_name(act));
     mp_lower_set_kernel(c, MP_K_ADD_F32);
-    mp_lower_add_arg(c, a, false, "const float *");
-    mp_lower_add_arg(c, b, false, "const float *");
-    mp_lower_add_arg(c, out, true, "float *");
-    mp_lower_elementwise_overlap(c, 0, a, 2, out);
-    mp_lower_elementwise_overlap(c, 1, b, 2, out);
+    mp_lower_binary_args(c, a, b, out, "const float *", "float *");
   }
   return MP_OK;
 }

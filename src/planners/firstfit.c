@@ -65,7 +65,7 @@
  * do not overlap in time.  That costs O(placed) per query, which beats the
  * tree when there are few items (local search on a model's tensors, with
  * constant undo), or when most items overlap most others anyway. */
-#define SMALL_N 256u
+#define SMALL_N MP_FIRSTFIT_SMALL_N
 #define DENSE_N 1024u
 #define DENSE_FRACTION 16u
 

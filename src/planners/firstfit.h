@@ -43,6 +43,11 @@
 
 #include "memplan.h"
 
+/* Up to this many items, one scan of an offset-sorted array places an item
+ * as fast as any index: the engine's scan (firstfit.c) and the one-shot
+ * sweep (firstfit_sweep.c) both hand smaller problems to it. */
+#define MP_FIRSTFIT_SMALL_N 256u
+
 typedef struct mp_firstfit mp_firstfit;
 
 /* An engine over items[0..n) (the array must outlive the engine and must

@@ -23,9 +23,8 @@
 
 #include <stdlib.h>
 
-/* Below this many items the engine's scan of one offset-sorted array
- * (SMALL_N in firstfit.c) is as fast as the sweep. */
-#define SWEEP_MIN_N 256u
+/* Up to MP_FIRSTFIT_SMALL_N items the engine's scan of one offset-sorted
+ * array is as fast as the sweep. */
 
 typedef struct sweep {
   mp_span_node *t;
@@ -137,7 +136,7 @@ mp_status mp_firstfit_solve_until(const mp_item *items, size_t n, const uint32_t
   bool by_start = true;
   for (size_t k = 1; k < n && by_start; k++)
     by_start = items[order[k - 1]].start <= items[order[k]].start;
-  if (by_start && n > SWEEP_MIN_N && n <= INT32_MAX) return sweep_solve(items, n, order, offsets);
+  if (by_start && n > MP_FIRSTFIT_SMALL_N && n <= INT32_MAX) return sweep_solve(items, n, order, offsets);
   mp_firstfit *ff = NULL;
   mp_status st = mp_firstfit_new(items, n, &ff);
   if (st != MP_OK) return st;
