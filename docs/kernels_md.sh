@@ -1,30 +1,94 @@
 #!/usr/bin/env bash
 # Regenerate docs/KERNELS.md, the kernels report: code size, arena sizes and
-# instructions per inference of every model memplan runs, on the Cortex-M55,
-# and the specialised kernels of module.target against the reference ones on
-# the Cortex-M55 and Cortex-M4F (tests/test_golden.c).
+# instructions per inference of every model memplan runs, on the Cortex-M55;
+# the specialised kernels of module.target against the reference ones on
+# the Cortex-M55 and Cortex-M4F (tests/test_golden.c); against TensorFlow
+# Lite Micro with Arm's CMSIS-NN on the same emulated cores; memory.in_place's
+# cost in instructions and the SVDF and LSTM models' speed-up
+# (`memplan profile`, docs/speed_profile.sh); and the speed targets, which
+# bench/speed_rows.sh then copies into bench/RESULTS.md.
 # The figures come from a passing run of the emit proof
-# (tests/suite_emit_proof.sh, which writes them with tests/emit/golden_report.py);
-# it needs ../shared/models, ../shared/golden, arm-none-eabi-gcc and
-# qemu-system-arm, and takes a few minutes.
+# (tests/suite_emit_proof.sh, which writes them with tests/emit/golden_report.py),
+# one run of tests/test_golden.c and the profiles; they need ../shared/models,
+# ../shared/golden, arm-none-eabi-gcc and qemu-system-arm, and take from
+# twenty minutes to an hour.
 #   docs/kernels_md.sh
+# Environment:
+#   TFLM_ANCHORS   TFLM + CMSIS-NN's instructions per operator, a CSV of
+#                  model,target,op_index,op_name,instructions (target M55 or
+#                  M4F, op_index -1 for one whole Invoke) with a README.md
+#                  beside it; default ../shared/anchors/tflm_cmsis_nn_per_op.csv.
+#                  Without it the comparison says it was not measured.
+#   IN_PLACE_MODES the memory.in_place values to profile ("false true").
+#   KERNELS_MD_KEEP=DIR  keep the measurements in DIR (the emit proof's
+#                  report, test_golden's tables, the profiles, the commit);
+#   KERNELS_MD_FROM=DIR  write the page from them instead of measuring
+#                  again, when nothing they depend on has changed since
+#                  (DIR/commit, and DIR/profiles/commit when the profiles
+#                  were measured at another commit); KERNELS_MD_STALE_OK=1
+#                  writes it anyway, the page saying which sources changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-make -s MODE=asan tests
-log=$(mktemp)
-MODE=asan EMIT_PROOF_REPORT="$PWD/docs/KERNELS.md" bash tests/suite_emit_proof.sh > "$log" 2>&1 ||
-  { tail -n 30 "$log"; rm -f "$log"; echo "kernels_md: the emit proof failed" >&2; exit 1; }
-rm -f "$log"
-test -s docs/KERNELS.md || { echo "kernels_md: the emit proof wrote no report" >&2; exit 1; }
-# the specialised kernels (module.target): tests/test_golden.c runs every
-# model on the emulated Cortex-M55 and Cortex-M4F lowered both ways
-rows=$(mktemp)
-log=$(mktemp)
-GOLDEN_TARGET_TABLE="$rows" build/asan/tests/test_golden > "$log" 2>&1 ||
-  { tail -n 30 "$log"; rm -f "$log" "$rows"; echo "kernels_md: test_golden failed" >&2; exit 1; }
-rm -f "$log"
-[ "$(grep -c '^| Cortex-M' "$rows")" -ge 2 ] ||
-  { rm -f "$rows"; echo "kernels_md: test_golden measured no target (toolchain or QEMU absent?)" >&2; exit 1; }
+anchors=${TFLM_ANCHORS:-../shared/anchors/tflm_cmsis_nn_per_op.csv}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { [ -f "$tmp/log" ] && tail -n 30 "$tmp/log"; echo "kernels_md: $*" >&2; exit 1; }
+m=$tmp/m # the measurements
+if [ -n "${KERNELS_MD_FROM:-}" ]; then
+  cp -r "$KERNELS_MD_FROM" "$m"
+  # valid while nothing they build, run or report has changed since the
+  # commit they were measured at (the profiles may name their own)
+  at=$(cat "$m/commit" 2>/dev/null) || fail "$KERNELS_MD_FROM/commit: absent"
+  [ -f "$m/profiles/commit" ] || cp "$m/commit" "$m/profiles/commit"
+  stale=
+  git diff --quiet "$at" -- src runtime cli include tests/emit tests/target tests/support \
+    tests/suite_emit_proof.sh tests/expected_refusals.txt tests/test_golden.c Makefile ||
+    stale="the emit proof and tests/test_golden.c's sources changed since $at"
+  git diff --quiet "$(cat "$m/profiles/commit")" -- src runtime cli include ||
+    stale="${stale:+$stale; }the profiles' sources changed since $(cat "$m/profiles/commit")"
+  if [ -n "$stale" ] && [ -z "${KERNELS_MD_STALE_OK:-}" ]; then
+    fail "$stale: measure again (unset KERNELS_MD_FROM), or KERNELS_MD_STALE_OK=1 to" \
+      "say so on the page"
+  fi
+else
+  make -s MODE=asan tests
+  mkdir -p "$m"
+  git rev-parse --short HEAD > "$m/commit"
+  MODE=asan EMIT_PROOF_REPORT="$m/KERNELS.md" bash tests/suite_emit_proof.sh > "$tmp/log" 2>&1 ||
+    fail "the emit proof failed"
+  # the specialised kernels (module.target): tests/test_golden.c runs every
+  # model on the emulated Cortex-M55 and Cortex-M4F lowered both ways, each
+  # image once whole and once timed op by op (-DPER_OP)
+  GOLDEN_TARGET_TABLE="$m/rows" GOLDEN_PER_OP=1 GOLDEN_OPS_TABLE="$m/ops" \
+    build/asan/tests/test_golden > "$tmp/log" 2>&1 || fail "test_golden failed"
+  docs/speed_profile.sh "$m/profiles" > "$tmp/log" 2>&1 || fail "docs/speed_profile.sh failed"
+  rm -f "$tmp/log"
+  if [ -n "${KERNELS_MD_KEEP:-}" ]; then
+    rm -rf "$KERNELS_MD_KEEP"
+    cp -r "$m" "$KERNELS_MD_KEEP"
+  fi
+fi
+test -s "$m/KERNELS.md" || fail "the emit proof wrote no report"
+[ "$(grep -c '^| Cortex-M' "$m/rows")" -ge 2 ] ||
+  fail "test_golden measured no target (toolchain or QEMU absent?)"
+[ -f "$m/profiles/commit" ] || cp "$m/commit" "$m/profiles/commit"
+# the header names the commits the figures were measured at
+python3 - "$m/KERNELS.md" "$(cat "$m/commit")" "$(cat "$m/profiles/commit")" "${stale:-}" \
+  > "$tmp/KERNELS.md" <<'PY'
+import re, sys
+page, at, pat, stale = sys.argv[1:]
+text = open(page).read()
+text, n = re.subn(r"at commit \w+\.  Do not edit by hand\.",
+                  f"at commit {at}.  Do not edit by hand.", text, count=1)
+if n != 1:
+    sys.exit("kernels_md: the emit proof's report names no commit")
+note = ""
+if pat != at:
+    note += f"  The `memplan profile` figures were measured at commit {pat}."
+if stale:
+    note += f"  The sources have changed since ({stale}): the figures are those commits'."
+sys.stdout.write(text.replace("Do not edit by hand.", "Do not edit by hand." + note, 1))
+PY
 {
   cat <<'EOF'
 
@@ -56,16 +120,10 @@ ratios below are ratios of instructions executed, not of time.
 | core | model | generic | target | ratio | text, generic | text, target | im2col scratch |
 | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |
 EOF
-  cat "$rows"
-} >> docs/KERNELS.md
-rm -f "$rows"
+  cat "$m/rows"
+} >> "$tmp/KERNELS.md"
 # each operator's kernel and instructions: the same runs, timed op by op
-ops=$(mktemp)
-log=$(mktemp)
-GOLDEN_PER_OP=1 GOLDEN_OPS_TABLE="$ops" build/asan/tests/test_golden > "$log" 2>&1 ||
-  { tail -n 30 "$log"; rm -f "$log" "$ops"; echo "kernels_md: test_golden (per op) failed" >&2; exit 1; }
-rm -f "$log"
-python3 - "$ops" >> docs/KERNELS.md <<'EOF'
+python3 - "$m/ops" >> "$tmp/KERNELS.md" <<'EOF'
 import sys
 rows = {}
 models = []
@@ -99,5 +157,14 @@ for model in models:
           f"| `{r.get('target_kernel', '-')}` "
           f"| {cell('Cortex-M55', 'target')} | {cell('Cortex-M4F', 'target')} |\n")
 EOF
-rm -f "$ops"
-echo "wrote docs/KERNELS.md"
+if [ -f "$anchors" ]; then
+  python3 docs/speed_md.py --rows "$m/rows" --ops "$m/ops" --profiles "$m/profiles" \
+    --anchors "$anchors" >> "$tmp/KERNELS.md"
+else
+  echo "kernels_md: no TFLM + CMSIS-NN figures ($anchors): the comparison says not measured" >&2
+  python3 docs/speed_md.py --rows "$m/rows" --ops "$m/ops" --profiles "$m/profiles" \
+    >> "$tmp/KERNELS.md"
+fi
+mv "$tmp/KERNELS.md" docs/KERNELS.md
+bench/speed_rows.sh docs/KERNELS.md bench/RESULTS.md
+echo "wrote docs/KERNELS.md and the kernels rows of bench/RESULTS.md"
