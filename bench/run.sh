@@ -9,6 +9,8 @@
 # targets rows in bench/RESULTS.md, keeping the rest of the page as it is;
 # its header then gains a line saying what that run measured and when, e.g.
 #   ./bench/run.sh --only in-place
+# The targets table's "kernels:" rows are not measured here: they are
+# docs/KERNELS.md's (docs/kernels_md.sh), copied by bench/speed_rows.sh.
 # MiniMalloc's public challenging instances are measured when MINIMALLOC_DIR
 # names a folder holding them (A.1048576.csv ... K.1048576.csv from
 # MiniMalloc's benchmarks/asplos2024); they are not part of the repository,
@@ -38,3 +40,6 @@ done
 # shellcheck disable=SC2086
 "$BUILD/bench" --compiler "${COMPILER:-unknown}" --flags "${FLAGS:-unknown}" \
   --before bench/before.md --out bench/RESULTS.md $held "$@"
+# the kernels' speed targets: docs/KERNELS.md's latest measurement
+# (docs/kernels_md.sh), not measured again here
+bench/speed_rows.sh docs/KERNELS.md bench/RESULTS.md

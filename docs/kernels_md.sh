@@ -24,8 +24,8 @@
 #                  report, test_golden's tables, the profiles, the commit);
 #   KERNELS_MD_FROM=DIR  write the page from them instead of measuring
 #                  again, when nothing they depend on has changed since
-#                  (DIR/commit, and DIR/profiles/commit when the profiles
-#                  were measured at another commit); KERNELS_MD_STALE_OK=1
+#                  (DIR/commit; DIR/proof.commit and DIR/profiles/commit
+#                  when those were measured at another); KERNELS_MD_STALE_OK=1
 #                  writes it anyway, the page saying which sources changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,13 +37,17 @@ m=$tmp/m # the measurements
 if [ -n "${KERNELS_MD_FROM:-}" ]; then
   cp -r "$KERNELS_MD_FROM" "$m"
   # valid while nothing they build, run or report has changed since the
-  # commit they were measured at (the profiles may name their own)
-  at=$(cat "$m/commit" 2>/dev/null) || fail "$KERNELS_MD_FROM/commit: absent"
+  # commit they were measured at: DIR/commit, or DIR/proof.commit for the
+  # emit proof's report and DIR/profiles/commit for the profiles
+  [ -f "$m/commit" ] || fail "$KERNELS_MD_FROM/commit: absent"
+  [ -f "$m/proof.commit" ] || cp "$m/commit" "$m/proof.commit"
   [ -f "$m/profiles/commit" ] || cp "$m/commit" "$m/profiles/commit"
   stale=
-  git diff --quiet "$at" -- src runtime cli include tests/emit tests/target tests/support \
-    tests/suite_emit_proof.sh tests/expected_refusals.txt tests/test_golden.c Makefile ||
-    stale="the emit proof and tests/test_golden.c's sources changed since $at"
+  git diff --quiet "$(cat "$m/proof.commit")" -- src runtime cli include tests/emit \
+    tests/target tests/support tests/suite_emit_proof.sh tests/expected_refusals.txt Makefile ||
+    stale="the emit proof's sources changed since $(cat "$m/proof.commit")"
+  git diff --quiet "$(cat "$m/commit")" -- src runtime include tests/test_golden.c ||
+    stale="${stale:+$stale; }tests/test_golden.c's sources changed since $(cat "$m/commit")"
   git diff --quiet "$(cat "$m/profiles/commit")" -- src runtime cli include ||
     stale="${stale:+$stale; }the profiles' sources changed since $(cat "$m/profiles/commit")"
   if [ -n "$stale" ] && [ -z "${KERNELS_MD_STALE_OK:-}" ]; then
@@ -71,18 +75,21 @@ fi
 test -s "$m/KERNELS.md" || fail "the emit proof wrote no report"
 [ "$(grep -c '^| Cortex-M' "$m/rows")" -ge 2 ] ||
   fail "test_golden measured no target (toolchain or QEMU absent?)"
+[ -f "$m/proof.commit" ] || cp "$m/commit" "$m/proof.commit"
 [ -f "$m/profiles/commit" ] || cp "$m/commit" "$m/profiles/commit"
 # the header names the commits the figures were measured at
-python3 - "$m/KERNELS.md" "$(cat "$m/commit")" "$(cat "$m/profiles/commit")" "${stale:-}" \
-  > "$tmp/KERNELS.md" <<'PY'
+python3 - "$m/KERNELS.md" "$(cat "$m/proof.commit")" "$(cat "$m/commit")" \
+  "$(cat "$m/profiles/commit")" "${stale:-}" > "$tmp/KERNELS.md" <<'PY'
 import re, sys
-page, at, pat, stale = sys.argv[1:]
+page, proof_at, at, pat, stale = sys.argv[1:]
 text = open(page).read()
 text, n = re.subn(r"at commit \w+\.  Do not edit by hand\.",
-                  f"at commit {at}.  Do not edit by hand.", text, count=1)
+                  f"at commit {proof_at}.  Do not edit by hand.", text, count=1)
 if n != 1:
     sys.exit("kernels_md: the emit proof's report names no commit")
 note = ""
+if at != proof_at:
+    note += f"  The tests/test_golden.c figures were measured at commit {at}."
 if pat != at:
     note += f"  The `memplan profile` figures were measured at commit {pat}."
 if stale:

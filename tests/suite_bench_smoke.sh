@@ -5,7 +5,7 @@
 # format of MiniMalloc's benchmarks) and writes a page with every table.  The numbers are not
 # checked: this is the benchmark's smoke test, not a benchmark.  Then
 # --only in-place on that page: only that section and its targets rows
-# change.
+# change.  Last, bench/speed_rows.sh copies the kernels' speed rows in.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${MEMPLAN_BUILD:-build/${MODE:-asan}}
@@ -90,6 +90,24 @@ fi
 [ $rc -eq 2 ] && echo "ok   --only refuses an unknown section" || { echo "FAIL --only unknown section gave $rc"; fail=1; }
 "$BENCH" --smoke --only in-place 2>/dev/null >/dev/null; rc=$?
 [ $rc -eq 2 ] && echo "ok   --only needs --out" || { echo "FAIL --only without --out gave $rc"; fail=1; }
+# bench/speed_rows.sh: the kernels' rows of a KERNELS.md's Speed targets
+# table go at the end of the page's targets table, once however often it
+# runs, saying where they come from; the rest of the page is kept
+printf '# k\n\nGenerated on 2026-01-02 at commit abc1234.\n\n## Speed targets\n\n| target | measured | |\n|---|---|---|\n| kernels: one | 3 of 4 | **FAIL** |\n\n## Next\n| kernels: not a target |\n' > "$tmp/K.md"
+cp "$tmp/RESULTS.md" "$tmp/R0.md"
+if bench/speed_rows.sh "$tmp/K.md" "$tmp/RESULTS.md" && bench/speed_rows.sh "$tmp/K.md" "$tmp/RESULTS.md"; then
+  [ "$(grep -c '^| kernels:' "$tmp/RESULTS.md")" = 1 ] &&
+    grep -q '^| kernels: one | 3 of 4 (docs/KERNELS.md of 2026-01-02, commit abc1234) | \*\*FAIL\*\* |$' "$tmp/RESULTS.md" &&
+    sed -n '/^## Targets/,/^## /p' "$tmp/RESULTS.md" | grep -v '^## ' | grep '^|' | tail -n 1 | grep -q '^| kernels: one' &&
+    diff <(grep -v '^| kernels:' "$tmp/R0.md") <(grep -v '^| kernels:' "$tmp/RESULTS.md") >/dev/null &&
+    echo "ok   speed_rows: the kernels' rows copied once, the rest kept" ||
+    { echo "FAIL speed_rows: the page is not as expected"; sed -n '/^## Targets/,/^## C/p' "$tmp/RESULTS.md"; fail=1; }
+else
+  echo "FAIL speed_rows exited with an error"; fail=1
+fi
+printf '# k\n' > "$tmp/K2.md"
+bench/speed_rows.sh "$tmp/K2.md" "$tmp/RESULTS.md" 2>/dev/null && { echo "FAIL speed_rows took a page without rows"; fail=1; } ||
+  echo "ok   speed_rows refuses a KERNELS.md without a Speed targets table"
 # a bad argument is a usage error
 "$BENCH" --frobnicate 2>/dev/null; rc=$?
 [ $rc -eq 2 ] && echo "ok   usage error" || { echo "FAIL usage error gave $rc"; fail=1; }
