@@ -80,6 +80,13 @@ mp_status cli_patch_graph(const mp_config *cfg, bool allow_unsupported, const mp
 mp_status cli_order_graph(const mp_config *cfg, bool rewrite, bool allow_unsupported,
                           mp_graph **g);
 
+/* memory.in_place size with depthwise convolutions run channel by channel
+ * (p->graph->n_serial_ops): p->speed_scratch, the scratch the same model
+ * needs planned as memory.in_place speed (cli/speed.c); nothing otherwise.
+ * Fails only with MP_ERR_NOMEM. */
+mp_status cli_speed_scratch(const mp_config *cfg, const mp_model *m, bool allow_unsupported,
+                            mp_plan *p);
+
 /* The summary line saying that memory.in_place's rewrites were not kept
  * (p->rewrites.saved; nothing when they were). */
 void cli_print_fold_note(const mp_plan *p, const mp_config *cfg);

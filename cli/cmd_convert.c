@@ -100,6 +100,8 @@ static mp_status plan_model(cli *c, const mp_config *cfg, const mp_graph *g, con
   mem.progress = c->progress;
   mp_status st = mp_plan_build_rewritten(g, plain, &cfg->platform, &mem, &c->sink, plan);
   if (st == MP_OK) st = mp_plan_verify(*plan, &c->sink);
+  /* memory.in_place size: what speed would need, for the summary */
+  if (st == MP_OK) st = cli_speed_scratch(cfg, g->model, cfg->allow_unsupported, *plan);
   return st;
 }
 

@@ -196,6 +196,8 @@ int cmd_plan(cli *c, int argc, char **argv) {
     st = mp_plan_build_rewritten(g, plain, &cfg->platform, &cfg->memory, &c->sink, &plan);
   }
   if (st == MP_OK) st = mp_plan_verify(plan, &c->sink);
+  /* memory.in_place size: what speed would need, for the summary */
+  if (st == MP_OK) st = cli_speed_scratch(cfg, m, true, plan);
   rc = cli_exit_code(st);
   if (st == MP_OK) {
     if (json) {

@@ -1225,6 +1225,11 @@ typedef struct mp_plan {
   bool in_place;            /* memory.in_place: tensors may share bytes
                                where the kernels' overlap contracts allow */
   mp_in_place_mode in_place_mode; /* memory.in_place as configured */
+  /* memory.in_place size with channel-serial depthwise convolutions
+   * (graph->n_serial_ops): the scratch bytes the same model needs with
+   * memory.in_place speed (no channel-serial kernel), when the caller
+   * planned it too (convert and plan do), else 0. */
+  uint64_t speed_scratch;
   /* memory.in_place never leaves a scratch arena above its tensor-level
    * bound when another planner reaches it: when the requested planner's
    * layout of a scratch arena in one memory ends above that bound

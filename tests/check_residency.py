@@ -44,6 +44,24 @@ def problems(path):
         return
     m = rep["model"]
     ops, tensors, arenas = rep["ops"], rep["tensors"], rep["arenas"]
+    pl = rep["planner"]
+    if ("in_place_mode" in pl) != bool(pl.get("in_place")):
+        yield f"planner: in_place {pl.get('in_place')} with in_place_mode {pl.get('in_place_mode')}"
+    serial = [o["index"] for o in ops if "_serial" in (o.get("kernel") or "")]
+    cs = pl.get("channel_serial")
+    if cs is None and serial:
+        yield f"ops {serial} run channel by channel, and planner.channel_serial is absent"
+    if cs is not None:
+        if pl.get("in_place_mode") != "size":
+            yield f"planner.channel_serial with in_place_mode {pl.get('in_place_mode')}"
+        if cs["ops"] != serial:
+            yield f"planner.channel_serial.ops {cs['ops']}, the ops' kernels say {serial}"
+        if not cs["inplace_bound"] < cs["inplace_bound_before"]:
+            yield ("channel-serial kernels did not lower the in-place bound "
+                   f"({cs['inplace_bound_before']} -> {cs['inplace_bound']})")
+        scratch = sum(a["size"] for a in arenas if a["role"] == "scratch")
+        if cs["scratch"] != scratch:
+            yield f"planner.channel_serial.scratch {cs['scratch']}, the scratch arenas add up to {scratch}"
     if m["ops"] != len(ops):
         yield f"model.ops is {m['ops']} but ops lists {len(ops)}"
     if [o["index"] for o in ops] != list(range(len(ops))):

@@ -8,8 +8,12 @@
 #     no operator runs a channel-serial kernel, and the scratch arena is
 #     the in-place bound size reports from before its channel-serial
 #     choice, reached; size needs less;
+#   - the residency report says which way (planner.in_place_mode), and
+#     size's planner.channel_serial.speed_scratch, which the summary gives
+#     too, is the scratch of speed's own plan;
 #   - every corpus model: speed runs no channel-serial kernel, and where
-#     size runs none either, speed writes size's module byte for byte;
+#     size runs none either, speed writes size's module byte for byte (the
+#     residency report but for planner.in_place_mode);
 #   - a bad value, in the file or on the command line, is an error naming
 #     memory.in_place, its line and column and the accepted values, exit
 #     2, and no module folder is written.
@@ -55,6 +59,27 @@ for m in "${kws_models[@]}"; do
     convert "$m" $target speed "$tmp/speed" || bad "$name $target speed: convert exit $?"
     diff -r "$tmp/size" "$tmp/speed" > /dev/null && bad "$name $target: speed writes size's module"
   done
+  "$MEMPLAN" plan "$m" --memory.in_place=size --json > "$tmp/size.json" 2>/dev/null || bad "$name: plan size --json exit $?"
+  "$MEMPLAN" plan "$m" --memory.in_place=speed --json > "$tmp/speed.json" 2>/dev/null || bad "$name: plan speed --json exit $?"
+  "$MEMPLAN" plan "$m" --memory.in_place=true --json > "$tmp/true.json" 2>/dev/null || bad "$name: plan true --json exit $?"
+  python3 tests/check_residency.py "$tmp/size.json" "$tmp/speed.json" > "$tmp/check.txt" || bad "$name: $(cat "$tmp/check.txt")"
+  python3 - "$tmp" "$name" <<'PY' || fail=1
+import json, sys
+t, name = sys.argv[1:]
+size, speed, true = (json.load(open(t + f)) for f in ("/size.json", "/speed.json", "/true.json"))
+bad = []
+if (size["planner"].get("in_place_mode"), speed["planner"].get("in_place_mode"), true["planner"].get("in_place_mode")) != ("size", "speed", "size"):
+    bad.append("planner.in_place_mode is not size / speed / size")
+cs = size["planner"].get("channel_serial")
+scratch = lambda r: sum(a["size"] for a in r["arenas"] if a["role"] == "scratch")
+if not cs: bad.append("size has no planner.channel_serial")
+elif cs.get("speed_scratch") != scratch(speed) or cs["scratch"] != scratch(size):
+    bad.append("channel_serial %s; the plans' scratch: size %d, speed %d" % (cs, scratch(size), scratch(speed)))
+if "channel_serial" in speed["planner"]: bad.append("speed has planner.channel_serial")
+for x in bad: print("FAIL %s: %s" % (name, x))
+if bad: sys.exit(1)
+print("ok   %s: the reports say size / speed, and size's speed_scratch %d is speed's plan" % (name, scratch(speed)))
+PY
   "$MEMPLAN" plan "$m" --memory.in_place=size > "$tmp/size.txt" 2>/dev/null || bad "$name: plan size exit $?"
   "$MEMPLAN" plan "$m" --memory.in_place speed > "$tmp/speed.txt" 2>/dev/null || bad "$name: plan speed exit $?"
   before=$(sed -n 's/.*lowers the in-place bound from \([0-9]*\) to .*/\1/p' "$tmp/size.txt")
@@ -72,6 +97,10 @@ for m in "${kws_models[@]}"; do
   else
     ok "$name: speed runs no channel-serial kernel and needs $s_speed bytes, the in-place bound without them, reached; size $s_size"
   fi
+  grep -q "memory.in_place: speed keeps their pixel-order kernels and needs $s_speed bytes of scratch, $((s_speed - s_size)) more than these $s_size" "$tmp/size.txt" &&
+    grep -q '^in place  memory.in_place: size' "$tmp/size.txt" && grep -q '^in place  memory.in_place: speed' "$tmp/speed.txt" &&
+    ok "$name: the summaries say which way, and size's what speed needs" ||
+    bad "$name: the summaries do not say which way, or size's not what speed needs"
 done
 
 # every corpus model: speed runs no channel-serial kernel; where size runs
@@ -88,7 +117,12 @@ if [ -d "$MODELS" ]; then
     if grep -q '_serial' "$tmp/speed/m_residency.json"; then
       bad "$name: speed runs a channel-serial kernel"
     elif ! grep -q '_serial' "$tmp/size/m_residency.json"; then
-      if diff -r "$tmp/size" "$tmp/speed" > /dev/null; then same=$((same + 1))
+      # the same files, the residency reports but for the mode they name
+      if diff -r -x m_residency.json "$tmp/size" "$tmp/speed" > /dev/null &&
+         python3 -c 'import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert (a["planner"].pop("in_place_mode"), b["planner"].pop("in_place_mode")) == ("size", "speed")
+assert a == b' "$tmp/size/m_residency.json" "$tmp/speed/m_residency.json"; then same=$((same + 1))
       else bad "$name: no channel-serial kernel with size, yet speed writes another module"; fi
     fi
   done

@@ -247,7 +247,33 @@ static void put_header(report *r) {
   report_esc(b, p->planner);
   mp_buf_puts(b, "</code> &middot; options: <code>");
   put_options(r);
-  mp_buf_puts(b, "</code></dd>\n<dt>platform</dt><dd><code id=\"platform\">");
+  mp_buf_puts(b, "</code></dd>\n");
+  if (p->in_place) {
+    /* memory.in_place: which way, and what size's channel-serial kernels
+     * cost and save */
+    mp_buf_printf(b, "<dt>in place</dt><dd><code id=\"in-place\">%s</code> &middot; %s",
+                  mp_in_place_mode_name(p->in_place_mode),
+                  p->in_place_mode == MP_IN_PLACE_SPEED
+                      ? "every operator keeps its fastest kernel"
+                      : "the smallest scratch: a depthwise convolution runs channel by channel "
+                        "(slower) where that lowers the in-place bound");
+    if (g->n_serial_ops) {
+      mp_buf_printf(b, "; here op%s", g->n_serial_ops > 1 ? "s" : "");
+      const char *sep = " ";
+      for (uint32_t o = 0; o < g->n_ops; o++)
+        if (g->ops[o].channel_serial) {
+          mp_buf_printf(b, "%s%u", sep, o);
+          sep = ", ";
+        }
+      uint64_t sc = mp_plan_scratch_bytes(p);
+      if (p->speed_scratch > sc)
+        mp_buf_printf(b, " (<code>speed</code> needs %llu B of scratch, %llu B more)",
+                      (unsigned long long)p->speed_scratch,
+                      (unsigned long long)(p->speed_scratch - sc));
+    }
+    mp_buf_puts(b, "</dd>\n");
+  }
+  mp_buf_puts(b, "<dt>platform</dt><dd><code id=\"platform\">");
   report_esc(b, p->platform.name);
   mp_buf_printf(b, "</code> &middot; min alignment %u B &middot; symbol prefix <code>",
                 p->platform.min_alignment);

@@ -251,7 +251,24 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
       json_object_set_new(opts, k, json_integer(mp_option_get(pl, p->options, p->n_options, k, 0)));
   }
   json_object_set_new(planner, "options", opts);
-  if (p->in_place) json_object_set_new(planner, "in_place", json_true());
+  if (p->in_place) {
+    json_object_set_new(planner, "in_place", json_true());
+    json_object_set_new(planner, "in_place_mode",
+                        json_string(mp_in_place_mode_name(p->in_place_mode)));
+  }
+  if (p->graph->n_serial_ops) {
+    /* memory.in_place size: the depthwise convolutions run channel by
+     * channel, and the scratch speed needs without them */
+    json_t *cs = json_object(), *ops = json_array();
+    for (uint32_t o = 0; o < p->graph->n_ops; o++)
+      if (p->graph->ops[o].channel_serial) json_array_append_new(ops, jint(o));
+    json_object_set_new(cs, "ops", ops);
+    json_object_set_new(cs, "inplace_bound_before", jint(p->graph->serial_bound_before));
+    json_object_set_new(cs, "inplace_bound", jint(p->graph->serial_bound));
+    json_object_set_new(cs, "scratch", jint(mp_plan_scratch_bytes(p)));
+    if (p->speed_scratch) json_object_set_new(cs, "speed_scratch", jint(p->speed_scratch));
+    json_object_set_new(planner, "channel_serial", cs);
+  }
   if (p->rewrites.saved) {
     /* the graph without memory.in_place's rewrites planned smaller */
     json_t *nk = json_object();
@@ -493,7 +510,8 @@ static void human_bytes(uint64_t v, char *buf, size_t n) {
 
 /* The kernel every operator runs, as the lowering chose it for the
  * graph's target, and the op-local scratch it asked for. */
-static void put_kernels(mp_buf *b, const mp_graph *g) {
+static void put_kernels(mp_buf *b, const mp_plan *p) {
+  const mp_graph *g = p->graph;
   /* in another order than the model's, each operator's model index too */
   mp_buf_printf(b, "\nkernels for target %s%s\n%-4s %s%-20s %-30s %10s\n", mp_target_name(g->target),
                 g->reordered ? ", in the order run (memory.op_order)" : "", "op",
@@ -526,8 +544,19 @@ static void put_kernels(mp_buf *b, const mp_graph *g) {
       }
     mp_buf_printf(b, ": each output lies on its input, with a one-channel temporary (the "
                      "scratch above), which lowers the in-place bound from %llu to %llu bytes; "
-                     "slower than the reference depthwise kernel (strided writes)\n",
-                  (unsigned long long)g->serial_bound_before, (unsigned long long)g->serial_bound);
+                     "slower than the depthwise kernel%s in pixel order (strided writes)",
+                  (unsigned long long)g->serial_bound_before, (unsigned long long)g->serial_bound,
+                  g->n_serial_ops > 1 ? "s" : "");
+    uint64_t sc = mp_plan_scratch_bytes(p), sp = p->speed_scratch;
+    if (sp > sc)
+      mp_buf_printf(b, "; memory.in_place: speed keeps their pixel-order kernels and needs %llu bytes of "
+                       "scratch, %llu more than these %llu",
+                    (unsigned long long)sp, (unsigned long long)(sp - sc), (unsigned long long)sc);
+    else if (sp)
+      mp_buf_printf(b, "; memory.in_place: speed keeps their pixel-order kernels and needs %llu bytes of "
+                       "scratch, no more than these %llu",
+                    (unsigned long long)sp, (unsigned long long)sc);
+    mp_buf_puts(b, "\n");
   }
 }
 
@@ -740,6 +769,13 @@ char *mp_plan_summary_shared(const mp_plan *p, const char *prefix, int verbose,
                   mp_platform_memory_name(pf, a->source_memory), (unsigned long long)a->total_size,
                   (unsigned long long)a->used, lb, a->n_tensors);
   }
+  if (p->in_place)
+    mp_buf_printf(&b, "in place  memory.in_place: %s\n",
+                  p->in_place_mode == MP_IN_PLACE_SPEED
+                      ? "speed, every operator keeps its fastest kernel (no depthwise convolution "
+                        "runs channel by channel)"
+                      : "size, the smallest scratch (a depthwise convolution runs channel by "
+                        "channel, slower, where that lowers the in-place bound)");
   for (uint32_t i = 0; p->in_place && i < p->n_arenas; i++) {
     const mp_arena *a = &p->arenas[i];
     if (a->role != MP_ROLE_SCRATCH) continue;
@@ -870,7 +906,7 @@ char *mp_plan_summary_shared(const mp_plan *p, const char *prefix, int verbose,
     }
     mp_buf_puts(&b, "), copied from there at boot\n");
   }
-  put_kernels(&b, g);
+  put_kernels(&b, p);
   if (verbose >= 2) {
     size_t nw = 0;
     for (uint32_t t = 0; t < p->n_allocs; t++)
