@@ -12,7 +12,11 @@
  * high-water mark.  --json prints the same as one JSON object.  When the
  * module runs a patched stage (memory.patch), the same profile runs again
  * with memory.patch off and the stage's and the run's instructions are
- * printed against the unpatched module's: the halos' cost.
+ * printed against the unpatched module's: the halos' cost.  When it runs
+ * depthwise convolutions channel by channel (memory.in_place size), the
+ * same profile runs again with memory.in_place speed and the run's
+ * instructions and the scratch bytes are printed against speed's: the
+ * price of the smaller arena.
  *
  * The figures are instructions, not cycles: QEMU's -icount counts one per
  * instruction whatever it costs on silicon.  On hardware the module's
@@ -171,6 +175,53 @@ static bool profile_unpatched(int argc, char **argv, const char *dir, const json
   return h->have;
 }
 
+/* memory.in_place size's price: when the module runs depthwise
+ * convolutions channel by channel (the residency report's
+ * planner.channel_serial), the same profile with memory.in_place speed
+ * (this program again, as a child, with --json; the later override wins),
+ * against this run, with the scratch bytes the report gives for both. */
+typedef struct serial_cost {
+  bool have;
+  const json_t *ops;        /* the channel-serial operators (the report's) */
+  unsigned long long scratch, speed_scratch, speed_run;
+} serial_cost;
+
+static bool profile_speed(int argc, char **argv, const char *dir, const json_t *cs,
+                          serial_cost *s) {
+  char **a = calloc((size_t)argc + 8, sizeof *a);
+  if (!a) return false;
+  int n = 0;
+  a[n++] = "/proc/self/exe";
+  a[n++] = "profile";
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) continue;
+    if (!strcmp(argv[i], "--keep")) {
+      i++;
+      continue;
+    }
+    a[n++] = argv[i];
+  }
+  a[n++] = "--memory.in_place";
+  a[n++] = "speed";
+  a[n++] = "--json";
+  a[n] = NULL;
+  char out[2 * PATH_MAX], err[2 * PATH_MAX];
+  (void)fmt_path(out, sizeof out, "%s/speed.json", dir);
+  (void)fmt_path(err, sizeof err, "%s/speed.log", dir);
+  int rc = run_split(a, out, err);
+  free(a);
+  json_error_t je;
+  json_t *j = rc == 0 ? json_load_file(out, 0, &je) : NULL;
+  if (!j) return false;
+  s->ops = json_object_get(cs, "ops");
+  s->scratch = (unsigned long long)json_integer_value(json_object_get(cs, "scratch"));
+  s->speed_scratch = (unsigned long long)json_integer_value(json_object_get(cs, "speed_scratch"));
+  s->speed_run = (unsigned long long)json_integer_value(json_object_get(j, "instructions_run"));
+  json_decref(j);
+  s->have = s->speed_run > 0;
+  return s->have;
+}
+
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
   (void)st, (void)flag, (void)ftw;
   return remove(path);
@@ -309,7 +360,10 @@ int cmd_profile(cli *c, int argc, char **argv) {
              "instructions and share, the total, the code, read-only and RAM sizes and\n"
              "the stack's high-water mark.  Instructions, not cycles.  A module with a\n"
              "patched stage (memory.patch) is profiled again with memory.patch off, and\n"
-             "the stage's and the run's instructions are compared.\n\n"
+             "the stage's and the run's instructions are compared; one whose depthwise\n"
+             "convolutions run channel by channel (memory.in_place size) is profiled\n"
+             "again with memory.in_place speed, and the scratch it saves is set against\n"
+             "the instructions it costs.\n\n"
              "  --board B    %s (default mps3-an547); the module is\n"
              "               converted for the board's core unless --module.target is given\n"
              "  --input F    the bytes of graph input i (once per input, in order); default\n"
@@ -569,6 +623,20 @@ int cmd_profile(cli *c, int argc, char **argv) {
       rc = CLI_EXIT_FAIL;
     }
   }
+  serial_cost sc;
+  memset(&sc, 0, sizeof sc);
+  const char *ip_mode = json_string_value(json_object_get(json_object_get(res, "planner"), "in_place_mode"));
+  if (rc == CLI_EXIT_OK) {
+    /* depthwise convolutions channel by channel: the same module with
+     * memory.in_place speed, for their price in instructions */
+    const json_t *cs = json_object_get(json_object_get(res, "planner"), "channel_serial");
+    if (cs && !profile_speed(argc, argv, dir, cs, &sc)) {
+      fprintf(stderr, "memplan profile: the run with memory.in_place speed failed (log: %s/speed.log)\n",
+              dir);
+      keep = keep ? keep : dir;
+      rc = CLI_EXIT_FAIL;
+    }
+  }
   if (rc == CLI_EXIT_OK) {
     json_t *ops = json_object_get(res, "ops");
     size_t n_ops = json_array_size(ops);
@@ -624,6 +692,25 @@ int cmd_profile(cli *c, int argc, char **argv) {
                                       (double)hc.base_run));
         json_object_set_new(jp, "extra_macs_percent", json_real(hc.extra_macs_percent));
         json_object_set_new(o, "patch", jp);
+      }
+      json_object_set_new(o, "in_place_mode", json_string(ip_mode ? ip_mode : "false"));
+      if (sc.have) {
+        json_t *ji = json_object();
+        json_object_set_new(ji, "mode", json_string("size"));
+        json_object_set_new(ji, "channel_serial_ops", json_deep_copy(sc.ops));
+        json_object_set_new(ji, "scratch", json_integer((json_int_t)sc.scratch));
+        if (sc.speed_scratch) {
+          json_object_set_new(ji, "speed_scratch", json_integer((json_int_t)sc.speed_scratch));
+          json_object_set_new(ji, "saved_bytes",
+                              json_integer((json_int_t)sc.speed_scratch - (json_int_t)sc.scratch));
+        }
+        json_object_set_new(ji, "speed_instructions_run", json_integer((json_int_t)sc.speed_run));
+        json_object_set_new(ji, "extra_instructions",
+                            json_integer((json_int_t)total - (json_int_t)sc.speed_run));
+        json_object_set_new(ji, "extra_instructions_percent",
+                            json_real(100.0 * ((double)total - (double)sc.speed_run) /
+                                      (double)sc.speed_run));
+        json_object_set_new(o, "in_place", ji);
       }
       char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
       if (text) puts(text);
@@ -682,6 +769,32 @@ int cmd_profile(cli *c, int argc, char **argv) {
                hc.first, hc.last, hc.rows, hc.cols, s1, s2, a, s3,
                100.0 * ((double)total - (double)hc.base_run) / (double)hc.base_run,
                hc.extra_macs_percent);
+      }
+      if (sc.have) {
+        char ops_s[256] = "", s1[32], s2[32], s3[32], s4[32];
+        size_t k = 0;
+        for (size_t i = 0; i < json_array_size(sc.ops) && k + 24 < sizeof ops_s; i++)
+          k += (size_t)snprintf(ops_s + k, sizeof ops_s - k, "%s%lld", i ? ", " : "",
+                                (long long)json_integer_value(json_array_get(sc.ops, i)));
+        long long extra = (long long)total - (long long)sc.speed_run;
+        put_thousands(s1, sizeof s1, (unsigned long long)(extra < 0 ? -extra : extra));
+        put_thousands(s2, sizeof s2, sc.speed_run);
+        put_thousands(s3, sizeof s3, sc.scratch);
+        put_thousands(s4, sizeof s4, sc.speed_scratch);
+        if (sc.speed_scratch > sc.scratch) {
+          char s5[32];
+          put_thousands(s5, sizeof s5, sc.speed_scratch - sc.scratch);
+          printf("in_place  size saves %s B over speed (%s against %s B of scratch) for %s%s\n"
+                 "          instructions (%+.1f %%; speed runs %s): op%s %s channel by channel\n",
+                 s5, s3, s4, extra < 0 ? "-" : "+", s1,
+                 100.0 * (double)extra / (double)sc.speed_run, s2,
+                 json_array_size(sc.ops) > 1 ? "s" : "", ops_s);
+        } else {
+          printf("in_place  size: op%s %s channel by channel, %s%s instructions (%+.1f %%) against "
+                 "speed's %s\n",
+                 json_array_size(sc.ops) > 1 ? "s" : "", ops_s, extra < 0 ? "-" : "+", s1,
+                 100.0 * (double)extra / (double)sc.speed_run, s2);
+        }
       }
       printf("note      instructions, not cycles: QEMU -icount counts one per instruction, with "
              "no\n          wait states or caches, and an MVE or SIMD instruction counts as one\n");

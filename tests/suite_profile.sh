@@ -11,6 +11,10 @@
 #   - a module with a patched stage (memory.patch auto) is profiled again
 #     with memory.patch off: the stage's and the run's instructions against
 #     that run's, as a separate memory.patch off profile gives them;
+#   - with memory.in_place size, whose depthwise convolutions run channel
+#     by channel, the module is profiled again with speed: the price in
+#     instructions is a separate speed profile's, and the bytes saved are
+#     the speed module's scratch (its residency report) less this one's;
 #   - --input feeds the given bytes (a file of the wrong size is refused
 #     by the run, naming the input);
 #   - a missing emulator or toolchain is an error naming the Debian
@@ -132,6 +136,52 @@ PY
   [ $? = 0 ] || fail=1
 else
   bad "memory.patch auto: $(cat "$tmp/pt/a.err" "$tmp/pt/off.err" "$tmp/pt/t.err")"
+fi
+
+# memory.in_place size: the channel-serial operators' price, against a
+# separate speed profile and the speed module's own scratch
+if "$MEMPLAN" profile --path $cfg --memory.in_place size --json > "$tmp/ip.json" 2> "$tmp/ip.err" &&
+   "$MEMPLAN" profile --path $cfg --memory.in_place=speed --json > "$tmp/sp.json" 2> "$tmp/sp.err" &&
+   "$MEMPLAN" profile --path $cfg --memory.in_place=size > "$tmp/ip.txt" 2> "$tmp/ipt.err" &&
+   "$MEMPLAN" convert --path $cfg --module.path "$tmp/ms" --module.target cortex-m55 --memory.in_place speed \
+     --memory.dump-residency-json --quiet > /dev/null 2> "$tmp/ms.err"; then
+  python3 - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+a, s, off = (json.load(open(t + f)) for f in ("/ip.json", "/sp.json", "/a.json"))
+txt = open(t + "/ip.txt").read()
+ms = json.load(open(t + "/ms/kws_residency.json"))
+bad = []
+i = a.get("in_place")
+if not i: sys.exit("FAIL memory.in_place size: the profile has no in_place figures")
+if (a["in_place_mode"], s["in_place_mode"], off["in_place_mode"]) != ("size", "speed", "false"):
+    bad.append("in_place_mode %s / %s / %s" % (a["in_place_mode"], s["in_place_mode"], off["in_place_mode"]))
+if "in_place" in s or "in_place" in off: bad.append("speed or off has in_place figures")
+serial = [o["index"] for o in a["ops"] if "_serial" in (o["kernel"] or "")]
+if not serial or i["channel_serial_ops"] != serial:
+    bad.append("channel_serial_ops %s, the kernels say %s" % (i["channel_serial_ops"], serial))
+if any("_serial" in (o["kernel"] or "") for o in s["ops"]): bad.append("speed runs a channel-serial kernel")
+if i["speed_instructions_run"] != s["instructions_run"]:
+    bad.append("speed run %d, the speed profile's %d" % (i["speed_instructions_run"], s["instructions_run"]))
+extra = a["instructions_run"] - s["instructions_run"]
+if i["extra_instructions"] != extra or extra <= 0: bad.append("extra %d, want %d > 0" % (i["extra_instructions"], extra))
+want = 100.0 * extra / s["instructions_run"]
+if abs(i["extra_instructions_percent"] - want) > 1e-6: bad.append("extra %% %f, want %f" % (i["extra_instructions_percent"], want))
+speed_scratch = sum(x["size"] for x in ms["arenas"] if x["role"] == "scratch")
+if i.get("speed_scratch") != speed_scratch:
+    bad.append("speed_scratch %s, the speed module's scratch arenas %d" % (i.get("speed_scratch"), speed_scratch))
+if not 0 < i.get("saved_bytes", 0) == speed_scratch - i["scratch"]: bad.append("saved_bytes %s" % i.get("saved_bytes"))
+line = "in_place  size saves {:,} B over speed ({:,} against {:,} B of scratch) for +{:,}".format(
+    i["saved_bytes"], i["scratch"], speed_scratch, extra)
+if line not in txt: bad.append("no line %r" % line)
+for x in bad: print("FAIL " + x)
+if bad: sys.exit(1)
+print("ok   kws, memory.in_place size (ops %s channel by channel): %d B less scratch than speed for %+d instructions (%+.1f %%)"
+      % (serial, i["saved_bytes"], extra, want))
+PY
+  [ $? = 0 ] || fail=1
+else
+  bad "memory.in_place size: $(cat "$tmp/ip.err" "$tmp/sp.err" "$tmp/ipt.err" "$tmp/ms.err")"
 fi
 
 # errors
