@@ -101,7 +101,7 @@ fi
 gen_rc=0
 "$OUT/proof_gen" "$OUT" --models "$MODELS" --golden "$GOLDEN" --example examples/kws/kws.tflite \
   "${FILTER_ARGS[@]}" > "$OUT/gen.log" 2>&1 || gen_rc=$?
-grep -E '^(NOTICE|FAIL|skip|proof_gen|golden|patch|refused)' "$OUT/gen.log"
+grep -E '^(NOTICE|FAIL|skip|proof_gen|golden|patch|speed|refused)' "$OUT/gen.log"
 # judged by its exit status too: a sanitizer report at exit is a failure
 # however the result lines read
 [ "$gen_rc" = 0 ] || { tail -n 30 "$OUT/gen.log"; echo "FAIL: module generation exited $gen_rc"; exit 1; }
@@ -111,20 +111,22 @@ n_golden=$(wc -l < "$OUT/golden.txt")
 n_planners=$(sed -n 's/^proof_gen: .*, \([0-9]*\) planners,.*/\1/p' "$OUT/gen.log")
 # every model with golden data runs against it, every planner, constants
 # cold, staged and cold with memory.in_place, and converted for
-# module.target cortex-m55 (first planner, cold, staged and in place),
+# module.target cortex-m55 (first planner, cold, staged and in place, and
+# in place with memory.in_place speed where size runs depthwise
+# convolutions channel by channel),
 # but the expected refusals (tests/expected_refusals.txt; proof_gen checks
 # that memplan refuses them as listed)
 . tests/support/refusals.sh
 if [ -d "$MODELS" ] && [ -d "$GOLDEN" ] && [ -z "${EMIT_PROOF_FILTER:-}" ]; then
   want=$(for d in "$GOLDEN"/*/; do m=$(basename "$d"); [ -f "$MODELS/$m.tflite" ] || continue
            [ -z "$(refusal_of "$m")" ] || continue
-           extra=$(grep -c "^patch $m: " "$OUT/gen.log" || true)
+           extra=$(grep -c "^\(patch\|speed\) $m: " "$OUT/gen.log" || true)
            echo "$m: $((3 * n_planners + 3 + extra)) modules"; done)
   got=$(sed -n 's/^golden \(.*\)$/\1/p' "$OUT/gen.log" | sort)
   [ "$want" = "$got" ] || { printf 'FAIL: golden models\nwant:\n%s\ngot:\n%s\n' "$want" "$got"; exit 1; }
 fi
 n_gmodels=$(cut -d' ' -f3 "$OUT/golden.txt" | sort -u | wc -l)
-stamp "generated $n_modules modules; $n_golden of them ($n_gmodels models x ($n_planners planners x cold/staged/in place + target cortex-m55 x cold/staged/in place)) also run with their kernels against TFLM"
+stamp "generated $n_modules modules; $n_golden of them ($n_gmodels models x ($n_planners planners x cold/staged/in place + target cortex-m55 x cold/staged/in place, and in place speed where size runs channel-serial kernels)) also run with their kernels against TFLM"
 
 # ---- 2. build ---------------------------------------------------------------
 # The probe builds favour compile speed (-O0 host, -O1 target: the probe is

@@ -29,7 +29,9 @@
  * tensor names: golden.h's golden_model), and each of its modules with
  * constants cold, staged and in place, for every planner (and, converted for
  * module.target cortex-m55 with the first planner, three more: the
- * specialised kernels, <prefix>_m55), gets probe/golden.c: the
+ * specialised kernels, <prefix>_m55; and, when memory.in_place there runs
+ * depthwise convolutions channel by channel, a fourth with memory.in_place
+ * speed, <model>_speed, which runs none), gets probe/golden.c: the
  * module's own sources in one translation unit, compiled with its
  * kernels (<P>_WITH_KERNELS), and adapters to golden.h.  The first
  * planner's cold module of each model also carries the wrong-kernel test
@@ -1272,18 +1274,22 @@ static bool one_module(const char *model_name, const mp_graph *g, const mp_plann
 
 /* The graph memory.in_place plans, as convert builds it: PADs folded into
  * their convolutions, copies made views, depthwise convolutions channel by
- * channel where that lowers the in-place bound; kernels prepared for
- * `target`. */
-static mp_graph *inplace_graph(const char *name, mp_model *m, mp_target target) {
+ * channel where that lowers the in-place bound (size, and true) or none
+ * (speed); kernels prepared for `target`. */
+static mp_graph *inplace_graph_as(const char *name, mp_model *m, mp_target target, bool speed) {
   mp_graph *g = NULL;
   mp_graph_options o = {.alias_views = true, .fold_pads = true, .sub_views = true,
-                        .serial_depthwise = true};
+                        .serial_depthwise = !speed, .fast_kernels = speed};
   if (mp_graph_build(m, 0, &o, NULL, &g) != MP_OK) die("%s: no in-place graph", name);
   g->target = target;
   mp_status st = mp_kernels_prepare(g, false, NULL);
   if (st == MP_ERR_UNSUPPORTED) st = mp_kernels_prepare(g, true, NULL);
   if (st != MP_OK) die("%s: mp_kernels_prepare (in place): %s", name, mp_status_str(st));
   return g;
+}
+
+static mp_graph *inplace_graph(const char *name, mp_model *m, mp_target target) {
+  return inplace_graph_as(name, m, target, false);
 }
 
 /* --filter REGEX: only the models whose name matches (a quick proof of
@@ -1381,7 +1387,19 @@ static void model_modules(const char *name, mp_model *m, bool broken) {
     mp_graph_free(&g);
     g = inplace_graph(name, m, MP_TARGET_CORTEX_M55);
     one_module(name, g, mp_planner_at(0), C_INPLACE, false, gmodel);
+    bool serial = g->n_serial_ops > 0;
     mp_graph_free(&g);
+    /* memory.in_place speed, where it differs from size (depthwise
+     * convolutions run channel by channel there): its module too */
+    if (serial) {
+      g = inplace_graph_as(name, m, MP_TARGET_CORTEX_M55, true);
+      if (g->n_serial_ops) die("%s: memory.in_place speed ran a channel-serial kernel", name);
+      char nm[96];
+      snprintf(nm, sizeof nm, "%s_speed", name);
+      one_module(nm, g, mp_planner_at(0), C_INPLACE, false, gmodel);
+      printf("speed %s: %s\n", name, mp_target_name(g->target));
+      mp_graph_free(&g);
+    }
     /* memory.patch auto: when it runs a stage of the model tile by tile,
      * the patched graph's modules (first planner, in place; generic and
      * cortex-m55), probed and run against TFLM */
