@@ -100,6 +100,8 @@ if [ -d "$MODELS" ]; then
     "$(sed -n 's/.*lowers the in-place bound from \([0-9]*\) to .*/\1/p' "$out/kws_ip.txt")" \
     "$(sed -n 's/.*lowers the in-place bound from [0-9]* to \([0-9]*\) bytes.*/\1/p' "$out/kws_ip.txt")" \
     "$(scratch_lb < "$out/kws.txt")"
+  "$MEMPLAN" plan "$kws" --memory.in_place=speed > "$out/kws_speed.txt" 2>/dev/null
+  fig '`speed` gives %s bytes, its in-place bound without them' "$(scratch_size < "$out/kws_speed.txt")"
   "$MEMPLAN" plan "$vww" --memory.in_place=true > "$out/vww_ip.txt" 2>/dev/null
   "$MEMPLAN" plan "$pd" --memory.in_place=true > "$out/pd_ip.txt" 2>/dev/null
   if [ "$(scratch_size < "$out/vww_ip.txt")" = "$(scratch_size < "$out/pd_ip.txt")" ]; then
