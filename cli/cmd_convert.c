@@ -62,7 +62,8 @@ static mp_status load_model(cli *c, const mp_config *cfg, mp_model **m, mp_graph
     mp_graph_options go = {.alias_views = true, .fold_pads = cfg->memory.in_place,
                            .sub_views = cfg->memory.in_place,
                            .serial_depthwise = cfg->memory.in_place_mode == MP_IN_PLACE_SIZE,
-                           .fast_kernels = cfg->memory.in_place_mode == MP_IN_PLACE_SPEED,
+                           .fast_kernels = cfg->memory.in_place_mode == MP_IN_PLACE_SPEED &&
+                                           cfg->target != MP_TARGET_GENERIC,
                            .caller_io = cfg->memory.io_caller};
     st = mp_graph_build(*m, cfg->subgraph, &go, &c->sink, g);
   }

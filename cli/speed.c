@@ -13,7 +13,8 @@ mp_status cli_speed_scratch(const mp_config *cfg, const mp_model *m, bool allow_
   if (cfg->memory.in_place_mode != MP_IN_PLACE_SIZE || !p->graph->n_serial_ops) return MP_OK;
   /* the build convert does, its diagnostics already given */
   mp_graph_options go = {.alias_views = true, .fold_pads = true, .sub_views = true,
-                         .fast_kernels = true, .caller_io = cfg->memory.io_caller};
+                         .fast_kernels = cfg->target != MP_TARGET_GENERIC,
+                         .caller_io = cfg->memory.io_caller};
   mp_graph *g = NULL, *plain = NULL;
   mp_plan *sp = NULL;
   mp_status st = mp_graph_build(m, cfg->subgraph, &go, NULL, &g);

@@ -458,12 +458,12 @@ typedef struct mp_graph_options {
                              channel by channel where that lowers the
                              in-place bound (mp_op.channel_serial; default
                              false; on with memory.in_place size) */
-  bool fast_kernels;      /* memory.in_place speed: no rewrite that would
-                             cost an operator its specialised kernel on a
-                             Cortex-M target: no 16x8 convolution writes a
-                             strided slice of an elided CONCATENATION (its
-                             specialised kernel needs packed output);
-                             default false */
+  bool fast_kernels;      /* memory.in_place speed for a Cortex-M target
+                             (module.target): no rewrite that would cost an
+                             operator its specialised kernel there: no 16x8
+                             convolution writes a strided slice of an
+                             elided CONCATENATION (its specialised kernel
+                             needs packed output); default false */
 } mp_graph_options;
 
 typedef struct mp_graph {

@@ -14,6 +14,11 @@
 #   - every corpus model: speed runs no channel-serial kernel, and where
 #     size runs none either, speed writes size's module byte for byte (the
 #     residency report but for planner.in_place_mode);
+#   - a 16x8 fire module (mkmodel fixture fire_s16) for the Cortex-M55:
+#     size elides its concatenation and the two convolutions that write
+#     into it run their reference kernels; speed keeps the concatenation
+#     and their specialised kernels; for the generic target (reference
+#     kernels either way) speed elides it too;
 #   - a bad value, in the file or on the command line, is an error naming
 #     memory.in_place, its line and column and the accepted values, exit
 #     2, and no module folder is written.
@@ -130,6 +135,27 @@ assert a == b' "$tmp/size/m_residency.json" "$tmp/speed/m_residency.json"; then 
 else
   echo "NOTICE: no corpus models in $MODELS: the corpus part is not checked"
 fi
+
+# a 16x8 fire module: the concatenation elided costs its producers their
+# specialised kernels on a Cortex-M target, so speed keeps it there
+MKMODEL=${MEMPLAN_BUILD:-$ROOT/build/${MODE:-asan}}/mkmodel
+"$MKMODEL" fixture fire_s16 "$tmp/fs.tflite" > /dev/null || bad "mkmodel fixture fire_s16: exit $?"
+kernels() { sed -n '/^kernels for target/,/^$/p' "$1" | awk '$1 ~ /^[0-3]$/ { printf "%s ", $3 }'; }
+for t in cortex-m55 generic; do
+  for mode in size speed; do
+    "$MEMPLAN" plan "$tmp/fs.tflite" --module.target $t --memory.in_place=$mode > "$tmp/fs_${t}_$mode.txt" 2>/dev/null ||
+      bad "fire_s16 $t $mode: plan exit $?"
+  done
+  k_size=$(kernels "$tmp/fs_${t}_size.txt") k_speed=$(kernels "$tmp/fs_${t}_speed.txt")
+  if [ $t = cortex-m55 ]; then want_size="mpk_conv2d_s16 mpk_conv2d_s16 (view, mpk_conv2d_s16_fast "
+    want_speed="mpk_conv2d_s16_fast mpk_conv2d_s16_fast mpk_concat mpk_conv2d_s16_fast "
+  else want_size="mpk_conv2d_s16 mpk_conv2d_s16 (view, mpk_conv2d_s16 "; want_speed=$want_size; fi
+  if [ "$k_size" = "$want_size" ] && [ "$k_speed" = "$want_speed" ]; then
+    ok "fire_s16 $t: size runs $k_size, speed $k_speed"
+  else
+    bad "fire_s16 $t: size runs '$k_size' (want '$want_size'), speed '$k_speed' (want '$want_speed')"
+  fi
+done
 
 # a bad value: file (line:column) and command line; no module written
 printf 'model: {path: %s/examples/kws/kws.tflite}\nmodule: {path: %s/bad_out}\nmemory:\n  in_place: fastest\n' \

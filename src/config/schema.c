@@ -144,9 +144,9 @@ static const cfg_key keys[] = {
      "its input, where that lowers the in-place bound, a slower kernel (the summary names those "
      "operators and the scratch speed would need; memplan profile their price in "
      "instructions). speed: every rewrite and overlap above but those that cost an operator its "
-     "fastest kernel: no depthwise convolution runs channel by channel, and no 16x8 convolution "
-     "writes a strided slice of an elided CONCATENATION (its specialised kernel needs packed "
-     "output). "
+     "fastest kernel: no depthwise convolution runs channel by channel, and, for a Cortex-M "
+     "target, no 16x8 convolution writes a strided slice of an elided CONCATENATION (its "
+     "specialised kernel needs packed output). "
      "False keeps every tensor's bytes its own, every PAD and every copy."},
     {"memory.op_order", T_STRING, "model | min_peak", "model",
      "The order the operators run in. model: the model's own. min_peak: among the orders that "

@@ -1279,7 +1279,8 @@ static bool one_module(const char *model_name, const mp_graph *g, const mp_plann
 static mp_graph *inplace_graph_as(const char *name, mp_model *m, mp_target target, bool speed) {
   mp_graph *g = NULL;
   mp_graph_options o = {.alias_views = true, .fold_pads = true, .sub_views = true,
-                        .serial_depthwise = !speed, .fast_kernels = speed};
+                        .serial_depthwise = !speed,
+                        .fast_kernels = speed && target != MP_TARGET_GENERIC};
   if (mp_graph_build(m, 0, &o, NULL, &g) != MP_OK) die("%s: no in-place graph", name);
   g->target = target;
   mp_status st = mp_kernels_prepare(g, false, NULL);

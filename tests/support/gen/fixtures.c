@@ -1835,6 +1835,7 @@ static int32_t pb_ints(padb *b, const char *name, const int32_t *v, int32_t n) {
 /* An activation of any rank (quantised 0.1 / 2 unless float32). */
 static int32_t pb_tensor(padb *b, const char *name, uint32_t rank, const int32_t *shape) {
   if (b->f32) return (int32_t)mp_tfw_add_simple_tensor(b->w, name, MP_DTYPE_FLOAT32, rank, shape);
+  if (b->s16) return block_tensor(b->w, name, MP_DTYPE_INT16, rank, shape, 0.1f, 0, NULL, 0);
   return block_tensor(b->w, name, MP_DTYPE_INT8, rank, shape, 0.1f, 2, NULL, 0);
 }
 
@@ -2093,6 +2094,24 @@ static void fire(mp_tfw *w, bool f32) {
   mp_tfw_set_io(w, 1, &x, 1, &out);
 }
 static void build_fire(mp_tfw *w) { fire(w, false); }
+
+/* fire_s16: a 16x8 fire module (zero points 0, every scale 0.1):
+ *   0 CONV 1x1 4->6 -> [1,6,6,6]   1 CONV 3x3 SAME 4->6 -> [1,6,6,6]
+ *   2 CONCATENATION along channels -> [1,6,6,12]   3 CONV 1x1 12->4.
+ * memory.in_place size elides the concatenation (ops 0 and 1 write its
+ * rows, on their reference kernels on a Cortex-M target); speed keeps it,
+ * and ops 0 and 1 their specialised kernels. */
+static void build_fire_s16(mp_tfw *w) {
+  padb b = {w, {0xf1516}, false, true};
+  int32_t x = pb_act(&b, "input", 6, 6, 4, 0.1f, 0);
+  int32_t e[2];
+  e[0] = pb_conv(&b, x, 4, 1, 1, 0, 6, false, 1, 1, 0, 0.1f, (const int32_t[]){1, 6, 6, 6}, 0.1f, 0);
+  e[1] = pb_conv(&b, x, 4, 3, 3, 0, 6, true, 1, 1, 0, 0.1f, (const int32_t[]){1, 6, 6, 6}, 0.1f, 0);
+  int32_t c = pb_concat(&b, e, 2, 3, false, 4, (const int32_t[]){1, 6, 6, 12});
+  int32_t out =
+      pb_conv(&b, c, 12, 1, 1, 0, 4, false, 1, 1, 0, 0.1f, (const int32_t[]){1, 6, 6, 4}, 0.1f, 0);
+  mp_tfw_set_io(w, 1, &x, 1, &out);
+}
 static void build_fire_f32(mp_tfw *w) { fire(w, true); }
 
 /* long_names: a converter's scoped name of 199 characters, for messages
@@ -2156,6 +2175,7 @@ static const struct {
     {"heads", build_heads},
     {"fire", build_fire},
     {"fire_f32", build_fire_f32},
+    {"fire_s16", build_fire_s16},
     {"long_names", build_long_names},
 };
 #define N_FIXTURES (sizeof fixtures / sizeof fixtures[0])
