@@ -35,8 +35,14 @@
 #     every listed case with its verdict, and every failure.
 # CONFORMANCE_FILTER (a regular expression on the case folder, e.g.
 # '^mean_int8/') runs a part of the corpus; CONFORMANCE_CONVERT_ARGS adds
-# convert options to every case (tests/suite_rewrite.sh runs the multi-
-# operator cases with --memory.in_place=true).  Skips with a NOTICE when the
+# convert options to every case.  CONFORMANCE_VARIANTS instead runs
+# several selections at once, one per line "NAME FILTER [CONVERT
+# OPTIONS...]" (FILTER without blanks, "." for every case): each case of a
+# variant is converted with its options, all of them are built into the
+# same host binary and images, and each variant is judged on its own, with
+# its table, its expected refusals and a last line "conformance NAME: ..."
+# (tests/suite_rewrite.sh runs the multi-operator cases so: in place,
+# patched, and in two operator orders).  Skips with a NOTICE when the
 # corpus is absent; the target part with a NOTICE when the cross toolchain
 # or QEMU is missing.  Every step prints its elapsed time.
 set -euo pipefail
@@ -65,14 +71,17 @@ TARGET=${CONFORMANCE_TARGET:-cortex-m55}
 [ $have_arm = 1 ] || TARGET=generic
 
 # ---- 1. convert every case ---------------------------------------------------
-MEMPLAN_CONVERT=$BUILD/memplan
-if [ -n "${CONFORMANCE_CONVERT_ARGS:-}" ]; then
-  MEMPLAN_CONVERT=$OUT/memplan
-  printf '#!/bin/sh\nexec "%s" "$@" %s\n' "$BUILD/memplan" "$CONFORMANCE_CONVERT_ARGS" > "$MEMPLAN_CONVERT"
-  chmod +x "$MEMPLAN_CONVERT"
+if [ -n "${CONFORMANCE_VARIANTS:-}" ]; then
+  if [ -n "${CONFORMANCE_FILTER:-}${CONFORMANCE_CONVERT_ARGS:-}" ]; then
+    echo "CONFORMANCE_VARIANTS replaces CONFORMANCE_FILTER and CONFORMANCE_CONVERT_ARGS: set one or the other"
+    exit 1
+  fi
+  SELECT=(--variants "$CONFORMANCE_VARIANTS")
+else
+  SELECT=(--filter "${CONFORMANCE_FILTER:-}" --convert-args "${CONFORMANCE_CONVERT_ARGS:-}")
 fi
-python3 tests/conformance/conform_gen.py generate "$OUT" --corpus "$CORPUS" --memplan "$MEMPLAN_CONVERT" \
-  --jobs "$JOBS" --filter "${CONFORMANCE_FILTER:-}" --target "$TARGET"
+python3 tests/conformance/conform_gen.py generate "$OUT" --corpus "$CORPUS" --memplan "$BUILD/memplan" \
+  --jobs "$JOBS" "${SELECT[@]}" --target "$TARGET"
 stamp "converted (the host's modules for the generic target, the Cortex-M55's for $TARGET)"
 
 # ---- 2. build ------------------------------------------------------------------

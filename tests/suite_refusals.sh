@@ -16,7 +16,9 @@
 #     refused for another reason or with a sanitizer report, a listed case
 #     that converts (stale, in a filtered run too), an entry naming no
 #     case or the wrong row, a case listed twice, and a filter that
-#     selects no case fail;
+#     selects no case fail; with variants (suite_rewrite's conformance
+#     runs), each variant's cases are converted with its options and each
+#     variant is judged on its own, its failures named after it;
 #   - tests/conformance/operator_table.py (suite_readme): the table counts
 #     the cases per row and type and gives the listed refusals with their
 #     reasons; --check fails on a table that differs; a list with an entry
@@ -103,6 +105,7 @@ PY
 cat > "$out/memplan" <<'EOF2'
 #!/bin/sh
 # a memplan convert that refuses by the model's folder name
+echo "$*" >> "${0%/*}/calls.txt"
 case "$2" in
   *shape_int8/000*) echo "m: error: operator 0 (SHAPE) is not supported: memplan has no kernel for SHAPE; reads 0" >&2 ;;
   *shape_int8/001*) echo "m: error: operator 0 (SHAPE) is not supported: memplan has no kernel for SHAPE; reads 0" >&2
@@ -147,6 +150,29 @@ check "a listed case refused for another reason fails" 'FAIL tanh_int8/001: .*ca
 check "an entry naming no case fails" 'FAIL .*cases.txt:5: the corpus has no case nope_int8/000'
 check "an entry with the wrong row fails" 'FAIL .*cases.txt:3: tanh_int8/000 is a case of TANH int8, not of TANH int16'
 check "the listed cases with their verdicts" '^  refused +shape_int8/000 +SHAPE: memplan has no kernel for SHAPE$'
+
+# variants (suite_rewrite's way): each one's cases converted with its
+# options, each judged on its own against the list, its failures named
+cat > "$out/var.txt" <<'EOF2'
+case SHAPE int8 shape_int8/000 SHAPE: memplan has no kernel for SHAPE
+case TANH int8 tanh_int8/000 TANH: input scale out of range
+EOF2
+python3 tests/conformance/conform_gen.py generate "$out/var" --corpus "$corpus" --memplan "$out/memplan" \
+  --jobs 2 --target generic --variants $'plain ^shape_int8/000$\nfolded ^tanh_int8/ --memory.in_place=true' \
+  > "$out/var.log" 2>&1 || bad "generate with variants: $(tail -n 3 "$out/var.log")"
+python3 tests/conformance/conform_gen.py summarise "$out/var" --refusals "$out/var.txt" > "$out/sum.log" 2>&1
+st=$?
+[ $st = 1 ] && ok "summarise fails when one variant fails" || bad "summarise with variants exited $st"
+check "a variant without failures passes" '^conformance plain: 0 of 0 converted cases .* 1 refused as expected$'
+check "a variant's failure names it" '^  FAIL folded: tanh_int8/001: convert refused it, and .*var.txt does not list it: TANH: another reason$'
+check "a failed variant says so last" '^conformance folded: FAIL: 1 failures$'
+if grep -q 'tanh_int8/000/model.tflite .* --memory.in_place=true$' "$out/calls.txt" &&
+   ! grep -q 'shape_int8/000/model.tflite .*in_place' "$out/calls.txt"; then
+  ok "each variant's cases are converted with its options, last"
+else bad "the variants' convert options:"; sed 's/^/    /' "$out/calls.txt"; fi
+if python3 tests/conformance/conform_gen.py generate "$out/var2" --corpus "$corpus" --memplan "$out/memplan" \
+     --variants 'plain .' --filter '^shape' > "$out/var2.log" 2>&1; then bad "--variants with --filter passes"
+else ok "--variants with --filter fails: $(tail -n 1 "$out/var2.log")"; fi
 
 # the README's operator table from the made-up corpus and list
 grep -E ' int8 (shape|tanh)_int8/' "$out/cases.txt" > "$out/table.txt"

@@ -38,7 +38,7 @@ static void report(const conf_case *c, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  snprintf(msg, sizeof msg, "CONF FAIL %s: %s", c->folder, what);
+  snprintf(msg, sizeof msg, "CONF FAIL %s: %s", c->name, what);
   conf_print(msg);
 }
 
@@ -219,9 +219,9 @@ int conf_case_run(const conf_case *c, const char *root) {
   }
   if (inexact)
     snprintf(msg, sizeof msg, "CONF PASS %s: %u float32 elements within tolerance, not identical",
-             c->folder, (unsigned)inexact);
+             c->name, (unsigned)inexact);
   else
-    snprintf(msg, sizeof msg, "CONF PASS %s", c->folder);
+    snprintf(msg, sizeof msg, "CONF PASS %s", c->name);
   conf_print(msg);
   return 0;
 }

@@ -65,6 +65,9 @@ typedef struct conf_case {
    * order, from run<k>.input<i>.bin to run<k>.output<j>.bin; 1 otherwise */
   uint32_t runs;
   int32_t (*reset)(void); /* <p>_reset_state of the context */
+  /* what the CONF lines name: the folder, or "<folder>@<variant>" for a
+   * case converted with a named variant's options (conform_gen.py) */
+  const char *name;
 } conf_case;
 
 /* Provided by the program: read the file `path` whole into buf (at most
@@ -75,7 +78,7 @@ long conf_read_file(const char *path, void *buf, uint32_t cap);
 void conf_print(const char *line);
 
 /* Run one case (see above) from the corpus at `root`.  Prints "CONF PASS
- * <folder>" or "CONF FAIL <folder>: what differs"; 0 when it matched. */
+ * <name>" or "CONF FAIL <name>: what differs"; 0 when it matched. */
 int conf_case_run(const conf_case *c, const char *root);
 
 #endif /* CONFORM_H */

@@ -2,8 +2,8 @@
 """conform_gen.py — the conformance suite's generator and judge
 (tests/suite_conformance.sh drives it).
 
-    conform_gen.py generate OUT --corpus DIR --memplan BIN [--jobs N] [--filter REGEX]
-                            [--target CORE]
+    conform_gen.py generate OUT --corpus DIR --memplan BIN [--jobs N] [--target CORE]
+                            [--filter REGEX] [--convert-args OPTIONS] | [--variants TEXT]
     conform_gen.py summarise OUT [--refusals FILE]
 
 generate: every case of the corpus's manifest.json goes through `memplan
@@ -27,6 +27,14 @@ larger banks) of the cases whose target module runs a specialised kernel
 paths meet TFLM's outputs too.  OUT/cases.json records every case's
 verdict so far.
 
+--filter selects the cases (a regular expression on the folder) and
+--convert-args adds options to both converts.  --variants (one per line:
+"NAME FILTER [CONVERT OPTIONS...]") runs several such selections in one
+build: a case of variant k > 0 is converted into prefix cf<i>v<k>, and its
+lines (CONF PASS / FAIL) name "<folder>@NAME", so that every variant is
+judged on its own.  The variants share the kernel objects: their modules
+must carry the same kernels.
+
 summarise: reads OUT/cases.json and the run logs (OUT/host.log,
 OUT/m55/*.log, OUT/m4f/*.log) and the expected refusals (the "case" lines
 of tests/expected_refusals.txt, $MEMPLAN_EXPECTED_REFUSALS or --refusals
@@ -39,12 +47,15 @@ converted did not match everywhere it ran, when a convert failed otherwise
 than by refusing an operator, when a case was refused but is not listed
 or is listed with another reason, when a listed case ran this time (a
 stale entry: delete it), or when an entry names no case of the corpus or
-the wrong operator and dtype for it.
+the wrong operator and dtype for it.  With variants, all of that per
+variant: a table, refusals and failures each, and a last line
+"conformance NAME: ..." each.
 """
 import concurrent.futures
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -93,6 +104,14 @@ def pack(cases):
     return images
 
 
+def same_files(a, b):
+    """Do folders a and b hold the same files, byte for byte?"""
+    names = sorted(os.listdir(a))
+    if names != sorted(os.listdir(b)):
+        return False
+    return all(open(os.path.join(a, f), "rb").read() == open(os.path.join(b, f), "rb").read() for f in names)
+
+
 def die(msg):
     sys.exit("conform_gen: " + msg)
 
@@ -121,12 +140,14 @@ def convert(memplan, corpus, mdir, case, prefix, extra=()):
 
 def convert_both(memplan, corpus, out, case, target):
     """The host's module (the default target) in OUT/m/<prefix>, and the
-    Cortex-M55's (--module.target target) in OUT/t/<prefix>."""
-    p = case["prefix"]
-    verdict = convert(memplan, corpus, os.path.join(out, "m", p), case, p)
+    Cortex-M55's (--module.target target) in OUT/t/<prefix>; both with the
+    case's variant's convert options last."""
+    p, extra = case["prefix"], case["args"]
+    verdict = convert(memplan, corpus, os.path.join(out, "m", p), case, p, extra)
     if verdict[0] != "ran" or target == "generic":
         return verdict
-    v, detail = convert(memplan, corpus, os.path.join(out, "t", p), case, p, ["--module.target", target])
+    v, detail = convert(memplan, corpus, os.path.join(out, "t", p), case, p,
+                        ["--module.target", target] + extra)
     if v != "ran":
         return "convert-failed", "with --module.target %s (the default target converts): %s" % (target, detail)
     return verdict
@@ -199,10 +220,10 @@ def write_glue(mdir, prefix, case, regions):
     g.append("static const uint8_t %s_conf_dtypes[] = {%s};" % (prefix, ", ".join(out_dtypes)))
     g.append("const conf_case conf_case_%s = {\n    \"%s\", %du, %du, %s_conf_dtypes, %du, %s_conf_regions,\n"
              "    %s_conf_init, %s_conf_run, %s_conf_failed_op, %s_conf_io_of, %s_conf_base, %s_status_str,\n"
-             "    %du, %s_conf_reset};"
+             "    %du, %s_conf_reset, \"%s\"};"
              % (prefix, case["folder"], len(case["inputs"]), len(case["outputs"]), prefix, len(regions),
                 prefix, prefix, prefix, prefix, prefix, prefix, prefix,
-                case.get("runs", 1) if case.get("stateful") else 1, prefix))
+                case.get("runs", 1) if case.get("stateful") else 1, prefix, case["label"]))
     with open(os.path.join(mdir, "conf_glue.c"), "w") as f:
         f.write("\n".join(g) + "\n")
 
@@ -217,19 +238,49 @@ def write_registry(path, prefixes, root):
         f.write("\n".join(lines) + "\n")
 
 
+def variants_of(args):
+    """The variants to run: [{name, filter, args}].  --variants TEXT, one
+    per line "NAME FILTER [CONVERT OPTIONS...]" (FILTER a regular
+    expression without blanks on the case folder, "." for every case); else
+    one unnamed variant of --filter and --convert-args."""
+    if args.get("variants") is None:
+        return [{"name": "", "filter": args.get("filter") or "",
+                 "args": shlex.split(args.get("convert-args") or "")}]
+    if args.get("filter") or args.get("convert-args"):
+        die("--variants replaces --filter and --convert-args")
+    variants = []
+    for n, line in enumerate(args["variants"].splitlines(), 1):
+        f = line.split(None, 2)
+        if not f:
+            continue
+        if len(f) < 2 or not re.match(r"^[A-Za-z0-9_.+-]+$", f[0]):
+            die("variant %d: expected 'NAME FILTER [CONVERT OPTIONS...]', got '%s'" % (n, line))
+        if f[0] in [v["name"] for v in variants]:
+            die("variant %d: %s is named twice" % (n, f[0]))
+        variants.append({"name": f[0], "filter": f[1], "args": shlex.split(f[2] if len(f) > 2 else "")})
+    if not variants:
+        die("--variants names no variant")
+    return variants
+
+
 def generate(args):
     out, corpus, memplan = args["out"], args["corpus"], args["memplan"]
     corpus = os.path.abspath(corpus)
     manifest = json.load(open(os.path.join(corpus, "manifest.json")))
     cases = manifest["cases"]
-    filt = re.compile(args.get("filter") or "")
+    variants = variants_of(args)
+    # every variant's cases, each a record of its own: variant k > 0 has
+    # the prefixes cf<i>v<k>, and its lines name "<folder>@<variant>"
     todo = []
-    for i, c in enumerate(cases):
-        c["prefix"] = "cf%d" % i
-        if filt.search(c["folder"]):
-            todo.append(c)
-    if not todo:  # a filter that selects nothing checks nothing
-        die("no case of %s matches the filter '%s'" % (corpus, args.get("filter") or ""))
+    for k, v in enumerate(variants):
+        filt = re.compile(v["filter"])
+        chosen = [dict(c, prefix="cf%d" % i + ("v%d" % k if k else ""), variant=v["name"],
+                       label=c["folder"] + ("@" + v["name"] if v["name"] else ""), args=v["args"])
+                  for i, c in enumerate(cases) if filt.search(c["folder"])]
+        if not chosen:  # a filter that selects nothing checks nothing
+            die("no case of %s matches the filter '%s'%s"
+                % (corpus, v["filter"], " (variant %s)" % v["name"] if v["name"] else ""))
+        todo += chosen
     target = args.get("target") or "generic"
     os.makedirs(os.path.join(out, "m"), exist_ok=True)
     with concurrent.futures.ThreadPoolExecutor(max_workers=int(args.get("jobs") or 2)) as ex:
@@ -276,6 +327,14 @@ def generate(args):
     tkdir = os.path.join(out, tsub, with_k[0]["prefix"], "kernels") if with_k else ""
     kernels = sorted(f[:-2] for f in os.listdir(kdir) if f.endswith(".c")) if with_k else []
     tkernels = sorted(f[:-2] for f in os.listdir(tkdir) if f.endswith(".c")) if with_k else []
+    # the variants share those objects: each one's modules must carry the
+    # same kernels (its first module with kernels, for either target)
+    for v in variants[1:]:
+        first = next((c for c in with_k if c["variant"] == v["name"]), None)
+        for sub, ref in (("m", kdir), (tsub, tkdir)):
+            if first and not same_files(os.path.join(out, sub, first["prefix"], "kernels"), ref):
+                die("variant %s: the module of %s carries other kernels than %s: run it on its own"
+                    % (v["name"], first["folder"], ref))
     mk = ["# conformance build, written by tests/conformance/conform_gen.py", "O := " + os.path.abspath(out),
           "KDIR := " + kdir, "TKDIR := " + tkdir, ""]
     mk.append("HOST_KOBJS := " + " ".join("$(O)/host/k_%s.o" % k for k in kernels))
@@ -321,14 +380,16 @@ def generate(args):
     # every case's row, so that summarise can judge entries for cases this run left out
     json.dump({c["folder"]: [c["op"], c["dtype"]] for c in cases}, open(os.path.join(out, "corpus.json"), "w"),
               indent=0, sort_keys=True)
-    keep = ("folder", "op", "dtype", "prefix", "verdict", "detail", "image", "m4f")
+    json.dump([{"name": v["name"], "filter": v["filter"], "args": v["args"]} for v in variants],
+              open(os.path.join(out, "variants.json"), "w"), indent=0)
+    keep = ("folder", "op", "dtype", "prefix", "variant", "label", "verdict", "detail", "image", "m4f")
     json.dump([{k: c[k] for k in keep if k in c} for c in todo], open(os.path.join(out, "cases.json"), "w"),
               indent=0)
     n_uns = sum(c["verdict"] == "unsupported" for c in todo)
-    print("conform_gen: %d cases, %d converted, %d refused, %d convert failures, %d target images, "
+    print("conform_gen: %d cases%s, %d converted, %d refused, %d convert failures, %d target images, "
           "%d Cortex-M4F images (%d cases with a specialised kernel)"
-          % (len(todo), len(ran), n_uns, len(todo) - len(ran) - n_uns, len(images), len(images4),
-             sum(c["m4f"] for c in ran)))
+          % (len(todo), " of %d variants" % len(variants) if len(variants) > 1 else "", len(ran), n_uns,
+             len(todo) - len(ran) - n_uns, len(images), len(images4), sum(c["m4f"] for c in ran)))
 
 
 def results(log):
@@ -406,9 +467,13 @@ def refusal_failures(path, entries, corpus, cases):
 
 
 def summarise(args):
+    """Judge every variant of the run on its own (its table, its refusals,
+    its failures); 1 when any of them failed."""
     out = args["out"]
     cases = json.load(open(os.path.join(out, "cases.json")))
     corpus = json.load(open(os.path.join(out, "corpus.json")))
+    vpath = os.path.join(out, "variants.json")
+    variants = json.load(open(vpath)) if os.path.exists(vpath) else [{"name": "", "filter": "", "args": []}]
     refusals_path = args.get("refusals") or REFUSALS
     refusals = load_refusals(refusals_path)
     host = results(os.path.join(out, "host.log"))
@@ -417,6 +482,22 @@ def summarise(args):
     have_m4f, m4f = target_results(out, "m4f")
     shown = os.path.relpath(refusals_path)
     shown = refusals_path if shown.startswith("..") else shown
+    status = 0
+    for k, v in enumerate(variants):
+        vcases = [c for c in cases if c.get("variant", "") == v["name"]]
+        if len(variants) > 1:
+            print("%s== variant %s: the cases matching '%s', converted with %s"
+                  % ("\n" if k else "", v["name"], v["filter"], " ".join(v["args"]) or "no option"))
+        status |= summarise_variant(v["name"], vcases, corpus, refusals, shown, host,
+                                    m55 if have_m55 else None, m4f if have_m4f else None)
+    return status
+
+
+def summarise_variant(name, cases, corpus, refusals, shown, host, m55, m4f):
+    """The table, the expected refusals and the failures of one variant's
+    cases (m55, m4f: None when those runs did not happen); 1 when it
+    failed.  Its last line is "conformance[ NAME]: ..."."""
+    have_m55, have_m4f = m55 is not None, m4f is not None
     failures, refused = refusal_failures(shown, refusals, corpus, cases)
     rows, order = {}, []
     for c in cases:
@@ -438,13 +519,13 @@ def summarise(args):
         if have_m4f and c.get("m4f"):
             r["m4f_ran"] += 1
             runs.append((m4f, "m4f"))
-        for where, name in runs:
-            passed, detail = where.get(c["folder"], (False, "no result (the run stopped before it)"))
+        for where, core in runs:
+            passed, detail = where.get(c.get("label", c["folder"]), (False, "no result (the run stopped before it)"))
             if passed:
-                r[name] += 1
+                r[core] += 1
                 inexact |= detail != ""
             else:
-                failures.append("%s (%s): %s" % (c["folder"], name, detail))
+                failures.append("%s (%s): %s" % (c["folder"], core, detail))
         r["inexact"] += inexact
     w = max([len("%s %s" % k) for k in order] + [20])
 
@@ -473,13 +554,15 @@ def summarise(args):
     for e in refusals:
         print("  %-8s %-28s %s" % ("refused" if e["folder"] in refused else "FAIL" if e["folder"] in ran else "not run",
                                    e["folder"], e["reason"]))
+    what = "conformance%s:" % (" " + name if name else "")
     if failures:
         print("\n%d failures:" % len(failures))
         for f in failures:
-            print("  FAIL " + f)
+            print("  FAIL %s%s" % ("%s: " % name if name else "", f))
+        print("%s FAIL: %d failures" % (what, len(failures)))
         return 1
-    print("\nconformance: %d of %d converted cases match TFLM on the host%s%s; %d refused as expected"
-          % (tot["host"], tot["ran"], " and on the Cortex-M55" if have_m55 else "",
+    print("\n%s %d of %d converted cases match TFLM on the host%s%s; %d refused as expected"
+          % (what, tot["host"], tot["ran"], " and on the Cortex-M55" if have_m55 else "",
              " (%d with a specialised kernel on the Cortex-M4F too)" % tot["m4f"] if have_m4f else "",
              tot["refused"]))
     return 0
