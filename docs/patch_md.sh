@@ -58,9 +58,12 @@ for f in files:
         print(f"| {n} | {scratch(a):,} | - | | | | |")
         continue
     sa, sb = scratch(a), scratch(b)
-    print(f"| {n} | {sa:,} | {sb:,} ({100.0 * (sb - sa) / sa:+.1f} %) | ops {pt['first_op']}..{pt['last_op']}, "
-          f"{pt['rows']}x{pt['cols']} | {pt['halo_rows']}x{pt['halo_cols']} | {pt['tile_buffer_bytes']:,} | "
-          f"+{pt['extra_macs_percent']:.2f} % |")
+    st = [pt] + pt.get("next_stages", [])
+    grid = "; ".join("ops %d..%d, %dx%d" % (s["first_op"], s["last_op"], s["rows"], s["cols"]) for s in st)
+    halo = "; ".join("%dx%d" % (s["halo_rows"], s["halo_cols"]) for s in st)
+    tiles = "; ".join(f"{s['tile_buffer_bytes']:,}" for s in st)
+    print(f"| {n} | {sa:,} | {sb:,} ({100.0 * (sb - sa) / sa:+.1f} %) | {grid} | {halo} | {tiles} | "
+          f"+{sum(s['extra_macs_percent'] for s in st):.2f} % |")
 PY
 # The MobileNetV2 at 224x224: targets, and the patched module run
 n=mobilenet_v2_224
@@ -101,11 +104,13 @@ def lines(f):
         (ops.__setitem__(int(l.split()[1]), l) if l.startswith("op ") else rest.append(l))
     return ops, rest
 (po, pr), (qo, qr) = lines(sys.argv[1]), lines(sys.argv[2])
-keep = [k for k in po if k < pt["first_op"] or k >= pt["last_op"]]
+stages = [pt] + pt.get("next_stages", [])
+keep = [k for k in po if all(k < s["first_op"] or k >= s["last_op"] for s in stages)]
 if pr != qr or any(po[k] != qo.get(k) for k in keep) or pr[-1] != "two runs alike":
     sys.exit("docs/patch_md.sh: the patched MobileNetV2's outputs differ from the in-place module's")
-print(f"- `mobilenet_v2_224` (greedy, one bank, memory.patch auto: operators {pt['first_op']}..{pt['last_op']} "
-      f"on {pt['rows']}x{pt['cols']} tiles): the patched module gives the in-place module's outputs and "
-      f"those of its {len(keep)} operators outside the stage (the stage's output included), byte for byte, "
+st = ", ".join(f"{s['first_op']}..{s['last_op']} on {s['rows']}x{s['cols']} tiles" for s in stages)
+print(f"- `mobilenet_v2_224` (greedy, one bank, memory.patch auto: operators {st}): the patched module "
+      f"gives the in-place module's outputs and those of its {len(keep)} operators outside the "
+      f"stage{'s' if len(stages) > 1 else ''} (each stage's output included), byte for byte, "
       f"on garbage-filled scratch, two runs each (host, gcc -O2).")
 PY

@@ -538,24 +538,27 @@ mp_status mp_graph_build(const mp_model *model, uint32_t subgraph,
  * output, the others become no-ops, the intermediate feature maps need no
  * storage, their op-local scratch and overlap contracts go, and one
  * op-local scratch holds the tile buffers.  Call it on a graph after
- * mp_kernels_prepare and any reordering.  An operator range that is no
- * stage is MP_ERR_CONFIG with a diagnostic naming the operator and why.
- * g->patch owns what it allocates (g's pool). */
+ * mp_kernels_prepare and any reordering; called again, it adds a stage
+ * after the last one (g->patch lists them in order, each run by its own
+ * first layer's operator).  An operator range that is no stage, or that
+ * does not start after the last stage ends, is MP_ERR_CONFIG with a
+ * diagnostic naming the operator and why.  g->patch owns what it
+ * allocates (g's pool). */
 mp_status mp_graph_patch(mp_graph *g, uint32_t first, uint32_t last, uint32_t rows,
                          uint32_t cols, const mp_diag_sink *dx);
 
 /* Candidate stages for memory.patch auto: the operator ranges [first, *]
- * from the model's first operator whose last operator lowers the feature
- * map, each ending at a convolution or pool; *lasts (malloc'd) lists their
- * last operators in order. */
+ * from operator `first` whose last operator lowers the feature map, each
+ * ending at a convolution or pool; *lasts (malloc'd) lists their last
+ * operators in order. */
 /* Record, beside g's patched stage, the unpatched graph's plan (scratch
  * bytes) and bounds, whether memory.patch auto chose the stage and how many
  * stages and grids it tried: the reports give them.  No-op without a stage. */
 void mp_graph_patch_baseline(mp_graph *g, uint64_t scratch, uint64_t tensor_bound,
                              uint64_t inplace_bound, bool automatic, uint32_t tried);
 
-/* What a patched stage of g is, for tools (g->patch's figures): false when
- * g has none. */
+/* What g's first patched stage is, for tools (g->patch's figures): false
+ * when g has none. */
 typedef struct mp_patch_info {
   uint32_t first, last, head;   /* the stage's operators; head runs it */
   uint32_t rows, cols;          /* its tile grid */
@@ -569,7 +572,7 @@ typedef struct mp_patch_info {
 } mp_patch_info;
 bool mp_graph_patch_info(const mp_graph *g, mp_patch_info *out);
 
-mp_status mp_patch_candidates(const mp_graph *g, uint32_t **lasts, size_t *n);
+mp_status mp_patch_candidates(const mp_graph *g, uint32_t first, uint32_t **lasts, size_t *n);
 
 /* Add an op-local scratch buffer of `size` bytes, live over [op, op], for a
  * kernel that needs working memory.  Returns the new tensor id in *id. */
@@ -634,6 +637,14 @@ const char *mp_folded_pad_readers(const mp_graph *g);
  * contracts is below it; equal to mp_graph_lower_bound when no contract
  * applies (or before mp_kernels_prepare). */
 uint64_t mp_graph_inplace_bound(const mp_graph *g, uint32_t alignment);
+
+/* The largest live sum over operators op0 .. op1, each less (with
+ * in_place) the most its overlap contracts let its outputs share with its
+ * inputs: the per-operator part of mp_graph_inplace_bound (or of
+ * mp_graph_lower_bound) over a span, without the chains' bound; what
+ * memory.patch auto compares stages by. */
+uint64_t mp_graph_peak_between(const mp_graph *g, uint32_t alignment, bool in_place, uint32_t op0,
+                               uint32_t op1);
 
 /* Operators whose order is fixed (memory.op_order): those with side effects
  * or state (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE, CALL_ONCE, control
@@ -1261,9 +1272,10 @@ typedef struct mp_plan {
 /* memory.patch auto (patch_search.c): the candidate stages from g's first
  * operator on 2x2 .. 8x8 tiles, each on a fresh build of g (its rewrites,
  * order, target and kernels), ranked by their lower bound, the best few
- * planned with mem's planner on pf.  *out is a new patched graph (the
- * caller frees it) when one needs less scratch than g unpatched, else
- * NULL; g is not changed. */
+ * planned with mem's planner on pf; then chains of stages one after the
+ * other, built stage by stage by the peak over each stage's operators.
+ * *out is a new patched graph (the caller frees it) when one needs less
+ * scratch than g unpatched, else NULL; g is not changed. */
 mp_status mp_patch_search(const mp_graph *g, const mp_platform *pf, const mp_memory_args *mem,
                           bool allow_unsupported, mp_graph **out);
 

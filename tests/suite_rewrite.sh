@@ -141,11 +141,14 @@ def lines(f):
             rest.append(l)
     return ops, rest
 (po, pr), (qo, qr) = lines(sys.argv[1]), lines(sys.argv[2])
-keep = [k for k in po if k < pt["first_op"] or k >= pt["last_op"]]
+stages = [pt] + pt.get("next_stages", [])
+keep = [k for k in po if all(k < s["first_op"] or k >= s["last_op"] for s in stages)]
 bad = [k for k in keep if po[k] != qo.get(k)]
 if pr != qr or bad or not keep:
     sys.exit(f"differ: outputs {'same' if pr == qr else 'differ'}, operators {bad[:5]}")
-print(f"outputs and {len(keep)} operators' outputs, stage {pt['first_op']}..{pt['last_op']} on {pt['rows']}x{pt['cols']} tiles, +{pt['extra_macs_percent']} % MACs, {pt['saved_bytes']} bytes saved")
+st = ", ".join(f"{s['first_op']}..{s['last_op']} on {s['rows']}x{s['cols']} tiles" for s in stages)
+extra = round(sum(s["extra_macs_percent"] for s in stages), 2)
+print(f"outputs and {len(keep)} operators' outputs, stage{'s' if len(stages) > 1 else ''} {st}, +{extra} % MACs, {pt['saved_bytes']} bytes saved")
 PY
   }
   local r

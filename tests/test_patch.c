@@ -3,7 +3,8 @@
  * tile gives the whole layers' bytes (also with its output over the input
  * rows no later tile reads), plans below the unpatched in-place plan, and
  * the verifier refuses tiles that miss a pixel, write one twice, read what
- * their tile did not write, or write input bytes a later tile reads.
+ * their tile did not write, or write input bytes a later tile reads; a
+ * graph runs several stages one after the other, each checked alike.
  *
  * The tiled result is checked against the unpatched one by running the
  * reference kernels here, layer by layer on whole tensors and then tile by
@@ -24,6 +25,7 @@
 #include "mpk.h"
 #include "graph/patch.h"
 #include "lower/lower.h"
+#include "plan/verify_patch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -135,12 +137,8 @@ static size_t bytes_of(const mp_patch_tensor *x) {
 /* The stage of `name` whole and tiled on the same random input: equal
  * output bytes.  over_input: the tiled run's output lies over its input
  * in one buffer, as far below it as the stage's overlap contract allows. */
-static void tiled_run_for(const char *name, mp_target target, uint32_t last, uint32_t r,
-                          uint32_t c, bool over_input) {
-  mp_status st;
-  built b = build_for(name, target, 0, last, r, c, NULL, &st);
-  assert_int_equal(st, MP_OK);
-  const mp_patch *p = b.g->patch;
+static void stage_run(const built *bb, const mp_patch *p, bool over_input) {
+  built b = *bb;
   mp_lowered_op *lo = calloc(p->n_layers, sizeof *lo), *run = calloc(p->n_layers, sizeof *run);
   assert_non_null(run);
   uint8_t **whole = calloc(p->n_tensors, sizeof *whole);
@@ -159,8 +157,8 @@ static void tiled_run_for(const char *name, mp_target target, uint32_t last, uin
     for (size_t i = 0; i < bytes_of(&p->tensors[0]) / 4; i++)
       ((float *)whole[0])[i] = (float)((int)(whole[0][i * 4] % 200) - 100) / 50.0f;
   for (uint32_t l = 0; l < p->n_layers; l++) {
-    assert_int_equal(mp_patch_lower_layer(b.g, l, &lo[l]), MP_OK);
-    assert_int_equal(mp_patch_lower_run(b.g, l, &run[l]), MP_OK);
+    assert_int_equal(mp_patch_lower_layer(b.g, p, l, &lo[l]), MP_OK);
+    assert_int_equal(mp_patch_lower_run(b.g, p, l, &run[l]), MP_OK);
     const mp_patch_layer *ly = &p->layers[l];
     assert_int_equal(run_layer(&lo[l], &lo[l].params, whole[ly->in[0]],
                                ly->n_in > 1 ? whole[ly->in[1]] : NULL, b.g, whole[l + 1], NULL),
@@ -227,6 +225,14 @@ static void tiled_run_for(const char *name, mp_target target, uint32_t last, uin
   if (!shared) free(out);
   free(shared);
   free(tiles);
+}
+
+static void tiled_run_for(const char *name, mp_target target, uint32_t last, uint32_t r,
+                          uint32_t c, bool over_input) {
+  mp_status st;
+  built b = build_for(name, target, 0, last, r, c, NULL, &st);
+  assert_int_equal(st, MP_OK);
+  stage_run(&b, b.g->patch, over_input);
   unbuild(&b);
 }
 
@@ -294,6 +300,99 @@ static void tiles_overwrite_input_rows_no_later_tile_reads(void **state) {
   tiled_run("mobilenet_v2_96_035", 31, 4, 3, true);
   tiled_run("mobilenet_v2_96_035", 8, 7, 7, true);
   tiled_run("mobilenet_v2_96_035_f32", 17, 3, 2, true);
+}
+
+/* ---- stages one after the other --------------------------------------------- */
+
+static mp_status verify_after(built *b, tu_diags *d);
+
+/* A graph may run several stages, each starting after the one before
+ * ends: each runs tile by tile to its whole layers' bytes (also over its
+ * own input), the plan verifies, the reports find each operator's stage,
+ * and a stage that does not start after the last one is refused. */
+static void stages_run_one_after_the_other(void **state) {
+  (void)state;
+  static const mp_target targets[] = {MP_TARGET_GENERIC, MP_TARGET_CORTEX_M55};
+  for (size_t k = 0; k < sizeof targets / sizeof *targets; k++) {
+    mp_status st, v;
+    tu_diags d;
+    built b = build_for("mobilenet_v2_96_035", targets[k], 0, 8, 4, 4, NULL, &st);
+    assert_int_equal(st, MP_OK);
+    assert_int_equal(mp_graph_patch(b.g, 9, 17, 3, 3, NULL), MP_OK);
+    assert_int_equal(mp_graph_patch(b.g, 18, 31, 2, 3, NULL), MP_OK);
+    const mp_patch *s1 = b.g->patch, *s2 = s1->next, *s3 = s2 ? s2->next : NULL;
+    assert_non_null(s3);
+    assert_null(s3->next);
+    /* each stage reads the one before's output */
+    assert_int_equal(s2->tensors[0].tensor, s1->tensors[s1->n_tensors - 1].tensor);
+    assert_int_equal(s3->tensors[0].tensor, s2->tensors[s2->n_tensors - 1].tensor);
+    assert_ptr_equal(mp_patch_at(b.g, 3), s1);
+    assert_ptr_equal(mp_patch_at(b.g, 9), s2);
+    assert_ptr_equal(mp_patch_at(b.g, 20), s3);
+    assert_null(mp_patch_at(b.g, 32));
+    assert_true(b.g->ops[s2->head].patch_head && b.g->ops[s3->head].patch_head);
+    /* the model's multiply-accumulates are the same for every stage */
+    assert_int_equal(s1->model_macs, s2->model_macs);
+    assert_int_equal(s2->model_macs, s3->model_macs);
+    for (const mp_patch *p = s1; p; p = p->next) {
+      for (uint32_t l = 0; l < p->n_layers; l++) {
+        mp_lowered_op lo;
+        assert_int_equal(mp_patch_lower_layer(b.g, p, l, &lo), MP_OK);
+        mp_lower_free(&lo);
+      }
+      stage_run(&b, p, false);
+      if (p->has_out_gap) stage_run(&b, p, true);
+    }
+    /* a stage's layer asked of another stage */
+    mp_lowered_op lo;
+    assert_int_equal(mp_patch_lower_layer(b.g, NULL, 0, &lo), MP_ERR_INTERNAL);
+    uint64_t s = plan_scratch(b.g, &v);
+    assert_int_equal(v, MP_OK);
+    assert_true(s > 0);
+    /* a stage inside or before the last one */
+    tu_diags_init(&d);
+    assert_int_equal(mp_graph_patch(b.g, 20, 31, 2, 2, &d.sink), MP_ERR_CONFIG);
+    assert_true(tu_diags_has(&d, "stages follow each other"));
+    tu_diags_init(&d);
+    assert_int_equal(mp_graph_patch(b.g, 0, 8, 2, 2, &d.sink), MP_ERR_CONFIG);
+    assert_null(s3->next);
+    unbuild(&b);
+  }
+}
+
+/* The verifier checks every stage, not only the first. */
+static void the_verifier_checks_the_later_stages_too(void **state) {
+  (void)state;
+  mp_status st;
+  tu_diags d;
+  built b = build("mobilenet_v2_96_035", 0, 8, 4, 4, NULL, &st);
+  assert_int_equal(mp_graph_patch(b.g, 9, 17, 3, 3, NULL), MP_OK);
+  tu_diags_init(&d);
+  assert_int_equal(verify_after(&b, &d), MP_OK);
+  mp_patch *p = b.g->patch->next;
+  p->need[(size_t)4 * p->n_tensors + p->n_tensors - 1].y1--;
+  tu_diags_init(&d);
+  assert_int_equal(verify_after(&b, &d), MP_ERR_VERIFY);
+  assert_true(tu_diags_has(&d, "no tile writes pixel") || tu_diags_has(&d, "reads pixels"));
+  unbuild(&b);
+  /* the second stage's output closer to its input than its tiles allow:
+   * the overlap check finds that stage by its operator and refuses */
+  b = build("mobilenet_v2_96_035", 0, 8, 4, 4, NULL, &st);
+  assert_int_equal(mp_graph_patch(b.g, 9, 17, 3, 3, NULL), MP_OK);
+  p = b.g->patch->next;
+  assert_true(p->has_out_gap && p->out_gap > 0);
+  uint32_t in = (uint32_t)p->tensors[0].tensor, out = (uint32_t)p->tensors[p->n_tensors - 1].tensor;
+  bool ok = true;
+  char why[512];
+  mp_verify_patch_overlap(b.g, (int32_t)p->head, in, out, p->out_gap - 1, &ok, why, sizeof why);
+  assert_false(ok);
+  if (!strstr(why, "of the patched stage run by operator 9")) fail_msg("%s", why);
+  mp_verify_patch_overlap(b.g, (int32_t)p->head, in, out, p->out_gap, &ok, why, sizeof why);
+  assert_true(ok);
+  /* the first stage's operator does not run the second */
+  mp_verify_patch_overlap(b.g, (int32_t)b.g->patch->head, in, out, p->out_gap, &ok, why, sizeof why);
+  assert_false(ok);
+  unbuild(&b);
 }
 
 /* ---- refusals --------------------------------------------------------------- */
@@ -466,6 +565,8 @@ int main(void) {
       cmocka_unit_test(the_output_lies_over_the_input_and_the_verifier_replays_the_tiles),
       cmocka_unit_test(a_range_that_is_no_stage_is_refused_with_the_reason),
       cmocka_unit_test(the_verifier_refuses_a_missed_pixel_an_unwritten_read_and_a_clobbered_buffer),
+      cmocka_unit_test(stages_run_one_after_the_other),
+      cmocka_unit_test(the_verifier_checks_the_later_stages_too),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,7 +45,7 @@ static void buffer_expr(const mp_patch *p, uint32_t k, const char *ctype, mp_buf
 
 mp_status emit_patch_stage(emit_ctx *e, emit_kernel *k, uint32_t op) {
   const mp_graph *g = e->g;
-  const mp_patch *p = g->patch;
+  const mp_patch *p = mp_patch_at(g, op);
   mp_buf *b = &e->glue;
   char sym[64];
   if (!p || p->head != op) return MP_ERR_INTERNAL;
@@ -54,7 +54,7 @@ mp_status emit_patch_stage(emit_ctx *e, emit_kernel *k, uint32_t op) {
   mp_status st = MP_OK;
   uint32_t done = 0;
   for (; done < p->n_layers && st == MP_OK; done++) {
-    st = mp_patch_lower_run(g, done, &lo[done]);
+    st = mp_patch_lower_run(g, p, done, &lo[done]);
     if (st == MP_OK && (lo[done].scratch_bytes > p->kernel_scratch_bytes || !lo[done].fn))
       st = MP_ERR_INTERNAL;
   }

@@ -27,10 +27,7 @@ static const mp_arena *first_scratch(const mp_plan *p) {
   return NULL;
 }
 
-void emit_patch_summary(mp_buf *b, const mp_plan *p) {
-  const mp_graph *g = p->graph;
-  const mp_patch *s = g->patch;
-  if (!s) return;
+static void stage_line(mp_buf *b, const mp_patch *s, bool automatic) {
   const mp_patch_tensor *x = &s->tensors[0], *y = &s->tensors[s->n_tensors - 1];
   uint64_t extra = s->macs_patched > s->macs ? s->macs_patched - s->macs : 0;
   uint64_t bp = mp_patch_extra_macs_bp(s);
@@ -40,11 +37,18 @@ void emit_patch_summary(mp_buf *b, const mp_plan *p) {
                 "%d columns of halo; %llu bytes of tile buffers (op-local scratch) instead of "
                 "%u feature maps; %llu extra multiply-accumulates (+%llu.%02llu %% of the "
                 "model's)\n",
-                s->first, s->last, s->head, s->automatic ? " (memory.patch auto)" : "", s->rows,
+                s->first, s->last, s->head, automatic ? " (memory.patch auto)" : "", s->rows,
                 s->cols, y->tensor, y->h, y->w, y->c, x->tensor, x->h, x->w, x->c, s->halo_rows,
                 s->halo_cols, (unsigned long long)s->scratch_bytes, s->n_layers - 1,
                 (unsigned long long)extra, (unsigned long long)(bp / 100),
                 (unsigned long long)(bp % 100));
+}
+
+void emit_patch_summary(mp_buf *b, const mp_plan *p) {
+  const mp_graph *g = p->graph;
+  const mp_patch *s = g->patch;
+  if (!s) return;
+  for (const mp_patch *q = s; q; q = q->next) stage_line(b, q, s->automatic);
   const mp_arena *a = first_scratch(p);
   if (!s->has_baseline || !a) return;
   uint64_t now = scratch_of(p);
@@ -66,11 +70,8 @@ void emit_patch_summary(mp_buf *b, const mp_plan *p) {
   mp_buf_puts(b, "\n");
 }
 
-json_t *emit_patch_json(const mp_plan *p) {
-  const mp_patch *s = p->graph->patch;
-  if (!s) return NULL;
-  json_t *j = json_object();
-  json_object_set_new(j, "mode", json_string(s->automatic ? "auto" : "stage"));
+/* One stage's figures (planner.patch, and each of its next_stages). */
+static void stage_json(json_t *j, const mp_patch *s) {
   json_object_set_new(j, "first_op", jint(s->first));
   json_object_set_new(j, "last_op", jint(s->last));
   json_object_set_new(j, "run_by_op", jint(s->head));
@@ -87,6 +88,23 @@ json_t *emit_patch_json(const mp_plan *p) {
   json_object_set_new(j, "model_macs", jint(s->model_macs));
   json_object_set_new(j, "extra_macs_percent",
                       json_real((double)mp_patch_extra_macs_bp(s) / 100.0));
+}
+
+json_t *emit_patch_json(const mp_plan *p) {
+  const mp_patch *s = p->graph->patch;
+  if (!s) return NULL;
+  json_t *j = json_object();
+  json_object_set_new(j, "mode", json_string(s->automatic ? "auto" : "stage"));
+  stage_json(j, s);
+  if (s->next) {
+    json_t *a = json_array();
+    for (const mp_patch *q = s->next; q; q = q->next) {
+      json_t *o = json_object();
+      stage_json(o, q);
+      json_array_append_new(a, o);
+    }
+    json_object_set_new(j, "next_stages", a);
+  }
   if (s->has_baseline) {
     json_object_set_new(j, "unpatched_scratch", jint(s->base_scratch));
     json_object_set_new(j, "unpatched_tensor_level_bound", jint(s->base_tensor_bound));
@@ -99,9 +117,8 @@ json_t *emit_patch_json(const mp_plan *p) {
 }
 
 const char *emit_patch_label(const mp_graph *g, uint32_t op, char *buf, size_t n) {
-  const mp_patch *s = g->patch;
-  if (!s || op < s->first || op > s->last || g->ops[op].builtin_code == 34 /* PAD */ ||
-      g->ops[op].builtin_code == 60 /* PADV2 */)
+  const mp_patch *s = mp_patch_at(g, op);
+  if (!s || g->ops[op].builtin_code == 34 /* PAD */ || g->ops[op].builtin_code == 60 /* PADV2 */)
     return NULL;
   if (op == s->head)
     snprintf(buf, n, "patched stage %ux%u", s->rows, s->cols);

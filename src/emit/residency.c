@@ -523,7 +523,8 @@ static void put_kernels(mp_buf *b, const mp_plan *p) {
     snprintf(folded, sizeof folded, "(folded into op %d)", g->ops[o].folded_into);
     const char *pl = emit_patch_label(g, o, tiled, sizeof tiled);
     uint64_t local = st == MP_OK && lo.supported ? lo.scratch_bytes : 0;
-    if (g->ops[o].patch_head && g->patch) local = g->tensors[g->patch->scratch_tensor].size;
+    const mp_patch *ps = g->ops[o].patch_head ? mp_patch_at(g, o) : NULL;
+    if (ps) local = g->tensors[ps->scratch_tensor].size;
     const char *k = st != MP_OK || !lo.supported ? "(unsupported)"
                     : pl ? pl
                     : g->ops[o].folded_into >= 0 ? folded

@@ -321,6 +321,49 @@ uint64_t mp_graph_inplace_bound(const mp_graph *g, uint32_t alignment) {
   return b;
 }
 
+uint64_t mp_graph_peak_between(const mp_graph *g, uint32_t alignment, bool in_place, uint32_t op0,
+                               uint32_t op1) {
+  uint32_t n = g->n_ops > 0 ? g->n_ops : 1;
+  mp_inplace_pair *pairs = NULL;
+  size_t np = 0;
+  mp_inplace_slot *slots = malloc((g->n_tensors ? g->n_tensors : 1) * sizeof *slots);
+  int32_t *slot_of = malloc((g->n_tensors ? g->n_tensors : 1) * sizeof *slot_of);
+  int64_t *diff = calloc((size_t)n + 1, sizeof *diff);
+  uint64_t peak = 0;
+  if (!slots || !slot_of || !diff || (in_place && mp_inplace_pairs(g, &pairs, &np) != MP_OK))
+    goto done;
+  size_t ns = 0;
+  for (uint32_t t = 0; t < g->n_tensors; t++) {
+    slot_of[t] = -1;
+    if (!mp_graph_needs_slot(g, t)) continue;
+    uint32_t a = alignment > g->tensors[t].align_hint ? alignment : g->tensors[t].align_hint;
+    if (a == 0) a = 1;
+    slots[ns] = (mp_inplace_slot){t, mp_align_up(g->tensors[t].size, a), a,
+                                  g->storage[t].start_op, g->storage[t].end_op, 0, 0};
+    slot_of[t] = (int32_t)ns;
+    diff[slots[ns].start] += (int64_t)slots[ns].size;
+    diff[slots[ns].end + 1] -= (int64_t)slots[ns].size;
+    ns++;
+  }
+  int64_t run = 0;
+  size_t i = 0;
+  for (uint32_t op = 0; op < n && op <= op1; op++) {
+    run += diff[op];
+    int64_t save = 0;
+    while (i < np && pairs[i].op < op) i++;
+    size_t j = i;
+    while (j < np && pairs[j].op == op) j++;
+    if (j > i) save = (int64_t)op_share(pairs, i, j, slot_of, slots, SIZE_MAX);
+    if (op >= op0 && run - save > (int64_t)peak) peak = (uint64_t)(run - save);
+  }
+done:
+  free(pairs);
+  free(slots);
+  free(slot_of);
+  free(diff);
+  return peak;
+}
+
 /* ---- grouping ------------------------------------------------------------ */
 
 typedef struct gctx {

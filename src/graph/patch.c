@@ -84,21 +84,20 @@ static bool is_conv(mp_kernel k) {
   return k == MP_K_CONV2D_S8 || k == MP_K_CONV2D_F32 || k == MP_K_CONV2D_S16;
 }
 
-/* A copy of g's graph in which operator `op` (a layer of a stage, or of
- * none) is as the model wrote it, lowered for the generic target. */
+/* A copy of g's graph in which every operator of g's stages is as the
+ * model wrote it, lowered for `target`. */
 typedef struct restored {
   mp_graph g;
   mp_op *ops;
 } restored;
 
-static mp_status restore_for(const mp_graph *g, const mp_patch *p, mp_target target,
-                             restored *r) {
+static mp_status restore_for(const mp_graph *g, mp_target target, restored *r) {
   r->g = *g;
   r->g.target = target;
   r->ops = malloc((g->n_ops ? g->n_ops : 1) * sizeof *r->ops);
   if (!r->ops) return MP_ERR_NOMEM;
   memcpy(r->ops, g->ops, g->n_ops * sizeof *r->ops);
-  if (p) {
+  for (const mp_patch *p = g->patch; p; p = p->next) {
     mp_op *h = &r->ops[p->head];
     h->outputs = p->head_outputs;
     h->n_outputs = p->head_n_outputs;
@@ -115,16 +114,28 @@ static mp_status restore_for(const mp_graph *g, const mp_patch *p, mp_target tar
   return MP_OK;
 }
 
-static mp_status restore(const mp_graph *g, const mp_patch *p, restored *r) {
-  return restore_for(g, p, MP_TARGET_GENERIC, r);
+static mp_status restore(const mp_graph *g, restored *r) {
+  return restore_for(g, MP_TARGET_GENERIC, r);
 }
 
-mp_status mp_patch_lower_layer(const mp_graph *g, uint32_t l, mp_lowered_op *lo) {
+const mp_patch *mp_patch_at(const mp_graph *g, uint32_t op) {
+  for (const mp_patch *p = g ? g->patch : NULL; p; p = p->next)
+    if (op >= p->first && op <= p->last) return p;
+  return NULL;
+}
+
+static bool has_stage(const mp_graph *g, const mp_patch *p) {
+  for (const mp_patch *q = g->patch; q; q = q->next)
+    if (q == p) return true;
+  return false;
+}
+
+mp_status mp_patch_lower_layer(const mp_graph *g, const mp_patch *p, uint32_t l,
+                               mp_lowered_op *lo) {
   memset(lo, 0, sizeof *lo);
-  const mp_patch *p = g->patch;
-  if (!p || l >= p->n_layers) return MP_ERR_INTERNAL;
+  if (!p || !has_stage(g, p) || l >= p->n_layers) return MP_ERR_INTERNAL;
   restored r;
-  mp_status st = restore(g, p, &r);
+  mp_status st = restore(g, &r);
   if (st != MP_OK) return st;
   st = mp_lower_op(&r.g, p->layers[l].op, lo, NULL);
   free(r.ops);
@@ -152,23 +163,22 @@ static bool window_safe(mp_kernel k) {
  * target's specialised kernel where it takes every tile's window (a 1x1
  * convolution with a padded or short window runs the im2col kernel), else
  * the reference kernel.  *chosen: the kernel, for mp_graph_patch. */
-/* Operator op of g as the model wrote it (rs: g's stage, or NULL while
- * g is not rewritten yet), lowered for `target`. */
-static mp_status lower_as(const mp_graph *g, const mp_patch *rs, uint32_t op, mp_target target,
-                          mp_lowered_op *lo) {
+/* Operator op of g as the model wrote it (g's stages restored), lowered
+ * for `target`. */
+static mp_status lower_as(const mp_graph *g, uint32_t op, mp_target target, mp_lowered_op *lo) {
   restored r;
-  mp_status st = restore_for(g, rs, target, &r);
+  mp_status st = restore_for(g, target, &r);
   if (st != MP_OK) return st;
   st = mp_lower_op(&r.g, op, lo, NULL);
   free(r.ops);
   return st;
 }
 
-static mp_status lower_run(const mp_graph *g, const mp_patch *rs, const mp_patch_layer *ly,
-                           bool direct, mp_lowered_op *lo) {
+static mp_status lower_run(const mp_graph *g, const mp_patch_layer *ly, bool direct,
+                           mp_lowered_op *lo) {
   memset(lo, 0, sizeof *lo);
   mp_status st = MP_OK;
-  if (g->target != MP_TARGET_GENERIC) st = lower_as(g, rs, ly->op, g->target, lo);
+  if (g->target != MP_TARGET_GENERIC) st = lower_as(g, ly->op, g->target, lo);
   if (st == MP_OK && lo->supported && lo->kernel == MP_K_CONV2D_S8_1X1 && !direct) {
     /* the same folded bias and column length: two columns of scratch */
     mp_lower_use_kernel(lo, MP_K_CONV2D_S8_IM2COL);
@@ -180,16 +190,16 @@ static mp_status lower_run(const mp_graph *g, const mp_patch *rs, const mp_patch
     return MP_OK;
   mp_lower_free(lo);
   if (st == MP_ERR_NOMEM) return st;
-  st = lower_as(g, rs, ly->op, MP_TARGET_GENERIC, lo);
+  st = lower_as(g, ly->op, MP_TARGET_GENERIC, lo);
   if (st == MP_OK && lo->kernel != ly->kernel) st = MP_ERR_INTERNAL;
   return st;
 }
 
-mp_status mp_patch_lower_run(const mp_graph *g, uint32_t l, mp_lowered_op *lo) {
+mp_status mp_patch_lower_run(const mp_graph *g, const mp_patch *p, uint32_t l,
+                             mp_lowered_op *lo) {
   memset(lo, 0, sizeof *lo);
-  const mp_patch *p = g->patch;
-  if (!p || l >= p->n_layers) return MP_ERR_INTERNAL;
-  mp_status st = lower_run(g, p, &p->layers[l], p->layers[l].direct, lo);
+  if (!p || !has_stage(g, p) || l >= p->n_layers) return MP_ERR_INTERNAL;
+  mp_status st = lower_run(g, &p->layers[l], p->layers[l].direct, lo);
   if (st == MP_OK && lo->kernel != p->layers[l].run_kernel) st = MP_ERR_INTERNAL;
   return st;
 }
@@ -397,14 +407,15 @@ mp_status mp_graph_patch(mp_graph *g, uint32_t first, uint32_t last, uint32_t ro
   mp_lowered_op lo;
   memset(&lo, 0, sizeof lo);
   int32_t *stage_of = NULL; /* graph tensor -> stage tensor, -1 */
-  if (g->patch) {
-    mp_error(dx, noloc(), "memory.patch: the graph already has a patched stage");
-    return MP_ERR_INTERNAL;
-  }
+  mp_patch *prev = g->patch;
+  while (prev && prev->next) prev = prev->next;
   if (first > last || last >= g->n_ops)
     REFUSE("the stage is operators %u .. %u, but the model runs operators 0 .. %u", first, last,
            g->n_ops ? g->n_ops - 1 : 0);
-  if ((st = restore(g, NULL, &r)) != MP_OK) goto done;
+  if (prev && first <= prev->last)
+    REFUSE("the stage %u .. %u starts at or before the end of the stage %u .. %u; stages follow "
+           "each other", first, last, prev->first, prev->last);
+  if ((st = restore(g, &r)) != MP_OK) goto done;
   mp_patch *p = mp_pool_alloc(g->pool, 1, sizeof *p);
   uint32_t span = last - first + 1;
   stage_of = malloc(g->n_tensors * sizeof *stage_of);
@@ -425,7 +436,7 @@ mp_status mp_graph_patch(mp_graph *g, uint32_t first, uint32_t last, uint32_t ro
   }
   /* the model's multiply-accumulates, for the halos' share */
   for (uint32_t o = 0; o < g->n_ops; o++) {
-    if (g->ops[o].folded_into >= 0 || g->ops[o].is_view) continue;
+    if (r.ops[o].folded_into >= 0 || r.ops[o].is_view) continue;
     if (mp_lower_op(&r.g, o, &lo, NULL) == MP_OK && lo.supported) p->model_macs += op_macs(&lo, NULL);
     mp_lower_free(&lo);
   }
@@ -598,7 +609,7 @@ mp_status mp_graph_patch(mp_graph *g, uint32_t first, uint32_t last, uint32_t ro
       mp_patch_tile_call(p, t, l, &c);
       ly->direct = mp_patch_call_direct(&c);
     }
-    if ((st = lower_run(g, NULL, ly, ly->direct, &lo)) != MP_OK) goto done;
+    if ((st = lower_run(g, ly, ly->direct, &lo)) != MP_OK) goto done;
     ly->run_kernel = lo.kernel;
     if (lo.scratch_bytes > kscratch) kscratch = lo.scratch_bytes;
     mp_lower_free(&lo);
@@ -679,7 +690,10 @@ mp_status mp_graph_patch(mp_graph *g, uint32_t first, uint32_t last, uint32_t ro
                                "patch tiles", &id)) != MP_OK)
     goto done;
   p->scratch_tensor = (int32_t)id;
-  g->patch = p;
+  if (prev)
+    prev->next = p;
+  else
+    g->patch = p;
 done:
   mp_lower_free(&lo);
   free(r.ops);
@@ -711,22 +725,22 @@ bool mp_graph_patch_info(const mp_graph *g, mp_patch_info *out) {
   return true;
 }
 
-mp_status mp_patch_candidates(const mp_graph *g, uint32_t **lasts, size_t *n) {
+mp_status mp_patch_candidates(const mp_graph *g, uint32_t first, uint32_t **lasts, size_t *n) {
   *lasts = NULL;
   *n = 0;
   uint32_t *out = malloc((g->n_ops ? g->n_ops : 1) * sizeof *out);
   if (!out) return MP_ERR_NOMEM;
   restored r;
-  mp_status st = restore(g, NULL, &r);
+  mp_status st = restore(g, &r);
   if (st != MP_OK) {
     free(out);
     return st;
   }
-  /* walk from the first operator while every operator could be a layer;
+  /* walk from operator `first` while every operator could be a layer;
    * a candidate ends at a window layer whose output is smaller than the
    * input of the first */
   int64_t in_px = -1;
-  for (uint32_t o = 0; o < g->n_ops; o++) {
+  for (uint32_t o = first; o < g->n_ops; o++) {
     const mp_op *op = &g->ops[o];
     if (op->folded_into >= 0) continue;
     if (op->is_view) break;

@@ -65,19 +65,26 @@ typedef struct mp_patch {
   int64_t out_gap;             /* offset(input) - offset(output) at least this */
   uint32_t head_n_outputs;     /* the head operator's own outputs, before the stage */
   const int32_t *head_outputs;
+  struct mp_patch *next;       /* the graph's next stage (later operators), else NULL */
 } mp_patch;
+
+/* The stage of g whose operators first .. last hold op, else NULL (g->patch
+ * lists the stages in execution order). */
+const mp_patch *mp_patch_at(const mp_graph *g, uint32_t op);
 
 /* mp_graph_patch and mp_patch_candidates are declared in memplan.h. */
 
-/* Lower layer l of g's stage as the model wrote it, with its reference
+/* Lower layer l of g's stage p as the model wrote it, with its reference
  * kernel (what the stage calls per tile with a window's geometry). */
-mp_status mp_patch_lower_layer(const mp_graph *g, uint32_t l, mp_lowered_op *lo);
+mp_status mp_patch_lower_layer(const mp_graph *g, const mp_patch *p, uint32_t l,
+                               mp_lowered_op *lo);
 
-/* Lower layer l of g's stage as the module calls it per tile: the
+/* Lower layer l of g's stage p as the module calls it per tile: the
  * target's specialised kernel where it takes every tile's window, else the
  * reference kernel (layers[l].run_kernel); the geometry is the reference
  * kernel's (mp_patch_lower_layer). */
-mp_status mp_patch_lower_run(const mp_graph *g, uint32_t l, mp_lowered_op *lo);
+mp_status mp_patch_lower_run(const mp_graph *g, const mp_patch *p, uint32_t l,
+                             mp_lowered_op *lo);
 
 /* What tile t's call of layer l is: for a window layer, the geometry
  * relative to its input buffer (which holds its input's window for that

@@ -12,7 +12,10 @@
  */
 #include "memplan.h"
 
+#include "graph/patch.h"
+
 #include <stdlib.h>
+#include <string.h>
 
 /* The grids auto tries, n x n tiles. */
 static const uint32_t grids[] = {2, 3, 4, 5, 6, 7, 8};
@@ -81,12 +84,190 @@ static uint64_t bound_of(const search *cfg, const mp_graph *g) {
   return cfg->mem->in_place ? mp_graph_inplace_bound(g, align) : mp_graph_lower_bound(g, align);
 }
 
+/* ---- a chain of stages --------------------------------------------------
+ *
+ * One stage from the first operator cannot lower every peak: a stage ending
+ * early leaves the feature maps after it whole, one ending late has large
+ * tile buffers beside its input.  A chain runs several stages one after the
+ * other, each ending at a lower resolution than it starts.  Each stage is
+ * judged by the peak over its own operators (mp_graph_peak_between), on a
+ * graph where it is the only stage (the stages' peaks hardly depend on one
+ * another); the chain is built greedily, stage after stage: first each
+ * stage with the least peak, then, with that chain's bound as the ceiling,
+ * each with the fewest multiply-accumulates among those under it, and only
+ * while the operators left exceed it.  Both chains are planned in full. */
+
+/* The grids a chain's stages try, n x n tiles. */
+static const uint32_t chain_grids[] = {2, 3, 4, 6, 8, 12, 16};
+#define MAX_STAGES 4
+
+typedef struct pick {
+  uint32_t first, last, grid;
+  uint64_t peak, extra; /* its operators' peak; its halos' multiply-accumulates */
+} pick;
+
+typedef struct step_trials { /* the stages from one first operator */
+  uint32_t first;
+  pick *t;
+  size_t n;
+} step_trials;
+
+typedef struct memo {
+  step_trials s[MAX_STAGES * 2 + 2];
+  size_t n;
+  uint32_t tried;
+} memo;
+
+static void memo_free(memo *m) {
+  for (size_t i = 0; i < m->n; i++) free(m->s[i].t);
+  m->n = 0;
+}
+
+/* The stages from operator `first`, each alone on a fresh build of g,
+ * ending at most two halvings of the resolution (16x fewer pixels) below
+ * their input. */
+static mp_status trials_from(const search *cfg, bool allow_unsupported, const mp_graph *g,
+                             uint32_t first, memo *m, const step_trials **out) {
+  *out = NULL;
+  for (size_t i = 0; i < m->n; i++)
+    if (m->s[i].first == first) {
+      *out = &m->s[i];
+      return MP_OK;
+    }
+  if (m->n == sizeof m->s / sizeof *m->s) return MP_OK;
+  uint32_t *lasts = NULL;
+  size_t nl = 0;
+  mp_status st = mp_patch_candidates(g, first, &lasts, &nl);
+  if (st != MP_OK) return st;
+  size_t ng = sizeof chain_grids / sizeof *chain_grids;
+  step_trials *s = &m->s[m->n];
+  s->first = first;
+  s->n = 0;
+  s->t = malloc((nl ? nl : 1) * ng * sizeof *s->t);
+  if (!s->t) {
+    free(lasts);
+    return MP_ERR_NOMEM;
+  }
+  m->n++;
+  uint32_t align = align_of(cfg);
+  bool deep = false;
+  for (size_t i = 0; i < nl && !deep && st == MP_OK; i++)
+    for (size_t k = 0; k < ng && st == MP_OK; k++) {
+      mp_graph *c = NULL;
+      st = rebuild(cfg, g, allow_unsupported, &c);
+      if (st != MP_OK) break;
+      m->tried++;
+      if (mp_graph_patch(c, first, lasts[i], chain_grids[k], chain_grids[k], NULL) == MP_OK) {
+        const mp_patch *p = c->patch;
+        const mp_patch_tensor *x = &p->tensors[0], *y = &p->tensors[p->n_tensors - 1];
+        if ((int64_t)y->h * y->w * 16 < (int64_t)x->h * x->w) {
+          deep = true; /* later candidates end lower still */
+          mp_graph_free(&c);
+          break;
+        }
+        s->t[s->n++] = (pick){first, lasts[i], chain_grids[k],
+                              mp_graph_peak_between(c, align, cfg->mem->in_place, first, lasts[i]),
+                              p->macs_patched > p->macs ? p->macs_patched - p->macs : 0};
+      }
+      mp_graph_free(&c);
+    }
+  free(lasts);
+  *out = s;
+  return st;
+}
+
+/* A fresh build of g with the chain's stages. */
+static mp_status build_chain(const search *cfg, bool allow_unsupported, const mp_graph *g,
+                             const pick *chain, uint32_t n, mp_graph **out) {
+  mp_status st = rebuild(cfg, g, allow_unsupported, out);
+  for (uint32_t i = 0; i < n && st == MP_OK; i++)
+    if (mp_graph_patch(*out, chain[i].first, chain[i].last, chain[i].grid, chain[i].grid, NULL) !=
+        MP_OK)
+      st = MP_ERR_INTERNAL;
+  if (st != MP_OK) mp_graph_free(out);
+  return st;
+}
+
+/* A chain built stage after stage: with ceiling UINT64_MAX each stage has
+ * the least peak (of equal ones the fewest halos) and is kept while it
+ * lowers the operators left; else each has the fewest halos among those
+ * at or under the ceiling, and stages are added while the operators left
+ * exceed it. */
+static mp_status greedy_chain(const search *cfg, bool allow_unsupported, const mp_graph *g,
+                              uint64_t ceiling, memo *m, pick *chain, uint32_t *n) {
+  *n = 0;
+  uint32_t first = 0, align = align_of(cfg);
+  mp_status st = MP_OK;
+  while (*n < MAX_STAGES && first < g->n_ops) {
+    mp_graph *cur = NULL;
+    if ((st = build_chain(cfg, allow_unsupported, g, chain, *n, &cur)) != MP_OK) return st;
+    uint64_t rest = mp_graph_peak_between(cur, align, cfg->mem->in_place, first, g->n_ops - 1);
+    mp_graph_free(&cur);
+    if (ceiling != UINT64_MAX && rest <= ceiling) break;
+    const step_trials *s = NULL;
+    if ((st = trials_from(cfg, allow_unsupported, g, first, m, &s)) != MP_OK) return st;
+    const pick *best = NULL;
+    for (size_t i = 0; s && i < s->n; i++) {
+      const pick *t = &s->t[i];
+      if (ceiling == UINT64_MAX) {
+        if (!best || t->peak < best->peak || (t->peak == best->peak && t->extra < best->extra))
+          best = t;
+      } else if (t->peak <= ceiling && (!best || t->extra < best->extra)) {
+        best = t;
+      }
+    }
+    if (!best || best->peak >= rest) break;
+    chain[(*n)++] = *best;
+    first = best->last + 1;
+  }
+  return st;
+}
+
+static uint64_t chain_extra(const mp_graph *g) {
+  uint64_t e = 0;
+  for (const mp_patch *p = g->patch; p; p = p->next)
+    e += p->macs_patched > p->macs ? p->macs_patched - p->macs : 0;
+  return e;
+}
+
+/* Plan the chains (the least peaks, then the fewest halos under their
+ * bound); *keep becomes the better of it and *keep when it needs less
+ * scratch than *best (of equal plans, fewer halos). */
+static mp_status chain_auto(const search *cfg, bool allow_unsupported, const mp_graph *g,
+                            mp_graph **keep, uint64_t *best, uint32_t *tried) {
+  memo m;
+  memset(&m, 0, sizeof m);
+  pick chain[MAX_STAGES];
+  uint32_t n = 0;
+  uint64_t ceiling = UINT64_MAX;
+  mp_status st = MP_OK;
+  for (int pass = 0; pass < 2 && st == MP_OK; pass++) {
+    st = greedy_chain(cfg, allow_unsupported, g, ceiling, &m, chain, &n);
+    if (st != MP_OK || n < 2) break; /* one stage: the search above tried it */
+    mp_graph *c = NULL;
+    if ((st = build_chain(cfg, allow_unsupported, g, chain, n, &c)) != MP_OK) break;
+    ceiling = bound_of(cfg, c);
+    uint64_t s = 0;
+    if (plan_scratch(cfg, c, &s) &&
+        (s < *best || (s == *best && *keep && chain_extra(c) < chain_extra(*keep)))) {
+      mp_graph_free(keep);
+      *keep = c;
+      *best = s;
+    } else {
+      mp_graph_free(&c);
+    }
+  }
+  *tried += m.tried;
+  memo_free(&m);
+  return st;
+}
+
 static mp_status patch_auto(const search *cfg, bool allow_unsupported, const mp_graph *g,
                             mp_graph **out) {
   *out = NULL;
   uint32_t *lasts = NULL;
   size_t nl = 0;
-  mp_status st = mp_patch_candidates(g, &lasts, &nl);
+  mp_status st = mp_patch_candidates(g, 0, &lasts, &nl);
   if (st != MP_OK || nl == 0) return st;
   size_t ng = sizeof grids / sizeof *grids;
   trial *tr = malloc(nl * ng * sizeof *tr);
@@ -135,13 +316,18 @@ static mp_status patch_auto(const search *cfg, bool allow_unsupported, const mp_
     mp_graph_free(&c);
   }
   free(tr);
+  uint32_t tried = (uint32_t)nt;
+  if (st == MP_OK) {
+    if (!keep) best = base;
+    st = chain_auto(cfg, allow_unsupported, g, &keep, &best, &tried);
+  }
   if (st != MP_OK) {
     mp_graph_free(&keep);
     return st;
   }
   if (keep) {
     mp_graph_patch_baseline(keep, base, mp_graph_lower_bound(g, align_of(cfg)),
-                            mp_graph_inplace_bound(g, align_of(cfg)), true, (uint32_t)nt);
+                            mp_graph_inplace_bound(g, align_of(cfg)), true, tried);
     *out = keep;
   }
   return MP_OK;

@@ -179,7 +179,8 @@ static mp_status overlap_allowed(const mp_plan *p, uint32_t u, uint32_t v, bool 
     }
     int32_t op = li->end_op;
     int64_t d = (int64_t)p->allocs[in].offset - (int64_t)p->allocs[out].offset, gap, period;
-    if (g->patch && op == (int32_t)g->patch->head) {
+    const mp_patch *ps = op >= 0 ? mp_patch_at(g, (uint32_t)op) : NULL;
+    if (ps && op == (int32_t)ps->head) {
       /* a patched stage: its tiles' reads and writes, replayed */
       mp_verify_patch_overlap(g, op, in, out, d, ok, why, nwhy);
       return MP_OK;

@@ -70,10 +70,8 @@ static int axis_ok(int32_t o0, int32_t n, int32_t stride, int32_t pad, int32_t t
   return 1;
 }
 
-mp_status mp_verify_patch(const mp_plan *p, const mp_diag_sink *dx) {
+static mp_status verify_stage(const mp_plan *p, const mp_patch *s, const mp_diag_sink *dx) {
   const mp_graph *g = p->graph;
-  const mp_patch *s = g->patch;
-  if (!s) return MP_OK;
   mp_status st = MP_OK;
   uint32_t nk = s->n_tensors;
   const mp_patch_tensor *ty = &s->tensors[nk - 1];
@@ -88,12 +86,12 @@ mp_status mp_verify_patch(const mp_plan *p, const mp_diag_sink *dx) {
   }
   for (uint32_t l = 0; l < s->n_layers; l++) {
     mp_lowered_op lo;
-    mp_status ls = mp_patch_lower_layer(g, l, &lo);
+    mp_status ls = mp_patch_lower_layer(g, s, l, &lo);
     if (ls == MP_OK && s->layers[l].window) memcpy(&whole[l], &lo.params, sizeof whole[l]);
     mp_lower_free(&lo);
     if (ls != MP_OK) PFAIL("layer %u (operator %u) does not lower to its kernel", l, s->layers[l].op);
     /* the kernel the tiles call, and its scratch beside the tile buffers */
-    ls = mp_patch_lower_run(g, l, &lo);
+    ls = mp_patch_lower_run(g, s, l, &lo);
     uint64_t need = lo.scratch_bytes;
     mp_kernel rk = lo.kernel;
     mp_lower_free(&lo);
@@ -255,6 +253,20 @@ done:
   return st;
 }
 
+mp_status mp_verify_patch(const mp_plan *p, const mp_diag_sink *dx) {
+  mp_status st = MP_OK;
+  for (const mp_patch *s = p->graph->patch; s && st == MP_OK; s = s->next) {
+    /* stages follow each other, each run by its first layer's operator */
+    if (s->next && s->next->first <= s->last) {
+      mp_error(dx, MP_LOC_NONE, "plan verification failed: patched stages %u .. %u and %u .. %u "
+               "overlap", s->first, s->last, s->next->first, s->next->last);
+      return MP_ERR_VERIFY;
+    }
+    st = verify_stage(p, s, dx);
+  }
+  return st;
+}
+
 /* The bytes [lo, hi) of a stage tensor a call touches: a window call's
  * rows and columns of its whole-tensor buffer (reads: the taps inside the
  * buffer; writes: its output at its strides), an ADD's rows. */
@@ -299,7 +311,7 @@ static bytes call_writes(const mp_patch *s, const mp_patch_call *c, uint32_t l) 
 
 void mp_verify_patch_overlap(const mp_graph *g, int32_t op, uint32_t in, uint32_t out, int64_t d,
                              bool *ok, char *why, size_t nwhy) {
-  const mp_patch *s = g->patch;
+  const mp_patch *s = op >= 0 ? mp_patch_at(g, (uint32_t)op) : NULL;
   *ok = false;
   if (nwhy) why[0] = 0;
   if (!s || op != (int32_t)s->head || (int32_t)in != s->tensors[0].tensor ||

@@ -336,7 +336,7 @@ typedef struct walk_rec {
  * makes (mp_patch_tile_call), never from the stage's contract.  tiles
  * (when not NULL) gets 8 values per tile. */
 static uint32_t stage_walk(const mp_graph *g, uint32_t i, walk_rec *w, int32_t *tiles) {
-  const mp_patch *s = g->patch;
+  const mp_patch *s = mp_patch_at(g, i);
   if (!s || s->head != i) return 0;
   const mp_patch_tensor *ti = &s->tensors[0], *to = &s->tensors[s->n_tensors - 1];
   uint32_t L = s->n_layers;
@@ -527,11 +527,12 @@ static void write_walks(const mp_graph *g, mp_buf *b) {
     if (!nw) continue;
     bool tiled = g->ops[i].patch_head;
     if (tiled) {
-      int32_t *tl = calloc((size_t)g->patch->n_tiles * 8, sizeof *tl);
+      const mp_patch *ps = mp_patch_at(g, i);
+      int32_t *tl = calloc((size_t)ps->n_tiles * 8, sizeof *tl);
       if (!tl) die("out of memory");
       stage_walk(g, i, w, tl);
       mp_buf_printf(b, "static const int32_t pg_tiles_%u[] = {\n", i);
-      for (uint32_t t = 0; t < g->patch->n_tiles; t++) {
+      for (uint32_t t = 0; t < ps->n_tiles; t++) {
         mp_buf_puts(b, "   ");
         for (int j = 0; j < 8; j++) mp_buf_printf(b, " %d,", tl[8 * t + j]);
         mp_buf_puts(b, "\n");
