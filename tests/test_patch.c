@@ -159,6 +159,8 @@ static void stage_run(const built *bb, const mp_patch *p, bool over_input) {
   for (uint32_t l = 0; l < p->n_layers; l++) {
     assert_int_equal(mp_patch_lower_layer(b.g, p, l, &lo[l]), MP_OK);
     assert_int_equal(mp_patch_lower_run(b.g, p, l, &run[l]), MP_OK);
+    /* the module calls the function of the kernel run here */
+    assert_string_equal(run[l].fn, mp_kernel_fn(run[l].kernel));
     const mp_patch_layer *ly = &p->layers[l];
     assert_int_equal(run_layer(&lo[l], &lo[l].params, whole[ly->in[0]],
                                ly->n_in > 1 ? whole[ly->in[1]] : NULL, b.g, whole[l + 1], NULL),

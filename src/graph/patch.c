@@ -180,8 +180,10 @@ static mp_status lower_run(const mp_graph *g, const mp_patch_layer *ly, bool dir
   mp_status st = MP_OK;
   if (g->target != MP_TARGET_GENERIC) st = lower_as(g, ly->op, g->target, lo);
   if (st == MP_OK && lo->supported && lo->kernel == MP_K_CONV2D_S8_1X1 && !direct) {
-    /* the same folded bias and column length: two columns of scratch */
+    /* the same folded bias, column length and params type: two columns
+     * of scratch, and the im2col kernel's name for the module to call */
     mp_lower_use_kernel(lo, MP_K_CONV2D_S8_IM2COL);
+    lo->fn = mp_kernel_fn(MP_K_CONV2D_S8_IM2COL);
     lo->scratch_bytes = 2u * (uint64_t)lo->params.conv_s8_fast.col_len;
     lo->scratch_align = 4;
   }
@@ -721,7 +723,8 @@ bool mp_graph_patch_info(const mp_graph *g, mp_patch_info *out) {
                          p->tensors[p->n_tensors - 1].tensor, p->halo_rows, p->halo_cols,
                          p->scratch_bytes, p->macs, p->macs_patched, p->model_macs,
                          mp_patch_extra_macs_bp(p), p->automatic,
-                         p->has_baseline ? p->base_scratch : 0};
+                         p->has_baseline ? p->base_scratch : 0, 0};
+  for (const mp_patch *q = p; q; q = q->next) out->stages++;
   return true;
 }
 

@@ -94,10 +94,15 @@ static mp_status verify_stage(const mp_plan *p, const mp_patch *s, const mp_diag
     ls = mp_patch_lower_run(g, s, l, &lo);
     uint64_t need = lo.scratch_bytes;
     mp_kernel rk = lo.kernel;
+    /* the function the module calls is that kernel's */
+    bool named = ls == MP_OK && lo.fn && !strcmp(lo.fn, mp_kernel_fn(rk));
     mp_lower_free(&lo);
     if (ls != MP_OK)
       PFAIL("layer %u (operator %u) does not lower to the kernel its tiles call", l,
             s->layers[l].op);
+    if (!named)
+      PFAIL("layer %u (operator %u): the module would call another function than its kernel's",
+            l, s->layers[l].op);
     if (need > s->kernel_scratch_bytes ||
         s->kernel_scratch_offset + s->kernel_scratch_bytes > s->scratch_bytes)
       PFAIL("layer %u (operator %u): its kernel's %llu bytes of scratch do not fit the stage's",
