@@ -358,10 +358,12 @@ static void print_patch(const mp_graph *pg, uint64_t scratch, mp_status k_status
   }
   printf("patch (auto)           operators %u .. %u on %u x %u tiles of tensor %d from tensor %d: "
          "halo %d rows, %d columns; tile buffers %llu bytes; +%llu.%02llu %% multiply-accumulates; "
-         "greedy in place %llu bytes against %llu unpatched\n", pi.first, pi.last, pi.rows, pi.cols,
+         "greedy in place %llu bytes against %llu unpatched", pi.first, pi.last, pi.rows, pi.cols,
          pi.output, pi.input, pi.halo_rows, pi.halo_cols, (unsigned long long)pi.tile_bytes,
          (unsigned long long)(pi.extra_macs_bp / 100), (unsigned long long)(pi.extra_macs_bp % 100),
          (unsigned long long)scratch, (unsigned long long)pi.base_scratch);
+  if (pi.stages > 1) printf("; the first of %u stages one after the other", pi.stages);
+  printf("\n");
 }
 
 int cmd_inspect(cli *c, int argc, char **argv) {

@@ -40,7 +40,9 @@ networks on one bank, as above). "in place" is the in-place plan's scratch,
 the scratch arena); "stage" the operators run tile by tile and the tile
 grid, "halo" the most input rows x columns a tile reads beyond its share,
 "tile buffers" the stage's op-local scratch, "extra MACs" the halos'
-recomputation as a share of the model's multiply-accumulates. A model auto
+recomputation as a share of the model's multiply-accumulates (a chain of
+stages one after the other: each stage's, separated by ";", the MACs
+summed). A model auto
 leaves unpatched ("-") plans no smaller patched, or has no stage to patch
 (a first operator that is no convolution or pool, explicit PADs without
 memory.in_place to fold them).

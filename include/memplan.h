@@ -569,6 +569,7 @@ typedef struct mp_patch_info {
   uint64_t extra_macs_bp;       /* the halos' recomputation, 1/100 % of the model's */
   bool automatic;               /* memory.patch auto chose it */
   uint64_t base_scratch;        /* the unpatched plan's scratch (0: not known) */
+  uint32_t stages;              /* the graph's stages, this first one included */
 } mp_patch_info;
 bool mp_graph_patch_info(const mp_graph *g, mp_patch_info *out);
 

@@ -45,6 +45,9 @@ if [ -x "$MKMODEL" ]; then
   "$MKMODEL" fixture mobilenet_v2_96_035 "$out/mnv2.tflite" &&
     run patched "$MEMPLAN" plan "$out/mnv2.tflite" --json --memory.in_place=true \
       --memory.patch '{"first": 0, "last": 17, "rows": 3, "cols": 3}'
+  # memory.patch auto keeps a chain of stages there: planner.patch.next_stages
+  [ -f "$out/mnv2.tflite" ] &&
+    run chained "$MEMPLAN" plan "$out/mnv2.tflite" --json --memory.in_place=true --memory.patch auto
 fi
 if [ -d "$MODELS" ]; then
   for m in "$MODELS"/*.tflite; do
@@ -107,6 +110,14 @@ except FileNotFoundError:
 if (pt["rows"], pt["cols"], pt["first_op"], pt["last_op"]) != (3, 3, 0, 17) or pt["saved_bytes"] <= 0:
     sys.exit(f"FAIL patched: planner.patch is {pt}")
 print(f"ok   patched: {pt['rows']}x{pt['cols']} tiles, {pt['saved_bytes']} bytes saved, +{pt['extra_macs_percent']} % MACs")
+pc = json.load(open(f"{out}/chained.json"))["planner"]["patch"]
+st = [pc] + pc.get("next_stages", [])
+if len(st) < 2 or any(b["first_op"] != a["last_op"] + 1 or b["input_tensor"] != a["output_tensor"]
+                      for a, b in zip(st, st[1:])) or pc["saved_bytes"] <= 0:
+    sys.exit(f"FAIL chained: planner.patch is {pc}")
+print(f"ok   chained: {len(st)} stages one after the other, " +
+      ", ".join(f"{s['first_op']}..{s['last_op']} on {s['rows']}x{s['cols']}" for s in st) +
+      f", {pc['saved_bytes']} bytes saved")
 PY
 # the checker refuses bad reports
 python3 - "$out" <<'PY'

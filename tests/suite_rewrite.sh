@@ -151,7 +151,7 @@ extra = round(sum(s["extra_macs_percent"] for s in stages), 2)
 print(f"outputs and {len(keep)} operators' outputs, stage{'s' if len(stages) > 1 else ''} {st}, +{extra} % MACs, {pt['saved_bytes']} bytes saved")
 PY
   }
-  local r
+  local r=
   if [ -s "$pd.out" ] && [ "$(tail -1 "$pd.out")" = "two runs alike" ] && r=$(same_outside "$on.out" "$pd.out"); then
     echo "ok   $m $target $planner patch auto: the tiled module gives the in_place module's $r"
   else
