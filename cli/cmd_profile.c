@@ -113,21 +113,15 @@ static int run_split(char *const argv[], const char *out, const char *err) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* A patched stage's cost: the same profile with memory.patch off (this
- * program again, as a child, with --json), against the patched run.  The
- * operators keep their indices (a stage only makes its later operators
- * no-ops), so the stage's operators are summed in both runs. */
-typedef struct halo_cost {
-  bool have;
-  long long first, last, rows, cols, head;
-  double extra_macs_percent;
-  unsigned long long stage, base_stage, base_run;
-} halo_cost;
-
-static bool profile_unpatched(int argc, char **argv, const char *dir, const json_t *patch,
-                              halo_cost *h) {
+/* This program again, as a child: the same profile with --json, without
+ * --keep and without the options named in `drop` (NULL-terminated; each
+ * in both forms, "--X V" and "--X=V"), then `key value` (the later
+ * override wins).  The child's JSON (dir/name.json, its messages in
+ * dir/name.log) loaded, or NULL when it failed. */
+static json_t *profile_again(int argc, char **argv, const char *dir, const char *const *drop,
+                             const char *key, const char *value, const char *name) {
   char **a = calloc((size_t)argc + 8, sizeof *a);
-  if (!a) return false;
+  if (!a) return NULL;
   int n = 0;
   a[n++] = "/proc/self/exe";
   a[n++] = "profile";
@@ -137,25 +131,46 @@ static bool profile_unpatched(int argc, char **argv, const char *dir, const json
       i++;
       continue;
     }
-    if ((!strcmp(argv[i], "--memory.patch") || !strcmp(argv[i], "--memory-patch")) &&
-        i + 1 < argc) {
-      i++;
-      continue;
+    bool dropped = false;
+    for (const char *const *d = drop; d && *d && !dropped; d++) {
+      size_t len = strlen(*d);
+      if (!strcmp(argv[i], *d) && i + 1 < argc) {
+        i++;
+        dropped = true;
+      } else if (!strncmp(argv[i], *d, len) && argv[i][len] == '=') {
+        dropped = true;
+      }
     }
-    if (!strncmp(argv[i], "--memory.patch=", 15)) continue;
-    a[n++] = argv[i];
+    if (!dropped) a[n++] = argv[i];
   }
-  a[n++] = "--memory.patch";
-  a[n++] = "off";
+  a[n++] = (char *)key;
+  a[n++] = (char *)value;
   a[n++] = "--json";
   a[n] = NULL;
   char out[2 * PATH_MAX], err[2 * PATH_MAX];
-  (void)fmt_path(out, sizeof out, "%s/unpatched.json", dir);
-  (void)fmt_path(err, sizeof err, "%s/unpatched.log", dir);
+  (void)fmt_path(out, sizeof out, "%s/%s.json", dir, name);
+  (void)fmt_path(err, sizeof err, "%s/%s.log", dir, name);
   int rc = run_split(a, out, err);
   free(a);
   json_error_t je;
-  json_t *j = rc == 0 ? json_load_file(out, 0, &je) : NULL;
+  return rc == 0 ? json_load_file(out, 0, &je) : NULL;
+}
+
+/* A patched stage's cost: the same profile with memory.patch off, against
+ * the patched run.  The operators keep their indices (a stage only makes
+ * its later operators no-ops), so the stage's operators are summed in both
+ * runs. */
+typedef struct halo_cost {
+  bool have;
+  long long first, last, rows, cols, head;
+  double extra_macs_percent;
+  unsigned long long stage, base_stage, base_run;
+} halo_cost;
+
+static bool profile_unpatched(int argc, char **argv, const char *dir, const json_t *patch,
+                              halo_cost *h) {
+  static const char *const drop[] = {"--memory.patch", "--memory-patch", NULL};
+  json_t *j = profile_again(argc, argv, dir, drop, "--memory.patch", "off", "unpatched");
   if (!j) return false;
   h->first = json_integer_value(json_object_get(patch, "first_op"));
   h->last = json_integer_value(json_object_get(patch, "last_op"));
@@ -178,8 +193,8 @@ static bool profile_unpatched(int argc, char **argv, const char *dir, const json
 /* memory.in_place size's price: when the module runs depthwise
  * convolutions channel by channel (the residency report's
  * planner.channel_serial), the same profile with memory.in_place speed
- * (this program again, as a child, with --json; the later override wins),
- * against this run, with the scratch bytes the report gives for both. */
+ * (the later override wins), against this run, with the scratch bytes the
+ * report gives for both. */
 typedef struct serial_cost {
   bool have;
   const json_t *ops;        /* the channel-serial operators (the report's) */
@@ -188,30 +203,7 @@ typedef struct serial_cost {
 
 static bool profile_speed(int argc, char **argv, const char *dir, const json_t *cs,
                           serial_cost *s) {
-  char **a = calloc((size_t)argc + 8, sizeof *a);
-  if (!a) return false;
-  int n = 0;
-  a[n++] = "/proc/self/exe";
-  a[n++] = "profile";
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) continue;
-    if (!strcmp(argv[i], "--keep")) {
-      i++;
-      continue;
-    }
-    a[n++] = argv[i];
-  }
-  a[n++] = "--memory.in_place";
-  a[n++] = "speed";
-  a[n++] = "--json";
-  a[n] = NULL;
-  char out[2 * PATH_MAX], err[2 * PATH_MAX];
-  (void)fmt_path(out, sizeof out, "%s/speed.json", dir);
-  (void)fmt_path(err, sizeof err, "%s/speed.log", dir);
-  int rc = run_split(a, out, err);
-  free(a);
-  json_error_t je;
-  json_t *j = rc == 0 ? json_load_file(out, 0, &je) : NULL;
+  json_t *j = profile_again(argc, argv, dir, NULL, "--memory.in_place", "speed", "speed");
   if (!j) return false;
   s->ops = json_object_get(cs, "ops");
   s->scratch = (unsigned long long)json_integer_value(json_object_get(cs, "scratch"));
