@@ -84,6 +84,9 @@ done
 
 # --input: the right size runs, another size is refused by the run
 n=$(python3 -c "import json;print(json.load(open('$tmp/m/kws_residency.json'))['inputs'][0]['size'])")
+# a size that is no positive number (the report missing) must not turn
+# 'head -c $((n - 1))' below into an endless read of /dev/zero
+case $n in ''|*[!0-9]*|0) bad "no input size in $tmp/m/kws_residency.json"; exit 1 ;; esac
 head -c "$n" /dev/zero > "$tmp/in.bin"
 "$MEMPLAN" profile --path $cfg --input "$tmp/in.bin" > "$tmp/in.txt" 2> "$tmp/in.err" &&
   grep -q 'the given inputs' "$tmp/in.txt" && ok "--input of $n bytes" || bad "--input: $(cat "$tmp/in.err")"
