@@ -119,7 +119,7 @@ static int run_split(char *const argv[], const char *out, const char *err) {
  * override wins).  The child's JSON (dir/name.json, its messages in
  * dir/name.log) loaded, or NULL when it failed. */
 static json_t *profile_again(int argc, char **argv, const char *dir, const char *const *drop,
-                             const char *key, const char *value, const char *name) {
+                             char *key, char *value, const char *name) {
   char **a = calloc((size_t)argc + 8, sizeof *a);
   if (!a) return NULL;
   int n = 0;
@@ -143,8 +143,8 @@ static json_t *profile_again(int argc, char **argv, const char *dir, const char 
     }
     if (!dropped) a[n++] = argv[i];
   }
-  a[n++] = (char *)key;
-  a[n++] = (char *)value;
+  a[n++] = key;
+  a[n++] = value;
   a[n++] = "--json";
   a[n] = NULL;
   char out[2 * PATH_MAX], err[2 * PATH_MAX];
