@@ -216,6 +216,15 @@ mkdir -p elsewhere; echo keep > elsewhere/file.txt; ln -s ../elsewhere user/link
 echo 'link/file.txt' >> user/.memplan-manifest
 check "a manifest entry through a link in the folder" run . 0 convert --path u.yaml
 check "  ... deletes nothing outside it" bash -c 'test "$(cat elsewhere/file.txt)" = keep -a -L user/link'
+# module.path through a link to a folder (a build tree's "out -> /big/disk/out")
+mkdir -p real; ln -s real linked
+printf 'model: {path: kws.tflite}\nmodule: {path: linked/mod, prefix: l}\nverbose: 0\n' > l.yaml
+check "a module folder below a link to a folder converts" run . 0 convert --path l.yaml
+check "  ... into the folder the link names, the link kept" bash -c 'test -f real/mod/include/l_model.h -a -L linked'
+check "  ... and converts again over its own module" run . 0 convert --path l.yaml
+printf 'model: {path: kws.tflite}\nmodule: {path: linked, prefix: l}\nverbose: 0\n' > l2.yaml
+check "module.path that is itself a link is refused" run . 2 convert --path l2.yaml
+check "  ... saying so" grep -q 'module.path is a symbolic link: give the folder it names' "$tmp/stderr"
 cd "$ROOT" || exit 1
 
 echo "$((n-fail)) of $n passed"

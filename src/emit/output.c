@@ -212,11 +212,25 @@ static bool safe_rel(const char *rel) {
 }
 
 /* Create the folders of `path` up to (not including) its last component,
- * each that is missing; with `record`, remember them for undoing. */
+ * each that is missing; with `record` (the module folder's own parents),
+ * remember them for undoing. Without it, `path` lies in the staging folder,
+ * whose parents were checked when it was made: only the folders inside the
+ * staging folder are looked at, so a link on the way to the module folder
+ * (the user's choice) stays fine. */
 static mp_status make_parents(mp_out *o, const char *path, bool record) {
   char *p = mp_pool_strdup(o->pool, path);
   if (!p) return nomem(o);
-  for (char *s = p + 1; *s; s++) {
+  size_t from = 1;
+  if (!record) {
+    size_t n = strlen(o->stage);
+    if (strncmp(p, o->stage, n) != 0 || p[n] != '/') {
+      mp_error(o->dx, MP_LOC_NONE, "internal: '%s' is not inside the staging folder", path);
+      o->failed = true;
+      return MP_ERR_INTERNAL;
+    }
+    from = n;
+  }
+  for (char *s = p + from; *s; s++) {
     if (*s != '/') continue;
     *s = '\0';
     struct stat st;
