@@ -136,15 +136,9 @@ static void build(const lstm_case *c, int32_t adt, int32_t bias_dt, built *b) {
                                 .n_options = 4,
                                 .options = o});
   mp_tfw_set_io(w, 1, &ins[0], 1, &out);
-  uint8_t *bytes = NULL;
-  size_t size = 0;
-  assert_int_equal(mp_tfw_finish(w, &bytes, &size), MP_OK);
-  mp_tfw_free(&w);
   tu_diags d;
   tu_diags_init(&d);
-  if (mp_model_parse(bytes, size, "lstm.tflite", &d.sink, &b->m) != MP_OK)
-    fail_msg("model does not parse: %s", d.text);
-  free(bytes);
+  b->m = tu_written(w, "lstm.tflite", &d);
   assert_int_equal(mp_graph_build(b->m, 0, NULL, &d.sink, &b->g), MP_OK);
 }
 

@@ -33,9 +33,9 @@ const char *const *tu_model_names(void);
  * $MEMPLAN_EXPECTED_REFUSALS): the corpus models memplan cannot plan or
  * convert yet, with the message it gives. */
 typedef enum tu_stage {
-  TU_STAGE_NONE = 0,    /* not listed: every stage must work */
-  TU_STAGE_PLAN = 1,    /* the graph cannot be built: `memplan plan` refuses it */
-  TU_STAGE_CONVERT = 2  /* it plans; `memplan convert` refuses an operator */
+  TU_STAGE_NONE = 0,   /* not listed: every stage must work */
+  TU_STAGE_PLAN = 1,   /* the graph cannot be built: `memplan plan` refuses it */
+  TU_STAGE_CONVERT = 2 /* it plans; `memplan convert` refuses an operator */
 } tu_stage;
 
 /* The listed stage of corpus model `name` (TU_STAGE_NONE when it is not
@@ -90,6 +90,12 @@ char *tu_read_text(const char *path, size_t *len);
  * args stay valid until the next call), allocate the arenas, and set
  * in_place; every other field zero. */
 mp_memory_args tu_args(const char *planner, bool in_place);
+
+struct mp_tfw;
+/* Finish the model w holds (w is freed) and parse it as `name`; the model.
+ * Its diagnostics go to *d when d is given. A model that cannot be written
+ * or does not parse fails the test, with the parser's messages. */
+mp_model *tu_written(struct mp_tfw *w, const char *name, tu_diags *d);
 
 /* Run a shell command, return its exit status (-1 on failure to run). */
 int tu_system(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
