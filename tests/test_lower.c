@@ -173,8 +173,8 @@ static void conv_model_dilated(built *b, int64_t padding, int64_t stride, int64_
                                       .n_scale = 1,
                                       .scale = {1.0f},
                                       .zp = 2});
-  mp_tfw_option o[] = {i8opt(0, padding), i32opt(1, stride),   i32opt(2, stride),
-                       i8opt(3, act),     i32opt(4, dilation), i32opt(5, dilation)};
+  mp_tfw_option o[] = {i8opt(0, padding),    i32opt(1, stride),   i32opt(2, stride),
+                       i8opt(3, act),        i32opt(4, dilation), i32opt(5, dilation)};
   add_op(w, CONV_2D, 3, (const int32_t[]){in, f, bi}, out, MP_TFW_OPT_CONV2D, 6, o);
   finish(w, 1, &in, 1, &out, b);
 }
@@ -287,8 +287,8 @@ static void conv_whose_window_reaches_beyond_32_bits_is_a_model_error(void **sta
   drop(&b);
 }
 
-static void
-a_malformed_operator_fails_kernel_preparation_even_when_unsupported_is_allowed(void **state) {
+static void a_malformed_operator_fails_kernel_preparation_even_when_unsupported_is_allowed(
+    void **state) {
   (void)state;
   built b;
   conv_model(&b, 1 /* VALID */, 1, 0, 4, MP_DTYPE_INT8); /* VALID gives 3x3 */
@@ -512,9 +512,9 @@ static void float_fully_connected_with_tanh_or_sign_bit_clamps_nothing(void **st
     assert_string_equal(mp_buf_str(&t), mp_buf_str(&none));
     const float x[2] = {-3.0f, 2.5f};
     float y = 0.0f;
-    assert_int_equal(
-        mpk_fully_connected_f32(&lo.params.fc_f32, x, (const float[]){1.0f, -1.0f}, NULL, &y, NULL),
-        MPK_OK);
+    assert_int_equal(mpk_fully_connected_f32(&lo.params.fc_f32, x, (const float[]){1.0f, -1.0f},
+                                             NULL, &y, NULL),
+                     MPK_OK);
     assert_true(y == -5.5f); /* neither tanh(-5.5) nor the sign bit */
     mp_buf_free(&t);
     mp_lower_free(&lo);
@@ -576,9 +576,8 @@ static void int16_pooling_lowers_to_the_int16_kernels_with_an_int16_range(void *
     t.name = "out";
     t.shape[1] = t.shape[2] = 2;
     int32_t out = add_tensor(w, &t);
-    mp_tfw_option o[] = {
-        i8opt(0, 1 /* VALID */), i32opt(1, 2), i32opt(2, 2), i32opt(3, 2), i32opt(4, 2),
-        i8opt(5, 3 /* RELU6 */)};
+    mp_tfw_option o[] = {i8opt(0, 1 /* VALID */), i32opt(1, 2), i32opt(2, 2),
+                         i32opt(3, 2),           i32opt(4, 2), i8opt(5, 3 /* RELU6 */)};
     add_op(w, is_max ? MAX_POOL_2D : AVERAGE_POOL_2D, 1, &in, out, MP_TFW_OPT_POOL2D, 6, o);
     built b;
     finish(w, 1, &in, 1, &out, &b);
@@ -646,8 +645,8 @@ static void int16_relu_relu6_maximum_minimum_follow_their_definitions(void **sta
       }
       n_clipped += want != x[i];
       if (out[i] != want)
-        fail_msg("int16 operator %d, element %d (%d, %d): %d, the definition gives %d", codes[k], i,
-                 x[i], y[i], out[i], want);
+        fail_msg("int16 operator %d, element %d (%d, %d): %d, the definition gives %d", codes[k],
+                 i, x[i], y[i], out[i], want);
     }
     assert_true(n_clipped > 0 && n_clipped < N); /* both branches taken */
     mp_lower_free(&lo);
@@ -1127,26 +1126,14 @@ static void bmm16_models(built *bmm, built *fc, int16_t *lhs, int16_t *rhs16, in
   for (int k = 0; k < 2; k++) {
     bool is_fc = k == 1;
     mp_tfw *w = mp_tfw_new();
-    int32_t in = add_tensor(w, &(spec){.name = "lhs",
-                                       .dtype = MP_DTYPE_INT16,
-                                       .rank = 2,
-                                       .shape = {3, BMM_K},
-                                       .n_scale = 1,
-                                       .scale = {3e-4f}});
-    int32_t r = add_tensor(w, &(spec){.name = "rhs",
-                                      .dtype = is_fc ? MP_DTYPE_INT8 : MP_DTYPE_INT16,
-                                      .rank = 2,
-                                      .shape = {4, BMM_K},
-                                      .n_scale = 1,
-                                      .scale = {0.01f},
-                                      .data = is_fc ? (const void *)rhs8 : rhs16,
+    int32_t in = add_tensor(w, &(spec){.name = "lhs", .dtype = MP_DTYPE_INT16, .rank = 2,
+                                       .shape = {3, BMM_K}, .n_scale = 1, .scale = {3e-4f}});
+    int32_t r = add_tensor(w, &(spec){.name = "rhs", .dtype = is_fc ? MP_DTYPE_INT8 : MP_DTYPE_INT16,
+                                      .rank = 2, .shape = {4, BMM_K}, .n_scale = 1,
+                                      .scale = {0.01f}, .data = is_fc ? (const void *)rhs8 : rhs16,
                                       .bytes = is_fc ? 4u * BMM_K : 8u * BMM_K});
-    int32_t out = add_tensor(w, &(spec){.name = "out",
-                                        .dtype = MP_DTYPE_INT16,
-                                        .rank = 2,
-                                        .shape = {3, 4},
-                                        .n_scale = 1,
-                                        .scale = {0.01f}});
+    int32_t out = add_tensor(w, &(spec){.name = "out", .dtype = MP_DTYPE_INT16, .rank = 2,
+                                        .shape = {3, 4}, .n_scale = 1, .scale = {0.01f}});
     if (is_fc) {
       mp_tfw_option o[] = {i8opt(0, 0)};
       add_op(w, FULLY_CONNECTED, 3, (const int32_t[]){in, r, -1}, out, MP_TFW_OPT_FULLY_CONNECTED,
@@ -1182,9 +1169,8 @@ static void int16_batch_matmul_matches_the_16x8_fully_connected(void **state) {
   assert_int_equal(mpk_fully_connected_s16(&lf.params.fc_s8, lhs, rhs8, NULL, yf, NULL), MPK_OK);
   assert_memory_equal(yb, yf, sizeof yb);
   assert_int_equal(yb[0], 32767); /* row 0: 700 * 32767 * 127 > 2^31 */
-  int distinct = 0;               /* the other rows are not all saturated */
-  for (int i = 4; i < 12; i++)
-    distinct += yb[i] != 32767 && yb[i] != -32768;
+  int distinct = 0; /* the other rows are not all saturated */
+  for (int i = 4; i < 12; i++) distinct += yb[i] != 32767 && yb[i] != -32768;
   assert_true(distinct >= 4);
   mp_lower_free(&lb);
   mp_lower_free(&lf);
@@ -1197,25 +1183,12 @@ static void int16_batch_matmul_matches_the_16x8_fully_connected(void **state) {
 static void int16_batch_matmul_needs_zero_points_0(void **state) {
   (void)state;
   mp_tfw *w = mp_tfw_new();
-  int32_t a = add_tensor(w, &(spec){.name = "a",
-                                    .dtype = MP_DTYPE_INT16,
-                                    .rank = 2,
-                                    .shape = {2, 3},
-                                    .n_scale = 1,
-                                    .scale = {0.5f},
-                                    .zp = 4});
-  int32_t bb = add_tensor(w, &(spec){.name = "b",
-                                     .dtype = MP_DTYPE_INT16,
-                                     .rank = 2,
-                                     .shape = {3, 2},
-                                     .n_scale = 1,
-                                     .scale = {0.5f}});
-  int32_t out = add_tensor(w, &(spec){.name = "o",
-                                      .dtype = MP_DTYPE_INT16,
-                                      .rank = 2,
-                                      .shape = {2, 2},
-                                      .n_scale = 1,
-                                      .scale = {0.5f}});
+  int32_t a = add_tensor(w, &(spec){.name = "a", .dtype = MP_DTYPE_INT16, .rank = 2,
+                                    .shape = {2, 3}, .n_scale = 1, .scale = {0.5f}, .zp = 4});
+  int32_t bb = add_tensor(w, &(spec){.name = "b", .dtype = MP_DTYPE_INT16, .rank = 2,
+                                     .shape = {3, 2}, .n_scale = 1, .scale = {0.5f}});
+  int32_t out = add_tensor(w, &(spec){.name = "o", .dtype = MP_DTYPE_INT16, .rank = 2,
+                                      .shape = {2, 2}, .n_scale = 1, .scale = {0.5f}});
   add_op(w, BATCH_MATMUL_OP, 2, (const int32_t[]){a, bb}, out, 0, 0, NULL);
   built b;
   finish(w, 2, (const int32_t[]){a, bb}, 1, &out, &b);
@@ -1229,12 +1202,10 @@ static void int16_batch_matmul_needs_zero_points_0(void **state) {
 /* A RSQRT of `n` elements of `dtype`, scales si -> so, zero points 0. */
 static void rsqrt_model(built *b, int32_t dtype, float si, float so) {
   mp_tfw *w = mp_tfw_new();
-  int32_t in = add_tensor(
-      w,
-      &(spec){.name = "x", .dtype = dtype, .rank = 1, .shape = {256}, .n_scale = 1, .scale = {si}});
-  int32_t out = add_tensor(
-      w,
-      &(spec){.name = "y", .dtype = dtype, .rank = 1, .shape = {256}, .n_scale = 1, .scale = {so}});
+  int32_t in = add_tensor(w, &(spec){.name = "x", .dtype = dtype, .rank = 1, .shape = {256},
+                                     .n_scale = 1, .scale = {si}});
+  int32_t out = add_tensor(w, &(spec){.name = "y", .dtype = dtype, .rank = 1, .shape = {256},
+                                      .n_scale = 1, .scale = {so}});
   add_op(w, RSQRT_OP, 1, &in, out, 0, 0, NULL);
   finish(w, 1, &in, 1, &out, b);
 }
@@ -1288,19 +1259,10 @@ static void int16_rsqrt_matches_the_int8_rsqrt_where_both_reach(void **state) {
   drop(&b16);
   /* a non-zero int16 zero point: refused, as TFLM refuses it */
   mp_tfw *w = mp_tfw_new();
-  int32_t in = add_tensor(w, &(spec){.name = "x",
-                                     .dtype = MP_DTYPE_INT16,
-                                     .rank = 1,
-                                     .shape = {4},
-                                     .n_scale = 1,
-                                     .scale = {0.5f},
-                                     .zp = 3});
-  int32_t out = add_tensor(w, &(spec){.name = "y",
-                                      .dtype = MP_DTYPE_INT16,
-                                      .rank = 1,
-                                      .shape = {4},
-                                      .n_scale = 1,
-                                      .scale = {0.5f}});
+  int32_t in = add_tensor(w, &(spec){.name = "x", .dtype = MP_DTYPE_INT16, .rank = 1,
+                                     .shape = {4}, .n_scale = 1, .scale = {0.5f}, .zp = 3});
+  int32_t out = add_tensor(w, &(spec){.name = "y", .dtype = MP_DTYPE_INT16, .rank = 1,
+                                      .shape = {4}, .n_scale = 1, .scale = {0.5f}});
   add_op(w, RSQRT_OP, 1, &in, out, 0, 0, NULL);
   finish(w, 1, &in, 1, &out, &b16);
   lower0(&b16, &l16);
@@ -1314,12 +1276,12 @@ static void int16_rsqrt_matches_the_int8_rsqrt_where_both_reach(void **state) {
 static void shape_model(built *b, uint32_t in_rank, const int32_t *in_shape, int32_t out_dtype,
                         int32_t out_n) {
   mp_tfw *w = mp_tfw_new();
-  spec si = {
-      .name = "x", .dtype = MP_DTYPE_INT8, .rank = in_rank, .n_scale = 1, .scale = {0.5f}, .zp = 3};
+  spec si = {.name = "x", .dtype = MP_DTYPE_INT8, .rank = in_rank, .n_scale = 1,
+             .scale = {0.5f}, .zp = 3};
   memcpy(si.shape, in_shape, in_rank * sizeof *in_shape);
   int32_t x = add_tensor(w, &si);
-  int32_t out =
-      add_tensor(w, &(spec){.name = "s", .dtype = out_dtype, .rank = 1, .shape = {out_n}});
+  int32_t out = add_tensor(w, &(spec){.name = "s", .dtype = out_dtype, .rank = 1,
+                                      .shape = {out_n}});
   add_op(w, SHAPE_OP, 1, &x, out, 0, 0, NULL);
   finish(w, 1, &x, 1, &out, b);
 }
@@ -1375,11 +1337,12 @@ static void shape_into_a_graph_output_runs_a_kernel(void **state) {
 static void shape_inside_the_graph_folds_through_its_kernel(void **state) {
   (void)state;
   mp_tfw *w = mp_tfw_new();
-  int32_t x =
-      add_tensor(w, &(spec){.name = "x", .dtype = MP_DTYPE_FLOAT32, .rank = 3, .shape = {2, 7, 3}});
-  int32_t s = add_tensor(w, &(spec){.name = "s", .dtype = MP_DTYPE_INT32, .rank = 1, .shape = {3}});
-  int32_t y =
-      add_tensor(w, &(spec){.name = "y", .dtype = MP_DTYPE_FLOAT32, .rank = 3, .shape = {2, 7, 3}});
+  int32_t x = add_tensor(w, &(spec){.name = "x", .dtype = MP_DTYPE_FLOAT32, .rank = 3,
+                                    .shape = {2, 7, 3}});
+  int32_t s = add_tensor(w, &(spec){.name = "s", .dtype = MP_DTYPE_INT32, .rank = 1,
+                                    .shape = {3}});
+  int32_t y = add_tensor(w, &(spec){.name = "y", .dtype = MP_DTYPE_FLOAT32, .rank = 3,
+                                    .shape = {2, 7, 3}});
   add_op(w, SHAPE_OP, 1, &x, s, 0, 0, NULL);
   add_op(w, RESHAPE, 2, (const int32_t[]){x, s}, y, 0, 0, NULL);
   built b;
@@ -1431,17 +1394,11 @@ static void check_all_lists_every_unsupported_operator(void **state) {
                                     .scale = {1.0f / 256},
                                     .zp = -128});
   /* two custom operators: memplan never has a kernel for one */
-  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = CUSTOM,
-                                .custom_code = "MP_TEST_CUSTOM",
-                                .n_inputs = 2,
-                                .inputs = (const int32_t[]){a, a},
-                                .n_outputs = 1,
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = CUSTOM, .custom_code = "MP_TEST_CUSTOM",
+                                .n_inputs = 2, .inputs = (const int32_t[]){a, a}, .n_outputs = 1,
                                 .outputs = (const int32_t[]){m1}});
-  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = CUSTOM,
-                                .custom_code = "MP_TEST_CUSTOM",
-                                .n_inputs = 2,
-                                .inputs = (const int32_t[]){m1, a},
-                                .n_outputs = 1,
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = CUSTOM, .custom_code = "MP_TEST_CUSTOM",
+                                .n_inputs = 2, .inputs = (const int32_t[]){m1, a}, .n_outputs = 1,
                                 .outputs = (const int32_t[]){m2}});
   add_op(w, SOFTMAX, 1, &m2, s, MP_TFW_OPT_SOFTMAX, 0, NULL);
   built b;
@@ -1527,28 +1484,14 @@ static void kernels_prepare_adds_the_mean_scratch_and_the_plan_places_it(void **
   (void)state;
   static const int32_t axes[2] = {1, 2};
   mp_tfw *w = mp_tfw_new();
-  int32_t in = add_tensor(w, &(spec){.name = "in",
-                                     .dtype = MP_DTYPE_INT8,
-                                     .rank = 4,
-                                     .shape = {1, 8, 8, 16},
-                                     .n_scale = 1,
-                                     .scale = {0.5f},
+  int32_t in = add_tensor(w, &(spec){.name = "in", .dtype = MP_DTYPE_INT8, .rank = 4,
+                                     .shape = {1, 8, 8, 16}, .n_scale = 1, .scale = {0.5f},
                                      .zp = 2});
-  int32_t ax = add_tensor(w, &(spec){.name = "axes",
-                                     .dtype = MP_DTYPE_INT32,
-                                     .rank = 1,
-                                     .shape = {2},
-                                     .n_scale = 0,
-                                     .scale = {0},
-                                     .zp = 0,
-                                     .data = axes,
-                                     .bytes = 8});
-  int32_t out = add_tensor(w, &(spec){.name = "out",
-                                      .dtype = MP_DTYPE_INT8,
-                                      .rank = 4,
-                                      .shape = {1, 1, 1, 16},
-                                      .n_scale = 1,
-                                      .scale = {0.25f},
+  int32_t ax = add_tensor(w, &(spec){.name = "axes", .dtype = MP_DTYPE_INT32, .rank = 1,
+                                     .shape = {2}, .n_scale = 0, .scale = {0}, .zp = 0,
+                                     .data = axes, .bytes = 8});
+  int32_t out = add_tensor(w, &(spec){.name = "out", .dtype = MP_DTYPE_INT8, .rank = 4,
+                                      .shape = {1, 1, 1, 16}, .n_scale = 1, .scale = {0.25f},
                                       .zp = -1});
   mp_tfw_option o[] = {{.field = 0, .type = MP_TFW_BOOL, .i = 1}};
   add_op(w, MEAN, 2, (const int32_t[]){in, ax}, out, 27 /* ReducerOptions */, 1, o);
@@ -1610,13 +1553,8 @@ static void lstm_model(built *b, int32_t dt, int variant) {
   int32_t ins[24];
   for (int i = 0; i < 24; i++)
     ins[i] = -1;
-  ins[0] = add_tensor(w, &(spec){.name = "in",
-                                 .dtype = dt,
-                                 .rank = 3,
-                                 .shape = {1, 1, 2},
-                                 .n_scale = q,
-                                 .scale = {0.5f},
-                                 .zp = 0});
+  ins[0] = add_tensor(w, &(spec){.name = "in", .dtype = dt, .rank = 3, .shape = {1, 1, 2},
+                                 .n_scale = q, .scale = {0.5f}, .zp = 0});
   for (int k = 1; k <= 23; k++) {
     bool want = (k >= 1 && k <= 8) || (k >= 12 && k <= 15);
     if (variant & LSTM_PEEPHOLE) want = want || (k >= 9 && k <= 11);
@@ -1625,13 +1563,8 @@ static void lstm_model(built *b, int32_t dt, int variant) {
     if ((variant & LSTM_CIFG) && (k == 1 || k == 5 || k == 9 || k == 12 || k == 20)) want = false;
     if (!want) continue;
     bool matrix = k <= 8 || k == 16, bias = k >= 12 && k <= 15;
-    spec t = {.name = "k",
-              .dtype = dt,
-              .rank = matrix ? 2 : 1,
-              .shape = {2, 2},
-              .n_scale = q,
-              .scale = {0.0625f},
-              .zp = 0};
+    spec t = {.name = "k", .dtype = dt, .rank = matrix ? 2 : 1, .shape = {2, 2},
+              .n_scale = q, .scale = {0.0625f}, .zp = 0};
     if (matrix) {
       t.data = q ? (const void *)w8 : (const void *)wf;
       t.bytes = q ? sizeof w8 : sizeof wf;
@@ -1658,13 +1591,8 @@ static void lstm_model(built *b, int32_t dt, int variant) {
                        .quant = (mp_quant){1, &scale, 1, &zp, 0}};
     ins[k] = (int32_t)mp_tfw_add_tensor(w, &t);
   }
-  int32_t out = add_tensor(w, &(spec){.name = "out",
-                                      .dtype = dt,
-                                      .rank = 3,
-                                      .shape = {1, 1, 2},
-                                      .n_scale = q,
-                                      .scale = {0.5f},
-                                      .zp = 0});
+  int32_t out = add_tensor(w, &(spec){.name = "out", .dtype = dt, .rank = 3, .shape = {1, 1, 2},
+                                      .n_scale = q, .scale = {0.5f}, .zp = 0});
   mp_tfw_option o[] = {i8opt(0, 4 /* TANH */)};
   add_op(w, UNIDIRECTIONAL_SEQUENCE_LSTM, 24, ins, out, 71, 1, o);
   finish(w, 1, &ins[0], 1, &out, b);
@@ -1691,8 +1619,7 @@ static void lstm_variants_are_refused_naming_the_feature(void **state) {
       mp_lowered_op lo;
       lower0(&b, &lo);
       if (!cases[i].reason) {
-        if (!lo.supported)
-          fail_msg("standard %s LSTM refused: %s", mp_dtype_name(dts[d]), lo.reason);
+        if (!lo.supported) fail_msg("standard %s LSTM refused: %s", mp_dtype_name(dts[d]), lo.reason);
         assert_int_equal(lo.kernel, d == 0 ? MP_K_LSTM_S8 : MP_K_LSTM_F32);
       } else {
         assert_false(lo.supported);
@@ -1714,8 +1641,7 @@ static void kernels_prepare_lists_every_unsupported_op_or_warns_when_allowed(voi
   tu_diags d;
   tu_diags_init(&d);
   assert_int_equal(mp_kernels_prepare(g, false, &d.sink), MP_ERR_UNSUPPORTED);
-  assert_true(
-      tu_diags_has(&d, "error: operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM) is not supported"));
+  assert_true(tu_diags_has(&d, "error: operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM) is not supported"));
   assert_true(tu_diags_has(&d, "reads "));
   assert_true(tu_diags_has(&d, "writes "));
   assert_true(tu_diags_has(&d, "--allow-unsupported"));
@@ -1723,8 +1649,7 @@ static void kernels_prepare_lists_every_unsupported_op_or_warns_when_allowed(voi
   assert_int_equal(mp_kernels_prepare(g, true, &d.sink), MP_OK);
   assert_int_equal(d.n_errors, 0);
   assert_true(d.n_warnings >= 2);
-  assert_true(
-      tu_diags_has(&d, "warning: operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM) is not supported"));
+  assert_true(tu_diags_has(&d, "warning: operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM) is not supported"));
   mp_graph_free(&g);
   mp_model_free(&m);
 }
@@ -1735,8 +1660,7 @@ int main(void) {
       cmocka_unit_test(conv_with_a_wrong_output_shape_is_a_model_error),
       cmocka_unit_test(conv_with_the_largest_stride_lowers_without_overflow),
       cmocka_unit_test(conv_whose_window_reaches_beyond_32_bits_is_a_model_error),
-      cmocka_unit_test(
-          a_malformed_operator_fails_kernel_preparation_even_when_unsupported_is_allowed),
+      cmocka_unit_test(a_malformed_operator_fails_kernel_preparation_even_when_unsupported_is_allowed),
       cmocka_unit_test(conv_with_tanh_or_int16_is_unsupported_with_a_reason),
       cmocka_unit_test(depthwise_lowering_derives_the_depth_multiplier_and_dilation),
       cmocka_unit_test(fully_connected_takes_the_scale_product_in_float),

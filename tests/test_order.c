@@ -110,8 +110,7 @@ static void stateful_operators_keep_their_order_and_so_the_model_order_stays(voi
   assert_int_equal(r.bound, 4672);
   assert_int_equal(r.moved, 0);
   assert_true(r.exact);
-  for (uint32_t p = 0; p < 5; p++)
-    assert_int_equal(order[p], p);
+  for (uint32_t p = 0; p < 5; p++) assert_int_equal(order[p], p);
   mp_graph *g = graph(m, NULL, false);
   assert_true(mp_op_is_barrier(g, 1));
   assert_true(mp_op_is_barrier(g, 2));
@@ -122,8 +121,7 @@ static void stateful_operators_keep_their_order_and_so_the_model_order_stays(voi
   m = fx_model("variable");
   g = graph(m, NULL, false);
   bool any = false;
-  for (uint32_t o = 0; o < g->n_ops; o++)
-    any |= mp_op_is_barrier(g, o);
+  for (uint32_t o = 0; o < g->n_ops; o++) any |= mp_op_is_barrier(g, o);
   assert_true(any);
   mp_graph_free(&g);
   mp_model_free(&m);
@@ -140,8 +138,7 @@ static void a_chain_keeps_its_order(void **state) {
       mp_order_result r = search(m, ip, 0, order);
       assert_int_equal(r.moved, 0);
       assert_true(r.exact);
-      for (uint32_t p = 0; p < g->n_ops; p++)
-        assert_int_equal(order[p], p);
+      for (uint32_t p = 0; p < g->n_ops; p++) assert_int_equal(order[p], p);
     }
     free(order);
     mp_graph_free(&g);
@@ -243,10 +240,7 @@ static void the_search_finds_the_lowest_bound_of_every_topological_order(void **
 
 static void a_small_budget_still_gives_a_valid_order_never_worse(void **state) {
   (void)state;
-  static const struct {
-    uint64_t seed;
-    uint32_t ops;
-  } cases[] = {{3, 60}, {7, 240}, {11, 400}};
+  static const struct { uint64_t seed; uint32_t ops; } cases[] = {{3, 60}, {7, 240}, {11, 400}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     uint8_t *bytes = NULL;
     size_t size = 0;

@@ -210,9 +210,9 @@ static void the_verifier_names_two_live_tensors_forced_to_overlap(void **state) 
   for (uint32_t i = 0; i < p->n_allocs && b == UINT32_MAX; i++)
     for (uint32_t j = i + 1; j < p->n_allocs && b == UINT32_MAX; j++) {
       const mp_allocation *x = mp_plan_get_allocation(p, i), *y = mp_plan_get_allocation(p, j);
-      if (!x || !y || x->alias_of >= 0 || y->alias_of >= 0 || x->binding.role != MP_ROLE_SCRATCH ||
-          y->binding.role != MP_ROLE_SCRATCH || x->arena != y->arena ||
-          !mp_lifetime_overlaps(&p->lifetimes[i], &p->lifetimes[j]))
+      if (!x || !y || x->alias_of >= 0 || y->alias_of >= 0 ||
+          x->binding.role != MP_ROLE_SCRATCH || y->binding.role != MP_ROLE_SCRATCH ||
+          x->arena != y->arena || !mp_lifetime_overlaps(&p->lifetimes[i], &p->lifetimes[j]))
         continue;
       a = i;
       b = j;
@@ -315,6 +315,7 @@ static void the_verifier_rejects_a_constant_arena_with_two_sources(void **state)
   unload(&l);
 }
 
+
 /* ---- fixtures: constants, pins, persistent, spill order ---- */
 
 static bool load_fx(const char *name, loaded *l) {
@@ -399,10 +400,8 @@ static void staged_constants_count_in_both_the_source_and_the_runtime_memory(voi
   assert_int_equal(p->memories[MP_MEM_MRAM].staged_source, k->total_size);
   assert_int_equal(p->memories[MP_MEM_MRAM].used, k->total_size);
   char sym[128];
-  assert_string_equal(mp_arena_symbol(p, "kws", k, false, sym, sizeof sym),
-                      "kws_arena_const_dtcm_buffer");
-  assert_string_equal(mp_arena_symbol(p, "kws", k, true, sym, sizeof sym),
-                      "kws_arena_const_dtcm__source");
+  assert_string_equal(mp_arena_symbol(p, "kws", k, false, sym, sizeof sym), "kws_arena_const_dtcm_buffer");
+  assert_string_equal(mp_arena_symbol(p, "kws", k, true, sym, sizeof sym), "kws_arena_const_dtcm__source");
   mp_plan_free(&p);
   unload(&l);
 }
@@ -461,8 +460,8 @@ static void two_sources_for_one_constant_arena_are_an_error_naming_both_tensors(
   unload(&l);
 }
 
-static void
-a_pinned_scratch_tensor_that_does_not_fit_names_tensor_memory_budget_and_shortfall(void **state) {
+static void a_pinned_scratch_tensor_that_does_not_fit_names_tensor_memory_budget_and_shortfall(
+    void **state) {
   (void)state;
   loaded l;
   load_fx("kws", &l);
@@ -484,9 +483,8 @@ a_pinned_scratch_tensor_that_does_not_fit_names_tensor_memory_budget_and_shortfa
   tu_diags_init(&d);
   assert_int_equal(mp_plan_build(l.g, &pf, &a, &d.sink, &p), MP_ERR_NOFIT);
   char want[128];
-  snprintf(want, sizeof want,
-           "scratch tensor %d '%s' (8000 bytes, live over ops 0-1) does not fit in sram",
-           FX_KWS_CONV0_OUT, l.g->tensors[FX_KWS_CONV0_OUT].name);
+  snprintf(want, sizeof want, "scratch tensor %d '%s' (8000 bytes, live over ops 0-1) does not fit in sram", FX_KWS_CONV0_OUT,
+           l.g->tensors[FX_KWS_CONV0_OUT].name);
   assert_true(tu_diags_has(&d, want));
   assert_true(tu_diags_has(&d, "budget 4096 bytes"));
   assert_true(tu_diags_has(&d, "short by 3904 bytes"));
@@ -559,8 +557,8 @@ static void spilling_follows_the_preference_order_and_never_exceeds_a_budget(voi
   pf.order[2] = MP_MEM_PSRAM;
   pf.order[3] = MP_MEM_MRAM;
   mp_memory_args a = args("greedy");
-  mp_constraint k[3] = {
-      {MP_MEM_SRAM, true, 4096, 0}, {MP_MEM_DTCM, true, 8192, 0}, {MP_MEM_PSRAM, false, 0, 0}};
+  mp_constraint k[3] = {{MP_MEM_SRAM, true, 4096, 0}, {MP_MEM_DTCM, true, 8192, 0},
+                        {MP_MEM_PSRAM, false, 0, 0}};
   a.constraints = k;
   a.n_constraints = 3;
   mp_rule r = rule(MP_ROLE_CONSTANT, (mp_attributes){true, MP_MEM_MRAM, false, MP_MEM_DTCM});
@@ -726,16 +724,14 @@ static void constants_cold_in_ram_count_a_load_image_and_warn_once_naming_the_ru
   assert_int_equal(p->memories[MP_MEM_MRAM].load_image, 0);
   assert_int_equal(d.n_warnings, 1);
   char want[400];
-  snprintf(want, sizeof want,
-           "(%llu bytes: %llu in dtcm) are cold in RAM: they need a %llu-byte "
+  snprintf(want, sizeof want, "(%llu bytes: %llu in dtcm) are cold in RAM: they need a %llu-byte "
            "load image in non-volatile memory and a copy at boot; to read them in place from "
            "mram, add the ruleset {type: constant, attributes: {memory: mram}} to memory.tensors",
            (unsigned long long)k->total_size, (unsigned long long)k->total_size,
            (unsigned long long)k->total_size);
   assert_true(tu_diags_has(&d, want));
   char *sum = mp_plan_summary(p, "kws", 1);
-  snprintf(want, sizeof want,
-           "load image %llu bytes in non-volatile memory for the read-only "
+  snprintf(want, sizeof want, "load image %llu bytes in non-volatile memory for the read-only "
            "blobs in RAM (dtcm %llu), copied from there at boot\n",
            (unsigned long long)k->total_size, (unsigned long long)k->total_size);
   assert_non_null(strstr(sum, want));
@@ -756,8 +752,7 @@ static void constants_cold_in_ram_count_a_load_image_and_warn_once_naming_the_ru
     r.attributes.constant_destination_memory = MP_MEM_DTCM;
     tu_diags_init(&d);
     assert_int_equal(mp_plan_build(l.g, &pf, &a, &d.sink, &p), MP_OK);
-    for (int m = 0; m < MP_MEM_COUNT; m++)
-      assert_int_equal(p->memories[m].load_image, 0);
+    for (int m = 0; m < MP_MEM_COUNT; m++) assert_int_equal(p->memories[m].load_image, 0);
     assert_int_equal(d.n_warnings, 0);
     char *s2 = mp_plan_summary(p, "kws", 1);
     assert_null(strstr(s2, "load image"));
@@ -817,8 +812,7 @@ static void with_caller_io_the_inputs_and_outputs_are_not_planned(void **state) 
   /* the verifier refuses a caller buffer given to a tensor it does not hold */
   int32_t other = -1;
   for (uint32_t t = 0; t < caller->n_allocs && other < 0; t++)
-    if (caller->allocs[t].placed && caller->allocs[t].binding.role == MP_ROLE_SCRATCH)
-      other = (int32_t)t;
+    if (caller->allocs[t].placed && caller->allocs[t].binding.role == MP_ROLE_SCRATCH) other = (int32_t)t;
   caller->allocs[other].placed = false;
   caller->allocs[other].caller_io = 0;
   tu_diags_init(&d);
@@ -836,15 +830,13 @@ static void caller_io_refuses_an_output_that_is_a_view_of_an_input(void **state)
   mp_tfw_add_subgraph(w, "main");
   mp_tfw_add_simple_tensor(w, "in", MP_DTYPE_INT8, 2, (const int32_t[]){1, 8});
   uint8_t shape[8] = {2, 0, 0, 0, 4, 0, 0, 0};
-  mp_tfw_tensor st = {
-      .name = "shape", .dtype = MP_DTYPE_INT32, .rank = 1, .shape = (const int32_t[]){2}};
+  mp_tfw_tensor st = {.name = "shape", .dtype = MP_DTYPE_INT32, .rank = 1,
+                      .shape = (const int32_t[]){2}};
   st.buffer = mp_tfw_add_buffer(w, shape, sizeof shape);
   mp_tfw_add_tensor(w, &st);
   mp_tfw_add_simple_tensor(w, "out", MP_DTYPE_INT8, 2, (const int32_t[]){2, 4});
-  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_RESHAPE,
-                                .n_inputs = 2,
-                                .inputs = (const int32_t[]){0, 1},
-                                .n_outputs = 1,
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_RESHAPE, .n_inputs = 2,
+                                .inputs = (const int32_t[]){0, 1}, .n_outputs = 1,
                                 .outputs = (const int32_t[]){2}});
   mp_tfw_set_io(w, 1, (const int32_t[]){0}, 1, (const int32_t[]){2});
   mp_model *m = tu_written(w, "reshape", NULL);
@@ -903,8 +895,8 @@ static void rewritten_free(rewritten_pair *r) {
  * rewritten than as written. */
 static void a_rewritten_graph_is_planned_as_the_smaller_of_both_ways(void **state) {
   (void)state;
-  static const char *const names[] = {"pad_conv",    "views",        "views_f32",
-                                      "branches_40", "padded_block", "heads"};
+  static const char *const names[] = {"pad_conv",     "views", "views_f32", "branches_40",
+                                      "padded_block", "heads"};
   mp_constraint split[2] = {{.name = MP_MEM_DTCM, .has_max_size = true, .max_size = 1024},
                             {.name = MP_MEM_SRAM}};
   mp_platform pf;
@@ -1073,8 +1065,7 @@ static void in_place_never_writes_over_a_graph_output(void **state) {
     assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
     /* the output's bytes lie clear of the input's */
     const mp_allocation *ai = &p->allocs[in], *ao = &p->allocs[out];
-    assert_true(ao->offset >= ai->offset + ai->slot_size ||
-                ai->offset >= ao->offset + ao->slot_size);
+    assert_true(ao->offset >= ai->offset + ai->slot_size || ai->offset >= ao->offset + ao->slot_size);
     if (k == 0) {
       /* moved over it, where the kernel's contract alone would allow it:
        * the verifier refuses, naming the graph output */
@@ -1113,8 +1104,7 @@ int main(void) {
       cmocka_unit_test(staged_constants_count_in_both_the_source_and_the_runtime_memory),
       cmocka_unit_test(a_staged_source_blob_counts_against_its_budget),
       cmocka_unit_test(two_sources_for_one_constant_arena_are_an_error_naming_both_tensors),
-      cmocka_unit_test(
-          a_pinned_scratch_tensor_that_does_not_fit_names_tensor_memory_budget_and_shortfall),
+      cmocka_unit_test(a_pinned_scratch_tensor_that_does_not_fit_names_tensor_memory_budget_and_shortfall),
       cmocka_unit_test(a_pinned_scratch_tensor_lands_in_its_memory_and_the_rest_stays_preferred),
       cmocka_unit_test(the_constraint_order_is_the_preference_order),
       cmocka_unit_test(spilling_follows_the_preference_order_and_never_exceeds_a_budget),

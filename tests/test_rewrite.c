@@ -271,8 +271,7 @@ static void random_graphs_with_pads_on_their_last_axis_fold_nothing(void **state
     mp_graph_options o = {.alias_views = true, .fold_pads = true};
     assert_int_equal(mp_graph_build(m, 0, &o, NULL, &g), MP_OK);
     assert_int_equal(g->n_folded_pads, 0);
-    for (uint32_t i = 0; i < g->n_ops; i++)
-      assert_int_equal(g->ops[i].folded_into, -1);
+    for (uint32_t i = 0; i < g->n_ops; i++) assert_int_equal(g->ops[i].folded_into, -1);
     mp_graph_free(&g);
     mp_model_free(&m);
     free(bytes);
@@ -283,12 +282,12 @@ static void random_graphs_with_pads_on_their_last_axis_fold_nothing(void **state
  * thing changed: what must keep the PAD. */
 typedef struct variant {
   bool f32;
-  int32_t pads[8];    /* [dim][before, after] */
-  float out_scale;    /* the PAD output's scale (int8) */
-  int64_t out_zp;     /* its zero point */
-  bool nan_filter;    /* float: one filter value NaN */
-  bool into_pool;     /* an AVERAGE_POOL_2D reads the padded tensor */
-  bool pad_is_output; /* the padded tensor is a graph output too */
+  int32_t pads[8];      /* [dim][before, after] */
+  float out_scale;      /* the PAD output's scale (int8) */
+  int64_t out_zp;       /* its zero point */
+  bool nan_filter;      /* float: one filter value NaN */
+  bool into_pool;       /* an AVERAGE_POOL_2D reads the padded tensor */
+  bool pad_is_output;   /* the padded tensor is a graph output too */
 } variant;
 
 static int32_t folds_of(const variant *v) {
@@ -334,10 +333,8 @@ static int32_t folds_of(const variant *v) {
   if (!v->f32) tf.has_quant = true, tf.quant = (mp_quant){1, &s_f, 1, &z_f, 0};
   tf.buffer = v->f32 ? mp_tfw_add_buffer(w, ff, taps * sizeof *ff) : mp_tfw_add_buffer(w, fq, taps);
   int32_t f = (int32_t)mp_tfw_add_tensor(w, &tf);
-  mp_tfw_tensor tb = {.name = "bias",
-                      .dtype = v->f32 ? MP_DTYPE_FLOAT32 : MP_DTYPE_INT32,
-                      .rank = 1,
-                      .shape = sh_b};
+  mp_tfw_tensor tb = {.name = "bias", .dtype = v->f32 ? MP_DTYPE_FLOAT32 : MP_DTYPE_INT32,
+                      .rank = 1, .shape = sh_b};
   if (!v->f32) tb.has_quant = true, tb.quant = (mp_quant){1, &s_b, 1, &z_b, 0};
   tb.buffer = v->f32 ? mp_tfw_add_buffer(w, bf, sizeof bf) : mp_tfw_add_buffer(w, bq, sizeof bq);
   int32_t b = (int32_t)mp_tfw_add_tensor(w, &tb);
@@ -346,34 +343,23 @@ static int32_t folds_of(const variant *v) {
   if (!v->f32) t.quant = (mp_quant){1, &s_p, 1, &z_p, 0};
   int32_t y = (int32_t)mp_tfw_add_tensor(w, &t);
   int32_t i0[2] = {x, pads}, i1[3] = {p, f, b};
-  mp_tfw_add_op(
-      w, &(mp_tfw_op){
-             .builtin_code = FX_PAD, .n_inputs = 2, .inputs = i0, .n_outputs = 1, .outputs = &p});
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_PAD, .n_inputs = 2, .inputs = i0,
+                                .n_outputs = 1, .outputs = &p});
   const mp_tfw_option conv_opts[] = {{0, MP_TFW_I8, 1, 0, 0, NULL},
                                      {1, MP_TFW_I32, 1, 0, 0, NULL},
                                      {2, MP_TFW_I32, 1, 0, 0, NULL}};
-  const mp_tfw_option pool_opts[] = {{0, MP_TFW_I8, 1, 0, 0, NULL},
-                                     {1, MP_TFW_I32, 1, 0, 0, NULL},
-                                     {2, MP_TFW_I32, 1, 0, 0, NULL},
-                                     {3, MP_TFW_I32, 3, 0, 0, NULL},
+  const mp_tfw_option pool_opts[] = {{0, MP_TFW_I8, 1, 0, 0, NULL}, {1, MP_TFW_I32, 1, 0, 0, NULL},
+                                     {2, MP_TFW_I32, 1, 0, 0, NULL}, {3, MP_TFW_I32, 3, 0, 0, NULL},
                                      {4, MP_TFW_I32, 3, 0, 0, NULL}};
   if (v->into_pool)
-    mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_AVERAGE_POOL_2D,
-                                  .n_inputs = 1,
-                                  .inputs = &p,
-                                  .n_outputs = 1,
-                                  .outputs = &y,
-                                  .options_type = MP_TFW_OPT_POOL2D,
-                                  .n_options = 5,
+    mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_AVERAGE_POOL_2D, .n_inputs = 1,
+                                  .inputs = &p, .n_outputs = 1, .outputs = &y,
+                                  .options_type = MP_TFW_OPT_POOL2D, .n_options = 5,
                                   .options = pool_opts});
   else
-    mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_CONV_2D,
-                                  .n_inputs = 3,
-                                  .inputs = i1,
-                                  .n_outputs = 1,
-                                  .outputs = &y,
-                                  .options_type = MP_TFW_OPT_CONV2D,
-                                  .n_options = 3,
+    mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_CONV_2D, .n_inputs = 3, .inputs = i1,
+                                  .n_outputs = 1, .outputs = &y,
+                                  .options_type = MP_TFW_OPT_CONV2D, .n_options = 3,
                                   .options = conv_opts});
   int32_t outs[2] = {y, p};
   mp_tfw_set_io(w, 1, &x, v->pad_is_output ? 2 : 1, outs);
@@ -430,8 +416,8 @@ static const mp_arena *scratch_arena(const mp_plan *p) {
   return NULL;
 }
 
-static void
-the_padded_block_needs_under_half_its_tensor_level_bound_with_every_planner(void **state) {
+static void the_padded_block_needs_under_half_its_tensor_level_bound_with_every_planner(
+    void **state) {
   (void)state;
   built off, on;
   build(&off, "padded_block", false, MP_TARGET_GENERIC);

@@ -46,8 +46,7 @@ typedef struct fx_entry {
 } fx_entry;
 
 static void put_le(uint8_t *p, uint64_t v, uint32_t w) {
-  for (uint32_t k = 0; k < w; k++)
-    p[k] = (uint8_t)(v >> (8 * k));
+  for (uint32_t k = 0; k < w; k++) p[k] = (uint8_t)(v >> (8 * k));
 }
 
 static uint32_t log2w(uint32_t w) { return w == 1 ? 0 : w == 2 ? 1 : w == 4 ? 2 : 3; }
@@ -69,8 +68,7 @@ static uint32_t write_map(uint8_t *buf, const fx_entry *e, uint32_t n, uint32_t 
     }
   buf[at++] = (uint8_t)n; /* the keys vector: size, then offsets */
   const uint32_t keys = at;
-  for (uint32_t i = 0; i < n; i++, at++)
-    buf[at] = (uint8_t)(at - key_at[i]);
+  for (uint32_t i = 0; i < n; i++, at++) buf[at] = (uint8_t)(at - key_at[i]);
   put_le(buf + at, at - keys, w); /* keys offset */
   at += w;
   put_le(buf + at, 1, w); /* key width */
@@ -129,11 +127,9 @@ static void maps_read_back_at_every_width(void **state) {
   const uint32_t widths[] = {1, 2, 4, 8};
   for (size_t k = 0; k < 4; k++) {
     const uint32_t w = widths[k];
-    fx_entry e[] = {{"a", FX_INT, -5, 0},
-                    {"b", FX_UINT, 200, 0},
-                    {"c", FX_BOOL, 1, 0},
-                    {"d", FX_INDIRECT_INT, -70000, 0},
-                    {"e", w >= 4 ? FX_FLOAT : FX_INT, w >= 4 ? 0 : 7, 7.9f}};
+    fx_entry e[] = {{"a", FX_INT, -5, 0}, {"b", FX_UINT, 200, 0}, {"c", FX_BOOL, 1, 0},
+                    {"d", FX_INDIRECT_INT, -70000, 0}, {"e", w >= 4 ? FX_FLOAT : FX_INT,
+                                                        w >= 4 ? 0 : 7, 7.9f}};
     uint8_t buf[256];
     uint32_t size = write_map(buf, e, 5, w), n = 0;
     int64_t v[8];
@@ -276,19 +272,13 @@ static mp_model *window_model(const char *code, const uint8_t *opts, uint32_t op
   int16_t weights[8] = {4096, 2048, 1024, 512, 256, 128, 64, 32};
   uint32_t wb = mp_tfw_add_buffer(w, weights, sizeof weights);
   mp_tfw_add_simple_tensor(w, "in", MP_DTYPE_INT16, 2, s2);
-  mp_tfw_add_tensor(
-      w, &(mp_tfw_tensor){
-             .name = "window", .dtype = MP_DTYPE_INT16, .rank = 1, .shape = s1, .buffer = wb});
+  mp_tfw_add_tensor(w, &(mp_tfw_tensor){.name = "window", .dtype = MP_DTYPE_INT16, .rank = 1,
+                                        .shape = s1, .buffer = wb});
   mp_tfw_add_simple_tensor(w, "out", MP_DTYPE_INT16, 2, s2);
   const int32_t ins[] = {0, 1}, outs[] = {2};
-  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = 32,
-                                .custom_code = code,
-                                .n_inputs = 2,
-                                .inputs = ins,
-                                .n_outputs = 1,
-                                .outputs = outs,
-                                .custom_options_size = opts_size,
-                                .custom_options = opts});
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = 32, .custom_code = code, .n_inputs = 2,
+                                .inputs = ins, .n_outputs = 1, .outputs = outs,
+                                .custom_options_size = opts_size, .custom_options = opts});
   const int32_t gin[] = {0};
   mp_tfw_set_io(w, 1, gin, 1, outs);
   return tu_written(w, "window.tflite", d);
@@ -404,10 +394,8 @@ typedef struct sigcase {
 } sigcase;
 
 static void case_close(sigcase *c) {
-  for (uint32_t t = 0; c->g && t < c->g->n_tensors; t++)
-    free(c->owned[t]);
-  for (uint32_t o = 0; c->g && o < c->g->n_ops; o++)
-    mp_lower_free(&c->lo[o]);
+  for (uint32_t t = 0; c->g && t < c->g->n_tensors; t++) free(c->owned[t]);
+  for (uint32_t o = 0; c->g && o < c->g->n_ops; o++) mp_lower_free(&c->lo[o]);
   free(c->lo);
   free(c->buf);
   free(c->owned);
@@ -426,8 +414,7 @@ static uint8_t *case_file(const char *dir, const char *file, size_t *size) {
 static uint8_t *garbage(uint64_t size, uint32_t seed) {
   uint8_t *p = malloc((size_t)(size ? size : 1) + 16);
   assert_non_null(p);
-  for (uint64_t i = 0; i < size + 16; i++)
-    p[i] = (uint8_t)((seed += 0x9E3779B9u) >> 24);
+  for (uint64_t i = 0; i < size + 16; i++) p[i] = (uint8_t)((seed += 0x9E3779B9u) >> 24);
   return p;
 }
 
@@ -542,8 +529,7 @@ static bool case_run(sigcase *c, const char *dir, const char *pre, const char *w
     }
     if (x->dtype != MP_DTYPE_FLOAT32 && memcmp(c->buf[t], want, size) != 0) {
       size_t b = 0;
-      while (c->buf[t][b] == want[b])
-        b++;
+      while (c->buf[t][b] == want[b]) b++;
       fail_msg("%s %s: output %u differs from TFLM at byte %zu", dir, what, j, b);
     }
     free(want);
@@ -555,18 +541,12 @@ static void every_signal_case_of_the_corpus_matches_tflm_run_after_run(void **st
   (void)state;
   const char *corpus = tu_conformance_dir();
   if (!corpus) skip();
-  static const char *const folders[] = {"signal_window_int16",
-                                        "signal_fft_auto_scale_int16",
-                                        "signal_rfft_int16",
-                                        "signal_rfft_int32",
-                                        "signal_rfft_float32",
-                                        "signal_energy_int16",
-                                        "signal_filter_bank_uint32",
-                                        "signal_filter_bank_square_root_uint64",
-                                        "signal_filter_bank_spectral_subtraction_uint32",
-                                        "signal_pcan_uint32",
-                                        "signal_filter_bank_log_uint32",
-                                        NULL};
+  static const char *const folders[] = {
+      "signal_window_int16", "signal_fft_auto_scale_int16", "signal_rfft_int16",
+      "signal_rfft_int32", "signal_rfft_float32", "signal_energy_int16",
+      "signal_filter_bank_uint32", "signal_filter_bank_square_root_uint64",
+      "signal_filter_bank_spectral_subtraction_uint32", "signal_pcan_uint32",
+      "signal_filter_bank_log_uint32", NULL};
   uint32_t cases = 0, runs = 0, stateful = 0;
   for (size_t f = 0; folders[f]; f++)
     for (uint32_t k = 0;; k++) {

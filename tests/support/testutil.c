@@ -100,9 +100,7 @@ const char *const *tu_model_names(void) {
 
 static void record(void *user, const mp_diag *d) {
   tu_diags *r = user;
-  const char *sev = d->severity == MP_SEV_ERROR     ? "error"
-                    : d->severity == MP_SEV_WARNING ? "warning"
-                                                    : "note";
+  const char *sev = d->severity == MP_SEV_ERROR ? "error" : d->severity == MP_SEV_WARNING ? "warning" : "note";
   if (d->severity == MP_SEV_ERROR) r->n_errors++;
   if (d->severity == MP_SEV_WARNING) r->n_warnings++;
   r->last_byte_offset = d->byte_offset;
@@ -225,8 +223,7 @@ static void load_refusals(void) {
       line[--len] = '\0';
     char kind[16], name[128], stage[16];
     int used = 0;
-    if (!len || line[0] == '#' || sscanf(line, "%15s", kind) != 1 || strcmp(kind, "model"))
-      continue;
+    if (!len || line[0] == '#' || sscanf(line, "%15s", kind) != 1 || strcmp(kind, "model")) continue;
     if (sscanf(line, "%15s %127s %15s %n", kind, name, stage, &used) != 3 || !line[used] ||
         (strcmp(stage, "plan") && strcmp(stage, "convert")) || n_refusals == MAX_REFUSALS) {
       fprintf(stderr, "%s:%u: expected 'model NAME plan|convert MESSAGE'\n", path, lineno);
@@ -254,8 +251,7 @@ tu_stage tu_refusal_of(const char *name, const char **message) {
 /* The first error a recorder holds, without "error: ", or "". */
 static const char *first_error(const tu_diags *d, char *buf, size_t n) {
   const char *e = strstr(d->text, "error: ");
-  while (e && e != d->text && e[-1] != '\n')
-    e = strstr(e + 1, "error: ");
+  while (e && e != d->text && e[-1] != '\n') e = strstr(e + 1, "error: ");
   buf[0] = '\0';
   if (!e) return buf;
   e += strlen("error: ");
@@ -288,10 +284,8 @@ int tu_refusal_check(const char *name, tu_stage stage, char *why, size_t n) {
   }
   first_error(&d, got, sizeof got);
   if (st == MP_OK)
-    snprintf(why, n,
-             "%s is listed as refused at %s (\"%s\"), but memplan gets past %s now: "
-             "delete its line from the expected refusals",
-             name, what, message, what);
+    snprintf(why, n, "%s is listed as refused at %s (\"%s\"), but memplan gets past %s now: "
+                     "delete its line from the expected refusals", name, what, message, what);
   else if (listed == TU_STAGE_CONVERT && !g)
     snprintf(why, n, "%s is listed as refused at convert, but its graph cannot even be built: %s",
              name, got);

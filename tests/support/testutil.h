@@ -33,9 +33,9 @@ const char *const *tu_model_names(void);
  * $MEMPLAN_EXPECTED_REFUSALS): the corpus models memplan cannot plan or
  * convert yet, with the message it gives. */
 typedef enum tu_stage {
-  TU_STAGE_NONE = 0,   /* not listed: every stage must work */
-  TU_STAGE_PLAN = 1,   /* the graph cannot be built: `memplan plan` refuses it */
-  TU_STAGE_CONVERT = 2 /* it plans; `memplan convert` refuses an operator */
+  TU_STAGE_NONE = 0,    /* not listed: every stage must work */
+  TU_STAGE_PLAN = 1,    /* the graph cannot be built: `memplan plan` refuses it */
+  TU_STAGE_CONVERT = 2  /* it plans; `memplan convert` refuses an operator */
 } tu_stage;
 
 /* The listed stage of corpus model `name` (TU_STAGE_NONE when it is not
