@@ -29,13 +29,16 @@
  * LSTMs both express exactly, its gates against the 16x8
  * FULLY_CONNECTED, and its outputs against the float LSTM.
  *
- * Not here: hybrid (float with int8 weights) LSTMs, CIFG, peephole,
- * projection and layer-norm LSTMs (reported as unsupported).
+ * Not here: hybrid (float with int8 weights) SVDFs, which TFLite Micro's
+ * PrepareSvdf refuses too, and hybrid LSTMs, which it runs as float32
+ * LSTMs over the int8 weights' bytes (no answer to match); CIFG,
+ * peephole, projection and layer-norm LSTMs (reported as unsupported).
  */
 #include "lower/common.h"
 #include "lower/families.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* BuiltinOptions union type ids. */
@@ -148,9 +151,18 @@ mp_status mp_lower_svdf(mp_lower_ctx *c) {
   const mpk_svdf_shape shape = {batches, input_size, filters, units, svdf_rank, memory};
   if (dtype(c, in) == MP_DTYPE_FLOAT32) {
     int32_t f = MP_DTYPE_FLOAT32;
+    /* PrepareSvdf: float32 input takes float32 weights, bias, state and
+     * output, or the model fails to prepare */
     if (dtype(c, wf) != f || dtype(c, wt) != f || dtype(c, state) != f || dtype(c, out) != f ||
-        (bias >= 0 && dtype(c, bias) != f))
-      return mp_lower_unsupported(c, "float32 input with other element types (hybrid SVDF)");
+        (bias >= 0 && dtype(c, bias) != f)) {
+      bool hybrid = dtype(c, wf) == MP_DTYPE_INT8 || dtype(c, wt) == MP_DTYPE_INT8;
+      return mp_lower_unsupported(c,
+                                  "float32 input with %s feature weights, %s time weights, %s "
+                                  "state, %s output (%sTensorFlow Lite Micro refuses it too)",
+                                  mp_dtype_name(dtype(c, wf)), mp_dtype_name(dtype(c, wt)),
+                                  mp_dtype_name(dtype(c, state)), mp_dtype_name(dtype(c, out)),
+                                  hybrid ? "hybrid SVDF: " : "");
+    }
     if (act < 0 || act > ACT_SIGN_BIT)
       return mp_lower_unsupported(c, "fused activation %s", mp_lower_act_name(act));
     if (!is_variable(c, state))
@@ -248,11 +260,24 @@ static mp_status lower_lstm_f32(mp_lower_ctx *c, const mpk_lstm_shape *shape, fl
                                 int32_t act) {
   int32_t in = in_t(c, L_INPUT), hidden = in_t(c, L_HIDDEN), cell = in_t(c, L_CELL),
           out = out_t(c, 0);
+  /* TFLite Micro picks its LSTM by the input's type alone: with float32
+   * input it runs the float32 LSTM, whatever the weights are, and reads
+   * int8 weights as float32 (past their end).  There is no answer to
+   * match: a hybrid LSTM is refused. */
+  for (int k = L_INPUT_WEIGHTS; k < L_PEEPHOLE; k++) {
+    int32_t t = in_t(c, (uint32_t)k);
+    if (dtype(c, t) == MP_DTYPE_INT8)
+      return mp_lower_unsupported(c,
+                                  "float32 input with int8 weights (input %d), a hybrid LSTM: "
+                                  "TensorFlow Lite Micro runs its float32 LSTM on the int8 bytes, "
+                                  "reading past them",
+                                  k);
+  }
   for (int k = L_INPUT; k < L_LAYER_NORM; k++) {
     int32_t t = in_t(c, (uint32_t)k);
     if (t >= 0 && dtype(c, t) != MP_DTYPE_FLOAT32)
-      return mp_lower_unsupported(c, "float32 input with %s input %d (hybrid LSTM)",
-                                  mp_dtype_name(dtype(c, t)), k);
+      return mp_lower_unsupported(c, "float32 input with %s input %d", mp_dtype_name(dtype(c, t)),
+                                  k);
   }
   if (dtype(c, out) != MP_DTYPE_FLOAT32)
     return mp_lower_unsupported(c, "float32 input, other output");
