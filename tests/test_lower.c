@@ -1654,6 +1654,223 @@ static void kernels_prepare_lists_every_unsupported_op_or_warns_when_allowed(voi
   mp_model_free(&m);
 }
 
+/* ------------------------------------------------------------------------ */
+/* 16x8 biases: TFLite's 64-bit requantisation range                        */
+/* ------------------------------------------------------------------------ */
+
+enum { TRANSPOSE_CONV_OP = 67, OPT_TRANSPOSE_CONV = 49 };
+
+/* A 16x8 filter operator with two output channels: channel c's weight k
+ * is filter[c * cstride + k * estride], and the input element it
+ * multiplies is x[k] (x[k * 2 + c] for the depthwise convolution). */
+typedef struct s16_case {
+  int32_t code;
+  uint32_t in_rank;
+  int32_t in_shape[4], f_shape[4], out_shape[4];
+  int32_t taps, cstride, estride;
+} s16_case;
+
+static const int8_t s16_filter[8] = {127, -128, 5, -3, 0, 100, -77, 64};
+
+static int32_t s16_at(const s16_case *k, int32_t c, int32_t t) {
+  return k->code == DEPTHWISE_CONV_2D ? t * 2 + c : t;
+}
+
+static void s16_model(built *b, const s16_case *k, const int64_t bias[2]) {
+  mp_tfw *w = mp_tfw_new();
+  const uint32_t out_rank = k->code == FULLY_CONNECTED ? 2 : 4;
+  const int32_t n_f = k->f_shape[0] * k->f_shape[1] * (k->code == FULLY_CONNECTED ? 1 : k->f_shape[2] * k->f_shape[3]);
+  int32_t shape = -1;
+  if (k->code == TRANSPOSE_CONV_OP)
+    shape = add_tensor(w, &(spec){.name = "shape", .dtype = MP_DTYPE_INT32, .rank = 1,
+                                  .shape = {4}, .data = k->out_shape, .bytes = 16});
+  spec si = {.name = "in", .dtype = MP_DTYPE_INT16, .rank = k->in_rank, .n_scale = 1,
+             .scale = {0.5f}};
+  spec sf = {.name = "filter", .dtype = MP_DTYPE_INT8, .rank = out_rank, .n_scale = 1,
+             .scale = {0.25f}, .data = s16_filter, .bytes = (size_t)n_f};
+  spec so = {.name = "out", .dtype = MP_DTYPE_INT16, .rank = out_rank, .n_scale = 1,
+             .scale = {0.5f}};
+  memcpy(si.shape, k->in_shape, sizeof k->in_shape);
+  memcpy(sf.shape, k->f_shape, sizeof k->f_shape);
+  memcpy(so.shape, k->out_shape, sizeof k->out_shape);
+  int32_t in = add_tensor(w, &si), f = add_tensor(w, &sf), out = add_tensor(w, &so);
+  int32_t bi = add_tensor(w, &(spec){.name = "bias", .dtype = MP_DTYPE_INT64, .rank = 1,
+                                     .shape = {2}, .data = bias, .bytes = 16});
+  if (k->code == FULLY_CONNECTED) {
+    mp_tfw_option o[] = {i8opt(0, 0)};
+    add_op(w, FULLY_CONNECTED, 3, (const int32_t[]){in, f, bi}, out, MP_TFW_OPT_FULLY_CONNECTED,
+           1, o);
+  } else if (k->code == CONV_2D) {
+    mp_tfw_option o[] = {i8opt(0, 1), i32opt(1, 1), i32opt(2, 1), i8opt(3, 0)};
+    add_op(w, CONV_2D, 3, (const int32_t[]){in, f, bi}, out, MP_TFW_OPT_CONV2D, 4, o);
+  } else if (k->code == DEPTHWISE_CONV_2D) {
+    mp_tfw_option o[] = {i8opt(0, 1), i32opt(1, 1), i32opt(2, 1), i32opt(3, 1), i8opt(4, 0)};
+    add_op(w, DEPTHWISE_CONV_2D, 3, (const int32_t[]){in, f, bi}, out,
+           MP_TFW_OPT_DEPTHWISE_CONV2D, 5, o);
+  } else {
+    mp_tfw_option o[] = {i8opt(0, 1), i32opt(1, 1), i32opt(2, 1), i8opt(3, 0)};
+    add_op(w, TRANSPOSE_CONV_OP, 4, (const int32_t[]){shape, f, in, bi}, out,
+           OPT_TRANSPOSE_CONV, 4, o);
+  }
+  finish(w, 1, &in, 1, &out, b);
+}
+
+/* TFLite's MultiplyByQuantizedMultiplier for an int64 accumulator, as its
+ * common.cc writes it (x within [-2^47, 2^47), shift below 8). */
+static int32_t tflite_mbqm64(int64_t x, int32_t m, int32_t shift) {
+  const int64_t reduced = m < 0x7FFF0000 ? (m + (1 << 15)) >> 16 : 0x7FFF;
+  const int64_t total_shift = 15 - shift;
+  return (int32_t)((x * reduced + ((int64_t)1 << (total_shift - 1))) >> total_shift);
+}
+
+/* The lowered operator over x, against the sums computed here. */
+static void s16_run(const s16_case *k, const mp_lowered_op *lo, const int16_t *x,
+                    const int64_t bias[2], int64_t acc_want[2]) {
+  int16_t out[2], fast[2];
+  int64_t scratch[16]; /* the transpose convolution's sums, the fast convolution's columns */
+  int32_t st = -1, st_fast = MPK_OK;
+  if (k->code == FULLY_CONNECTED) {
+    st = mpk_fully_connected_s16(&lo->params.fc_s8, x, s16_filter, bias, out, NULL);
+    st_fast = mpk_fully_connected_s16_fast(&lo->params.fc_s8, x, s16_filter, bias, fast, scratch);
+  } else if (k->code == CONV_2D) {
+    st = mpk_conv2d_s16(&lo->params.conv_s8, x, s16_filter, bias, out, NULL);
+    st_fast = mpk_conv2d_s16_fast(&lo->params.conv_s8, x, s16_filter, bias, fast, scratch);
+  } else if (k->code == DEPTHWISE_CONV_2D) {
+    st = mpk_depthwise_conv2d_s16(&lo->params.conv_s8, x, s16_filter, bias, out, NULL);
+    st_fast = mpk_depthwise_conv2d_s16_fast(&lo->params.conv_s8, x, s16_filter, bias, fast,
+                                            scratch);
+  } else {
+    st = mpk_transpose_conv_s16(&lo->params.transpose_conv, x, s16_filter, bias, out, scratch);
+    memcpy(fast, out, sizeof out);
+  }
+  if (st != MPK_OK || st_fast != MPK_OK)
+    fail_msg("operator %d: kernel status %d, fast %d", k->code, st, st_fast);
+  for (int32_t c = 0; c < 2; c++) {
+    int64_t acc = bias[c];
+    for (int32_t t = 0; t < k->taps; t++)
+      acc += (int64_t)s16_filter[c * k->cstride + t * k->estride] * x[s16_at(k, c, t)];
+    if (acc_want[c] != INT64_MIN) assert_true(acc == acc_want[c]);
+    const int32_t m = k->code == TRANSPOSE_CONV_OP ? lo->params.transpose_conv.multiplier[c]
+                      : k->code == FULLY_CONNECTED ? lo->params.fc_s8.q.multiplier[0]
+                                                   : lo->params.conv_s8.q.multiplier[c];
+    const int32_t sh = k->code == TRANSPOSE_CONV_OP ? lo->params.transpose_conv.shift[c]
+                       : k->code == FULLY_CONNECTED ? lo->params.fc_s8.q.shift[0]
+                                                    : lo->params.conv_s8.q.shift[c];
+    int32_t v = tflite_mbqm64(acc, m, sh);
+    v = v < -32768 ? -32768 : v > 32767 ? 32767 : v;
+    if (out[c] != v || fast[c] != v)
+      fail_msg("operator %d channel %d: accumulator %lld gives %d (fast %d), TFLite %d", k->code,
+               c, (long long)acc, out[c], fast[c], v);
+  }
+}
+
+static void sixteen_by_eight_biases_are_taken_up_to_the_requantisation_range(void **state) {
+  (void)state;
+  static const s16_case cases[] = {
+      {FULLY_CONNECTED, 2, {1, 4}, {2, 4}, {1, 2}, 4, 4, 1},
+      {CONV_2D, 4, {1, 1, 2, 2}, {2, 1, 2, 2}, {1, 1, 1, 2}, 4, 4, 1},
+      {DEPTHWISE_CONV_2D, 4, {1, 1, 2, 2}, {1, 1, 2, 2}, {1, 1, 1, 2}, 2, 1, 2},
+      {TRANSPOSE_CONV_OP, 4, {1, 1, 1, 2}, {2, 1, 1, 2}, {1, 1, 1, 2}, 2, 2, 1},
+  };
+  const int64_t top = ((int64_t)1 << 47) - 1, bottom = -((int64_t)1 << 47);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const s16_case *k = &cases[i];
+    /* each channel's extreme sums, over every corner of the int16 box */
+    int64_t hi[2] = {INT64_MIN, INT64_MIN}, lo_sum[2] = {INT64_MAX, INT64_MAX};
+    for (int32_t c = 0; c < 2; c++)
+      for (uint32_t corner = 0; corner < (1u << k->taps); corner++) {
+        int64_t s = 0;
+        for (int32_t t = 0; t < k->taps; t++)
+          s += (int64_t)s16_filter[c * k->cstride + t * k->estride] *
+               ((corner >> t & 1u) ? 32767 : -32768);
+        hi[c] = s > hi[c] ? s : hi[c];
+        lo_sum[c] = s < lo_sum[c] ? s : lo_sum[c];
+      }
+    /* just inside: channel 0 can reach 2^47 - 1, channel 1 -2^47 */
+    int64_t bias[2] = {top - hi[0], bottom - lo_sum[1]};
+    built b;
+    s16_model(&b, k, bias);
+    mp_lowered_op lo;
+    lower0(&b, &lo);
+    if (!lo.supported) fail_msg("operator %d just inside the range: %s", k->code, lo.reason);
+    int16_t x[4] = {0, 0, 0, 0};
+    for (int32_t t = 0; t < k->taps; t++)
+      x[s16_at(k, 0, t)] = s16_filter[t * k->estride] > 0 ? 32767 : -32768;
+    s16_run(k, &lo, x, bias, (int64_t[]){top, INT64_MIN});
+    memset(x, 0, sizeof x);
+    for (int32_t t = 0; t < k->taps; t++)
+      x[s16_at(k, 1, t)] = s16_filter[k->cstride + t * k->estride] > 0 ? -32768 : 32767;
+    s16_run(k, &lo, x, bias, (int64_t[]){INT64_MIN, bottom});
+    mp_lower_free(&lo);
+    drop(&b);
+    /* one beyond, on either side */
+    for (int side = 0; side < 2; side++) {
+      int64_t out_bias[2] = {bias[0] + (side == 0), bias[1] - (side == 1)};
+      s16_model(&b, k, out_bias);
+      lower0(&b, &lo);
+      assert_false(lo.supported);
+      char want[192];
+      snprintf(want, sizeof want,
+               "output channel %d: int64 bias %lld plus sums in [%lld, %lld] leaves [-2^47, "
+               "2^47), the range of TFLite's 64-bit requantisation",
+               side, (long long)out_bias[side], (long long)lo_sum[side], (long long)hi[side]);
+      if (strcmp(lo.reason, want) != 0)
+        fail_msg("operator %d: \"%s\", want \"%s\"", k->code, lo.reason, want);
+      mp_lower_free(&lo);
+      drop(&b);
+    }
+  }
+}
+
+/* TFLite's 64-bit requantisation shifts right by 15 - shift: a 16x8 scale
+ * of 2^7 or more is refused; so is an int16 BATCH_MATMUL deep enough for
+ * its sums to reach 2^47. */
+static void sixteen_bit_requantisation_limits_are_refused_by_name(void **state) {
+  (void)state;
+  static const int8_t f[4] = {1, 2, 3, 4};
+  mp_tfw *w = mp_tfw_new();
+  int32_t in = add_tensor(w, &(spec){.name = "in", .dtype = MP_DTYPE_INT16, .rank = 2,
+                                     .shape = {1, 2}, .n_scale = 1, .scale = {1.0f}});
+  int32_t fi = add_tensor(w, &(spec){.name = "f", .dtype = MP_DTYPE_INT8, .rank = 2,
+                                     .shape = {2, 2}, .n_scale = 1, .scale = {1.0f},
+                                     .data = f, .bytes = 4});
+  int32_t out = add_tensor(w, &(spec){.name = "out", .dtype = MP_DTYPE_INT16, .rank = 2,
+                                      .shape = {1, 2}, .n_scale = 1, .scale = {1.0f / 256.0f}});
+  add_op(w, FULLY_CONNECTED, 3, (const int32_t[]){in, fi, -1}, out, MP_TFW_OPT_FULLY_CONNECTED, 1,
+         (mp_tfw_option[]){i8opt(0, 0)});
+  built b;
+  finish(w, 1, &in, 1, &out, &b);
+  mp_lowered_op lo;
+  lower0(&b, &lo);
+  assert_false(lo.supported);
+  assert_string_equal(lo.reason, "output channel 0: a 16x8 scale of 2^7 or more");
+  mp_lower_free(&lo);
+  drop(&b);
+
+  for (int32_t depth = 131071; depth <= 131072; depth++) {
+    w = mp_tfw_new();
+    int32_t l = add_tensor(w, &(spec){.name = "l", .dtype = MP_DTYPE_INT16, .rank = 2,
+                                      .shape = {1, depth}, .n_scale = 1, .scale = {1.0f}});
+    int32_t r = add_tensor(w, &(spec){.name = "r", .dtype = MP_DTYPE_INT16, .rank = 2,
+                                      .shape = {depth, 1}, .n_scale = 1, .scale = {1.0f}});
+    int32_t o = add_tensor(w, &(spec){.name = "o", .dtype = MP_DTYPE_INT16, .rank = 2,
+                                      .shape = {1, 1}, .n_scale = 1, .scale = {1.0f}});
+    add_op(w, BATCH_MATMUL_OP, 2, (const int32_t[]){l, r}, o, 0, 0, NULL);
+    finish(w, 2, (const int32_t[]){l, r}, 1, &o, &b);
+    lower0(&b, &lo);
+    if (depth == 131071) {
+      assert_true(lo.supported);
+    } else {
+      assert_false(lo.supported);
+      assert_string_equal(lo.reason,
+                          "int16 depth 131072: sums of products reach 2^47, beyond the range of "
+                          "TFLite's 64-bit requantisation (depth 131071 at most)");
+    }
+    mp_lower_free(&lo);
+    drop(&b);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(conv_lowering_precomputes_padding_multipliers_and_relu6),
@@ -1687,6 +1904,8 @@ int main(void) {
       cmocka_unit_test(shape_inside_the_graph_folds_through_its_kernel),
       cmocka_unit_test(check_all_lists_every_unsupported_operator),
       cmocka_unit_test(kernel_names_cover_every_kernel),
+      cmocka_unit_test(sixteen_by_eight_biases_are_taken_up_to_the_requantisation_range),
+      cmocka_unit_test(sixteen_bit_requantisation_limits_are_refused_by_name),
       cmocka_unit_test(lowering_survives_every_fixture_and_random_graphs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -522,6 +522,20 @@ static void lstm16_gates_are_the_16x8_fully_connected(void **state) {
 
 /* ---- what is refused ---------------------------------------------------- */
 
+/* The extreme of gate g's input-layer sum for unit u over int16 inputs:
+ * the largest (side 1) or the smallest (side -1). */
+static int64_t input_layer_sum(const lstm_case *c, int g, int32_t u, int side) {
+  int64_t s = 0;
+  for (int32_t i = 0; i < c->inputs; i++) {
+    int64_t v = c->w[g][(size_t)u * (size_t)c->inputs + (size_t)i];
+    if (side > 0)
+      s += v > 0 ? v * 32767 : -v * 32768;
+    else
+      s -= v > 0 ? v * 32768 : -v * 32767;
+  }
+  return s;
+}
+
 static void lstm16_refusals_name_the_reason(void **state) {
   (void)state;
   lstm_case base = {.batches = 1,
@@ -542,8 +556,10 @@ static void lstm16_refusals_name_the_reason(void **state) {
       {1, "gate 0: weights must be per-tensor int8, the bias int64"},
       {2, "a coupled input and forget gate (CIFG)"},
       {3, "gate 0: a 16x8 scale of 2^7 or more"},
-      {4, "gate 2: an int64 bias beyond +-2^46"},
-      {5, "gate 3: an int64 bias beyond +-2^46"},
+      {4, "gate 2: output channel 1: int64 bias %lld plus sums in [%lld, %lld] leaves "
+          "[-2^47, 2^47), the range of TFLite's 64-bit requantisation"},
+      {5, "gate 3: output channel 0: int64 bias %lld plus sums in [%lld, %lld] leaves "
+          "[-2^47, 2^47), the range of TFLite's 64-bit requantisation"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     lstm_case c = base;
@@ -553,13 +569,29 @@ static void lstm16_refusals_name_the_reason(void **state) {
     if (cases[i].what == 2) c.cifg = true;
     if (cases[i].what == 3) c.w_scale[0] = 8.0f; /* 2^-6 * 8 / 2^-12 = 2^9 */
     const int64_t saved[2] = {base.bias[2][1], base.bias[3][0]};
-    if (cases[i].what == 4) base.bias[2][1] = ((int64_t)1 << 46) + 1;
-    if (cases[i].what == 5) base.bias[3][0] = -((int64_t)1 << 46) - 1;
+    /* the input layer's accumulator leaves [-2^47, 2^47) by one */
+    char want[256];
+    snprintf(want, sizeof want, "%s", cases[i].reason);
+    if (cases[i].what >= 4) {
+      const int g = cases[i].what == 4 ? 2 : 3, u = cases[i].what == 4 ? 1 : 0;
+      const int64_t lo_sum = input_layer_sum(&base, g, u, -1), hi_sum = input_layer_sum(&base, g, u, 1);
+      int64_t *b = &base.bias[g][u];
+      *b = cases[i].what == 4 ? ((int64_t)1 << 47) - hi_sum : -((int64_t)1 << 47) - lo_sum - 1;
+      snprintf(want, sizeof want, cases[i].reason, (long long)*b, (long long)lo_sum,
+               (long long)hi_sum);
+    }
     mp_lowered_op lo;
     lower(&c, MP_DTYPE_INT16, bias_dt, &lo);
     assert_false(lo.supported);
-    if (strcmp(lo.reason, cases[i].reason) != 0)
-      fail_msg("case %zu: \"%s\", want \"%s\"", i, lo.reason, cases[i].reason);
+    if (strcmp(lo.reason, want) != 0) fail_msg("case %zu: \"%s\", want \"%s\"", i, lo.reason, want);
+    if (cases[i].what >= 4) {
+      /* one less and the bias is taken */
+      mp_lower_free(&lo);
+      if (cases[i].what == 4) base.bias[2][1]--;
+      if (cases[i].what == 5) base.bias[3][0]++;
+      lower(&c, MP_DTYPE_INT16, bias_dt, &lo);
+      if (!lo.supported) fail_msg("case %zu, just inside: \"%s\"", i, lo.reason);
+    }
     mp_lower_free(&lo);
     base.bias[2][1] = saved[0];
     base.bias[3][0] = saved[1];

@@ -495,6 +495,10 @@ mp_status mp_lower_conv_requant(mp_lower_ctx *c, int32_t in, int32_t filter, int
       real = (double)product / (double)out_scale;
     }
     mp_lower_quantize_multiplier(c, real, &mult[i], &shift[i]);
+    /* TFLite's 64-bit MultiplyByQuantizedMultiplier takes shifts below 8
+     * (it shifts right by 15 - shift, rounding by half of that) */
+    if (wide && shift[i] >= 8)
+      return mp_lower_unsupported(c, "output channel %u: a 16x8 scale of 2^7 or more", i);
   }
   q->per_channel = n > 1 || always_per_channel;
   q->multiplier = mult;
@@ -528,6 +532,55 @@ mp_status mp_lower_filter_types(mp_lower_ctx *c, int32_t in, int32_t filter, int
 bool mp_lower_filter_is_s16(const mp_lower_ctx *c, int32_t in, int32_t filter, int32_t bias, int32_t out) {
   return dtype(c, in) == MP_DTYPE_INT16 && dtype(c, filter) == MP_DTYPE_INT8 &&
          dtype(c, out) == MP_DTYPE_INT16 && (bias < 0 || dtype(c, bias) == MP_DTYPE_INT64);
+}
+
+/* Little-endian int64 element i of a constant tensor's bytes. */
+static int64_t const_i64(const uint8_t *d, uint64_t i) {
+  uint64_t u = 0;
+  for (int j = 7; j >= 0; j--)
+    u = u << 8 | d[i * 8u + (uint64_t)j];
+  return (int64_t)u;
+}
+
+mp_status mp_lower_s16_acc_check(mp_lower_ctx *c, const char *what, int32_t weights,
+                                 int32_t bias, int32_t channels, int32_t count,
+                                 int32_t channel_stride, int32_t elem_stride,
+                                 int32_t weight_offset) {
+  const int64_t top = ((int64_t)1 << 47) - 1, bottom = -((int64_t)1 << 47);
+  if (bias >= 0 && !is_const(c, bias))
+    return mp_lower_unsupported(c, "%sa 16x8 bias that is not a constant (its accumulator "
+                                   "range cannot be checked)", what);
+  const int8_t *w = is_const(c, weights) ? (const int8_t *)c->g->tensors[weights].data : NULL;
+  const uint8_t *b = bias >= 0 ? c->g->tensors[bias].data : NULL;
+  for (int32_t ch = 0; ch < channels; ch++) {
+    /* the sum's extremes over int16 inputs: each product's own, whose
+     * range holds 0 (a tap in the padding adds nothing) */
+    int64_t hi = 0, lo = 0;
+    for (int32_t k = 0; k < count; k++) {
+      int64_t v = w ? (int64_t)w[(int64_t)ch * channel_stride + (int64_t)k * elem_stride] +
+                          weight_offset
+                    : 128 + (weight_offset < 0 ? -(int64_t)weight_offset : weight_offset);
+      if (!w) {
+        hi += v * 32768;
+        lo -= v * 32768;
+      } else if (v > 0) {
+        hi += v * 32767;
+        lo -= v * 32768;
+      } else {
+        hi -= v * 32768;
+        lo += v * 32767;
+      }
+    }
+    int64_t bv = b ? const_i64(b, (uint64_t)ch) : 0;
+    /* hi and lo are within +-2^55: the bounds below do not overflow */
+    if (bv > top - hi || bv < bottom - lo)
+      return mp_lower_unsupported(c,
+                                  "%soutput channel %d: int64 bias %lld plus sums in [%lld, "
+                                  "%lld] leaves [-2^47, 2^47), the range of TFLite's 64-bit "
+                                  "requantisation",
+                                  what, ch, (long long)bv, (long long)lo, (long long)hi);
+  }
+  return MP_OK;
 }
 
 /* spatial() of an operator that may read a folded PAD's input (rewrite.c):

@@ -208,6 +208,18 @@ mp_status mp_lower_filter_types(mp_lower_ctx *c, int32_t in, int32_t filter, int
                                 int32_t out, bool *s8);
 bool mp_lower_filter_is_s16(const mp_lower_ctx *c, int32_t in, int32_t filter, int32_t bias,
                             int32_t out);
+/* The 16x8 accumulator, sum(w * x) + bias over int16 x, must stay in
+ * [-2^47, 2^47) for every input: TFLite's 64-bit MultiplyByQuantizedMultiplier
+ * takes no more (beyond it its product leaves int64 and TensorFlow Lite
+ * Micro's DCHECK fails), so a bias that could take it out is refused.
+ * Output channel ch sums `count` weights, element k at
+ * ch * channel_stride + k * elem_stride, each plus weight_offset (the
+ * extremes from the constant weights; the worst int8 weight when they are
+ * not constant); bias < 0: none.  `what` prefixes the reason. */
+mp_status mp_lower_s16_acc_check(mp_lower_ctx *c, const char *what, int32_t weights,
+                                 int32_t bias, int32_t channels, int32_t count,
+                                 int32_t channel_stride, int32_t elem_stride,
+                                 int32_t weight_offset);
 /* The spatial part of a window operator's geometry (g's filter_h and
  * filter_w set by the caller) from its padding, strides and dilations and
  * the NHWC input and output, as TFLite computes the output size and

@@ -93,6 +93,12 @@ mp_status mp_lower_conv(mp_lower_ctx *c) {
     if (st != MP_OK) return st;
     if (c->lo->reason[0]) return MP_OK;
     if (s16) {
+      /* a depthwise channel's taps are out_c apart; a convolution's are
+       * its filter row */
+      const int32_t taps = g.filter_h * g.filter_w * (depthwise ? 1 : g.filter_c);
+      st = depthwise ? mp_lower_s16_acc_check(c, "", filter, bias, g.out_c, taps, 1, g.out_c, 0)
+                     : mp_lower_s16_acc_check(c, "", filter, bias, g.out_c, taps, taps, 1, 0);
+      if (st != MP_OK || c->lo->reason[0]) return st;
       mp_lower_set_kernel(c, depthwise ? MP_K_DEPTHWISE_CONV2D_S16 : MP_K_CONV2D_S16);
       mp_lower_add_arg(c, in, false, "const int16_t *");
       mp_lower_add_arg(c, filter, false, "const int8_t *");

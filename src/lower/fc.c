@@ -65,6 +65,8 @@ mp_status mp_lower_fc(mp_lower_ctx *c) {
       return mp_lower_unsupported(c, "per-channel int8 filter with a non-zero zero point");
     p->q.filter_offset = -fzp;
     if (s16) {
+      st = mp_lower_s16_acc_check(c, "", filter, bias, out_depth, accum, accum, 1, -fzp);
+      if (st != MP_OK || c->lo->reason[0]) return st;
       mp_lower_set_kernel(c, MP_K_FULLY_CONNECTED_S16);
       mp_lower_add_arg(c, in, false, "const int16_t *");
       mp_lower_add_arg(c, filter, false, "const int8_t *");

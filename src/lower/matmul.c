@@ -110,6 +110,15 @@ mp_status mp_lower_batch_matmul(mp_lower_ctx *c) {
   p->rhs_offset = -zr;
   p->output_offset = zo;
   if (wide) {
+    /* TFLite's 64-bit requantisation takes its accumulator within
+     * [-2^47, 2^47) and shifts below 8: 131072 products of -32768 by
+     * -32768 make 2^47 */
+    if (p->depth > 131071)
+      return mp_lower_unsupported(c, "int16 depth %d: sums of products reach 2^47, beyond the "
+                                     "range of TFLite's 64-bit requantisation (depth 131071 at "
+                                     "most)",
+                                  p->depth);
+    if (p->shift >= 8) return mp_lower_unsupported(c, "an int16 scale of 2^7 or more");
     mp_lower_set_kernel(c, MP_K_BATCH_MATMUL_S16);
     mp_lower_add_arg(c, lhs, false, "const int16_t *");
     mp_lower_add_arg(c, rhs, false, "const int16_t *");

@@ -404,15 +404,19 @@ mp_status mp_lower_lstm(mp_lower_ctx *c) {
     if (zwi != 0 || zwr != 0) return mp_lower_unsupported(c, "weights with a non-zero zero point");
     if (!is_const(c, wi) || !is_const(c, wr) || !is_const(c, b))
       return mp_lower_unsupported(c, "weights and biases must be constants");
-    /* TFLite's int64 requantisation multiplies the accumulator by up to
-     * 2^15 and takes it within +-2^47: larger 16x8 biases would overflow */
-    const uint8_t *bd = c->g->tensors[b].data;
-    for (int32_t i = 0; s16 && i < state_size; i++) {
-      uint64_t u = 0;
-      for (int j = 7; j >= 0; j--)
-        u = u << 8 | bd[(size_t)i * 8u + (size_t)j];
-      if (u + ((uint64_t)1 << 46) > ((uint64_t)1 << 47))
-        return mp_lower_unsupported(c, "gate %d: an int64 bias beyond +-2^46", g);
+    /* TFLite's int64 requantisation takes its accumulator within
+     * [-2^47, 2^47): the input layer's with its bias, the recurrent
+     * layer's (no bias) */
+    if (s16) {
+      char what[24];
+      snprintf(what, sizeof what, "gate %d: ", g);
+      if ((st = mp_lower_s16_acc_check(c, what, wi, b, state_size, input_size, input_size, 1,
+                                       0)) != MP_OK ||
+          c->lo->reason[0] ||
+          (st = mp_lower_s16_acc_check(c, what, wr, -1, state_size, state_size, state_size, 1,
+                                       0)) != MP_OK ||
+          c->lo->reason[0])
+        return st;
     }
     fc_multiplier(c, si, swi, gate_scale, &p->gate[g].in_multiplier, &p->gate[g].in_shift);
     fc_multiplier(c, sh, swr, gate_scale, &p->gate[g].rec_multiplier, &p->gate[g].rec_shift);

@@ -126,6 +126,12 @@ mp_status mp_lower_transpose_conv(mp_lower_ctx *c) {
         mp_dtype_name(dti), mp_dtype_name(dtf), bias >= 0 ? mp_dtype_name(dtb) : "none",
         mp_dtype_name(dto));
   if ((st = requant(c, in, filter, out, p)) != MP_OK || c->lo->reason[0]) return st;
+  /* each filter element reaches an output element at most once */
+  const int32_t taps = g->filter_h * g->filter_w * g->in_c;
+  if (s16 && ((st = mp_lower_s16_acc_check(c, "", filter, bias, g->out_c, taps, taps, 1, 0)) !=
+                  MP_OK ||
+              c->lo->reason[0]))
+    return st;
   mp_lower_set_kernel(c, s16 ? MP_K_TRANSPOSE_CONV_S16 : MP_K_TRANSPOSE_CONV_S8);
   mp_lower_add_arg(c, in, false, s16 ? "const int16_t *" : "const int8_t *");
   mp_lower_add_arg(c, filter, false, "const int8_t *");
