@@ -156,38 +156,78 @@ static json_t *profile_again(int argc, char **argv, const char *dir, const char 
   return rc == 0 ? json_load_file(out, 0, &je) : NULL;
 }
 
-/* A patched stage's cost: the same profile with memory.patch off, against
+/* The patched stages' cost: the same profile with memory.patch off, against
  * the patched run.  The operators keep their indices (a stage only makes
- * its later operators no-ops), so the stage's operators are summed in both
- * runs. */
-typedef struct halo_cost {
-  bool have;
+ * its later operators no-ops), so each stage's operators are summed in both
+ * runs.  A chain of stages (planner.patch and its next_stages) has a line
+ * each. */
+#define MAX_STAGES 16
+
+typedef struct halo_stage {
   long long first, last, rows, cols, head;
   double extra_macs_percent;
-  unsigned long long stage, base_stage, base_run;
+  unsigned long long stage, base_stage;
+} halo_stage;
+
+typedef struct halo_cost {
+  bool have;
+  uint32_t n;
+  halo_stage s[MAX_STAGES];
+  unsigned long long base_run;
 } halo_cost;
+
+/* The stage operator i belongs to, or NULL. */
+static const halo_stage *stage_of(const halo_cost *h, long long i) {
+  for (uint32_t k = 0; h->have && k < h->n; k++)
+    if (i >= h->s[k].first && i <= h->s[k].last) return &h->s[k];
+  return NULL;
+}
+
+static void stage_read(halo_stage *s, const json_t *j) {
+  s->first = json_integer_value(json_object_get(j, "first_op"));
+  s->last = json_integer_value(json_object_get(j, "last_op"));
+  s->rows = json_integer_value(json_object_get(j, "rows"));
+  s->head = json_integer_value(json_object_get(j, "run_by_op"));
+  s->cols = json_integer_value(json_object_get(j, "cols"));
+  s->extra_macs_percent = json_number_value(json_object_get(j, "extra_macs_percent"));
+}
 
 static bool profile_unpatched(int argc, char **argv, const char *dir, const json_t *patch,
                               halo_cost *h) {
   static const char *const drop[] = {"--memory.patch", "--memory-patch", NULL};
   json_t *j = profile_again(argc, argv, dir, drop, "--memory.patch", "off", "unpatched");
   if (!j) return false;
-  h->first = json_integer_value(json_object_get(patch, "first_op"));
-  h->last = json_integer_value(json_object_get(patch, "last_op"));
-  h->rows = json_integer_value(json_object_get(patch, "rows"));
-  h->head = json_integer_value(json_object_get(patch, "run_by_op"));
-  h->cols = json_integer_value(json_object_get(patch, "cols"));
-  h->extra_macs_percent = json_number_value(json_object_get(patch, "extra_macs_percent"));
+  const json_t *next = json_object_get(patch, "next_stages");
+  h->n = 0;
+  stage_read(&h->s[h->n++], patch);
+  for (size_t k = 0; k < json_array_size(next) && h->n < MAX_STAGES; k++)
+    stage_read(&h->s[h->n++], json_array_get(next, k));
   h->base_run = (unsigned long long)json_integer_value(json_object_get(j, "instructions_run"));
   json_t *ops = json_object_get(j, "ops");
-  h->base_stage = 0;
-  for (size_t i = 0; i < json_array_size(ops); i++)
-    if ((long long)i >= h->first && (long long)i <= h->last)
-      h->base_stage += (unsigned long long)json_integer_value(
-          json_object_get(json_array_get(ops, i), "instructions"));
+  for (uint32_t k = 0; k < h->n; k++) {
+    halo_stage *s = &h->s[k];
+    s->base_stage = 0;
+    for (size_t i = 0; i < json_array_size(ops); i++)
+      if ((long long)i >= s->first && (long long)i <= s->last)
+        s->base_stage += (unsigned long long)json_integer_value(
+            json_object_get(json_array_get(ops, i), "instructions"));
+  }
   json_decref(j);
   h->have = h->base_run > 0;
   return h->have;
+}
+
+/* One stage's figures in the profile's JSON. */
+static json_t *stage_json(const halo_stage *s) {
+  json_t *jp = json_object();
+  json_object_set_new(jp, "first_op", json_integer(s->first));
+  json_object_set_new(jp, "last_op", json_integer(s->last));
+  json_object_set_new(jp, "rows", json_integer(s->rows));
+  json_object_set_new(jp, "cols", json_integer(s->cols));
+  json_object_set_new(jp, "stage_instructions", json_integer((json_int_t)s->stage));
+  json_object_set_new(jp, "unpatched_stage_instructions", json_integer((json_int_t)s->base_stage));
+  json_object_set_new(jp, "extra_macs_percent", json_real(s->extra_macs_percent));
+  return jp;
 }
 
 /* memory.in_place size's price: when the module runs depthwise
@@ -634,9 +674,10 @@ int cmd_profile(cli *c, int argc, char **argv) {
     size_t n_ops = json_array_size(ops);
     unsigned long long total = instr(&r, r.run), sum = 0;
     for (uint32_t i = 0; i < r.n_ops; i++) sum += instr(&r, r.op[i]);
-    if (hc.have)
+    for (uint32_t k = 0; hc.have && k < hc.n; k++)
       for (uint32_t i = 0; i < r.n_ops; i++)
-        if ((long long)i >= hc.first && (long long)i <= hc.last) hc.stage += instr(&r, r.op[i]);
+        if ((long long)i >= hc.s[k].first && (long long)i <= hc.s[k].last)
+          hc.s[k].stage += instr(&r, r.op[i]);
     json_t *jm = json_object_get(res, "model");
     const char *model_file = json_string_value(json_object_get(jm, "file"));
     if (json) {
@@ -670,19 +711,21 @@ int cmd_profile(cli *c, int argc, char **argv) {
       json_object_set_new(o, "image_bytes", js);
       json_object_set_new(o, "stack_bytes", json_integer((json_int_t)r.stack));
       if (hc.have) {
-        json_t *jp = json_object();
-        json_object_set_new(jp, "first_op", json_integer(hc.first));
-        json_object_set_new(jp, "last_op", json_integer(hc.last));
-        json_object_set_new(jp, "rows", json_integer(hc.rows));
-        json_object_set_new(jp, "cols", json_integer(hc.cols));
-        json_object_set_new(jp, "stage_instructions", json_integer((json_int_t)hc.stage));
-        json_object_set_new(jp, "unpatched_stage_instructions",
-                            json_integer((json_int_t)hc.base_stage));
+        /* the first stage's figures at the top (as the residency report's
+         * planner.patch), the later ones in next_stages, the run's beside */
+        json_t *jp = stage_json(&hc.s[0]);
+        double macs = 0;
+        for (uint32_t k = 0; k < hc.n; k++) macs += hc.s[k].extra_macs_percent;
+        if (hc.n > 1) {
+          json_t *a = json_array();
+          for (uint32_t k = 1; k < hc.n; k++) json_array_append_new(a, stage_json(&hc.s[k]));
+          json_object_set_new(jp, "next_stages", a);
+        }
         json_object_set_new(jp, "unpatched_instructions_run", json_integer((json_int_t)hc.base_run));
         json_object_set_new(jp, "extra_instructions_percent",
                             json_real(100.0 * ((double)total - (double)hc.base_run) /
                                       (double)hc.base_run));
-        json_object_set_new(jp, "extra_macs_percent", json_real(hc.extra_macs_percent));
+        json_object_set_new(jp, "extra_macs_percent_all_stages", json_real(macs));
         json_object_set_new(o, "patch", jp);
       }
       json_object_set_new(o, "in_place_mode", json_string(ip_mode ? ip_mode : "false"));
@@ -719,16 +762,17 @@ int cmd_profile(cli *c, int argc, char **argv) {
         const char *k = json_string_value(json_object_get(op, "kernel"));
         char tiled[64];
         json_t *fi = json_object_get(op, "folded_into");
-        bool in_stage = hc.have && (long long)i >= hc.first && (long long)i <= hc.last;
+        const halo_stage *in_stage = stage_of(&hc, (long long)i);
         /* a folded PAD names its operator; a stage's layers are "folded" into its head */
-        if (!k && json_is_integer(fi) && (!in_stage || json_integer_value(fi) != hc.head)) {
+        if (!k && json_is_integer(fi) && (!in_stage || json_integer_value(fi) != in_stage->head)) {
           snprintf(tiled, sizeof tiled, "(folded into op %lld)", (long long)json_integer_value(fi));
           k = tiled;
         } else if (!k && in_stage) {
-          if ((long long)i == hc.head)
-            snprintf(tiled, sizeof tiled, "patched stage %lldx%lld", hc.rows, hc.cols);
+          if ((long long)i == in_stage->head)
+            snprintf(tiled, sizeof tiled, "patched stage %lldx%lld", in_stage->rows,
+                     in_stage->cols);
           else
-            snprintf(tiled, sizeof tiled, "(tile by tile in op %lld)", hc.head);
+            snprintf(tiled, sizeof tiled, "(tile by tile in op %lld)", in_stage->head);
           k = tiled;
         }
         char num[32];
@@ -751,16 +795,25 @@ int cmd_profile(cli *c, int argc, char **argv) {
       printf("stack     %llu B high-water mark (of %llu B reserved)\n", r.stack, r.stack_reserved);
       if (hc.have) {
         char s1[32], s2[32], s3[32];
-        put_thousands(s1, sizeof s1, hc.stage);
-        put_thousands(s2, sizeof s2, hc.base_stage);
+        double macs = 0;
+        for (uint32_t k = 0; k < hc.n; k++) {
+          const halo_stage *s = &hc.s[k];
+          put_thousands(s1, sizeof s1, s->stage);
+          put_thousands(s2, sizeof s2, s->base_stage);
+          printf("%soperators %lld .. %lld tile by tile on %lld x %lld tiles: %s instructions, "
+                 "against %s\n          unpatched (memory.patch off); the halos recompute "
+                 "%+.2f %% of the model's multiply-accumulates\n",
+                 k ? "          " : "patch     ", s->first, s->last, s->rows, s->cols, s1, s2,
+                 s->extra_macs_percent);
+          macs += s->extra_macs_percent;
+        }
         put_thousands(s3, sizeof s3, hc.base_run);
-        printf("patch     operators %lld .. %lld tile by tile on %lld x %lld tiles: %s instructions, "
-               "against\n          %s unpatched (memory.patch off); the run %s against %s "
-               "(%+.1f %%);\n          the halos recompute %+.2f %% of the model's "
-               "multiply-accumulates\n",
-               hc.first, hc.last, hc.rows, hc.cols, s1, s2, a, s3,
-               100.0 * ((double)total - (double)hc.base_run) / (double)hc.base_run,
-               hc.extra_macs_percent);
+        printf("          the run %s instructions against %s unpatched (%+.1f %%)", a, s3,
+               100.0 * ((double)total - (double)hc.base_run) / (double)hc.base_run);
+        if (hc.n > 1)
+          printf(";\n          the %u stages recompute %+.2f %% of the model's multiply-accumulates",
+                 hc.n, macs);
+        printf("\n");
       }
       if (sc.have) {
         char ops_s[256] = "", s1[32], s2[32], s3[32], s4[32];

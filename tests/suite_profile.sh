@@ -8,9 +8,10 @@
 #   - on the Cortex-M55 the cortex-m55 kernels take fewer instructions than
 #     the generic ones, and --json gives the same figures as the table;
 #   - the Cortex-M4F and Cortex-M7 boards run too;
-#   - a module with a patched stage (memory.patch auto) is profiled again
-#     with memory.patch off: the stage's and the run's instructions against
-#     that run's, as a separate memory.patch off profile gives them;
+#   - a module with a chain of patched stages (memory.patch auto) is
+#     profiled again with memory.patch off: each stage's and the run's
+#     instructions against that run's, as a separate memory.patch off
+#     profile gives them;
 #   - with memory.in_place size, whose depthwise convolutions run channel
 #     by channel, the module is profiled again with speed: the price in
 #     instructions is a separate speed profile's, and the bytes saved are
@@ -98,14 +99,15 @@ else bad "an input one byte short: $(cat "$tmp/short.err")"; fi
 "$MEMPLAN" profile --path $cfg --input "$tmp/in.bin" --input "$tmp/in.bin" > /dev/null 2> "$tmp/two.err" &&
   bad "two --input files for one input accepted" || ok "$(head -n 1 "$tmp/two.err")"
 
-# a patched stage (memory.patch auto): the module is profiled again with
-# memory.patch off, and the stage's and the run's instructions compared
+# patched stages (memory.patch auto keeps a chain of two on this fixture):
+# the module is profiled again with memory.patch off, and each stage's and
+# the run's instructions compared
 MKMODEL=${MEMPLAN_BUILD:-$ROOT/build/${MODE:-asan}}/mkmodel
 mkdir -p "$tmp/pt"
-"$MKMODEL" fixture two_heads_32 "$tmp/pt/th.tflite" > /dev/null
+"$MKMODEL" fixture patch_chain_64 "$tmp/pt/pc.tflite" > /dev/null
 cat > "$tmp/pt/config.yaml" <<'EOF2'
-model:    {path: th.tflite, name: th}
-module:   {path: out, prefix: th}
+model:    {path: pc.tflite, name: pc}
+module:   {path: out, prefix: pc}
 platform: {name: apollo510_evb}
 memory:   {planner: greedy, in_place: true, patch: auto}
 EOF2
@@ -119,22 +121,30 @@ bad = []
 p = a.get("patch")
 if not p: sys.exit("FAIL memory.patch auto: the profile has no patch figures")
 if "patch" in off: bad.append("memory.patch off: the profile still has patch figures")
-stage = range(p["first_op"], p["last_op"] + 1)
+stages = [p] + p.get("next_stages", [])
+if len(stages) < 2: bad.append("one stage only: the fixture no longer makes a chain")
 if p["unpatched_instructions_run"] != off["instructions_run"]:
     bad.append("unpatched run %d, memory.patch off's profile %d" % (p["unpatched_instructions_run"], off["instructions_run"]))
-if p["unpatched_stage_instructions"] != sum(o["instructions"] for o in off["ops"] if o["index"] in stage):
-    bad.append("the unpatched stage's instructions are not its operators' in the memory.patch off run")
-if p["stage_instructions"] != sum(o["instructions"] for o in a["ops"] if o["index"] in stage):
-    bad.append("the stage's instructions are not its operators'")
+lines = txt.splitlines()
+for s in stages:
+    ops = range(s["first_op"], s["last_op"] + 1)
+    if s["unpatched_stage_instructions"] != sum(o["instructions"] for o in off["ops"] if o["index"] in ops):
+        bad.append("stage %d..%d: the unpatched instructions are not its operators' in the memory.patch off run" % (s["first_op"], s["last_op"]))
+    if s["stage_instructions"] != sum(o["instructions"] for o in a["ops"] if o["index"] in ops):
+        bad.append("stage %d..%d: its instructions are not its operators'" % (s["first_op"], s["last_op"]))
+    if not any(l.split()[:1] == [str(s["first_op"])] and "patched stage %dx%d" % (s["rows"], s["cols"]) in l for l in lines):
+        bad.append("the table names no patched stage at op %d" % s["first_op"])
+    if not any(("operators %d .. %d tile by tile" % (s["first_op"], s["last_op"])) in l and "against" in l for l in lines):
+        bad.append("no patch line for stage %d..%d" % (s["first_op"], s["last_op"]))
+if abs(p["extra_macs_percent_all_stages"] - sum(s["extra_macs_percent"] for s in stages)) > 1e-6:
+    bad.append("the stages' extra multiply-accumulates do not add up")
 want = 100.0 * (a["instructions_run"] - off["instructions_run"]) / off["instructions_run"]
 if abs(p["extra_instructions_percent"] - want) > 1e-6: bad.append("extra instructions %f, want %f" % (p["extra_instructions_percent"], want))
-if "patched stage %dx%d" % (p["rows"], p["cols"]) not in txt: bad.append("the table names no patched stage")
-if "against" not in [l for l in txt.splitlines() if l.startswith("patch ")][0]: bad.append("no patch line")
 for x in bad: print("FAIL " + x)
 if bad: sys.exit(1)
-print("ok   two_heads_32, memory.patch auto (operators %d .. %d, %dx%d): stage %d instructions against %d unpatched, run %+.1f %%"
-      % (p["first_op"], p["last_op"], p["rows"], p["cols"], p["stage_instructions"],
-         p["unpatched_stage_instructions"], p["extra_instructions_percent"]))
+print("ok   patch_chain_64, memory.patch auto: %d stages (%s), run %+.1f %% instructions"
+      % (len(stages), ", ".join("%d..%d %dx%d: %d against %d" % (s["first_op"], s["last_op"], s["rows"], s["cols"],
+         s["stage_instructions"], s["unpatched_stage_instructions"]) for s in stages), p["extra_instructions_percent"]))
 PY
   [ $? = 0 ] || fail=1
 else

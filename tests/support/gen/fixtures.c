@@ -1457,6 +1457,25 @@ static void build_two_heads(mp_tfw *w) {
   mp_tfw_set_io(w, 1, &in, 3, outs);
 }
 
+/* A small MobileNetV1-like stack at 64x64 whose peak memory.patch auto
+ * cuts with a chain of patched stages: the quick profile of a chain. */
+static void build_patch_chain(mp_tfw *w) {
+  net n = {w, {0xc4a1u}, NK_I8};
+  int32_t in;
+  nt x = net_input(&n, 64, 64, 3, 1.0f / 64.0f, &in);
+  x = net_conv(&n, x, 0, 16, 3, 1, true, 1, true, 0);
+  x = net_conv(&n, x, 1, 0, 3, 1, true, 1, true, 0);
+  x = net_conv(&n, x, 0, 8, 1, 1, false, 1, false, 0.05f);
+  x = net_conv(&n, x, 1, 0, 3, 2, true, 1, true, 0);
+  x = net_conv(&n, x, 0, 48, 1, 1, false, 1, true, 0);
+  x = net_conv(&n, x, 1, 0, 3, 1, true, 1, true, 0);
+  x = net_conv(&n, x, 0, 16, 1, 1, false, 1, false, 0.05f);
+  x = net_conv(&n, x, 1, 0, 3, 2, true, 1, true, 0);
+  x = net_conv(&n, x, 0, 32, 1, 1, false, 1, true, 0);
+  int32_t out = net_head(&n, x, true, 10);
+  mp_tfw_set_io(w, 1, &in, 1, &out);
+}
+
 /* An int8 SVDF of x [1, x.c]: `filters` filters of rank `rank` over
  * `memory` frames, its state (and time weights) int16 when s16, else int8;
  * scales chosen from the spread of the sums (uniform int8 draws), so that
@@ -1727,6 +1746,7 @@ static const struct {
   void (*build)(mp_tfw *w);
 } nets[] = {
     {"mobilenet_v2_96_035", build_mnv2_96},
+    {"patch_chain_64", build_patch_chain},
     {"mobilenet_v2_96_035_f32", build_mnv2_96_f32},
     {"vww_96_f32", build_vww_f32},
     {"resnet_48", build_resnet},
