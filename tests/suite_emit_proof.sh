@@ -4,7 +4,7 @@
 # model memplan can run gives TensorFlow Lite Micro's answers (issue 8).
 #
 #  1. tests/emit/proof_gen.c writes a module per model x planner x config
-#     (see its header) with its probe glue, the golden glue and golden data
+#     (see its header; $JOBS models at a time) with its probe glue, the golden glue and golden data
 #     of every corpus model whose operators all have kernels, and build.mk;
 #     the golden models must be every model of ../shared/golden but the
 #     expected refusals (tests/expected_refusals.txt), which must be
@@ -102,7 +102,7 @@ if [ -n "${EMIT_PROOF_FILTER:-}" ]; then
 fi
 gen_rc=0
 "$OUT/proof_gen" "$OUT" --models "$MODELS" --golden "$GOLDEN" --example examples/kws/kws.tflite \
-  "${FILTER_ARGS[@]}" > "$OUT/gen.log" 2>&1 || gen_rc=$?
+  --jobs "$JOBS" "${FILTER_ARGS[@]}" > "$OUT/gen.log" 2>&1 || gen_rc=$?
 grep -E '^(NOTICE|FAIL|skip|proof_gen|golden|patch|speed|refused)' "$OUT/gen.log"
 # judged by its exit status too: a sanitizer report at exit is a failure
 # however the result lines read

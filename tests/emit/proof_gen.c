@@ -4,7 +4,7 @@
  * (tests/suite_emit_proof.sh drives it).
  *
  *   proof_gen OUT [--models DIR] [--golden DIR] [--example PATH] [--broken]
- *             [--filter REGEX]
+ *             [--filter REGEX] [--jobs N]
  *
  * For every model (the shared corpus in DIR, the bundled example, the
  * fixtures and two random DAGs), every planner of the table and five
@@ -51,6 +51,10 @@
  * probed module is one translation unit (its glue includes the module's
  * sources) to keep the build fast.
  *
+ * --jobs N proves N models at a time, each in a child process of its own;
+ * the modules, the images and the printed lines are those of proving one
+ * model after the other.
+ *
  * --broken writes one module whose plan has two live scratch tensors
  * forced onto the same bytes, and one in-place module whose output sits
  * closer to its input than its kernel's contract allows, both emitted
@@ -73,6 +77,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 enum { C_DTCM, C_COLD, C_STAGED, C_SPILL, C_BOUND, C_INPLACE, C_COUNT };
 static const char *const config_names[C_COUNT] = {"dtcm",  "cold",  "staged",
@@ -1752,7 +1758,81 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void shared_models(const char *dir, bool broken) {
+/* A model to prove: a corpus file, the bundled example, a fixture or a
+ * random DAG. */
+enum { K_CORPUS, K_EXAMPLE, K_FIXTURE, K_RANDOM };
+typedef struct task {
+  int kind;
+  char name[128]; /* the model's name in the proof */
+  char path[PATH_MAX];
+  uint64_t seed;
+  uint32_t ops;
+} task;
+
+static void run_task(const task *t) {
+  mp_model *m = NULL;
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  switch (t->kind) {
+  case K_CORPUS: {
+    char why[2048];
+    int refused = tu_refusal_check(t->name, TU_STAGE_CONVERT, why, sizeof why);
+    if (refused < 0) {
+      printf("FAIL %s\n", why);
+      n_failed++;
+      return;
+    }
+    if (refused) printf("refused %s as expected (%s)\n", t->name, why);
+    if (refused && tu_refusal_of(t->name, NULL) == TU_STAGE_PLAN) return; /* no graph */
+    if (mp_model_load(t->path, &sink, &m) != MP_OK) die("cannot load %s", t->path);
+    corpus_refused = refused;
+    model_modules(t->name, m, false);
+    corpus_refused = -1;
+    break;
+  }
+  case K_EXAMPLE:
+    if (mp_model_load(t->path, &sink, &m) != MP_OK) die("cannot load %s", t->path);
+    model_modules(t->name, m, false);
+    break;
+  case K_FIXTURE:
+    if (fx_build(t->path, &bytes, &size) == MP_OK &&
+        mp_model_parse(bytes, size, t->path, NULL, &m) == MP_OK)
+      model_modules(t->name, m, false);
+    else {
+      printf("FAIL fixture %s: does not build or parse\n", t->path);
+      n_failed++;
+    }
+    break;
+  case K_RANDOM:
+    if (fx_random(t->seed, t->ops, &bytes, &size) != MP_OK ||
+        mp_model_parse(bytes, size, t->name, NULL, &m) != MP_OK)
+      die("random DAG %s", t->name);
+    model_modules(t->name, m, false);
+    break;
+  }
+  mp_model_free(&m);
+  free(bytes);
+}
+
+static task *tasks;
+static size_t n_tasks, cap_tasks;
+
+static task *add_task(int kind, const char *name, const char *path) {
+  if (n_tasks == cap_tasks) {
+    cap_tasks = cap_tasks ? 2 * cap_tasks : 64;
+    tasks = realloc(tasks, cap_tasks * sizeof *tasks);
+    if (!tasks) die("out of memory");
+  }
+  task *t = &tasks[n_tasks++];
+  memset(t, 0, sizeof *t);
+  t->kind = kind;
+  snprintf(t->name, sizeof t->name, "%s", name);
+  snprintf(t->path, sizeof t->path, "%s", path ? path : "");
+  return t;
+}
+
+/* The corpus models of dir, by name. */
+static void shared_models(const char *dir) {
   DIR *d = opendir(dir);
   if (!d) {
     printf("NOTICE %s is absent: shared corpus models skipped\n", dir);
@@ -1771,34 +1851,138 @@ static void shared_models(const char *dir, bool broken) {
     char path[PATH_MAX], nm[128];
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
     snprintf(nm, sizeof nm, "%.*s", (int)(strlen(names[i]) - 7), names[i]);
-    mp_model *m = NULL;
-    char why[2048];
-    int refused = broken ? 0 : tu_refusal_check(nm, TU_STAGE_CONVERT, why, sizeof why);
-    if (refused < 0) {
-      printf("FAIL %s\n", why);
-      n_failed++;
-      free(names[i]);
-      continue;
-    }
-    if (refused) printf("refused %s as expected (%s)\n", nm, why);
-    if (refused && tu_refusal_of(nm, NULL) == TU_STAGE_PLAN) {
-      free(names[i]);
-      continue; /* no graph */
-    }
-    if (!broken || !strcmp(nm, "mlperf_kws_ref_int8")) {
-      if (mp_model_load(path, &sink, &m) != MP_OK) die("cannot load %s", path);
-      corpus_refused = refused;
-      model_modules(nm, m, broken);
-      corpus_refused = -1;
-      mp_model_free(&m);
-    }
+    add_task(K_CORPUS, nm, path);
     free(names[i]);
   }
+}
+
+/* What a child that proved one model hands back: the modules and golden
+ * models it added, and its failures (OUT/gen/<k>.bin); its printed lines
+ * are in OUT/gen/<k>.log. */
+typedef struct task_result {
+  int failed;
+  uint32_t n_mods, n_gmodels;
+  int32_t first_gmodel; /* n_gmodels when it started */
+} task_result;
+
+static void task_child(size_t k) {
+  const char *log = pathf("%s/gen/%zu.log", out_abs, k);
+  FILE *f = fopen(log, "w");
+  if (!f) die("cannot write %s", log);
+  if (dup2(fileno(f), 1) < 0 || dup2(fileno(f), 2) < 0) die("dup2");
+  fclose(f);
+  size_t m0 = n_mods;
+  task_result r = {0, 0, 0, n_gmodels};
+  int f0 = n_failed;
+  run_task(&tasks[k]);
+  r.failed = n_failed - f0;
+  r.n_mods = (uint32_t)(n_mods - m0);
+  r.n_gmodels = (uint32_t)(n_gmodels - r.first_gmodel);
+  const char *bin = pathf("%s/gen/%zu.bin", out_abs, k);
+  if (!(f = fopen(bin, "wb"))) die("cannot write %s", bin);
+  if (fwrite(&r, sizeof r, 1, f) != 1 ||
+      (r.n_mods && fwrite(mods + m0, sizeof *mods, r.n_mods, f) != r.n_mods) ||
+      (r.n_gmodels &&
+       fwrite(gmodels + r.first_gmodel, sizeof *gmodels, r.n_gmodels, f) != r.n_gmodels) ||
+      fclose(f) != 0)
+    die("cannot write %s", bin);
+  fflush(stdout);
+  exit(0); /* not _exit: a sanitizer's checks at exit run in the child too */
+}
+
+/* Take the results of task k, whose child ended with `status`, in the
+ * order of the tasks (the modules, the images and the printed lines are
+ * those of a run one model after the other). */
+static void task_merge(size_t k, int status) {
+  const char *log = pathf("%s/gen/%zu.log", out_abs, k);
+  uint8_t *text = NULL;
+  size_t len = 0;
+  if (mp_read_file(log, &text, &len, NULL) == MP_OK) fwrite(text, 1, len, stdout);
+  free(text);
+  remove(log);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    printf("FAIL %s: its modules' generation %s %d\n", tasks[k].name,
+           WIFEXITED(status) ? "exited" : "was killed by signal",
+           WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    n_failed++;
+    return;
+  }
+  const char *bin = pathf("%s/gen/%zu.bin", out_abs, k);
+  FILE *f = fopen(bin, "rb");
+  task_result r;
+  if (!f || fread(&r, sizeof r, 1, f) != 1) die("cannot read %s", bin);
+  if (n_gmodels + (int)r.n_gmodels > MAX_GMODELS) die("more than %d golden models", MAX_GMODELS);
+  int32_t shift = n_gmodels - r.first_gmodel;
+  for (uint32_t i = 0; i < r.n_mods; i++) {
+    modrec *mr = add_mod();
+    if (fread(mr, sizeof *mr, 1, f) != 1) die("cannot read %s", bin);
+    if (mr->gmodel >= 0) {
+      if (mr->gmodel < r.first_gmodel) die("%s: a module of an earlier golden model", tasks[k].name);
+      mr->gmodel += shift;
+    }
+  }
+  if (r.n_gmodels && fread(gmodels + n_gmodels, sizeof *gmodels, r.n_gmodels, f) != r.n_gmodels)
+    die("cannot read %s", bin);
+  n_gmodels += (int)r.n_gmodels;
+  n_failed += r.failed;
+  fclose(f);
+  remove(bin);
+}
+
+/* Every task, `jobs` children at a time (each proves one model), or one
+ * after the other in this process when jobs is 1. */
+static void run_tasks(int jobs) {
+  if (jobs <= 1) {
+    for (size_t k = 0; k < n_tasks; k++) run_task(&tasks[k]);
+    return;
+  }
+  if (mp_make_dirs(pathf("%s/gen", out_abs), &sink) != MP_OK) die("cannot create %s/gen", out_abs);
+  /* file-scope, so that a child's leak check at exit finds them reachable */
+  static pid_t *pid;
+  static int *status;
+  static bool *done;
+  pid = calloc(n_tasks + 1, sizeof *pid);
+  status = calloc(n_tasks + 1, sizeof *status);
+  done = calloc(n_tasks + 1, sizeof *done);
+  if (!pid || !status || !done) die("out of memory");
+  size_t next = 0, merged = 0;
+  int running = 0;
+  while (merged < n_tasks) {
+    while (next < n_tasks && running < jobs) {
+      fflush(stdout);
+      fflush(stderr);
+      pid[next] = fork();
+      if (pid[next] < 0) die("fork");
+      if (pid[next] == 0) task_child(next);
+      next++;
+      running++;
+    }
+    /* whichever child ends first frees its place; the results are taken
+     * in order, as soon as every earlier task's are */
+    int st = 0;
+    pid_t w = waitpid(-1, &st, 0);
+    if (w < 0) die("waitpid");
+    size_t k = merged;
+    while (k < next && pid[k] != w) k++;
+    if (k == next) die("waitpid: a child of no task");
+    status[k] = st;
+    done[k] = true;
+    running--;
+    while (merged < next && done[merged]) {
+      task_merge(merged, status[merged]);
+      merged++;
+    }
+  }
+  free(pid);
+  free(status);
+  free(done);
+  rmdir(pathf("%s/gen", out_abs));
 }
 
 int main(int argc, char **argv) {
   const char *models = NULL, *example = NULL;
   bool broken = false;
+  int jobs = 1;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--models") && i + 1 < argc) {
       models = argv[++i];
@@ -1807,17 +1991,18 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--example") && i + 1 < argc) example = argv[++i];
     else if (!strcmp(argv[i], "--golden") && i + 1 < argc) golden_dir = argv[++i];
     else if (!strcmp(argv[i], "--broken")) broken = true;
+    else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) jobs = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--filter") && i + 1 < argc && !filtered) {
       if (regcomp(&filter_re, argv[++i], REG_EXTENDED | REG_NOSUB) != 0)
         die("--filter: '%s' is not an extended regular expression", argv[i]);
       filtered = true;
     } else if (argv[i][0] != '-' && !out_dir) out_dir = argv[i];
     else die("usage: proof_gen OUT [--models DIR] [--golden DIR] [--example PATH] [--broken] "
-             "[--filter REGEX]");
+             "[--filter REGEX] [--jobs N]");
   }
   if (!out_dir)
     die("usage: proof_gen OUT [--models DIR] [--golden DIR] [--example PATH] [--broken] "
-        "[--filter REGEX]");
+        "[--filter REGEX] [--jobs N]");
   if (mp_make_dirs(out_dir, &sink) != MP_OK || !realpath(out_dir, out_abs)) die("bad OUT");
   static const char *const subdirs[] = {"host", "clang", "m4", "m55", "hostk", "m55k", "size",
                                         "m4f", "m4fk"};
@@ -1832,44 +2017,24 @@ int main(int argc, char **argv) {
       mp_model_free(&m);
     }
   } else {
-    if (models) shared_models(models, false);
-    if (example) {
-      mp_model *m = NULL;
-      if (mp_model_load(example, &sink, &m) != MP_OK) die("cannot load %s", example);
-      model_modules("kws_example", m, false);
-      mp_model_free(&m);
-    }
+    if (models) shared_models(models);
+    if (example) add_task(K_EXAMPLE, "kws_example", example);
     const char *const *fx = fx_names();
     for (size_t i = 0; fx[i]; i++) {
-      uint8_t *bytes = NULL;
-      size_t size = 0;
-      mp_model *m = NULL;
       char nm[64];
       snprintf(nm, sizeof nm, "fx_%s", fx[i]);
-      if (fx_build(fx[i], &bytes, &size) == MP_OK &&
-          mp_model_parse(bytes, size, fx[i], NULL, &m) == MP_OK)
-        model_modules(nm, m, false);
-      else {
-        printf("FAIL fixture %s: does not build or parse\n", fx[i]);
-        n_failed++;
-      }
-      mp_model_free(&m);
-      free(bytes);
+      add_task(K_FIXTURE, nm, fx[i]);
     }
     static const struct { uint64_t seed; uint32_t ops; } rnd[] = {{1, 60}, {7, 240}};
     for (size_t i = 0; i < 2; i++) {
-      uint8_t *bytes = NULL;
-      size_t size = 0;
-      mp_model *m = NULL;
       char nm[64];
       snprintf(nm, sizeof nm, "fx_random%u", (unsigned)rnd[i].ops);
-      if (fx_random(rnd[i].seed, rnd[i].ops, &bytes, &size) != MP_OK ||
-          mp_model_parse(bytes, size, nm, NULL, &m) != MP_OK)
-        die("random DAG %s", nm);
-      model_modules(nm, m, false);
-      mp_model_free(&m);
-      free(bytes);
+      task *t = add_task(K_RANDOM, nm, NULL);
+      t->seed = rnd[i].seed;
+      t->ops = rnd[i].ops;
     }
+    run_tasks(jobs);
+    free(tasks);
   }
   int n_images = 0;
   pack_images(&n_images);
