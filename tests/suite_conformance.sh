@@ -44,7 +44,8 @@
 # (tests/suite_rewrite.sh runs the multi-operator cases so: in place,
 # patched, and in two operator orders).  Skips with a NOTICE when the
 # corpus is absent; the target part with a NOTICE when the cross toolchain
-# or QEMU is missing.  Every step prints its elapsed time.
+# or QEMU is missing.  Every step prints its elapsed time and the CPU time
+# so far.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -53,7 +54,14 @@ BUILD=$ROOT/build/$MODE
 JOBS=${JOBS:-2}
 CORPUS=${MEMPLAN_CONFORMANCE:-../shared/conformance}
 start=$(date +%s)
-stamp() { echo "[$(( $(date +%s) - start ))s] $*"; }
+# stamp WHAT: the seconds since the start and the CPU seconds of every
+# step so far (user + system of what the script waited for; `times` into a
+# file, not a pipe, whose subshell would have no children)
+stamp() {
+  times > "$OUT/times.txt"
+  echo "[$(( $(date +%s) - start ))s, cpu $(awk 'NR == 2 { for (i = 1; i <= NF; i++) {
+    split($i, p, "m"); t += p[1] * 60 + p[2] } printf "%d", t + 0.5 }' "$OUT/times.txt")s] $*"
+}
 
 if [ ! -f "$CORPUS/manifest.json" ]; then
   echo "NOTICE: $CORPUS is absent; the conformance suite is skipped"

@@ -55,7 +55,7 @@
 # Skips the corpus (with a NOTICE) when ../shared/models ($MEMPLAN_MODELS)
 # is absent; the target part (with a NOTICE) when the cross toolchain or
 # QEMU is missing.  Builds and runs with $JOBS jobs (2).  Every step prints
-# its elapsed time.
+# its elapsed time and the CPU time so far.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -63,7 +63,14 @@ MODE=${MODE:-asan}
 BUILD=$ROOT/build/$MODE
 JOBS=${JOBS:-2}
 start=$(date +%s)
-stamp() { echo "[$(( $(date +%s) - start ))s] $*"; }
+# stamp WHAT: the seconds since the start and the CPU seconds of every
+# step so far (user + system of what the script waited for; `times` into a
+# file, not a pipe, whose subshell would have no children)
+stamp() {
+  times > "$OUT/times.txt"
+  echo "[$(( $(date +%s) - start ))s, cpu $(awk 'NR == 2 { for (i = 1; i <= NF; i++) {
+    split($i, p, "m"); t += p[1] * 60 + p[2] } printf "%d", t + 0.5 }' "$OUT/times.txt")s] $*"
+}
 
 for f in "$BUILD/libmemplan.a" "$BUILD/libmemplan_gen.a" "$BUILD/tests/support/testutil.o" \
          "$BUILD/memplan" "$BUILD/mkmodel"; do
