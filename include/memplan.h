@@ -1250,10 +1250,12 @@ typedef struct mp_plan {
    * the requested one skipped) lay the arena out too, in that order, until
    * one reaches the bound (n_tried of them ran), and the smallest layout is
    * kept, the earliest on a tie.  planner: whose layout was kept, "" for
-   * the requested planner's. */
+   * the requested planner's.  A patched graph (memory.patch) asks the
+   * other planners down to the arena's in-place bound instead, when it is
+   * lower: inplace_bound is then that bound (0 otherwise). */
   struct {
     char planner[32];
-    uint64_t requested_scratch, tensor_level_bound;
+    uint64_t requested_scratch, tensor_level_bound, inplace_bound;
     uint32_t n_tried;
   } in_place_layout;
   /* mp_plan_build_rewritten: how the plan of a graph that memory.in_place

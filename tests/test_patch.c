@@ -23,6 +23,7 @@
 
 #define MPK_API /* strong declarations: the kernels come from libmemplan.a */
 #include "mpk.h"
+#include "config/config.h"
 #include "graph/patch.h"
 #include "lower/lower.h"
 #include "plan/verify_patch.h"
@@ -95,6 +96,84 @@ static void a_patched_stage_plans_below_the_in_place_plan_and_verifies(void **st
   assert_true(s < base);
   unbuild(&b);
   unbuild(&plain);
+}
+
+/* One bank of 64 MiB (the 224x224 networks' platform in docs/INPLACE.md). */
+static mp_platform one_bank(void) {
+  mp_platform pf;
+  mp_platform_init(&pf, "one_bank");
+  static const char *const names[] = {"sram", "mram"};
+  for (size_t i = 0; i < 2; i++) {
+    mp_memory m;
+    assert_true(mp_platform_find_memory(&pf, names[i], &m));
+    pf.present[m] = true;
+    pf.size[m] = (uint64_t)64 << 20;
+  }
+  mp_platform_default_order(&pf);
+  return pf;
+}
+
+/* A patched graph's plan is asked down to its in-place bound: where the
+ * requested planner (greedy) ends above it, the other planners lay the
+ * arena out too.  The MobileNetV2 at 224x224 on three stages: greedy
+ * leaves the 14x14 blocks after them at 188,160 bytes, hill_climb reaches
+ * the bound. */
+static void a_patched_plan_is_asked_down_to_its_in_place_bound(void **state) {
+  (void)state;
+  mp_status st;
+  built b = build("mobilenet_v2_224", 0, 8, 16, 16, NULL, &st);
+  assert_int_equal(st, MP_OK);
+  assert_int_equal(mp_graph_patch(b.g, 9, 17, 4, 8, NULL), MP_OK);
+  assert_int_equal(mp_graph_patch(b.g, 18, 31, 2, 3, NULL), MP_OK);
+  mp_platform pf = one_bank();
+  mp_memory_args a = tu_args("greedy", true);
+  mp_plan *p = NULL;
+  assert_int_equal(mp_plan_build(b.g, &pf, &a, NULL, &p), MP_OK);
+  assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+  uint64_t bound = mp_graph_inplace_bound(b.g, pf.min_alignment);
+  assert_int_equal(bound, 163840);
+  assert_int_equal(mp_plan_scratch_bytes(p), bound);
+  assert_true(p->in_place_layout.requested_scratch > bound);
+  assert_int_equal(p->in_place_layout.inplace_bound, bound);
+  assert_string_equal(p->in_place_layout.planner, "hill_climb");
+  mp_plan_free(&p);
+  unbuild(&b);
+  /* unpatched, the tensor-level bound stays the mark: greedy's layout kept */
+  built plain = build("mobilenet_v2_224", 0, 0, 0, 0, NULL, &st);
+  assert_int_equal(mp_plan_build(plain.g, &pf, &a, NULL, &p), MP_OK);
+  assert_int_equal(p->in_place_layout.inplace_bound, 0);
+  assert_int_equal(p->in_place_layout.planner[0], 0);
+  mp_plan_free(&p);
+  unbuild(&plain);
+}
+
+/* memory.patch auto refines the kept stages' grids by the plan: on the
+ * MobileNetV2 at 224x224 it reaches the bound of 163,840 bytes (the
+ * whole input beside the first stage's tile buffers) with greedy
+ * requested, and no grid of the refinement's with fewer
+ * multiply-accumulates plans as small. */
+static void auto_refines_the_grids_by_the_plan(void **state) {
+  (void)state;
+  mp_status st;
+  built b = build("mobilenet_v2_224", 0, 0, 0, 0, NULL, &st);
+  mp_platform pf = one_bank();
+  mp_memory_args a = tu_args("greedy", true);
+  mp_graph *pg = NULL;
+  assert_int_equal(mp_patch_search(b.g, &pf, &a, false, &pg), MP_OK);
+  assert_non_null(pg);
+  mp_plan *p = NULL;
+  assert_int_equal(mp_plan_build(pg, &pf, &a, NULL, &p), MP_OK);
+  assert_int_equal(mp_plan_verify(p, NULL), MP_OK);
+  assert_true(mp_plan_scratch_bytes(p) <= 163840);
+  mp_plan_free(&p);
+  uint64_t extra = 0;
+  uint32_t n = 0;
+  for (const mp_patch *q = pg->patch; q; q = q->next, n++) extra += q->macs_patched - q->macs;
+  assert_true(n >= 2);
+  /* at most 13 % more multiply-accumulates than the model's */
+  assert_true(extra * 100 <= pg->patch->model_macs * 13);
+  mp_graph_free(&pg);
+  unbuild(&b);
 }
 
 /* ---- running the stage on the host ---------------------------------------- */
@@ -560,6 +639,8 @@ static void the_output_lies_over_the_input_and_the_verifier_replays_the_tiles(vo
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_patched_stage_plans_below_the_in_place_plan_and_verifies),
+      cmocka_unit_test(a_patched_plan_is_asked_down_to_its_in_place_bound),
+      cmocka_unit_test(auto_refines_the_grids_by_the_plan),
       cmocka_unit_test(tiles_give_the_whole_layers_bytes_int8_edges_included),
       cmocka_unit_test(tiles_give_the_whole_layers_bytes_float32),
       cmocka_unit_test(tiles_overwrite_input_rows_no_later_tile_reads),

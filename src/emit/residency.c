@@ -283,6 +283,8 @@ mp_status mp_residency_json_files(const mp_plan *p, const char *prefix, const mp
     json_t *il = json_object();
     json_object_set_new(il, "requested_planner_scratch", jint(p->in_place_layout.requested_scratch));
     json_object_set_new(il, "tensor_level_bound", jint(p->in_place_layout.tensor_level_bound));
+    if (p->in_place_layout.inplace_bound)
+      json_object_set_new(il, "inplace_bound", jint(p->in_place_layout.inplace_bound));
     json_object_set_new(il, "planners_tried", jint(p->in_place_layout.n_tried));
     json_object_set_new(il, "kept", json_string(p->in_place_layout.planner[0]
                                                     ? p->in_place_layout.planner
@@ -703,10 +705,13 @@ static uint64_t bound_without_serial_temps(const mp_plan *p, uint32_t i) {
 /* memory.in_place: one line when the requested planner's layout ended
  * above the tensor-level bound and other planners laid the arena out. */
 static void summary_in_place_layout(mp_buf *b, const mp_plan *p) {
-  const uint64_t req = p->in_place_layout.requested_scratch, lb = p->in_place_layout.tensor_level_bound;
+  const uint64_t req = p->in_place_layout.requested_scratch,
+                 lb = p->in_place_layout.inplace_bound ? p->in_place_layout.inplace_bound
+                                                       : p->in_place_layout.tensor_level_bound;
   if (!req) return;
   mp_buf_printf(b, "in place: planner %s's layout needs %llu bytes of scratch, above the "
-                   "tensor-level bound of %llu; ", p->planner, (unsigned long long)req,
+                   "%s bound of %llu; ", p->planner, (unsigned long long)req,
+                p->in_place_layout.inplace_bound ? "in-place (memory.patch)" : "tensor-level",
                 (unsigned long long)lb);
   if (p->in_place_layout.planner[0])
     mp_buf_printf(b, "%s's layout kept, %llu bytes%s\n", p->in_place_layout.planner,

@@ -262,6 +262,112 @@ static mp_status chain_auto(const search *cfg, bool allow_unsupported, const mp_
   return st;
 }
 
+/* ---- the grids, refined by the plan --------------------------------------
+ *
+ * The stages are chosen by their peaks, on square grids; the plan of the
+ * whole graph is what counts.  So the kept stages' grids are refined, stage
+ * after stage: every rows x cols grid below with fewer multiply-accumulates
+ * than the stages have, tried in that order (those whose bound is above the
+ * kept plan's scratch skipped), and the first whose plan needs no more
+ * scratch replaces the grid; rounds repeat while a grid changes. */
+
+static const uint32_t refine_sides[] = {2, 3, 4, 6, 8, 12, 16};
+#define REFINE_ROUNDS 3
+
+typedef struct stage_grid {
+  uint32_t first, last, rows, cols;
+} stage_grid;
+
+typedef struct grid_try {
+  uint64_t extra;
+  uint32_t rows, cols;
+} grid_try;
+
+static int cmp_grid_try(const void *a, const void *b) {
+  const grid_try *x = a, *y = b;
+  if (x->extra != y->extra) return x->extra < y->extra ? -1 : 1;
+  if (x->rows * x->cols != y->rows * y->cols) return x->rows * x->cols < y->rows * y->cols ? -1 : 1;
+  if (x->rows != y->rows) return x->rows < y->rows ? -1 : 1;
+  return (x->cols > y->cols) - (x->cols < y->cols);
+}
+
+/* A fresh build of g with the stages s[0 .. n). */
+static mp_status build_grids(const search *cfg, bool allow_unsupported, const mp_graph *g,
+                             const stage_grid *s, uint32_t n, mp_graph **out) {
+  mp_status st = rebuild(cfg, g, allow_unsupported, out);
+  for (uint32_t i = 0; i < n && st == MP_OK; i++)
+    if (mp_graph_patch(*out, s[i].first, s[i].last, s[i].rows, s[i].cols, NULL) != MP_OK)
+      st = MP_ERR_CONFIG;
+  if (st != MP_OK) mp_graph_free(out);
+  return st;
+}
+
+static mp_status refine_grids(const search *cfg, bool allow_unsupported, const mp_graph *g,
+                              mp_graph **keep, uint64_t *best, uint32_t *tried) {
+  stage_grid s[MAX_STAGES];
+  uint32_t n = 0;
+  for (const mp_patch *p = (*keep)->patch; p; p = p->next) {
+    if (n == MAX_STAGES) return MP_OK;
+    s[n++] = (stage_grid){p->first, p->last, p->rows, p->cols};
+  }
+  size_t ns = sizeof refine_sides / sizeof *refine_sides;
+  grid_try *t = malloc(ns * ns * sizeof *t);
+  if (!t) return MP_ERR_NOMEM;
+  mp_status st = MP_OK;
+  bool changed = true;
+  for (int round = 0; round < REFINE_ROUNDS && changed && st == MP_OK; round++) {
+    changed = false;
+    for (uint32_t i = 0; i < n && st == MP_OK; i++) {
+      uint64_t have = chain_extra(*keep);
+      stage_grid was = s[i];
+      size_t nt = 0;
+      for (size_t r = 0; r < ns && st == MP_OK; r++)
+        for (size_t k = 0; k < ns && st == MP_OK; k++) {
+          if (refine_sides[r] == was.rows && refine_sides[k] == was.cols) continue;
+          s[i].rows = refine_sides[r];
+          s[i].cols = refine_sides[k];
+          mp_graph *c = NULL;
+          st = build_grids(cfg, allow_unsupported, g, s, n, &c);
+          if (st == MP_ERR_CONFIG) { /* no stage on that grid */
+            st = MP_OK;
+            continue;
+          }
+          if (st != MP_OK) break;
+          (*tried)++;
+          uint64_t e = chain_extra(c);
+          if (e < have && bound_of(cfg, c) <= *best)
+            t[nt++] = (grid_try){e, s[i].rows, s[i].cols};
+          mp_graph_free(&c);
+        }
+      qsort(t, nt, sizeof *t, cmp_grid_try);
+      s[i] = was;
+      for (size_t q = 0; q < nt && st == MP_OK; q++) {
+        s[i].rows = t[q].rows;
+        s[i].cols = t[q].cols;
+        mp_graph *c = NULL;
+        st = build_grids(cfg, allow_unsupported, g, s, n, &c);
+        if (st == MP_ERR_CONFIG) st = MP_OK; /* built above: not expected */
+        if (!c) {
+          s[i] = was;
+          continue;
+        }
+        uint64_t b = 0;
+        if (plan_scratch(cfg, c, &b) && b <= *best) {
+          mp_graph_free(keep);
+          *keep = c;
+          *best = b;
+          changed = true;
+          break;
+        }
+        mp_graph_free(&c);
+        s[i] = was;
+      }
+    }
+  }
+  free(t);
+  return st;
+}
+
 static mp_status patch_auto(const search *cfg, bool allow_unsupported, const mp_graph *g,
                             mp_graph **out) {
   *out = NULL;
@@ -321,6 +427,7 @@ static mp_status patch_auto(const search *cfg, bool allow_unsupported, const mp_
     if (!keep) best = base;
     st = chain_auto(cfg, allow_unsupported, g, &keep, &best, &tried);
   }
+  if (st == MP_OK && keep) st = refine_grids(cfg, allow_unsupported, g, &keep, &best, &tried);
   if (st != MP_OK) {
     mp_graph_free(&keep);
     return st;

@@ -701,6 +701,23 @@ static uint64_t items_lower_bound(const planctx *c, const sitem *items, size_t n
   return mp_align_up((uint64_t)best, arena_align(c, m));
 }
 
+/* The in-place bound of the scratch items in memory m (mp_inplace_bound
+ * over the kernels' overlap pairs), the sum aligned to m's arena; 0 when
+ * it cannot be found. */
+static uint64_t items_inplace_bound(planctx *c, const sitem *items, size_t n, mp_memory m) {
+  if (plan_get_pairs(c) != MP_OK) return 0;
+  mp_inplace_slot *slots = malloc((n ? n : 1) * sizeof *slots);
+  if (!slots) return 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t a = item_align(c, &items[i], m);
+    slots[i] = (mp_inplace_slot){items[i].t, mp_align_up(items[i].size, a), a,
+                                 items[i].start, items[i].end, 0, 0};
+  }
+  uint64_t b = mp_inplace_bound(c->g, c->pairs, c->n_pairs, slots, n);
+  free(slots);
+  return mp_align_up(b, arena_align(c, m));
+}
+
 /* One planner's in-place layout, from the scratch state `before`: the
  * composites of the kernels' overlap contracts (layout_in_place); when
  * that ends above the tensor-level bound lb, or forms no composite, the
@@ -767,12 +784,18 @@ static mp_status layout_in_place_best(planctx *c, sitem *items, size_t n, mp_mem
     for (size_t i = 1; i < n; i++)
       if (items[i].pinned != items[0].pinned) where = first;
   }
-  uint64_t lb = items_lower_bound(c, items, n, where);
+  uint64_t lb = items_lower_bound(c, items, n, where), tl = lb;
+  /* a patched graph (memory.patch): its tile buffers and its stages'
+   * overlaps leave the tensor-level bound far above what a layout reaches,
+   * so the other planners are asked down to the in-place bound */
+  uint64_t ib = c->g->patch ? items_inplace_bound(c, items, n, where) : 0;
+  if (ib && ib < lb) lb = ib;
   mp_status st = layout_one(c, items, n, lb, &before);
   if (st != MP_OK || total_height(c) <= lb || !one_bank(items, n)) return st;
   mp_plan *p = c->plan;
   p->in_place_layout.requested_scratch = total_height(c);
-  p->in_place_layout.tensor_level_bound = lb;
+  p->in_place_layout.tensor_level_bound = tl;
+  p->in_place_layout.inplace_bound = lb < tl ? lb : 0;
   sitem *best = malloc(n * sizeof *best), *fresh = malloc(n * sizeof *fresh);
   if (!best || !fresh) {
     free(best);
