@@ -69,6 +69,14 @@ static void random_s8(int8_t *p, size_t n) {
  * only, as per-channel quantisation gives, which the kernels run by a
  * shorter sequence; else some left shifts and zeros too), offsets, and a
  * clamp. */
+/* With dead_channels set, about one channel in five gets multiplier 0
+ * (a channel whose scale the quantisation found to be 0), its shift 0 as a
+ * rule and now and then another, among right shifts only or not: the
+ * Helium kernels run such a layer by their right-shift sequence.  With
+ * wide_conv set, one_conv draws deep columns and more output channels (the
+ * kernels' four-row, two-pixel blocks and their tails). */
+static int dead_channels, wide_conv;
+
 static void random_requant(mpk_requant *q, int32_t *mult, int32_t *shift, int32_t n,
                            int per_channel) {
   q->input_offset = range(-127, 128);
@@ -81,6 +89,10 @@ static void random_requant(mpk_requant *q, int32_t *mult, int32_t *shift, int32_
   for (int32_t i = 0; i < n; i++) {
     mult[i] = (int32_t)((1u << 30) + (next() >> 2));
     shift[i] = right_only ? range(-14, -1) : range(-14, 1);
+    if (dead_channels && next() % 5 == 0) {
+      mult[i] = 0;
+      shift[i] = next() % 4 ? 0 : range(-3, 2);
+    }
   }
   q->multiplier = mult;
   q->shift = shift;
@@ -177,8 +189,9 @@ static void one_conv(int n) {
   g.batches = range(1, 2);
   g.filter_h = range(1, 4);
   g.filter_w = range(1, 4);
-  g.in_c = g.filter_c = range(1, 37);
-  g.out_c = range(1, 19);
+  g.in_c = g.filter_c = wide_conv ? range(1, 300) : range(1, 37);
+  g.out_c = wide_conv ? range(1, 40) : range(1, 19);
+  if (wide_conv && next() % 2) g.filter_h = g.filter_w = 1;
   int direct = g.filter_h == 1 && g.filter_w == 1 && next() % 2;
   random_spatial(&g, 3, 9, direct);
   size_t in_n = (size_t)g.batches * g.in_h * g.in_w * g.in_c;
@@ -189,7 +202,7 @@ static void one_conv(int n) {
   memcpy(got, want, out_n); /* the same bytes between strided outputs */
   random_s8(in, in_n);
   random_s8(filter, (size_t)g.out_c * col);
-  int32_t bias[19], mult[19], shift[19], fb[19];
+  int32_t bias[40], mult[40], shift[40], fb[40];
   for (int32_t i = 0; i < g.out_c; i++) bias[i] = range(-5000, 5000);
   mpk_conv_s8_params ref = {g, {0}};
   random_requant(&ref.q, mult, shift, g.out_c, 1);
@@ -677,6 +690,20 @@ static void specialised_convolutions_give_the_reference_bytes(void **state) {
   for (int n = 0; n < 400; n++) one_conv(n);
 }
 
+/* The same with channels of multiplier 0 among the others, and deep
+ * columns (up to 300 bytes: whole 16-byte blocks and a tail) against up to
+ * 40 rows. */
+static void specialised_kernels_with_dead_channels_give_the_reference_bytes(void **state) {
+  (void)state;
+  dead_channels = 1;
+  wide_conv = 1;
+  for (int n = 0; n < 300; n++) one_conv(n);
+  wide_conv = 0;
+  for (int n = 0; n < 300; n++) one_depthwise(n);
+  for (int n = 0; n < 300; n++) one_fc(n);
+  dead_channels = 0;
+}
+
 static void specialised_depthwise_gives_the_reference_bytes(void **state) {
   (void)state;
   for (int n = 0; n < 400; n++) one_depthwise(n);
@@ -940,6 +967,7 @@ int main(void) {
       cmocka_unit_test(mbqm_r2_equals_the_reference_rounding),
       cmocka_unit_test(specialised_convolutions_give_the_reference_bytes),
       cmocka_unit_test(specialised_depthwise_gives_the_reference_bytes),
+      cmocka_unit_test(specialised_kernels_with_dead_channels_give_the_reference_bytes),
       cmocka_unit_test(specialised_serial_depthwise_gives_the_reference_bytes),
       cmocka_unit_test(specialised_fully_connected_gives_the_reference_bytes),
       cmocka_unit_test(specialised_add_gives_the_reference_bytes),

@@ -312,12 +312,18 @@ static inline int8_t mpk_requant_one(const mpk_requant *q, int32_t acc, int32_t 
  * per-channel quantisation gives almost always: mpk_mbqm then needs no
  * left shift and no test of the right one.  Checked once per call (with
  * a multiplier that is not negative, as the quantisation gives, so that
- * the doubling high multiply never saturates). */
+ * the doubling high multiply never saturates).  A channel whose
+ * multiplier is 0 (a channel the quantisation found dead: its scale is 0,
+ * and its shift 0 as a rule) passes whatever its shift: mpk_mbqm gives 0
+ * for it, and so do the vector sequences (VQRDMULH by 0 is 0, and 0
+ * stays 0 through the correction and any rounding shift). */
 #if defined(MPK_MVE)
 static inline int mpk_requant_rs(const mpk_requant *q, int32_t n) {
   if (!q->per_channel) return 0;
   for (int32_t i = 0; i < n; i++)
-    if (q->shift[i] > -1 || q->shift[i] < -31 || q->multiplier[i] < 0) return 0;
+    if ((q->shift[i] > -1 || q->shift[i] < -31 || q->multiplier[i] < 0) &&
+        q->multiplier[i] != 0)
+      return 0;
   return 1;
 }
 #else
@@ -334,8 +340,7 @@ static inline int mpk_requant_rs(const mpk_requant *q, int32_t n) {
 /* mpk_mbqm for a right shift or none (-31 <= shift <= 0) and a multiplier that
  * is not negative: the rounding doubling high multiply as one 64-bit
  * product and a constant shift (it cannot saturate), then mpk_rdbpot's
- * rounding right shift.  mpk_requant_rs_one: mpk_requant_one for a
- * channel of mpk_requant_rs. */
+ * rounding right shift. */
 static inline int32_t mpk_mbqm_rs(int32_t x, int32_t multiplier, int32_t shift) {
   const int32_t y = (int32_t)(((int64_t)x * multiplier + ((int64_t)1 << 30)) >> 31);
   const int right = -shift;
@@ -360,12 +365,7 @@ static inline int32_t mpk_mbqm_r2(int32_t x, int32_t m, int32_t shift) {
   const int64_t s = (int64_t)x * m + lo;
   return ((int32_t)(s >> 32) + (1 << e2)) >> (e2 + 1);
 }
-#if defined(MPK_MVE)
-static inline int8_t mpk_requant_rs_one(const mpk_requant *q, int32_t acc, int32_t ch) {
-  const int32_t v = mpk_mbqm_rs(acc, q->multiplier[ch], q->shift[ch]) + q->output_offset;
-  return (int8_t)mpk_clamp_i32(v, q->act_min, q->act_max);
-}
-#else
+#if !defined(MPK_MVE)
 /* DSP and portable: a channel of mpk_requant_rs (per channel or per
  * tensor), by mpk_mbqm_r2. */
 static inline int8_t mpk_requant_rs_one(const mpk_requant *q, int32_t acc, int32_t ch) {
@@ -452,57 +452,79 @@ static inline void mpk_requant_store4_full(const mpk_requant *q, const int32_t *
   vstrbq_s32(o + r, y);
 }
 
-/* acc[0] = f0.c0, acc[1] = f1.c0, acc[2] = f0.c1, acc[3] = f1.c1 over
- * n int8 elements (a predicated last block for n not a multiple of 16):
- * two filter rows against two columns, each 16-byte block loaded once for
- * two products.  A function of its own, so that its four accumulators and
- * four pointers keep to registers. */
-static MPK_NOINLINE void mpk_dot2x2_mve(const int8_t *f0, const int8_t *f1, const int8_t *c0,
-                                        const int8_t *c1, int32_t n, int32_t acc[4]) {
-  int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
-  for (int32_t i = n >> 4; i > 0; i--) {
-    const int8x16_t v0 = vldrbq_s8(c0), v1 = vldrbq_s8(c1);
-    const int8x16_t w0 = vldrbq_s8(f0), w1 = vldrbq_s8(f1);
-    a0 = vmladavaq_s8(a0, w0, v0);
-    a1 = vmladavaq_s8(a1, w1, v0);
-    b0 = vmladavaq_s8(b0, w0, v1);
-    b1 = vmladavaq_s8(b1, w1, v1);
-    c0 += 16, c1 += 16, f0 += 16, f1 += 16;
-  }
-  if (n & 15) {
-    const mve_pred16_t pk = vctp8q((uint32_t)(n & 15));
-    const int8x16_t v0 = vldrbq_z_s8(c0, pk), v1 = vldrbq_z_s8(c1, pk);
-    const int8x16_t w0 = vldrbq_z_s8(f0, pk), w1 = vldrbq_z_s8(f1, pk);
-    a0 = vmladavaq_s8(a0, w0, v0);
-    a1 = vmladavaq_s8(a1, w1, v0);
-    b0 = vmladavaq_s8(b0, w0, v1);
-    b1 = vmladavaq_s8(b1, w1, v1);
-  }
-  acc[0] = a0;
-  acc[1] = a1;
-  acc[2] = b0;
-  acc[3] = b1;
-}
+/* Two rows against two columns over n int8 elements (a predicated last
+ * block for n not a multiple of 16), each 16-byte block loaded once for
+ * two products: a row f0 and a row f1, 2 * k bytes apart, against the
+ * columns c0 and c1.  The four sums go into lanes lo and lo + 2 of va
+ * (column c0) and vb (column c1), row f0 in lane lo: VMOV of two
+ * general registers into two lanes. */
+#define MPK_DOT2X2_LANES(F0, F1, LO)                                                       \
+  do {                                                                                     \
+    const int8_t *p0_ = (F0), *p1_ = (F1), *x0_ = c0, *x1_ = c1;                            \
+    int32_t a0_ = 0, a1_ = 0, b0_ = 0, b1_ = 0;                                            \
+    for (int32_t i_ = nb; i_ > 0; i_--) {                                                  \
+      const int8x16_t v0_ = vldrbq_s8(x0_), v1_ = vldrbq_s8(x1_);                          \
+      const int8x16_t w0_ = vldrbq_s8(p0_), w1_ = vldrbq_s8(p1_);                          \
+      a0_ = vmladavaq_s8(a0_, w0_, v0_);                                                   \
+      a1_ = vmladavaq_s8(a1_, w1_, v0_);                                                   \
+      b0_ = vmladavaq_s8(b0_, w0_, v1_);                                                   \
+      b1_ = vmladavaq_s8(b1_, w1_, v1_);                                                   \
+      x0_ += 16, x1_ += 16, p0_ += 16, p1_ += 16;                                          \
+    }                                                                                      \
+    if (tail) {                                                                            \
+      const int8x16_t v0_ = vldrbq_z_s8(x0_, pk), v1_ = vldrbq_z_s8(x1_, pk);              \
+      const int8x16_t w0_ = vldrbq_z_s8(p0_, pk), w1_ = vldrbq_z_s8(p1_, pk);              \
+      a0_ = vmladavaq_s8(a0_, w0_, v0_);                                                   \
+      a1_ = vmladavaq_s8(a1_, w1_, v0_);                                                   \
+      b0_ = vmladavaq_s8(b0_, w0_, v1_);                                                   \
+      b1_ = vmladavaq_s8(b1_, w1_, v1_);                                                   \
+    }                                                                                      \
+    va = vsetq_lane_s32(a1_, vsetq_lane_s32(a0_, va, LO), (LO) + 2);                       \
+    vb = vsetq_lane_s32(b1_, vsetq_lane_s32(b0_, vb, LO), (LO) + 2);                       \
+  } while (0)
 
 /* Two columns against the rows of the filter, four rows at a time (the
- * whole groups of four; returns where the rest starts): rows r, r+1 and
- * then r+2, r+3 against both columns (mpk_dot2x2_mve), the four
- * accumulators of each column requantised as one vector. */
-static inline int32_t mpk_matmul4x2_mve(const int8_t *filter, const int32_t *fbias,
-                                        const mpk_requant *q, int32_t rows, int32_t k,
-                                        const int8_t *c0, const int8_t *c1, int8_t *o0,
-                                        int8_t *o1, int rs) {
+ * whole groups of four; returns where the rest starts): rows r and r+2,
+ * then r+1 and r+3, against both columns (MPK_DOT2X2_LANES), so that the
+ * four sums of each column land in the lanes of one vector, which gets
+ * the folded biases and is requantised and stored at once.  One function
+ * with its loops inline: no call or memory round trip per row pair. */
+static MPK_NOINLINE int32_t mpk_matmul4x2_mve(const int8_t *filter, const int32_t *fbias,
+                                              const mpk_requant *q, int32_t rows, int32_t k,
+                                              const int8_t *c0, const int8_t *c1, int8_t *o0,
+                                              int8_t *o1, int rs) {
+  const int32_t nb = k >> 4, tail = k & 15;
+  const mve_pred16_t pk = vctp8q((uint32_t)tail);
+  /* the params in locals: the int8 stores may alias them */
+  const int32_t *const mp = q->multiplier, *const sp = q->shift, oo = q->output_offset;
+  const int32x4_t lo = vdupq_n_s32(q->act_min), hi = vdupq_n_s32(q->act_max);
   int32_t r = 0;
   for (; r + 4 <= rows; r += 4) {
     const int8_t *f = filter + (size_t)r * (size_t)k;
-    int32_t lo[4], hi[4];
-    mpk_dot2x2_mve(f, f + k, c0, c1, k, lo);
-    mpk_dot2x2_mve(f + 2 * k, f + 3 * k, c0, c1, k, hi);
-    mpk_requant_store4_full(q, fbias, lo[0], lo[1], hi[0], hi[1], r, rs, o0);
-    mpk_requant_store4_full(q, fbias, lo[2], lo[3], hi[2], hi[3], r, rs, o1);
+    int32x4_t va = vdupq_n_s32(0), vb = va;
+    MPK_DOT2X2_LANES(f, f + 2 * (size_t)k, 0);
+    MPK_DOT2X2_LANES(f + k, f + 3 * (size_t)k, 1);
+    const int32x4_t bias = vldrwq_s32(fbias + r);
+    va = vaddq_s32(va, bias);
+    vb = vaddq_s32(vb, bias);
+    if (!rs) {
+      mpk_requant_store_x4_call(q, va, r, o0);
+      mpk_requant_store_x4_call(q, vb, r, o1);
+      continue;
+    }
+    const int32x4_t m = vldrwq_s32(mp + r), sh = vldrwq_s32(sp + r);
+    va = vqrdmulhq_s32(va, m);
+    vb = vqrdmulhq_s32(vb, m);
+    va = vqaddq_s32(va, vshrq_n_s32(va, 31));
+    vb = vqaddq_s32(vb, vshrq_n_s32(vb, 31));
+    va = vaddq_n_s32(vrshlq_s32(va, sh), oo);
+    vb = vaddq_n_s32(vrshlq_s32(vb, sh), oo);
+    vstrbq_s32(o0 + r, vminq_s32(vmaxq_s32(va, lo), hi));
+    vstrbq_s32(o1 + r, vminq_s32(vmaxq_s32(vb, lo), hi));
   }
   return r;
 }
+#undef MPK_DOT2X2_LANES
 
 /* One or two columns of k <= 32 bytes against the whole groups of four
  * rows (returns where the rest starts): each column is one vector (two 0)
