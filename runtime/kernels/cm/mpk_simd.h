@@ -705,6 +705,82 @@ static inline void mpk_matmul4_mve(const int8_t *filter, const int32_t *fbias,
 }
 #endif
 
+#if defined(MPK_DSP)
+/* mpk_mbqm_r2 with the row's constants taken out (rnd = 2^(e-2) and
+ * sh = e - 1 for the right shift e = -shift), then the output offset and
+ * the clamp, as int8.  The 64-bit addend +-2^30 is built from the sign
+ * word: its high word is x >> 31 and its low word 2^30 plus that word's
+ * low bit shifted to the top (0xC0000000 for -2^30), and SMLAL adds
+ * x * m to it. */
+static inline int8_t mpk_requant_r2_pre(int32_t x, int32_t m, int32_t rnd, int32_t sh,
+                                        int32_t off, int32_t amin, int32_t amax) {
+  int32_t hi = x >> 31;
+  uint32_t lo = 0x40000000u + ((uint32_t)hi << 31);
+  __asm__("smlal %0, %1, %2, %3" : "+r"(lo), "+r"(hi) : "r"(x), "r"(m));
+  int32_t v = ((hi + rnd) >> sh) + off;
+  v = v < amin ? amin : v;
+  return (int8_t)(v > amax ? amax : v);
+}
+
+/* Two columns against the rows of the filter, rows in pairs (returns
+ * where the rest starts), every row's requantisation mpk_mbqm_r2's
+ * (mpk_requant_rs): the four sums of a pair of rows by mpk_dot_2x2_k's
+ * asm loop, which wants the second column k bytes after the first (two
+ * neighbouring pixels of a 1x1 convolution of stride 1, an im2col pair):
+ * other columns of at most 32 bytes are copied side by side onto the
+ * stack first (a strided 1x1 convolution), longer ones take the C loop.
+ * Each row's rounding constants are computed once for both columns. */
+static MPK_NOINLINE int32_t mpk_matmul2x2_rs_dsp(const int8_t *filter, const int32_t *fbias,
+                                                 const mpk_requant *q, int32_t rows, int32_t k,
+                                                 const int8_t *c0, const int8_t *c1, int8_t *o0,
+                                                 int8_t *o1) {
+  const int32_t off = q->output_offset, amin = q->act_min, amax = q->act_max;
+  const int32_t *const mp = q->multiplier, *const sp = q->shift;
+  const int32_t pcm = q->per_channel ? -1 : 0;
+  int8_t pair[64];
+  if ((uintptr_t)c1 - (uintptr_t)c0 != (uintptr_t)k && k <= 32) {
+    memcpy(pair, c0, (size_t)k);
+    memcpy(pair + k, c1, (size_t)k);
+    c0 = pair, c1 = pair + k;
+  }
+  const int same = (uintptr_t)c1 - (uintptr_t)c0 == (uintptr_t)k;
+  int32_t r = 0;
+  for (; r + 2 <= rows; r += 2) {
+    const int8_t *f0 = filter + (size_t)r * (size_t)k, *f1 = f0 + k;
+    int32_t acc[4] = {fbias[r], fbias[r], fbias[r + 1], fbias[r + 1]};
+    int32_t n = same ? mpk_dot_2x2_k(f0, c0, k, k, acc) : 0;
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    for (; n + 4 <= k; n += 4) {
+      uint32_t w;
+      memcpy(&w, c0 + n, 4);
+      const int32_t c0e = mpk_even16(w), c0o = mpk_odd16(w);
+      memcpy(&w, c1 + n, 4);
+      const int32_t c1e = mpk_even16(w), c1o = mpk_odd16(w);
+      memcpy(&w, f0 + n, 4);
+      int32_t fe = mpk_even16(w), fo = mpk_odd16(w);
+      a0 = __smlad(fe, c0e, __smlad(fo, c0o, a0));
+      a1 = __smlad(fe, c1e, __smlad(fo, c1o, a1));
+      memcpy(&w, f1 + n, 4);
+      fe = mpk_even16(w), fo = mpk_odd16(w);
+      a2 = __smlad(fe, c0e, __smlad(fo, c0o, a2));
+      a3 = __smlad(fe, c1e, __smlad(fo, c1o, a3));
+    }
+    for (; n < k; n++) {
+      const int32_t x0 = c0[n], x1 = c1[n], w0 = f0[n], w1 = f1[n];
+      a0 += w0 * x0, a1 += w0 * x1, a2 += w1 * x0, a3 += w1 * x1;
+    }
+    const int32_t ma = mp[r & pcm], ea = -sp[r & pcm] - 2;
+    const int32_t mb = mp[(r + 1) & pcm], eb = -sp[(r + 1) & pcm] - 2;
+    const int32_t ra = 1 << ea, rb = 1 << eb;
+    o0[r] = mpk_requant_r2_pre(a0, ma, ra, ea + 1, off, amin, amax);
+    o1[r] = mpk_requant_r2_pre(a1, ma, ra, ea + 1, off, amin, amax);
+    o0[r + 1] = mpk_requant_r2_pre(a2, mb, rb, eb + 1, off, amin, amax);
+    o1[r + 1] = mpk_requant_r2_pre(a3, mb, rb, eb + 1, off, amin, amax);
+  }
+  return r;
+}
+#endif
+
 /* The matrix-multiply core of the 1x1, im2col and fully connected kernels:
  * o0[r] = requant(fbias[r] + filter row r . c0) for every row r < rows of
  * the [rows][k] filter, and the same into o1 from c1 when c1 is not NULL.
@@ -772,6 +848,8 @@ static MPK_ALWAYS_INLINE void mpk_matmul_s8_paths(const int8_t *filter, const in
                          amin, amax)
   int32_t r = 0;
 #if defined(MPK_DSP)
+  /* two columns, right shifts only: row pairs by their own function */
+  if (c1 && rs) r = mpk_matmul2x2_rs_dsp(filter, fbias, q, rows, k, c0, c1, o0, o1);
   /* one column (a fully connected layer's single batch): rows in fours */
   for (; !c1 && r + 4 <= rows; r += 4) {
     const int8_t *f0 = filter + (size_t)r * (size_t)k;
