@@ -84,14 +84,27 @@ MPK_API int32_t mpk_conv2d_s8_1x1(const mpk_conv_s8_fast_params *p, const int8_t
   const int32_t pixels = g->out_h * g->out_w;
   const mpk_out_strides os = mpk_geom_out_strides(g);
   const int rs = mpk_requant_rs(&p->q, g->out_c);
+#if defined(MPK_DSP)
+  /* DSP, right shifts only and rows in pairs: mpk_matmul2x2_rs_dsp */
+  const int pairs_rs = rs && !(g->out_c & 1);
+#endif
   for (int32_t b = 0; b < g->batches; b++) {
     const int8_t *in_b = input + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
     int8_t *out_b = output + (size_t)b * (size_t)os.batch;
     int32_t i = 0;
-    for (; i + 2 <= pixels; i += 2)
+    for (; i + 2 <= pixels; i += 2) {
+#if defined(MPK_DSP)
+      if (pairs_rs) {
+        mpk_matmul2x2_rs_dsp(filter, p->folded_bias, &p->q, g->out_c, g->in_c,
+                             pixel_1x1(g, in_b, i), pixel_1x1(g, in_b, i + 1),
+                             out_b + out_at(g, &os, i), out_b + out_at(g, &os, i + 1));
+        continue;
+      }
+#endif
       mpk_matmul_s8_conv(filter, p->folded_bias, &p->q, g->out_c, g->in_c, pixel_1x1(g, in_b, i),
                     pixel_1x1(g, in_b, i + 1), out_b + out_at(g, &os, i),
                     out_b + out_at(g, &os, i + 1), rs);
+    }
     if (i < pixels)
       mpk_matmul_s8_conv(filter, p->folded_bias, &p->q, g->out_c, g->in_c, pixel_1x1(g, in_b, i), NULL,
                     out_b + out_at(g, &os, i), NULL, rs);
@@ -139,6 +152,9 @@ MPK_API int32_t mpk_conv2d_s8_im2col(const mpk_conv_s8_fast_params *p, const int
   const int32_t pixels = g->out_h * g->out_w;
   const mpk_out_strides os = mpk_geom_out_strides(g);
   const int rs = mpk_requant_rs(&p->q, g->out_c);
+#if defined(MPK_DSP)
+  const int pairs_rs = rs && !(g->out_c & 1);
+#endif
   for (int32_t b = 0; b < g->batches; b++) {
     const int8_t *in_b = input + (size_t)b * (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
     int8_t *out_b = output + (size_t)b * (size_t)os.batch;
@@ -146,6 +162,13 @@ MPK_API int32_t mpk_conv2d_s8_im2col(const mpk_conv_s8_fast_params *p, const int
       const int two = i + 1 < pixels;
       gather(g, in_b, i / g->out_w, i % g->out_w, zp, col0);
       if (two) gather(g, in_b, (i + 1) / g->out_w, (i + 1) % g->out_w, zp, col1);
+#if defined(MPK_DSP)
+      if (two && pairs_rs) {
+        mpk_matmul2x2_rs_dsp(filter, p->folded_bias, &p->q, g->out_c, p->col_len, col0, col1,
+                             out_b + out_at(g, &os, i), out_b + out_at(g, &os, i + 1));
+        continue;
+      }
+#endif
       mpk_matmul_s8_conv(filter, p->folded_bias, &p->q, g->out_c, p->col_len, col0, two ? col1 : NULL,
                     out_b + out_at(g, &os, i), two ? out_b + out_at(g, &os, i + 1) : NULL, rs);
     }

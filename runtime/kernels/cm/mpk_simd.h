@@ -729,11 +729,16 @@ static inline int8_t mpk_requant_r2_pre(int32_t x, int32_t m, int32_t rnd, int32
  * neighbouring pixels of a 1x1 convolution of stride 1, an im2col pair):
  * other columns of at most 32 bytes are copied side by side onto the
  * stack first (a strided 1x1 convolution), longer ones take the C loop.
- * Each row's rounding constants are computed once for both columns. */
-static MPK_NOINLINE int32_t mpk_matmul2x2_rs_dsp(const int8_t *filter, const int32_t *fbias,
-                                                 const mpk_requant *q, int32_t rows, int32_t k,
-                                                 const int8_t *c0, const int8_t *c1, int8_t *o0,
-                                                 int8_t *o1) {
+ * Each row's rounding constants are computed once for both columns.
+ * The convolutions call it themselves for their pairs of pixels (an even
+ * out_c), so that mpk_matmul_s8_conv, which keeps the other layers,
+ * stays as it was. */
+static MPK_NOINLINE_MAYBE_UNUSED int32_t mpk_matmul2x2_rs_dsp(const int8_t *filter,
+                                                              const int32_t *fbias,
+                                                              const mpk_requant *q, int32_t rows,
+                                                              int32_t k, const int8_t *c0,
+                                                              const int8_t *c1, int8_t *o0,
+                                                              int8_t *o1) {
   const int32_t off = q->output_offset, amin = q->act_min, amax = q->act_max;
   const int32_t *const mp = q->multiplier, *const sp = q->shift;
   const int32_t pcm = q->per_channel ? -1 : 0;
@@ -848,8 +853,6 @@ static MPK_ALWAYS_INLINE void mpk_matmul_s8_paths(const int8_t *filter, const in
                          amin, amax)
   int32_t r = 0;
 #if defined(MPK_DSP)
-  /* two columns, right shifts only: row pairs by their own function */
-  if (c1 && rs) r = mpk_matmul2x2_rs_dsp(filter, fbias, q, rows, k, c0, c1, o0, o1);
   /* one column (a fully connected layer's single batch): rows in fours */
   for (; !c1 && r + 4 <= rows; r += 4) {
     const int8_t *f0 = filter + (size_t)r * (size_t)k;
