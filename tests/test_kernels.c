@@ -513,6 +513,117 @@ static void window_kernels_write_their_output_at_strides_and_nothing_else(void *
   }
 }
 
+/* ------------------------------------------------------------------------ */
+/* 16x8 CONV_2D without a bias or with an int32 one                         */
+/* ------------------------------------------------------------------------ */
+
+/* TFLite Micro runs such a convolution in 32 bits: an int32 accumulator
+ * and the int8 kernels' requantisation.  Checked against mpk_conv2d_s8
+ * (which TFLite Micro's int8 cases check) on the same integers: int16
+ * inputs inside int8's range, zero points 0, outputs inside int8's range;
+ * and against the int64 kernel, which these cases must not match. */
+static uint32_t acc32_seed = 12345u;
+static int32_t acc32_range(int32_t lo, int32_t hi) {
+  acc32_seed = acc32_seed * 1664525u + 1013904223u;
+  return lo + (int32_t)((acc32_seed >> 8) % (uint32_t)(hi - lo + 1));
+}
+
+static void conv16_in_32_bits_is_the_int8_convolution_on_int8_range_integers(void **state) {
+  (void)state;
+  enum { MAXN = 2 * 7 * 7 * 6, MAXF = 5 * 3 * 3 * 6 };
+  int differs_from_int64 = 0, compared = 0;
+  for (int n = 0; n < 400; n++) {
+    mpk_conv_geom g = {.batches = acc32_range(1, 2), .in_h = acc32_range(1, 7),
+                       .in_w = acc32_range(1, 7), .filter_h = acc32_range(1, 3),
+                       .filter_w = acc32_range(1, 3), .stride_h = acc32_range(1, 2),
+                       .stride_w = acc32_range(1, 2), .dilation_h = acc32_range(1, 2),
+                       .dilation_w = 1, .pad_h = acc32_range(0, 1), .pad_w = acc32_range(0, 1)};
+    const int32_t groups = acc32_range(1, 2);
+    g.filter_c = acc32_range(1, 3);
+    g.in_c = g.filter_c * groups;
+    g.out_c = groups * acc32_range(1, 2);
+    g.out_h = (g.in_h + 2 * g.pad_h - g.dilation_h * (g.filter_h - 1) - 1) / g.stride_h + 1;
+    g.out_w = (g.in_w + 2 * g.pad_w - g.dilation_w * (g.filter_w - 1) - 1) / g.stride_w + 1;
+    if (g.out_h <= 0 || g.out_w <= 0) continue;
+    const int32_t in_n = g.batches * g.in_h * g.in_w * g.in_c;
+    const int32_t out_n = g.batches * g.out_h * g.out_w * g.out_c;
+    const int32_t f_n = g.out_c * g.filter_h * g.filter_w * g.filter_c;
+    int8_t x8[MAXN], f[MAXF], y8[MAXN];
+    int16_t x16[MAXN], y16[MAXN], y64[MAXN];
+    int32_t bias[6], mult[6], shift[6];
+    int64_t bias64[6];
+    for (int32_t i = 0; i < in_n; i++) x16[i] = x8[i] = (int8_t)acc32_range(-128, 127);
+    for (int32_t i = 0; i < f_n; i++) f[i] = (int8_t)acc32_range(-128, 127);
+    const int with_bias = n % 3 != 0;
+    for (int32_t o = 0; o < g.out_c; o++) {
+      bias64[o] = bias[o] = acc32_range(-40000, 40000);
+      /* any Q31 multiplier, its low bits included (where the 64-bit
+       * requantisation, which keeps 15 of them, rounds differently) */
+      mult[o] = (int32_t)((1u << 30) | (uint32_t)acc32_range(0, (1 << 30) - 1));
+      shift[o] = acc32_range(-12, -7);
+    }
+    mpk_conv_s8_params p = {.geom = g};
+    p.q = (mpk_requant){.act_min = -128, .act_max = 127, .per_channel = 1,
+                        .multiplier = mult, .shift = shift};
+    assert_int_equal(mpk_conv2d_s8(&p, x8, f, with_bias ? bias : NULL, y8, NULL), MPK_OK);
+    p.q.act_min = -32768;
+    p.q.act_max = 32767;
+    memset(y16, GARBAGE, sizeof y16);
+    assert_int_equal(mpk_conv2d_s16_acc32(&p, x16, f, with_bias ? bias : NULL, y16, NULL), MPK_OK);
+    assert_int_equal(mpk_conv2d_s16(&p, x16, f, with_bias ? bias64 : NULL, y64, NULL), MPK_OK);
+    int in_range = 1;
+    for (int32_t i = 0; i < out_n; i++) in_range &= y16[i] > -128 && y16[i] < 127;
+    if (!in_range) continue; /* the int8 kernel clamped */
+    compared++;
+    for (int32_t i = 0; i < out_n; i++)
+      if (y16[i] != y8[i]) fail_msg("case %d output %d: %d, the int8 convolution %d", n, i, y16[i], y8[i]);
+    differs_from_int64 += memcmp(y16, y64, (size_t)out_n * 2) != 0;
+  }
+  assert_true(compared >= 200);
+  /* the two requantisations round apart somewhere */
+  assert_true(differs_from_int64 > 0);
+}
+
+/* The int32 accumulator wraps as two's complement: 600 products of 127 and
+ * 32767 sum to 2,496,834,600, which 32 bits hold as -1,798,132,696.  The
+ * output is the int8 convolution's of that accumulator (a zero input and
+ * it as the bias); the int64 kernel gives a positive output. */
+static void conv16_in_32_bits_wraps_its_accumulator(void **state) {
+  (void)state;
+  enum { C = 600 };
+  static int16_t x[C];
+  static int8_t f[C], zero[C];
+  for (int i = 0; i < C; i++) x[i] = 32767, f[i] = 127, zero[i] = 0;
+  int32_t mult[1] = {HALF}, shift[1] = {-23}; /* 2^-24 */
+  mpk_conv_s8_params p = {.geom = {.batches = 1, .in_h = 1, .in_w = 1, .in_c = C, .out_h = 1,
+                                   .out_w = 1, .out_c = 1, .filter_h = 1, .filter_w = 1,
+                                   .filter_c = C, .stride_h = 1, .stride_w = 1,
+                                   .dilation_h = 1, .dilation_w = 1}};
+  p.q = (mpk_requant){.act_min = -128, .act_max = 127, .per_channel = 1, .multiplier = mult,
+                      .shift = shift};
+  const int64_t sum = (int64_t)C * 127 * 32767;
+  for (int32_t b = -3; b <= 3; b++) {
+    const int32_t bias = b * 1000003;
+    const int32_t wrapped = (int32_t)(uint32_t)(uint64_t)(sum + bias);
+    int8_t want;
+    assert_int_equal(mpk_conv2d_s8(&p, zero, f, &wrapped, &want, NULL), MPK_OK);
+    assert_true(want < -100 && want > -128); /* inside int8's range: no clamp */
+    int16_t got = 0, got_nobias = 0, old = 0;
+    const int64_t bias64 = bias;
+    mpk_conv_s8_params p16 = p;
+    p16.q.act_min = -32768;
+    p16.q.act_max = 32767;
+    assert_int_equal(mpk_conv2d_s16_acc32(&p16, x, f, &bias, &got, NULL), MPK_OK);
+    assert_int_equal(got, want);
+    assert_int_equal(mpk_conv2d_s16(&p16, x, f, &bias64, &old, NULL), MPK_OK);
+    assert_true(old > 100);
+    if (b == 0) {
+      assert_int_equal(mpk_conv2d_s16_acc32(&p16, x, f, NULL, &got_nobias, NULL), MPK_OK);
+      assert_int_equal(got_nobias, want);
+    }
+  }
+}
+
 static void kernels_without_output_strides_refuse_a_strided_geometry(void **state) {
   (void)state;
   mpk_conv_s8_params p;
@@ -1275,6 +1386,8 @@ int main(void) {
       cmocka_unit_test(conv_rejects_inconsistent_params),
       cmocka_unit_test(init_hooks_check_filter_and_bias_alignment),
       cmocka_unit_test(window_kernels_write_their_output_at_strides_and_nothing_else),
+      cmocka_unit_test(conv16_in_32_bits_is_the_int8_convolution_on_int8_range_integers),
+      cmocka_unit_test(conv16_in_32_bits_wraps_its_accumulator),
       cmocka_unit_test(kernels_without_output_strides_refuse_a_strided_geometry),
       cmocka_unit_test(fully_connected_applies_both_offsets_and_the_bias),
       cmocka_unit_test(fully_connected_float_matches_a_dot_product),

@@ -608,6 +608,74 @@ static void specialised_16x8_kernels_give_the_reference_bytes(void **state) {
   assert_int_equal(mpk_fully_connected_s16_fast(&f, x, w, NULL, x, NULL), MPK_ERR_PARAMS);
 }
 
+/* One random 16x8 CONV_2D in 32 bits (no bias or an int32 one, TFLite
+ * Micro's int32 accumulator): reference against the specialised kernel.
+ * One case in four is a 1x1 convolution of 520 to 700 saturated channels
+ * with weights of one sign, whose sums leave int32 and wrap. */
+static void one_s16_acc32(int n) {
+  mpk_conv_geom g;
+  memset(&g, 0, sizeof g);
+  const int wide = n % 4 == 0;
+  g.batches = range(1, 2);
+  g.filter_h = wide ? 1 : range(1, 4);
+  g.filter_w = wide ? 1 : range(1, 4);
+  g.in_c = wide ? range(520, 700) : range(1, 37);
+  g.depth_multiplier = 1;
+  g.filter_c = g.in_c;
+  g.out_c = range(1, 19);
+  random_spatial(&g, 3, wide ? 4 : 9, g.filter_h == 1 && g.filter_w == 1 && next() % 2);
+  const int direct = mpk_conv2d_s16_fast_direct(&g);
+  const int32_t taps = g.filter_h * g.filter_w * g.in_c;
+  const size_t in_n = (size_t)g.batches * g.in_h * g.in_w * g.in_c;
+  const size_t out_n = (size_t)g.batches * g.out_h * g.out_w * g.out_c;
+  const size_t f_n = (size_t)taps * (size_t)g.out_c;
+  int16_t *in = guarded16(in_n), *want = guarded16(out_n), *got = guarded16(out_n);
+  int16_t *scratch = guarded16((size_t)taps);
+  int8_t *filter = guarded(f_n);
+  for (size_t i = 0; i < in_n; i++) in[i] = (int16_t)range(-32768, 32767);
+  random_s8(filter, f_n);
+  if (wide || next() % 4 == 0) /* saturated inputs and weights: the largest sums */
+    for (size_t i = 0; i < in_n; i++) in[i] = (int16_t)(wide || next() % 2 ? 32767 : -32768);
+  if (wide)
+    for (size_t i = 0; i < f_n; i++) filter[i] = (int8_t)(n % 8 == 0 ? 127 : -128);
+  int32_t bias[52], mult[52], shift[52];
+  for (int32_t i = 0; i < g.out_c; i++) bias[i] = (int32_t)next();
+  const int32_t *b = next() % 4 ? bias : NULL;
+  mpk_conv_s8_params p = {g, {0}};
+  random_requant16(&p.q, mult, shift, g.out_c);
+  for (int32_t i = 0; i < g.out_c; i++) shift[i] = range(-31, 4);
+  assert_int_equal(mpk_conv2d_s16_acc32(&p, in, filter, b, want, NULL), MPK_OK);
+  assert_int_equal(mpk_conv2d_s16_acc32_fast(&p, in, filter, b, got, direct ? NULL : scratch), MPK_OK);
+  if (memcmp(want, got, 2 * out_n) != 0)
+    fail_msg("16x8 conv in 32 bits case %d (%dx%dx%d -> %d, filter %dx%d, stride %d/%d, "
+             "dilation %d/%d, pad %d/%d): outputs differ", n, g.in_h, g.in_w, g.in_c, g.out_c,
+             g.filter_h, g.filter_w, g.stride_h, g.stride_w, g.dilation_h, g.dilation_w, g.pad_h,
+             g.pad_w);
+  check_guards((int8_t *)(void *)got, 2 * out_n, "16x8 conv in 32 bits");
+  release16(in);
+  release16(want);
+  release16(got);
+  release16(scratch);
+  release(filter);
+}
+
+static void specialised_16x8_convolution_in_32_bits_gives_the_reference_bytes(void **state) {
+  (void)state;
+  for (int n = 0; n < 300; n++) one_s16_acc32(n);
+  mpk_conv_s8_params p;
+  memset(&p, 0, sizeof p);
+  p.geom = (mpk_conv_geom){.batches = 1, .in_h = 1, .in_w = 1, .in_c = 1, .out_h = 1,
+                           .out_w = 1, .out_c = 1, .filter_h = 1, .filter_w = 1, .filter_c = 1,
+                           .stride_h = 1, .stride_w = 1, .dilation_h = 1, .dilation_w = 1};
+  int32_t m = 1 << 30, s = -8;
+  p.q.multiplier = &m;
+  p.q.shift = &s;
+  p.q.input_offset = 3; /* 16x8 inputs have zero point 0 */
+  int16_t x[1] = {0};
+  int8_t w[1] = {0};
+  assert_int_equal(mpk_conv2d_s16_acc32_fast(&p, x, w, NULL, x, NULL), MPK_ERR_PARAMS);
+}
+
 /* One random channel-serial DEPTHWISE_CONV_2D (depth multiplier 1, a
  * packed output): the specialised kernel against the reference serial
  * kernel and the reference depthwise kernel, out of place (output and
@@ -975,6 +1043,7 @@ int main(void) {
       cmocka_unit_test(specialised_pools_give_the_reference_bytes),
       cmocka_unit_test(specialised_softmax_gives_the_reference_bytes),
       cmocka_unit_test(specialised_16x8_kernels_give_the_reference_bytes),
+      cmocka_unit_test(specialised_16x8_convolution_in_32_bits_gives_the_reference_bytes),
       cmocka_unit_test(specialised_svdf_gives_the_reference_bytes),
       cmocka_unit_test(specialised_lstm_gives_the_reference_bytes),
       cmocka_unit_test(specialised_lstm16_gives_the_reference_bytes),

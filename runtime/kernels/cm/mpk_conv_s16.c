@@ -4,7 +4,10 @@
  * (module.target): int16 activations (zero point 0), int8 weights (zero
  * point 0), int64 biases and accumulators, the reference kernels'
  * requantisation (mpk_requant_i64) and so their bytes (mpk_conv.c,
- * mpk_fc.c), with the reference kernels' params.
+ * mpk_fc.c), with the reference kernels' params.  A CONV_2D without a bias
+ * or with an int32 one (mpk_conv2d_s16_acc32_fast) takes the same 64-bit
+ * dot products modulo 2^32: the int32 sums of mpk_conv2d_s16_acc32, which
+ * wrap as TFLite Micro's do, then the int8 requantisation.
  *
  * The one idea: every output is a dot product of int16 inputs with int8
  * weights, summed in 64 bits.  Helium multiplies eight pairs and adds them
@@ -55,6 +58,13 @@ static int16_t out_s16(const mpk_requant *q, int64_t acc, const int64_t *bias, i
   return (int16_t)mpk_requant_i64(q, acc + (bias ? bias[o] : 0), o);
 }
 
+/* the 32-bit form (mpk_conv2d_s16_acc32): the sum taken modulo 2^32, as
+ * TFLite Micro's int32 accumulator wraps, plus the int32 bias */
+static int16_t out_s16_acc32(const mpk_requant *q, int64_t acc, const int32_t *bias, int32_t o) {
+  const uint32_t sum = (uint32_t)(uint64_t)acc + (bias ? (uint32_t)bias[o] : 0u);
+  return (int16_t)mpk_requant_i32(q, (int32_t)sum, o);
+}
+
 static int offsets_zero(const mpk_requant *q) {
   return q->input_offset == 0 && q->filter_offset == 0 && q->output_offset == 0;
 }
@@ -88,9 +98,11 @@ int mpk_conv2d_s16_fast_direct(const mpk_conv_geom *g) {
   return g->filter_h == 1 && g->filter_w == 1 && g->pad_h == 0 && g->pad_w == 0;
 }
 
-MPK_API int32_t mpk_conv2d_s16_fast(const mpk_conv_s8_params *p, const int16_t *input,
-                                    const int8_t *filter, const int64_t *bias, int16_t *output,
-                                    void *scratch) {
+/* Both forms of the 16x8 CONV_2D: int64 sums and biases (bias32 NULL and
+ * acc32 0), or 32-bit ones (acc32 1, bias32 the int32 bias or NULL). */
+static int32_t conv2d_s16_fast(const mpk_conv_s8_params *p, const int16_t *input,
+                               const int8_t *filter, const int64_t *bias, const int32_t *bias32,
+                               int acc32, int16_t *output, void *scratch) {
   const mpk_conv_geom *g = &p->geom;
   const int direct = mpk_conv2d_s16_fast_direct(g);
   if (!s16_geom_ok(g) || g->filter_c != g->in_c || !offsets_zero(&p->q) || (!direct && !scratch))
@@ -122,11 +134,25 @@ MPK_API int32_t mpk_conv2d_s16_fast(const mpk_conv_s8_params *p, const int16_t *
         }
         int16_t *out = output + (((size_t)b * (size_t)g->out_h + (size_t)oy) * (size_t)g->out_w +
                                  (size_t)ox) * (size_t)g->out_c;
-        for (int32_t o = 0; o < g->out_c; o++)
-          out[o] = out_s16(&p->q, dot_s16x8(x, filter + (size_t)o * (size_t)k, k), bias, o);
+        for (int32_t o = 0; o < g->out_c; o++) {
+          const int64_t sum = dot_s16x8(x, filter + (size_t)o * (size_t)k, k);
+          out[o] = acc32 ? out_s16_acc32(&p->q, sum, bias32, o) : out_s16(&p->q, sum, bias, o);
+        }
       }
   }
   return MPK_OK;
+}
+
+MPK_API int32_t mpk_conv2d_s16_fast(const mpk_conv_s8_params *p, const int16_t *input,
+                                    const int8_t *filter, const int64_t *bias, int16_t *output,
+                                    void *scratch) {
+  return conv2d_s16_fast(p, input, filter, bias, NULL, 0, output, scratch);
+}
+
+MPK_API int32_t mpk_conv2d_s16_acc32_fast(const mpk_conv_s8_params *p, const int16_t *input,
+                                          const int8_t *filter, const int32_t *bias,
+                                          int16_t *output, void *scratch) {
+  return conv2d_s16_fast(p, input, filter, NULL, bias, 1, output, scratch);
 }
 
 MPK_API int32_t mpk_depthwise_conv2d_s16_fast(const mpk_conv_s8_params *p, const int16_t *input,

@@ -10,7 +10,9 @@
  * and clamp to the fused activation's range.  The 16x8 kernels accumulate
  * in 64 bits and requantise with TFLite's 64-bit
  * MultiplyByQuantizedMultiplier (a Q15-rounded multiplier, one rounding
- * shift); their input offset is 0.
+ * shift); their input offset is 0.  A 16x8 CONV_2D without a bias or with
+ * an int32 one (mpk_conv2d_s16_acc32) is TFLite Micro's int32 form: the
+ * sum wraps in 32 bits and is requantised as the int8 kernels do.
  *
  * Filters: CONV_2D [out_c][filter_h][filter_w][filter_c] with
  * in_c / filter_c groups; DEPTHWISE_CONV_2D [1][filter_h][filter_w][out_c]
@@ -99,6 +101,11 @@ static float clamp_f32(float x, float lo, float hi) { return x < lo ? lo : (x > 
 #define TAP_S16(acc, i, f) acc += (int32_t)filter[f] * (int32_t)input[i]
 #define STORE_S16(acc, i, oc)                                                                      \
   output[i] = (int16_t)mpk_requant_i64(&p->q, acc + (bias ? bias[oc] : 0), oc)
+/* 16x8 in 32 bits: the sum wraps as an int32 does on two's-complement
+ * hardware (kept unsigned here, where C defines the wrap) */
+#define TAP_S16_ACC32(acc, i, f) acc += (uint32_t)((int32_t)filter[f] * (int32_t)input[i])
+#define STORE_S16_ACC32(acc, i, oc)                                                                \
+  output[i] = (int16_t)mpk_requant_i32(&p->q, (int32_t)(acc + (bias ? (uint32_t)bias[oc] : 0u)), oc)
 #define TAP_F32(acc, i, f) acc += input[i] * filter[f]
 #define STORE_F32(acc, i, oc)                                                                      \
   output[i] = clamp_f32(bias ? acc + bias[oc] : acc, p->act_min, p->act_max)
@@ -123,6 +130,17 @@ MPK_API int32_t mpk_conv2d_s16(const mpk_conv_s8_params *p, const int16_t *input
   (void)scratch;
   if (per_group == 0) return MPK_ERR_PARAMS;
   CONV_WALK(g, per_group, int64_t, TAP_S16, STORE_S16)
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_conv2d_s16_acc32(const mpk_conv_s8_params *p, const int16_t *input,
+                                     const int8_t *filter, const int32_t *bias, int16_t *output,
+                                     void *scratch) {
+  const mpk_conv_geom *g = &p->geom;
+  const int32_t per_group = conv_per_group(g);
+  (void)scratch;
+  if (per_group == 0) return MPK_ERR_PARAMS;
+  CONV_WALK(g, per_group, uint32_t, TAP_S16_ACC32, STORE_S16_ACC32)
   return MPK_OK;
 }
 
