@@ -307,6 +307,8 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
   case MP_K_TRANSPOSE_CONV_F32:
     return mpk_transpose_conv_f32(&p->transpose_conv, a[0], a[1], a[2], a[3], scratch);
   case MP_K_CONV2D_S16: return mpk_conv2d_s16(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_CONV2D_S16_ACC32:
+    return mpk_conv2d_s16_acc32(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
   case MP_K_DEPTHWISE_CONV2D_S16:
     return mpk_depthwise_conv2d_s16(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
   case MP_K_DEPTHWISE_CONV2D_S8_SERIAL:
@@ -337,6 +339,8 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
     return mpk_softmax_s8_fast(&p->softmax_s8_fast, a[0], a[1], scratch);
   case MP_K_CONV2D_S16_FAST:
     return mpk_conv2d_s16_fast(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_CONV2D_S16_ACC32_FAST:
+    return mpk_conv2d_s16_acc32_fast(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
   case MP_K_DEPTHWISE_CONV2D_S16_FAST:
     return mpk_depthwise_conv2d_s16_fast(&p->conv_s8, a[0], a[1], a[2], a[3], scratch);
   case MP_K_FULLY_CONNECTED_S16_FAST:
@@ -505,7 +509,8 @@ static bool is_fast(mp_kernel k) {
          k == MP_K_DEPTHWISE_CONV2D_S8_FAST || k == MP_K_FULLY_CONNECTED_S8_FAST ||
          k == MP_K_ADD_S8_FAST || k == MP_K_MUL_S8_FAST || k == MP_K_AVG_POOL2D_S8_FAST ||
          k == MP_K_MAX_POOL2D_S8_FAST || k == MP_K_SOFTMAX_S8_FAST || k == MP_K_CONV2D_S16_FAST ||
-         k == MP_K_DEPTHWISE_CONV2D_S16_FAST || k == MP_K_FULLY_CONNECTED_S16_FAST;
+         k == MP_K_DEPTHWISE_CONV2D_S16_FAST || k == MP_K_FULLY_CONNECTED_S16_FAST ||
+         k == MP_K_CONV2D_S16_ACC32_FAST;
 }
 
 /* How many ops of n run a specialised kernel. */

@@ -67,6 +67,7 @@ static bool window_kernel(mp_kernel k) {
   case MP_K_CONV2D_S8:
   case MP_K_CONV2D_F32:
   case MP_K_CONV2D_S16:
+  case MP_K_CONV2D_S16_ACC32:
   case MP_K_DEPTHWISE_CONV2D_S8:
   case MP_K_DEPTHWISE_CONV2D_F32:
   case MP_K_DEPTHWISE_CONV2D_S16:
@@ -81,7 +82,8 @@ static bool window_kernel(mp_kernel k) {
 }
 
 static bool is_conv(mp_kernel k) {
-  return k == MP_K_CONV2D_S8 || k == MP_K_CONV2D_F32 || k == MP_K_CONV2D_S16;
+  return k == MP_K_CONV2D_S8 || k == MP_K_CONV2D_F32 || k == MP_K_CONV2D_S16 ||
+         k == MP_K_CONV2D_S16_ACC32;
 }
 
 /* A copy of g's graph in which every operator of g's stages is as the

@@ -166,7 +166,8 @@ static bool can_stride(const mp_graph *g, const bool *io, uint32_t o, int32_t t,
   /* memory.in_place speed: a 16x8 convolution writing a strided slice
    * keeps its reference kernel (mp_lower_specialise), so it writes its own
    * tensor instead */
-  if (g->fast_kernels && (lo.kernel == MP_K_CONV2D_S16 || lo.kernel == MP_K_DEPTHWISE_CONV2D_S16))
+  if (g->fast_kernels && (lo.kernel == MP_K_CONV2D_S16 || lo.kernel == MP_K_CONV2D_S16_ACC32 ||
+                          lo.kernel == MP_K_DEPTHWISE_CONV2D_S16))
     ok = false;
   if (ok) {
     gm = *w;

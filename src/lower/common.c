@@ -346,6 +346,8 @@ const mpk_conv_geom *mp_lower_window_geom(const mp_lowered_op *lo) {
   case MP_K_CONV2D_S16:
   case MP_K_DEPTHWISE_CONV2D_S16:
   case MP_K_CONV2D_S16_FAST:
+  case MP_K_CONV2D_S16_ACC32:
+  case MP_K_CONV2D_S16_ACC32_FAST:
   case MP_K_DEPTHWISE_CONV2D_S16_FAST: return &lo->params.conv_s8.geom;
   case MP_K_CONV2D_F32:
   case MP_K_DEPTHWISE_CONV2D_F32: return &lo->params.conv_f32.geom;

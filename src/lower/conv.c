@@ -1,6 +1,7 @@
 /*
  * conv.c — CONV_2D and DEPTHWISE_CONV_2D onto runtime/kernels/ref/
- * mpk_conv.c (int8, 16x8, float32) and, for a depthwise convolution that
+ * mpk_conv.c (int8, 16x8 in 64 bits or, for a CONV_2D without a bias or
+ * with an int32 one, in 32 bits as TFLite Micro runs it, float32) and, for a depthwise convolution that
  * memory.in_place runs channel by channel, mpk_conv_serial.c.
  *
  * The one idea: the window geometry, the padding TFLite computes and the
@@ -41,6 +42,14 @@ static void serial_depthwise(mp_lower_ctx *c, const mpk_conv_geom *g, mp_kernel 
   c->lo->scratch_align = (uint32_t)elem;
 }
 
+/* A 16x8 CONV_2D that TFLite Micro runs in 32 bits: int16 input and
+ * output, int8 filter, no bias or an int32 one. */
+static bool conv_s16_acc32(const mp_lower_ctx *c, int32_t in, int32_t filter, int32_t bias,
+                           int32_t out) {
+  return dtype(c, in) == MP_DTYPE_INT16 && dtype(c, filter) == MP_DTYPE_INT8 &&
+         dtype(c, out) == MP_DTYPE_INT16 && (bias < 0 || dtype(c, bias) == MP_DTYPE_INT32);
+}
+
 mp_status mp_lower_conv(mp_lower_ctx *c) {
   bool depthwise = c->op->builtin_code == OP_DEPTHWISE_CONV_2D;
   int32_t in = in_t(c, 0), filter = in_t(c, 1), bias = in_t(c, 2), out = out_t(c, 0);
@@ -56,7 +65,11 @@ mp_status mp_lower_conv(mp_lower_ctx *c) {
   if (!o.ok) return mp_lower_malformed(c, "its options do not validate");
   if (rank(c, filter) != 4) return mp_lower_malformed(c, "filter must have rank 4");
 
-  bool s8 = false, s16 = mp_lower_filter_is_s16(c, in, filter, bias, out);
+  /* TFLite Micro's CONV_2D runs a 16x8 convolution without a bias or with
+   * an int32 one with an int32 accumulator and the int8 requantisation;
+   * with an int64 bias, and its DEPTHWISE_CONV_2D always, in 64 bits */
+  const bool acc32 = !depthwise && conv_s16_acc32(c, in, filter, bias, out);
+  bool s8 = false, s16 = acc32 || mp_lower_filter_is_s16(c, in, filter, bias, out);
   if (!s16 && (st = mp_lower_filter_types(c, in, filter, bias, out, &s8)) != MP_OK) return st;
 
   mpk_conv_geom g;
@@ -92,6 +105,16 @@ mp_status mp_lower_conv(mp_lower_ctx *c) {
     st = mp_lower_conv_requant(c, in, filter, out, act, g.out_c, true, &p->q);
     if (st != MP_OK) return st;
     if (c->lo->reason[0]) return MP_OK;
+    if (acc32) {
+      /* the int32 sum wraps, so no bias is out of range */
+      mp_lower_set_kernel(c, MP_K_CONV2D_S16_ACC32);
+      mp_lower_add_arg(c, in, false, "const int16_t *");
+      mp_lower_add_arg(c, filter, false, "const int8_t *");
+      mp_lower_add_arg(c, bias, false, "const int32_t *");
+      mp_lower_add_arg(c, out, true, "int16_t *");
+      mp_lower_add_overlap(c->lo, 0, 3, mpk_conv2d_overlap_gap(&g, 2, 2));
+      return MP_OK;
+    }
     if (s16) {
       /* a depthwise channel's taps are out_c apart; a convolution's are
        * its filter row */

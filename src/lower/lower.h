@@ -125,6 +125,10 @@ typedef enum mp_kernel {
   /* the 16x8 LSTM (mpk_recurrent.c) and its Cortex-M form (specialise.c) */
   MP_K_LSTM_S16,
   MP_K_LSTM_S16_FAST,
+  /* a 16x8 CONV_2D without a bias or with an int32 one: TFLite Micro's
+   * int32 accumulator (mpk_conv.c), and its Cortex-M form (specialise.c) */
+  MP_K_CONV2D_S16_ACC32,
+  MP_K_CONV2D_S16_ACC32_FAST,
   MP_K_COUNT
 } mp_kernel;
 

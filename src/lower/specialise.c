@@ -196,8 +196,8 @@ static mp_status specialise_softmax(mp_lowered_op *lo) {
   return MP_OK;
 }
 
-/* The 16x8 filter operators: the same params; a convolution of groups of
- * 1 gathers its columns into filter_h * filter_w * in_c int16 of scratch
+/* The 16x8 filter operators (a CONV_2D in either form, 64 or 32 bits):
+ * the same params; a convolution of groups of 1 gathers its columns into filter_h * filter_w * in_c int16 of scratch
  * unless it reads them in place.  Offsets other than 0 (which the 16x8
  * quantisation does not produce) keep the reference kernel. */
 static mp_status specialise_s16(mp_lowered_op *lo) {
@@ -216,7 +216,8 @@ static mp_status specialise_s16(mp_lowered_op *lo) {
   if (gm->filter_c != gm->in_c) return MP_OK; /* grouped */
   const uint64_t taps = (uint64_t)gm->filter_h * (uint64_t)gm->filter_w * (uint64_t)gm->in_c;
   if (taps > (uint64_t)INT32_MAX / 2) return MP_OK;
-  mp_lower_use_kernel(lo, MP_K_CONV2D_S16_FAST);
+  mp_lower_use_kernel(lo, lo->kernel == MP_K_CONV2D_S16_ACC32 ? MP_K_CONV2D_S16_ACC32_FAST
+                                                               : MP_K_CONV2D_S16_FAST);
   if (!mpk_conv2d_s16_fast_direct(gm)) {
     lo->scratch_bytes = 2u * taps;
     lo->scratch_align = 4;
@@ -322,6 +323,7 @@ static mp_status specialise_serial(mp_lowered_op *lo) {
 static bool strided_output(const mp_lowered_op *lo) {
   switch (lo->kernel) {
   case MP_K_CONV2D_S16:
+  case MP_K_CONV2D_S16_ACC32:
   case MP_K_DEPTHWISE_CONV2D_S16: return !mpk_out_packed(&lo->params.conv_s8.geom);
   default: return false;
   }
@@ -359,6 +361,7 @@ mp_status mp_lower_specialise(const mp_graph *g, mp_lowered_op *lo) {
     return MP_OK;
   case MP_K_DEPTHWISE_CONV2D_S8_SERIAL: return specialise_serial(lo);
   case MP_K_CONV2D_S16:
+  case MP_K_CONV2D_S16_ACC32:
   case MP_K_DEPTHWISE_CONV2D_S16:
   case MP_K_FULLY_CONNECTED_S16: return specialise_s16(lo);
   case MP_K_ADD_S8:

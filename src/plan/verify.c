@@ -410,6 +410,7 @@ static bool takes_out_strides(mp_kernel k) {
   case MP_K_CONV2D_S8:
   case MP_K_DEPTHWISE_CONV2D_S8:
   case MP_K_CONV2D_S16:
+  case MP_K_CONV2D_S16_ACC32:
   case MP_K_DEPTHWISE_CONV2D_S16:
   case MP_K_CONV2D_F32:
   case MP_K_DEPTHWISE_CONV2D_F32:

@@ -435,7 +435,8 @@ static uint32_t op_walks(const mp_graph *g, uint32_t i, walk_rec *w) {
     const mpk_conv_geom *cg = NULL;
     switch (lo.kernel) {
     case MP_K_CONV2D_S8:
-    case MP_K_CONV2D_S16: cg = &lo.params.conv_s8.geom; r->kind = 3; break;
+    case MP_K_CONV2D_S16:
+    case MP_K_CONV2D_S16_ACC32: cg = &lo.params.conv_s8.geom; r->kind = 3; break;
     case MP_K_CONV2D_F32: cg = &lo.params.conv_f32.geom; r->kind = 3; break;
     case MP_K_DEPTHWISE_CONV2D_S8:
     case MP_K_DEPTHWISE_CONV2D_S16: cg = &lo.params.conv_s8.geom; r->kind = 4; break;
