@@ -215,7 +215,7 @@ cases="pad_conv:4:greedy_by_size pad_conv_f32:2:greedy pad_conv_s16:2:greedy pad
        slices:0:hill_climb views:0:hill_climb:3:1 views_f32:0:greedy_by_size:2:0
        heads:0:greedy:1:2 fire:0:hill_climb:0:3 fire_f32:0:greedy:0:3
        mobilenet_v2_96_035:18:hill_climb mobilenet_v2_96_035_f32:18:greedy vww_96_f32:0:greedy
-       resnet_48:2:exact branches_40:1:greedy_by_size:0:2 s16_net_32:2:greedy
+       resnet_48:2:exact branches_40:1:greedy_by_size:0:2 s16_net_32:2:greedy s16_bias_24:0:greedy
        mobilenet_v2_96_035_tf:0:greedy_by_size mobilenet_v2_96_035_keras:5:hill_climb
        mobilenet_v2_96_035_keras_f32:5:greedy pad_values_32:2:hill_climb ds_cnn_kws:0:greedy
        float_io_32:0:greedy_by_size s16_res_24:1:greedy two_heads_32:0:hill_climb
@@ -283,10 +283,12 @@ for c in $cases; do
       fi
     fi
     # the recurrent models' Cortex-M kernels (mpk_recurrent_fast.c, the
-    # portable path on the host) give the reference kernels' bytes: with
-    # the check on the Cortex-M55 above, so do their Helium paths; and the
-    # plain module built for the Cortex-M4F (DSP paths) gives the host's
-    case $m in svdf_kws|lstm_8x12|lstm16_8x12)
+    # portable path on the host), and the 16x8 convolutions with an int32
+    # accumulator (no bias, an int32 bias), give the reference kernels'
+    # bytes: with the check on the Cortex-M55 above, so do their Helium
+    # paths; and the plain module built for the Cortex-M4F (DSP paths)
+    # gives the host's
+    case $m in svdf_kws|lstm_8x12|lstm16_8x12|s16_bias_24)
       ref="$out/$m-generic-$planner-false.out"
       if [ "$target" = cortex-m55 ] && [ -s "$ref" ]; then
         if cmp -s "$ref" "$off.out"; then

@@ -111,6 +111,7 @@ static mp_status restore_for(const mp_graph *g, mp_target target, restored *r) {
     }
   }
   for (uint32_t o = 0; o < g->n_ops; o++) r->ops[o].channel_serial = false;
+  r->g.n_serial_ops = 0;
   r->g.ops = r->ops;
   r->g.patch = NULL;
   return MP_OK;
@@ -637,6 +638,7 @@ mp_status mp_graph_patch(mp_graph *g, uint32_t first, uint32_t last, uint32_t ro
   head->patch_head = true;
   for (uint32_t l = 0; l < p->n_layers; l++) {
     mp_op *o = &g->ops[p->layers[l].op];
+    if (o->channel_serial && g->n_serial_ops > 0) g->n_serial_ops--; /* a tile runs it whole */
     o->channel_serial = false;
     if (p->layers[l].op == p->head) continue;
     o->folded_into = (int32_t)p->head;

@@ -815,6 +815,7 @@ typedef struct net {
   mp_tfw *w;
   rng r;
   nkind k;
+  int conv_bias16; /* NK_S16 CONV_2D's bias: 0 int64, 32 int32, -1 none */
 } net;
 
 /* An activation tensor: id, NHWC shape, quantisation. */
@@ -870,7 +871,8 @@ static void net_weights(net *n, const int32_t shape[4], int32_t channels, int32_
   int8_t *wv = malloc(taps);
   float *ws = malloc((size_t)channels * sizeof *ws), *bs = malloc((size_t)channels * sizeof *bs);
   int64_t *zps = calloc((size_t)channels, sizeof *zps);
-  size_t bsize = n->k == NK_S16 ? 8 : 4;
+  bool b32 = n->k == NK_S16 && !depthwise && n->conv_bias16 == 32;
+  size_t bsize = n->k == NK_S16 && !b32 ? 8 : 4;
   uint8_t *bv = malloc((size_t)channels * bsize);
   for (size_t i = 0; i < taps; i++) wv[i] = (int8_t)rng_int(&n->r, -127, 127);
   for (int32_t c = 0; c < channels; c++) {
@@ -886,11 +888,15 @@ static void net_weights(net *n, const int32_t shape[4], int32_t channels, int32_
                                 depthwise ? 3 : 0}};
   tf.buffer = mp_tfw_add_buffer(n->w, wv, taps);
   *f = (int32_t)mp_tfw_add_tensor(n->w, &tf);
-  mp_tfw_tensor tb = {.name = "bias", .dtype = n->k == NK_S16 ? MP_DTYPE_INT64 : MP_DTYPE_INT32,
+  mp_tfw_tensor tb = {.name = "bias",
+                      .dtype = n->k == NK_S16 && !b32 ? MP_DTYPE_INT64 : MP_DTYPE_INT32,
                       .rank = 1, .shape = s_b, .has_quant = true,
                       .quant = {(uint32_t)channels, bs, (uint32_t)channels, zps, 0}};
-  tb.buffer = mp_tfw_add_buffer(n->w, bv, (size_t)channels * bsize);
-  *b = (int32_t)mp_tfw_add_tensor(n->w, &tb);
+  *b = -1; /* an optional input left out */
+  if (n->k != NK_S16 || depthwise || n->conv_bias16 != -1) {
+    tb.buffer = mp_tfw_add_buffer(n->w, bv, (size_t)channels * bsize);
+    *b = (int32_t)mp_tfw_add_tensor(n->w, &tb);
+  }
   free(wv);
   free(ws);
   free(bs);
@@ -1227,7 +1233,7 @@ static nt mnv2_conv3(net *n, nt x, mnv2_style style, int32_t dm, int32_t out_c, 
  * 1280 channels, MEAN over H and W, FULLY_CONNECTED, SOFTMAX. */
 static void build_mobilenet_v2(mp_tfw *w, nkind k, int32_t size, float width, int32_t classes,
                                mnv2_style style) {
-  net n = {w, {0x3b2e7a11u + (uint64_t)size + 0x100u * (uint64_t)style}, k};
+  net n = {w, {0x3b2e7a11u + (uint64_t)size + 0x100u * (uint64_t)style}, k, 0};
   static const int32_t cfg[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
                                     {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
   int32_t in;
@@ -1270,7 +1276,7 @@ static void build_mnv2_96_keras_f32(mp_tfw *w) {
  * blocks (SAME 3x3 depthwise + 1x1, ReLU6), AVERAGE_POOL_2D over the 3x3
  * map, RESHAPE, FULLY_CONNECTED to 2, SOFTMAX. */
 static void build_vww_f32(mp_tfw *w) {
-  net n = {w, {0x0f32a77u}, NK_F32};
+  net n = {w, {0x0f32a77u}, NK_F32, 0};
   static const int32_t blocks[13][2] = {{16, 1}, {32, 2}, {32, 1}, {64, 2}, {64, 1},
                                         {128, 2}, {128, 1}, {128, 1}, {128, 1}, {128, 1},
                                         {128, 1}, {256, 2}, {256, 1}};
@@ -1290,7 +1296,7 @@ static void build_vww_f32(mp_tfw *w) {
  * 1x1 shortcut convolution; ADD with ReLU fused; AVERAGE_POOL_2D, RESHAPE,
  * FULLY_CONNECTED to 10, SOFTMAX. */
 static void build_resnet(mp_tfw *w) {
-  net n = {w, {0x7e5e7u}, NK_I8};
+  net n = {w, {0x7e5e7u}, NK_I8, 0};
   int32_t in;
   nt x = net_input(&n, 48, 48, 3, 1.0f / 64.0f, &in);
   x = net_conv(&n, x, 0, 16, 3, 1, true, 1, true, 0);
@@ -1318,7 +1324,7 @@ static void build_resnet(mp_tfw *w) {
  * + VALID 3x3 stride-2 depthwise convolution; MEAN, FULLY_CONNECTED to
  * 10, SOFTMAX. */
 static void build_branches(mp_tfw *w) {
-  net n = {w, {0xb7a9c4u}, NK_I8};
+  net n = {w, {0xb7a9c4u}, NK_I8, 0};
   int32_t in;
   nt x = net_input(&n, 40, 40, 8, 1.0f / 64.0f, &in);
   x = net_conv(&n, x, 0, 16, 1, 1, false, 1, true, 0);
@@ -1342,8 +1348,25 @@ static void build_branches(mp_tfw *w) {
  * depthwise, 1x1 to 32 and 48), the second halving the map with a PAD +
  * VALID stride-2 depthwise; AVERAGE_POOL_2D, RESHAPE, FULLY_CONNECTED to
  * 10, SOFTMAX (int16). */
+/* 16x8 convolutions without a bias and with an int32 one (TFLM runs both
+ * with an int32 accumulator) between ones with int64 biases, 24x24x8. */
+static void build_s16_bias(mp_tfw *w) {
+  net n = {w, {0xb1a5u}, NK_S16, -1};
+  int32_t in;
+  nt x = net_input(&n, 24, 24, 8, 1.0f / 8192.0f, &in);
+  x = net_conv(&n, x, 0, 16, 3, 1, true, 1, true, 0);
+  n.conv_bias16 = 0;
+  x = net_conv(&n, x, 1, 0, 3, 2, true, 1, true, 0);
+  n.conv_bias16 = 32;
+  x = net_conv(&n, x, 0, 24, 1, 1, false, 1, true, 0);
+  n.conv_bias16 = -1;
+  x = net_conv(&n, x, 0, 20, 3, 2, true, 1, true, 0);
+  n.conv_bias16 = 0;
+  net_finish(&n, x, false, 10, in);
+}
+
 static void build_s16_net(mp_tfw *w) {
-  net n = {w, {0x516516u}, NK_S16};
+  net n = {w, {0x516516u}, NK_S16, 0};
   int32_t in;
   nt x = net_input(&n, 32, 32, 4, 1.0f / 8192.0f, &in);
   x = net_pconv(&n, x, 0, 16, 3, 2, true);
@@ -1363,7 +1386,7 @@ static void build_s16_net(mp_tfw *w) {
  * (0,1,0,1) with the zero point + VALID 3x3 stride-2 depthwise (folds);
  * MEAN, FULLY_CONNECTED to 10, SOFTMAX.  2 of 4 PADs fold. */
 static void build_pad_values(mp_tfw *w) {
-  net n = {w, {0x9ad7a1u}, NK_I8};
+  net n = {w, {0x9ad7a1u}, NK_I8, 0};
   int32_t in;
   nt x = net_input(&n, 32, 32, 3, 1.0f / 64.0f, &in);
   x = net_pad(&n, x, 0, 1, 0, 1);
@@ -1384,7 +1407,7 @@ static void build_pad_values(mp_tfw *w) {
  * depthwise-separable blocks (SAME 3x3 depthwise, 1x1 to 64, ReLU6), a
  * whole-map AVERAGE_POOL_2D, RESHAPE, FULLY_CONNECTED to 12, SOFTMAX. */
 static void build_ds_cnn(mp_tfw *w) {
-  net n = {w, {0xd5c22u}, NK_I8};
+  net n = {w, {0xd5c22u}, NK_I8, 0};
   int32_t in;
   nt x = net_input(&n, 49, 10, 1, 1.0f / 64.0f, &in);
   x = net_conv_hw(&n, x, 0, 64, 10, 4, 2, true, 1, true, 0);
@@ -1401,7 +1424,7 @@ static void build_ds_cnn(mp_tfw *w) {
  * blocks (the second stride 2), MEAN, FULLY_CONNECTED to 10, SOFTMAX,
  * DEQUANTIZE to float32. */
 static void build_float_io(mp_tfw *w) {
-  net n = {w, {0xf10a7u}, NK_I8};
+  net n = {w, {0xf10a7u}, NK_I8, 0};
   int32_t in = (int32_t)mp_tfw_add_simple_tensor(w, "input", MP_DTYPE_FLOAT32, 4,
                                                  (const int32_t[]){1, 32, 32, 3});
   nt x = net_act(&n, "input_q", 32, 32, 3, false, 1.0f / 64.0f);
@@ -1424,7 +1447,7 @@ static void build_float_io(mp_tfw *w) {
  * with the zero point + VALID 3x3 stride-2 depthwise, 1x1 to 32, MEAN,
  * FULLY_CONNECTED to 10, SOFTMAX (int16). */
 static void build_s16_res(mp_tfw *w) {
-  net n = {w, {0x516addu}, NK_S16};
+  net n = {w, {0x516addu}, NK_S16, 0};
   int32_t in;
   nt x = net_input(&n, 24, 24, 8, 1.0f / 8192.0f, &in);
   x = net_conv(&n, x, 0, 16, 3, 1, true, 1, true, 0);
@@ -1445,7 +1468,7 @@ static void build_s16_res(mp_tfw *w) {
  * two heads: MEAN + FULLY_CONNECTED to 10 + SOFTMAX, and AVERAGE_POOL_2D +
  * RESHAPE + FULLY_CONNECTED to 4 + SOFTMAX. */
 static void build_two_heads(mp_tfw *w) {
-  net n = {w, {0x2ead5u}, NK_I8};
+  net n = {w, {0x2ead5u}, NK_I8, 0};
   int32_t in;
   nt x = net_input(&n, 32, 32, 4, 1.0f / 64.0f, &in);
   nt a = net_conv(&n, x, 0, 16, 3, 2, true, 1, false, 0.05f);
@@ -1460,7 +1483,7 @@ static void build_two_heads(mp_tfw *w) {
 /* A small MobileNetV1-like stack at 64x64 whose peak memory.patch auto
  * cuts with a chain of patched stages: the quick profile of a chain. */
 static void build_patch_chain(mp_tfw *w) {
-  net n = {w, {0xc4a1u}, NK_I8};
+  net n = {w, {0xc4a1u}, NK_I8, 0};
   int32_t in;
   nt x = net_input(&n, 64, 64, 3, 1.0f / 64.0f, &in);
   x = net_conv(&n, x, 0, 16, 3, 1, true, 1, true, 0);
@@ -1533,7 +1556,7 @@ static nt net_svdf(net *n, nt x, int32_t filters, int32_t rank, int32_t memory, 
  * (ReLU), SVDF (32 filters of rank 2 over 4 frames, int8 state),
  * FULLY_CONNECTED to 12, SOFTMAX.  Its state persists from run to run. */
 static void build_svdf_kws(mp_tfw *w) {
-  net n = {w, {0x5fdfu}, NK_I8};
+  net n = {w, {0x5fdfu}, NK_I8, 0};
   int32_t in;
   nt x = net_act(&n, "input", 0, 0, 40, false, 1.0f / 64.0f);
   in = x.id;
@@ -1596,7 +1619,7 @@ static nt net_maxpool(net *n, nt x, int32_t k, int32_t stride, int32_t pad) {
  * convolutions, ADD + ReLU skips), the second at 64 channels with a
  * stride-2 1x1 shortcut; MEAN, FULLY_CONNECTED to 10, SOFTMAX. */
 static void build_resnet_pt(mp_tfw *w, nkind k) {
-  net n = {w, {0x9e5718u}, k};
+  net n = {w, {0x9e5718u}, k, 0};
   int32_t in;
   nt x = net_input(&n, 64, 64, 3, 1.0f / 64.0f, &in);
   x = net_pad(&n, x, 3, 3, 3, 3);
@@ -1711,7 +1734,7 @@ static nt net_lstm(net *n, int32_t x, int32_t steps, int32_t features, float in_
  * UNIDIRECTIONAL_SEQUENCE_LSTM of 16 units, RESHAPE, FULLY_CONNECTED to 6,
  * SOFTMAX.  Its hidden and cell states persist from run to run. */
 static void build_lstm_8x12(mp_tfw *w) {
-  net n = {w, {0x157e8u}, NK_I8};
+  net n = {w, {0x157e8u}, NK_I8, 0};
   float si = 1.0f / 64.0f;
   int64_t zi = 3;
   int32_t in = (int32_t)mp_tfw_add_tensor(
@@ -1730,7 +1753,7 @@ static void build_lstm_8x12(mp_tfw *w) {
  * cells), RESHAPE of its int16 output to [1, 104], the graph output.  Its
  * hidden and cell states persist from run to run. */
 static void build_lstm16_8x12(mp_tfw *w) {
-  net n = {w, {0x16e8u}, NK_S16};
+  net n = {w, {0x16e8u}, NK_S16, 0};
   float si = 1.0f / 4096.0f;
   int64_t zi = 0;
   int32_t in = (int32_t)mp_tfw_add_tensor(
@@ -1752,6 +1775,7 @@ static const struct {
     {"resnet_48", build_resnet},
     {"branches_40", build_branches},
     {"s16_net_32", build_s16_net},
+    {"s16_bias_24", build_s16_bias},
     {"resnet_pt_64", build_resnet_pt_64},
     {"resnet_pt_64_f32", build_resnet_pt_64_f32},
     {"mobilenet_v2_224", build_mnv2_224},

@@ -91,6 +91,9 @@ const char *const *fx_names(void);
  *   branches_40              int8 inception-style CONCATENATION of branches,
  *                            depth multiplier 2, dilation 2
  *   s16_net_32               16x8 depthwise-separable model
+ *   s16_bias_24              16x8 convolutions without a bias and with an
+ *                            int32 one (an int32 accumulator, as TFLM runs
+ *                            them) between int64-bias layers
  *   resnet_pt_64             int8 PyTorch-style ResNet at 64x64: explicit
  *                            PADs before every convolution and the stem's
  *                            max pool
