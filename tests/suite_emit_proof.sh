@@ -14,7 +14,8 @@
 #     gcc -Wall -Wextra -Werror with ASan + UBSan, running every probe; the
 #     module sources of the first planner's plans (the others differ only
 #     in table values) also with clang (ASan + UBSan) and for -mcpu=
-#     cortex-m4; Cortex-M55 images (tests/target: start-up, semihosting,
+#     cortex-m4 (the arenas of the fixtures' and random DAGs' modules: a
+#     corpus model's are its weights in the same form); Cortex-M55 images (tests/target: start-up, semihosting,
 #     an547.ld); the golden host binary (ASan + UBSan, -O1) and golden
 #     Cortex-M55 images (-O2, hard float) of every golden module — every
 #     planner, constants cold, staged and cold with memory.in_place, and
@@ -142,7 +143,11 @@ stamp "generated $n_modules modules; $n_golden of them ($n_gmodels models x ($n_
 # about memory, not speed); the warnings that need the optimiser are the
 # clang (-O1) and Cortex-M4 (-O2) checks'.  The golden builds are what a
 # firmware engineer would ship: -O2 hard float on the M55 (the code sizes
-# and instruction counts of the report), -O1 on the host.
+# and instruction counts of the report), -O1 on the host.  A golden
+# module's arenas (the weights, most of the bytes to compile) are compiled
+# once per core, the host's with the probe's flags and the M55's with the
+# golden ones, and linked into both binaries: so the probe images are hard
+# float too.
 HOST_CFLAGS="-std=c99 $WARN -O0 -g $SAN"
 GOLDEN_HOST_CFLAGS="-std=c99 $WARN -O1 -g $SAN"
 cc $HOST_CFLAGS -Itests/emit -c tests/emit/probe.c -o "$OUT/support/probe.o"
@@ -152,7 +157,7 @@ have_arm=1
 for tool in arm-none-eabi-gcc arm-none-eabi-nm arm-none-eabi-size qemu-system-arm; do
   command -v $tool >/dev/null || have_arm=0
 done
-M55_CFLAGS="-std=c99 $WARN -O1 -mcpu=cortex-m55 -mthumb -DPROBE_TARGET"
+M55_CFLAGS="-std=c99 $WARN -O1 -mcpu=cortex-m55 -mthumb -mfloat-abi=hard -DPROBE_TARGET"
 GOLDEN_M55_CFLAGS="-std=c99 $WARN -O2 -mcpu=cortex-m55 -mthumb -mfloat-abi=hard -ffunction-sections \
   -fdata-sections"
 M4_CFLAGS="-std=c99 $WARN -O2 -mcpu=cortex-m4 -mthumb"
@@ -160,9 +165,9 @@ M4F_FLAGS="-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
 GOLDEN_M4F_CFLAGS="-std=c99 $WARN -O2 $M4F_FLAGS -ffunction-sections -fdata-sections"
 GOLDEN_M4F_LDFLAGS="$M4F_FLAGS -nostartfiles --specs=nano.specs --specs=nosys.specs \
   -T tests/target/an386.ld -Wl,--no-warn-rwx-segments -Wl,-u,_printf_float"
-M55_LDFLAGS="-mcpu=cortex-m55 -mthumb -nostartfiles --specs=nano.specs --specs=nosys.specs \
+M55_LDFLAGS="-mcpu=cortex-m55 -mthumb -mfloat-abi=hard -nostartfiles --specs=nano.specs --specs=nosys.specs \
   -T tests/target/an547.ld -Wl,--no-warn-rwx-segments"
-GOLDEN_M55_LDFLAGS="$M55_LDFLAGS -mfloat-abi=hard -Wl,-u,_printf_float" # floats in reports
+GOLDEN_M55_LDFLAGS="$M55_LDFLAGS -Wl,-u,_printf_float" # floats in reports
 SIZE_LDFLAGS="-mcpu=cortex-m55 -mthumb -mfloat-abi=hard -nostartfiles --specs=nano.specs \
   --specs=nosys.specs -Wl,--gc-sections -Wl,--no-warn-rwx-segments -Wl,-Map=\$@.map"
 MAKEVARS=(-f "$OUT/build.mk" -j"$JOBS" PROBE_DIR="$ROOT/tests/emit"

@@ -49,7 +49,9 @@
  * Cortex-M55 images for QEMU's mps3-an547, the modules packed into images
  * so that each image's arenas fit the board's DTCM, SRAM and QSPI.  A
  * probed module is one translation unit (its glue includes the module's
- * sources) to keep the build fast.
+ * sources) to keep the build fast; a golden module's arenas (a corpus
+ * model's weights, most of the bytes to compile) are compiled once per
+ * core and linked into both its probe and its golden binaries.
  *
  * --jobs N proves N models at a time, each in a child process of its own;
  * the modules, the images and the printed lines are those of proving one
@@ -104,6 +106,8 @@ typedef struct modrec {
   int gmodel;               /* golden: its model in gmodels[] */
   int gimage;               /* golden: its Cortex-M55 image */
   bool m4f;                 /* golden, first planner: also run on the Cortex-M4F */
+  bool split_arenas;        /* golden: <p>_arenas.c (a corpus model's weights) compiled once
+                             * per core, linked into the probe and the golden binaries */
   int gimage4;              /* m4f: its Cortex-M4F image */
 } modrec;
 
@@ -573,7 +577,7 @@ static bool runs_nothing(const mp_graph *g, uint32_t o) {
 }
 
 static void write_glue(const mp_plan *p, const char *prefix, const char *up, const char *what,
-                       int which, const char *dir) {
+                       int which, bool split_arenas, const char *dir) {
   const mp_graph *g = p->graph;
   const mp_model *m = g->model;
   const mp_subgraph_def *sg = &m->subgraphs[g->subgraph];
@@ -596,9 +600,10 @@ static void write_glue(const mp_plan *p, const char *prefix, const char *up, con
   mp_buf_printf(&b, "#include \"%s_model.h\"\n#include \"probe.h\"\n\n#include <string.h>\n\n", prefix);
   mp_buf_printf(&b, "/* The module's own sources, as they are, in this translation unit: one\n"
                     " * compiler run per module keeps the proof's build fast.  (The clang and\n"
-                    " * Cortex-M4 checks compile them one by one.) */\n"
+                    " * Cortex-M4 checks compile them one by one; a golden module's arenas,\n"
+                    " * its weights, are compiled once per core for this and its golden glue.) */\n"
                     "#include \"../src/%s_model.c\"\n", prefix);
-  if (!bound) mp_buf_printf(&b, "#include \"../src/%s_arenas.c\"\n", prefix);
+  if (!bound && !split_arenas) mp_buf_printf(&b, "#include \"../src/%s_arenas.c\"\n", prefix);
   mp_buf_printf(&b, "\nextern const probe_module probe_module_%s;\n\n", prefix);
   /* the region ids, as the plan orders the arenas */
   mp_buf_puts(&b, "typedef char region_ids_follow_the_plan[(");
@@ -1008,9 +1013,11 @@ static void write_golden(const mp_plan *p, const char *prefix, const char *up, c
   mp_buf_printf(&b,
                 "/* The module's sources as they are (built with %s_WITH_KERNELS=1), in\n"
                 " * this translation unit: one compiler run per module, and the\n"
-                " * wrong-kernel test calls the module's kernel glue (op_kernels). */\n"
-                "#include \"../src/%s_model.c\"\n#include \"../src/%s_arenas.c\"\n\n",
-                up, prefix, prefix);
+                " * wrong-kernel test calls the module's kernel glue (op_kernels).  Its\n"
+                " * arenas (the weights) are an object of their own, compiled once per\n"
+                " * core for this and the probe glue. */\n"
+                "#include \"../src/%s_model.c\"\n\n",
+                up, prefix);
   mp_buf_printf(&b,
                 "extern const golden_model golden_model_%s;\n"
                 "extern const golden_module golden_module_%s;\n\n",
@@ -1261,12 +1268,14 @@ static bool one_module(const char *model_name, const mp_graph *g, const mp_plann
   mr->compile_checks = pl == mp_planner_at(0) || broken;
   mr->strong = which == C_STAGED;
   mr->probed = true;
-  write_glue(p, prefix, up, what, which, dir);
+  const bool gold = gmodel >= 0 && (which == C_COLD || which == C_STAGED || which == C_INPLACE);
+  mr->split_arenas = gold;
+  write_glue(p, prefix, up, what, which, gold, dir);
   /* the golden run: every planner's plans with constants cold and staged;
    * the first planner's cold one carries the wrong-kernel test and is the
    * one whose code size is reported */
   mr->gmodel = -1;
-  if (gmodel >= 0 && (which == C_COLD || which == C_STAGED || which == C_INPLACE)) {
+  if (gold) {
     bool first = pl == mp_planner_at(0) && which == C_COLD && g->target == MP_TARGET_GENERIC;
     write_golden(p, prefix, up, what, gmodel, first ? wrong_op_of(g) : -1, dir);
     mr->golden = true;
@@ -1605,12 +1614,21 @@ static void write_golden_rules(mp_buf *b, int n_images, int n_images4) {
                   "$(GOLDEN_M55_CFLAGS) -include $(O)/modules/%s/probe/target_place.h %s "
                   "-D%s_WITH_KERNELS=1 -c $< -o $@\nGOLD%d_OBJS += $(O)/m55k/%s_golden.o\n",
                   p, p, p, incs, up, mr->gimage, p);
-    if (mr->m4f)
+    /* its arenas: the objects write_makefile compiles once per core */
+    mp_buf_printf(b, "GOLDEN_HOST_OBJS += $(O)/host/%s_arenas.o\nGOLD%d_OBJS += $(O)/m55/%s_arenas.o\n",
+                  p, mr->gimage, p);
+    if (mr->m4f) {
       mp_buf_printf(b,
                     "$(O)/m4fk/%s_golden.o: $(O)/modules/%s/probe/golden.c\n\t$(ARM_CC) "
                     "$(GOLDEN_M4F_CFLAGS) -include $(O)/modules/%s/probe/target_place.h %s "
                     "-D%s_WITH_KERNELS=1 -c $< -o $@\nGOLD4F%d_OBJS += $(O)/m4fk/%s_golden.o\n",
                     p, p, p, incs, up, mr->gimage4, p);
+      mp_buf_printf(b,
+                    "$(O)/m4fk/%s_arenas.o: $(O)/modules/%s/src/%s_arenas.c\n\t$(ARM_CC) "
+                    "$(GOLDEN_M4F_CFLAGS) -include $(O)/modules/%s/probe/target_place.h %s "
+                    "-c $< -o $@\nGOLD4F%d_OBJS += $(O)/m4fk/%s_arenas.o\n",
+                    p, p, p, p, incs, mr->gimage4, p);
+    }
     if (!mr->sized) continue;
     /* the code size: the module on its own, weights in .mp_weights, linked
      * with --gc-sections from model_init and model_run */
@@ -1720,11 +1738,27 @@ static void write_makefile(int n_images, int n_golden_images, int n_m4f_images) 
                         "$(O)/modules/%s/probe/target_place.h %s -c $< -o $@\nIMG%d_OBJS += $(O)/m55/%s.o\n",
                     stem, p, built[f], p, incs, mr->image, stem);
     }
+    /* a golden module's arenas (a corpus model's weights, the bulk of the
+     * build): one object per core, linked into the probe binary and image
+     * and into the golden binary and image (both built hard-float for the
+     * Cortex-M55) */
+    if (mr->split_arenas) {
+      mp_buf_printf(&b, "$(O)/host/%s_arenas.o: $(O)/modules/%s/src/%s_arenas.c\n\t$(HOST_CC) $(HOST_CFLAGS) %s -c $< -o $@\n",
+                    p, p, p, incs);
+      mp_buf_printf(&b, "$(O)/m55/%s_arenas.o: $(O)/modules/%s/src/%s_arenas.c\n\t$(ARM_CC) $(GOLDEN_M55_CFLAGS) -include "
+                        "$(O)/modules/%s/probe/target_place.h %s -c $< -o $@\n",
+                    p, p, p, p, incs);
+      if (mr->probed)
+        mp_buf_printf(&b, "HOST_OBJS += $(O)/host/%s_arenas.o\nIMG%d_OBJS += $(O)/m55/%s_arenas.o\n", p,
+                      mr->image, p);
+    }
     /* clang and Cortex-M4 compile checks of the module's own sources, one
      * by one: the modules of the first planner (the others differ only in
-     * table values) */
+     * table values); the arenas of every fixture's and random DAG's module
+     * (a golden module's hold a corpus model's weights in the same form,
+     * compiled by gcc for each core) */
     for (int f = 0; f < 2 && mr->compile_checks; f++) {
-      if (f == 1 && mr->bound) continue;
+      if (f == 1 && (mr->bound || mr->split_arenas)) continue;
       char stem[128];
       snprintf(stem, sizeof stem, "%s_%s", p, f ? "arenas" : "model");
       mp_buf_printf(&b, "$(O)/clang/%s.o: $(O)/modules/%s/src/%s.c\n\t$(CLANG_CC) $(CLANG_CFLAGS) %s -c $< -o $@\n"
