@@ -147,9 +147,10 @@ run_job() {
 }
 export -f run_job
 {
+  # the host binary, every case in one process, first: the longest
+  echo "host $OUT/host/conform $OUT/host.log"
   [ $have_arm = 1 ] && for k in $(cut -d' ' -f1 "$OUT/images.txt"); do echo "qemu $OUT/m55/$k.elf $OUT/m55/$k.log"; done
   [ $have_arm = 1 ] && for k in $(cut -d' ' -f1 "$OUT/images4.txt"); do echo "qemu4 $OUT/m4f/$k.elf $OUT/m4f/$k.log"; done
-  echo "host $OUT/host/conform $OUT/host.log"
 } > "$OUT/jobs.txt"
 xargs -P "$JOBS" -L 1 bash -c 'run_job "$@"' _ < "$OUT/jobs.txt"
 stamp "ran the host binary$( [ $have_arm = 1 ] && echo ", $n_images images on qemu mps3-an547 and $n_images4 on qemu mps2-an386")"
