@@ -69,25 +69,29 @@ else
 fi
 
 # Every module carries the same kernels/ folder: compile it once per
-# content and core, and link those objects.  Prints the object list.
+# content and core, and link those objects.  Prints the object list.  The
+# cases run side by side: the first to need a folder compiles it, holding
+# its lock, and the others wait for it.
 kernel_objs() { # MODULE_DIR host|m55|m4f
   local key dir f
   key=$(cat "$1"/kernels/* | sha1sum | cut -c1-16)
   dir="$out/kernels-$key-$2"
-  if [ ! -f "$dir/done" ]; then
+  (
+    flock 9
+    [ -f "$dir/done" ] && exit 0
     mkdir -p "$dir"
     for f in "$1"/kernels/*.c; do
       if [ "$2" = host ]; then
         cc -std=c99 -Wall -Wextra -Werror -O1 -g $SAN -I"$1/kernels" -c "$f" \
-          -o "$dir/$(basename "${f%.c}").o" || return 1
+          -o "$dir/$(basename "${f%.c}").o" || exit 1
       elif [ "$2" = m4f ]; then
-        arm-none-eabi-gcc $M4F_CFLAGS -I"$1/kernels" -c "$f" -o "$dir/$(basename "${f%.c}").o" || return 1
+        arm-none-eabi-gcc $M4F_CFLAGS -I"$1/kernels" -c "$f" -o "$dir/$(basename "${f%.c}").o" || exit 1
       else
-        arm-none-eabi-gcc $M55_CFLAGS -I"$1/kernels" -c "$f" -o "$dir/$(basename "${f%.c}").o" || return 1
+        arm-none-eabi-gcc $M55_CFLAGS -I"$1/kernels" -c "$f" -o "$dir/$(basename "${f%.c}").o" || exit 1
       fi
     done
     touch "$dir/done"
-  fi
+  ) 9> "$dir.lock" || return 1
   echo "$dir"/*.o
 }
 
@@ -210,6 +214,7 @@ PY
 # regex on the model name) runs a subset; REWRITE_PLANNERS (a list) runs
 # every case with each of those planners instead of its own, and
 # REWRITE_TARGETS (default "generic cortex-m55") with those targets only.
+# The cases run $JOBS (2) at a time, their lines printed in order.
 cases="pad_conv:4:greedy_by_size pad_conv_f32:2:greedy pad_conv_s16:2:greedy padded_block:1:greedy
        pad_pool:3:greedy pad_pool_f32:1:hill_climb
        slices:0:hill_climb views:0:hill_climb:3:1 views_f32:0:greedy_by_size:2:0
@@ -222,11 +227,15 @@ cases="pad_conv:4:greedy_by_size pad_conv_f32:2:greedy pad_conv_s16:2:greedy pad
        svdf_kws:0:exact lstm_8x12:0:greedy_by_size lstm16_8x12:0:greedy
        resnet_pt_64:10:greedy resnet_pt_64_f32:10:hill_climb"
 nets=" $("$MKMODEL" --list-nets | tr '\n' ' ') "
-for c in $cases; do
+# one case (model:folds:planner[:views:concatenations]): every target and
+# planner of it; its lines on stdout, "FAIL ..." for each failure, and its
+# exit status 1 when one failed
+rewrite_case() {
+  local c=$1
   IFS=: read -r m want0 planner0 wviews0 wcats0 <<< "$c"
   wviews0=${wviews0:-0} wcats0=${wcats0:-0}
-  [[ $m =~ ${REWRITE_FILTER:-.} ]] || continue
-  "$MKMODEL" fixture "$m" "$out/$m.tflite" || { bad "mkmodel $m"; continue; }
+  [[ $m =~ ${REWRITE_FILTER:-.} ]] || return 0
+  "$MKMODEL" fixture "$m" "$out/$m.tflite" || { bad "mkmodel $m"; return 1; }
   FOLD_FLAGS=
   case $m in svdf_kws|lstm_8x12|lstm16_8x12) FOLD_FLAGS=-DFOLD_FRAMES=4u;; esac
   combos=
@@ -408,6 +417,20 @@ print("ok   %s: %d PADs folded, %d padded bytes not stored, %d views, %d concate
       % (sys.argv[2].split("/")[-2], want, padded, wviews, wcats, scratch(off), scratch(on)))
 PY
   done
+  return $fail
+}
+# the cases $JOBS at a time, each into a log of its own, printed in order
+JOBS=${JOBS:-2}
+k=0
+for c in $cases; do
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
+  (fail=0; rewrite_case "$c" > "$out/case-$k.log" 2>&1; echo $? > "$out/case-$k.rc") &
+  k=$((k + 1))
+done
+wait
+for ((i = 0; i < k; i++)); do
+  cat "$out/case-$i.log"
+  [ "$(cat "$out/case-$i.rc" 2>/dev/null)" = 0 ] || fail=1
 done
 # greedy lays the views fixture's rewritten graph out above its
 # tensor-level bound: greedy_by_size's layout is kept, the rewrites too, and
