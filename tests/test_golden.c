@@ -362,6 +362,13 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
   case MP_K_SIGNAL_PCAN: return mpk_signal_pcan(&p->signal_pcan, a[0], a[1], a[2], a[3], scratch);
   case MP_K_SIGNAL_FILTER_BANK_LOG:
     return mpk_signal_filter_bank_log(&p->signal_filter_bank_log, a[0], a[1], scratch);
+  case MP_K_SIGNAL_DELAY: return mpk_signal_delay(&p->signal_delay, a[0], a[1], a[2], scratch);
+  case MP_K_SIGNAL_STACKER:
+    return mpk_signal_stacker(&p->signal_stacker, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_SIGNAL_FRAMER:
+    return mpk_signal_framer(&p->signal_framer, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_SIGNAL_OVERLAP_ADD:
+    return mpk_signal_overlap_add(&p->signal_overlap_add, a[0], a[1], a[2], scratch);
   case MP_K_COUNT: break;
   }
   return -1;
@@ -1000,6 +1007,10 @@ static size_t params_size(mp_kernel k) {
   case MP_K_SIGNAL_SPECTRAL_SUBTRACTION: return sizeof(mpk_signal_spectral_subtraction_params);
   case MP_K_SIGNAL_PCAN: return sizeof(mpk_signal_pcan_params);
   case MP_K_SIGNAL_FILTER_BANK_LOG: return sizeof(mpk_signal_filter_bank_log_params);
+  case MP_K_SIGNAL_DELAY: return sizeof(mpk_signal_delay_params);
+  case MP_K_SIGNAL_STACKER: return sizeof(mpk_signal_stacker_params);
+  case MP_K_SIGNAL_FRAMER: return sizeof(mpk_signal_framer_params);
+  case MP_K_SIGNAL_OVERLAP_ADD: return sizeof(mpk_signal_overlap_add_params);
   default: return 0;
   }
 }

@@ -418,13 +418,14 @@ static uint8_t *garbage(uint64_t size, uint32_t seed) {
   return p;
 }
 
-static void case_open(sigcase *c, const char *dir) {
+/* Prepare model m (the case takes it) as the module would: its kernels
+ * lowered, every tensor in a buffer of its own (constants copied, the rest
+ * garbage), the persistent state zeroed as context init zeroes it. */
+static void case_open_model(sigcase *c, mp_model *m, const char *dir) {
   memset(c, 0, sizeof *c);
-  char path[4200];
-  snprintf(path, sizeof path, "%s/model.tflite", dir);
   tu_diags d;
   tu_diags_init(&d);
-  assert_int_equal(mp_model_load(path, &d.sink, &c->m), MP_OK);
+  c->m = m;
   assert_int_equal(mp_graph_build(c->m, 0, NULL, &d.sink, &c->g), MP_OK);
   if (mp_kernels_prepare(c->g, false, &d.sink) != MP_OK) fail_msg("%s: %s", dir, d.text);
   const uint32_t n_ops = c->g->n_ops, nt = c->g->n_tensors;
@@ -460,6 +461,16 @@ static void case_open(sigcase *c, const char *dir) {
       memset(c->owned[t], 0, (size_t)c->g->tensors[t].size);
 }
 
+static void case_open(sigcase *c, const char *dir) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/model.tflite", dir);
+  tu_diags d;
+  tu_diags_init(&d);
+  mp_model *m = NULL;
+  assert_int_equal(mp_model_load(path, &d.sink, &m), MP_OK);
+  case_open_model(c, m, dir);
+}
+
 static int32_t case_op(sigcase *c, uint32_t o) {
   const mp_lowered_op *lo = &c->lo[o];
   const mp_kparams *p = &lo->params;
@@ -485,6 +496,12 @@ static int32_t case_op(sigcase *c, uint32_t o) {
   case MP_K_SIGNAL_PCAN: return mpk_signal_pcan(&p->signal_pcan, a[0], a[1], a[2], a[3], s);
   case MP_K_SIGNAL_FILTER_BANK_LOG:
     return mpk_signal_filter_bank_log(&p->signal_filter_bank_log, a[0], a[1], s);
+  case MP_K_SIGNAL_DELAY: return mpk_signal_delay(&p->signal_delay, a[0], a[1], a[2], s);
+  case MP_K_SIGNAL_STACKER:
+    return mpk_signal_stacker(&p->signal_stacker, a[0], a[1], a[2], a[3], s);
+  case MP_K_SIGNAL_FRAMER: return mpk_signal_framer(&p->signal_framer, a[0], a[1], a[2], a[3], s);
+  case MP_K_SIGNAL_OVERLAP_ADD:
+    return mpk_signal_overlap_add(&p->signal_overlap_add, a[0], a[1], a[2], s);
   case MP_K_CAST: return mpk_cast(&p->cast, a[0], a[1], s);
   case MP_K_STRIDED_COPY: return mpk_strided_copy(&p->strided_copy, a[0], a[1], s);
   default: fail_msg("kernel %s is not called by this test", mp_kernel_fn(lo->kernel));
@@ -585,6 +602,316 @@ static void every_signal_case_of_the_corpus_matches_tflm_run_after_run(void **st
   assert_true(stateful >= 10);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The streaming operators, by their properties over ramps                   */
+/* ------------------------------------------------------------------------ */
+
+/* No TFLM outputs exist for these in the corpus: each test states what
+ * TFLM's kernel does over a stream (from its circular buffer's rules) as
+ * a property of the stream's sample numbers, which the reader can check
+ * by eye, and runs the lowered op call after call, then after a reset. */
+
+typedef struct tspec {
+  int32_t dtype;
+  uint32_t rank;
+  int32_t shape[4];
+} tspec;
+
+/* A model of one custom op `code` with options e[0..n_e) (keys in order,
+ * values in 2-byte slots), inputs ins and outputs outs, all graph I/O. */
+static mp_model *one_op_model(const char *code, const fx_entry *e, uint32_t n_e, uint32_t n_in,
+                              const tspec *ins, uint32_t n_out, const tspec *outs, tu_diags *d) {
+  mp_tfw *w = mp_tfw_new();
+  assert_non_null(w);
+  int32_t in_ids[4], out_ids[4];
+  for (uint32_t i = 0; i < n_in; i++)
+    in_ids[i] = (int32_t)mp_tfw_add_simple_tensor(w, "in", ins[i].dtype, ins[i].rank, ins[i].shape);
+  for (uint32_t i = 0; i < n_out; i++)
+    out_ids[i] =
+        (int32_t)mp_tfw_add_simple_tensor(w, "out", outs[i].dtype, outs[i].rank, outs[i].shape);
+  uint8_t opts[256];
+  uint32_t n = write_map(opts, e, n_e, 2);
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = 32, .custom_code = code, .n_inputs = n_in,
+                                .inputs = in_ids, .n_outputs = n_out, .outputs = out_ids,
+                                .custom_options_size = n, .custom_options = opts});
+  mp_tfw_set_io(w, n_in, in_ids, n_out, out_ids);
+  return tu_written(w, "stream.tflite", d);
+}
+
+/* Open the one-op model as a case; its state tensor in *state_t. */
+static void stream_open(sigcase *c, mp_model *m, int32_t *state_t) {
+  case_open_model(c, m, "stream");
+  *state_t = mp_lower_state_of(c->g, 0);
+  assert_true(*state_t >= 0);
+  assert_int_equal(c->g->tensors[*state_t].role, MP_ROLE_PERSISTENT);
+}
+
+static void stream_run(sigcase *c) {
+  for (uint32_t o = 0; o < c->g->n_ops; o++)
+    if (case_op(c, o) != MPK_OK) fail_msg("op %u (%s) failed", o, c->g->ops[o].name);
+}
+
+/* reset_state: the module zeroes every persistent tensor */
+static void stream_reset(sigcase *c, int32_t state_t) {
+  memset(c->buf[state_t], 0, (size_t)c->g->tensors[state_t].size);
+}
+
+static int16_t *io16(sigcase *c, bool out, uint32_t k) {
+  return (int16_t *)(void *)c->buf[out ? c->g->outputs[k] : c->g->inputs[k]];
+}
+
+/* Delay: sample n of a row's stream comes out as sample n + delay_length;
+ * the first delay_length samples out are 0.  Rows are independent. */
+static void delay_gives_each_row_its_samples_delay_length_later(void **state) {
+  (void)state;
+  static const int32_t delays[] = {0, 3, 4, 6, 9};
+  for (size_t k = 0; k < sizeof delays / sizeof delays[0]; k++) {
+    const int32_t D = delays[k];
+    fx_entry e[] = {{"delay_length", FX_INT, D, 0}};
+    tspec io = {MP_DTYPE_INT16, 2, {2, 4}};
+    tu_diags d;
+    tu_diags_init(&d);
+    sigcase c;
+    int32_t st_t;
+    stream_open(&c, one_op_model("SignalDelay", e, 1, 1, &io, 1, &io, &d), &st_t);
+    assert_int_equal(c.lo[0].kernel, MP_K_SIGNAL_DELAY);
+    assert_int_equal(c.g->tensors[st_t].size, 2 * 2 * (D ? D : 1));
+    for (int32_t pass = 0; pass < 2; pass++) {
+      for (int32_t t = 0; t < 5; t++) {
+        for (int32_t r = 0; r < 2; r++)
+          for (int32_t i = 0; i < 4; i++) io16(&c, false, 0)[4 * r + i] = (int16_t)(100 * (r + 1) + 4 * t + i + 1);
+        stream_run(&c);
+        for (int32_t r = 0; r < 2; r++)
+          for (int32_t i = 0; i < 4; i++) {
+            const int32_t n = 4 * t + i, want = n >= D ? 100 * (r + 1) + (n - D) + 1 : 0;
+            if (io16(&c, true, 0)[4 * r + i] != want)
+              fail_msg("delay %d, pass %d, call %d, row %d, sample %d: %d, want %d", D, pass, t, r,
+                       i, io16(&c, true, 0)[4 * r + i], want);
+          }
+      }
+      stream_reset(&c, st_t); /* the second pass starts the stream again */
+    }
+    case_close(&c);
+  }
+}
+
+/* Stacker, frames t = 0, 1, ... holding 10 t + ch + 1: TFLM queues the
+ * first frame left + 1 times and outputs once left + 1 + right frames are
+ * queued, then drops `step` of them; so call t is valid exactly when
+ * t >= right and (t - right) % step == 0, and then holds frames
+ * c - left .. c + right (c = t - right, frames before 0 read as frame 0).
+ * An invalid call's output is 0. */
+static void stacker_emits_its_stack_at_the_calls_tflm_does(void **state) {
+  (void)state;
+  static const struct {
+    int32_t nc, left, right, step;
+  } cfg[] = {{2, 2, 1, 2}, {3, 0, 0, 1}, {2, 1, 2, 3}, {1, 3, 0, 4}, {2, 0, 2, 1}};
+  for (size_t k = 0; k < sizeof cfg / sizeof cfg[0]; k++) {
+    const int32_t nc = cfg[k].nc, L = cfg[k].left, R = cfg[k].right, S = cfg[k].step;
+    const int32_t frames = L + 1 + R;
+    fx_entry e[] = {{"num_channels", FX_INT, nc, 0},
+                    {"stacker_left_context", FX_INT, L, 0},
+                    {"stacker_right_context", FX_INT, R, 0},
+                    {"stacker_step", FX_INT, S, 0}};
+    tspec in = {MP_DTYPE_INT16, 1, {nc}};
+    tspec outs[] = {{MP_DTYPE_INT16, 1, {nc * frames}}, {MP_DTYPE_BOOL, 0, {0}}};
+    tu_diags d;
+    tu_diags_init(&d);
+    sigcase c;
+    int32_t st_t;
+    stream_open(&c, one_op_model("SignalStacker", e, 4, 1, &in, 2, outs, &d), &st_t);
+    assert_int_equal(c.lo[0].kernel, MP_K_SIGNAL_STACKER);
+    uint32_t valid_calls = 0;
+    for (int32_t pass = 0; pass < 2; pass++) {
+      for (int32_t t = 0; t < 12; t++) {
+        for (int32_t ch = 0; ch < nc; ch++) io16(&c, false, 0)[ch] = (int16_t)(10 * t + ch + 1);
+        stream_run(&c);
+        const bool valid = t >= R && (t - R) % S == 0;
+        const uint8_t got_valid = c.buf[c.g->outputs[1]][0];
+        if (got_valid != (valid ? 1 : 0))
+          fail_msg("stacker %zu, pass %d, call %d: valid %u, want %d", k, pass, t, got_valid, valid);
+        valid_calls += valid;
+        for (int32_t f = 0; f < frames; f++)
+          for (int32_t ch = 0; ch < nc; ch++) {
+            int32_t fi = t - R - L + f;
+            const int32_t want = valid ? 10 * (fi < 0 ? 0 : fi) + ch + 1 : 0;
+            if (io16(&c, true, 0)[f * nc + ch] != want)
+              fail_msg("stacker %zu, pass %d, call %d, frame %d, channel %d: %d, want %d", k, pass,
+                       t, f, ch, io16(&c, true, 0)[f * nc + ch], want);
+          }
+      }
+      stream_reset(&c, st_t);
+    }
+    assert_true(valid_calls >= 4);
+    case_close(&c);
+  }
+}
+
+/* Framer over rows whose sample n is 100 (row + 1) + n + 1, cut into
+ * steps j = 0, 1, ... of frame_step samples (n_frames per call).  With
+ * prefill, step j's frame is samples j step - (size - step) .. of the
+ * stream, those before sample 0 being 0, and every call is valid.
+ * Without, frames come once size samples have arrived: step j's frame is
+ * samples (j - j0) step .., j0 = ceil(size / step) - 1, and a call with
+ * a step before j0 is not valid (its frames there are 0). */
+static void framer_cuts_the_frames_tflm_does_over_a_ramp(void **state) {
+  (void)state;
+  static const struct {
+    int32_t size, step, prefill, rows, inner;
+  } cfg[] = {{5, 2, 0, 2, 4}, {5, 2, 1, 2, 4}, {3, 4, 0, 1, 4}, {4, 4, 1, 1, 8}, {6, 3, 1, 2, 3},
+             {400 / 40, 160 / 40, 0, 1, 4}};
+  for (size_t k = 0; k < sizeof cfg / sizeof cfg[0]; k++) {
+    const int32_t fs = cfg[k].size, step = cfg[k].step, rows = cfg[k].rows, inner = cfg[k].inner;
+    const int32_t nf = inner / step, j0 = (fs + step - 1) / step - 1;
+    fx_entry e[] = {{"frame_size", FX_INT, fs, 0},
+                    {"frame_step", FX_INT, step, 0},
+                    {"prefill", FX_BOOL, cfg[k].prefill, 0}};
+    tspec in = {MP_DTYPE_INT16, 2, {rows, inner}};
+    tspec outs[] = {{MP_DTYPE_INT16, 3, {rows, nf, fs}}, {MP_DTYPE_BOOL, 0, {0}}};
+    tu_diags d;
+    tu_diags_init(&d);
+    sigcase c;
+    int32_t st_t;
+    stream_open(&c, one_op_model("SignalFramer", e, 3, 1, &in, 2, outs, &d), &st_t);
+    assert_int_equal(c.lo[0].kernel, MP_K_SIGNAL_FRAMER);
+    for (int32_t pass = 0; pass < 2; pass++) {
+      for (int32_t t = 0; t < 6; t++) {
+        for (int32_t r = 0; r < rows; r++)
+          for (int32_t i = 0; i < inner; i++)
+            io16(&c, false, 0)[r * inner + i] = (int16_t)(100 * (r + 1) + t * inner + i + 1);
+        stream_run(&c);
+        bool valid = true;
+        for (int32_t r = 0; r < rows; r++)
+          for (int32_t f = 0; f < nf; f++) {
+            const int32_t j = t * nf + f;
+            int32_t first; /* the stream sample the frame starts at */
+            bool has = true;
+            if (cfg[k].prefill) {
+              first = j * step - (fs - step);
+            } else {
+              has = j >= j0;
+              first = (j - j0) * step;
+            }
+            valid = valid && has;
+            for (int32_t i = 0; i < fs; i++) {
+              const int32_t n = first + i;
+              const int32_t want = has && n >= 0 ? 100 * (r + 1) + n + 1 : 0;
+              const int32_t got = io16(&c, true, 0)[(r * nf + f) * fs + i];
+              if (got != want)
+                fail_msg("framer %zu, pass %d, call %d, row %d, frame %d, sample %d: %d, want %d",
+                         k, pass, t, r, f, i, got, want);
+            }
+          }
+        if (c.buf[c.g->outputs[1]][0] != (valid ? 1 : 0))
+          fail_msg("framer %zu, pass %d, call %d: valid %u, want %d", k, pass, t,
+                   c.buf[c.g->outputs[1]][0], valid);
+      }
+      stream_reset(&c, st_t);
+    }
+    case_close(&c);
+  }
+}
+
+/* Overlap-add of frames of 4 values, 2 apart, each frame constant: frame
+ * i of row 0 is 5000 (i + 1), of row 1 -3000 (i + 1) (int16) or 0.25 (i +
+ * 1) and -1.5 (i + 1) (float32).  Output step j is then frame j + frame j
+ * - 1 (the frames that cover it), clamped to int16 for int16. */
+static void overlap_add_sums_the_frames_that_cover_each_step(void **state) {
+  (void)state;
+  for (int32_t fl = 0; fl < 2; fl++) {
+    const int32_t dt = fl ? MP_DTYPE_FLOAT32 : MP_DTYPE_INT16;
+    fx_entry e[] = {{"T", FX_INT, dt, 0}, {"frame_step", FX_INT, 2, 0}};
+    tspec in = {dt, 3, {2, 2, 4}}, out = {dt, 2, {2, 4}};
+    tu_diags d;
+    tu_diags_init(&d);
+    sigcase c;
+    int32_t st_t;
+    stream_open(&c, one_op_model("SignalOverlapAdd", e, 2, 1, &in, 1, &out, &d), &st_t);
+    assert_int_equal(c.lo[0].kernel, MP_K_SIGNAL_OVERLAP_ADD);
+    assert_int_equal(c.g->tensors[st_t].size, 2 * 4 * (fl ? 4 : 2));
+    for (int32_t pass = 0; pass < 2; pass++) {
+      for (int32_t t = 0; t < 3; t++) {
+        for (int32_t r = 0; r < 2; r++)
+          for (int32_t f = 0; f < 2; f++)
+            for (int32_t x = 0; x < 4; x++) {
+              const int32_t i = 2 * t + f, at = (r * 2 + f) * 4 + x;
+              if (fl)
+                ((float *)(void *)c.buf[c.g->inputs[0]])[at] = (r ? -1.5f : 0.25f) * (float)(i + 1);
+              else
+                io16(&c, false, 0)[at] = (int16_t)((r ? -3000 : 5000) * (i + 1));
+            }
+        stream_run(&c);
+        for (int32_t r = 0; r < 2; r++)
+          for (int32_t f = 0; f < 2; f++)
+            for (int32_t x = 0; x < 2; x++) {
+              const int32_t j = 2 * t + f, at = (r * 2 + f) * 2 + x;
+              if (fl) {
+                const float unit = r ? -1.5f : 0.25f;
+                const float want = unit * (float)(j + 1) + (j ? unit * (float)j : 0.0f);
+                const float got = ((float *)(void *)c.buf[c.g->outputs[0]])[at];
+                if (got != want)
+                  fail_msg("overlap-add f32, pass %d, step %d, row %d: %g, want %g", pass, j, r,
+                           (double)got, (double)want);
+              } else {
+                const int32_t unit = r ? -3000 : 5000;
+                int32_t want = unit * (j + 1) + unit * j;
+                want = want > 32767 ? 32767 : want < -32768 ? -32768 : want;
+                if (io16(&c, true, 0)[at] != want)
+                  fail_msg("overlap-add s16, pass %d, step %d, row %d: %d, want %d", pass, j, r,
+                           io16(&c, true, 0)[at], want);
+              }
+            }
+      }
+      stream_reset(&c, st_t);
+    }
+    case_close(&c);
+  }
+}
+
+/* Options TFLM's kernels would run past their buffers with are refused
+ * with the reason; so is the operator memplan has no kernel for. */
+static void streaming_options_tflm_cannot_run_are_refused(void **state) {
+  (void)state;
+  tu_diags d;
+  tu_diags_init(&d);
+  mp_lowered_op lo;
+  fx_entry st[] = {{"num_channels", FX_INT, 2, 0},
+                   {"stacker_left_context", FX_INT, 2, 0},
+                   {"stacker_right_context", FX_INT, 1, 0},
+                   {"stacker_step", FX_INT, 5, 0}};
+  tspec s_in = {MP_DTYPE_INT16, 1, {2}};
+  tspec s_outs[] = {{MP_DTYPE_INT16, 1, {8}}, {MP_DTYPE_BOOL, 0, {0}}};
+  mp_model *m = one_op_model("SignalStacker", st, 4, 1, &s_in, 2, s_outs, &d);
+  assert_int_equal(lower0(m, &d, &lo), MP_OK);
+  assert_false(lo.supported);
+  assert_non_null(strstr(lo.reason, "stacker_step of 5 frames beyond the 4 it stacks"));
+  mp_model_free(&m);
+  fx_entry fr[] = {{"frame_size", FX_INT, 2, 0},
+                   {"frame_step", FX_INT, 3, 0},
+                   {"prefill", FX_BOOL, 1, 0}};
+  tspec f_in = {MP_DTYPE_INT16, 1, {3}};
+  tspec f_outs[] = {{MP_DTYPE_INT16, 2, {1, 2}}, {MP_DTYPE_BOOL, 0, {0}}};
+  m = one_op_model("SignalFramer", fr, 3, 1, &f_in, 2, f_outs, &d);
+  assert_int_equal(lower0(m, &d, &lo), MP_OK);
+  assert_false(lo.supported);
+  assert_non_null(strstr(lo.reason, "prefill with a frame_step of 3 beyond frame_size 2"));
+  mp_model_free(&m);
+  fx_entry ola[] = {{"T", FX_INT, MP_DTYPE_INT16, 0}, {"frame_step", FX_INT, 5, 0}};
+  tspec o_in = {MP_DTYPE_INT16, 2, {1, 4}}, o_out = {MP_DTYPE_INT16, 1, {5}};
+  m = one_op_model("SignalOverlapAdd", ola, 2, 1, &o_in, 1, &o_out, &d);
+  assert_int_equal(lower0(m, &d, &lo), MP_OK);
+  assert_false(lo.supported);
+  assert_non_null(strstr(lo.reason, "frame_step of 5 beyond frame_size 4"));
+  mp_model_free(&m);
+  fx_entry ir[] = {{"T", FX_INT, MP_DTYPE_INT16, 0}, {"fft_length", FX_INT, 8, 0}};
+  tspec i_in = {MP_DTYPE_INT16, 1, {10}}, i_out = {MP_DTYPE_INT16, 1, {8}};
+  m = one_op_model("SignalIrfft", ir, 2, 1, &i_in, 1, &i_out, &d);
+  assert_int_equal(lower0(m, &d, &lo), MP_OK);
+  assert_false(lo.supported);
+  assert_string_equal(lo.reason, "memplan has no kernel for SignalIrfft");
+  mp_model_free(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(maps_read_back_at_every_width),
@@ -596,6 +923,11 @@ int main(void) {
       cmocka_unit_test(options_that_do_not_parse_are_a_model_error_with_the_file_offset),
       cmocka_unit_test(an_unknown_custom_operator_is_refused_by_name),
       cmocka_unit_test(every_signal_case_of_the_corpus_matches_tflm_run_after_run),
+      cmocka_unit_test(delay_gives_each_row_its_samples_delay_length_later),
+      cmocka_unit_test(stacker_emits_its_stack_at_the_calls_tflm_does),
+      cmocka_unit_test(framer_cuts_the_frames_tflm_does_over_a_ramp),
+      cmocka_unit_test(overlap_add_sums_the_frames_that_cover_each_step),
+      cmocka_unit_test(streaming_options_tflm_cannot_run_are_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -100,6 +100,51 @@ typedef struct mpk_signal_filter_bank_log_params {
   const int32_t *log_table;
 } mpk_signal_filter_bank_log_params;
 
+/* ---- the streaming operators: each keeps its own state between runs, in
+ * a persistent tensor that context init and reset_state zero; a zeroed
+ * state is the state TFLM's Prepare and Reset leave.  All int16 unless
+ * said; input and output never share bytes. */
+
+/* SignalDelay: each of outer_dims rows of frame_size samples comes out
+ * delay_length samples later; the first delay_length samples of a row's
+ * stream are 0.  State: outer_dims * delay_length int16 (the samples
+ * still to come out, oldest first). */
+typedef struct mpk_signal_delay_params {
+  int32_t frame_size, delay_length, outer_dims;
+} mpk_signal_delay_params;
+
+/* SignalStacker: frames of num_channels samples go into a queue; the very
+ * first frame is queued left_context + 1 times.  When the queue holds
+ * left_context + 1 + right_context frames, they are the output, `valid`
+ * is 1 and the oldest `step` frames leave; otherwise `valid` is 0 and the
+ * output is 0 (TFLM leaves it as it was).  State: two int32 (samples
+ * queued, first frame seen) and num_channels * (left_context + 1 +
+ * right_context) int16. */
+typedef struct mpk_signal_stacker_params {
+  int32_t num_channels, left_context, right_context, step;
+} mpk_signal_stacker_params;
+
+/* SignalFramer: each of outer_dims rows of n_frames * frame_step samples
+ * is queued frame_step samples at a time; after each step, when the
+ * row's queue holds frame_size samples, its oldest frame_size are output
+ * frame (row, step) and the oldest frame_step leave.  A step without a
+ * frame leaves 0s in its output frame and sets `valid` to 0 (1 when every
+ * step had one).  With prefill the queue starts with frame_size -
+ * frame_step zeros.  State: one int32 (samples queued beyond the start)
+ * and outer_dims rows of frame_size + frame_step int16. */
+typedef struct mpk_signal_framer_params {
+  int32_t frame_size, frame_step, outer_dims, n_frames, prefill;
+} mpk_signal_framer_params;
+
+/* SignalOverlapAdd: each of outer_dims rows of n_frames frames of
+ * frame_size values is added into the row's buffer (int16: saturated at
+ * each add, as TFLM's), whose first frame_step values are output and
+ * shifted out (zeros in).  type MPK_TYPE_INT16 or MPK_TYPE_FLOAT32.
+ * State: outer_dims * frame_size values of the type. */
+typedef struct mpk_signal_overlap_add_params {
+  int32_t type, frame_size, frame_step, outer_dims, n_frames;
+} mpk_signal_overlap_add_params;
+
 MPK_API int32_t mpk_signal_window(const mpk_signal_window_params *p, const int16_t *input,
                                   const int16_t *weights, int16_t *output, void *scratch);
 MPK_API int32_t mpk_signal_fft_auto_scale(const mpk_signal_fft_auto_scale_params *p,
@@ -126,5 +171,14 @@ MPK_API int32_t mpk_signal_pcan(const mpk_signal_pcan_params *p, const uint32_t 
                                 uint32_t *output, void *scratch);
 MPK_API int32_t mpk_signal_filter_bank_log(const mpk_signal_filter_bank_log_params *p,
                                            const uint32_t *input, int16_t *output, void *scratch);
+
+MPK_API int32_t mpk_signal_delay(const mpk_signal_delay_params *p, const int16_t *input,
+                                 int16_t *output, int16_t *state, void *scratch);
+MPK_API int32_t mpk_signal_stacker(const mpk_signal_stacker_params *p, const int16_t *input,
+                                   int16_t *output, uint8_t *valid, void *state, void *scratch);
+MPK_API int32_t mpk_signal_framer(const mpk_signal_framer_params *p, const int16_t *input,
+                                  int16_t *output, uint8_t *valid, void *state, void *scratch);
+MPK_API int32_t mpk_signal_overlap_add(const mpk_signal_overlap_add_params *p, const void *input,
+                                       void *output, void *state, void *scratch);
 
 #endif /* MPK_SIGNAL_H */

@@ -122,7 +122,8 @@ extern const fdesc mp_lower_batch_matmul_fields[];
 /* src/lower/signal.c: the Signal library's custom operators (SignalWindow,
  * SignalRfft, SignalFftAutoScale, SignalEnergy, SignalFilterBank,
  * SignalFilterBankSquareRoot, SignalFilterBankSpectralSubtraction,
- * SignalPCAN, SignalFilterBankLog); any other custom operator is refused */
+ * SignalPCAN, SignalFilterBankLog, SignalDelay, SignalStacker,
+ * SignalFramer, SignalOverlapAdd); any other custom operator is refused */
 mp_status mp_lower_signal(mp_lower_ctx *c);
 extern const fdesc mp_lower_signal_window_fields[];
 extern const fdesc mp_lower_signal_fft_auto_scale_fields[];
@@ -133,6 +134,10 @@ extern const fdesc mp_lower_signal_filter_bank_sqrt_fields[];
 extern const fdesc mp_lower_signal_spectral_subtraction_fields[];
 extern const fdesc mp_lower_signal_pcan_fields[];
 extern const fdesc mp_lower_signal_filter_bank_log_fields[];
+extern const fdesc mp_lower_signal_delay_fields[];
+extern const fdesc mp_lower_signal_stacker_fields[];
+extern const fdesc mp_lower_signal_framer_fields[];
+extern const fdesc mp_lower_signal_overlap_add_fields[];
 
 /* src/lower/variable.c: CALL_ONCE, VAR_HANDLE, READ_VARIABLE,
  * ASSIGN_VARIABLE (copies with mpk_copy) */

@@ -129,6 +129,12 @@ typedef enum mp_kernel {
    * int32 accumulator (mpk_conv.c), and its Cortex-M form (specialise.c) */
   MP_K_CONV2D_S16_ACC32,
   MP_K_CONV2D_S16_ACC32_FAST,
+  /* the Signal library's streaming operators, each with its state
+   * (src/lower/signal.c) */
+  MP_K_SIGNAL_DELAY,
+  MP_K_SIGNAL_STACKER,
+  MP_K_SIGNAL_FRAMER,
+  MP_K_SIGNAL_OVERLAP_ADD,
   MP_K_COUNT
 } mp_kernel;
 
@@ -189,6 +195,10 @@ typedef union mp_kparams {
   mpk_signal_spectral_subtraction_params signal_spectral_subtraction;
   mpk_signal_pcan_params signal_pcan;
   mpk_signal_filter_bank_log_params signal_filter_bank_log;
+  mpk_signal_delay_params signal_delay;
+  mpk_signal_stacker_params signal_stacker;
+  mpk_signal_framer_params signal_framer;
+  mpk_signal_overlap_add_params signal_overlap_add;
 } mp_kparams;
 
 typedef enum mp_larg_kind {

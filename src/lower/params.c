@@ -172,6 +172,14 @@ static const kinfo kinfos[MP_K_COUNT] = {
     [MP_K_SIGNAL_FILTER_BANK_LOG] = {"mpk_signal_filter_bank_log", NULL,
                                      "mpk_signal_filter_bank_log_params",
                                      mp_lower_signal_filter_bank_log_fields},
+    [MP_K_SIGNAL_DELAY] = {"mpk_signal_delay", NULL, "mpk_signal_delay_params",
+                           mp_lower_signal_delay_fields},
+    [MP_K_SIGNAL_STACKER] = {"mpk_signal_stacker", NULL, "mpk_signal_stacker_params",
+                             mp_lower_signal_stacker_fields},
+    [MP_K_SIGNAL_FRAMER] = {"mpk_signal_framer", NULL, "mpk_signal_framer_params",
+                            mp_lower_signal_framer_fields},
+    [MP_K_SIGNAL_OVERLAP_ADD] = {"mpk_signal_overlap_add", NULL, "mpk_signal_overlap_add_params",
+                                 mp_lower_signal_overlap_add_fields},
 };
 
 const char *mp_kernel_fn(mp_kernel k) {

@@ -13,9 +13,10 @@
  * Options that do not parse are model errors with their byte offset;
  * values the kernels cannot take are "not supported" with the reason.
  *
- * An operator's own state (the spectral subtraction's noise estimate) is
- * asked for with state_bytes and reaches the kernel as an op-local
- * persistent tensor.  Any other custom operator is refused by name.
+ * An operator's own state (the spectral subtraction's noise estimate, the
+ * delay line, the stacker's, framer's and overlap-add's queues) is asked
+ * for with state_bytes and reaches the kernel as an op-local persistent
+ * tensor, zero at start and after reset_state, as TFLM starts it.  Any other custom operator is refused by name.
  */
 #include "lower/common.h"
 #include "lower/families.h"
@@ -69,6 +70,23 @@ const fdesc mp_lower_signal_filter_bank_log_fields[] = {
     F_I32(mpk_signal_filter_bank_log_params, output_scale),
     F_I32(mpk_signal_filter_bank_log_params, correction_bits),
     F_PTR(mpk_signal_filter_bank_log_params, log_table, "log_table"), F_END};
+
+const fdesc mp_lower_signal_delay_fields[] = {F_I32(mpk_signal_delay_params, frame_size),
+                                              F_I32(mpk_signal_delay_params, delay_length),
+                                              F_I32(mpk_signal_delay_params, outer_dims), F_END};
+const fdesc mp_lower_signal_stacker_fields[] = {
+    F_I32(mpk_signal_stacker_params, num_channels), F_I32(mpk_signal_stacker_params, left_context),
+    F_I32(mpk_signal_stacker_params, right_context), F_I32(mpk_signal_stacker_params, step),
+    F_END};
+const fdesc mp_lower_signal_framer_fields[] = {
+    F_I32(mpk_signal_framer_params, frame_size), F_I32(mpk_signal_framer_params, frame_step),
+    F_I32(mpk_signal_framer_params, outer_dims), F_I32(mpk_signal_framer_params, n_frames),
+    F_I32(mpk_signal_framer_params, prefill), F_END};
+const fdesc mp_lower_signal_overlap_add_fields[] = {
+    F_I32(mpk_signal_overlap_add_params, type), F_I32(mpk_signal_overlap_add_params, frame_size),
+    F_I32(mpk_signal_overlap_add_params, frame_step),
+    F_I32(mpk_signal_overlap_add_params, outer_dims),
+    F_I32(mpk_signal_overlap_add_params, n_frames), F_END};
 
 /* ---- options ------------------------------------------------------------------ */
 
@@ -494,6 +512,185 @@ static mp_status lower_filter_bank_log(mp_lower_ctx *c) {
   return MP_OK;
 }
 
+/* ---- the streaming operators: their queues are op-local state ---------------------- */
+
+/* The largest state the streaming operators ask for (bytes). */
+#define STREAM_STATE_MAX ((uint64_t)1 << 28)
+
+static mp_status want_state(mp_lower_ctx *c, uint64_t bytes) {
+  if (bytes > STREAM_STATE_MAX)
+    return mp_lower_unsupported(c, "a state of %llu bytes (at most %llu)",
+                                (unsigned long long)bytes, (unsigned long long)STREAM_STATE_MAX);
+  c->lo->state_bytes = bytes;
+  c->lo->state_align = 4;
+  return MP_OK;
+}
+
+/* The rows of t's last dimension: *inner its size, *outer their count. */
+static bool rows_of(const mp_lower_ctx *c, int32_t t, int32_t *inner, int32_t *outer) {
+  int32_t n;
+  if (rank(c, t) < 1 || !elems_i32(c, t, &n)) return false;
+  *inner = dim(c, t, rank(c, t) - 1);
+  if (*inner <= 0) return false;
+  *outer = n / *inner;
+  return true;
+}
+
+static mp_status lower_delay(mp_lower_ctx *c) {
+  mp_status st = want(c, 1, 1);
+  if (st != MP_OK) return st;
+  int32_t in = in_t(c, 0), out = out_t(c, 0);
+  if (!tensor_is(c, in, MP_DTYPE_INT16, -1) || !tensor_is(c, out, MP_DTYPE_INT16, -1))
+    return bad_types(c, "int16 input and output");
+  mpk_signal_delay_params *p = &c->lo->params.signal_delay;
+  sigopts o;
+  if ((st = open_options(c, &o)) != MP_OK ||
+      (st = opt_int(c, &o, 0, "delay_length", 0, 1 << 20, &p->delay_length)) != MP_OK ||
+      c->lo->reason[0])
+    return st;
+  if (!rows_of(c, in, &p->frame_size, &p->outer_dims))
+    return mp_lower_unsupported(c, "an empty input or one of more than 2^31 elements");
+  if (elems(c, out) != elems(c, in)) return mp_lower_malformed(c, "input and output differ in size");
+  /* one sample's room when there is no delay, so that the op has its tensor */
+  const uint64_t line = p->delay_length > 0 ? (uint64_t)p->delay_length : 1;
+  if ((st = want_state(c, 2u * line * (uint64_t)p->outer_dims)) != MP_OK || c->lo->reason[0])
+    return st;
+  mp_lower_set_kernel(c, MP_K_SIGNAL_DELAY);
+  mp_lower_add_arg(c, in, false, "const int16_t *");
+  mp_lower_add_arg(c, out, true, "int16_t *");
+  mp_lower_add_arg(c, mp_lower_state_of(c->g, c->op->index), true, "int16_t *");
+  return MP_OK;
+}
+
+static mp_status lower_stacker(mp_lower_ctx *c) {
+  mp_status st = want(c, 1, 2);
+  if (st != MP_OK) return st;
+  int32_t in = in_t(c, 0), out = out_t(c, 0), valid = out_t(c, 1);
+  if (!tensor_is(c, in, MP_DTYPE_INT16, 1) || !tensor_is(c, out, MP_DTYPE_INT16, 1) ||
+      !tensor_is(c, valid, MP_DTYPE_BOOL, 0))
+    return bad_types(c, "int16 input and output of rank 1 and a bool scalar");
+  mpk_signal_stacker_params *p = &c->lo->params.signal_stacker;
+  sigopts o;
+  if ((st = open_options(c, &o)) != MP_OK ||
+      (st = opt_int(c, &o, 0, "num_channels", 1, 1 << 16, &p->num_channels)) != MP_OK ||
+      c->lo->reason[0] ||
+      (st = opt_int(c, &o, 1, "stacker_left_context", 0, 1 << 10, &p->left_context)) != MP_OK ||
+      c->lo->reason[0] ||
+      (st = opt_int(c, &o, 2, "stacker_right_context", 0, 1 << 10, &p->right_context)) != MP_OK ||
+      c->lo->reason[0] ||
+      (st = opt_int(c, &o, 3, "stacker_step", 1, 1 << 11, &p->step)) != MP_OK || c->lo->reason[0])
+    return st;
+  const int32_t frames = p->left_context + 1 + p->right_context;
+  const uint64_t size = (uint64_t)p->num_channels * (uint64_t)frames;
+  if (p->step > frames)
+    return mp_lower_unsupported(c, "a stacker_step of %d frames beyond the %d it stacks "
+                                   "(TensorFlow Lite Micro would discard samples it does not hold)",
+                                p->step, frames);
+  if (elems(c, in) != (uint64_t)p->num_channels)
+    return mp_lower_unsupported(c, "an input of %llu values for num_channels %d",
+                                (unsigned long long)elems(c, in), p->num_channels);
+  if (elems(c, out) != size)
+    return mp_lower_unsupported(c, "an output of %llu values where the stack holds %llu",
+                                (unsigned long long)elems(c, out), (unsigned long long)size);
+  if ((st = want_state(c, 8u + 2u * size)) != MP_OK || c->lo->reason[0]) return st;
+  mp_lower_set_kernel(c, MP_K_SIGNAL_STACKER);
+  mp_lower_add_arg(c, in, false, "const int16_t *");
+  mp_lower_add_arg(c, out, true, "int16_t *");
+  mp_lower_add_arg(c, valid, true, "uint8_t *");
+  mp_lower_add_arg(c, mp_lower_state_of(c->g, c->op->index), true, "void *");
+  return MP_OK;
+}
+
+static mp_status lower_framer(mp_lower_ctx *c) {
+  mp_status st = want(c, 1, 2);
+  if (st != MP_OK) return st;
+  int32_t in = in_t(c, 0), out = out_t(c, 0), valid = out_t(c, 1);
+  if (!tensor_is(c, in, MP_DTYPE_INT16, -1) || !tensor_is(c, valid, MP_DTYPE_BOOL, 0) ||
+      !tensor_is(c, out, MP_DTYPE_INT16, (int32_t)rank(c, in) + 1))
+    return bad_types(c, "an int16 input, an int16 output of one rank more and a bool scalar");
+  mpk_signal_framer_params *p = &c->lo->params.signal_framer;
+  sigopts o;
+  if ((st = open_options(c, &o)) != MP_OK ||
+      (st = opt_int(c, &o, 0, "frame_size", 1, 1 << 20, &p->frame_size)) != MP_OK ||
+      c->lo->reason[0] ||
+      (st = opt_int(c, &o, 1, "frame_step", 1, 1 << 20, &p->frame_step)) != MP_OK ||
+      c->lo->reason[0] ||
+      (st = opt_int(c, &o, 2, "prefill", 0, 1, &p->prefill)) != MP_OK || c->lo->reason[0])
+    return st;
+  int32_t inner;
+  if (!rows_of(c, in, &inner, &p->outer_dims))
+    return mp_lower_unsupported(c, "an empty input or one of more than 2^31 elements");
+  if (inner % p->frame_step != 0)
+    return mp_lower_malformed(c, "rows of %d samples that frame_step %d does not divide", inner,
+                              p->frame_step);
+  if (p->prefill && p->frame_step > p->frame_size)
+    return mp_lower_unsupported(c, "prefill with a frame_step of %d beyond frame_size %d "
+                                   "(TensorFlow Lite Micro would prefill a negative count)",
+                                p->frame_step, p->frame_size);
+  p->n_frames = inner / p->frame_step;
+  const uint64_t frames = (uint64_t)p->outer_dims * (uint64_t)p->n_frames;
+  if (elems(c, out) != frames * (uint64_t)p->frame_size)
+    return mp_lower_unsupported(c, "an output of %llu values for %llu frames of %d",
+                                (unsigned long long)elems(c, out), (unsigned long long)frames,
+                                p->frame_size);
+  const uint64_t row = (uint64_t)p->frame_size + (uint64_t)p->frame_step;
+  if ((st = want_state(c, 4u + 2u * row * (uint64_t)p->outer_dims)) != MP_OK || c->lo->reason[0])
+    return st;
+  mp_lower_set_kernel(c, MP_K_SIGNAL_FRAMER);
+  mp_lower_add_arg(c, in, false, "const int16_t *");
+  mp_lower_add_arg(c, out, true, "int16_t *");
+  mp_lower_add_arg(c, valid, true, "uint8_t *");
+  mp_lower_add_arg(c, mp_lower_state_of(c->g, c->op->index), true, "void *");
+  return MP_OK;
+}
+
+static mp_status lower_overlap_add(mp_lower_ctx *c) {
+  mp_status st = want(c, 1, 1);
+  if (st != MP_OK) return st;
+  int32_t in = in_t(c, 0), out = out_t(c, 0), dt = in >= 0 ? dtype(c, in) : -1;
+  int32_t type = dt == MP_DTYPE_INT16 ? MPK_TYPE_INT16 : dt == MP_DTYPE_FLOAT32 ? MPK_TYPE_FLOAT32 : -1;
+  if (type < 0 || rank(c, in) < 2 || !tensor_is(c, out, dt, (int32_t)rank(c, in) - 1))
+    return bad_types(c, "int16 or float32 frames of rank 2 or more and an output of one rank less");
+  mpk_signal_overlap_add_params *p = &c->lo->params.signal_overlap_add;
+  sigopts o;
+  int32_t tflite_type = 0;
+  if ((st = open_options(c, &o)) != MP_OK ||
+      (st = opt_int(c, &o, 0, "T", 0, 255, &tflite_type)) != MP_OK || c->lo->reason[0] ||
+      (st = opt_int(c, &o, 1, "frame_step", 0, 1 << 20, &p->frame_step)) != MP_OK ||
+      c->lo->reason[0])
+    return st;
+  if (tflite_type != dt)
+    return mp_lower_malformed(c, "custom option 'T' says %s but the input is %s",
+                              mp_dtype_name(tflite_type), mp_dtype_name(dt));
+  p->type = type;
+  int32_t n;
+  if (!elems_i32(c, in, &n)) return mp_lower_unsupported(c, "more than 2^31 elements");
+  p->frame_size = dim(c, in, rank(c, in) - 1);
+  p->n_frames = dim(c, in, rank(c, in) - 2);
+  if (p->frame_size <= 0 || p->n_frames <= 0)
+    return mp_lower_malformed(c, "input shape has an empty frame dimension");
+  p->outer_dims = n / (p->frame_size * p->n_frames);
+  if (p->frame_step > p->frame_size)
+    return mp_lower_unsupported(c, "a frame_step of %d beyond frame_size %d (TensorFlow Lite "
+                                   "Micro would shift its buffer by a negative count)",
+                                p->frame_step, p->frame_size);
+  const uint64_t outs = (uint64_t)p->outer_dims * (uint64_t)p->n_frames * (uint64_t)p->frame_step;
+  if (elems(c, out) != outs)
+    return mp_lower_unsupported(c, "an output of %llu values where %llu steps of %d are written",
+                                (unsigned long long)elems(c, out),
+                                (unsigned long long)p->outer_dims * (unsigned long long)p->n_frames,
+                                p->frame_step);
+  const uint64_t width = type == MPK_TYPE_INT16 ? 2u : 4u;
+  if ((st = want_state(c, width * (uint64_t)p->frame_size * (uint64_t)p->outer_dims)) != MP_OK ||
+      c->lo->reason[0])
+    return st;
+  mp_lower_set_kernel(c, MP_K_SIGNAL_OVERLAP_ADD);
+  mp_lower_add_arg(c, in, false, "const void *");
+  mp_lower_add_arg(c, out, true, "void *");
+  mp_lower_add_arg(c, mp_lower_state_of(c->g, c->op->index), true, "void *");
+  return MP_OK;
+}
+
 mp_status mp_lower_signal(mp_lower_ctx *c) {
   static const struct {
     const char *name;
@@ -508,6 +705,10 @@ mp_status mp_lower_signal(mp_lower_ctx *c) {
       {"SignalFilterBankSpectralSubtraction", lower_spectral_subtraction},
       {"SignalPCAN", lower_pcan},
       {"SignalFilterBankLog", lower_filter_bank_log},
+      {"SignalDelay", lower_delay},
+      {"SignalStacker", lower_stacker},
+      {"SignalFramer", lower_framer},
+      {"SignalOverlapAdd", lower_overlap_add},
   };
   const char *code = c->op->def->custom_code;
   for (size_t i = 0; code && i < sizeof ops / sizeof ops[0]; i++)

@@ -1,7 +1,8 @@
 /*
  * mpk_signal.c — the audio front end: TensorFlow Lite Micro's Signal
  * library operators (window, FFT auto-scale, real FFT, energy, filter
- * bank, square root, spectral subtraction, PCAN, log).
+ * bank, square root, spectral subtraction, PCAN, log, delay, stacker,
+ * framer, overlap-add).
  *
  * The one idea: reproduce TFLM's integer arithmetic step by step — the
  * same widths, the same truncations where its C++ stores into a narrower
@@ -15,9 +16,9 @@
  *
  * Arithmetic is done in 64 bits and narrowed where TFLM's code narrows
  * (int16 / int32 wrap-around, as its targets do), so no kernel relies on
- * signed overflow.  Not here: the Signal operators no published model
- * chains into a keyword front end (framer, stacker, delay, overlap-add,
- * inverse FFT).
+ * signed overflow.  The streaming operators (delay, stacker, framer,
+ * overlap-add) keep their queues in the op's state.  Not here: the
+ * inverse FFT.
  */
 #include "mpk.h"
 
@@ -738,5 +739,153 @@ MPK_API int32_t mpk_signal_filter_bank_log(const mpk_signal_filter_bank_log_para
       output[i] = 0;
     }
   }
+  return MPK_OK;
+}
+
+/* ---- the streaming operators ---------------------------------------------------
+ *
+ * TFLM keeps each row's samples in a circular buffer; here a row's queue
+ * is a plain array, oldest sample first, and leaving samples are shifted
+ * out.  Every row sees the same sequence of writes and reads, so one
+ * count serves them all.  A zeroed state is the state TFLM starts from
+ * (and Reset restores): the delay's and the prefilled framer's leading
+ * zeros are the zeroed samples, and the counts are kept relative to it. */
+
+/* ---- SignalDelay ---------------------------------------------------------------- */
+
+MPK_API int32_t mpk_signal_delay(const mpk_signal_delay_params *p, const int16_t *input,
+                                 int16_t *output, int16_t *state, void *scratch) {
+  (void)scratch;
+  if (!input || !output || (p->delay_length > 0 && !state) || p->frame_size < 0 ||
+      p->delay_length < 0 || p->outer_dims < 0)
+    return MPK_ERR_PARAMS;
+  const size_t fs = (size_t)p->frame_size, d = (size_t)p->delay_length;
+  for (int32_t r = 0; r < p->outer_dims; r++) {
+    const int16_t *in = input + (size_t)r * fs;
+    int16_t *out = output + (size_t)r * fs, *line = state + (size_t)r * d;
+    if (d >= fs) {
+      /* the frame comes from the line; the input joins its end */
+      memcpy(out, line, fs * sizeof *out);
+      memmove(line, line + fs, (d - fs) * sizeof *line);
+      memcpy(line + (d - fs), in, fs * sizeof *line);
+    } else {
+      /* the whole line, then the input's start; its end is the new line */
+      if (d) memcpy(out, line, d * sizeof *out);
+      memcpy(out + d, in, (fs - d) * sizeof *out);
+      if (d) memcpy(line, in + (fs - d), d * sizeof *line);
+    }
+  }
+  return MPK_OK;
+}
+
+/* ---- SignalStacker -------------------------------------------------------------- */
+
+MPK_API int32_t mpk_signal_stacker(const mpk_signal_stacker_params *p, const int16_t *input,
+                                   int16_t *output, uint8_t *valid, void *state, void *scratch) {
+  (void)scratch;
+  const int64_t frames = (int64_t)p->left_context + 1 + p->right_context;
+  if (!input || !output || !valid || !state || p->num_channels <= 0 || p->left_context < 0 ||
+      p->right_context < 0 || p->step <= 0 || p->step > frames)
+    return MPK_ERR_PARAMS;
+  const size_t nc = (size_t)p->num_channels, size = nc * (size_t)frames;
+  int32_t head[2]; /* samples queued, first frame seen */
+  memcpy(head, state, sizeof head);
+  int16_t *q = (int16_t *)((uint8_t *)state + sizeof head);
+  size_t n = (size_t)head[0];
+  if (n + nc > size) return MPK_ERR_PARAMS; /* not a state this kernel leaves */
+  memcpy(q + n, input, nc * sizeof *q);
+  n += nc;
+  if (!head[1]) {
+    /* the first frame stands in for the left context it lacks */
+    for (int32_t k = 0; k < p->left_context; k++, n += nc) memcpy(q + n, input, nc * sizeof *q);
+    head[1] = 1;
+  }
+  if (n >= size) {
+    const size_t gone = nc * (size_t)p->step;
+    memcpy(output, q, size * sizeof *output);
+    memmove(q, q + gone, (n - gone) * sizeof *q);
+    n -= gone;
+    *valid = 1;
+  } else {
+    memset(output, 0, size * sizeof *output);
+    *valid = 0;
+  }
+  head[0] = (int32_t)n;
+  memcpy(state, head, sizeof head);
+  return MPK_OK;
+}
+
+/* ---- SignalFramer --------------------------------------------------------------- */
+
+MPK_API int32_t mpk_signal_framer(const mpk_signal_framer_params *p, const int16_t *input,
+                                  int16_t *output, uint8_t *valid, void *state, void *scratch) {
+  (void)scratch;
+  if (!input || !output || !valid || !state || p->frame_size <= 0 || p->frame_step <= 0 ||
+      p->outer_dims < 0 || p->n_frames < 0 || (p->prefill && p->frame_step > p->frame_size))
+    return MPK_ERR_PARAMS;
+  const size_t fs = (size_t)p->frame_size, step = (size_t)p->frame_step, cap = fs + step;
+  const size_t start = p->prefill ? fs - step : 0;
+  int32_t extra; /* samples queued beyond the start (the same in every row) */
+  memcpy(&extra, state, sizeof extra);
+  int16_t *rows = (int16_t *)((uint8_t *)state + sizeof extra);
+  size_t n = 0;
+  uint8_t ok = 1;
+  for (int32_t r = 0; r < p->outer_dims; r++) {
+    int16_t *q = rows + (size_t)r * cap;
+    n = start + (size_t)extra;
+    if (n >= fs) return MPK_ERR_PARAMS; /* not a state this kernel leaves */
+    for (int32_t f = 0; f < p->n_frames; f++) {
+      const size_t k = (size_t)r * (size_t)p->n_frames + (size_t)f;
+      int16_t *out = output + k * fs;
+      memcpy(q + n, input + k * step, step * sizeof *q);
+      n += step;
+      if (n >= fs) {
+        memcpy(out, q, fs * sizeof *out);
+        memmove(q, q + step, (n - step) * sizeof *q);
+        n -= step;
+      } else {
+        memset(out, 0, fs * sizeof *out);
+        ok = 0;
+      }
+    }
+  }
+  if (p->outer_dims > 0) extra = (int32_t)(n - start);
+  memcpy(state, &extra, sizeof extra);
+  *valid = ok;
+  return MPK_OK;
+}
+
+/* ---- SignalOverlapAdd ----------------------------------------------------------- */
+
+MPK_API int32_t mpk_signal_overlap_add(const mpk_signal_overlap_add_params *p, const void *input,
+                                       void *output, void *state, void *scratch) {
+  (void)scratch;
+  if (!input || !output || !state || p->frame_size <= 0 || p->frame_step < 0 ||
+      p->frame_step > p->frame_size || p->outer_dims < 0 || p->n_frames < 0 ||
+      (p->type != MPK_TYPE_INT16 && p->type != MPK_TYPE_FLOAT32))
+    return MPK_ERR_PARAMS;
+  const size_t fs = (size_t)p->frame_size, step = (size_t)p->frame_step;
+  for (int32_t r = 0; r < p->outer_dims; r++)
+    for (int32_t f = 0; f < p->n_frames; f++) {
+      const size_t k = (size_t)r * (size_t)p->n_frames + (size_t)f;
+      if (p->type == MPK_TYPE_INT16) {
+        const int16_t *in = (const int16_t *)input + k * fs;
+        int16_t *buf = (int16_t *)state + (size_t)r * fs, *out = (int16_t *)output + k * step;
+        for (size_t i = 0; i < fs; i++) {
+          const int32_t v = (int32_t)in[i] + buf[i];
+          buf[i] = (int16_t)(v < -32768 ? -32768 : v > 32767 ? 32767 : v);
+        }
+        memcpy(out, buf, step * sizeof *out);
+        memmove(buf, buf + step, (fs - step) * sizeof *buf);
+        memset(buf + (fs - step), 0, step * sizeof *buf);
+      } else {
+        const float *in = (const float *)input + k * fs;
+        float *buf = (float *)state + (size_t)r * fs, *out = (float *)output + k * step;
+        for (size_t i = 0; i < fs; i++) buf[i] += in[i];
+        memcpy(out, buf, step * sizeof *out);
+        memmove(buf, buf + step, (fs - step) * sizeof *buf);
+        memset(buf + (fs - step), 0, step * sizeof *buf);
+      }
+    }
   return MPK_OK;
 }
