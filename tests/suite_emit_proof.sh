@@ -45,7 +45,9 @@
 #     module.mk and its CMakeLists.txt, with the reference kernels, and
 #     runs; the stateful models' modules, linked from module.mk's static
 #     library, run their three cases in sequence and case 0 after
-#     reset_state; a model memplan cannot run (the custom_ops fixture) fails
+#     reset_state; so does the signal_stream fixture's (the Signal
+#     library's streaming operators), checked call by call; a model
+#     memplan cannot run (the custom_ops fixture) fails
 #     convert listing every unsupported operator, and with
 #     --allow-unsupported its module runs up to the first of them and
 #     returns the unsupported-operator status;
@@ -413,6 +415,22 @@ if [ -d "$MODELS" ] && [ -d "$GOLDEN" ]; then
   done
   stamp "the stateful models' modules, built from module.mk, run their cases in sequence"
 fi
+
+# the Signal library's streaming operators (mkmodel fixture signal_stream):
+# convert, the module's sources and its one kernel file under ASan +
+# UBSan (the archive build is proven above), twelve calls, reset_state,
+# twelve calls, each output checked against the streaming property TFLM's
+# kernels have (tests/emit/signal_stream_app.c)
+ss=$OUT/stream/signal_stream
+mkdir -p "$ss"
+"$BUILD/mkmodel" fixture signal_stream "$ss/signal_stream.tflite"
+"$BUILD/memplan" convert "$ss/signal_stream.tflite" --module.path "$ss/module" --module.prefix ss \
+  --verbose 0 > "$ss.log" 2>&1 || { cat "$ss.log"; exit 1; }
+cc -std=c99 $WARN -O1 $SAN -DSS_WITH_KERNELS=1 -I"$ss/module/include" -I"$ss/module/kernels" \
+  tests/emit/signal_stream_app.c "$ss"/module/src/*.c "$ss/module/kernels/mpk_signal.c" -lm \
+  -o "$ss/app"
+"$ss/app" || { echo "FAIL: signal_stream's module"; exit 1; }
+stamp "the Signal streaming operators' module keeps and resets its state as TFLM does"
 
 # a model memplan has no kernels for (two custom operators after an ADD):
 # convert fails listing every such operator and writes nothing; with

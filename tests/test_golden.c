@@ -350,6 +350,7 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
   case MP_K_SIGNAL_FFT_AUTO_SCALE:
     return mpk_signal_fft_auto_scale(&p->signal_fft_auto_scale, a[0], a[1], a[2], scratch);
   case MP_K_SIGNAL_RFFT: return mpk_signal_rfft(&p->signal_rfft, a[0], a[1], scratch);
+  case MP_K_SIGNAL_IRFFT: return mpk_signal_irfft(&p->signal_rfft, a[0], a[1], scratch);
   case MP_K_SIGNAL_ENERGY: return mpk_signal_energy(&p->signal_energy, a[0], a[1], scratch);
   case MP_K_SIGNAL_FILTER_BANK:
     return mpk_signal_filter_bank(&p->signal_filter_bank, a[0], a[1], a[2], a[3], a[4], a[5],
@@ -863,7 +864,8 @@ static const char *const *pointer_fields(mp_kernel k) {
   case MP_K_TRANSPOSE_CONV_S8:
   case MP_K_TRANSPOSE_CONV_S16:
   case MP_K_TRANSPOSE_CONV_F32: return per_channel;
-  case MP_K_SIGNAL_RFFT: return rfft;
+  case MP_K_SIGNAL_RFFT:
+  case MP_K_SIGNAL_IRFFT: return rfft;
   case MP_K_SIGNAL_FILTER_BANK_LOG: return log_table;
   default: return none;
   }
@@ -913,6 +915,7 @@ static void null_pointers(mp_kernel k, mp_kparams *p) {
     p->transpose_conv.shift = NULL;
     break;
   case MP_K_SIGNAL_RFFT:
+  case MP_K_SIGNAL_IRFFT:
     p->signal_rfft.factors = NULL;
     p->signal_rfft.twiddles = NULL;
     p->signal_rfft.super_twiddles = NULL;
@@ -1000,7 +1003,8 @@ static size_t params_size(mp_kernel k) {
   case MP_K_LSTM_F32: return sizeof(mpk_lstm_f32_params);
   case MP_K_SIGNAL_WINDOW: return sizeof(mpk_signal_window_params);
   case MP_K_SIGNAL_FFT_AUTO_SCALE: return sizeof(mpk_signal_fft_auto_scale_params);
-  case MP_K_SIGNAL_RFFT: return sizeof(mpk_signal_rfft_params);
+  case MP_K_SIGNAL_RFFT:
+  case MP_K_SIGNAL_IRFFT: return sizeof(mpk_signal_rfft_params);
   case MP_K_SIGNAL_ENERGY: return sizeof(mpk_signal_energy_params);
   case MP_K_SIGNAL_FILTER_BANK: return sizeof(mpk_signal_filter_bank_params);
   case MP_K_SIGNAL_FILTER_BANK_SQRT: return sizeof(mpk_signal_filter_bank_sqrt_params);

@@ -3,8 +3,9 @@
  * includes it): the operators of TensorFlow Lite Micro's Signal library
  * (custom operators "SignalWindow", "SignalRfft", ...), as the micro_speech
  * preprocessor chains them: window, FFT auto-scale, real FFT, energy, mel
- * filter bank, square root, spectral subtraction, PCAN gain control, log.
- * Integer outputs are bit-exact with TFLM's.
+ * filter bank, square root, spectral subtraction, PCAN gain control, log;
+ * and the streaming ones: delay, stacker, framer, overlap-add, inverse
+ * real FFT.  Integer outputs are bit-exact with TFLM's.
  */
 #ifndef MPK_SIGNAL_H
 #define MPK_SIGNAL_H
@@ -108,7 +109,8 @@ typedef struct mpk_signal_filter_bank_log_params {
 /* SignalDelay: each of outer_dims rows of frame_size samples comes out
  * delay_length samples later; the first delay_length samples of a row's
  * stream are 0.  State: outer_dims * delay_length int16 (the samples
- * still to come out, oldest first). */
+ * still to come out, oldest first; with delay_length 0, outer_dims
+ * unused ones). */
 typedef struct mpk_signal_delay_params {
   int32_t frame_size, delay_length, outer_dims;
 } mpk_signal_delay_params;
@@ -172,6 +174,18 @@ MPK_API int32_t mpk_signal_pcan(const mpk_signal_pcan_params *p, const uint32_t 
 MPK_API int32_t mpk_signal_filter_bank_log(const mpk_signal_filter_bank_log_params *p,
                                            const uint32_t *input, int16_t *output, void *scratch);
 
+/* SignalIrfft: KISS FFT's inverse real transform (kiss_fftri) of each of
+ * `batches` rows of input_length = fft_length / 2 + 1 complex bins ((re,
+ * im) pairs) into output_length = fft_length real samples, with
+ * mpk_signal_rfft_params (the tables of the inverse transform: twiddles
+ * and super_twiddles of the opposite phase).  int16 and int32 run KISS
+ * FFT's fixed point (halving the folded bins and dividing by the radix at
+ * every stage, so that rfft then irfft gives the input / fft_length);
+ * float32 its float arithmetic, divided by fft_length as TFLM does (rfft
+ * then irfft gives the input).  Scratch: 3 * fft_length / 2 + 1 +
+ * max_radix complex values of two int32. */
+MPK_API int32_t mpk_signal_irfft(const mpk_signal_rfft_params *p, const void *input, void *output,
+                                 void *scratch);
 MPK_API int32_t mpk_signal_delay(const mpk_signal_delay_params *p, const int16_t *input,
                                  int16_t *output, int16_t *state, void *scratch);
 MPK_API int32_t mpk_signal_stacker(const mpk_signal_stacker_params *p, const int16_t *input,

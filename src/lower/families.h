@@ -123,7 +123,8 @@ extern const fdesc mp_lower_batch_matmul_fields[];
  * SignalRfft, SignalFftAutoScale, SignalEnergy, SignalFilterBank,
  * SignalFilterBankSquareRoot, SignalFilterBankSpectralSubtraction,
  * SignalPCAN, SignalFilterBankLog, SignalDelay, SignalStacker,
- * SignalFramer, SignalOverlapAdd); any other custom operator is refused */
+ * SignalFramer, SignalOverlapAdd, SignalIrfft); any other custom operator
+ * is refused */
 mp_status mp_lower_signal(mp_lower_ctx *c);
 extern const fdesc mp_lower_signal_window_fields[];
 extern const fdesc mp_lower_signal_fft_auto_scale_fields[];

@@ -135,6 +135,7 @@ typedef enum mp_kernel {
   MP_K_SIGNAL_STACKER,
   MP_K_SIGNAL_FRAMER,
   MP_K_SIGNAL_OVERLAP_ADD,
+  MP_K_SIGNAL_IRFFT,
   MP_K_COUNT
 } mp_kernel;
 
@@ -188,7 +189,7 @@ typedef union mp_kparams {
   mpk_batch_matmul_params batch_matmul;     /* batch_matmul_s8 / _s16 / _f32 */
   mpk_signal_window_params signal_window;
   mpk_signal_fft_auto_scale_params signal_fft_auto_scale;
-  mpk_signal_rfft_params signal_rfft;
+  mpk_signal_rfft_params signal_rfft; /* signal_rfft, signal_irfft */
   mpk_signal_energy_params signal_energy;
   mpk_signal_filter_bank_params signal_filter_bank;
   mpk_signal_filter_bank_sqrt_params signal_filter_bank_sqrt;

@@ -180,6 +180,8 @@ static const kinfo kinfos[MP_K_COUNT] = {
                             mp_lower_signal_framer_fields},
     [MP_K_SIGNAL_OVERLAP_ADD] = {"mpk_signal_overlap_add", NULL, "mpk_signal_overlap_add_params",
                                  mp_lower_signal_overlap_add_fields},
+    [MP_K_SIGNAL_IRFFT] = {"mpk_signal_irfft", NULL, "mpk_signal_rfft_params",
+                           mp_lower_signal_rfft_fields},
 };
 
 const char *mp_kernel_fn(mp_kernel k) {

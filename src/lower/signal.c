@@ -8,7 +8,8 @@
  * bounds-checked reader of src/read/flexbuf.c, checks that each position
  * holds the key TFLM expects there, and computes at convert time what TFLM
  * computes in Init: the FFT's twiddles and factors with KISS FFT's own
- * double-precision formulas, the log's correction table, and the checks
+ * double-precision formulas (the inverse FFT's with the opposite phase),
+ * the log's correction table, and the checks
  * that keep every table index of the filter bank inside its tensors.
  * Options that do not parse are model errors with their byte offset;
  * values the kernels cannot take are "not supported" with the reason.
@@ -16,7 +17,8 @@
  * An operator's own state (the spectral subtraction's noise estimate, the
  * delay line, the stacker's, framer's and overlap-add's queues) is asked
  * for with state_bytes and reaches the kernel as an op-local persistent
- * tensor, zero at start and after reset_state, as TFLM starts it.  Any other custom operator is refused by name.
+ * tensor, zero at start and after reset_state, as TFLM starts it.  Any
+ * other custom operator is refused by name.
  */
 #include "lower/common.h"
 #include "lower/families.h"
@@ -244,6 +246,42 @@ static void twiddle(int32_t type, double phase, int32_t *re, int32_t *im) {
   *im = (int32_t)floor(.5 + samp_max * sin(phase));
 }
 
+/* KISS FFT's tables for the fft_length / 2 complex transform of p->type,
+ * as kiss_fftr_alloc builds them for the forward or (inverse) the inverse
+ * transform: the factors, the twiddles and the real transform's super
+ * twiddles, into p's arrays. */
+static mp_status kiss_tables(mp_lower_ctx *c, mpk_signal_rfft_params *p, bool inverse) {
+  const int32_t n = p->fft_length / 2, type = p->type;
+  int32_t factors[64];
+  uint32_t nf = kiss_factor(n, factors);
+  p->n_factors = (int32_t)nf;
+  p->max_radix = 0;
+  for (uint32_t k = 0; k < nf; k++)
+    if (factors[2 * k] > 5 && factors[2 * k] > p->max_radix) p->max_radix = factors[2 * k];
+  int32_t *fa = mp_lower_add_array(c->lo, "factors", 2 * nf);
+  int32_t *tw = mp_lower_add_array(c->lo, "twiddles", 2 * (uint32_t)n);
+  int32_t *sup = mp_lower_add_array(c->lo, "super_twiddles", 2 * (uint32_t)(n / 2));
+  if (!fa || !tw || !sup) return MP_ERR_NOMEM;
+  memcpy(fa, factors, 2 * nf * sizeof(int32_t));
+  /* kiss_fft_alloc's and kiss_fftr_alloc's phases, in their expression
+   * order (the constants are KISS FFT's); the inverse negates each */
+  const double pi = 3.141592653589793238462643383279502884197169399375105820974944;
+  for (int32_t i = 0; i < n; i++) {
+    double phase = -2 * pi * i / n;
+    if (inverse) phase *= -1;
+    twiddle(type, phase, &tw[2 * i], &tw[2 * i + 1]);
+  }
+  for (int32_t i = 0; i < n / 2; i++) {
+    double phase = -3.14159265358979323846264338327 * ((double)(i + 1) / n + .5);
+    if (inverse) phase *= -1;
+    twiddle(type, phase, &sup[2 * i], &sup[2 * i + 1]);
+  }
+  p->factors = fa;
+  p->twiddles = tw;
+  p->super_twiddles = sup;
+  return MP_OK;
+}
+
 static mp_status lower_rfft(mp_lower_ctx *c) {
   mp_status st = want(c, 1, 1);
   if (st != MP_OK) return st;
@@ -284,34 +322,57 @@ static mp_status lower_rfft(mp_lower_ctx *c) {
   if (out_last != 2 * (n + 1) || (int64_t)out_size != (int64_t)p->batches * out_last)
     return mp_lower_unsupported(c, "an output of %d values per row for fft_length %d (TensorFlow "
                                    "Lite Micro writes %d)", out_last, p->fft_length, 2 * (n + 1));
-  int32_t factors[64];
-  uint32_t nf = kiss_factor(n, factors);
-  p->n_factors = (int32_t)nf;
-  p->max_radix = 0;
-  for (uint32_t k = 0; k < nf; k++)
-    if (factors[2 * k] > 5 && factors[2 * k] > p->max_radix) p->max_radix = factors[2 * k];
-  int32_t *fa = mp_lower_add_array(c->lo, "factors", 2 * nf);
-  int32_t *tw = mp_lower_add_array(c->lo, "twiddles", 2 * (uint32_t)n);
-  int32_t *sup = mp_lower_add_array(c->lo, "super_twiddles", 2 * (uint32_t)(n / 2));
-  if (!fa || !tw || !sup) return MP_ERR_NOMEM;
-  memcpy(fa, factors, 2 * nf * sizeof(int32_t));
-  /* kiss_fft_alloc's and kiss_fftr_alloc's phases, in their expression
-   * order (the constants are KISS FFT's) */
-  const double pi = 3.141592653589793238462643383279502884197169399375105820974944;
-  for (int32_t i = 0; i < n; i++) {
-    double phase = -2 * pi * i / n;
-    twiddle(type, phase, &tw[2 * i], &tw[2 * i + 1]);
-  }
-  for (int32_t i = 0; i < n / 2; i++) {
-    double phase = -3.14159265358979323846264338327 * ((double)(i + 1) / n + .5);
-    twiddle(type, phase, &sup[2 * i], &sup[2 * i + 1]);
-  }
-  p->factors = fa;
-  p->twiddles = tw;
-  p->super_twiddles = sup;
+  if ((st = kiss_tables(c, p, false)) != MP_OK) return st;
   c->lo->scratch_bytes = 4u * (2u * (uint64_t)p->fft_length + 2u * (uint64_t)p->max_radix);
   c->lo->scratch_align = 8;
   mp_lower_set_kernel(c, MP_K_SIGNAL_RFFT);
+  mp_lower_add_arg(c, in, false, "const void *");
+  mp_lower_add_arg(c, out, true, "void *");
+  return MP_OK;
+}
+
+static mp_status lower_irfft(mp_lower_ctx *c) {
+  mp_status st = want(c, 1, 1);
+  if (st != MP_OK) return st;
+  int32_t in = in_t(c, 0), out = out_t(c, 0), dt = in >= 0 ? dtype(c, in) : -1;
+  int32_t type = dt == MP_DTYPE_INT16 ? MPK_TYPE_INT16
+               : dt == MP_DTYPE_INT32 ? MPK_TYPE_INT32
+               : dt == MP_DTYPE_FLOAT32 ? MPK_TYPE_FLOAT32 : -1;
+  if (type < 0 || !tensor_is(c, out, dt, (int32_t)rank(c, in)) || rank(c, in) < 1)
+    return bad_types(c, "int16, int32 or float32 input and output of one rank");
+  mpk_signal_rfft_params *p = &c->lo->params.signal_rfft;
+  sigopts o;
+  int32_t tflite_type = 0;
+  if ((st = open_options(c, &o)) != MP_OK ||
+      (st = opt_int(c, &o, 0, "T", 0, 255, &tflite_type)) != MP_OK || c->lo->reason[0] ||
+      (st = opt_int(c, &o, 1, "fft_length", 2, 1 << 20, &p->fft_length)) != MP_OK ||
+      c->lo->reason[0])
+    return st;
+  if (tflite_type != dt)
+    return mp_lower_malformed(c, "custom option 'T' says %s but the input is %s",
+                              mp_dtype_name(tflite_type), mp_dtype_name(dt));
+  if (p->fft_length % 2 != 0)
+    return mp_lower_unsupported(c, "an odd fft_length %d (KISS FFT's real transform needs an "
+                                   "even one)", p->fft_length);
+  int32_t in_size, out_size;
+  if (!elems_i32(c, in, &in_size) || !elems_i32(c, out, &out_size))
+    return mp_lower_unsupported(c, "more than 2^31 elements");
+  p->type = type;
+  const int32_t n = p->fft_length / 2, in_last = dim(c, in, rank(c, in) - 1),
+                out_last = dim(c, out, rank(c, out) - 1);
+  if (in_last != 2 * (n + 1) || out_last != p->fft_length)
+    return mp_lower_unsupported(c, "rows of %d values in and %d out for fft_length %d (TensorFlow "
+                                   "Lite Micro reads %d and writes %d)", in_last, out_last,
+                                p->fft_length, 2 * (n + 1), p->fft_length);
+  p->input_length = n + 1;
+  p->output_length = p->fft_length;
+  p->batches = in_size / in_last;
+  if ((int64_t)out_size != (int64_t)p->batches * out_last)
+    return mp_lower_malformed(c, "%d rows in and %d out", p->batches, out_size / out_last);
+  if ((st = kiss_tables(c, p, true)) != MP_OK) return st;
+  c->lo->scratch_bytes = 8u * (3u * (uint64_t)n + 1u + (uint64_t)p->max_radix);
+  c->lo->scratch_align = 8;
+  mp_lower_set_kernel(c, MP_K_SIGNAL_IRFFT);
   mp_lower_add_arg(c, in, false, "const void *");
   mp_lower_add_arg(c, out, true, "void *");
   return MP_OK;
@@ -550,7 +611,8 @@ static mp_status lower_delay(mp_lower_ctx *c) {
     return st;
   if (!rows_of(c, in, &p->frame_size, &p->outer_dims))
     return mp_lower_unsupported(c, "an empty input or one of more than 2^31 elements");
-  if (elems(c, out) != elems(c, in)) return mp_lower_malformed(c, "input and output differ in size");
+  if (elems(c, out) != elems(c, in))
+    return mp_lower_malformed(c, "input and output differ in size");
   /* one sample's room when there is no delay, so that the op has its tensor */
   const uint64_t line = p->delay_length > 0 ? (uint64_t)p->delay_length : 1;
   if ((st = want_state(c, 2u * line * (uint64_t)p->outer_dims)) != MP_OK || c->lo->reason[0])
@@ -648,7 +710,9 @@ static mp_status lower_overlap_add(mp_lower_ctx *c) {
   mp_status st = want(c, 1, 1);
   if (st != MP_OK) return st;
   int32_t in = in_t(c, 0), out = out_t(c, 0), dt = in >= 0 ? dtype(c, in) : -1;
-  int32_t type = dt == MP_DTYPE_INT16 ? MPK_TYPE_INT16 : dt == MP_DTYPE_FLOAT32 ? MPK_TYPE_FLOAT32 : -1;
+  int32_t type = dt == MP_DTYPE_INT16     ? MPK_TYPE_INT16
+                 : dt == MP_DTYPE_FLOAT32 ? MPK_TYPE_FLOAT32
+                                          : -1;
   if (type < 0 || rank(c, in) < 2 || !tensor_is(c, out, dt, (int32_t)rank(c, in) - 1))
     return bad_types(c, "int16 or float32 frames of rank 2 or more and an output of one rank less");
   mpk_signal_overlap_add_params *p = &c->lo->params.signal_overlap_add;
@@ -709,6 +773,7 @@ mp_status mp_lower_signal(mp_lower_ctx *c) {
       {"SignalStacker", lower_stacker},
       {"SignalFramer", lower_framer},
       {"SignalOverlapAdd", lower_overlap_add},
+      {"SignalIrfft", lower_irfft},
   };
   const char *code = c->op->def->custom_code;
   for (size_t i = 0; code && i < sizeof ops / sizeof ops[0]; i++)

@@ -2,7 +2,7 @@
  * mpk_signal.c — the audio front end: TensorFlow Lite Micro's Signal
  * library operators (window, FFT auto-scale, real FFT, energy, filter
  * bank, square root, spectral subtraction, PCAN, log, delay, stacker,
- * framer, overlap-add).
+ * framer, overlap-add, inverse real FFT).
  *
  * The one idea: reproduce TFLM's integer arithmetic step by step — the
  * same widths, the same truncations where its C++ stores into a narrower
@@ -17,8 +17,9 @@
  * Arithmetic is done in 64 bits and narrowed where TFLM's code narrows
  * (int16 / int32 wrap-around, as its targets do), so no kernel relies on
  * signed overflow.  The streaming operators (delay, stacker, framer,
- * overlap-add) keep their queues in the op's state.  Not here: the
- * inverse FFT.
+ * overlap-add) keep their queues in the op's state.  The inverse real
+ * FFT is KISS FFT's kiss_fftri on the same machinery, with the inverse
+ * tables and the radix-4 butterfly turned.
  */
 #include "mpk.h"
 
@@ -103,6 +104,7 @@ typedef struct fftq {
   int32_t nfft;    /* complex length */
   const cq *tw;
   cq *generic;     /* max_radix values for the generic butterfly */
+  int32_t inverse; /* kiss_fft_alloc's inverse: the radix-4 butterfly turns the other way */
 } fftq;
 
 /* A store into a kiss_fft_scalar. */
@@ -169,10 +171,17 @@ static void bfly4_q(const fftq *f, cq *F, size_t fstride, int32_t m) {
     cq s4 = csub(f, s0, s2);
     *c = csub(f, *a, s3);
     *a = cadd(f, *a, s3);
-    b->r = st(f, (int64_t)s5.r + s4.i);
-    b->i = st(f, (int64_t)s5.i - s4.r);
-    d->r = st(f, (int64_t)s5.r - s4.i);
-    d->i = st(f, (int64_t)s5.i + s4.r);
+    if (f->inverse) {
+      b->r = st(f, (int64_t)s5.r - s4.i);
+      b->i = st(f, (int64_t)s5.i + s4.r);
+      d->r = st(f, (int64_t)s5.r + s4.i);
+      d->i = st(f, (int64_t)s5.i - s4.r);
+    } else {
+      b->r = st(f, (int64_t)s5.r + s4.i);
+      b->i = st(f, (int64_t)s5.i - s4.r);
+      d->r = st(f, (int64_t)s5.r - s4.i);
+      d->i = st(f, (int64_t)s5.i + s4.r);
+    }
   }
 }
 
@@ -311,6 +320,7 @@ typedef struct fftf {
   int32_t nfft;
   const int32_t *tw; /* float bits, read through twf() */
   cf *generic;
+  int32_t inverse;
 } fftf;
 
 /* Complex k of a table of float bits held as int32. */
@@ -354,10 +364,17 @@ static void bfly4_f(const fftf *f, cf *F, size_t fstride, int32_t m) {
     cf s3 = caddf(s0, s2), s4 = csubf(s0, s2);
     *c = csubf(*a, s3);
     *a = caddf(*a, s3);
-    b->r = s5.r + s4.i;
-    b->i = s5.i - s4.r;
-    d->r = s5.r - s4.i;
-    d->i = s5.i + s4.r;
+    if (f->inverse) {
+      b->r = s5.r - s4.i;
+      b->i = s5.i + s4.r;
+      d->r = s5.r + s4.i;
+      d->i = s5.i - s4.r;
+    } else {
+      b->r = s5.r + s4.i;
+      b->i = s5.i - s4.r;
+      d->r = s5.r - s4.i;
+      d->i = s5.i + s4.r;
+    }
   }
 }
 
@@ -464,6 +481,18 @@ static void rfft_f(const fftf *f, const mpk_signal_rfft_params *p, const cf *in,
   }
 }
 
+/* The factors must multiply out to n, ending at 1. */
+static int factors_ok(const mpk_signal_rfft_params *p, int32_t n) {
+  int32_t rest = n;
+  for (int32_t k = 0; k < p->n_factors; k++) {
+    int32_t radix = p->factors[2 * k], m = p->factors[2 * k + 1];
+    if (radix < 2 || rest % radix != 0 || m != rest / radix || (radix > 5 && radix > p->max_radix))
+      return 0;
+    rest = m;
+  }
+  return rest == 1;
+}
+
 MPK_API int32_t mpk_signal_rfft(const mpk_signal_rfft_params *p, const void *input, void *output,
                                 void *scratch) {
   if (!input || !output || !scratch || !p->factors || !p->twiddles || !p->super_twiddles ||
@@ -472,15 +501,7 @@ MPK_API int32_t mpk_signal_rfft(const mpk_signal_rfft_params *p, const void *inp
       p->batches < 0 || p->n_factors < 1 || p->max_radix < 0)
     return MPK_ERR_PARAMS;
   const int32_t n = p->fft_length / 2, len = p->input_length;
-  /* the factors must multiply out to n, ending at 1 */
-  int32_t rest = n;
-  for (int32_t k = 0; k < p->n_factors; k++) {
-    int32_t radix = p->factors[2 * k], m = p->factors[2 * k + 1];
-    if (radix < 2 || rest % radix != 0 || m != rest / radix || (radix > 5 && radix > p->max_radix))
-      return MPK_ERR_PARAMS;
-    rest = m;
-  }
-  if (rest != 1) return MPK_ERR_PARAMS;
+  if (!factors_ok(p, n)) return MPK_ERR_PARAMS;
   /* scratch: the padded row (n complex), the transform (n complex), the
    * generic butterfly's max_radix complex */
   int32_t *row = (int32_t *)scratch, *tmp = row + 2 * n, *gen = tmp + 2 * n;
@@ -490,7 +511,7 @@ MPK_API int32_t mpk_signal_rfft(const mpk_signal_rfft_params *p, const void *inp
       float *r = (float *)(void *)row;
       memcpy(r, (const float *)input + in_at, (size_t)len * sizeof(float));
       for (int32_t k = len; k < 2 * n; k++) r[k] = 0.0f;
-      fftf f = {n, p->twiddles, (cf *)(void *)gen};
+      fftf f = {n, p->twiddles, (cf *)(void *)gen, 0};
       rfft_f(&f, p, (const cf *)(void *)r, (cf *)(void *)tmp, (cf *)output + out_at / 2);
       continue;
     }
@@ -501,7 +522,7 @@ MPK_API int32_t mpk_signal_rfft(const mpk_signal_rfft_params *p, const void *inp
                : bits == 16 ? ((const int16_t *)input)[in_at + (size_t)k]
                             : ((const int32_t *)input)[in_at + (size_t)k];
     fftq f = {bits, bits == 16 ? 32767 : 2147483647, n, (const cq *)(const void *)p->twiddles,
-              (cq *)(void *)gen};
+              (cq *)(void *)gen, 0};
     /* the output row, in int32 pairs, reuses the padded row's space: the
      * transform is in tmp by then, and the one bin past the row's end
      * (out[n], on tmp[0]) is written after tmp[0] was read */
@@ -887,5 +908,92 @@ MPK_API int32_t mpk_signal_overlap_add(const mpk_signal_overlap_add_params *p, c
         memset(buf + (fs - step), 0, step * sizeof *buf);
       }
     }
+  return MPK_OK;
+}
+
+/* ---- SignalIrfft: kiss_fftri ---------------------------------------------------- */
+
+/* kiss_fftri on one row, fixed point: the n + 1 bins in `in` folded into
+ * the half-length complex sequence (tmp), each halved as KISS FFT's fixed
+ * point halves them, then the inverse complex transform into out. */
+static void irfft_q(const fftq *f, const mpk_signal_rfft_params *p, const cq *in, cq *tmp,
+                    cq *out) {
+  const int32_t n = f->nfft;
+  const cq *super = (const cq *)(const void *)p->super_twiddles;
+  tmp[0].r = st(f, (int64_t)in[0].r + in[n].r);
+  tmp[0].i = st(f, (int64_t)in[0].r - in[n].r);
+  fixdiv(f, &tmp[0], 2);
+  for (int32_t k = 1; k <= n / 2; k++) {
+    cq fk = in[k], fnkc;
+    fnkc.r = in[n - k].r;
+    fnkc.i = st(f, -(int64_t)in[n - k].i);
+    fixdiv(f, &fk, 2);
+    fixdiv(f, &fnkc, 2);
+    const cq fek = cadd(f, fk, fnkc), fok = cmul(f, csub(f, fk, fnkc), super[k - 1]);
+    tmp[k] = cadd(f, fek, fok);
+    /* k == n - k at the middle: this store replaces the one above, as there */
+    tmp[n - k] = csub(f, fek, fok);
+    tmp[n - k].i = st(f, -(int64_t)tmp[n - k].i);
+  }
+  work_q(f, out, tmp, 1, p->factors);
+}
+
+static void irfft_f(const fftf *f, const mpk_signal_rfft_params *p, const cf *in, cf *tmp,
+                    cf *out) {
+  const int32_t n = f->nfft;
+  tmp[0].r = in[0].r + in[n].r;
+  tmp[0].i = in[0].r - in[n].r;
+  for (int32_t k = 1; k <= n / 2; k++) {
+    const cf fk = in[k], fnkc = {in[n - k].r, -in[n - k].i};
+    const cf fek = caddf(fk, fnkc);
+    const cf fok = cmulf(csubf(fk, fnkc), twf(p->super_twiddles, (size_t)(k - 1)));
+    tmp[k] = caddf(fek, fok);
+    tmp[n - k] = csubf(fek, fok);
+    tmp[n - k].i = -tmp[n - k].i;
+  }
+  work_f(f, out, tmp, 1, p->factors);
+}
+
+MPK_API int32_t mpk_signal_irfft(const mpk_signal_rfft_params *p, const void *input, void *output,
+                                 void *scratch) {
+  if (!input || !output || !scratch || !p->factors || !p->twiddles || !p->super_twiddles ||
+      p->fft_length < 2 || p->fft_length % 2 != 0 || p->input_length != p->fft_length / 2 + 1 ||
+      p->output_length != p->fft_length || p->batches < 0 || p->n_factors < 1 ||
+      p->max_radix < 0)
+    return MPK_ERR_PARAMS;
+  const int32_t n = p->fft_length / 2;
+  if (!factors_ok(p, n)) return MPK_ERR_PARAMS;
+  /* scratch, in complex values of two int32: the row's bins widened (n +
+   * 1), the folded sequence (n), the transform (n), the generic
+   * butterfly's max_radix */
+  int32_t *bins = (int32_t *)scratch, *tmp = bins + 2 * (n + 1), *res = tmp + 2 * n,
+          *gen = res + 2 * n;
+  for (int32_t b = 0; b < p->batches; b++) {
+    const size_t in_at = (size_t)b * 2u * (size_t)(n + 1), out_at = (size_t)b * 2u * (size_t)n;
+    if (p->type == MPK_TYPE_FLOAT32) {
+      fftf f = {n, p->twiddles, (cf *)(void *)gen, 1};
+      float *out = (float *)output + out_at;
+      memcpy(bins, (const float *)input + in_at, 2u * (size_t)(n + 1) * sizeof(float));
+      irfft_f(&f, p, (const cf *)(void *)bins, (cf *)(void *)tmp, (cf *)(void *)res);
+      /* KISS FFT leaves the output scaled by fft_length; TFLM divides */
+      const float *r = (const float *)(void *)res;
+      for (int32_t k = 0; k < 2 * n; k++) out[k] = r[k] / (float)p->fft_length;
+      continue;
+    }
+    if (p->type != MPK_TYPE_INT16 && p->type != MPK_TYPE_INT32) return MPK_ERR_PARAMS;
+    const int32_t bits = p->type == MPK_TYPE_INT16 ? 16 : 32;
+    for (int32_t k = 0; k < 2 * (n + 1); k++)
+      bins[k] = bits == 16 ? ((const int16_t *)input)[in_at + (size_t)k]
+                           : ((const int32_t *)input)[in_at + (size_t)k];
+    fftq f = {bits, bits == 16 ? 32767 : 2147483647, n, (const cq *)(const void *)p->twiddles,
+              (cq *)(void *)gen, 1};
+    irfft_q(&f, p, (const cq *)(void *)bins, (cq *)(void *)tmp, (cq *)(void *)res);
+    for (int32_t k = 0; k < 2 * n; k++) {
+      if (bits == 16)
+        ((int16_t *)output)[out_at + (size_t)k] = (int16_t)res[k];
+      else
+        ((int32_t *)output)[out_at + (size_t)k] = res[k];
+    }
+  }
   return MPK_OK;
 }

@@ -428,6 +428,88 @@ static void build_custom_ops(mp_tfw *w) {
   mp_tfw_set_io(w, IDS(0), IDS(3));
 }
 
+/* A flexbuffer map of n integer (or, with is_bool, bool) values, keys in
+ * name order, as TFLM's Signal operators read their custom options:
+ * values in 2-byte slots, keys and their vector in bytes.  Its size. */
+static uint32_t flex_map(uint8_t *buf, const char *const *keys, const int32_t *vals,
+                         const bool *is_bool, uint32_t n) {
+  uint32_t at = 0, key_at[8];
+  for (uint32_t i = 0; i < n; i++) {
+    key_at[i] = at;
+    size_t len = strlen(keys[i]) + 1;
+    memcpy(buf + at, keys[i], len);
+    at += (uint32_t)len;
+  }
+  buf[at++] = (uint8_t)n; /* the keys vector: its size, then byte offsets */
+  const uint32_t keys_vec = at;
+  for (uint32_t i = 0; i < n; i++, at++) buf[at] = (uint8_t)(at - key_at[i]);
+  const uint32_t prefix[3] = {at - keys_vec, 1, n}; /* keys offset, key width, size */
+  for (uint32_t i = 0; i < 3; i++, at += 2) {
+    buf[at] = (uint8_t)(prefix[i] & 0xff);
+    buf[at + 1] = (uint8_t)(prefix[i] >> 8);
+  }
+  const uint32_t values = at;
+  for (uint32_t i = 0; i < n; i++, at += 2) {
+    buf[at] = (uint8_t)((uint32_t)vals[i] & 0xff);
+    buf[at + 1] = (uint8_t)((uint32_t)vals[i] >> 8);
+  }
+  for (uint32_t i = 0; i < n; i++) /* INT or BOOL, 2 bytes wide */
+    buf[at++] = (uint8_t)(((is_bool && is_bool[i] ? 26 : 1) << 2) | 1);
+  buf[at] = (uint8_t)(at - values); /* the root: the map, 2-byte slots */
+  at++;
+  buf[at++] = (uint8_t)((9 << 2) | 1);
+  buf[at++] = 1;
+  return at;
+}
+
+static void signal_op(mp_tfw *w, const char *code, const char *const *keys, const int32_t *vals,
+                      const bool *is_bool, uint32_t n, uint32_t n_in, const int32_t *ins,
+                      uint32_t n_out, const int32_t *outs) {
+  uint8_t opts[256];
+  uint32_t size = flex_map(opts, keys, vals, is_bool, n);
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_CUSTOM, .custom_code = code, .n_inputs = n_in,
+                                .inputs = ins, .n_outputs = n_out, .outputs = outs,
+                                .custom_options_size = size, .custom_options = opts});
+}
+
+/* signal_stream: a streaming audio front end's state-keeping Signal
+ * operators on int16 x[8], each call the next 8 samples: 0 SignalDelay
+ * (delay_length 8) x -> delayed[8]; 1 SignalFramer (frame_size 16,
+ * frame_step 8, prefill) x -> frames[1,16], framed (bool); 2
+ * SignalOverlapAdd (frame_step 8) frames -> ola[8]; 3 SignalStacker (8
+ * channels, left context 1, right 0, step 1) delayed -> stack[16],
+ * stacked (bool); 4 SignalRfft and 5 SignalIrfft (fft_length 16) frames
+ * -> spectrum[1,18] -> back[1,16].  Framing with prefill and overlap-
+ * adding frames twice their step apart gives twice the input one call
+ * late, so ola is 2 * delayed; back is frames / 16 (KISS FFT's fixed
+ * point scales each transform by its length) within rounding; ops 0-3
+ * keep state between runs, which reset_state clears. */
+static void build_signal_stream(mp_tfw *w) {
+  static const char *const names[] = {"x",     "delayed", "frames",   "framed", "ola",
+                                      "stack", "stacked", "spectrum", "back"};
+  static const int32_t dtypes[] = {MP_DTYPE_INT16, MP_DTYPE_INT16, MP_DTYPE_INT16,
+                                   MP_DTYPE_BOOL,  MP_DTYPE_INT16, MP_DTYPE_INT16,
+                                   MP_DTYPE_BOOL,  MP_DTYPE_INT16, MP_DTYPE_INT16};
+  static const uint32_t ranks[] = {1, 1, 2, 0, 1, 1, 0, 2, 2};
+  static const int32_t shapes[][2] = {{8}, {8}, {1, 16}, {0}, {8}, {16}, {0}, {1, 18}, {1, 16}};
+  for (int i = 0; i < 9; i++) mp_tfw_add_simple_tensor(w, names[i], dtypes[i], ranks[i], shapes[i]);
+  signal_op(w, "SignalDelay", (const char *const[]){"delay_length"}, (const int32_t[]){8}, NULL, 1,
+            IDS(0), IDS(1));
+  signal_op(w, "SignalFramer", (const char *const[]){"frame_size", "frame_step", "prefill"},
+            (const int32_t[]){16, 8, 1}, (const bool[]){false, false, true}, 3, IDS(0), IDS(2, 3));
+  signal_op(w, "SignalOverlapAdd", (const char *const[]){"T", "frame_step"},
+            (const int32_t[]){MP_DTYPE_INT16, 8}, NULL, 2, IDS(2), IDS(4));
+  signal_op(w, "SignalStacker",
+            (const char *const[]){"num_channels", "stacker_left_context", "stacker_right_context",
+                                  "stacker_step"},
+            (const int32_t[]){8, 1, 0, 1}, NULL, 4, IDS(1), IDS(5, 6));
+  signal_op(w, "SignalRfft", (const char *const[]){"T", "fft_length"},
+            (const int32_t[]){MP_DTYPE_INT16, 16}, NULL, 2, IDS(2), IDS(7));
+  signal_op(w, "SignalIrfft", (const char *const[]){"T", "fft_length"},
+            (const int32_t[]){MP_DTYPE_INT16, 16}, NULL, 2, IDS(7), IDS(8));
+  mp_tfw_set_io(w, IDS(0), IDS(1, 4, 3, 5, 6, 8));
+}
+
 /* A quantised tensor of padded_block. */
 static int32_t block_tensor(mp_tfw *w, const char *name, int32_t dtype, uint32_t rank,
                        const int32_t *shape, float scale, int64_t zp, const void *data,
@@ -2221,6 +2303,7 @@ static const struct {
     {"fire_f32", build_fire_f32},
     {"fire_s16", build_fire_s16},
     {"long_names", build_long_names},
+    {"signal_stream", build_signal_stream},
 };
 #define N_FIXTURES (sizeof fixtures / sizeof fixtures[0])
 
