@@ -282,14 +282,22 @@ static mp_status kiss_tables(mp_lower_ctx *c, mpk_signal_rfft_params *p, bool in
   return MP_OK;
 }
 
-static mp_status lower_rfft(mp_lower_ctx *c) {
+/* What SignalRfft and SignalIrfft share: one int16, int32 or float32
+ * input and output of one rank, the options T (the input's TensorType)
+ * and an even fft_length, the element counts.  *done tells the caller to
+ * return the status (a refusal, a malformed model or an error). */
+static mp_status fft_common(mp_lower_ctx *c, int32_t *in, int32_t *out, int32_t *in_size,
+                            int32_t *out_size, bool *done) {
+  *done = true;
   mp_status st = want(c, 1, 1);
   if (st != MP_OK) return st;
-  int32_t in = in_t(c, 0), out = out_t(c, 0), dt = in >= 0 ? dtype(c, in) : -1;
+  *in = in_t(c, 0);
+  *out = out_t(c, 0);
+  int32_t dt = *in >= 0 ? dtype(c, *in) : -1;
   int32_t type = dt == MP_DTYPE_INT16 ? MPK_TYPE_INT16
                : dt == MP_DTYPE_INT32 ? MPK_TYPE_INT32
                : dt == MP_DTYPE_FLOAT32 ? MPK_TYPE_FLOAT32 : -1;
-  if (type < 0 || !tensor_is(c, out, dt, (int32_t)rank(c, in)) || rank(c, in) < 1)
+  if (type < 0 || !tensor_is(c, *out, dt, (int32_t)rank(c, *in)) || rank(c, *in) < 1)
     return bad_types(c, "int16, int32 or float32 input and output of one rank");
   mpk_signal_rfft_params *p = &c->lo->params.signal_rfft;
   sigopts o;
@@ -306,10 +314,19 @@ static mp_status lower_rfft(mp_lower_ctx *c) {
   if (p->fft_length % 2 != 0)
     return mp_lower_unsupported(c, "an odd fft_length %d (KISS FFT's real transform needs an "
                                    "even one)", p->fft_length);
-  int32_t in_size, out_size;
-  if (!elems_i32(c, in, &in_size) || !elems_i32(c, out, &out_size))
+  if (!elems_i32(c, *in, in_size) || !elems_i32(c, *out, out_size))
     return mp_lower_unsupported(c, "more than 2^31 elements");
   p->type = type;
+  *done = false;
+  return MP_OK;
+}
+
+static mp_status lower_rfft(mp_lower_ctx *c) {
+  int32_t in, out, in_size, out_size;
+  bool done;
+  mp_status st = fft_common(c, &in, &out, &in_size, &out_size, &done);
+  if (done) return st;
+  mpk_signal_rfft_params *p = &c->lo->params.signal_rfft;
   p->input_length = dim(c, in, rank(c, in) - 1);
   const int32_t n = p->fft_length / 2, out_last = dim(c, out, rank(c, out) - 1);
   if (p->input_length <= 0 || in_size % p->input_length != 0)
@@ -332,32 +349,11 @@ static mp_status lower_rfft(mp_lower_ctx *c) {
 }
 
 static mp_status lower_irfft(mp_lower_ctx *c) {
-  mp_status st = want(c, 1, 1);
-  if (st != MP_OK) return st;
-  int32_t in = in_t(c, 0), out = out_t(c, 0), dt = in >= 0 ? dtype(c, in) : -1;
-  int32_t type = dt == MP_DTYPE_INT16 ? MPK_TYPE_INT16
-               : dt == MP_DTYPE_INT32 ? MPK_TYPE_INT32
-               : dt == MP_DTYPE_FLOAT32 ? MPK_TYPE_FLOAT32 : -1;
-  if (type < 0 || !tensor_is(c, out, dt, (int32_t)rank(c, in)) || rank(c, in) < 1)
-    return bad_types(c, "int16, int32 or float32 input and output of one rank");
+  int32_t in, out, in_size, out_size;
+  bool done;
+  mp_status st = fft_common(c, &in, &out, &in_size, &out_size, &done);
+  if (done) return st;
   mpk_signal_rfft_params *p = &c->lo->params.signal_rfft;
-  sigopts o;
-  int32_t tflite_type = 0;
-  if ((st = open_options(c, &o)) != MP_OK ||
-      (st = opt_int(c, &o, 0, "T", 0, 255, &tflite_type)) != MP_OK || c->lo->reason[0] ||
-      (st = opt_int(c, &o, 1, "fft_length", 2, 1 << 20, &p->fft_length)) != MP_OK ||
-      c->lo->reason[0])
-    return st;
-  if (tflite_type != dt)
-    return mp_lower_malformed(c, "custom option 'T' says %s but the input is %s",
-                              mp_dtype_name(tflite_type), mp_dtype_name(dt));
-  if (p->fft_length % 2 != 0)
-    return mp_lower_unsupported(c, "an odd fft_length %d (KISS FFT's real transform needs an "
-                                   "even one)", p->fft_length);
-  int32_t in_size, out_size;
-  if (!elems_i32(c, in, &in_size) || !elems_i32(c, out, &out_size))
-    return mp_lower_unsupported(c, "more than 2^31 elements");
-  p->type = type;
   const int32_t n = p->fft_length / 2, in_last = dim(c, in, rank(c, in) - 1),
                 out_last = dim(c, out, rank(c, out) - 1);
   if (in_last != 2 * (n + 1) || out_last != p->fft_length)
