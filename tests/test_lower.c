@@ -54,8 +54,10 @@ enum {
   SHAPE_OP = 77,
   BATCH_MATMUL_OP = 126,
   RSQRT_OP = 76,
+  DEPTH_TO_SPACE_OP = 5,
+  SPACE_TO_DEPTH_OP = 26,
 };
-enum { OPT_BATCH_MATMUL = 101 };
+enum { OPT_BATCH_MATMUL = 101, OPT_SPACE_TO_DEPTH = 19, OPT_DEPTH_TO_SPACE = 94 };
 
 /* ------------------------------------------------------------------------ */
 /* Building small models                                                    */
@@ -1963,6 +1965,151 @@ static void sixteen_bit_requantisation_limits_are_refused_by_name(void **state) 
   }
 }
 
+/* ------------------------------------------------------------------------ */
+/* DEPTH_TO_SPACE and SPACE_TO_DEPTH                                        */
+/* ------------------------------------------------------------------------ */
+
+/* A one-op DEPTH_TO_SPACE or SPACE_TO_DEPTH model, input scale 0.5 zero
+ * point 3 and output scale `so` (quantised types only). */
+static void block_model(built *b, int32_t code, int32_t dt, const int32_t *ish,
+                        const int32_t *osh, int64_t block, float so) {
+  bool q = dt != MP_DTYPE_FLOAT32;
+  mp_tfw *w = mp_tfw_new();
+  int32_t in = add_tensor(w, &(spec){.name = "in", .dtype = dt, .rank = 4,
+                                     .shape = {ish[0], ish[1], ish[2], ish[3]},
+                                     .n_scale = q ? 1 : 0, .scale = {0.5f}, .zp = 3});
+  int32_t out = add_tensor(w, &(spec){.name = "out", .dtype = dt, .rank = 4,
+                                      .shape = {osh[0], osh[1], osh[2], osh[3]},
+                                      .n_scale = q ? 1 : 0, .scale = {so}, .zp = 3});
+  mp_tfw_option bs = i32opt(0, block);
+  add_op(w, code, 1, &in, out, code == DEPTH_TO_SPACE_OP ? OPT_DEPTH_TO_SPACE : OPT_SPACE_TO_DEPTH,
+         1, &bs);
+  finish(w, 1, &in, 1, &out, b);
+}
+
+/* Lower the model and run its kernel on `in` (n elements of es bytes). */
+static void run_block_model(built *b, const void *in, void *out, size_t bytes) {
+  mp_lowered_op lo;
+  lower0(b, &lo);
+  assert_true(lo.supported);
+  assert_int_equal(lo.kernel, MP_K_STRIDED_COPY);
+  assert_int_equal(lo.n_args, 2);
+  memset(out, 0x5a, bytes);
+  assert_int_equal(mpk_strided_copy(&lo.params.strided_copy, in, out, NULL), MPK_OK);
+  mp_lower_free(&lo);
+}
+
+static void depth_to_space_and_space_to_depth_move_blocks(void **state) {
+  (void)state;
+  /* DEPTH_TO_SPACE, block 2, [1,1,2,4] -> [1,2,4,1]:
+   *   out[0][i][2w + j][0] = in[0][0][w][2i + j]
+   * in[0][0][w][c] = 10w + c, so output row i = 0 reads channels 0, 1 of
+   * w = 0 then of w = 1: 0 1 10 11; row i = 1 channels 2, 3: 2 3 12 13.
+   * SPACE_TO_DEPTH of that output gives the input back. */
+  static const int32_t packed[8] = {0, 1, 2, 3, 10, 11, 12, 13};
+  static const int32_t spread[8] = {0, 1, 10, 11, 2, 3, 12, 13};
+  static const int32_t dts[3] = {MP_DTYPE_INT8, MP_DTYPE_INT16, MP_DTYPE_FLOAT32};
+  for (int t = 0; t < 3; t++) {
+    for (int dir = 0; dir < 2; dir++) {
+      bool d2s = dir == 0;
+      const int32_t *src = d2s ? packed : spread, *want = d2s ? spread : packed;
+      union {
+        int8_t i8[8];
+        int16_t i16[8];
+        float f32[8];
+      } in, out, exp;
+      for (int k = 0; k < 8; k++) {
+        if (dts[t] == MP_DTYPE_INT8) {
+          in.i8[k] = (int8_t)src[k];
+          exp.i8[k] = (int8_t)want[k];
+        } else if (dts[t] == MP_DTYPE_INT16) {
+          in.i16[k] = (int16_t)(src[k] * 1000);
+          exp.i16[k] = (int16_t)(want[k] * 1000);
+        } else {
+          in.f32[k] = (float)src[k] + 0.25f;
+          exp.f32[k] = (float)want[k] + 0.25f;
+        }
+      }
+      built b;
+      block_model(&b, d2s ? DEPTH_TO_SPACE_OP : SPACE_TO_DEPTH_OP, dts[t],
+                  d2s ? (const int32_t[]){1, 1, 2, 4} : (const int32_t[]){1, 2, 4, 1},
+                  d2s ? (const int32_t[]){1, 2, 4, 1} : (const int32_t[]){1, 1, 2, 4}, 2, 0.5f);
+      size_t bytes = 8 * (size_t)(dts[t] == MP_DTYPE_INT8 ? 1 : dts[t] == MP_DTYPE_INT16 ? 2 : 4);
+      run_block_model(&b, &in, &out, sizeof out);
+      assert_memory_equal(&out, &exp, bytes);
+      drop(&b);
+    }
+  }
+
+  /* SPACE_TO_DEPTH, float32, block 2, [1,2,4,2] -> [1,1,2,8]:
+   *   out[0][0][w][(2i + j)*2 + k] = in[0][i][2w + j][k]
+   * with in[0][h][x][k] = 100h + 10x + k: for w = 0, (i, j) = (0,0) (0,1)
+   * (1,0) (1,1) read x = 0, 1, 0, 1 of rows 0, 0, 1, 1; for w = 1 x = 2, 3. */
+  {
+    float in[16], out[16];
+    for (int h = 0; h < 2; h++)
+      for (int x = 0; x < 4; x++)
+        for (int k = 0; k < 2; k++)
+          in[(h * 4 + x) * 2 + k] = (float)(100 * h + 10 * x + k);
+    static const float want[16] = {0,  1,  10, 11, 100, 101, 110, 111,
+                                   20, 21, 30, 31, 120, 121, 130, 131};
+    built b;
+    block_model(&b, SPACE_TO_DEPTH_OP, MP_DTYPE_FLOAT32, (const int32_t[]){1, 2, 4, 2},
+                (const int32_t[]){1, 1, 2, 8}, 2, 0.5f);
+    run_block_model(&b, in, out, sizeof out);
+    assert_memory_equal(out, want, sizeof want);
+    drop(&b);
+    /* and DEPTH_TO_SPACE takes it back */
+    float back[16];
+    block_model(&b, DEPTH_TO_SPACE_OP, MP_DTYPE_FLOAT32, (const int32_t[]){1, 1, 2, 8},
+                (const int32_t[]){1, 2, 4, 2}, 2, 0.5f);
+    run_block_model(&b, want, back, sizeof back);
+    assert_memory_equal(back, in, sizeof in);
+    drop(&b);
+  }
+}
+
+static void depth_to_space_refusals_name_the_reason(void **state) {
+  (void)state;
+  built b;
+  mp_lowered_op lo;
+  /* a rescale is no data movement */
+  block_model(&b, DEPTH_TO_SPACE_OP, MP_DTYPE_INT8, (const int32_t[]){1, 1, 2, 4},
+              (const int32_t[]){1, 2, 4, 1}, 2, 0.25f);
+  lower0(&b, &lo);
+  assert_false(lo.supported);
+  assert_string_equal(lo.reason, "input scale 0.5 zero point 3, output scale 0.25 zero point 3: a "
+                                 "data-movement operator needs one quantisation on both sides");
+  mp_lower_free(&lo);
+  drop(&b);
+  block_model(&b, SPACE_TO_DEPTH_OP, MP_DTYPE_INT32, (const int32_t[]){1, 2, 4, 1},
+              (const int32_t[]){1, 1, 2, 4}, 2, 0.5f);
+  lower0(&b, &lo);
+  assert_false(lo.supported);
+  assert_string_equal(lo.reason, "element type int32 (supported: int8, int16, float32)");
+  mp_lower_free(&lo);
+  drop(&b);
+  /* model errors: block_size 0, channels not a multiple of 4, heights not
+   * a multiple of the block, an output shape the operator does not give */
+  struct {
+    int32_t code, ish[4], osh[4];
+    int64_t block;
+  } bad[] = {
+      {DEPTH_TO_SPACE_OP, {1, 1, 2, 4}, {1, 2, 4, 1}, 0},
+      {DEPTH_TO_SPACE_OP, {1, 1, 2, 6}, {1, 2, 4, 1}, 2},
+      {SPACE_TO_DEPTH_OP, {1, 3, 4, 1}, {1, 1, 2, 4}, 2},
+      {SPACE_TO_DEPTH_OP, {1, 2, 4, 1}, {1, 2, 1, 4}, 2},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    block_model(&b, bad[k].code, MP_DTYPE_FLOAT32, bad[k].ish, bad[k].osh, bad[k].block, 0.5f);
+    tu_diags d;
+    tu_diags_init(&d);
+    assert_int_equal(mp_lower_op(b.g, 0, &lo, &d.sink), MP_ERR_MODEL);
+    mp_lower_free(&lo);
+    drop(&b);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(conv_lowering_precomputes_padding_multipliers_and_relu6),
@@ -2000,6 +2147,8 @@ int main(void) {
       cmocka_unit_test(conv16_without_or_with_an_int32_bias_runs_in_32_bits),
       cmocka_unit_test(sixteen_bit_requantisation_limits_are_refused_by_name),
       cmocka_unit_test(lowering_survives_every_fixture_and_random_graphs),
+      cmocka_unit_test(depth_to_space_and_space_to_depth_move_blocks),
+      cmocka_unit_test(depth_to_space_refusals_name_the_reason),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /*
  * mpk_slice.h — the slicing operators' part of the kernel ABI (mpk.h
- * includes it): STRIDED_SLICE and SLICE (a strided copy), SPLIT, SPLIT_V
+ * includes it): STRIDED_SLICE, SLICE, DEPTH_TO_SPACE and SPACE_TO_DEPTH
+ * (a strided copy), SPLIT, SPLIT_V
  * and UNPACK (a split, the inverse of CONCATENATION), GATHER.  PACK runs on
  * mpk_concat.  Any element type: sizes are in elements of elem_size bytes
  * or in bytes.

@@ -3,7 +3,9 @@
  * runtime/kernels/ref/mpk_slice.c: STRIDED_SLICE and SLICE become one strided
  * copy, SPLIT, SPLIT_V and UNPACK one split (the inverse of
  * CONCATENATION), PACK a CONCATENATION along the new axis, GATHER a
- * gather of rows.
+ * gather of rows; DEPTH_TO_SPACE and SPACE_TO_DEPTH one strided copy that
+ * walks the output as six axes (batch, rows, block row, columns, block
+ * column, channels) over the input.
  *
  * The begin / end / stride tensors, sizes and axes must be constants: they
  * are resolved here, with TensorFlow Lite Micro's rules (negative indices,
@@ -26,7 +28,9 @@ enum {
   OPT_SPLIT = 35,
   OPT_PACK = 59,
   OPT_UNPACK = 64,
-  OPT_SPLIT_V = 79
+  OPT_SPLIT_V = 79,
+  OPT_SPACE_TO_DEPTH = 19,
+  OPT_DEPTH_TO_SPACE = 94
 };
 
 const fdesc mp_lower_strided_copy_fields[] = {
@@ -62,18 +66,18 @@ static void elem_strides(const mp_lower_ctx *c, int32_t t, int64_t *strides) {
   }
 }
 
-/* The strided copy of `r` axes: count[d] elements from start[d] by step[d]
- * along each input axis.  The output's element count must agree. */
-static mp_status strided_copy(mp_lower_ctx *c, int32_t in, int32_t out, uint32_t r,
-                              const int64_t *start, const int64_t *step, const int64_t *count) {
+/* The copy that walks the output as dims[0..r) (outermost first) and reads
+ * the input element at offset + sum(coord[d] * strides[d]).  The output's
+ * element count must agree. */
+static mp_status walk_copy(mp_lower_ctx *c, int32_t in, int32_t out, uint32_t r,
+                           const int64_t *dims, const int64_t *strides, int64_t offset) {
   int32_t es = common_elem_size(c, in);
   if (!es) return MP_OK;
   if (r > MPK_MAX_DIMS) return mp_lower_unsupported(c, "rank %u above %d", r, MPK_MAX_DIMS);
   int32_t n_out;
   if (!elems_i32(c, out, &n_out) || !elems_i32(c, in, &n_out))
     return mp_lower_unsupported(c, "more than 2^31 elements");
-  int64_t es_in[MPK_MAX_DIMS], total = 1, offset = 0;
-  elem_strides(c, in, es_in);
+  int64_t total = 1;
   mpk_strided_copy_params *p = &c->lo->params.strided_copy;
   p->elem_size = es;
   for (uint32_t d = 0; d < MPK_MAX_DIMS; d++) {
@@ -82,13 +86,12 @@ static mp_status strided_copy(mp_lower_ctx *c, int32_t in, int32_t out, uint32_t
   }
   for (uint32_t d = 0; d < r; d++) {
     uint32_t k = MPK_MAX_DIMS - r + d;
-    p->dims[k] = (int32_t)count[d];
-    p->in_strides[k] = (int32_t)(step[d] * es_in[d]);
-    total *= count[d];
-    offset += start[d] * es_in[d];
+    p->dims[k] = (int32_t)dims[d];
+    p->in_strides[k] = (int32_t)strides[d];
+    total *= dims[d];
   }
   if ((uint64_t)total != elems(c, out))
-    return mp_lower_malformed(c, "the slice has %lld elements, the output %llu", (long long)total,
+    return mp_lower_malformed(c, "the copy has %lld elements, the output %llu", (long long)total,
                               (unsigned long long)elems(c, out));
   p->in_offset = total ? (int32_t)offset : 0;
   mp_lower_set_kernel(c, MP_K_STRIDED_COPY);
@@ -96,6 +99,98 @@ static mp_status strided_copy(mp_lower_ctx *c, int32_t in, int32_t out, uint32_t
   mp_lower_add_arg(c, out, true, "void *");
   mp_lower_add_overlap(c->lo, 0, 1, mpk_strided_copy_overlap_gap(p));
   return MP_OK;
+}
+
+/* The strided copy of `r` axes: count[d] elements from start[d] by step[d]
+ * along each input axis. */
+static mp_status strided_copy(mp_lower_ctx *c, int32_t in, int32_t out, uint32_t r,
+                              const int64_t *start, const int64_t *step, const int64_t *count) {
+  if (r > MPK_MAX_DIMS) return mp_lower_unsupported(c, "rank %u above %d", r, MPK_MAX_DIMS);
+  int64_t es_in[MPK_MAX_DIMS], strides[MPK_MAX_DIMS], offset = 0;
+  elem_strides(c, in, es_in);
+  for (uint32_t d = 0; d < r; d++) {
+    strides[d] = step[d] * es_in[d];
+    offset += start[d] * es_in[d];
+  }
+  return walk_copy(c, in, out, r, count, strides, offset);
+}
+
+/* DEPTH_TO_SPACE and SPACE_TO_DEPTH (NHWC, block b).  DEPTH_TO_SPACE:
+ *   out[n][h*b + i][w*b + j][k] = in[n][h][w][(i*b + j)*C + k]
+ * with C = in_channels / b^2; SPACE_TO_DEPTH is its inverse:
+ *   out[n][h][w][(i*b + j)*C + k] = in[n][h*b + i][w*b + j][k]
+ * with C = in_channels.  Both walk the output as (n, h, i, w, j, k) or
+ * (n, h, w, i, j, k), each a plain axis of one side and a stride of the
+ * other.  Any element type moves alike; the types memplan takes are
+ * int8, int16 and float32 with one quantisation on both sides. */
+static mp_status lower_block_move(mp_lower_ctx *c) {
+  bool d2s = c->op->builtin_code == OP_DEPTH_TO_SPACE;
+  int32_t in = in_t(c, 0), out = out_t(c, 0);
+  if (in < 0 || out < 0) return mp_lower_malformed(c, "needs an input and an output");
+  mp_lower_opts o;
+  mp_status st = d2s ? mp_lower_open_opts(c, OPT_DEPTH_TO_SPACE, "DepthToSpaceOptions", &o)
+                     : mp_lower_open_opts(c, OPT_SPACE_TO_DEPTH, "SpaceToDepthOptions", &o);
+  if (st != MP_OK) return st;
+  int64_t b = mp_lower_opt_i32(&o, 0, 0);
+  if (!o.ok) return mp_lower_malformed(c, "its options do not validate");
+  int32_t dt = dtype(c, in);
+  if (dtype(c, out) != dt)
+    return mp_lower_malformed(c, "input %s, output %s", mp_dtype_name(dt),
+                              mp_dtype_name(dtype(c, out)));
+  if (dt != MP_DTYPE_INT8 && dt != MP_DTYPE_INT16 && dt != MP_DTYPE_FLOAT32)
+    return mp_lower_unsupported(c, "element type %s (supported: int8, int16, float32)",
+                                mp_dtype_name(dt));
+  if (dt != MP_DTYPE_FLOAT32) {
+    float si = 0, so = 0;
+    int32_t zi = 0, zo = 0;
+    if (!quant(c, in, &si, &zi) || !quant(c, out, &so, &zo))
+      return mp_lower_unsupported(c, "%s input or output without a quantisation",
+                                  mp_dtype_name(dt));
+    if (si != so || zi != zo)
+      return mp_lower_unsupported(c,
+                                  "input scale %g zero point %d, output scale %g zero point %d: "
+                                  "a data-movement operator needs one quantisation on both sides",
+                                  (double)si, (int)zi, (double)so, (int)zo);
+  }
+  if (rank(c, in) != 4 || rank(c, out) != 4)
+    return mp_lower_malformed(c, "needs rank 4 (NHWC), has %u in and %u out", rank(c, in),
+                              rank(c, out));
+  if (b < 1) return mp_lower_malformed(c, "block_size %lld (needs 1 or more)", (long long)b);
+  int64_t n = dim(c, in, 0), h = dim(c, in, 1), w = dim(c, in, 2), ch = dim(c, in, 3);
+  int64_t want[4];
+  if (d2s) {
+    if (ch % (b * b))
+      return mp_lower_malformed(c, "%lld channels are not a multiple of block_size^2 = %lld",
+                                (long long)ch, (long long)(b * b));
+    want[0] = n, want[1] = h * b, want[2] = w * b, want[3] = ch / (b * b);
+  } else {
+    if (h % b || w % b)
+      return mp_lower_malformed(c,
+                                "height %lld and width %lld are not multiples of block_size %lld",
+                                (long long)h, (long long)w, (long long)b);
+    want[0] = n, want[1] = h / b, want[2] = w / b, want[3] = ch * b * b;
+  }
+  for (uint32_t d = 0; d < 4; d++)
+    if (dim(c, out, d) != want[d])
+      return mp_lower_malformed(c, "output [%d,%d,%d,%d], the operator gives [%lld,%lld,%lld,%lld]",
+                                dim(c, out, 0), dim(c, out, 1), dim(c, out, 2), dim(c, out, 3),
+                                (long long)want[0], (long long)want[1], (long long)want[2],
+                                (long long)want[3]);
+  int64_t dims[6], strides[6];
+  if (d2s) {
+    /* output (n, h, i, w, j, k); C = want[3] */
+    int64_t cc = want[3];
+    int64_t d6[6] = {n, h, b, w, b, cc}, s6[6] = {h * w * ch, w * ch, b * cc, ch, cc, 1};
+    memcpy(dims, d6, sizeof dims);
+    memcpy(strides, s6, sizeof strides);
+  } else {
+    /* output (n, h/b, w/b, i, j, k); C = ch */
+    int64_t d6[6] = {n, h / b, w / b, b, b, ch},
+            s6[6] = {h * w * ch, b * w * ch, b * ch, w * ch, ch, 1};
+    memcpy(dims, d6, sizeof dims);
+    memcpy(strides, s6, sizeof strides);
+  }
+  return walk_copy(c, in, out, 6, dims, strides, 0);
 }
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -355,6 +450,8 @@ mp_status mp_lower_slice(mp_lower_ctx *c) {
   case OP_SLICE: return lower_slice_op(c);
   case OP_PACK: return lower_pack(c);
   case OP_GATHER: return lower_gather(c);
+  case OP_DEPTH_TO_SPACE:
+  case OP_SPACE_TO_DEPTH: return lower_block_move(c);
   default: return lower_split(c); /* SPLIT, SPLIT_V, UNPACK */
   }
 }

@@ -472,6 +472,36 @@ static void signal_op(mp_tfw *w, const char *code, const char *const *keys, cons
                                 .custom_options_size = size, .custom_options = opts});
 }
 
+/* block_move: DEPTH_TO_SPACE and SPACE_TO_DEPTH (block 2), both ways.
+ *   0 x   int8 [1,2,2,8] (0.05, -3)  -> 0 DEPTH_TO_SPACE -> 1 d [1,4,4,2]
+ *   1 d                              -> 1 SPACE_TO_DEPTH -> 2 y [1,2,2,8] = x
+ *   3 f   float32 [1,4,4,1]          -> 2 SPACE_TO_DEPTH -> 4 g [1,2,2,4] */
+static void build_block_move(mp_tfw *w) {
+  static const float scale = 0.05f;
+  static const int64_t zp = -3;
+  const char *const names[3] = {"x", "d", "y"};
+  const int32_t shapes[3][4] = {{1, 2, 2, 8}, {1, 4, 4, 2}, {1, 2, 2, 8}};
+  for (int i = 0; i < 3; i++) {
+    mp_tfw_tensor t = {.name = names[i], .dtype = MP_DTYPE_INT8, .rank = 4, .shape = shapes[i],
+                       .has_quant = true};
+    t.quant = (mp_quant){1, &scale, 1, &zp, 0};
+    mp_tfw_add_tensor(w, &t);
+  }
+  mp_tfw_add_simple_tensor(w, "f", MP_DTYPE_FLOAT32, 4, (const int32_t[]){1, 4, 4, 1});
+  mp_tfw_add_simple_tensor(w, "g", MP_DTYPE_FLOAT32, 4, (const int32_t[]){1, 2, 2, 4});
+  const mp_tfw_option block = {.field = 0, .type = MP_TFW_I32, .i = 2};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_DEPTH_TO_SPACE, IDS_IN(0), .n_outputs = 1,
+                                .outputs = (const int32_t[]){1}, .options_type = 94,
+                                .n_options = 1, .options = &block});
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_SPACE_TO_DEPTH, IDS_IN(1), .n_outputs = 1,
+                                .outputs = (const int32_t[]){2}, .options_type = 19,
+                                .n_options = 1, .options = &block});
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_SPACE_TO_DEPTH, IDS_IN(3), .n_outputs = 1,
+                                .outputs = (const int32_t[]){4}, .options_type = 19,
+                                .n_options = 1, .options = &block});
+  mp_tfw_set_io(w, IDS(0, 3), IDS(2, 4));
+}
+
 /* signal_stream: a streaming audio front end's state-keeping Signal
  * operators on int16 x[8], each call the next 8 samples: 0 SignalDelay
  * (delay_length 8) x -> delayed[8]; 1 SignalFramer (frame_size 16,
@@ -2304,6 +2334,7 @@ static const struct {
     {"fire_s16", build_fire_s16},
     {"long_names", build_long_names},
     {"signal_stream", build_signal_stream},
+    {"block_move", build_block_move},
 };
 #define N_FIXTURES (sizeof fixtures / sizeof fixtures[0])
 
