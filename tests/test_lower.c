@@ -56,8 +56,9 @@ enum {
   RSQRT_OP = 76,
   DEPTH_TO_SPACE_OP = 5,
   SPACE_TO_DEPTH_OP = 26,
+  MIRROR_PAD_OP = 100,
 };
-enum { OPT_BATCH_MATMUL = 101, OPT_SPACE_TO_DEPTH = 19, OPT_DEPTH_TO_SPACE = 94 };
+enum { OPT_BATCH_MATMUL = 101, OPT_SPACE_TO_DEPTH = 19, OPT_DEPTH_TO_SPACE = 94, OPT_MIRROR_PAD = 77 };
 
 /* ------------------------------------------------------------------------ */
 /* Building small models                                                    */
@@ -2110,6 +2111,120 @@ static void depth_to_space_refusals_name_the_reason(void **state) {
   }
 }
 
+/* A one-op MIRROR_PAD model: input [2,3], paddings [[1,1],[2,2]] (int32,
+ * or int64 when wide) unless `pads` is given, output [4,7]; quantised
+ * types: input scale 0.5 zero point 3, output scale `so`. */
+static void mirror_model(built *b, int32_t dt, int64_t mode, bool wide, const int32_t *pads,
+                         const int32_t *osh, float so) {
+  static const int32_t pad32[4] = {1, 1, 2, 2};
+  static const int64_t pad64[4] = {1, 1, 2, 2};
+  bool q = dt != MP_DTYPE_FLOAT32;
+  mp_tfw *w = mp_tfw_new();
+  int32_t in = add_tensor(w, &(spec){.name = "in", .dtype = dt, .rank = 2, .shape = {2, 3},
+                                     .n_scale = q ? 1 : 0, .scale = {0.5f}, .zp = 3});
+  int32_t pd = add_tensor(w, &(spec){.name = "pads", .dtype = wide ? MP_DTYPE_INT64 : MP_DTYPE_INT32,
+                                     .rank = 2, .shape = {2, 2},
+                                     .data = pads ? (const void *)pads
+                                                  : wide ? (const void *)pad64 : (const void *)pad32,
+                                     .bytes = wide ? 32 : 16});
+  int32_t out = add_tensor(w, &(spec){.name = "out", .dtype = dt, .rank = 2,
+                                      .shape = {osh ? osh[0] : 4, osh ? osh[1] : 7},
+                                      .n_scale = q ? 1 : 0, .scale = {so}, .zp = 3});
+  mp_tfw_option m = i8opt(0, mode);
+  add_op(w, MIRROR_PAD_OP, 2, (const int32_t[]){in, pd}, out, OPT_MIRROR_PAD, 1, &m);
+  finish(w, 1, &in, 1, &out, b);
+}
+
+static void mirror_pad_reflects_or_repeats_the_edge(void **state) {
+  (void)state;
+  /* TensorFlow's tf.pad example: t = [[1,2,3],[4,5,6]], paddings
+   * [[1,1],[2,2]].  REFLECT mirrors about the edge element (rows -1, 2 ->
+   * 1, 0; columns -2, -1, 3, 4 -> 2, 1, 1, 0); SYMMETRIC repeats it (rows
+   * -1, 2 -> 0, 1; columns -2, -1, 3, 4 -> 1, 0, 2, 1). */
+  static const int32_t t[6] = {1, 2, 3, 4, 5, 6};
+  static const int32_t reflect[28] = {6, 5, 4, 5, 6, 5, 4, 3, 2, 1, 2, 3, 2, 1,
+                                      6, 5, 4, 5, 6, 5, 4, 3, 2, 1, 2, 3, 2, 1};
+  static const int32_t symmetric[28] = {2, 1, 1, 2, 3, 3, 2, 2, 1, 1, 2, 3, 3, 2,
+                                        5, 4, 4, 5, 6, 6, 5, 5, 4, 4, 5, 6, 6, 5};
+  static const int32_t dts[3] = {MP_DTYPE_INT8, MP_DTYPE_INT16, MP_DTYPE_FLOAT32};
+  for (int k = 0; k < 3; k++) {
+    for (int mode = 0; mode < 2; mode++) {
+      const int32_t *want = mode == 0 ? reflect : symmetric;
+      union {
+        int8_t i8[28];
+        int16_t i16[28];
+        float f32[28];
+      } in, out, exp;
+      memset(&in, 0, sizeof in);
+      memset(&exp, 0, sizeof exp);
+      for (int i = 0; i < 28; i++) {
+        if (dts[k] == MP_DTYPE_INT8) {
+          if (i < 6) in.i8[i] = (int8_t)t[i];
+          exp.i8[i] = (int8_t)want[i];
+        } else if (dts[k] == MP_DTYPE_INT16) {
+          if (i < 6) in.i16[i] = (int16_t)(t[i] * 1000);
+          exp.i16[i] = (int16_t)(want[i] * 1000);
+        } else {
+          if (i < 6) in.f32[i] = (float)t[i] + 0.5f;
+          exp.f32[i] = (float)want[i] + 0.5f;
+        }
+      }
+      built b;
+      mirror_model(&b, dts[k], mode, k == 1, NULL, NULL, 0.5f);
+      mp_lowered_op lo;
+      lower0(&b, &lo);
+      assert_true(lo.supported);
+      assert_int_equal(lo.kernel, MP_K_MIRROR_PAD);
+      assert_int_equal(lo.n_args, 2);
+      memset(&out, 0x5a, sizeof out);
+      assert_int_equal(mpk_mirror_pad(&lo.params.mirror_pad, &in, &out, NULL), MPK_OK);
+      size_t es = dts[k] == MP_DTYPE_INT8 ? 1 : dts[k] == MP_DTYPE_INT16 ? 2 : 4;
+      assert_memory_equal(&out, &exp, 28 * es);
+      mp_lower_free(&lo);
+      drop(&b);
+    }
+  }
+}
+
+static void mirror_pad_refusals_name_the_reason(void **state) {
+  (void)state;
+  built b;
+  mp_lowered_op lo;
+  mirror_model(&b, MP_DTYPE_INT8, 0, false, NULL, NULL, 0.25f);
+  lower0(&b, &lo);
+  assert_false(lo.supported);
+  assert_string_equal(lo.reason, "input scale 0.5 zero point 3, output scale 0.25 zero point 3: a "
+                                 "data-movement operator needs one quantisation on both sides");
+  mp_lower_free(&lo);
+  drop(&b);
+  mirror_model(&b, MP_DTYPE_INT32, 0, false, NULL, NULL, 0.5f);
+  lower0(&b, &lo);
+  assert_false(lo.supported);
+  assert_string_equal(lo.reason, "element type int32 (supported: int8, int16, float32)");
+  mp_lower_free(&lo);
+  drop(&b);
+  /* columns of 3: REFLECT pads at most 2, SYMMETRIC 3; mode 2 is no mode */
+  static const int32_t three[4] = {0, 0, 3, 0};
+  mirror_model(&b, MP_DTYPE_FLOAT32, 1, false, three, (const int32_t[]){2, 6}, 0.5f);
+  lower0(&b, &lo);
+  assert_true(lo.supported);
+  mp_lower_free(&lo);
+  drop(&b);
+  struct {
+    int64_t mode;
+    const int32_t *pads;
+  } bad[] = {{0, three}, {2, NULL}};
+  for (size_t k = 0; k < 2; k++) {
+    mirror_model(&b, MP_DTYPE_FLOAT32, bad[k].mode, false, bad[k].pads,
+                 bad[k].pads ? (const int32_t[]){2, 6} : NULL, 0.5f);
+    tu_diags d;
+    tu_diags_init(&d);
+    assert_int_equal(mp_lower_op(b.g, 0, &lo, &d.sink), MP_ERR_MODEL);
+    mp_lower_free(&lo);
+    drop(&b);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(conv_lowering_precomputes_padding_multipliers_and_relu6),
@@ -2149,6 +2264,8 @@ int main(void) {
       cmocka_unit_test(lowering_survives_every_fixture_and_random_graphs),
       cmocka_unit_test(depth_to_space_and_space_to_depth_move_blocks),
       cmocka_unit_test(depth_to_space_refusals_name_the_reason),
+      cmocka_unit_test(mirror_pad_reflects_or_repeats_the_edge),
+      cmocka_unit_test(mirror_pad_refusals_name_the_reason),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

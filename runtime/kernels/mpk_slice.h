@@ -1,7 +1,7 @@
 /*
  * mpk_slice.h — the slicing operators' part of the kernel ABI (mpk.h
  * includes it): STRIDED_SLICE, SLICE, DEPTH_TO_SPACE and SPACE_TO_DEPTH
- * (a strided copy), SPLIT, SPLIT_V
+ * (a strided copy), MIRROR_PAD, SPLIT, SPLIT_V
  * and UNPACK (a split, the inverse of CONCATENATION), GATHER.  PACK runs on
  * mpk_concat.  Any element type: sizes are in elements of elem_size bytes
  * or in bytes.
@@ -39,6 +39,20 @@ typedef struct mpk_gather_params {
   int32_t batch_size, outer_size, axis_size, coord_size, inner_size;
 } mpk_gather_params;
 
+/* MIRROR_PAD: the output walks out_dims; along each axis output index o
+ * reads input index p = o - before[d] when 0 <= p < in_dims[d], else its
+ * mirror image: -p - 1 + reflect for p < 0 and 2 * in_dims[d] - 1 -
+ * reflect - p beyond the end (reflect 1: REFLECT, the edge element is not
+ * repeated; 0: SYMMETRIC, it is).  The lowering keeps every mirror image
+ * inside the input. */
+typedef struct mpk_mirror_pad_params {
+  int32_t elem_size;
+  int32_t reflect;
+  int32_t in_dims[MPK_MAX_DIMS];
+  int32_t out_dims[MPK_MAX_DIMS];
+  int32_t before[MPK_MAX_DIMS];
+} mpk_mirror_pad_params;
+
 MPK_API int32_t mpk_strided_copy(const mpk_strided_copy_params *p, const void *input, void *output,
                                  void *scratch);
 /* Overlap contract of mpk_strided_copy (mpk.h, "Overlap contracts"): the
@@ -52,5 +66,9 @@ MPK_API int32_t mpk_split(const mpk_split_params *p, const void *input, void *co
  * outside [0, axis_size). */
 MPK_API int32_t mpk_gather(const mpk_gather_params *p, const void *input, const int32_t *coords,
                            void *output, void *scratch);
+
+/* The output must not overlap the input. */
+MPK_API int32_t mpk_mirror_pad(const mpk_mirror_pad_params *p, const void *input, void *output,
+                               void *scratch);
 
 #endif /* MPK_SLICE_H */

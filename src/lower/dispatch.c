@@ -88,6 +88,7 @@ static mp_lower_fn *const families[] = {
     [OP_SPLIT_V] = mp_lower_slice,
     [OP_DEPTH_TO_SPACE] = mp_lower_slice,
     [OP_SPACE_TO_DEPTH] = mp_lower_slice,
+    [OP_MIRROR_PAD] = mp_lower_slice,
     [OP_RESIZE_BILINEAR] = mp_lower_resize,
     [OP_RESIZE_NEAREST_NEIGHBOR] = mp_lower_resize,
     [OP_ARG_MAX] = mp_lower_reduce,

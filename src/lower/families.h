@@ -96,11 +96,12 @@ mp_status mp_lower_softmax_s16(mp_lower_ctx *c, float beta, int32_t outer, int32
 extern const fdesc mp_lower_softmax_s16_fields[];
 
 /* src/lower/slice.c: STRIDED_SLICE, SLICE, SPLIT, SPLIT_V, UNPACK, PACK,
- * GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH */
+ * GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH, MIRROR_PAD */
 mp_status mp_lower_slice(mp_lower_ctx *c);
 extern const fdesc mp_lower_strided_copy_fields[];
 extern const fdesc mp_lower_split_fields[];
 extern const fdesc mp_lower_gather_fields[];
+extern const fdesc mp_lower_mirror_pad_fields[];
 
 /* src/lower/resize.c: RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR */
 mp_status mp_lower_resize(mp_lower_ctx *c);

@@ -136,6 +136,8 @@ typedef enum mp_kernel {
   MP_K_SIGNAL_FRAMER,
   MP_K_SIGNAL_OVERLAP_ADD,
   MP_K_SIGNAL_IRFFT,
+  /* MIRROR_PAD (mpk_slice.c) */
+  MP_K_MIRROR_PAD,
   MP_K_COUNT
 } mp_kernel;
 
@@ -182,6 +184,7 @@ typedef union mp_kparams {
   mpk_strided_copy_params strided_copy;
   mpk_split_params split;
   mpk_gather_params gather;
+  mpk_mirror_pad_params mirror_pad;
   mpk_resize_params resize; /* resize_nearest, resize_bilinear_s8 / _f32 */
   mpk_reduce_params reduce;
   mpk_arg_max_params arg_max;

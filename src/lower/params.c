@@ -182,6 +182,8 @@ static const kinfo kinfos[MP_K_COUNT] = {
                                  mp_lower_signal_overlap_add_fields},
     [MP_K_SIGNAL_IRFFT] = {"mpk_signal_irfft", NULL, "mpk_signal_rfft_params",
                            mp_lower_signal_rfft_fields},
+    [MP_K_MIRROR_PAD] = {"mpk_mirror_pad", NULL, "mpk_mirror_pad_params",
+                         mp_lower_mirror_pad_fields},
 };
 
 const char *mp_kernel_fn(mp_kernel k) {

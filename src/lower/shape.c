@@ -10,7 +10,7 @@
  * MPK_MAX_DIMS.  A CONCATENATION whose inputs views.c placed in its output
  * copies only the others.
  *
- * Not here: negative padding, MIRROR_PAD, fused activations on
+ * Not here: negative padding, MIRROR_PAD (slice.c), fused activations on
  * CONCATENATION.
  */
 #include "lower/common.h"

@@ -5,7 +5,8 @@
  * CONCATENATION), PACK a CONCATENATION along the new axis, GATHER a
  * gather of rows; DEPTH_TO_SPACE and SPACE_TO_DEPTH one strided copy that
  * walks the output as six axes (batch, rows, block row, columns, block
- * column, channels) over the input.
+ * column, channels) over the input; MIRROR_PAD a walk of the output that
+ * reads each element's mirror image in the input.
  *
  * The begin / end / stride tensors, sizes and axes must be constants: they
  * are resolved here, with TensorFlow Lite Micro's rules (negative indices,
@@ -30,7 +31,8 @@ enum {
   OPT_UNPACK = 64,
   OPT_SPLIT_V = 79,
   OPT_SPACE_TO_DEPTH = 19,
-  OPT_DEPTH_TO_SPACE = 94
+  OPT_DEPTH_TO_SPACE = 94,
+  OPT_MIRROR_PAD = 77
 };
 
 const fdesc mp_lower_strided_copy_fields[] = {
@@ -39,6 +41,10 @@ const fdesc mp_lower_strided_copy_fields[] = {
 const fdesc mp_lower_split_fields[] = {
     F_I32(mpk_split_params, n_outputs), F_I32(mpk_split_params, outer),
     F_PTR(mpk_split_params, output_bytes, "output_bytes"), F_END};
+const fdesc mp_lower_mirror_pad_fields[] = {
+    F_I32(mpk_mirror_pad_params, elem_size), F_I32(mpk_mirror_pad_params, reflect),
+    F_I32X6(mpk_mirror_pad_params, in_dims), F_I32X6(mpk_mirror_pad_params, out_dims),
+    F_I32X6(mpk_mirror_pad_params, before), F_END};
 const fdesc mp_lower_gather_fields[] = {F_I32(mpk_gather_params, elem_size),
                                         F_I32(mpk_gather_params, batch_size),
                                         F_I32(mpk_gather_params, outer_size),
@@ -115,6 +121,33 @@ static mp_status strided_copy(mp_lower_ctx *c, int32_t in, int32_t out, uint32_t
   return walk_copy(c, in, out, r, count, strides, offset);
 }
 
+/* int8, int16 or float32 (input and output of one type, checked by the
+ * caller) with one quantisation on both sides; else the op is reported
+ * unsupported and false returned. */
+static bool same_movable_type(mp_lower_ctx *c, int32_t in, int32_t out) {
+  int32_t dt = dtype(c, in);
+  if (dt != MP_DTYPE_INT8 && dt != MP_DTYPE_INT16 && dt != MP_DTYPE_FLOAT32) {
+    mp_lower_unsupported(c, "element type %s (supported: int8, int16, float32)",
+                         mp_dtype_name(dt));
+    return false;
+  }
+  if (dt == MP_DTYPE_FLOAT32) return true;
+  float si = 0, so = 0;
+  int32_t zi = 0, zo = 0;
+  if (!quant(c, in, &si, &zi) || !quant(c, out, &so, &zo)) {
+    mp_lower_unsupported(c, "%s input or output without a quantisation", mp_dtype_name(dt));
+    return false;
+  }
+  if (si != so || zi != zo) {
+    mp_lower_unsupported(c,
+                         "input scale %g zero point %d, output scale %g zero point %d: "
+                         "a data-movement operator needs one quantisation on both sides",
+                         (double)si, (int)zi, (double)so, (int)zo);
+    return false;
+  }
+  return true;
+}
+
 /* DEPTH_TO_SPACE and SPACE_TO_DEPTH (NHWC, block b).  DEPTH_TO_SPACE:
  *   out[n][h*b + i][w*b + j][k] = in[n][h][w][(i*b + j)*C + k]
  * with C = in_channels / b^2; SPACE_TO_DEPTH is its inverse:
@@ -137,21 +170,7 @@ static mp_status lower_block_move(mp_lower_ctx *c) {
   if (dtype(c, out) != dt)
     return mp_lower_malformed(c, "input %s, output %s", mp_dtype_name(dt),
                               mp_dtype_name(dtype(c, out)));
-  if (dt != MP_DTYPE_INT8 && dt != MP_DTYPE_INT16 && dt != MP_DTYPE_FLOAT32)
-    return mp_lower_unsupported(c, "element type %s (supported: int8, int16, float32)",
-                                mp_dtype_name(dt));
-  if (dt != MP_DTYPE_FLOAT32) {
-    float si = 0, so = 0;
-    int32_t zi = 0, zo = 0;
-    if (!quant(c, in, &si, &zi) || !quant(c, out, &so, &zo))
-      return mp_lower_unsupported(c, "%s input or output without a quantisation",
-                                  mp_dtype_name(dt));
-    if (si != so || zi != zo)
-      return mp_lower_unsupported(c,
-                                  "input scale %g zero point %d, output scale %g zero point %d: "
-                                  "a data-movement operator needs one quantisation on both sides",
-                                  (double)si, (int)zi, (double)so, (int)zo);
-  }
+  if (!same_movable_type(c, in, out)) return MP_OK;
   if (rank(c, in) != 4 || rank(c, out) != 4)
     return mp_lower_malformed(c, "needs rank 4 (NHWC), has %u in and %u out", rank(c, in),
                               rank(c, out));
@@ -444,6 +463,63 @@ static mp_status lower_gather(mp_lower_ctx *c) {
   return MP_OK;
 }
 
+/* MIRROR_PAD: constant paddings [rank, 2] (int32 or int64); REFLECT pads
+ * at most n - 1 on either side of an axis of n, SYMMETRIC at most n, as
+ * TensorFlow's MirrorPad requires (TFLM would read outside its input). */
+static mp_status lower_mirror_pad(mp_lower_ctx *c) {
+  int32_t in = in_t(c, 0), pads = in_t(c, 1), out = out_t(c, 0);
+  if (in < 0 || pads < 0 || out < 0)
+    return mp_lower_malformed(c, "needs an input, paddings and an output");
+  mp_lower_opts o;
+  mp_status st = mp_lower_open_opts(c, OPT_MIRROR_PAD, "MirrorPadOptions", &o);
+  if (st != MP_OK) return st;
+  int32_t mode = mp_lower_opt_i8(&o, 0, 0);
+  if (!o.ok) return mp_lower_malformed(c, "its options do not validate");
+  if (mode != 0 && mode != 1) return mp_lower_malformed(c, "mode %d (REFLECT 0, SYMMETRIC 1)", mode);
+  if (dtype(c, out) != dtype(c, in))
+    return mp_lower_malformed(c, "input %s, output %s", mp_dtype_name(dtype(c, in)),
+                              mp_dtype_name(dtype(c, out)));
+  if (!same_movable_type(c, in, out)) return MP_OK;
+  uint32_t r = rank(c, in), n = 0;
+  if (r > MPK_MAX_DIMS) return mp_lower_unsupported(c, "rank %u above %d", r, MPK_MAX_DIMS);
+  int32_t n_in, n_out;
+  if (!elems_i32(c, in, &n_in) || !elems_i32(c, out, &n_out))
+    return mp_lower_unsupported(c, "more than 2^31 elements");
+  int64_t pv[2 * MPK_MAX_DIMS];
+  if (!mp_lower_const_ints(c, pads, pv, 2 * MPK_MAX_DIMS, &n))
+    return mp_lower_unsupported(c, "paddings are not a constant int32/int64 tensor");
+  if (n != 2 * r || rank(c, out) != r)
+    return mp_lower_malformed(c, "paddings do not match rank %u", r);
+  mpk_mirror_pad_params *p = &c->lo->params.mirror_pad;
+  p->elem_size = mp_lower_elem_size(dtype(c, in));
+  p->reflect = mode == 0 ? 1 : 0;
+  for (int d = 0; d < MPK_MAX_DIMS; d++) {
+    p->in_dims[d] = p->out_dims[d] = 1;
+    p->before[d] = 0;
+  }
+  for (uint32_t d = 0; d < r; d++) {
+    uint32_t e = MPK_MAX_DIMS - r + d;
+    int64_t size = dim(c, in, d), most = size - p->reflect;
+    if (pv[2 * d] < 0 || pv[2 * d + 1] < 0 || pv[2 * d] > most || pv[2 * d + 1] > most)
+      return mp_lower_malformed(c,
+                                "paddings %lld, %lld of dimension %u (size %lld): %s allows 0 to "
+                                "%lld",
+                                (long long)pv[2 * d], (long long)pv[2 * d + 1], d,
+                                (long long)size, mode == 0 ? "REFLECT" : "SYMMETRIC",
+                                (long long)most);
+    if (size + pv[2 * d] + pv[2 * d + 1] != dim(c, out, d))
+      return mp_lower_malformed(c, "output dimension %u is %d, padding gives %lld", d,
+                                dim(c, out, d), (long long)(size + pv[2 * d] + pv[2 * d + 1]));
+    p->in_dims[e] = (int32_t)size;
+    p->out_dims[e] = dim(c, out, d);
+    p->before[e] = (int32_t)pv[2 * d];
+  }
+  mp_lower_set_kernel(c, MP_K_MIRROR_PAD);
+  mp_lower_add_arg(c, in, false, "const void *");
+  mp_lower_add_arg(c, out, true, "void *");
+  return MP_OK;
+}
+
 mp_status mp_lower_slice(mp_lower_ctx *c) {
   switch (c->op->builtin_code) {
   case OP_STRIDED_SLICE: return lower_strided_slice(c);
@@ -452,6 +528,7 @@ mp_status mp_lower_slice(mp_lower_ctx *c) {
   case OP_GATHER: return lower_gather(c);
   case OP_DEPTH_TO_SPACE:
   case OP_SPACE_TO_DEPTH: return lower_block_move(c);
+  case OP_MIRROR_PAD: return lower_mirror_pad(c);
   default: return lower_split(c); /* SPLIT, SPLIT_V, UNPACK */
   }
 }

@@ -1,6 +1,6 @@
 /*
  * mpk_slice.c — STRIDED_SLICE / SLICE (strided copy), SPLIT / SPLIT_V /
- * UNPACK (split) and GATHER, for any element type.
+ * UNPACK (split), GATHER and MIRROR_PAD, for any element type.
  *
  * The lowering resolves every begin / end / stride, mask and axis at
  * convert time; the kernels only copy.
@@ -111,6 +111,48 @@ MPK_API int32_t mpk_gather(const mpk_gather_params *p, const void *input, const 
         size_t src = ((size_t)(b * p->outer_size + o) * (size_t)p->axis_size + (size_t)at) * row;
         memcpy(out + dst, in + src, row);
       }
+    }
+  }
+  return MPK_OK;
+}
+
+/* The input index that output index o of an axis reads (mpk_slice.h). */
+static int32_t mirror_index(int32_t o, int32_t before, int32_t n, int32_t reflect) {
+  int32_t p = o - before;
+  if (p < 0) return -p - 1 + reflect;
+  if (p >= n) return 2 * n - 1 - reflect - p;
+  return p;
+}
+
+MPK_API int32_t mpk_mirror_pad(const mpk_mirror_pad_params *p, const void *input, void *output,
+                               void *scratch) {
+  (void)scratch;
+  const int32_t es = p->elem_size;
+  if (es != 1 && es != 2 && es != 4 && es != 8) return MPK_ERR_PARAMS;
+  if (p->reflect != 0 && p->reflect != 1) return MPK_ERR_PARAMS;
+  int32_t n = 1, in_stride[MPK_MAX_DIMS];
+  for (int d = MPK_MAX_DIMS - 1, s = 1; d >= 0; d--) {
+    const int32_t in_n = p->in_dims[d], out_n = p->out_dims[d], lo = p->before[d];
+    /* every mirror image inside the input: before and after at most
+     * in_n - reflect */
+    if (in_n < 1 || out_n < 0 || lo < 0 || lo > in_n - p->reflect ||
+        out_n - in_n - lo < 0 || out_n - in_n - lo > in_n - p->reflect)
+      return MPK_ERR_PARAMS;
+    in_stride[d] = s;
+    s *= in_n;
+    n *= out_n;
+  }
+  const uint8_t *in = input;
+  uint8_t *out = output;
+  int32_t coord[MPK_MAX_DIMS] = {0};
+  for (int32_t i = 0; i < n; i++) {
+    int32_t src = 0;
+    for (int d = 0; d < MPK_MAX_DIMS; d++)
+      src += mirror_index(coord[d], p->before[d], p->in_dims[d], p->reflect) * in_stride[d];
+    memcpy(out + (size_t)i * (size_t)es, in + (size_t)src * (size_t)es, (size_t)es);
+    for (int d = MPK_MAX_DIMS - 1; d >= 0; d--) { /* odometer step */
+      if (++coord[d] < p->out_dims[d]) break;
+      coord[d] = 0;
     }
   }
   return MPK_OK;

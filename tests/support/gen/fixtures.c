@@ -472,10 +472,14 @@ static void signal_op(mp_tfw *w, const char *code, const char *const *keys, cons
                                 .custom_options_size = size, .custom_options = opts});
 }
 
-/* block_move: DEPTH_TO_SPACE and SPACE_TO_DEPTH (block 2), both ways.
+/* block_move: DEPTH_TO_SPACE and SPACE_TO_DEPTH (block 2), both ways, and
+ * MIRROR_PAD in both modes.
  *   0 x   int8 [1,2,2,8] (0.05, -3)  -> 0 DEPTH_TO_SPACE -> 1 d [1,4,4,2]
  *   1 d                              -> 1 SPACE_TO_DEPTH -> 2 y [1,2,2,8] = x
- *   3 f   float32 [1,4,4,1]          -> 2 SPACE_TO_DEPTH -> 4 g [1,2,2,4] */
+ *   3 f   float32 [1,4,4,1]          -> 2 SPACE_TO_DEPTH -> 4 g [1,2,2,4]
+ *   2 y, 5 p [[0,0],[1,1],[1,0],[0,0]] -> 3 MIRROR_PAD REFLECT -> 7 z [1,4,3,8]
+ *   4 g, 6 q [[0,0],[2,2],[0,2],[0,0]] (int64) -> 4 MIRROR_PAD SYMMETRIC
+ *                                                -> 8 h [1,6,4,4] */
 static void build_block_move(mp_tfw *w) {
   static const float scale = 0.05f;
   static const int64_t zp = -3;
@@ -499,7 +503,24 @@ static void build_block_move(mp_tfw *w) {
   mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_SPACE_TO_DEPTH, IDS_IN(3), .n_outputs = 1,
                                 .outputs = (const int32_t[]){4}, .options_type = 19,
                                 .n_options = 1, .options = &block});
-  mp_tfw_set_io(w, IDS(0, 3), IDS(2, 4));
+  static const int32_t p[8] = {0, 0, 1, 1, 1, 0, 0, 0};
+  static const int64_t q[8] = {0, 0, 2, 2, 0, 2, 0, 0};
+  const_i32(w, "p", 2, (const int32_t[]){4, 2}, p, 8);
+  constant(w, "q", MP_DTYPE_INT64, 2, (const int32_t[]){4, 2}, q, sizeof q);
+  mp_tfw_tensor z = {.name = "z", .dtype = MP_DTYPE_INT8, .rank = 4,
+                     .shape = (const int32_t[]){1, 4, 3, 8}, .has_quant = true};
+  z.quant = (mp_quant){1, &scale, 1, &zp, 0};
+  mp_tfw_add_tensor(w, &z);
+  mp_tfw_add_simple_tensor(w, "h", MP_DTYPE_FLOAT32, 4, (const int32_t[]){1, 6, 4, 4});
+  const mp_tfw_option reflect = {.field = 0, .type = MP_TFW_I8, .i = 0};
+  const mp_tfw_option symmetric = {.field = 0, .type = MP_TFW_I8, .i = 1};
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_MIRROR_PAD, IDS_IN(2, 5), .n_outputs = 1,
+                                .outputs = (const int32_t[]){7}, .options_type = 77,
+                                .n_options = 1, .options = &reflect});
+  mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_MIRROR_PAD, IDS_IN(4, 6), .n_outputs = 1,
+                                .outputs = (const int32_t[]){8}, .options_type = 77,
+                                .n_options = 1, .options = &symmetric});
+  mp_tfw_set_io(w, IDS(0, 3), IDS(7, 8));
 }
 
 /* signal_stream: a streaming audio front end's state-keeping Signal
