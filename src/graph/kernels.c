@@ -34,63 +34,99 @@ static int32_t root_of(const mp_graph *g, int32_t t) {
   return g->tensors[t].alias_of >= 0 ? g->tensors[t].alias_of : t;
 }
 
-/* g->overlaps from every supported operator's contracts.  A tensor the
- * kernel reads through several arguments (ADD(x, x)) keeps a contract only
- * when every one of those arguments has one with that output, with the
- * largest of their gaps. */
+/* Append operator i's contracts to v[0 .. *n) (capacity *cap).  A tensor
+ * the kernel reads through several arguments (ADD(x, x)) keeps a contract
+ * only when every one of those arguments has one with that output, with
+ * the largest of their gaps.  An operator that does not lower has none. */
+static mp_status op_overlaps(const mp_graph *g, uint32_t i, mp_overlap **v, size_t *n,
+                             size_t *cap) {
+  mp_lowered_op lo;
+  mp_status st = mp_lower_op(g, i, &lo, NULL);
+  if (st != MP_OK) return st == MP_ERR_NOMEM ? st : MP_OK;
+  for (uint32_t k = 0; k < lo.n_overlaps; k++) {
+    const mp_lower_overlap *ov = &lo.overlaps[k];
+    int32_t in = lo.args[ov->in_arg].tensor, out = lo.args[ov->out_arg].tensor;
+    if (in < 0 || out < 0 || root_of(g, in) == root_of(g, out)) continue;
+    int64_t gap = ov->gap, period = ov->period;
+    bool ok = true, first = true;
+    for (uint32_t a = 0; a < lo.n_args && ok; a++) {
+      const mp_lower_arg *arg = &lo.args[a];
+      if (arg->kind != MP_LARG_TENSOR || arg->is_output || arg->tensor < 0 ||
+          root_of(g, arg->tensor) != root_of(g, in))
+        continue;
+      bool found = false;
+      for (uint32_t q = 0; q < lo.n_overlaps; q++)
+        if (lo.overlaps[q].in_arg == a && lo.overlaps[q].out_arg == ov->out_arg) {
+          found = true;
+          if (lo.overlaps[q].gap > gap) gap = lo.overlaps[q].gap;
+          period = mp_lcm64(period, lo.overlaps[q].period);
+          if (q < k) first = false; /* recorded with an earlier argument */
+        }
+      ok = found;
+    }
+    if (!ok || !first) continue;
+    if (*n == *cap) {
+      size_t c = *cap ? 2 * *cap : 16;
+      mp_overlap *nv = realloc(*v, c * sizeof *nv);
+      if (!nv) {
+        st = MP_ERR_NOMEM;
+        break;
+      }
+      *v = nv;
+      *cap = c;
+    }
+    (*v)[(*n)++] = (mp_overlap){i, (uint32_t)in, (uint32_t)out, gap, period};
+  }
+  mp_lower_free(&lo);
+  return st;
+}
+
+/* g->overlaps := v[0 .. n), in g's pool. */
+static mp_status set_overlaps(mp_graph *g, const mp_overlap *v, size_t n) {
+  mp_overlap *o = mp_pool_alloc(g->pool, n ? n : 1, sizeof *o);
+  if (!o) return MP_ERR_NOMEM;
+  if (n) memcpy(o, v, n * sizeof *v);
+  g->overlaps = o;
+  g->n_overlaps = (uint32_t)n;
+  return MP_OK;
+}
+
+/* g->overlaps from every supported operator's contracts, in operator
+ * order. */
 static mp_status record_overlaps(mp_graph *g) {
   size_t cap = 0, n = 0;
   mp_overlap *v = NULL;
   mp_status st = MP_OK;
-  for (uint32_t i = 0; i < g->n_ops && st == MP_OK; i++) {
-    mp_lowered_op lo;
-    st = mp_lower_op(g, i, &lo, NULL);
-    if (st != MP_OK) {
-      st = st == MP_ERR_NOMEM ? st : MP_OK;
-      continue;
-    }
-    for (uint32_t k = 0; k < lo.n_overlaps; k++) {
-      const mp_lower_overlap *ov = &lo.overlaps[k];
-      int32_t in = lo.args[ov->in_arg].tensor, out = lo.args[ov->out_arg].tensor;
-      if (in < 0 || out < 0 || root_of(g, in) == root_of(g, out)) continue;
-      int64_t gap = ov->gap, period = ov->period;
-      bool ok = true, first = true;
-      for (uint32_t a = 0; a < lo.n_args && ok; a++) {
-        const mp_lower_arg *arg = &lo.args[a];
-        if (arg->kind != MP_LARG_TENSOR || arg->is_output || arg->tensor < 0 ||
-            root_of(g, arg->tensor) != root_of(g, in))
-          continue;
-        bool found = false;
-        for (uint32_t q = 0; q < lo.n_overlaps; q++)
-          if (lo.overlaps[q].in_arg == a && lo.overlaps[q].out_arg == ov->out_arg) {
-            found = true;
-            if (lo.overlaps[q].gap > gap) gap = lo.overlaps[q].gap;
-            period = mp_lcm64(period, lo.overlaps[q].period);
-            if (q < k) first = false; /* recorded with an earlier argument */
-          }
-        ok = found;
-      }
-      if (!ok || !first) continue;
-      if (n == cap) {
-        cap = cap ? 2 * cap : 16;
-        mp_overlap *nv = realloc(v, cap * sizeof *nv);
-        if (!nv) {
-          st = MP_ERR_NOMEM;
-          break;
-        }
-        v = nv;
-      }
-      v[n++] = (mp_overlap){i, (uint32_t)in, (uint32_t)out, gap, period};
-    }
-    mp_lower_free(&lo);
+  for (uint32_t i = 0; i < g->n_ops && st == MP_OK; i++) st = op_overlaps(g, i, &v, &n, &cap);
+  if (st == MP_OK) st = set_overlaps(g, v, n);
+  free(v);
+  return st;
+}
+
+/* record_overlaps after a change to operator i alone (its kernel, its
+ * op-local scratch): an operator's contracts depend on nothing but its own
+ * lowering, so the other operators' stay as they are and op i's are
+ * lowered again in their place (the list is in operator order). */
+static mp_status rerecord_op(mp_graph *g, uint32_t i) {
+  uint32_t a = 0, b;
+  for (uint32_t k = 1; k < g->n_overlaps; k++)
+    if (g->overlaps[k].op < g->overlaps[k - 1].op) return record_overlaps(g); /* not in order */
+  while (a < g->n_overlaps && g->overlaps[a].op < i) a++;
+  for (b = a; b < g->n_overlaps && g->overlaps[b].op == i;) b++;
+  size_t cap = (size_t)g->n_overlaps + 16, n = a;
+  mp_overlap *v = malloc(cap * sizeof *v);
+  if (!v) return MP_ERR_NOMEM;
+  if (a) memcpy(v, g->overlaps, a * sizeof *v);
+  mp_status st = op_overlaps(g, i, &v, &n, &cap);
+  size_t rest = g->n_overlaps - b;
+  if (st == MP_OK && n + rest > cap) {
+    mp_overlap *nv = realloc(v, (n + rest) * sizeof *nv);
+    if (nv) v = nv;
+    else st = MP_ERR_NOMEM;
   }
   if (st == MP_OK) {
-    g->overlaps = mp_pool_alloc(g->pool, n ? n : 1, sizeof *g->overlaps);
-    if (!g->overlaps) st = MP_ERR_NOMEM;
-    else {
-      if (n) memcpy(g->overlaps, v, n * sizeof *v);
-      g->n_overlaps = (uint32_t)n;
-    }
+    if (rest) memcpy(v + n, g->overlaps + b, rest * sizeof *v);
+    st = set_overlaps(g, v, n + rest);
   }
   free(v);
   return st;
@@ -154,7 +190,7 @@ static mp_status choose_serial(mp_graph *g) {
       g->tensors[t].size = bytes;
       g->tensors[t].align_hint = align;
     }
-    if ((st = record_overlaps(g)) != MP_OK) return st;
+    if ((st = rerecord_op(g, i)) != MP_OK) return st;
     uint64_t b = mp_graph_inplace_bound(g, 16);
     if (b < bound) {
       g->serial_bound = bound = b;
@@ -168,7 +204,7 @@ static mp_status choose_serial(mp_graph *g) {
       g->tensors[t].size = old_size;
       g->tensors[t].align_hint = old_align;
     }
-    if ((st = record_overlaps(g)) != MP_OK) return st;
+    if ((st = rerecord_op(g, i)) != MP_OK) return st;
   }
   return MP_OK;
 }
