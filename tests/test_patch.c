@@ -25,6 +25,7 @@
 #include "mpk.h"
 #include "config/config.h"
 #include "graph/patch.h"
+#include "graph/storage.h"
 #include "lower/lower.h"
 #include "plan/verify_patch.h"
 
@@ -173,6 +174,80 @@ static void auto_refines_the_grids_by_the_plan(void **state) {
   /* at most 13 % more multiply-accumulates than the model's */
   assert_true(extra * 100 <= pg->patch->model_macs * 13);
   mp_graph_free(&pg);
+  unbuild(&b);
+}
+
+/* memory.patch auto patches copies of one build (mp_graph_clone): a copy
+ * patched on two stages holds what a build patched alike holds (tensors,
+ * operators, overlap contracts, storage, the stages' figures and plan),
+ * and the graph copied stays as it was. */
+static void a_copy_patched_is_a_build_patched(void **state) {
+  (void)state;
+  mp_status st, v;
+  built a = build("mobilenet_v2_96_035", 0, 8, 12, 12, NULL, &st);
+  assert_int_equal(st, MP_OK);
+  assert_int_equal(mp_graph_patch(a.g, 9, 16, 2, 2, NULL), MP_OK);
+  built b = build("mobilenet_v2_96_035", 0, 0, 0, 0, NULL, &st);
+  uint32_t nt = b.g->n_tensors, nv = b.g->n_overlaps;
+  mp_op *ops = malloc(b.g->n_ops * sizeof *ops);
+  mp_overlap *ov = malloc(nv * sizeof *ov);
+  assert_true(ops && ov);
+  memcpy(ops, b.g->ops, b.g->n_ops * sizeof *ops);
+  memcpy(ov, b.g->overlaps, nv * sizeof *ov);
+  mp_graph *c = NULL;
+  assert_int_equal(mp_graph_clone(b.g, &c), MP_OK);
+  assert_int_equal(mp_graph_patch(c, 0, 8, 12, 12, NULL), MP_OK);
+  assert_int_equal(mp_graph_patch(c, 9, 16, 2, 2, NULL), MP_OK);
+  /* the copy patched: as the build patched */
+  assert_int_equal(c->n_tensors, a.g->n_tensors);
+  assert_int_equal(c->n_overlaps, a.g->n_overlaps);
+  for (uint32_t i = 0; i < c->n_overlaps; i++) {
+    const mp_overlap *x = &c->overlaps[i], *y = &a.g->overlaps[i];
+    assert_true(x->op == y->op && x->input == y->input && x->output == y->output &&
+                x->min_gap == y->min_gap && x->period == y->period);
+  }
+  assert_memory_equal(c->storage, a.g->storage, c->n_tensors * sizeof *c->storage);
+  for (uint32_t t = 0; t < c->n_tensors; t++) {
+    const mp_tensor *x = &c->tensors[t], *y = &a.g->tensors[t];
+    assert_string_equal(x->name, y->name);
+    assert_true(x->size == y->size && x->role == y->role && x->used == y->used &&
+                x->producer == y->producer && x->alias_of == y->alias_of &&
+                x->local_op == y->local_op && x->align_hint == y->align_hint);
+    assert_memory_equal(&x->lifetime, &y->lifetime, sizeof x->lifetime);
+  }
+  for (uint32_t o = 0; o < c->n_ops; o++) {
+    const mp_op *x = &c->ops[o], *y = &a.g->ops[o];
+    assert_true(x->folded_into == y->folded_into && x->is_view == y->is_view &&
+                x->patch_head == y->patch_head && x->channel_serial == y->channel_serial &&
+                x->n_outputs == y->n_outputs);
+    for (uint32_t k = 0; k < x->n_outputs; k++) assert_int_equal(x->outputs[k], y->outputs[k]);
+  }
+  assert_int_equal(c->n_serial_ops, a.g->n_serial_ops);
+  const mp_patch *p = c->patch, *q = a.g->patch;
+  for (; p && q; p = p->next, q = q->next) {
+    assert_true(p->scratch_bytes == q->scratch_bytes && p->macs_patched == q->macs_patched &&
+                p->model_macs == q->model_macs && p->out_gap == q->out_gap &&
+                p->scratch_tensor == q->scratch_tensor);
+    for (uint32_t l = 0; l < p->n_layers; l++)
+      assert_int_equal(p->layers[l].run_kernel, q->layers[l].run_kernel);
+  }
+  assert_true(!p && !q);
+  assert_int_equal(plan_scratch(c, &v), plan_scratch(a.g, &st));
+  assert_int_equal(v, MP_OK);
+  /* the graph copied: untouched */
+  assert_null(b.g->patch);
+  assert_int_equal(b.g->n_tensors, nt);
+  assert_int_equal(b.g->n_overlaps, nv);
+  assert_memory_equal(b.g->ops, ops, b.g->n_ops * sizeof *ops);
+  assert_memory_equal(b.g->overlaps, ov, nv * sizeof *ov);
+  /* a patched graph is not copied */
+  mp_graph *d = NULL;
+  assert_int_equal(mp_graph_clone(c, &d), MP_ERR_INTERNAL);
+  assert_null(d);
+  mp_graph_free(&c);
+  free(ops);
+  free(ov);
+  unbuild(&a);
   unbuild(&b);
 }
 
@@ -641,6 +716,7 @@ int main(void) {
       cmocka_unit_test(a_patched_stage_plans_below_the_in_place_plan_and_verifies),
       cmocka_unit_test(a_patched_plan_is_asked_down_to_its_in_place_bound),
       cmocka_unit_test(auto_refines_the_grids_by_the_plan),
+      cmocka_unit_test(a_copy_patched_is_a_build_patched),
       cmocka_unit_test(tiles_give_the_whole_layers_bytes_int8_edges_included),
       cmocka_unit_test(tiles_give_the_whole_layers_bytes_float32),
       cmocka_unit_test(tiles_overwrite_input_rows_no_later_tile_reads),

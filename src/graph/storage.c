@@ -154,6 +154,36 @@ mp_io_quant mp_graph_tensor_quant(const mp_graph *g, uint32_t t) {
   return q;
 }
 
+mp_status mp_graph_clone(const mp_graph *g, mp_graph **out) {
+  *out = NULL;
+  if (g->patch) return MP_ERR_INTERNAL;
+  mp_pool *pool = mp_pool_new();
+  if (!pool) return MP_ERR_NOMEM;
+  mp_graph *c = mp_pool_alloc(pool, 1, sizeof *c);
+  mp_tensor *t = mp_pool_alloc(pool, g->n_tensors, sizeof *t);
+  mp_lifetime *s = mp_pool_alloc(pool, g->n_tensors, sizeof *s);
+  mp_op *o = mp_pool_alloc(pool, g->n_ops, sizeof *o);
+  mp_overlap *v = mp_pool_alloc(pool, g->n_overlaps, sizeof *v);
+  if (!c || !t || !s || !o || !v) {
+    mp_pool_free(&pool);
+    return MP_ERR_NOMEM;
+  }
+  *c = *g;
+  if (g->n_tensors) {
+    memcpy(t, g->tensors, g->n_tensors * sizeof *t);
+    memcpy(s, g->storage, g->n_tensors * sizeof *s);
+  }
+  if (g->n_ops) memcpy(o, g->ops, g->n_ops * sizeof *o);
+  if (g->n_overlaps) memcpy(v, g->overlaps, g->n_overlaps * sizeof *v);
+  c->tensors = t;
+  c->storage = s;
+  c->ops = o;
+  c->overlaps = v;
+  c->pool = pool;
+  *out = c;
+  return MP_OK;
+}
+
 void mp_graph_free(mp_graph **g) {
   if (!g || !*g) return;
   mp_pool *pool = (*g)->pool;

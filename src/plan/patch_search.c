@@ -13,6 +13,7 @@
 #include "memplan.h"
 
 #include "graph/patch.h"
+#include "graph/storage.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,8 @@ static const uint32_t grids[] = {2, 3, 4, 5, 6, 7, 8};
 typedef struct search {
   const mp_platform *pf;
   const mp_memory_args *mem;
+  /* the graph rebuilt once (rebuild); every candidate starts from a copy */
+  mp_graph *base;
 } search;
 
 static bool plan_scratch(const search *cfg, const mp_graph *g, uint64_t *bytes) {
@@ -61,6 +64,14 @@ static mp_status rebuild(const search *cfg, const mp_graph *g, bool allow_unsupp
   free(order);
   if (st != MP_OK) mp_graph_free(out);
   return st;
+}
+
+/* A fresh copy of g as rebuild gives it, for a candidate: a copy of the
+ * graph rebuilt once (the build is the same every time), owning what the
+ * stages change.  It shares the rest with cfg->base: the graph the search
+ * returns is rebuilt on its own (own_graph). */
+static mp_status fresh(const search *cfg, mp_graph **out) {
+  return mp_graph_clone(cfg->base, out);
 }
 
 typedef struct trial {
@@ -126,7 +137,7 @@ static void memo_free(memo *m) {
 /* The stages from operator `first`, each alone on a fresh build of g,
  * ending at most two halvings of the resolution (16x fewer pixels) below
  * their input. */
-static mp_status trials_from(const search *cfg, bool allow_unsupported, const mp_graph *g,
+static mp_status trials_from(const search *cfg, const mp_graph *g,
                              uint32_t first, memo *m, const step_trials **out) {
   *out = NULL;
   for (size_t i = 0; i < m->n; i++)
@@ -154,7 +165,7 @@ static mp_status trials_from(const search *cfg, bool allow_unsupported, const mp
   for (size_t i = 0; i < nl && !deep && st == MP_OK; i++)
     for (size_t k = 0; k < ng && st == MP_OK; k++) {
       mp_graph *c = NULL;
-      st = rebuild(cfg, g, allow_unsupported, &c);
+      st = fresh(cfg, &c);
       if (st != MP_OK) break;
       m->tried++;
       if (mp_graph_patch(c, first, lasts[i], chain_grids[k], chain_grids[k], NULL) == MP_OK) {
@@ -177,9 +188,8 @@ static mp_status trials_from(const search *cfg, bool allow_unsupported, const mp
 }
 
 /* A fresh build of g with the chain's stages. */
-static mp_status build_chain(const search *cfg, bool allow_unsupported, const mp_graph *g,
-                             const pick *chain, uint32_t n, mp_graph **out) {
-  mp_status st = rebuild(cfg, g, allow_unsupported, out);
+static mp_status build_chain(const search *cfg, const pick *chain, uint32_t n, mp_graph **out) {
+  mp_status st = fresh(cfg, out);
   for (uint32_t i = 0; i < n && st == MP_OK; i++)
     if (mp_graph_patch(*out, chain[i].first, chain[i].last, chain[i].grid, chain[i].grid, NULL) !=
         MP_OK)
@@ -193,19 +203,19 @@ static mp_status build_chain(const search *cfg, bool allow_unsupported, const mp
  * lowers the operators left; else each has the fewest halos among those
  * at or under the ceiling, and stages are added while the operators left
  * exceed it. */
-static mp_status greedy_chain(const search *cfg, bool allow_unsupported, const mp_graph *g,
+static mp_status greedy_chain(const search *cfg, const mp_graph *g,
                               uint64_t ceiling, memo *m, pick *chain, uint32_t *n) {
   *n = 0;
   uint32_t first = 0, align = align_of(cfg);
   mp_status st = MP_OK;
   while (*n < MAX_STAGES && first < g->n_ops) {
     mp_graph *cur = NULL;
-    if ((st = build_chain(cfg, allow_unsupported, g, chain, *n, &cur)) != MP_OK) return st;
+    if ((st = build_chain(cfg, chain, *n, &cur)) != MP_OK) return st;
     uint64_t rest = mp_graph_peak_between(cur, align, cfg->mem->in_place, first, g->n_ops - 1);
     mp_graph_free(&cur);
     if (ceiling != UINT64_MAX && rest <= ceiling) break;
     const step_trials *s = NULL;
-    if ((st = trials_from(cfg, allow_unsupported, g, first, m, &s)) != MP_OK) return st;
+    if ((st = trials_from(cfg, g, first, m, &s)) != MP_OK) return st;
     const pick *best = NULL;
     for (size_t i = 0; s && i < s->n; i++) {
       const pick *t = &s->t[i];
@@ -233,7 +243,7 @@ static uint64_t chain_extra(const mp_graph *g) {
 /* Plan the chains (the least peaks, then the fewest halos under their
  * bound); *keep becomes the better of it and *keep when it needs less
  * scratch than *best (of equal plans, fewer halos). */
-static mp_status chain_auto(const search *cfg, bool allow_unsupported, const mp_graph *g,
+static mp_status chain_auto(const search *cfg, const mp_graph *g,
                             mp_graph **keep, uint64_t *best, uint32_t *tried) {
   memo m;
   memset(&m, 0, sizeof m);
@@ -242,10 +252,10 @@ static mp_status chain_auto(const search *cfg, bool allow_unsupported, const mp_
   uint64_t ceiling = UINT64_MAX;
   mp_status st = MP_OK;
   for (int pass = 0; pass < 2 && st == MP_OK; pass++) {
-    st = greedy_chain(cfg, allow_unsupported, g, ceiling, &m, chain, &n);
+    st = greedy_chain(cfg, g, ceiling, &m, chain, &n);
     if (st != MP_OK || n < 2) break; /* one stage: the search above tried it */
     mp_graph *c = NULL;
-    if ((st = build_chain(cfg, allow_unsupported, g, chain, n, &c)) != MP_OK) break;
+    if ((st = build_chain(cfg, chain, n, &c)) != MP_OK) break;
     ceiling = bound_of(cfg, c);
     uint64_t s = 0;
     if (plan_scratch(cfg, c, &s) &&
@@ -292,9 +302,9 @@ static int cmp_grid_try(const void *a, const void *b) {
 }
 
 /* A fresh build of g with the stages s[0 .. n). */
-static mp_status build_grids(const search *cfg, bool allow_unsupported, const mp_graph *g,
-                             const stage_grid *s, uint32_t n, mp_graph **out) {
-  mp_status st = rebuild(cfg, g, allow_unsupported, out);
+static mp_status build_grids(const search *cfg, const stage_grid *s, uint32_t n,
+                             mp_graph **out) {
+  mp_status st = fresh(cfg, out);
   for (uint32_t i = 0; i < n && st == MP_OK; i++)
     if (mp_graph_patch(*out, s[i].first, s[i].last, s[i].rows, s[i].cols, NULL) != MP_OK)
       st = MP_ERR_CONFIG;
@@ -302,8 +312,7 @@ static mp_status build_grids(const search *cfg, bool allow_unsupported, const mp
   return st;
 }
 
-static mp_status refine_grids(const search *cfg, bool allow_unsupported, const mp_graph *g,
-                              mp_graph **keep, uint64_t *best, uint32_t *tried) {
+static mp_status refine_grids(const search *cfg, mp_graph **keep, uint64_t *best, uint32_t *tried) {
   stage_grid s[MAX_STAGES];
   uint32_t n = 0;
   for (const mp_patch *p = (*keep)->patch; p; p = p->next) {
@@ -327,7 +336,7 @@ static mp_status refine_grids(const search *cfg, bool allow_unsupported, const m
           s[i].rows = refine_sides[r];
           s[i].cols = refine_sides[k];
           mp_graph *c = NULL;
-          st = build_grids(cfg, allow_unsupported, g, s, n, &c);
+          st = build_grids(cfg, s, n, &c);
           if (st == MP_ERR_CONFIG) { /* no stage on that grid */
             st = MP_OK;
             continue;
@@ -345,7 +354,7 @@ static mp_status refine_grids(const search *cfg, bool allow_unsupported, const m
         s[i].rows = t[q].rows;
         s[i].cols = t[q].cols;
         mp_graph *c = NULL;
-        st = build_grids(cfg, allow_unsupported, g, s, n, &c);
+        st = build_grids(cfg, s, n, &c);
         if (st == MP_ERR_CONFIG) st = MP_OK; /* built above: not expected */
         if (!c) {
           s[i] = was;
@@ -368,13 +377,29 @@ static mp_status refine_grids(const search *cfg, bool allow_unsupported, const m
   return st;
 }
 
-static mp_status patch_auto(const search *cfg, bool allow_unsupported, const mp_graph *g,
+/* The graph the search returns: g rebuilt with keep's stages, owning all
+ * it holds (keep shares the rebuilt graph's arrays, fresh). */
+static mp_status own_graph(const search *cfg, bool allow_unsupported, const mp_graph *g,
+                           const mp_graph *keep, mp_graph **out) {
+  mp_status st = rebuild(cfg, g, allow_unsupported, out);
+  for (const mp_patch *p = keep->patch; p && st == MP_OK; p = p->next)
+    if (mp_graph_patch(*out, p->first, p->last, p->rows, p->cols, NULL) != MP_OK)
+      st = MP_ERR_INTERNAL;
+  if (st != MP_OK) mp_graph_free(out);
+  return st;
+}
+
+static mp_status patch_auto(search *cfg, bool allow_unsupported, const mp_graph *g,
                             mp_graph **out) {
   *out = NULL;
   uint32_t *lasts = NULL;
   size_t nl = 0;
   mp_status st = mp_patch_candidates(g, 0, &lasts, &nl);
   if (st != MP_OK || nl == 0) return st;
+  if ((st = rebuild(cfg, g, allow_unsupported, &cfg->base)) != MP_OK) {
+    free(lasts);
+    return st;
+  }
   size_t ng = sizeof grids / sizeof *grids;
   trial *tr = malloc(nl * ng * sizeof *tr);
   size_t nt = 0;
@@ -385,7 +410,7 @@ static mp_status patch_auto(const search *cfg, bool allow_unsupported, const mp_
   for (size_t i = 0; i < nl && st == MP_OK; i++)
     for (size_t k = 0; k < ng && st == MP_OK; k++) {
       mp_graph *c = NULL;
-      st = rebuild(cfg, g, allow_unsupported, &c);
+      st = fresh(cfg, &c);
       if (st != MP_OK) break;
       if (mp_graph_patch(c, 0, lasts[i], grids[k], grids[k], NULL) == MP_OK)
         tr[nt++] = (trial){lasts[i], grids[k], bound_of(cfg, c)};
@@ -404,7 +429,7 @@ static mp_status patch_auto(const search *cfg, bool allow_unsupported, const mp_
   for (size_t i = 0; i < nt && i < PLANNED && st == MP_OK; i++) {
     mp_graph *c = NULL;
     uint64_t s = 0;
-    st = rebuild(cfg, g, allow_unsupported, &c);
+    st = fresh(cfg, &c);
     if (st != MP_OK) break;
     if (mp_graph_patch(c, 0, tr[i].last, tr[i].grid, tr[i].grid, NULL) == MP_OK &&
         plan_scratch(cfg, c, &s) && s < base) {
@@ -425,31 +450,33 @@ static mp_status patch_auto(const search *cfg, bool allow_unsupported, const mp_
   uint32_t tried = (uint32_t)nt;
   if (st == MP_OK) {
     if (!keep) best = base;
-    st = chain_auto(cfg, allow_unsupported, g, &keep, &best, &tried);
+    st = chain_auto(cfg, g, &keep, &best, &tried);
   }
-  if (st == MP_OK && keep) st = refine_grids(cfg, allow_unsupported, g, &keep, &best, &tried);
-  if (st != MP_OK) {
-    mp_graph_free(&keep);
-    return st;
-  }
-  if (keep) {
-    mp_graph_patch_baseline(keep, base, mp_graph_lower_bound(g, align_of(cfg)),
+  if (st == MP_OK && keep) st = refine_grids(cfg, &keep, &best, &tried);
+  mp_graph *own = NULL;
+  if (st == MP_OK && keep) st = own_graph(cfg, allow_unsupported, g, keep, &own);
+  mp_graph_free(&keep);
+  if (st != MP_OK) return st;
+  if (own) {
+    mp_graph_patch_baseline(own, base, mp_graph_lower_bound(g, align_of(cfg)),
                             mp_graph_inplace_bound(g, align_of(cfg)), true, tried);
-    *out = keep;
+    *out = own;
   }
   return MP_OK;
 }
 
 mp_status mp_patch_search(const mp_graph *g, const mp_platform *pf, const mp_memory_args *mem,
                           bool allow_unsupported, mp_graph **out) {
-  search c = {pf, mem};
-  return patch_auto(&c, allow_unsupported, g, out);
+  search c = {pf, mem, NULL};
+  mp_status st = patch_auto(&c, allow_unsupported, g, out);
+  mp_graph_free(&c.base);
+  return st;
 }
 
 mp_status mp_patch_stage_baseline(mp_graph *g, const mp_platform *pf, const mp_memory_args *mem,
                                   uint32_t first, uint32_t last, uint32_t rows, uint32_t cols,
                                   const mp_diag_sink *dx) {
-  search c = {pf, mem};
+  search c = {pf, mem, NULL};
   uint64_t base = 0, tl = mp_graph_lower_bound(g, align_of(&c)),
            ip = mp_graph_inplace_bound(g, align_of(&c));
   bool planned = plan_scratch(&c, g, &base);
