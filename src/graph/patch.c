@@ -405,12 +405,108 @@ static void layout_buffers(mp_patch *p) {
   free(order);
 }
 
+/* ---- the lowerings a search repeats ---------------------------------------
+ *
+ * mp_graph_patch lowers the model's operators as the model wrote them (its
+ * stages restored) and the stage's layers as the tiles call them.  On the
+ * copies of one build (mp_graph_clone) those lowerings are the same every
+ * time: an operator's lowering reads its own fields, which restore() puts
+ * back, and the shapes, types and views of its tensors, which no stage
+ * changes.  So a search keeps them here, by operator, the first answer
+ * reused. */
+typedef struct memo_run {
+  bool done;
+  mp_status st;
+  mp_kernel kernel;
+  uint64_t scratch_bytes;
+} memo_run;
+
+struct mp_patch_memo {
+  const mp_model *model;
+  uint32_t subgraph, n_ops;
+  mp_target target;
+  bool have_macs;
+  uint64_t model_macs;
+  bool *lowered;
+  mp_status *st;
+  mp_lowered_op *lo;  /* as the model wrote it, for the generic target */
+  memo_run *run[2];   /* lower_run's kernel and scratch, by `direct` */
+};
+
+mp_status mp_patch_memo_new(const mp_graph *g, mp_patch_memo **out) {
+  *out = NULL;
+  mp_patch_memo *m = calloc(1, sizeof *m);
+  if (!m) return MP_ERR_NOMEM;
+  size_t n = g->n_ops ? g->n_ops : 1;
+  m->model = g->model;
+  m->subgraph = g->subgraph;
+  m->n_ops = g->n_ops;
+  m->target = g->target;
+  m->lowered = calloc(n, sizeof *m->lowered);
+  m->st = calloc(n, sizeof *m->st);
+  m->lo = calloc(n, sizeof *m->lo);
+  m->run[0] = calloc(n, sizeof *m->run[0]);
+  m->run[1] = calloc(n, sizeof *m->run[1]);
+  if (!m->lowered || !m->st || !m->lo || !m->run[0] || !m->run[1]) {
+    mp_patch_memo_free(&m);
+    return MP_ERR_NOMEM;
+  }
+  *out = m;
+  return MP_OK;
+}
+
+void mp_patch_memo_free(mp_patch_memo **m) {
+  if (!m || !*m) return;
+  if ((*m)->lo)
+    for (uint32_t o = 0; o < (*m)->n_ops; o++) mp_lower_free(&(*m)->lo[o]);
+  free((*m)->lowered);
+  free((*m)->st);
+  free((*m)->lo);
+  free((*m)->run[0]);
+  free((*m)->run[1]);
+  free(*m);
+  *m = NULL;
+}
+
+/* Is m a memo of g's build? */
+static bool memo_of(const mp_patch_memo *m, const mp_graph *g) {
+  return m && m->model == g->model && m->subgraph == g->subgraph && m->n_ops == g->n_ops &&
+         m->target == g->target;
+}
+
+/* Operator o of the restored graph r lowered: into *tmp (the caller frees
+ * it), or the memo's answer. */
+static mp_status lower_restored(mp_patch_memo *m, const restored *r, uint32_t o,
+                                mp_lowered_op *tmp, const mp_lowered_op **out) {
+  if (!m) {
+    *out = tmp;
+    return mp_lower_op(&r->g, o, tmp, NULL);
+  }
+  *out = &m->lo[o];
+  if (!m->lowered[o]) {
+    mp_status st = mp_lower_op(&r->g, o, &m->lo[o], NULL);
+    if (st == MP_ERR_NOMEM) {
+      mp_lower_free(&m->lo[o]);
+      return st;
+    }
+    m->st[o] = st;
+    m->lowered[o] = true;
+  }
+  return m->st[o];
+}
+
 mp_status mp_graph_patch(mp_graph *g, uint32_t first, uint32_t last, uint32_t rows,
                          uint32_t cols, const mp_diag_sink *dx) {
+  return mp_graph_patch_memo(g, first, last, rows, cols, dx, NULL);
+}
+
+mp_status mp_graph_patch_memo(mp_graph *g, uint32_t first, uint32_t last, uint32_t rows,
+                              uint32_t cols, const mp_diag_sink *dx, mp_patch_memo *memo) {
   mp_status st = MP_OK;
   restored r = {0};
   mp_lowered_op lo;
   memset(&lo, 0, sizeof lo);
+  if (!memo_of(memo, g)) memo = NULL;
   int32_t *stage_of = NULL; /* graph tensor -> stage tensor, -1 */
   mp_patch *prev = g->patch;
   while (prev && prev->next) prev = prev->next;
@@ -440,10 +536,22 @@ mp_status mp_graph_patch(mp_graph *g, uint32_t first, uint32_t last, uint32_t ro
     goto done;
   }
   /* the model's multiply-accumulates, for the halos' share */
-  for (uint32_t o = 0; o < g->n_ops; o++) {
-    if (r.ops[o].folded_into >= 0 || r.ops[o].is_view) continue;
-    if (mp_lower_op(&r.g, o, &lo, NULL) == MP_OK && lo.supported) p->model_macs += op_macs(&lo, NULL);
-    mp_lower_free(&lo);
+  if (memo && memo->have_macs) {
+    p->model_macs = memo->model_macs;
+  } else {
+    bool all = true; /* no lowering ran out of memory */
+    for (uint32_t o = 0; o < g->n_ops; o++) {
+      if (r.ops[o].folded_into >= 0 || r.ops[o].is_view) continue;
+      const mp_lowered_op *L = NULL;
+      mp_status ls = lower_restored(memo, &r, o, &lo, &L);
+      if (ls == MP_OK && L->supported) p->model_macs += op_macs(L, NULL);
+      all &= ls != MP_ERR_NOMEM;
+      mp_lower_free(&lo);
+    }
+    if (memo && all) {
+      memo->model_macs = p->model_macs;
+      memo->have_macs = true;
+    }
   }
   /* the layers, in order */
   for (uint32_t o = first; o <= last; o++) {
@@ -462,25 +570,26 @@ mp_status mp_graph_patch(mp_graph *g, uint32_t first, uint32_t last, uint32_t ro
         op->builtin_code != OP_ADD)
       REFUSE("operator %u is %s; a patched stage holds CONV_2D, DEPTHWISE_CONV_2D, "
              "AVERAGE_POOL_2D, MAX_POOL_2D and ADD", o, op->name);
-    st = mp_lower_op(&r.g, o, &lo, NULL);
+    const mp_lowered_op *L = NULL;
+    st = lower_restored(memo, &r, o, &lo, &L);
     if (st == MP_ERR_NOMEM) goto done;
-    if (st != MP_OK || !lo.supported || lo.noop) {
+    if (st != MP_OK || !L->supported || L->noop) {
       st = MP_OK;
       REFUSE("operator %u (%s) has no kernel memplan can run tile by tile", o, op->name);
     }
     mp_patch_layer *ly = &p->layers[p->n_layers];
     ly->op = o;
-    ly->kernel = lo.kernel;
-    ly->window = window_kernel(lo.kernel);
-    bool add = lo.kernel == MP_K_ADD_S8 || lo.kernel == MP_K_ADD_F32;
+    ly->kernel = L->kernel;
+    ly->window = window_kernel(L->kernel);
+    bool add = L->kernel == MP_K_ADD_S8 || L->kernel == MP_K_ADD_F32;
     if (!ly->window && !add)
-      REFUSE("operator %u (%s) runs %s, which a patched stage cannot run", o, op->name, lo.fn);
-    if (add && !lo.params.add_s8.b.elementwise)
+      REFUSE("operator %u (%s) runs %s, which a patched stage cannot run", o, op->name, L->fn);
+    if (add && !L->params.add_s8.b.elementwise)
       REFUSE("operator %u (ADD) broadcasts; a patched stage runs only ADDs of equal shapes", o);
     int32_t out = -1, ins[2] = {-1, -1};
     uint32_t n_in = 0;
-    for (uint32_t k = 0; k < lo.n_args; k++) {
-      const mp_lower_arg *a = &lo.args[k];
+    for (uint32_t k = 0; k < L->n_args; k++) {
+      const mp_lower_arg *a = &L->args[k];
       if (a->kind != MP_LARG_TENSOR || a->tensor < 0) continue;
       if (a->is_output)
         out = a->tensor;
@@ -490,11 +599,11 @@ mp_status mp_graph_patch(mp_graph *g, uint32_t first, uint32_t last, uint32_t ro
     if (out < 0 || n_in != (add ? 2u : 1u))
       REFUSE("operator %u (%s): its tensors do not form a stage layer", o, op->name);
     if (ly->window) {
-      memcpy(&ly->geom, &lo.params, sizeof ly->geom);
+      memcpy(&ly->geom, &L->params, sizeof ly->geom);
       if (ly->geom.batches != 1 || ly->geom.out_pixel_stride || ly->geom.out_row_stride || ly->geom.out_batch_stride)
         REFUSE("operator %u (%s): a patched stage runs batch 1 with packed outputs", o, op->name);
     }
-    op_macs(&lo, &ly->macs_per_px);
+    op_macs(L, &ly->macs_per_px);
     if (add) ly->macs_per_px = (uint64_t)g->tensors[out].shape[3];
     mp_lower_free(&lo);
     /* the stage input: the first layer's */
@@ -614,10 +723,23 @@ mp_status mp_graph_patch(mp_graph *g, uint32_t first, uint32_t last, uint32_t ro
       mp_patch_tile_call(p, t, l, &c);
       ly->direct = mp_patch_call_direct(&c);
     }
-    if ((st = lower_run(g, ly, ly->direct, &lo)) != MP_OK) goto done;
-    ly->run_kernel = lo.kernel;
-    if (lo.scratch_bytes > kscratch) kscratch = lo.scratch_bytes;
-    mp_lower_free(&lo);
+    memo_run *mr = memo ? &memo->run[ly->direct][ly->op] : NULL;
+    mp_kernel rk;
+    uint64_t rs;
+    if (mr && mr->done) {
+      st = mr->st;
+      rk = mr->kernel;
+      rs = mr->scratch_bytes;
+    } else {
+      st = lower_run(g, ly, ly->direct, &lo);
+      rk = lo.kernel;
+      rs = lo.scratch_bytes;
+      mp_lower_free(&lo);
+      if (mr && st != MP_ERR_NOMEM) *mr = (memo_run){true, st, rk, rs};
+    }
+    if (st != MP_OK) goto done;
+    ly->run_kernel = rk;
+    if (rs > kscratch) kscratch = rs;
   }
   p->kernel_scratch_offset = p->scratch_bytes;
   p->kernel_scratch_bytes = kscratch;

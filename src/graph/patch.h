@@ -74,6 +74,18 @@ const mp_patch *mp_patch_at(const mp_graph *g, uint32_t op);
 
 /* mp_graph_patch and mp_patch_candidates are declared in memplan.h. */
 
+/* What mp_graph_patch lowers, kept for the copies of one build
+ * (mp_graph_clone) that a search patches again and again: the operators
+ * as the model wrote them and the layers as the tiles call them, by
+ * operator.  mp_graph_patch_memo is mp_graph_patch with the memo, which
+ * it fills as it goes; a memo of another build (model, subgraph, target)
+ * is not used. */
+typedef struct mp_patch_memo mp_patch_memo;
+mp_status mp_patch_memo_new(const mp_graph *g, mp_patch_memo **out);
+void mp_patch_memo_free(mp_patch_memo **m);
+mp_status mp_graph_patch_memo(mp_graph *g, uint32_t first, uint32_t last, uint32_t rows,
+                              uint32_t cols, const mp_diag_sink *dx, mp_patch_memo *memo);
+
 /* Lower layer l of g's stage p as the model wrote it, with its reference
  * kernel (what the stage calls per tile with a window's geometry). */
 mp_status mp_patch_lower_layer(const mp_graph *g, const mp_patch *p, uint32_t l,

@@ -28,6 +28,7 @@ typedef struct search {
   const mp_memory_args *mem;
   /* the graph rebuilt once (rebuild); every candidate starts from a copy */
   mp_graph *base;
+  mp_patch_memo *memo; /* the lowerings the candidates' stages repeat */
 } search;
 
 static bool plan_scratch(const search *cfg, const mp_graph *g, uint64_t *bytes) {
@@ -168,7 +169,8 @@ static mp_status trials_from(const search *cfg, const mp_graph *g,
       st = fresh(cfg, &c);
       if (st != MP_OK) break;
       m->tried++;
-      if (mp_graph_patch(c, first, lasts[i], chain_grids[k], chain_grids[k], NULL) == MP_OK) {
+      if (mp_graph_patch_memo(c, first, lasts[i], chain_grids[k], chain_grids[k], NULL,
+                              cfg->memo) == MP_OK) {
         const mp_patch *p = c->patch;
         const mp_patch_tensor *x = &p->tensors[0], *y = &p->tensors[p->n_tensors - 1];
         if ((int64_t)y->h * y->w * 16 < (int64_t)x->h * x->w) {
@@ -191,7 +193,8 @@ static mp_status trials_from(const search *cfg, const mp_graph *g,
 static mp_status build_chain(const search *cfg, const pick *chain, uint32_t n, mp_graph **out) {
   mp_status st = fresh(cfg, out);
   for (uint32_t i = 0; i < n && st == MP_OK; i++)
-    if (mp_graph_patch(*out, chain[i].first, chain[i].last, chain[i].grid, chain[i].grid, NULL) !=
+    if (mp_graph_patch_memo(*out, chain[i].first, chain[i].last, chain[i].grid, chain[i].grid, NULL,
+                            cfg->memo) !=
         MP_OK)
       st = MP_ERR_INTERNAL;
   if (st != MP_OK) mp_graph_free(out);
@@ -306,7 +309,8 @@ static mp_status build_grids(const search *cfg, const stage_grid *s, uint32_t n,
                              mp_graph **out) {
   mp_status st = fresh(cfg, out);
   for (uint32_t i = 0; i < n && st == MP_OK; i++)
-    if (mp_graph_patch(*out, s[i].first, s[i].last, s[i].rows, s[i].cols, NULL) != MP_OK)
+    if (mp_graph_patch_memo(*out, s[i].first, s[i].last, s[i].rows, s[i].cols, NULL, cfg->memo) !=
+        MP_OK)
       st = MP_ERR_CONFIG;
   if (st != MP_OK) mp_graph_free(out);
   return st;
@@ -396,7 +400,8 @@ static mp_status patch_auto(search *cfg, bool allow_unsupported, const mp_graph 
   size_t nl = 0;
   mp_status st = mp_patch_candidates(g, 0, &lasts, &nl);
   if (st != MP_OK || nl == 0) return st;
-  if ((st = rebuild(cfg, g, allow_unsupported, &cfg->base)) != MP_OK) {
+  if ((st = rebuild(cfg, g, allow_unsupported, &cfg->base)) != MP_OK ||
+      (st = mp_patch_memo_new(cfg->base, &cfg->memo)) != MP_OK) {
     free(lasts);
     return st;
   }
@@ -412,7 +417,7 @@ static mp_status patch_auto(search *cfg, bool allow_unsupported, const mp_graph 
       mp_graph *c = NULL;
       st = fresh(cfg, &c);
       if (st != MP_OK) break;
-      if (mp_graph_patch(c, 0, lasts[i], grids[k], grids[k], NULL) == MP_OK)
+      if (mp_graph_patch_memo(c, 0, lasts[i], grids[k], grids[k], NULL, cfg->memo) == MP_OK)
         tr[nt++] = (trial){lasts[i], grids[k], bound_of(cfg, c)};
       mp_graph_free(&c);
     }
@@ -431,7 +436,7 @@ static mp_status patch_auto(search *cfg, bool allow_unsupported, const mp_graph 
     uint64_t s = 0;
     st = fresh(cfg, &c);
     if (st != MP_OK) break;
-    if (mp_graph_patch(c, 0, tr[i].last, tr[i].grid, tr[i].grid, NULL) == MP_OK &&
+    if (mp_graph_patch_memo(c, 0, tr[i].last, tr[i].grid, tr[i].grid, NULL, cfg->memo) == MP_OK &&
         plan_scratch(cfg, c, &s) && s < base) {
       /* the least scratch; of equal plans, the fewest recomputed halos */
       mp_patch_info pi;
@@ -467,8 +472,9 @@ static mp_status patch_auto(search *cfg, bool allow_unsupported, const mp_graph 
 
 mp_status mp_patch_search(const mp_graph *g, const mp_platform *pf, const mp_memory_args *mem,
                           bool allow_unsupported, mp_graph **out) {
-  search c = {pf, mem, NULL};
+  search c = {pf, mem, NULL, NULL};
   mp_status st = patch_auto(&c, allow_unsupported, g, out);
+  mp_patch_memo_free(&c.memo);
   mp_graph_free(&c.base);
   return st;
 }
@@ -476,7 +482,7 @@ mp_status mp_patch_search(const mp_graph *g, const mp_platform *pf, const mp_mem
 mp_status mp_patch_stage_baseline(mp_graph *g, const mp_platform *pf, const mp_memory_args *mem,
                                   uint32_t first, uint32_t last, uint32_t rows, uint32_t cols,
                                   const mp_diag_sink *dx) {
-  search c = {pf, mem, NULL};
+  search c = {pf, mem, NULL, NULL};
   uint64_t base = 0, tl = mp_graph_lower_bound(g, align_of(&c)),
            ip = mp_graph_inplace_bound(g, align_of(&c));
   bool planned = plan_scratch(&c, g, &base);
