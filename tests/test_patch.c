@@ -177,10 +177,11 @@ static void auto_refines_the_grids_by_the_plan(void **state) {
   unbuild(&b);
 }
 
-/* memory.patch auto patches copies of one build (mp_graph_clone): a copy
- * patched on two stages holds what a build patched alike holds (tensors,
- * operators, overlap contracts, storage, the stages' figures and plan),
- * and the graph copied stays as it was. */
+/* memory.patch auto patches copies of one build (mp_graph_clone), its
+ * lowerings kept (mp_patch_memo): a copy patched on two stages holds what
+ * a build patched alike holds (tensors, operators, overlap contracts,
+ * storage, the stages' figures and plan), and the graph copied stays as
+ * it was. */
 static void a_copy_patched_is_a_build_patched(void **state) {
   (void)state;
   mp_status st, v;
@@ -194,10 +195,17 @@ static void a_copy_patched_is_a_build_patched(void **state) {
   assert_true(ops && ov);
   memcpy(ops, b.g->ops, b.g->n_ops * sizeof *ops);
   memcpy(ov, b.g->overlaps, nv * sizeof *ov);
+  /* a first copy patched on other grids fills the memo the second reuses */
+  mp_patch_memo *memo = NULL;
+  assert_int_equal(mp_patch_memo_new(b.g, &memo), MP_OK);
   mp_graph *c = NULL;
   assert_int_equal(mp_graph_clone(b.g, &c), MP_OK);
-  assert_int_equal(mp_graph_patch(c, 0, 8, 12, 12, NULL), MP_OK);
-  assert_int_equal(mp_graph_patch(c, 9, 16, 2, 2, NULL), MP_OK);
+  assert_int_equal(mp_graph_patch_memo(c, 0, 8, 3, 3, NULL, memo), MP_OK);
+  assert_int_equal(mp_graph_patch_memo(c, 9, 16, 3, 4, NULL, memo), MP_OK);
+  mp_graph_free(&c);
+  assert_int_equal(mp_graph_clone(b.g, &c), MP_OK);
+  assert_int_equal(mp_graph_patch_memo(c, 0, 8, 12, 12, NULL, memo), MP_OK);
+  assert_int_equal(mp_graph_patch_memo(c, 9, 16, 2, 2, NULL, memo), MP_OK);
   /* the copy patched: as the build patched */
   assert_int_equal(c->n_tensors, a.g->n_tensors);
   assert_int_equal(c->n_overlaps, a.g->n_overlaps);
@@ -245,6 +253,23 @@ static void a_copy_patched_is_a_build_patched(void **state) {
   assert_int_equal(mp_graph_clone(c, &d), MP_ERR_INTERNAL);
   assert_null(d);
   mp_graph_free(&c);
+  /* a memo of another target's build is not used: a Cortex-M55 stage
+   * calls its own kernels */
+  built m = build_for("mobilenet_v2_96_035", MP_TARGET_CORTEX_M55, 0, 8, 12, 12, NULL, &st);
+  assert_int_equal(st, MP_OK);
+  mp_graph_options go = {.alias_views = true, .fold_pads = true, .sub_views = true,
+                         .serial_depthwise = true};
+  mp_graph *n = NULL; /* of the model the memo's build is of */
+  assert_int_equal(mp_graph_build(b.m, 0, &go, NULL, &n), MP_OK);
+  n->target = MP_TARGET_CORTEX_M55;
+  assert_int_equal(mp_kernels_prepare(n, false, NULL), MP_OK);
+  assert_int_equal(mp_graph_patch_memo(n, 0, 8, 12, 12, NULL, memo), MP_OK);
+  for (uint32_t l = 0; l < m.g->patch->n_layers; l++)
+    assert_int_equal(n->patch->layers[l].run_kernel, m.g->patch->layers[l].run_kernel);
+  assert_int_not_equal(n->patch->layers[0].run_kernel, a.g->patch->layers[0].run_kernel);
+  mp_patch_memo_free(&memo);
+  mp_graph_free(&n);
+  unbuild(&m);
   free(ops);
   free(ov);
   unbuild(&a);
