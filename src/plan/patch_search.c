@@ -4,11 +4,17 @@
  *
  * With auto, the
  * candidate stages from the model's first operator (mp_patch_candidates)
- * are tried on tile grids of 2x2 to 8x8: each on a fresh build of the
+ * are tried on tile grids of 2x2 to 8x8: each on a fresh copy of the
  * graph, ranked by its lower bound, the best few planned with the
  * configured planner; the smallest plan (of equal ones, the one with the
  * fewest multiply-accumulates) is kept only when it needs less scratch
  * than the graph unpatched, so auto never costs bytes.
+ *
+ * Speed: the graph is built as the caller's was once, and every candidate
+ * patches a copy of that build (mp_graph_clone); the lowerings the
+ * candidates repeat are kept in a memo (mp_patch_memo).  Both give what a
+ * new build would, so the choice is the same; the graph returned is built
+ * anew with the stages kept, owning all it holds.
  */
 #include "memplan.h"
 
@@ -135,11 +141,11 @@ static void memo_free(memo *m) {
   m->n = 0;
 }
 
-/* The stages from operator `first`, each alone on a fresh build of g,
+/* The stages from operator `first`, each alone on a fresh copy of g,
  * ending at most two halvings of the resolution (16x fewer pixels) below
  * their input. */
-static mp_status trials_from(const search *cfg, const mp_graph *g,
-                             uint32_t first, memo *m, const step_trials **out) {
+static mp_status trials_from(const search *cfg, const mp_graph *g, uint32_t first, memo *m,
+                             const step_trials **out) {
   *out = NULL;
   for (size_t i = 0; i < m->n; i++)
     if (m->s[i].first == first) {
@@ -189,13 +195,12 @@ static mp_status trials_from(const search *cfg, const mp_graph *g,
   return st;
 }
 
-/* A fresh build of g with the chain's stages. */
+/* A fresh copy of g with the chain's stages. */
 static mp_status build_chain(const search *cfg, const pick *chain, uint32_t n, mp_graph **out) {
   mp_status st = fresh(cfg, out);
   for (uint32_t i = 0; i < n && st == MP_OK; i++)
-    if (mp_graph_patch_memo(*out, chain[i].first, chain[i].last, chain[i].grid, chain[i].grid, NULL,
-                            cfg->memo) !=
-        MP_OK)
+    if (mp_graph_patch_memo(*out, chain[i].first, chain[i].last, chain[i].grid, chain[i].grid,
+                            NULL, cfg->memo) != MP_OK)
       st = MP_ERR_INTERNAL;
   if (st != MP_OK) mp_graph_free(out);
   return st;
@@ -206,8 +211,8 @@ static mp_status build_chain(const search *cfg, const pick *chain, uint32_t n, m
  * lowers the operators left; else each has the fewest halos among those
  * at or under the ceiling, and stages are added while the operators left
  * exceed it. */
-static mp_status greedy_chain(const search *cfg, const mp_graph *g,
-                              uint64_t ceiling, memo *m, pick *chain, uint32_t *n) {
+static mp_status greedy_chain(const search *cfg, const mp_graph *g, uint64_t ceiling, memo *m,
+                              pick *chain, uint32_t *n) {
   *n = 0;
   uint32_t first = 0, align = align_of(cfg);
   mp_status st = MP_OK;
@@ -246,8 +251,8 @@ static uint64_t chain_extra(const mp_graph *g) {
 /* Plan the chains (the least peaks, then the fewest halos under their
  * bound); *keep becomes the better of it and *keep when it needs less
  * scratch than *best (of equal plans, fewer halos). */
-static mp_status chain_auto(const search *cfg, const mp_graph *g,
-                            mp_graph **keep, uint64_t *best, uint32_t *tried) {
+static mp_status chain_auto(const search *cfg, const mp_graph *g, mp_graph **keep, uint64_t *best,
+                            uint32_t *tried) {
   memo m;
   memset(&m, 0, sizeof m);
   pick chain[MAX_STAGES];
@@ -304,7 +309,7 @@ static int cmp_grid_try(const void *a, const void *b) {
   return (x->cols > y->cols) - (x->cols < y->cols);
 }
 
-/* A fresh build of g with the stages s[0 .. n). */
+/* A fresh copy of g with the stages s[0 .. n). */
 static mp_status build_grids(const search *cfg, const stage_grid *s, uint32_t n,
                              mp_graph **out) {
   mp_status st = fresh(cfg, out);
