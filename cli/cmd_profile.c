@@ -756,7 +756,14 @@ int cmd_profile(cli *c, int argc, char **argv) {
              board->name, board->core,
              has_target ? "module.target as given" : board->target,
              n_inputs ? "the given" : "pseudo-random");
-      printf("%-4s %-22s %-32s %14s %7s\n", "op", "operator", "kernel", "instructions", "share");
+      /* the operator column as wide as its longest name, 22 to 40 */
+      int ow = 22;
+      for (size_t i = 0; i < n_ops && i < r.n_ops; i++) {
+        const char *nm = json_string_value(json_object_get(json_array_get(ops, i), "operator"));
+        size_t l = nm ? strlen(nm) : 0;
+        if (l > (size_t)ow) ow = l > 40 ? 40 : (int)l;
+      }
+      printf("%-4s %-*s %-32s %14s %7s\n", "op", ow, "operator", "kernel", "instructions", "share");
       for (size_t i = 0; i < n_ops && i < r.n_ops; i++) {
         json_t *op = json_array_get(ops, i);
         const char *k = json_string_value(json_object_get(op, "kernel"));
@@ -778,7 +785,7 @@ int cmd_profile(cli *c, int argc, char **argv) {
         char num[32];
         unsigned long long v = instr(&r, r.op[i]);
         put_thousands(num, sizeof num, v);
-        printf("%-4zu %-22.22s %-32.32s %14s %6.1f%%\n", i,
+        printf("%-4zu %-*.*s %-32.32s %14s %6.1f%%\n", i, ow, ow,
                json_string_value(json_object_get(op, "operator")), k ? k : "(view, no code)", num,
                total ? 100.0 * (double)v / (double)total : 0.0);
       }

@@ -1917,6 +1917,70 @@ static void conv16_without_or_with_an_int32_bias_runs_in_32_bits(void **state) {
     }
 }
 
+/* An int8 -> int8 elementwise operator on a Cortex-M target becomes a
+ * lookup of its 256 outputs (mpk_lut_s8); on the generic target it keeps
+ * its reference kernel.  Both lowerings run on every int8 value, as an
+ * array of all 256 and in place: the lookup gives the reference kernel's
+ * bytes.  (TFLM's own outputs for these operators are the conformance
+ * suite's, on the Cortex-M55.)  A clamp of the stored integers (RELU6 at
+ * one scale) keeps its kernel. */
+static void int8_elementwise_ops_become_a_table_on_cortex_m(void **state) {
+  (void)state;
+  static const struct {
+    int32_t code;
+    float si, so;
+    int64_t zi, zo;
+    bool lut;
+  } cases[] = {
+      {LOGISTIC, 0.1f, 1.0f / 256.0f, 3, -128, true},
+      {LOGISTIC, 0.0002f, 1.0f / 256.0f, -7, -128, true},
+      {28 /* TANH */, 0.05f, 1.0f / 128.0f, -1, 0, true},
+      {117 /* HARD_SWISH */, 0.04f, 0.03f, 10, -20, true},
+      {QUANTIZE, 0.5f, 0.3f, 5, -9, true},
+      {RELU_OP, 0.2f, 0.1f, -3, -128, true},
+      {RELU6_OP, 0.05f, 0.05f, -128, -128, false},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int8_t ref[256], got[256], x[256];
+    for (int t = 0; t < 2; t++) {
+      mp_tfw *w = mp_tfw_new();
+      int32_t in = add_tensor(w, &(spec){.name = "in", .dtype = MP_DTYPE_INT8, .rank = 2,
+                                         .shape = {16, 16}, .n_scale = 1, .scale = {cases[i].si},
+                                         .zp = cases[i].zi});
+      int32_t out = add_tensor(w, &(spec){.name = "out", .dtype = MP_DTYPE_INT8, .rank = 2,
+                                          .shape = {16, 16}, .n_scale = 1, .scale = {cases[i].so},
+                                          .zp = cases[i].zo});
+      add_op(w, cases[i].code, 1, &in, out, 0, 0, NULL);
+      built b;
+      finish(w, 1, &in, 1, &out, &b);
+      b.g->target = t ? MP_TARGET_CORTEX_M55 : MP_TARGET_GENERIC;
+      mp_lowered_op lo;
+      lower0(&b, &lo);
+      if (!lo.supported) fail_msg("case %zu: %s", i, lo.reason);
+      bool is_lut = lo.kernel == MP_K_LUT_S8;
+      if (is_lut != (t && cases[i].lut))
+        fail_msg("case %zu target %d: lowered to %s", i, t, lo.fn);
+      for (int32_t v = 0; v < 256; v++) x[v] = (int8_t)(127 - v);
+      int8_t *y = t ? got : ref;
+      void *args[2] = {x, y};
+      assert_int_equal(mp_lower_eval(&lo, args, NULL), MP_OK);
+      if (is_lut) {
+        /* in place: each element read before it is written */
+        assert_int_equal(lo.n_overlaps, 1);
+        int8_t z[256];
+        memcpy(z, x, sizeof z);
+        assert_int_equal(mpk_lut_s8(&lo.params.lut_s8, z, z, NULL), MPK_OK);
+        assert_memory_equal(z, got, sizeof z);
+      }
+      mp_lower_free(&lo);
+      drop(&b);
+    }
+    for (int32_t v = 0; v < 256; v++)
+      if (got[v] != ref[v])
+        fail_msg("case %zu: input %d gives %d, the reference kernel %d", i, x[v], got[v], ref[v]);
+  }
+}
+
 /* TFLite's 64-bit requantisation shifts right by 15 - shift: a 16x8 scale
  * of 2^7 or more is refused; so is an int16 BATCH_MATMUL deep enough for
  * its sums to reach 2^47. */
@@ -2260,6 +2324,7 @@ int main(void) {
       cmocka_unit_test(kernel_names_cover_every_kernel),
       cmocka_unit_test(sixteen_by_eight_biases_are_taken_up_to_the_requantisation_range),
       cmocka_unit_test(conv16_without_or_with_an_int32_bias_runs_in_32_bits),
+      cmocka_unit_test(int8_elementwise_ops_become_a_table_on_cortex_m),
       cmocka_unit_test(sixteen_bit_requantisation_limits_are_refused_by_name),
       cmocka_unit_test(lowering_survives_every_fixture_and_random_graphs),
       cmocka_unit_test(depth_to_space_and_space_to_depth_move_blocks),

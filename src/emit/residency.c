@@ -515,9 +515,15 @@ static void human_bytes(uint64_t v, char *buf, size_t n) {
 static void put_kernels(mp_buf *b, const mp_plan *p) {
   const mp_graph *g = p->graph;
   /* in another order than the model's, each operator's model index too */
-  mp_buf_printf(b, "\nkernels for target %s%s\n%-4s %s%-20s %-30s %10s\n", mp_target_name(g->target),
+  /* the operator column as wide as its longest name
+   * (UNIDIRECTIONAL_SEQUENCE_LSTM), at least 20 */
+  int ow = 20;
+  for (uint32_t o = 0; o < g->n_ops; o++)
+    if (g->ops[o].name && strlen(g->ops[o].name) > (size_t)ow && strlen(g->ops[o].name) < 64)
+      ow = (int)strlen(g->ops[o].name);
+  mp_buf_printf(b, "\nkernels for target %s%s\n%-4s %s%-*s %-30s %10s\n", mp_target_name(g->target),
                 g->reordered ? ", in the order run (memory.op_order)" : "", "op",
-                g->reordered ? "model " : "", "operator", "kernel", "scratch");
+                g->reordered ? "model " : "", ow, "operator", "kernel", "scratch");
   for (uint32_t o = 0; o < g->n_ops; o++) {
     mp_lowered_op lo;
     mp_status st = mp_lower_op(g, o, &lo, NULL);
@@ -534,7 +540,7 @@ static void put_kernels(mp_buf *b, const mp_plan *p) {
                                                  : lo.fn;
     mp_buf_printf(b, "%-4u ", o);
     if (g->reordered) mp_buf_printf(b, "%-5u ", g->ops[o].model_index);
-    mp_buf_printf(b, "%-20s %-30s %10llu\n", g->ops[o].name, k, (unsigned long long)local);
+    mp_buf_printf(b, "%-*s %-30s %10llu\n", ow, g->ops[o].name, k, (unsigned long long)local);
     mp_lower_free(&lo);
   }
   if (g->n_serial_ops) {

@@ -15,6 +15,9 @@
  * device as before.  It has no init hooks and no op-local scratch above
  * what the caller passes.
  */
+/* strong references: the kernels this file runs on the host must be
+ * linked in (mpk.h declares them weak for modules built without them) */
+#define MPK_API
 #include "lower/lower.h"
 
 #include "mpk_binary.h"
@@ -58,6 +61,14 @@ mp_status mp_lower_eval(const mp_lowered_op *lo, void *const *args, void *scratc
   case MP_K_UNARY_Q:
     if (lo->n_args != 2) return MP_ERR_INTERNAL;
     st = mpk_unary_q(&p->unary_q, args[0], args[1], scratch);
+    break;
+  case MP_K_LOGISTIC_S8:
+    if (lo->n_args != 2) return MP_ERR_INTERNAL;
+    st = mpk_logistic_s8(&p->logistic_s8, args[0], args[1], scratch);
+    break;
+  case MP_K_LUT_S8:
+    if (lo->n_args != 2) return MP_ERR_INTERNAL;
+    st = mpk_lut_s8(&p->lut_s8, args[0], args[1], scratch);
     break;
   case MP_K_UNARY_F32:
     if (lo->n_args != 2) return MP_ERR_INTERNAL;

@@ -40,7 +40,14 @@
  *   SOFTMAX, int8 -> int8                 -> softmax_s8_fast, with the
  *                           reference's exponential of each of the 256
  *                           possible differences to the row maximum as a
- *                           constant table (1 KiB).
+ *                           constant table (1 KiB);
+ *   LOGISTIC, TANH, HARD_SWISH, LEAKY_RELU, RELU (requantising) and
+ *   QUANTIZE, int8 -> int8                -> lut_s8: an int8 input has 256
+ *                           values, so the reference kernel runs here on
+ *                           each of them and the device looks its output
+ *                           up in a constant table (1 KiB) instead of
+ *                           computing it: a few instructions per element
+ *                           instead of tens to hundreds, the same bytes.
  * Everything else (float, grouped convolutions, a filter or bias that is
  * not a constant, a 16x8 convolution writing a strided slice of an elided
  * CONCATENATION's output) keeps its reference kernel; the specialised int8
@@ -50,6 +57,9 @@
  * The same choice is made for every Cortex-M target: the kernels carry
  * their Helium, DSP and portable paths and the compiler picks one.
  */
+/* strong references: the kernels this file runs on the host must be
+ * linked in (mpk.h declares them weak for modules built without them) */
+#define MPK_API
 #include "lower/common.h"
 #include "lower/families.h"
 #include "mpk_fixed.h"
@@ -193,6 +203,56 @@ static mp_status specialise_softmax(mp_lowered_op *lo) {
   p->depth = ref.depth;
   p->exp_table = table;
   mp_lower_use_kernel(lo, MP_K_SOFTMAX_S8_FAST);
+  return MP_OK;
+}
+
+/* An int8 -> int8 elementwise operator as a table of its 256 outputs,
+ * each computed by the reference kernel the operator lowered to (run here,
+ * on the host: the same integer arithmetic), looked up by mpk_lut_s8.
+ * RELU6 and RELU_N1_TO_1 of the stored integers (a clamp) stay: the
+ * lookup would be no faster. */
+static mp_status specialise_lut(mp_lowered_op *lo) {
+  int8_t x[256], y[256];
+  for (int32_t i = 0; i < 256; i++) x[i] = (int8_t)(i - 128);
+  int32_t size, st;
+  switch (lo->kernel) {
+  case MP_K_LOGISTIC_S8: {
+    mpk_logistic_s8_params q = lo->params.logistic_s8;
+    size = q.size;
+    q.size = 256;
+    st = mpk_logistic_s8(&q, x, y, NULL);
+    break;
+  }
+  case MP_K_UNARY_Q: {
+    mpk_unary_q_params q = lo->params.unary_q;
+    if (q.type != MPK_TYPE_INT8 || q.op == MPK_UN_CLAMP) return MP_OK;
+    size = q.size;
+    q.size = 256;
+    st = mpk_unary_q(&q, x, y, NULL);
+    break;
+  }
+  case MP_K_REQUANTIZE: {
+    mpk_requantize_params q = lo->params.requantize;
+    if (q.in_type != MPK_TYPE_INT8 || q.out_type != MPK_TYPE_INT8) return MP_OK;
+    size = q.size;
+    q.size = 256;
+    st = mpk_requantize(&q, x, y, NULL);
+    break;
+  }
+  default: return MP_OK;
+  }
+  if (st != MPK_OK || size < 0) return MP_OK; /* keep the reference kernel */
+  int32_t *table = mp_lower_add_array(lo, "table", 256);
+  if (!table) return MP_ERR_NOMEM;
+  for (int32_t i = 0; i < 256; i++) table[i] = y[i];
+  memset(&lo->params, 0, sizeof lo->params);
+  mpk_lut_s8_params *p = &lo->params.lut_s8;
+  p->size = size;
+  p->min_input = -128;
+  p->table = table;
+  mp_lower_use_kernel(lo, MP_K_LUT_S8);
+  /* element i is read before it is written, one at a time */
+  mp_lower_add_overlap(lo, 0, 1, mpk_elementwise_overlap_gap(size, 1, 1));
   return MP_OK;
 }
 
@@ -351,6 +411,9 @@ mp_status mp_lower_specialise(const mp_graph *g, mp_lowered_op *lo) {
     mp_lower_add_overlap(lo, 0, 1, mpk_pool2d_s8_fast_overlap_gap(&lo->params.pool_s8.geom));
     return MP_OK;
   case MP_K_SOFTMAX_S8: return specialise_softmax(lo);
+  case MP_K_LOGISTIC_S8:
+  case MP_K_UNARY_Q:
+  case MP_K_REQUANTIZE: return specialise_lut(lo);
   case MP_K_SVDF_S8: return lo->n_args < 6 ? MP_OK : specialise_svdf(g, lo);
   case MP_K_LSTM_S8: return lo->n_args < 5 ? MP_OK : specialise_lstm(g, lo);
   case MP_K_LSTM_S16:
