@@ -26,6 +26,7 @@
 #include "tflite_writer.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,8 +58,24 @@ enum {
   DEPTH_TO_SPACE_OP = 5,
   SPACE_TO_DEPTH_OP = 26,
   MIRROR_PAD_OP = 100,
+  ABS_OP = 101,
+  NEG_OP = 59,
+  SQUARE_OP = 92,
+  SQRT_OP = 75,
+  LOG_OP = 73,
+  SIN_OP = 66,
+  COS_OP = 108,
+  FLOOR_OP = 8,
+  CEIL_OP = 104,
+  ROUND_OP = 116,
+  RELU_N1_TO_1_OP = 20,
+  RELU_0_TO_1_OP = 152,
+  ELU_OP = 111,
+  LOG_SOFTMAX_OP = 50,
+  L2_NORMALIZATION_OP = 11,
 };
 enum { OPT_BATCH_MATMUL = 101, OPT_SPACE_TO_DEPTH = 19, OPT_DEPTH_TO_SPACE = 94, OPT_MIRROR_PAD = 77 };
+enum { OPT_L2_NORM = 12 };
 
 /* ------------------------------------------------------------------------ */
 /* Building small models                                                    */
@@ -2289,6 +2306,213 @@ static void mirror_pad_refusals_name_the_reason(void **state) {
   }
 }
 
+/* A one-op elementwise model: input and output [rows, cols] of `dt`;
+ * quantised when si > 0 (input si / zi, output so / zo); L2_NORMALIZATION
+ * with fused activation `act`. */
+static void unary_math_model(built *b, int32_t code, int32_t dt, int32_t rows, int32_t cols,
+                             float si, int64_t zi, float so, int64_t zo, int64_t act) {
+  mp_tfw *w = mp_tfw_new();
+  bool q = si > 0.0f;
+  int32_t in = add_tensor(w, &(spec){.name = "x", .dtype = dt, .rank = 2, .shape = {rows, cols},
+                                     .n_scale = q ? 1 : 0, .scale = {si}, .zp = zi});
+  int32_t out = add_tensor(w, &(spec){.name = "y", .dtype = dt, .rank = 2, .shape = {rows, cols},
+                                      .n_scale = q ? 1 : 0, .scale = {so}, .zp = zo});
+  mp_tfw_option a = i8opt(0, act);
+  if (code == L2_NORMALIZATION_OP)
+    add_op(w, code, 1, &in, out, OPT_L2_NORM, 1, &a);
+  else
+    add_op(w, code, 1, &in, out, 0, 0, NULL);
+  finish(w, 1, &in, 1, &out, b);
+}
+
+/* Bit for bit, but any NaN for a NaN. */
+static bool same_float(float got, float want) {
+  if (isnan(want)) return isnan(got);
+  return memcmp(&got, &want, sizeof got) == 0;
+}
+
+/* The float32 operators on values worked out from their definitions
+ * (TensorFlow's op docs; TFLM's reference kernels call the C library's
+ * float functions): signed zeros, infinities, NaN, a negative SQRT / LOG
+ * input, and ROUND's half-way cases, which go to the even neighbour
+ * (TFLite's RoundToNearest: -0.5 and -0.25 give +0, -0 stays -0). */
+static void float_unary_math_matches_worked_values(void **state) {
+  (void)state;
+  static const struct {
+    int32_t code;
+    int32_t n;
+    float in[13], want[13];
+  } cases[] = {
+      {ABS_OP, 4, {-0.0f, -2.5f, 3.0f, -INFINITY}, {0.0f, 2.5f, 3.0f, INFINITY}},
+      {NEG_OP, 4, {0.0f, -2.5f, 3.0f, INFINITY}, {-0.0f, 2.5f, -3.0f, -INFINITY}},
+      {SQUARE_OP, 4, {-3.0f, 0.5f, -0.0f, 1e20f}, {9.0f, 0.25f, 0.0f, INFINITY}},
+      {SQRT_OP, 4, {4.0f, 0.25f, -0.0f, -1.0f}, {2.0f, 0.5f, -0.0f, NAN}},
+      {LOG_OP, 4, {1.0f, 0.0f, -1.0f, INFINITY}, {0.0f, -INFINITY, NAN, INFINITY}},
+      {SIN_OP, 4, {0.0f, -0.0f, INFINITY, NAN}, {0.0f, -0.0f, NAN, NAN}},
+      {COS_OP, 4, {0.0f, -0.0f, INFINITY, -INFINITY}, {1.0f, 1.0f, NAN, NAN}},
+      {FLOOR_OP, 4, {-0.5f, 2.5f, -0.0f, -3.0f}, {-1.0f, 2.0f, -0.0f, -3.0f}},
+      {CEIL_OP, 4, {-0.5f, 2.5f, -0.0f, 1.25f}, {-0.0f, 3.0f, -0.0f, 2.0f}},
+      {ROUND_OP,
+       13,
+       {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, -0.25f, -0.0f, 3.7f, -3.7f, 1e30f, INFINITY,
+        -INFINITY},
+       {0.0f, 2.0f, 2.0f, 0.0f, -2.0f, -2.0f, 0.0f, -0.0f, 4.0f, -4.0f, 1e30f, INFINITY,
+        -INFINITY}},
+      {RELU_N1_TO_1_OP, 4, {-2.0f, -0.5f, 0.75f, 3.0f}, {-1.0f, -0.5f, 0.75f, 1.0f}},
+      {RELU_0_TO_1_OP, 4, {-2.0f, -0.0f, 0.75f, 3.0f}, {0.0f, -0.0f, 0.75f, 1.0f}},
+      /* x < 0: expm1(x), which is -1 at -inf and rounds to -1 at -100 */
+      {ELU_OP, 4, {2.0f, -0.0f, -INFINITY, -100.0f}, {2.0f, -0.0f, -1.0f, -1.0f}},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    built b;
+    unary_math_model(&b, cases[k].code, MP_DTYPE_FLOAT32, 1, cases[k].n, 0.0f, 0, 0.0f, 0, 0);
+    mp_lowered_op lo;
+    lower0(&b, &lo);
+    assert_true(lo.supported);
+    assert_int_equal(lo.kernel, MP_K_UNARY_F32);
+    float out[13];
+    memset(out, 0x5a, sizeof out);
+    assert_int_equal(mpk_unary_f32(&lo.params.unary_f32, cases[k].in, out, NULL), MPK_OK);
+    for (int32_t i = 0; i < cases[k].n; i++)
+      if (!same_float(out[i], cases[k].want[i]))
+        fail_msg("op %d element %d: got %a, want %a", cases[k].code, i, (double)out[i],
+                 (double)cases[k].want[i]);
+    mp_lower_free(&lo);
+    drop(&b);
+  }
+}
+
+/* LOG_SOFTMAX and L2_NORMALIZATION, row by row over the last axis.
+ * LOG_SOFTMAX of [1, 1] is -log 2 each; of [3, -inf] is [0, -inf] (the sum
+ * exp(0) + exp(-inf) is exactly 1).  L2_NORMALIZATION of [3, 4] is
+ * [3/5, 4/5]; of [0, 0] stays 0 (the norm floored at 1e-6); of [-1e-7, 0]
+ * is [-1e-7 / 1e-6, 0]. */
+static void float_row_ops_work_row_by_row(void **state) {
+  (void)state;
+  built b;
+  mp_lowered_op lo;
+  unary_math_model(&b, LOG_SOFTMAX_OP, MP_DTYPE_FLOAT32, 2, 2, 0.0f, 0, 0.0f, 0, 0);
+  lower0(&b, &lo);
+  assert_true(lo.supported);
+  assert_int_equal(lo.params.unary_f32.depth, 2);
+  const float ls_in[4] = {1.0f, 1.0f, 3.0f, -INFINITY};
+  const float ls_want[4] = {-logf(2.0f), -logf(2.0f), 0.0f, -INFINITY};
+  float out[6];
+  assert_int_equal(mpk_unary_f32(&lo.params.unary_f32, ls_in, out, NULL), MPK_OK);
+  for (int i = 0; i < 4; i++) assert_true(same_float(out[i], ls_want[i]));
+  /* a row length the size is no multiple of is refused by the kernel */
+  mpk_unary_f32_params bad = lo.params.unary_f32;
+  bad.depth = 3;
+  assert_int_equal(mpk_unary_f32(&bad, ls_in, out, NULL), MPK_ERR_PARAMS);
+  bad.depth = 0;
+  assert_int_equal(mpk_unary_f32(&bad, ls_in, out, NULL), MPK_ERR_PARAMS);
+  mp_lower_free(&lo);
+  drop(&b);
+  unary_math_model(&b, L2_NORMALIZATION_OP, MP_DTYPE_FLOAT32, 3, 2, 0.0f, 0, 0.0f, 0, 0);
+  lower0(&b, &lo);
+  assert_true(lo.supported);
+  const float l2_in[6] = {3.0f, 4.0f, 0.0f, 0.0f, -1e-7f, 0.0f};
+  const float l2_want[6] = {0.6f, 0.8f, 0.0f, 0.0f, -1e-7f / 1e-6f, 0.0f};
+  assert_int_equal(mpk_unary_f32(&lo.params.unary_f32, l2_in, out, NULL), MPK_OK);
+  for (int i = 0; i < 6; i++) assert_true(same_float(out[i], l2_want[i]));
+  mp_lower_free(&lo);
+  drop(&b);
+}
+
+/* Quantised ABS (TFLM's AbsEvalQuantized): |x - in_zp|, requantised only
+ * when the scales differ, + out_zp, saturated: |-128| is 128, which int8
+ * holds as 127.  RELU_N1_TO_1 / RELU_0_TO_1 int8 (TFLite's QuantizedReluX):
+ * requantise, then clamp to the output's integers of -1 (0) and 1. */
+static void quantized_abs_and_relu_bounds_match_worked_values(void **state) {
+  (void)state;
+  static const struct {
+    int32_t code, dt;
+    float si;
+    int64_t zi;
+    float so;
+    int64_t zo;
+    int32_t in[5], want[5];
+  } cases[] = {
+      /* one scale: no rescale */
+      {ABS_OP, MP_DTYPE_INT8, 0.5f, 0, 0.5f, 0, {-128, -1, 0, 127, -127}, {127, 1, 0, 127, 127}},
+      /* zero points: |-128 - 10| - 128 = 10, |10 - 10| - 128, |127 - 10| - 128 */
+      {ABS_OP, MP_DTYPE_INT8, 0.5f, 10, 0.5f, -128, {-128, 10, 127, 9, 11}, {10, -128, -11, -127, -127}},
+      /* scale ratio 2: 3 -> 6, 100 -> 200 saturates */
+      {ABS_OP, MP_DTYPE_INT8, 0.5f, 0, 0.25f, 0, {-3, -100, 50, 0, -128}, {6, 127, 100, 0, 127}},
+      /* ratio 1/2: 1.5 and 0.5 round away from zero */
+      {ABS_OP, MP_DTYPE_INT8, 0.25f, 0, 0.5f, 0, {-3, -1, 4, -128, 0}, {2, 1, 2, 64, 0}},
+      {ABS_OP, MP_DTYPE_INT16, 0.5f, 0, 0.5f, 0, {-32768, -5, 32767, 0, 1}, {32767, 5, 32767, 0, 1}},
+      /* [-1, 1] at 1/64: [-64, 64] */
+      {RELU_N1_TO_1_OP, MP_DTYPE_INT8, 1.0f / 64, 0, 1.0f / 64, 0, {-128, -64, -10, 70, 127},
+       {-64, -64, -10, 64, 64}},
+      /* ratio 2, output zero point 10: bounds [-54, 74] */
+      {RELU_N1_TO_1_OP, MP_DTYPE_INT8, 1.0f / 32, 0, 1.0f / 64, 10, {-10, 50, -100, 0, 32},
+       {-10, 74, -54, 10, 74}},
+      /* [0, 1] at 1/100, zero points -128: bounds [-128, -28] */
+      {RELU_0_TO_1_OP, MP_DTYPE_INT8, 0.01f, -128, 0.01f, -128, {-128, 0, -60, 127, -29},
+       {-128, -28, -60, -28, -29}},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    built b;
+    unary_math_model(&b, cases[k].code, cases[k].dt, 1, 5, cases[k].si, cases[k].zi, cases[k].so,
+                     cases[k].zo, 0);
+    mp_lowered_op lo;
+    lower0(&b, &lo);
+    assert_true(lo.supported);
+    assert_int_equal(lo.kernel, MP_K_UNARY_Q);
+    bool wide = cases[k].dt == MP_DTYPE_INT16;
+    int8_t i8[5], o8[5];
+    int16_t i16[5], o16[5];
+    for (int i = 0; i < 5; i++) i8[i] = (int8_t)cases[k].in[i], i16[i] = (int16_t)cases[k].in[i];
+    assert_int_equal(mpk_unary_q(&lo.params.unary_q, wide ? (void *)i16 : (void *)i8,
+                                 wide ? (void *)o16 : (void *)o8, NULL),
+                     MPK_OK);
+    for (int i = 0; i < 5; i++) {
+      int32_t got = wide ? o16[i] : o8[i];
+      if (got != cases[k].want[i])
+        fail_msg("case %zu element %d: got %d, want %d", k, i, (int)got, (int)cases[k].want[i]);
+    }
+    mp_lower_free(&lo);
+    drop(&b);
+  }
+}
+
+static void unary_math_refusals_name_the_reason(void **state) {
+  (void)state;
+  static const struct {
+    int32_t code, dt;
+    bool q;
+    int64_t act;
+    const char *reason;
+  } cases[] = {
+      {NEG_OP, MP_DTYPE_INT8, true, 0, "int8 NEG (TFLM runs it on float32 only)"},
+      {ROUND_OP, MP_DTYPE_INT16, true, 0, "int16 ROUND (TFLM runs it on float32 only)"},
+      {SQRT_OP, MP_DTYPE_INT8, true, 0, "int8 SQRT (TFLM runs it on float32 only)"},
+      {ELU_OP, MP_DTYPE_INT8, true, 0,
+       "int8 ELU: TFLM's lookup table is not reproduced (supported: float32)"},
+      {LOG_SOFTMAX_OP, MP_DTYPE_INT8, true, 0,
+       "int8 LOG_SOFTMAX: TFLM's integer algorithm is not reproduced (supported: float32)"},
+      {L2_NORMALIZATION_OP, MP_DTYPE_INT8, true, 0,
+       "int8 L2_NORMALIZATION: TFLM's integer algorithm is not reproduced (supported: float32)"},
+      {RELU_N1_TO_1_OP, MP_DTYPE_INT16, true, 0, "int16 RELU_N1_TO_1 (TFLite runs int8 and float32)"},
+      {ABS_OP, MP_DTYPE_INT16, false, 0, "int16 tensors without quantisation parameters"},
+      {L2_NORMALIZATION_OP, MP_DTYPE_FLOAT32, false, 1, "fused activation RELU (supported: NONE)"},
+      {SIN_OP, MP_DTYPE_INT32, false, 0,
+       "input int32, output int32 (supported: int8, int16 or float32)"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    built b;
+    unary_math_model(&b, cases[k].code, cases[k].dt, 1, 4, cases[k].q ? 0.5f : 0.0f, 0,
+                     cases[k].q ? 0.5f : 0.0f, 0, cases[k].act);
+    mp_lowered_op lo;
+    lower0(&b, &lo);
+    assert_false(lo.supported);
+    assert_string_equal(lo.reason, cases[k].reason);
+    mp_lower_free(&lo);
+    drop(&b);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(conv_lowering_precomputes_padding_multipliers_and_relu6),
@@ -2331,6 +2555,10 @@ int main(void) {
       cmocka_unit_test(depth_to_space_refusals_name_the_reason),
       cmocka_unit_test(mirror_pad_reflects_or_repeats_the_edge),
       cmocka_unit_test(mirror_pad_refusals_name_the_reason),
+      cmocka_unit_test(float_unary_math_matches_worked_values),
+      cmocka_unit_test(float_row_ops_work_row_by_row),
+      cmocka_unit_test(quantized_abs_and_relu_bounds_match_worked_values),
+      cmocka_unit_test(unary_math_refusals_name_the_reason),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,9 @@
 /*
  * mpk_unary.h — the elementwise unary operators' part of the kernel ABI
- * (mpk.h includes it): RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU, TANH,
- * HARD_SWISH, EXP, RSQRT, DEQUANTIZE and CAST, and the table lookup of an
- * int8 operator.
+ * (mpk.h includes it): RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1, LEAKY_RELU,
+ * TANH, HARD_SWISH, EXP, RSQRT, ABS, NEG, SQUARE, SQRT, LOG, SIN, COS,
+ * FLOOR, CEIL, ROUND, ELU, LOG_SOFTMAX, L2_NORMALIZATION, DEQUANTIZE and
+ * CAST, and the table lookup of an int8 operator.
  */
 #ifndef MPK_UNARY_H
 #define MPK_UNARY_H
@@ -25,6 +26,20 @@
 #define MPK_UN_EXP 7
 #define MPK_UN_RSQRT 8 /* and int16: TFLite's RsqrtEvalQuantized (mpk_rsqrt_q) */
 #define MPK_UN_LOGISTIC 9 /* int16 only (int8, float32 LOGISTIC: mpk_logistic_*) */
+#define MPK_UN_ABS 10 /* and int8, int16: |x - in_zp| requantised (multiplier 0: not) */
+#define MPK_UN_NEG 11 /* float32 only, as the ones below */
+#define MPK_UN_SQUARE 12
+#define MPK_UN_SQRT 13
+#define MPK_UN_LOG 14
+#define MPK_UN_SIN 15
+#define MPK_UN_COS 16
+#define MPK_UN_FLOOR 17
+#define MPK_UN_CEIL 18
+#define MPK_UN_ROUND 19 /* half to even, TFLite's way (-0.5 gives +0) */
+#define MPK_UN_RELU_0_TO_1 20
+#define MPK_UN_ELU 21
+#define MPK_UN_LOG_SOFTMAX 22 /* over rows of `depth` elements */
+#define MPK_UN_L2_NORMALIZATION 23 /* over rows of `depth` elements */
 
 /* Quantised unary operator on int8 or int16 (type).  Per op:
  *   RELU: clamp(out_zp + mbqm(x - in_zp, multiplier, shift));
@@ -36,7 +51,9 @@
  *     result is rounded to 1/128 steps;
  *   TANH, LOGISTIC int16: the table lookups below, Q0.15 out;
  *   HARD_SWISH: multiplier / shift the int16 output multiplier and
- *     exponent, multiplier2 / shift2 the int16 "reluish" ones. */
+ *     exponent, multiplier2 / shift2 the int16 "reluish" ones;
+ *   ABS: |x - in_zp|, times mbqm(multiplier, shift) unless multiplier is
+ *     0 (equal scales), + out_zp, clamped. */
 typedef struct mpk_unary_q_params {
   int32_t op, type, size;
   int32_t input_zero_point, output_zero_point;
@@ -46,11 +63,16 @@ typedef struct mpk_unary_q_params {
   int32_t act_min, act_max;
 } mpk_unary_q_params;
 
-/* float32: RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU (alpha), TANH,
- * HARD_SWISH, EXP, RSQRT. */
+/* float32: RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1, LEAKY_RELU (alpha),
+ * TANH, HARD_SWISH, EXP, RSQRT, ABS, NEG, SQUARE, SQRT, LOG, SIN, COS,
+ * FLOOR, CEIL, ROUND, ELU, each element on its own (C's float functions:
+ * a NaN, an infinity or a negative SQRT / LOG input gives what they
+ * give); LOG_SOFTMAX and L2_NORMALIZATION over each row of `depth`
+ * elements (size a multiple of depth; depth 0 for the others). */
 typedef struct mpk_unary_f32_params {
   int32_t op, size;
   float alpha;
+  int32_t depth;
 } mpk_unary_f32_params;
 
 /* DEQUANTIZE int8 / int16 -> float32: scale * (x - zero_point). */

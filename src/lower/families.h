@@ -83,8 +83,10 @@ mp_status mp_lower_binary(mp_lower_ctx *c);
 extern const fdesc mp_lower_binary_q_fields[];
 extern const fdesc mp_lower_binary_f32_fields[];
 
-/* src/lower/unary.c: RELU, RELU6, LEAKY_RELU, TANH, HARD_SWISH, EXP, RSQRT,
- * DEQUANTIZE, CAST, and int16 LOGISTIC */
+/* src/lower/unary.c: RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1, LEAKY_RELU,
+ * TANH, HARD_SWISH, ELU, EXP, RSQRT, ABS, NEG, SQUARE, SQRT, LOG, SIN, COS,
+ * FLOOR, CEIL, ROUND, LOG_SOFTMAX, L2_NORMALIZATION, DEQUANTIZE, CAST, and
+ * int16 LOGISTIC */
 mp_status mp_lower_unary(mp_lower_ctx *c);
 extern const fdesc mp_lower_unary_q_fields[];
 extern const fdesc mp_lower_unary_f32_fields[];

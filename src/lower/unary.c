@@ -1,6 +1,8 @@
 /*
  * lower_unary.c — lowering of the elementwise unary operators (RELU,
- * RELU6, LEAKY_RELU, TANH, HARD_SWISH, EXP, RSQRT, DEQUANTIZE, CAST) onto
+ * RELU6, RELU_N1_TO_1, RELU_0_TO_1, LEAKY_RELU, TANH, HARD_SWISH, ELU, EXP,
+ * RSQRT, ABS, NEG, SQUARE, SQRT, LOG, SIN, COS, FLOOR, CEIL, ROUND,
+ * DEQUANTIZE, CAST) and the row-wise LOG_SOFTMAX and L2_NORMALIZATION onto
  * runtime/kernels/ref/mpk_unary.c.
  *
  * Each quantised operator gets what TensorFlow Lite Micro's Prepare
@@ -8,13 +10,19 @@
  * requantisation and clamp (CalculateReluOpData), RELU6's bounds in the
  * input's integers (FloatToQuantizedType), LEAKY_RELU's two multipliers,
  * TANH's Q4 input scaling and radius, HARD_SWISH's int16 multipliers
- * (DownScaleInt32ToInt16Multiplier).
+ * (DownScaleInt32ToInt16Multiplier), ABS's requantisation
+ * (PrepareAbsRsqrt: none when the scales are equal), RELU_N1_TO_1's and
+ * RELU_0_TO_1's multiplier and bounds (TFLite's ReluPrepare and
+ * QuantizedReluX; TFLM has no kernel for either).
  *
  * LOGISTIC comes here for int16 only (src/lower/elementwise.c lowers int8 and
  * float32).
  * int8 RSQRT becomes a table of its 256 results, computed here;
  * int16 RSQRT runs the same arithmetic per element on the device.
- * Not here: int16 HARD_SWISH, int8 and int16 EXP (TFLM refuses them too).
+ * Not here: int16 HARD_SWISH, int8 and int16 EXP, NEG, SQUARE, SQRT, LOG,
+ * SIN, COS, FLOOR, CEIL, ROUND (TFLM runs them on float32 only); int8 ELU,
+ * LOG_SOFTMAX and L2_NORMALIZATION (TFLM's integer algorithms, not
+ * reproduced here); int16 ABS without quantisation parameters.
  */
 #include "lower/common.h"
 #include "lower/families.h"
@@ -24,7 +32,7 @@
 
 #include <math.h>
 
-enum { OPT_LEAKY_RELU = 75 };
+enum { OPT_LEAKY_RELU = 75, OPT_L2_NORM = 12 };
 
 const fdesc mp_lower_unary_q_fields[] = {F_I32(mpk_unary_q_params, op),
                                          F_I32(mpk_unary_q_params, type),
@@ -41,7 +49,8 @@ const fdesc mp_lower_unary_q_fields[] = {F_I32(mpk_unary_q_params, op),
                                          F_END};
 const fdesc mp_lower_unary_f32_fields[] = {F_I32(mpk_unary_f32_params, op),
                                            F_I32(mpk_unary_f32_params, size),
-                                           F_F32(mpk_unary_f32_params, alpha), F_END};
+                                           F_F32(mpk_unary_f32_params, alpha),
+                                           F_I32(mpk_unary_f32_params, depth), F_END};
 const fdesc mp_lower_lut_s8_fields[] = {F_I32(mpk_lut_s8_params, size),
                                         F_I32(mpk_lut_s8_params, min_input),
                                         F_PTR(mpk_lut_s8_params, table, "table"), F_END};
@@ -183,6 +192,10 @@ static mp_status lower_quantized(mp_lower_ctx *c, int32_t code, int32_t in, int3
   int32_t zi, zo;
   if (!quant(c, in, &si, &zi) || !quant(c, out, &so, &zo))
     return mp_lower_unsupported(c, "%s tensors without quantisation parameters", mp_dtype_name(dt));
+  if (code == OP_NEG || code == OP_SQUARE || code == OP_SQRT || code == OP_LOG || code == OP_SIN ||
+      code == OP_COS || code == OP_FLOOR || code == OP_CEIL || code == OP_ROUND)
+    return mp_lower_unsupported(c, "%s %s (TFLM runs it on float32 only)", mp_dtype_name(dt),
+                                c->op->name);
   if (wide && (zi != 0 || zo != 0))
     return mp_lower_unsupported(c, "int16 tensors with a non-zero zero point");
   mpk_unary_q_params *p = &c->lo->params.unary_q;
@@ -240,6 +253,37 @@ static mp_status lower_quantized(mp_lower_ctx *c, int32_t code, int32_t in, int3
     p->multiplier2 = q15_multiplier(m);
     break;
   }
+  case OP_ABS: /* PrepareAbsRsqrt, AbsEvalQuantized */
+    p->op = MPK_UN_ABS;
+    p->multiplier = 0;
+    p->shift = 0;
+    if (si != so) {
+      mp_lower_quantize_multiplier(c, (double)si / (double)so, &p->multiplier, &p->shift);
+      if (p->multiplier == 0) return mp_lower_unsupported(c, "input to output scale ratio out of range");
+    }
+    break;
+  case OP_RELU_N1_TO_1:
+  case OP_RELU_0_TO_1: { /* TFLite's ReluPrepare and QuantizedReluX */
+    if (wide) return mp_lower_unsupported(c, "int16 %s (TFLite runs int8 and float32)", c->op->name);
+    float lo = code == OP_RELU_N1_TO_1 ? -1.0f : 0.0f;
+    float q_lo = roundf(lo / so), q_hi = roundf(1.0f / so);
+    if (!(q_hi < 65536.0f))
+      return mp_lower_unsupported(c, "output scale %g too small for the bounds", (double)so);
+    p->op = MPK_UN_RELU;
+    mp_lower_quantize_multiplier(c, (double)(si / so), &p->multiplier, &p->shift);
+    int32_t amin = zo + (int32_t)q_lo, amax = zo + (int32_t)q_hi;
+    p->act_min = amin > qmin ? amin : qmin;
+    p->act_max = amax < qmax ? amax : qmax;
+    break;
+  }
+  case OP_ELU:
+    return mp_lower_unsupported(c, "%s ELU: TFLM's lookup table is not reproduced (supported: float32)",
+                                mp_dtype_name(dt));
+  case OP_LOG_SOFTMAX:
+  case OP_L2_NORMALIZATION:
+    return mp_lower_unsupported(c,
+                                "%s %s: TFLM's integer algorithm is not reproduced (supported: float32)",
+                                mp_dtype_name(dt), c->op->name);
   case OP_LOGISTIC: /* int16 only: elementwise.c lowers int8 and float32 */
   {
     if (!wide) return mp_lower_unsupported(c, "%s LOGISTIC", mp_dtype_name(dt));
@@ -259,6 +303,13 @@ static mp_status lower_quantized(mp_lower_ctx *c, int32_t code, int32_t in, int3
 static mp_status lower_float(mp_lower_ctx *c, int32_t code, int32_t in, int32_t out, int32_t size) {
   mpk_unary_f32_params *p = &c->lo->params.unary_f32;
   p->size = size;
+  p->depth = 0;
+  if (code == OP_LOG_SOFTMAX || code == OP_L2_NORMALIZATION) {
+    /* over the last axis, each row on its own */
+    if (rank(c, in) == 0) return mp_lower_unsupported(c, "a rank-0 input");
+    p->depth = dim(c, in, rank(c, in) - 1);
+    if (p->depth <= 0) return mp_lower_unsupported(c, "a last axis of size %d", (int)p->depth);
+  }
   switch (code) {
   case OP_RELU: p->op = MPK_UN_RELU; break;
   case OP_RELU6: p->op = MPK_UN_RELU6; break;
@@ -266,6 +317,31 @@ static mp_status lower_float(mp_lower_ctx *c, int32_t code, int32_t in, int32_t 
   case OP_HARD_SWISH: p->op = MPK_UN_HARD_SWISH; break;
   case OP_EXP: p->op = MPK_UN_EXP; break;
   case OP_RSQRT: p->op = MPK_UN_RSQRT; break;
+  case OP_ABS: p->op = MPK_UN_ABS; break;
+  case OP_NEG: p->op = MPK_UN_NEG; break;
+  case OP_SQUARE: p->op = MPK_UN_SQUARE; break;
+  case OP_SQRT: p->op = MPK_UN_SQRT; break;
+  case OP_LOG: p->op = MPK_UN_LOG; break;
+  case OP_SIN: p->op = MPK_UN_SIN; break;
+  case OP_COS: p->op = MPK_UN_COS; break;
+  case OP_FLOOR: p->op = MPK_UN_FLOOR; break;
+  case OP_CEIL: p->op = MPK_UN_CEIL; break;
+  case OP_ROUND: p->op = MPK_UN_ROUND; break;
+  case OP_RELU_N1_TO_1: p->op = MPK_UN_RELU_N1_TO_1; break;
+  case OP_RELU_0_TO_1: p->op = MPK_UN_RELU_0_TO_1; break;
+  case OP_ELU: p->op = MPK_UN_ELU; break;
+  case OP_LOG_SOFTMAX: p->op = MPK_UN_LOG_SOFTMAX; break;
+  case OP_L2_NORMALIZATION: {
+    mp_lower_opts o;
+    mp_status st = mp_lower_open_opts(c, OPT_L2_NORM, "L2NormOptions", &o);
+    if (st != MP_OK) return st;
+    int32_t act = mp_lower_opt_i8(&o, 0, 0);
+    if (!o.ok) return mp_lower_malformed(c, "its options do not validate");
+    if (act != 0)
+      return mp_lower_unsupported(c, "fused activation %s (supported: NONE)", mp_lower_act_name(act));
+    p->op = MPK_UN_L2_NORMALIZATION;
+    break;
+  }
   default: { /* LEAKY_RELU */
     mp_lower_opts o;
     mp_status st = mp_lower_open_opts(c, OPT_LEAKY_RELU, "LeakyReluOptions", &o);

@@ -1,21 +1,25 @@
 /*
  * mpk_unary.c — the elementwise unary operators: RELU, RELU6, LEAKY_RELU,
  * TANH and HARD_SWISH on int8 / int16 / float32, EXP on float32, RSQRT on
- * int16 and float32 (int8 RSQRT is a table the lowering computes),
- * DEQUANTIZE and CAST.
+ * int16 and float32 (int8 RSQRT is a table the lowering computes), ABS on
+ * int8, int16 and float32; RELU_0_TO_1, ELU, NEG, SQUARE, SQRT, LOG, SIN,
+ * COS, FLOOR, CEIL and ROUND on float32, and LOG_SOFTMAX and
+ * L2_NORMALIZATION row by row on float32; DEQUANTIZE and CAST.
  *
  * The quantised paths are TFLite Micro's reference arithmetic: RELU and
  * LEAKY_RELU requantise (LEAKY_RELU with one multiplier per sign), RELU6
  * clamps the stored integers, TANH int8 is gemmlowp's fixed-point tanh on
  * a Q4 input (as LOGISTIC is), TANH and LOGISTIC int16 TFLite's table
  * lookup with interpolation, HARD_SWISH int8 TFLite's int16 fixed point
- * with its two rounding variants.  The float paths are the plain formulas
- * in float.
+ * with its two rounding variants, ABS int8 / int16 TFLM's requantisation
+ * of |x - zero point|.  The float paths are the plain formulas in float
+ * with C's functions (TFLM's std:: ones), ROUND TFLite's own rounding.
  */
 #include "mpk.h"
 #include "mpk_act.h"
 #include "mpk_fixed.h"
 
+#include <float.h>
 #include <math.h>
 
 /* ---- int16 fixed point of HARD_SWISH --------------------------------------- */
@@ -69,6 +73,13 @@ static int32_t unary_q_one(const mpk_unary_q_params *p, int32_t x) {
     if (v >= p->input_range_radius) return 127;
     v = mpk_rdbpot(mpk_tanh_fixed(mpk_mbqm(v, p->multiplier, p->shift), 4), 31 - 7);
     break;
+  case MPK_UN_ABS: {
+    /* int64: no sum overflows whatever the multiplier */
+    int64_t a = v < 0 ? -(int64_t)v : v;
+    if (p->multiplier) a = mpk_mbqm((int32_t)a, p->multiplier, p->shift);
+    a += p->output_zero_point;
+    return a < p->act_min ? p->act_min : a > p->act_max ? p->act_max : (int32_t)a;
+  }
   default: return hard_swish_s8_one(p, x);
   }
   return mpk_clamp_i32(v, p->act_min, p->act_max);
@@ -79,7 +90,7 @@ MPK_API int32_t mpk_unary_q(const mpk_unary_q_params *p, const void *input, void
   (void)scratch;
   const int wide = p->type == MPK_TYPE_INT16;
   if (p->size < 0 || (p->type != MPK_TYPE_INT8 && !wide) ||
-      !(p->op <= MPK_UN_HARD_SWISH ||
+      !(p->op <= MPK_UN_HARD_SWISH || p->op == MPK_UN_ABS ||
         (wide && (p->op == MPK_UN_LOGISTIC || p->op == MPK_UN_RSQRT))) ||
       (wide && p->op == MPK_UN_HARD_SWISH) || (!wide && p->op == MPK_UN_LOGISTIC) || p->op < 0)
     return MPK_ERR_PARAMS;
@@ -105,31 +116,84 @@ MPK_API int32_t mpk_unary_q(const mpk_unary_q_params *p, const void *input, void
   return MPK_OK;
 }
 
+/* TFLite's RoundToNearest: half-way cases to the even neighbour, on
+ * floor(x) and x - floor(x) (both exact), so -0.5 and -0.25 give +0 where
+ * rintf gives -0; an infinity or a NaN comes back as it went in. */
+static float round_half_even(float x) {
+  float f = floorf(x), d = x - f;
+  if (d < 0.5f || (d == 0.5f && fmodf(f, 2.0f) == 0.0f)) return f;
+  return f + 1.0f;
+}
+
+static float unary_f32_one(int32_t op, float alpha, float x) {
+  switch (op) {
+  case MPK_UN_RELU: return x < 0.0f ? 0.0f : x;
+  case MPK_UN_RELU6: return x > 6.0f ? 6.0f : x < 0.0f ? 0.0f : x;
+  case MPK_UN_RELU_N1_TO_1: return x > 1.0f ? 1.0f : x < -1.0f ? -1.0f : x;
+  case MPK_UN_RELU_0_TO_1: return x > 1.0f ? 1.0f : x < 0.0f ? 0.0f : x;
+  case MPK_UN_LEAKY_RELU: return x > 0.0f ? x : x * alpha;
+  case MPK_UN_TANH: return tanhf(x);
+  case MPK_UN_HARD_SWISH: {
+    float r = x + 3.0f;
+    r = r < 0.0f ? 0.0f : r;
+    r = r > 6.0f ? 6.0f : r;
+    return x * r / 6.0f;
+  }
+  case MPK_UN_EXP: return expf(x);
+  case MPK_UN_RSQRT: return 1.0f / sqrtf(x);
+  case MPK_UN_ABS: return fabsf(x);
+  case MPK_UN_NEG: return -x;
+  case MPK_UN_SQUARE: return x * x;
+  case MPK_UN_SQRT: return sqrtf(x);
+  case MPK_UN_LOG: return logf(x);
+  case MPK_UN_SIN: return sinf(x);
+  case MPK_UN_COS: return cosf(x);
+  case MPK_UN_FLOOR: return floorf(x);
+  case MPK_UN_CEIL: return ceilf(x);
+  case MPK_UN_ROUND: return round_half_even(x);
+  default: return x < 0.0f ? expm1f(x) : x; /* ELU */
+  }
+}
+
+/* One row of LOG_SOFTMAX (TFLite's reference: the maximum from the lowest
+ * float, the sum of exp(x - max) in float, x - max - log(sum)) or of
+ * L2_NORMALIZATION (x / max(sqrt(sum of squares), 1e-6)). */
+static void unary_f32_row(int32_t op, int32_t depth, const float *in, float *out) {
+  if (op == MPK_UN_LOG_SOFTMAX) {
+    float max = -FLT_MAX, sum = 0.0f;
+    for (int32_t k = 0; k < depth; k++)
+      max = max < in[k] ? in[k] : max;
+    for (int32_t k = 0; k < depth; k++)
+      sum += expf(in[k] - max);
+    float log_sum = logf(sum);
+    for (int32_t k = 0; k < depth; k++)
+      out[k] = in[k] - max - log_sum;
+    return;
+  }
+  float sq = 0.0f;
+  for (int32_t k = 0; k < depth; k++)
+    sq += in[k] * in[k];
+  float norm = sqrtf(sq);
+  norm = norm < 1e-6f ? 1e-6f : norm;
+  for (int32_t k = 0; k < depth; k++)
+    out[k] = in[k] / norm;
+}
+
 MPK_API int32_t mpk_unary_f32(const mpk_unary_f32_params *p, const float *input, float *output,
                               void *scratch) {
   (void)scratch;
-  if (p->size < 0 || p->op < MPK_UN_RELU || p->op > MPK_UN_RSQRT || p->op == MPK_UN_CLAMP)
+  const int rows = p->op == MPK_UN_LOG_SOFTMAX || p->op == MPK_UN_L2_NORMALIZATION;
+  if (p->size < 0 || p->op < MPK_UN_RELU || p->op > MPK_UN_L2_NORMALIZATION ||
+      p->op == MPK_UN_CLAMP || p->op == MPK_UN_LOGISTIC ||
+      (rows && (p->depth <= 0 || p->size % p->depth != 0)))
     return MPK_ERR_PARAMS;
-  for (int32_t i = 0; i < p->size; i++) {
-    float x = input[i], v;
-    switch (p->op) {
-    case MPK_UN_RELU: v = x < 0.0f ? 0.0f : x; break;
-    case MPK_UN_RELU6: v = x > 6.0f ? 6.0f : x < 0.0f ? 0.0f : x; break;
-    case MPK_UN_RELU_N1_TO_1: v = x > 1.0f ? 1.0f : x < -1.0f ? -1.0f : x; break;
-    case MPK_UN_LEAKY_RELU: v = x > 0.0f ? x : x * p->alpha; break;
-    case MPK_UN_TANH: v = tanhf(x); break;
-    case MPK_UN_HARD_SWISH: {
-      float r = x + 3.0f;
-      r = r < 0.0f ? 0.0f : r;
-      r = r > 6.0f ? 6.0f : r;
-      v = x * r / 6.0f;
-      break;
-    }
-    case MPK_UN_EXP: v = expf(x); break;
-    default: v = 1.0f / sqrtf(x); break;
-    }
-    output[i] = v;
+  if (rows) {
+    for (int32_t r = 0; r < p->size; r += p->depth)
+      unary_f32_row(p->op, p->depth, input + r, output + r);
+    return MPK_OK;
   }
+  for (int32_t i = 0; i < p->size; i++)
+    output[i] = unary_f32_one(p->op, p->alpha, input[i]);
   return MPK_OK;
 }
 
