@@ -7,7 +7,7 @@
  * Prepare does; the output quantisation TFLM requires (1/256 or 1/65536)
  * is checked, not assumed.
  *
- * Not here: int16 to int16 (unary.c's tables), LOG_SOFTMAX.
+ * Not here: int16 to int16 (unary.c's tables), LOG_SOFTMAX (unary.c, float32).
  */
 #include "lower/common.h"
 #include "lower/families.h"

@@ -2239,7 +2239,32 @@ static void build_heads(mp_tfw *w) {
  *  12 CONV 1x1 k -> w0 [1,6,6,8]     13 CONV 1x1 k -> w1 [1,6,6,8]
  *  14 CONCATENATION axis 2 (w0, w1) -> wide [1,6,12,8]: elided, each
  *     writes half of every image row
- *  15 CONV 1x1 wide -> out [1,6,12,4] (graph output) */
+ *  15 CONV 1x1 wide -> out [1,6,12,4]
+ *  16.. the elementwise math operators, one after the other, each into a
+ *     new [1,6,12,4] (the last: the graph output): float32 ABS, NEG,
+ *     SQUARE, SQRT, LOG, SIN, COS, FLOOR, CEIL, ROUND, RELU_N1_TO_1,
+ *     RELU_0_TO_1, ELU, LOG_SOFTMAX, L2_NORMALIZATION; int8 ABS (to 0.05 /
+ *     -128: rescaled), RELU_N1_TO_1 (1/64, 0), RELU_0_TO_1 (1/128, -128) */
+static int32_t math_tail(padb *b, int32_t x) {
+  /* BuiltinOperator codes: ABS 101, NEG 59, SQUARE 92, SQRT 75, LOG 73,
+   * SIN 66, COS 108, FLOOR 8, CEIL 104, ROUND 116, RELU_N1_TO_1 20,
+   * RELU_0_TO_1 152, ELU 111, LOG_SOFTMAX 50, L2_NORMALIZATION 11 */
+  static const int32_t float_ops[] = {101, 59, 92, 75, 73, 66, 108, 8, 104, 116, 20, 152, 111, 50, 11};
+  static const int32_t int8_ops[] = {101, 20, 152};
+  static const float scales[] = {0.05f, 1.0f / 64, 1.0f / 128};
+  static const int64_t zps[] = {-128, 0, -128};
+  const int32_t s[4] = {1, 6, 12, 4};
+  size_t n = b->f32 ? sizeof float_ops / sizeof float_ops[0] : sizeof int8_ops / sizeof int8_ops[0];
+  for (size_t i = 0; i < n; i++) {
+    int32_t y = b->f32 ? pb_tensor(b, "math", 4, s)
+                       : block_tensor(b->w, "math", MP_DTYPE_INT8, 4, s, scales[i], zps[i], NULL, 0);
+    mp_tfw_add_op(b->w, &(mp_tfw_op){.builtin_code = b->f32 ? float_ops[i] : int8_ops[i],
+                                     .n_inputs = 1, .inputs = &x, .n_outputs = 1, .outputs = &y});
+    x = y;
+  }
+  return x;
+}
+
 static void fire(mp_tfw *w, bool f32) {
   padb b = {w, {0xf14e}, f32, false};
   const float q = f32 ? 0 : 0.1f;
@@ -2268,6 +2293,7 @@ static void fire(mp_tfw *w, bool f32) {
   int32_t wide = pb_concat(&b, wv, 2, 2, false, 4, (const int32_t[]){1, 6, 12, 8});
   int32_t out = pb_conv(&b, wide, 8, 1, 1, 0, 4, false, 1, 1, 0, q,
                         (const int32_t[]){1, 6, 12, 4}, q, 2);
+  out = math_tail(&b, out);
   mp_tfw_set_io(w, 1, &x, 1, &out);
 }
 static void build_fire(mp_tfw *w) { fire(w, false); }
