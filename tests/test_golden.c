@@ -295,6 +295,9 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
   case MP_K_SPLIT: return mpk_split(&p->split, a[0], (void *const *)a[1], scratch);
   case MP_K_GATHER: return mpk_gather(&p->gather, a[0], a[1], a[2], scratch);
   case MP_K_MIRROR_PAD: return mpk_mirror_pad(&p->mirror_pad, a[0], a[1], scratch);
+  case MP_K_SPACE_BATCH: return mpk_space_batch(&p->space_batch, a[0], a[1], scratch);
+  case MP_K_GATHER_ND: return mpk_gather_nd(&p->gather_nd, a[0], a[1], a[2], scratch);
+  case MP_K_ZEROS: return mpk_zeros(&p->zeros, a[0], a[1], scratch);
   case MP_K_RESIZE_NEAREST: return mpk_resize_nearest(&p->resize, a[0], a[1], scratch);
   case MP_K_RESIZE_BILINEAR_S8: return mpk_resize_bilinear_s8(&p->resize, a[0], a[1], scratch);
   case MP_K_RESIZE_BILINEAR_F32: return mpk_resize_bilinear_f32(&p->resize, a[0], a[1], scratch);
@@ -983,6 +986,9 @@ static size_t params_size(mp_kernel k) {
   case MP_K_SPLIT: return sizeof(mpk_split_params);
   case MP_K_GATHER: return sizeof(mpk_gather_params);
   case MP_K_MIRROR_PAD: return sizeof(mpk_mirror_pad_params);
+  case MP_K_SPACE_BATCH: return sizeof(mpk_space_batch_params);
+  case MP_K_GATHER_ND: return sizeof(mpk_gather_nd_params);
+  case MP_K_ZEROS: return sizeof(mpk_zeros_params);
   case MP_K_RESIZE_NEAREST:
   case MP_K_RESIZE_BILINEAR_S8:
   case MP_K_RESIZE_BILINEAR_F32: return sizeof(mpk_resize_params);

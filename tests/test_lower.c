@@ -73,6 +73,14 @@ enum {
   ELU_OP = 111,
   LOG_SOFTMAX_OP = 50,
   L2_NORMALIZATION_OP = 11,
+  EMBEDDING_LOOKUP_OP = 7,
+  BATCH_TO_SPACE_ND_OP = 37,
+  SPACE_TO_BATCH_ND_OP = 38,
+  ZEROS_LIKE_OP = 93,
+  FILL_OP = 94,
+  REVERSE_V2_OP = 105,
+  GATHER_ND_OP = 107,
+  BROADCAST_TO_OP = 130,
 };
 enum { OPT_BATCH_MATMUL = 101, OPT_SPACE_TO_DEPTH = 19, OPT_DEPTH_TO_SPACE = 94, OPT_MIRROR_PAD = 77 };
 enum { OPT_L2_NORM = 12 };
@@ -2513,6 +2521,655 @@ static void unary_math_refusals_name_the_reason(void **state) {
   }
 }
 
+/* ------------------------------------------------------------------------ */
+/* SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND, REVERSE_V2, GATHER_ND,             */
+/* BROADCAST_TO, FILL, ZEROS_LIKE, EMBEDDING_LOOKUP                         */
+/* ------------------------------------------------------------------------ */
+
+/* Element bytes of the types below. */
+static size_t mv_es(int32_t dt) {
+  return dt == MP_DTYPE_INT8 ? 1 : dt == MP_DTYPE_INT16 ? 2 : dt == MP_DTYPE_INT64 ? 8 : 4;
+}
+
+/* v[0..n) as elements of dt in buf: int8 as is, int16 times 300, int32
+ * times 100000, int64 times 2^40, float32 plus 0.25. */
+static void mv_put(int32_t dt, const int32_t *v, int n, void *buf) {
+  for (int i = 0; i < n; i++) {
+    if (dt == MP_DTYPE_INT8) {
+      ((int8_t *)buf)[i] = (int8_t)v[i];
+    } else if (dt == MP_DTYPE_INT16) {
+      ((int16_t *)buf)[i] = (int16_t)(v[i] * 300);
+    } else if (dt == MP_DTYPE_INT32) {
+      ((int32_t *)buf)[i] = v[i] * 100000;
+    } else if (dt == MP_DTYPE_INT64) {
+      ((int64_t *)buf)[i] = (int64_t)v[i] << 40;
+    } else {
+      ((float *)buf)[i] = (float)v[i] + 0.25f;
+    }
+  }
+}
+
+/* A one-op model: data tensors x (input; constant when xdata), the
+ * constant int32 operand tensors c[0..nc) and output y; quantised types
+ * take scale 0.5 and zero point zp on x and y. */
+typedef struct mv_const {
+  uint32_t rank;
+  int32_t shape[3];
+  const int32_t *v;
+  int32_t dt; /* 0: int32 */
+} mv_const;
+
+typedef struct mv_op {
+  int32_t code, dt;
+  bool other_y; /* y of type ydt, not dt */
+  int32_t ydt;
+  uint32_t xr, yr;
+  int32_t xs[6], ys[6];
+  int64_t zp;
+  uint32_t nc;
+  mv_const c[2];
+  bool x_second; /* x after the operands (FILL's value, EMBEDDING_LOOKUP's values) */
+  const void *xdata;
+  size_t xbytes;
+} mv_op;
+
+static void mv_model(built *b, const mv_op *m) {
+  mp_tfw *w = mp_tfw_new();
+  bool q = m->dt == MP_DTYPE_INT8 || m->dt == MP_DTYPE_INT16;
+  int32_t ydt = m->other_y ? m->ydt : m->dt;
+  bool qy = ydt == MP_DTYPE_INT8 || ydt == MP_DTYPE_INT16;
+  spec xs = {.name = "x",
+             .dtype = m->dt,
+             .rank = m->xr,
+             .n_scale = q ? 1 : 0,
+             .scale = {0.5f},
+             .zp = m->zp,
+             .data = m->xdata,
+             .bytes = m->xbytes};
+  memcpy(xs.shape, m->xs, sizeof xs.shape);
+  int32_t ids[3], n = 0, ins[3], ni = 0;
+  if (!m->x_second) {
+    ids[n++] = add_tensor(w, &xs);
+    if (!m->xdata) ins[ni++] = ids[n - 1];
+  }
+  for (uint32_t k = 0; k < m->nc; k++) {
+    uint64_t cnt = 1;
+    for (uint32_t d = 0; d < m->c[k].rank; d++)
+      cnt *= (uint64_t)m->c[k].shape[d];
+    int32_t cdt = m->c[k].dt ? m->c[k].dt : MP_DTYPE_INT32;
+    spec cs = {.name = k ? "c1" : "c0",
+               .dtype = cdt,
+               .rank = m->c[k].rank,
+               .data = m->c[k].v,
+               .bytes = cnt * 4};
+    memcpy(cs.shape, m->c[k].shape, sizeof m->c[k].shape);
+    ids[n++] = add_tensor(w, &cs);
+    if (!m->c[k].v) ins[ni++] = ids[n - 1];
+  }
+  if (m->x_second) {
+    ids[n++] = add_tensor(w, &xs);
+    if (!m->xdata) ins[ni++] = ids[n - 1];
+  }
+  spec ys = {.name = "y",
+             .dtype = ydt,
+             .rank = m->yr,
+             .n_scale = qy ? 1 : 0,
+             .scale = {0.5f},
+             .zp = m->zp};
+  memcpy(ys.shape, m->ys, sizeof ys.shape);
+  int32_t y = add_tensor(w, &ys);
+  add_op(w, m->code, (uint32_t)n, ids, y, 0, 0, NULL);
+  finish(w, ni, ins, 1, &y, b);
+}
+
+/* Lower m and run its kernel on x (and the runtime operand a, if any);
+ * the kernel's status. */
+static int32_t mv_run(const mv_op *m, const void *x, const void *a, void *y, mp_lowered_op *lo) {
+  built b;
+  mv_model(&b, m);
+  lower0(&b, lo);
+  int32_t st = -100;
+  if (!a && m->nc) a = m->c[0].v; /* constant indices: the kernel reads the constant */
+  if (lo->supported) {
+    const mp_kparams *p = &lo->params;
+    switch (lo->kernel) {
+    case MP_K_STRIDED_COPY: st = mpk_strided_copy(&p->strided_copy, x, y, NULL); break;
+    case MP_K_SPACE_BATCH: st = mpk_space_batch(&p->space_batch, x, y, NULL); break;
+    case MP_K_ZEROS: st = mpk_zeros(&p->zeros, x, y, NULL); break;
+    case MP_K_GATHER_ND: st = mpk_gather_nd(&p->gather_nd, x, a, y, NULL); break;
+    case MP_K_GATHER: st = mpk_gather(&p->gather, x, a, y, NULL); break;
+    default: fail_msg("unexpected kernel %d", (int)lo->kernel);
+    }
+  }
+  drop(&b);
+  return st;
+}
+
+/* The refusal reason of m (supported false), or a model error when
+ * reason is NULL. */
+static void mv_refused(const mv_op *m, const char *reason) {
+  built b;
+  mp_lowered_op lo;
+  mv_model(&b, m);
+  if (reason) {
+    lower0(&b, &lo);
+    assert_false(lo.supported);
+    assert_string_equal(lo.reason, reason);
+  } else {
+    tu_diags d;
+    tu_diags_init(&d);
+    assert_int_equal(mp_lower_op(b.g, 0, &lo, &d.sink), MP_ERR_MODEL);
+  }
+  mp_lower_free(&lo);
+  drop(&b);
+}
+
+/* Run m on x values xv (n_x) and compare with want (n_y) in m->dt. */
+static void mv_check(const mv_op *m, const int32_t *xv, int n_x, const int32_t *want, int n_y,
+                     mp_kernel kernel) {
+  union {
+    int64_t i64[64];
+    float f[128];
+  } x, y, exp;
+  memset(&x, 0, sizeof x);
+  memset(&exp, 0, sizeof exp);
+  mv_put(m->dt, xv, n_x, &x);
+  mv_put(m->dt, want, n_y, &exp);
+  memset(&y, 0x5a, sizeof y);
+  mp_lowered_op lo;
+  assert_int_equal(mv_run(m, &x, NULL, &y, &lo), MPK_OK);
+  assert_int_equal(lo.kernel, kernel);
+  assert_memory_equal(&y, &exp, (size_t)n_y * mv_es(m->dt));
+  mp_lower_free(&lo);
+}
+
+static const int32_t mv_types[3] = {MP_DTYPE_INT8, MP_DTYPE_INT16, MP_DTYPE_FLOAT32};
+
+static void space_to_batch_and_back_follow_tensorflows_examples(void **state) {
+  (void)state;
+  /* tf.space_to_batch_nd's documented example with paddings: x [2,2,4,1]
+   * = 1..16, block_shape [2,2], paddings [[0,0],[2,0]] -> [8,1,3,1], each
+   * output batch (i*2 + j)*2 + n holding rows i, columns j - 2, j, j + 2
+   * of batch n (column -2 and -1 the padding, here 0) */
+  static const int32_t x16[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  static const int32_t block[2] = {2, 2}, pads[4] = {0, 0, 2, 0};
+  static const int32_t s2b[24] = {0, 1, 3, 0, 9,  11, 0, 2, 4, 0, 10, 12,
+                                  0, 5, 7, 0, 13, 15, 0, 6, 8, 0, 14, 16};
+  /* the example without padding: x [1,4,4,1] = 1..16 -> [4,2,2,1] */
+  static const int32_t s2b_plain[16] = {1, 3, 9, 11, 2, 4, 10, 12, 5, 7, 13, 15, 6, 8, 14, 16};
+  static const int32_t zero[4] = {0, 0, 0, 0};
+  /* 3-D [1,4,1] = 1..4, block [2], paddings [[1,1]]: padded 0 1 2 3 4 0,
+   * rows 0, 2, 4 and 1, 3, 5 -> [2,3,1] */
+  static const int32_t s2b_3d[6] = {0, 2, 4, 1, 3, 0};
+  static const int32_t one_blk[1] = {2}, one_pad[2] = {1, 1};
+  for (int k = 0; k < 3; k++) {
+    int32_t dt = mv_types[k];
+    /* int8 pads with the output zero point: -3 stands for the padding's 0 */
+    int64_t zp = dt == MP_DTYPE_INT8 ? -3 : 0;
+    int32_t pad = (int32_t)zp, s2b_zp[24];
+    for (int i = 0; i < 24; i++)
+      s2b_zp[i] = s2b[i] == 0 ? pad : s2b[i];
+    mv_op m = {.code = SPACE_TO_BATCH_ND_OP,
+               .dt = dt,
+               .xr = 4,
+               .xs = {2, 2, 4, 1},
+               .yr = 4,
+               .ys = {8, 1, 3, 1},
+               .zp = zp,
+               .nc = 2,
+               .c = {{1, {2}, block, 0}, {2, {2, 2}, pads, 0}}};
+    if (dt == MP_DTYPE_INT16) {
+      /* int16: the zero point's bits; 0 whatever the x300 scaling */
+      mv_check(&m, x16, 16, s2b, 24, MP_K_SPACE_BATCH);
+    } else if (dt == MP_DTYPE_FLOAT32) {
+      /* float32 pads 0.0f, which mv_put would write as 0.25 */
+      union {
+        float f[24];
+      } x, y;
+      mv_put(dt, x16, 16, &x);
+      memset(&y, 0x5a, sizeof y);
+      mp_lowered_op lo;
+      assert_int_equal(mv_run(&m, &x, NULL, &y, &lo), MPK_OK);
+      for (int i = 0; i < 24; i++)
+        assert_true(y.f[i] == (s2b[i] ? (float)s2b[i] + 0.25f : 0.0f));
+      mp_lower_free(&lo);
+    } else {
+      mv_check(&m, x16, 16, s2b_zp, 24, MP_K_SPACE_BATCH);
+    }
+    /* BATCH_TO_SPACE_ND with those crops undoes it */
+    mv_op back = {.code = BATCH_TO_SPACE_ND_OP,
+                  .dt = dt,
+                  .xr = 4,
+                  .xs = {8, 1, 3, 1},
+                  .yr = 4,
+                  .ys = {2, 2, 4, 1},
+                  .zp = zp,
+                  .nc = 2,
+                  .c = {{1, {2}, block, 0}, {2, {2, 2}, pads, 0}}};
+    mv_check(&back, s2b_zp, 24, x16, 16, MP_K_SPACE_BATCH);
+    mv_op plain = {.code = SPACE_TO_BATCH_ND_OP,
+                   .dt = dt,
+                   .xr = 4,
+                   .xs = {1, 4, 4, 1},
+                   .yr = 4,
+                   .ys = {4, 2, 2, 1},
+                   .zp = zp,
+                   .nc = 2,
+                   .c = {{1, {2}, block, 0}, {2, {2, 2}, zero, 0}}};
+    mv_check(&plain, x16, 16, s2b_plain, 16, MP_K_SPACE_BATCH);
+    mv_op plain_back = {.code = BATCH_TO_SPACE_ND_OP,
+                        .dt = dt,
+                        .xr = 4,
+                        .xs = {4, 2, 2, 1},
+                        .yr = 4,
+                        .ys = {1, 4, 4, 1},
+                        .zp = zp,
+                        .nc = 2,
+                        .c = {{1, {2}, block, 0}, {2, {2, 2}, zero, 0}}};
+    mv_check(&plain_back, s2b_plain, 16, x16, 16, MP_K_SPACE_BATCH);
+    if (dt != MP_DTYPE_FLOAT32) {
+      int32_t w3[6];
+      for (int i = 0; i < 6; i++)
+        w3[i] = s2b_3d[i] == 0 ? pad : s2b_3d[i];
+      mv_op m3 = {.code = SPACE_TO_BATCH_ND_OP,
+                  .dt = dt,
+                  .xr = 3,
+                  .xs = {1, 4, 1},
+                  .yr = 3,
+                  .ys = {2, 3, 1},
+                  .zp = zp,
+                  .nc = 2,
+                  .c = {{1, {1}, one_blk, 0}, {2, {1, 2}, one_pad, 0}}};
+      mv_check(&m3, x16, 4, w3, 6, MP_K_SPACE_BATCH);
+      mv_op b3 = {.code = BATCH_TO_SPACE_ND_OP,
+                  .dt = dt,
+                  .xr = 3,
+                  .xs = {2, 3, 1},
+                  .yr = 3,
+                  .ys = {1, 4, 1},
+                  .zp = zp,
+                  .nc = 2,
+                  .c = {{1, {1}, one_blk, 0}, {2, {1, 2}, one_pad, 0}}};
+      mv_check(&b3, w3, 6, x16, 4, MP_K_SPACE_BATCH);
+    }
+  }
+}
+
+static void space_to_batch_refusals_name_the_reason(void **state) {
+  (void)state;
+  static const int32_t block[2] = {2, 2}, pads[4] = {0, 0, 2, 0}, three[2] = {3, 2},
+                       neg[4] = {0, 0, -2, 4}, zero[4] = {0, 0, 0, 0};
+  mv_op m = {.code = SPACE_TO_BATCH_ND_OP,
+             .dt = MP_DTYPE_INT32,
+             .xr = 4,
+             .xs = {2, 2, 4, 1},
+             .yr = 4,
+             .ys = {8, 1, 3, 1},
+             .nc = 2,
+             .c = {{1, {2}, block, 0}, {2, {2, 2}, pads, 0}}};
+  mv_refused(&m, "element type int32 (supported: int8, int16, float32)");
+  m.dt = MP_DTYPE_INT8, m.other_y = true, m.ydt = MP_DTYPE_INT16;
+  mv_refused(&m, NULL); /* int8 in, int16 out */
+  m.dt = MP_DTYPE_FLOAT32, m.other_y = false;
+  m.c[0].v = NULL; /* a block_shape computed at run time */
+  mv_refused(&m, "block_shape and paddings must be constant int32/int64 tensors");
+  m.c[0].v = three; /* padded height 2 is no multiple of 3 */
+  mv_refused(&m, NULL);
+  m.c[0].v = block, m.c[1].v = neg; /* a negative padding */
+  mv_refused(&m, NULL);
+  m.c[1].v = pads, m.ys[0] = 4; /* an output the operator does not give */
+  mv_refused(&m, NULL);
+  mv_op b = {.code = BATCH_TO_SPACE_ND_OP,
+             .dt = MP_DTYPE_FLOAT32,
+             .xr = 4,
+             .xs = {6, 1, 1, 1},
+             .yr = 4,
+             .ys = {1, 2, 2, 1},
+             .nc = 2,
+             .c = {{1, {2}, block, 0}, {2, {2, 2}, zero, 0}}};
+  mv_refused(&b, NULL); /* 6 batches are no multiple of 2 x 2 */
+  mv_op r5 = {.code = SPACE_TO_BATCH_ND_OP,
+              .dt = MP_DTYPE_FLOAT32,
+              .xr = 5,
+              .xs = {1, 2, 2, 2, 1},
+              .yr = 5,
+              .ys = {4, 1, 1, 2, 1},
+              .nc = 2,
+              .c = {{1, {2}, block, 0}, {2, {2, 2}, zero, 0}}};
+  mv_refused(&r5, "rank 5 (supported: 3 and 4, as TFLM)");
+}
+
+static void reverse_v2_follows_tensorflows_example(void **state) {
+  (void)state;
+  /* tf.reverse's example: t [1,2,3,4] = 0..23; axis [-1] reverses every
+   * row of 4; axes [1, 2] take t[0][1 - a][2 - b][:] */
+  int32_t t[24];
+  for (int i = 0; i < 24; i++)
+    t[i] = i;
+  static const int32_t last[24] = {3,  2,  1,  0,  7,  6,  5,  4,  11, 10, 9,  8,
+                                   15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20};
+  static const int32_t mid[24] = {20, 21, 22, 23, 16, 17, 18, 19, 12, 13, 14, 15,
+                                  8,  9,  10, 11, 4,  5,  6,  7,  0,  1,  2,  3};
+  static const int32_t ax_last[1] = {-1}, ax_mid[2] = {1, 2}, ax_twice[2] = {1, -3},
+                       ax_far[1] = {4};
+  static const int32_t types[4] = {MP_DTYPE_INT8, MP_DTYPE_INT16, MP_DTYPE_INT32, MP_DTYPE_FLOAT32};
+  for (int k = 0; k < 4; k++) {
+    mv_op m = {.code = REVERSE_V2_OP,
+               .dt = types[k],
+               .xr = 4,
+               .xs = {1, 2, 3, 4},
+               .yr = 4,
+               .ys = {1, 2, 3, 4},
+               .nc = 1,
+               .c = {{1, {1}, ax_last, 0}}};
+    mv_check(&m, t, 24, last, 24, MP_K_STRIDED_COPY);
+    m.c[0] = (mv_const){1, {2}, ax_mid, 0};
+    mv_check(&m, t, 24, mid, 24, MP_K_STRIDED_COPY);
+  }
+  mv_op m = {.code = REVERSE_V2_OP,
+             .dt = MP_DTYPE_INT64,
+             .xr = 4,
+             .xs = {1, 2, 3, 4},
+             .yr = 4,
+             .ys = {1, 2, 3, 4},
+             .nc = 1,
+             .c = {{1, {1}, ax_last, 0}}};
+  mv_refused(&m, "element type int64 (supported: int8, int16, int32, float32)");
+  m.dt = MP_DTYPE_FLOAT32;
+  m.c[0] = (mv_const){1, {2}, ax_twice, 0};
+  mv_refused(&m, NULL); /* axis 1 twice */
+  m.c[0] = (mv_const){1, {1}, ax_far, 0};
+  mv_refused(&m, NULL); /* axis 4 of rank 4 */
+  m.c[0] = (mv_const){1, {1}, NULL, 0};
+  mv_refused(&m, "the axis must be a constant int32/int64 vector");
+}
+
+static void gather_nd_follows_tensorflows_examples_and_checks_indices(void **state) {
+  (void)state;
+  /* tf.gather_nd's examples with a=1, b=2, c=3, d=4 (and a0..d1 = 1..8):
+   * params [[a,b],[c,d]], indices [[0,0],[1,1]] -> [a,d]; indices
+   * [[1],[0]] -> [[c,d],[a,b]]; params [[[a0,b0],[c0,d0]],[[a1,b1],
+   * [c1,d1]]], indices [[0,1],[1,0]] -> [[c0,d0],[a1,b1]] */
+  static const int32_t p2[4] = {1, 2, 3, 4}, p3[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  static const int32_t i_pairs[4] = {0, 0, 1, 1}, i_rows[2] = {1, 0}, i_3d[4] = {0, 1, 1, 0};
+  static const int32_t w_pairs[2] = {1, 4}, w_rows[4] = {3, 4, 1, 2}, w_3d[4] = {3, 4, 5, 6};
+  static const int32_t types[4] = {MP_DTYPE_INT8, MP_DTYPE_INT16, MP_DTYPE_INT32, MP_DTYPE_FLOAT32};
+  for (int k = 0; k < 4; k++) {
+    int32_t dt = types[k];
+    mv_op m = {.code = GATHER_ND_OP,
+               .dt = dt,
+               .xr = 2,
+               .xs = {2, 2},
+               .yr = 1,
+               .ys = {2},
+               .nc = 1,
+               .c = {{2, {2, 2}, i_pairs, 0}}};
+    mv_check(&m, p2, 4, w_pairs, 2, MP_K_GATHER_ND);
+    mv_op r = {.code = GATHER_ND_OP,
+               .dt = dt,
+               .xr = 2,
+               .xs = {2, 2},
+               .yr = 2,
+               .ys = {2, 2},
+               .nc = 1,
+               .c = {{2, {2, 1}, i_rows, 0}}};
+    mv_check(&r, p2, 4, w_rows, 4, MP_K_GATHER_ND);
+    mv_op t = {.code = GATHER_ND_OP,
+               .dt = dt,
+               .xr = 3,
+               .xs = {2, 2, 2},
+               .yr = 2,
+               .ys = {2, 2},
+               .nc = 1,
+               .c = {{2, {2, 2}, i_3d, 0}}};
+    mv_check(&t, p3, 8, w_3d, 4, MP_K_GATHER_ND);
+  }
+  /* indices at run time: a slice outside params is MPK_ERR_INDEX, as
+   * TFLM returns an error, whatever the index holds (TFLM's check is on
+   * the flat position: [0, 2] of [2,2,2] reads a1, b1 there too) */
+  mv_op m = {.code = GATHER_ND_OP,
+             .dt = MP_DTYPE_INT8,
+             .xr = 3,
+             .xs = {2, 2, 2},
+             .yr = 2,
+             .ys = {1, 2},
+             .nc = 1,
+             .c = {{2, {1, 2}, NULL, 0}}};
+  const int8_t params[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  struct {
+    int32_t idx[2], st;
+    int8_t want[2];
+  } run[] = {{{1, 1}, MPK_OK, {7, 8}},
+             {{0, 2}, MPK_OK, {5, 6}},
+             {{2, 0}, MPK_ERR_INDEX, {0, 0}},
+             {{-1, 0}, MPK_ERR_INDEX, {0, 0}},
+             {{0, -1}, MPK_ERR_INDEX, {0, 0}},
+             {{INT32_MAX, INT32_MAX}, MPK_ERR_INDEX, {0, 0}}};
+  for (size_t k = 0; k < sizeof run / sizeof run[0]; k++) {
+    int8_t y[2] = {0, 0};
+    mp_lowered_op lo;
+    assert_int_equal(mv_run(&m, params, run[k].idx, y, &lo), run[k].st);
+    assert_int_equal(lo.n_args, 3);
+    if (run[k].st == MPK_OK) assert_memory_equal(y, run[k].want, 2);
+    mp_lower_free(&lo);
+  }
+  /* constant indices outside params: a model error */
+  static const int32_t far[2] = {2, 0};
+  m.c[0].v = far;
+  mv_refused(&m, NULL);
+  m.c[0].v = NULL;
+  m.c[0].dt = MP_DTYPE_INT64;
+  mv_refused(&m, "int64 indices (supported: int32, as TFLM)");
+  mv_op bad = {.code = GATHER_ND_OP,
+               .dt = MP_DTYPE_INT8,
+               .xr = 1,
+               .xs = {4},
+               .yr = 1,
+               .ys = {1},
+               .nc = 1,
+               .c = {{2, {1, 2}, NULL, 0}}};
+  mv_refused(&bad, NULL); /* index depth 2 for params of rank 1 */
+}
+
+static void broadcast_to_fill_and_zeros_like_write_their_definitions(void **state) {
+  (void)state;
+  /* tf.broadcast_to's example: [1,2,3] to [3,3]; a [3,1] column to
+   * [2,3,2] repeats each element along the last axis and the whole along
+   * the first */
+  static const int32_t row[3] = {1, 2, 3}, s33[2] = {3, 3}, s232[3] = {2, 3, 2};
+  static const int32_t w33[9] = {1, 2, 3, 1, 2, 3, 1, 2, 3};
+  static const int32_t w232[12] = {1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3};
+  static const int32_t types[4] = {MP_DTYPE_INT8, MP_DTYPE_INT16, MP_DTYPE_INT32, MP_DTYPE_FLOAT32};
+  for (int k = 0; k < 4; k++) {
+    mv_op m = {.code = BROADCAST_TO_OP,
+               .dt = types[k],
+               .xr = 1,
+               .xs = {3},
+               .yr = 2,
+               .ys = {3, 3},
+               .nc = 1,
+               .c = {{1, {2}, s33, 0}}};
+    mv_check(&m, row, 3, w33, 9, MP_K_STRIDED_COPY);
+    mv_op c = {.code = BROADCAST_TO_OP,
+               .dt = types[k],
+               .xr = 2,
+               .xs = {3, 1},
+               .yr = 3,
+               .ys = {2, 3, 2},
+               .nc = 1,
+               .c = {{1, {3}, s232, 0}}};
+    mv_check(&c, row, 3, w232, 12, MP_K_STRIDED_COPY);
+  }
+  static const int32_t s23[2] = {2, 3};
+  mv_op nb = {.code = BROADCAST_TO_OP,
+              .dt = MP_DTYPE_FLOAT32,
+              .xr = 1,
+              .xs = {2},
+              .yr = 2,
+              .ys = {2, 3},
+              .nc = 1,
+              .c = {{1, {2}, s23, 0}}};
+  mv_refused(&nb, NULL); /* 2 does not broadcast to 3 */
+  nb.xs[0] = 3, nb.c[0].v = s33;
+  mv_refused(&nb, NULL); /* the shape is not the output's */
+  /* tf.fill([2, 3], 9): the scalar value (at run time) in every element */
+  static const int32_t nine[1] = {9}, w_fill[6] = {9, 9, 9, 9, 9, 9};
+  static const int32_t fill_types[3] = {MP_DTYPE_INT8, MP_DTYPE_INT32, MP_DTYPE_FLOAT32};
+  for (int k = 0; k < 3; k++) {
+    mv_op f = {.code = FILL_OP,
+               .dt = fill_types[k],
+               .xr = 0,
+               .yr = 2,
+               .ys = {2, 3},
+               .nc = 1,
+               .c = {{1, {2}, s23, 0}},
+               .x_second = true};
+    mv_check(&f, nine, 1, w_fill, 6, MP_K_STRIDED_COPY);
+  }
+  mv_op f = {.code = FILL_OP,
+             .dt = MP_DTYPE_INT16,
+             .xr = 0,
+             .yr = 2,
+             .ys = {2, 3},
+             .nc = 1,
+             .c = {{1, {2}, s23, 0}},
+             .x_second = true};
+  mv_refused(&f, "element type int16 (supported: int8, int32, float32, as TFLM)");
+  f.dt = MP_DTYPE_FLOAT32, f.ys[1] = 4;
+  mv_refused(&f, NULL); /* dims [2,3], output [2,4] */
+  f.ys[1] = 3, f.c[0].v = NULL;
+  mv_refused(&f, "dims must be a constant int32/int64 vector");
+  /* tf.zeros_like([[1,2,3],[4,5,6]]): zeros of that shape; int8 writes
+   * the byte 0 whatever its zero point, as TFLM does */
+  static const int32_t x6[6] = {1, 2, 3, 4, 5, 6}, z6[6] = {0, 0, 0, 0, 0, 0};
+  static const int32_t zl_types[4] = {MP_DTYPE_INT8, MP_DTYPE_INT32, MP_DTYPE_INT64,
+                                      MP_DTYPE_FLOAT32};
+  for (int k = 0; k < 4; k++) {
+    mv_op z = {.code = ZEROS_LIKE_OP,
+               .dt = zl_types[k],
+               .xr = 2,
+               .xs = {2, 3},
+               .yr = 2,
+               .ys = {2, 3},
+               .zp = 5};
+    if (zl_types[k] == MP_DTYPE_FLOAT32) {
+      union {
+        float f[6];
+      } x, y, want;
+      mv_put(MP_DTYPE_FLOAT32, x6, 6, &x);
+      memset(&want, 0, sizeof want);
+      memset(&y, 0x5a, sizeof y);
+      mp_lowered_op lo;
+      assert_int_equal(mv_run(&z, &x, NULL, &y, &lo), MPK_OK);
+      assert_memory_equal(&y, &want, sizeof want);
+      mp_lower_free(&lo);
+    } else {
+      mv_check(&z, x6, 6, z6, 6, MP_K_ZEROS);
+    }
+  }
+  mv_op z = {
+      .code = ZEROS_LIKE_OP, .dt = MP_DTYPE_INT16, .xr = 2, .xs = {2, 3}, .yr = 2, .ys = {2, 3}};
+  mv_refused(&z, "element type int16 (supported: int8, int32, int64, float32, as TFLM)");
+}
+
+static void embedding_lookup_gathers_rows_and_checks_ids(void **state) {
+  (void)state;
+  /* values [[1,2],[3,4],[5,6]], ids [2,0,2] -> [[5,6],[1,2],[5,6]]; an id
+   * outside [0, 3) is MPK_ERR_INDEX, as TFLM returns an error */
+  static const int32_t v[6] = {1, 2, 3, 4, 5, 6}, want[6] = {5, 6, 1, 2, 5, 6};
+  static const int32_t types[2] = {MP_DTYPE_INT8, MP_DTYPE_FLOAT32};
+  for (int k = 0; k < 2; k++) {
+    mv_op m = {.code = EMBEDDING_LOOKUP_OP,
+               .dt = types[k],
+               .xr = 2,
+               .xs = {3, 2},
+               .yr = 2,
+               .ys = {3, 2},
+               .nc = 1,
+               .c = {{1, {3}, NULL, 0}},
+               .x_second = true};
+    union {
+      float f[6];
+    } x, y, exp;
+    memset(&exp, 0, sizeof exp);
+    mv_put(types[k], v, 6, &x);
+    mv_put(types[k], want, 6, &exp);
+    const int32_t ids[3] = {2, 0, 2};
+    memset(&y, 0, sizeof y);
+    mp_lowered_op lo;
+    assert_int_equal(mv_run(&m, &x, ids, &y, &lo), MPK_OK);
+    assert_int_equal(lo.kernel, MP_K_GATHER);
+    assert_memory_equal(&y, &exp, 6 * mv_es(types[k]));
+    mp_lower_free(&lo);
+    const int32_t bad[2][3] = {{0, 3, 1}, {-1, 0, 0}};
+    for (int b = 0; b < 2; b++) {
+      assert_int_equal(mv_run(&m, &x, bad[b], &y, &lo), MPK_ERR_INDEX);
+      mp_lower_free(&lo);
+    }
+  }
+  mv_op h = {.code = EMBEDDING_LOOKUP_OP,
+             .dt = MP_DTYPE_INT8,
+             .other_y = true,
+             .ydt = MP_DTYPE_FLOAT32,
+             .xr = 2,
+             .xs = {3, 2},
+             .yr = 2,
+             .ys = {3, 2},
+             .nc = 1,
+             .c = {{1, {3}, NULL, 0}},
+             .x_second = true};
+  mv_refused(&h, "int8 values into a float32 output (the dequantising lookup)");
+  h.dt = MP_DTYPE_INT16, h.other_y = false;
+  mv_refused(&h, "element type int16 (supported: int8, float32)");
+  h.dt = MP_DTYPE_FLOAT32, h.ys[0] = 2;
+  mv_refused(&h, NULL); /* 2 rows for 3 ids */
+}
+
+/* Constant inputs: REVERSE_V2 and GATHER_ND fold at convert time through
+ * their kernels: [3, 2] reversed is [2, 3], gathered by [[1], [0]] back
+ * to [3, 2], the shape a RESHAPE then takes. */
+static void constant_movement_folds_through_its_kernels(void **state) {
+  (void)state;
+  static const int32_t v[2] = {3, 2}, axis[1] = {0}, idx[2] = {1, 0};
+  mp_tfw *w = mp_tfw_new();
+  int32_t x =
+      add_tensor(w, &(spec){.name = "x", .dtype = MP_DTYPE_FLOAT32, .rank = 2, .shape = {2, 3}});
+  int32_t c = add_tensor(
+      w, &(spec){
+             .name = "c", .dtype = MP_DTYPE_INT32, .rank = 1, .shape = {2}, .data = v, .bytes = 8});
+  int32_t a = add_tensor(
+      w,
+      &(spec){
+          .name = "a", .dtype = MP_DTYPE_INT32, .rank = 1, .shape = {1}, .data = axis, .bytes = 4});
+  int32_t r = add_tensor(w, &(spec){.name = "r", .dtype = MP_DTYPE_INT32, .rank = 1, .shape = {2}});
+  int32_t i = add_tensor(w, &(spec){.name = "i",
+                                    .dtype = MP_DTYPE_INT32,
+                                    .rank = 2,
+                                    .shape = {2, 1},
+                                    .data = idx,
+                                    .bytes = 8});
+  int32_t s = add_tensor(w, &(spec){.name = "s", .dtype = MP_DTYPE_INT32, .rank = 1, .shape = {2}});
+  int32_t y =
+      add_tensor(w, &(spec){.name = "y", .dtype = MP_DTYPE_FLOAT32, .rank = 2, .shape = {3, 2}});
+  add_op(w, REVERSE_V2_OP, 2, (const int32_t[]){c, a}, r, 0, 0, NULL);
+  add_op(w, GATHER_ND_OP, 2, (const int32_t[]){r, i}, s, 0, 0, NULL);
+  add_op(w, RESHAPE, 2, (const int32_t[]){x, s}, y, 0, 0, NULL);
+  built b;
+  finish(w, 1, &x, 1, &y, &b);
+  assert_true(b.g->ops[0].const_folded);
+  assert_true(b.g->ops[1].const_folded);
+  int32_t got[2];
+  assert_non_null(b.g->tensors[r].data);
+  memcpy(got, b.g->tensors[r].data, sizeof got);
+  assert_int_equal(got[0], 2);
+  assert_int_equal(got[1], 3);
+  assert_non_null(b.g->tensors[s].data);
+  memcpy(got, b.g->tensors[s].data, sizeof got);
+  assert_int_equal(got[0], 3);
+  assert_int_equal(got[1], 2);
+  drop(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(conv_lowering_precomputes_padding_multipliers_and_relu6),
@@ -2559,6 +3216,13 @@ int main(void) {
       cmocka_unit_test(float_row_ops_work_row_by_row),
       cmocka_unit_test(quantized_abs_and_relu_bounds_match_worked_values),
       cmocka_unit_test(unary_math_refusals_name_the_reason),
+      cmocka_unit_test(space_to_batch_and_back_follow_tensorflows_examples),
+      cmocka_unit_test(space_to_batch_refusals_name_the_reason),
+      cmocka_unit_test(reverse_v2_follows_tensorflows_example),
+      cmocka_unit_test(gather_nd_follows_tensorflows_examples_and_checks_indices),
+      cmocka_unit_test(broadcast_to_fill_and_zeros_like_write_their_definitions),
+      cmocka_unit_test(embedding_lookup_gathers_rows_and_checks_ids),
+      cmocka_unit_test(constant_movement_folds_through_its_kernels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,15 +3,18 @@
  * includes it): STRIDED_SLICE, SLICE, DEPTH_TO_SPACE and SPACE_TO_DEPTH
  * (a strided copy), MIRROR_PAD, SPLIT, SPLIT_V
  * and UNPACK (a split, the inverse of CONCATENATION), GATHER.  PACK runs on
- * mpk_concat.  Any element type: sizes are in elements of elem_size bytes
- * or in bytes.
+ * mpk_concat; REVERSE_V2, BROADCAST_TO and FILL on the strided copy,
+ * EMBEDDING_LOOKUP on mpk_gather; SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND
+ * (mpk_space_batch), GATHER_ND and ZEROS_LIKE have kernels of their own.  Any element type: sizes
+ * are in elements of elem_size bytes or in bytes.
  */
 #ifndef MPK_SLICE_H
 #define MPK_SLICE_H
 
 /* Included by mpk.h, inside its extern "C"; not on its own. */
 
-/* A data-dependent failure: an index input out of range (GATHER). */
+/* A data-dependent failure: an index input out of range (GATHER,
+ * GATHER_ND, EMBEDDING_LOOKUP). */
 #define MPK_ERR_INDEX 3
 
 /* The output walks `dims` in order and reads the input element at
@@ -70,5 +73,54 @@ MPK_API int32_t mpk_gather(const mpk_gather_params *p, const void *input, const 
 /* The output must not overlap the input. */
 MPK_API int32_t mpk_mirror_pad(const mpk_mirror_pad_params *p, const void *input, void *output,
                                void *scratch);
+
+/* SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND on NHWC (3-D as width 1).  The
+ * space side is [batch, space_h, space_w, depth], the batch side
+ * [block_h * block_w * batch, batch_h, batch_w, depth]; batch side element
+ *   [(i * block_w + j) * batch + n][y][x]
+ * is space side element
+ *   [n][y * block_h + i - top][x * block_w + j - left]
+ * when that lies inside the space side.  to_batch 1 (SPACE_TO_BATCH_ND,
+ * top and left the paddings before): the output is the batch side, an
+ * element outside the space side pad_value (an int32 holding the element's
+ * bits); to_batch 0 (BATCH_TO_SPACE_ND, top and left the crops before):
+ * the output is the space side, every element of it written once when
+ * batch_h * block_h covers top + space_h (and so across).  The output must
+ * not overlap the input. */
+typedef struct mpk_space_batch_params {
+  int32_t elem_size;
+  int32_t to_batch;
+  int32_t batch, space_h, space_w, depth;
+  int32_t block_h, block_w, batch_h, batch_w;
+  int32_t top, left;
+  int32_t pad_value;
+} mpk_space_batch_params;
+
+MPK_API int32_t mpk_space_batch(const mpk_space_batch_params *p, const void *input, void *output,
+                                void *scratch);
+
+/* GATHER_ND: the indices are n_slices tuples of index_depth int32 entries;
+ * slice i is the slice_size elements of params from element
+ *   pos = sum(index[i][k] * strides[k])
+ * (32-bit two's complement arithmetic, as TFLM computes it).  A slice not
+ * inside params' params_size elements (pos < 0 or pos + slice_size beyond
+ * them) is MPK_ERR_INDEX, the output partly written: nothing outside params
+ * is read, whatever the indices hold. */
+typedef struct mpk_gather_nd_params {
+  int32_t elem_size;
+  int32_t n_slices, index_depth, slice_size, params_size;
+  int32_t strides[MPK_MAX_DIMS];
+} mpk_gather_nd_params;
+
+MPK_API int32_t mpk_gather_nd(const mpk_gather_nd_params *p, const void *params,
+                              const int32_t *indices, void *output, void *scratch);
+
+/* ZEROS_LIKE: `bytes` zero bytes; the input is not read. */
+typedef struct mpk_zeros_params {
+  int32_t bytes;
+} mpk_zeros_params;
+
+MPK_API int32_t mpk_zeros(const mpk_zeros_params *p, const void *input, void *output,
+                          void *scratch);
 
 #endif /* MPK_SLICE_H */

@@ -90,6 +90,18 @@ mp_status mp_lower_eval(const mp_lowered_op *lo, void *const *args, void *scratc
     if (lo->n_args != 3) return MP_ERR_INTERNAL;
     st = mpk_gather(&p->gather, args[0], args[1], args[2], scratch);
     break;
+  case MP_K_GATHER_ND:
+    if (lo->n_args != 3) return MP_ERR_INTERNAL;
+    st = mpk_gather_nd(&p->gather_nd, args[0], args[1], args[2], scratch);
+    break;
+  case MP_K_SPACE_BATCH:
+    if (lo->n_args != 2) return MP_ERR_INTERNAL;
+    st = mpk_space_batch(&p->space_batch, args[0], args[1], scratch);
+    break;
+  case MP_K_ZEROS:
+    if (lo->n_args != 2) return MP_ERR_INTERNAL;
+    st = mpk_zeros(&p->zeros, args[0], args[1], scratch);
+    break;
   default: return MP_ERR_UNSUPPORTED;
   }
   return st == MPK_OK ? MP_OK : MP_ERR_INTERNAL;

@@ -98,12 +98,17 @@ mp_status mp_lower_softmax_s16(mp_lower_ctx *c, float beta, int32_t outer, int32
 extern const fdesc mp_lower_softmax_s16_fields[];
 
 /* src/lower/slice.c: STRIDED_SLICE, SLICE, SPLIT, SPLIT_V, UNPACK, PACK,
- * GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH, MIRROR_PAD */
+ * GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH, MIRROR_PAD, SPACE_TO_BATCH_ND,
+ * BATCH_TO_SPACE_ND, REVERSE_V2, GATHER_ND, BROADCAST_TO, FILL, ZEROS_LIKE,
+ * EMBEDDING_LOOKUP */
 mp_status mp_lower_slice(mp_lower_ctx *c);
 extern const fdesc mp_lower_strided_copy_fields[];
 extern const fdesc mp_lower_split_fields[];
 extern const fdesc mp_lower_gather_fields[];
 extern const fdesc mp_lower_mirror_pad_fields[];
+extern const fdesc mp_lower_space_batch_fields[];
+extern const fdesc mp_lower_gather_nd_fields[];
+extern const fdesc mp_lower_zeros_fields[];
 
 /* src/lower/resize.c: RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR */
 mp_status mp_lower_resize(mp_lower_ctx *c);

@@ -138,6 +138,10 @@ typedef enum mp_kernel {
   MP_K_SIGNAL_IRFFT,
   /* MIRROR_PAD (mpk_slice.c) */
   MP_K_MIRROR_PAD,
+  /* SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND, GATHER_ND, ZEROS_LIKE (mpk_slice.c) */
+  MP_K_SPACE_BATCH,
+  MP_K_GATHER_ND,
+  MP_K_ZEROS,
   MP_K_COUNT
 } mp_kernel;
 
@@ -185,6 +189,9 @@ typedef union mp_kparams {
   mpk_split_params split;
   mpk_gather_params gather;
   mpk_mirror_pad_params mirror_pad;
+  mpk_space_batch_params space_batch;
+  mpk_gather_nd_params gather_nd;
+  mpk_zeros_params zeros;
   mpk_resize_params resize; /* resize_nearest, resize_bilinear_s8 / _f32 */
   mpk_reduce_params reduce;
   mpk_arg_max_params arg_max;

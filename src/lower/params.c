@@ -184,6 +184,10 @@ static const kinfo kinfos[MP_K_COUNT] = {
                            mp_lower_signal_rfft_fields},
     [MP_K_MIRROR_PAD] = {"mpk_mirror_pad", NULL, "mpk_mirror_pad_params",
                          mp_lower_mirror_pad_fields},
+    [MP_K_SPACE_BATCH] = {"mpk_space_batch", NULL, "mpk_space_batch_params",
+                          mp_lower_space_batch_fields},
+    [MP_K_GATHER_ND] = {"mpk_gather_nd", NULL, "mpk_gather_nd_params", mp_lower_gather_nd_fields},
+    [MP_K_ZEROS] = {"mpk_zeros", NULL, "mpk_zeros_params", mp_lower_zeros_fields},
 };
 
 const char *mp_kernel_fn(mp_kernel k) {

@@ -6,16 +6,23 @@
  * gather of rows; DEPTH_TO_SPACE and SPACE_TO_DEPTH one strided copy that
  * walks the output as six axes (batch, rows, block row, columns, block
  * column, channels) over the input; MIRROR_PAD a walk of the output that
- * reads each element's mirror image in the input.
+ * reads each element's mirror image in the input.  REVERSE_V2 is a strided
+ * copy with negative strides, BROADCAST_TO and FILL strided copies with
+ * zero strides (FILL's value read for every element), EMBEDDING_LOOKUP a
+ * GATHER of rows; SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND one walk of the
+ * batch side (mpk_space_batch), GATHER_ND a gather of slices and
+ * ZEROS_LIKE zero bytes.
  *
  * The begin / end / stride tensors, sizes and axes must be constants: they
  * are resolved here, with TensorFlow Lite Micro's rules (negative indices,
  * clamping, begin / end / shrink masks, `offset`), and the output shape
- * the model declares must be the one they give.  GATHER's indices may be
- * computed at run time; its kernel checks them.
+ * the model declares must be the one they give.  GATHER's, GATHER_ND's and
+ * EMBEDDING_LOOKUP's indices may be computed at run time; their kernels
+ * check them (constant ones are checked here).
  *
  * Not here: ellipsis and new-axis masks, non-constant begin / end /
- * sizes, int64 GATHER indices.
+ * sizes, int64 GATHER indices, non-constant block shapes, paddings,
+ * crops, axes and dims, EMBEDDING_LOOKUP's int8-to-float32 (hybrid) form.
  */
 #include "lower/common.h"
 #include "lower/families.h"
@@ -45,6 +52,22 @@ const fdesc mp_lower_mirror_pad_fields[] = {
     F_I32(mpk_mirror_pad_params, elem_size), F_I32(mpk_mirror_pad_params, reflect),
     F_I32X6(mpk_mirror_pad_params, in_dims), F_I32X6(mpk_mirror_pad_params, out_dims),
     F_I32X6(mpk_mirror_pad_params, before), F_END};
+const fdesc mp_lower_space_batch_fields[] = {
+    F_I32(mpk_space_batch_params, elem_size), F_I32(mpk_space_batch_params, to_batch),
+    F_I32(mpk_space_batch_params, batch),     F_I32(mpk_space_batch_params, space_h),
+    F_I32(mpk_space_batch_params, space_w),   F_I32(mpk_space_batch_params, depth),
+    F_I32(mpk_space_batch_params, block_h),   F_I32(mpk_space_batch_params, block_w),
+    F_I32(mpk_space_batch_params, batch_h),   F_I32(mpk_space_batch_params, batch_w),
+    F_I32(mpk_space_batch_params, top),       F_I32(mpk_space_batch_params, left),
+    F_I32(mpk_space_batch_params, pad_value), F_END};
+const fdesc mp_lower_gather_nd_fields[] = {F_I32(mpk_gather_nd_params, elem_size),
+                                           F_I32(mpk_gather_nd_params, n_slices),
+                                           F_I32(mpk_gather_nd_params, index_depth),
+                                           F_I32(mpk_gather_nd_params, slice_size),
+                                           F_I32(mpk_gather_nd_params, params_size),
+                                           F_I32X6(mpk_gather_nd_params, strides),
+                                           F_END};
+const fdesc mp_lower_zeros_fields[] = {F_I32(mpk_zeros_params, bytes), F_END};
 const fdesc mp_lower_gather_fields[] = {F_I32(mpk_gather_params, elem_size),
                                         F_I32(mpk_gather_params, batch_size),
                                         F_I32(mpk_gather_params, outer_size),
@@ -520,6 +543,383 @@ static mp_status lower_mirror_pad(mp_lower_ctx *c) {
   return MP_OK;
 }
 
+/* Input and output of one element type among `ok` (a bit per MP_DTYPE
+ * value), quantised types with one quantisation on both sides; else the op
+ * is reported (unsupported, or malformed for differing types) and false
+ * returned.  `names` lists the types for the reason. */
+static bool same_type_of(mp_lower_ctx *c, int32_t in, int32_t out, uint32_t ok, const char *names,
+                         mp_status *st) {
+  int32_t dt = dtype(c, in);
+  *st = MP_OK;
+  if (dtype(c, out) != dt) {
+    *st = mp_lower_malformed(c, "input %s, output %s", mp_dtype_name(dt),
+                             mp_dtype_name(dtype(c, out)));
+    return false;
+  }
+  if (dt < 0 || dt > 31 || !((ok >> dt) & 1u)) {
+    mp_lower_unsupported(c, "element type %s (supported: %s)", mp_dtype_name(dt), names);
+    return false;
+  }
+  if (dt != MP_DTYPE_INT8 && dt != MP_DTYPE_INT16) return true;
+  return same_movable_type(c, in, out);
+}
+
+#define T_BIT(t) (1u << (t))
+#define MOVABLE (T_BIT(MP_DTYPE_INT8) | T_BIT(MP_DTYPE_INT16) | T_BIT(MP_DTYPE_FLOAT32))
+
+/* SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND: NHWC, or 3-D [N, H, C] as
+ * width 1 (TFLM's rule); constant block_shape (one entry per spatial
+ * axis, each 1 or more) and paddings / crops ([spatial, 2], 0 or more).
+ * SPACE_TO_BATCH_ND: the padded input [N, top + H + bottom, ...] is cut
+ * into blocks, output batch (i * block_w + j) * N + n holding the padded
+ * input's rows i, i + block_h, ... and columns j, j + block_w, ...; the
+ * padding is the output zero point (0 for float32), as TFLM fills it.
+ * BATCH_TO_SPACE_ND is its inverse, the crops cut from the result. */
+static mp_status lower_space_batch(mp_lower_ctx *c) {
+  bool to_batch = c->op->builtin_code == OP_SPACE_TO_BATCH_ND;
+  const char *what = to_batch ? "paddings" : "crops";
+  int32_t in = in_t(c, 0), blk = in_t(c, 1), pads = in_t(c, 2), out = out_t(c, 0);
+  if (in < 0 || blk < 0 || pads < 0 || out < 0)
+    return mp_lower_malformed(c, "needs an input, block_shape, %s and an output", what);
+  mp_status st;
+  if (!same_type_of(c, in, out, MOVABLE, "int8, int16, float32", &st)) return st;
+  uint32_t r = rank(c, in);
+  if (r != 3 && r != 4) return mp_lower_unsupported(c, "rank %u (supported: 3 and 4, as TFLM)", r);
+  if (rank(c, out) != r)
+    return mp_lower_malformed(c, "input rank %u, output rank %u", r, rank(c, out));
+  uint32_t sp = r - 2, nb = 0, np = 0;
+  int64_t b[2] = {1, 1}, pv[4] = {0, 0, 0, 0};
+  if (!mp_lower_const_ints(c, blk, b, 2, &nb) || !mp_lower_const_ints(c, pads, pv, 4, &np))
+    return mp_lower_unsupported(c, "block_shape and %s must be constant int32/int64 tensors", what);
+  if (nb != sp || np != 2 * sp)
+    return mp_lower_malformed(c, "block_shape has %u and %s %u entries for %u spatial axes", nb,
+                              what, np, sp);
+  if (sp == 1) b[1] = 1, pv[2] = pv[3] = 0;
+  for (uint32_t k = 0; k < 2; k++) {
+    if (b[k] < 1 || b[k] > INT32_MAX)
+      return mp_lower_malformed(c, "block_shape %lld (needs 1 or more)", (long long)b[k]);
+    if (pv[2 * k] < 0 || pv[2 * k + 1] < 0 || pv[2 * k] > INT32_MAX || pv[2 * k + 1] > INT32_MAX)
+      return mp_lower_malformed(c, "%s %lld, %lld (need 0 or more)", what, (long long)pv[2 * k],
+                                (long long)pv[2 * k + 1]);
+  }
+  /* the space side and the batch side as [N, H, W, C] */
+  int32_t sd = to_batch ? in : out, bd = to_batch ? out : in;
+  int64_t s4[4], b4[4];
+  for (uint32_t k = 0, d = 0; k < 4; k++) {
+    bool w1 = r == 3 && k == 2;
+    s4[k] = w1 ? 1 : dim(c, sd, d);
+    b4[k] = w1 ? 1 : dim(c, bd, d);
+    if (!w1) d++;
+  }
+  int64_t n = s4[0], want[4];
+  if (to_batch) {
+    int64_t ph = pv[0] + s4[1] + pv[1], pw = pv[2] + s4[2] + pv[3];
+    if (ph % b[0] || pw % b[1])
+      return mp_lower_malformed(c,
+                                "padded height %lld and width %lld are not multiples of "
+                                "block_shape %lld, %lld",
+                                (long long)ph, (long long)pw, (long long)b[0], (long long)b[1]);
+    want[0] = n * b[0] * b[1], want[1] = ph / b[0], want[2] = pw / b[1], want[3] = s4[3];
+    for (uint32_t k = 0; k < 4; k++)
+      if (b4[k] != want[k])
+        return mp_lower_malformed(c,
+                                  "output [%lld,%lld,%lld,%lld], the operator gives "
+                                  "[%lld,%lld,%lld,%lld]",
+                                  (long long)b4[0], (long long)b4[1], (long long)b4[2],
+                                  (long long)b4[3], (long long)want[0], (long long)want[1],
+                                  (long long)want[2], (long long)want[3]);
+  } else {
+    if (b4[0] % (b[0] * b[1]))
+      return mp_lower_malformed(c, "input batch %lld is not a multiple of block_shape %lld x %lld",
+                                (long long)b4[0], (long long)b[0], (long long)b[1]);
+    int64_t h = b4[1] * b[0] - pv[0] - pv[1], w = b4[2] * b[1] - pv[2] - pv[3];
+    if (h < 0 || w < 0)
+      return mp_lower_malformed(c,
+                                "crops %lld, %lld, %lld, %lld are more than the %lld x %lld "
+                                "the blocks give",
+                                (long long)pv[0], (long long)pv[1], (long long)pv[2],
+                                (long long)pv[3], (long long)(b4[1] * b[0]),
+                                (long long)(b4[2] * b[1]));
+    n = b4[0] / (b[0] * b[1]);
+    want[0] = n, want[1] = h, want[2] = w, want[3] = b4[3];
+    for (uint32_t k = 0; k < 4; k++)
+      if (s4[k] != want[k])
+        return mp_lower_malformed(c,
+                                  "output [%lld,%lld,%lld,%lld], the operator gives "
+                                  "[%lld,%lld,%lld,%lld]",
+                                  (long long)s4[0], (long long)s4[1], (long long)s4[2],
+                                  (long long)s4[3], (long long)want[0], (long long)want[1],
+                                  (long long)want[2], (long long)want[3]);
+  }
+  int32_t n_in, n_out;
+  if (!elems_i32(c, in, &n_in) || !elems_i32(c, out, &n_out))
+    return mp_lower_unsupported(c, "more than 2^31 elements");
+  mpk_space_batch_params *p = &c->lo->params.space_batch;
+  p->elem_size = mp_lower_elem_size(dtype(c, in));
+  p->to_batch = to_batch ? 1 : 0;
+  p->batch = (int32_t)n;
+  p->space_h = (int32_t)s4[1], p->space_w = (int32_t)s4[2], p->depth = (int32_t)s4[3];
+  p->block_h = (int32_t)b[0], p->block_w = (int32_t)b[1];
+  p->batch_h = (int32_t)b4[1], p->batch_w = (int32_t)b4[2];
+  p->top = (int32_t)pv[0], p->left = (int32_t)pv[2];
+  float so = 0;
+  int32_t zo = 0;
+  p->pad_value = dtype(c, out) != MP_DTYPE_FLOAT32 && quant(c, out, &so, &zo) ? zo : 0;
+  mp_lower_set_kernel(c, MP_K_SPACE_BATCH);
+  mp_lower_add_arg(c, in, false, "const void *");
+  mp_lower_add_arg(c, out, true, "void *");
+  return MP_OK;
+}
+
+/* REVERSE_V2: constant axes (int32 or int64, negative from the end), each
+ * axis reversed at most once. */
+static mp_status lower_reverse(mp_lower_ctx *c) {
+  int32_t in = in_t(c, 0), ax = in_t(c, 1), out = out_t(c, 0);
+  if (in < 0 || ax < 0 || out < 0)
+    return mp_lower_malformed(c, "needs an input, axis and an output");
+  mp_status st;
+  if (!same_type_of(c, in, out, MOVABLE | T_BIT(MP_DTYPE_INT32), "int8, int16, int32, float32",
+                    &st))
+    return st;
+  uint32_t r = rank(c, in), na = 0;
+  if (r > MPK_MAX_DIMS) return mp_lower_unsupported(c, "rank %u above %d", r, MPK_MAX_DIMS);
+  int64_t axes[MPK_MAX_DIMS];
+  if (!mp_lower_const_ints(c, ax, axes, MPK_MAX_DIMS, &na))
+    return mp_lower_unsupported(c, "the axis must be a constant int32/int64 vector");
+  if (rank(c, out) != r)
+    return mp_lower_malformed(c, "output rank %u for input rank %u", rank(c, out), r);
+  int64_t start[MPK_MAX_DIMS], step[MPK_MAX_DIMS], count[MPK_MAX_DIMS];
+  for (uint32_t d = 0; d < r; d++) {
+    if (dim(c, out, d) != dim(c, in, d))
+      return mp_lower_malformed(c, "output dimension %u is %d, the input's %d", d, dim(c, out, d),
+                                dim(c, in, d));
+    start[d] = 0, step[d] = 1, count[d] = dim(c, in, d);
+  }
+  for (uint32_t k = 0; k < na; k++) {
+    int64_t a = axes[k] < 0 ? axes[k] + r : axes[k];
+    if (a < 0 || a >= r)
+      return mp_lower_malformed(c, "axis %lld out of range for rank %u", (long long)axes[k], r);
+    if (step[a] < 0) return mp_lower_malformed(c, "axis %lld given twice", (long long)axes[k]);
+    step[a] = -1;
+    start[a] = count[a] > 0 ? count[a] - 1 : 0;
+  }
+  return strided_copy(c, in, out, r, start, step, count);
+}
+
+/* BROADCAST_TO: the constant shape (int32 or int64) must be the output's;
+ * the input's axes, aligned at the end, are 1 (read with stride 0) or the
+ * output's. */
+static mp_status lower_broadcast_to(mp_lower_ctx *c) {
+  int32_t in = in_t(c, 0), sh = in_t(c, 1), out = out_t(c, 0);
+  if (in < 0 || sh < 0 || out < 0)
+    return mp_lower_malformed(c, "needs an input, shape and an output");
+  if (dtype(c, out) != dtype(c, in))
+    return mp_lower_malformed(c, "input %s, output %s", mp_dtype_name(dtype(c, in)),
+                              mp_dtype_name(dtype(c, out)));
+  if (!common_elem_size(c, in)) return MP_OK;
+  uint32_t ro = rank(c, out), ri = rank(c, in), ns = 0;
+  if (ro > MPK_MAX_DIMS) return mp_lower_unsupported(c, "rank %u above %d", ro, MPK_MAX_DIMS);
+  int64_t shape[MPK_MAX_DIMS];
+  if (!mp_lower_const_ints(c, sh, shape, MPK_MAX_DIMS, &ns))
+    return mp_lower_unsupported(c, "the shape must be a constant int32/int64 vector");
+  if (ns != ro || ri > ro)
+    return mp_lower_malformed(c, "shape of %u entries, output rank %u, input rank %u", ns, ro, ri);
+  int64_t es_in[MPK_MAX_DIMS], dims[MPK_MAX_DIMS], strides[MPK_MAX_DIMS];
+  elem_strides(c, in, es_in);
+  for (uint32_t d = 0; d < ro; d++) {
+    if (shape[d] != dim(c, out, d))
+      return mp_lower_malformed(c, "shape entry %u is %lld, the output's %d", d,
+                                (long long)shape[d], dim(c, out, d));
+    dims[d] = dim(c, out, d);
+    strides[d] = 0;
+    if (d + ri >= ro) {
+      uint32_t e = d + ri - ro;
+      int64_t n = dim(c, in, e);
+      if (n != 1 && n != dims[d])
+        return mp_lower_malformed(c, "input dimension %u is %lld, output dimension %u %lld", e,
+                                  (long long)n, d, (long long)dims[d]);
+      strides[d] = n == 1 ? 0 : es_in[e];
+    }
+  }
+  return walk_copy(c, in, out, ro, dims, strides, 0);
+}
+
+/* FILL: constant dims (the output's shape), a scalar value that may be
+ * computed at run time, of the output's type (TFLM: float32, int32,
+ * int8; its bytes are copied, as TFLM does). */
+static mp_status lower_fill(mp_lower_ctx *c) {
+  int32_t dims_t = in_t(c, 0), val = in_t(c, 1), out = out_t(c, 0);
+  if (dims_t < 0 || val < 0 || out < 0)
+    return mp_lower_malformed(c, "needs dims, a value and an output");
+  int32_t dt = dtype(c, val);
+  if (dtype(c, out) != dt)
+    return mp_lower_malformed(c, "value %s, output %s", mp_dtype_name(dt),
+                              mp_dtype_name(dtype(c, out)));
+  if (dt != MP_DTYPE_INT8 && dt != MP_DTYPE_INT32 && dt != MP_DTYPE_FLOAT32)
+    return mp_lower_unsupported(c, "element type %s (supported: int8, int32, float32, as TFLM)",
+                                mp_dtype_name(dt));
+  if (rank(c, val) != 0)
+    return mp_lower_malformed(c, "the value has rank %u (needs a scalar)", rank(c, val));
+  uint32_t r = rank(c, out), nd = 0;
+  int64_t d[MPK_MAX_DIMS];
+  if (r > MPK_MAX_DIMS) return mp_lower_unsupported(c, "rank %u above %d", r, MPK_MAX_DIMS);
+  if (!mp_lower_const_ints(c, dims_t, d, MPK_MAX_DIMS, &nd))
+    return mp_lower_unsupported(c, "dims must be a constant int32/int64 vector");
+  if (nd != r) return mp_lower_malformed(c, "dims of %u entries for an output of rank %u", nd, r);
+  for (uint32_t k = 0; k < r; k++)
+    if (d[k] != dim(c, out, k))
+      return mp_lower_malformed(c, "dims entry %u is %lld, the output's %d", k, (long long)d[k],
+                                dim(c, out, k));
+  int32_t n;
+  if (!elems_i32(c, out, &n)) return mp_lower_unsupported(c, "more than 2^31 elements");
+  const int64_t all = n, zero = 0;
+  return walk_copy(c, val, out, 1, &all, &zero, 0);
+}
+
+/* ZEROS_LIKE: zero bytes of the input's shape and type (TFLM: int8, int32,
+ * int64, float32; zero bytes whatever the quantisation, as TFLM writes). */
+static mp_status lower_zeros_like(mp_lower_ctx *c) {
+  int32_t in = in_t(c, 0), out = out_t(c, 0);
+  if (in < 0 || out < 0) return mp_lower_malformed(c, "needs an input and an output");
+  int32_t dt = dtype(c, in);
+  if (dtype(c, out) != dt || elems(c, out) != elems(c, in))
+    return mp_lower_malformed(c, "the output is not of the input's type and size");
+  if (dt != MP_DTYPE_INT8 && dt != MP_DTYPE_INT32 && dt != MP_DTYPE_INT64 && dt != MP_DTYPE_FLOAT32)
+    return mp_lower_unsupported(
+        c, "element type %s (supported: int8, int32, int64, float32, as TFLM)", mp_dtype_name(dt));
+  uint64_t bytes = elems(c, out) * (uint64_t)mp_lower_elem_size(dt);
+  if (bytes > (uint64_t)INT32_MAX) return mp_lower_unsupported(c, "more than 2^31 bytes");
+  c->lo->params.zeros.bytes = (int32_t)bytes;
+  mp_lower_set_kernel(c, MP_K_ZEROS);
+  mp_lower_add_arg(c, in, false, "const void *");
+  mp_lower_add_arg(c, out, true, "void *");
+  return MP_OK;
+}
+
+/* GATHER_ND: params of rank 1 or more, int32 indices [..., K] with K at
+ * most params' rank; the output is indices' leading shape and params'
+ * trailing rank - K axes.  A slice outside params is an error at run time
+ * (MPK_ERR_INDEX, as TFLM returns one) and a model error for constant
+ * indices. */
+static mp_status lower_gather_nd(mp_lower_ctx *c) {
+  int32_t in = in_t(c, 0), idx = in_t(c, 1), out = out_t(c, 0);
+  if (in < 0 || idx < 0 || out < 0)
+    return mp_lower_malformed(c, "needs params, indices and an output");
+  mp_status st;
+  if (!same_type_of(c, in, out, MOVABLE | T_BIT(MP_DTYPE_INT32), "int8, int16, int32, float32",
+                    &st))
+    return st;
+  if (dtype(c, idx) != MP_DTYPE_INT32)
+    return mp_lower_unsupported(c, "%s indices (supported: int32, as TFLM)",
+                                mp_dtype_name(dtype(c, idx)));
+  uint32_t rp = rank(c, in), ri = rank(c, idx), ro = rank(c, out);
+  if (rp < 1 || ri < 1)
+    return mp_lower_malformed(c, "params rank %u, indices rank %u (need 1 or more)", rp, ri);
+  int64_t k = dim(c, idx, ri - 1);
+  if (k < 0 || k > rp)
+    return mp_lower_malformed(c, "index depth %lld for params of rank %u", (long long)k, rp);
+  if (k > MPK_MAX_DIMS)
+    return mp_lower_unsupported(c, "index depth %lld above %d", (long long)k, MPK_MAX_DIMS);
+  if (ro != ri - 1 + rp - (uint32_t)k)
+    return mp_lower_malformed(c, "output rank %u, the gather gives %u", ro,
+                              ri - 1 + rp - (uint32_t)k);
+  for (uint32_t d = 0; d + 1 < ri; d++)
+    if (dim(c, out, d) != dim(c, idx, d))
+      return mp_lower_malformed(c, "output dimension %u is %d, the indices' %d", d, dim(c, out, d),
+                                dim(c, idx, d));
+  for (uint32_t d = (uint32_t)k; d < rp; d++)
+    if (dim(c, out, ri - 1 + d - (uint32_t)k) != dim(c, in, d))
+      return mp_lower_malformed(c, "output dimension %u is %d, params' %d",
+                                ri - 1 + d - (uint32_t)k, dim(c, out, ri - 1 + d - (uint32_t)k),
+                                dim(c, in, d));
+  int32_t n_in, n_idx, n_out;
+  if (!elems_i32(c, in, &n_in) || !elems_i32(c, idx, &n_idx) || !elems_i32(c, out, &n_out))
+    return mp_lower_unsupported(c, "more than 2^31 elements");
+  int64_t es_in[MPK_MAX_DIMS];
+  elem_strides(c, in, es_in);
+  mpk_gather_nd_params *p = &c->lo->params.gather_nd;
+  p->elem_size = mp_lower_elem_size(dtype(c, in));
+  p->index_depth = (int32_t)k;
+  p->n_slices = k ? n_idx / (int32_t)k : 0;
+  if (!k) { /* no index entries: every index tuple is empty, one slice each */
+    int64_t ns = 1;
+    for (uint32_t d = 0; d + 1 < ri; d++)
+      ns *= dim(c, idx, d);
+    p->n_slices = (int32_t)ns;
+  }
+  p->slice_size = 1;
+  for (uint32_t d = (uint32_t)k; d < rp; d++)
+    p->slice_size *= dim(c, in, d);
+  p->params_size = n_in;
+  for (int d = 0; d < MPK_MAX_DIMS; d++)
+    p->strides[d] = d < k ? (int32_t)es_in[d] : 0;
+  if (is_const(c, idx)) { /* constant indices: the kernel's own check, now */
+    const uint8_t *raw = c->g->tensors[idx].data;
+    if (c->g->tensors[idx].size < (uint64_t)n_idx * 4)
+      return mp_lower_malformed(c, "indices data too short");
+    for (int32_t i = 0; i < p->n_slices; i++) {
+      uint32_t pos = 0;
+      for (int32_t e = 0; e < k; e++) {
+        int32_t v;
+        memcpy(&v, raw + ((size_t)i * (size_t)k + (size_t)e) * 4, 4);
+        pos += (uint32_t)v * (uint32_t)p->strides[e];
+      }
+      if (pos > (uint32_t)INT32_MAX || (int64_t)pos + p->slice_size > p->params_size)
+        return mp_lower_malformed(c, "index tuple %d reads outside params", i);
+    }
+  }
+  mp_lower_set_kernel(c, MP_K_GATHER_ND);
+  mp_lower_add_arg(c, in, false, "const void *");
+  mp_lower_add_arg(c, idx, false, "const int32_t *");
+  mp_lower_add_arg(c, out, true, "void *");
+  return MP_OK;
+}
+
+/* EMBEDDING_LOOKUP: int32 ids [n], values [rows, ...] (rank 2 or more),
+ * output [n, ...]: a GATHER of rows along axis 0, an id outside [0, rows)
+ * an error at run time as TFLM returns one.  int8 values into a float32
+ * output (TFLM's dequantising form) are refused. */
+static mp_status lower_embedding_lookup(mp_lower_ctx *c) {
+  int32_t ids = in_t(c, 0), val = in_t(c, 1), out = out_t(c, 0);
+  if (ids < 0 || val < 0 || out < 0)
+    return mp_lower_malformed(c, "needs ids, values and an output");
+  if (dtype(c, ids) != MP_DTYPE_INT32 || rank(c, ids) != 1)
+    return mp_lower_malformed(c, "ids must be an int32 vector (TFLM's rule)");
+  if (dtype(c, val) == MP_DTYPE_INT8 && dtype(c, out) == MP_DTYPE_FLOAT32)
+    return mp_lower_unsupported(c, "int8 values into a float32 output (the dequantising lookup)");
+  mp_status st;
+  if (!same_type_of(c, val, out, T_BIT(MP_DTYPE_INT8) | T_BIT(MP_DTYPE_FLOAT32), "int8, float32",
+                    &st))
+    return st;
+  uint32_t r = rank(c, val);
+  if (r < 2 || rank(c, out) != r)
+    return mp_lower_malformed(c, "values of rank %u, output of rank %u (need the same, 2 or more)",
+                              r, rank(c, out));
+  if (dim(c, out, 0) != dim(c, ids, 0))
+    return mp_lower_malformed(c, "output has %d rows for %d ids", dim(c, out, 0), dim(c, ids, 0));
+  uint64_t inner = 1;
+  for (uint32_t d = 1; d < r; d++) {
+    if (dim(c, out, d) != dim(c, val, d))
+      return mp_lower_malformed(c, "output dimension %u is %d, the values' %d", d, dim(c, out, d),
+                                dim(c, val, d));
+    inner *= (uint64_t)dim(c, val, d);
+  }
+  if (elems(c, val) > (uint64_t)INT32_MAX || elems(c, out) > (uint64_t)INT32_MAX)
+    return mp_lower_unsupported(c, "more than 2^31 elements");
+  mpk_gather_params *p = &c->lo->params.gather;
+  p->elem_size = mp_lower_elem_size(dtype(c, val));
+  p->batch_size = 1;
+  p->outer_size = 1;
+  p->axis_size = dim(c, val, 0);
+  p->coord_size = dim(c, ids, 0);
+  p->inner_size = (int32_t)inner;
+  mp_lower_set_kernel(c, MP_K_GATHER);
+  mp_lower_add_arg(c, val, false, "const void *");
+  mp_lower_add_arg(c, ids, false, "const int32_t *");
+  mp_lower_add_arg(c, out, true, "void *");
+  return MP_OK;
+}
+
 mp_status mp_lower_slice(mp_lower_ctx *c) {
   switch (c->op->builtin_code) {
   case OP_STRIDED_SLICE: return lower_strided_slice(c);
@@ -529,6 +929,14 @@ mp_status mp_lower_slice(mp_lower_ctx *c) {
   case OP_DEPTH_TO_SPACE:
   case OP_SPACE_TO_DEPTH: return lower_block_move(c);
   case OP_MIRROR_PAD: return lower_mirror_pad(c);
+  case OP_SPACE_TO_BATCH_ND:
+  case OP_BATCH_TO_SPACE_ND: return lower_space_batch(c);
+  case OP_REVERSE_V2: return lower_reverse(c);
+  case OP_BROADCAST_TO: return lower_broadcast_to(c);
+  case OP_FILL: return lower_fill(c);
+  case OP_ZEROS_LIKE: return lower_zeros_like(c);
+  case OP_GATHER_ND: return lower_gather_nd(c);
+  case OP_EMBEDDING_LOOKUP: return lower_embedding_lookup(c);
   default: return lower_split(c); /* SPLIT, SPLIT_V, UNPACK */
   }
 }

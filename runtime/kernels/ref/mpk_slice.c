@@ -1,6 +1,7 @@
 /*
  * mpk_slice.c — STRIDED_SLICE / SLICE (strided copy), SPLIT / SPLIT_V /
- * UNPACK (split), GATHER and MIRROR_PAD, for any element type.
+ * UNPACK (split), GATHER, MIRROR_PAD, SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND
+ * (space_batch), GATHER_ND and ZEROS_LIKE, for any element type.
  *
  * The lowering resolves every begin / end / stride, mask and axis at
  * convert time; the kernels only copy.
@@ -155,5 +156,102 @@ MPK_API int32_t mpk_mirror_pad(const mpk_mirror_pad_params *p, const void *input
       coord[d] = 0;
     }
   }
+  return MPK_OK;
+}
+
+/* One element of es bytes holding the low bits of v (es 1, 2 or 4; 8:
+ * v's sign extended). */
+static void put_elem(uint8_t *dst, int32_t es, int32_t v) {
+  if (es == 1) {
+    int8_t x = (int8_t)v;
+    memcpy(dst, &x, 1);
+  } else if (es == 2) {
+    int16_t x = (int16_t)v;
+    memcpy(dst, &x, 2);
+  } else if (es == 4) {
+    memcpy(dst, &v, 4);
+  } else {
+    int64_t x = v;
+    memcpy(dst, &x, 8);
+  }
+}
+
+MPK_API int32_t mpk_space_batch(const mpk_space_batch_params *p, const void *input, void *output,
+                                void *scratch) {
+  (void)scratch;
+  const int32_t es = p->elem_size;
+  if (es != 1 && es != 2 && es != 4 && es != 8) return MPK_ERR_PARAMS;
+  if (p->batch < 0 || p->space_h < 0 || p->space_w < 0 || p->depth < 0 || p->block_h < 1 ||
+      p->block_w < 1 || p->batch_h < 0 || p->batch_w < 0 || (p->to_batch != 0 && p->to_batch != 1))
+    return MPK_ERR_PARAMS;
+  const size_t pixel = (size_t)p->depth * (size_t)es;
+  const uint8_t *in = input;
+  uint8_t *out = output;
+  /* the batch side in its own order: blocks (i, j), batches, rows, columns */
+  size_t b = 0; /* the batch side's pixel */
+  for (int32_t i = 0; i < p->block_h; i++) {
+    for (int32_t j = 0; j < p->block_w; j++) {
+      for (int32_t n = 0; n < p->batch; n++) {
+        for (int32_t y = 0; y < p->batch_h; y++) {
+          const int64_t sy = (int64_t)y * p->block_h + i - p->top;
+          for (int32_t x = 0; x < p->batch_w; x++, b++) {
+            const int64_t sx = (int64_t)x * p->block_w + j - p->left;
+            const int inside = sy >= 0 && sy < p->space_h && sx >= 0 && sx < p->space_w;
+            const size_t s =
+                inside ? (((size_t)n * (size_t)p->space_h + (size_t)sy) * (size_t)p->space_w +
+                          (size_t)sx) *
+                             pixel
+                       : 0;
+            if (p->to_batch) {
+              uint8_t *dst = out + b * pixel;
+              if (inside) {
+                memcpy(dst, in + s, pixel);
+              } else {
+                for (int32_t k = 0; k < p->depth; k++)
+                  put_elem(dst + (size_t)k * (size_t)es, es, p->pad_value);
+              }
+            } else if (inside) {
+              memcpy(out + s, in + b * pixel, pixel);
+            }
+          }
+        }
+      }
+    }
+  }
+  return MPK_OK;
+}
+
+/* v as a signed 32-bit value, wrapping (no implementation-defined cast). */
+static int32_t wrap_i32(uint32_t v) {
+  return v <= (uint32_t)INT32_MAX ? (int32_t)v : -(int32_t)(~v) - 1;
+}
+
+MPK_API int32_t mpk_gather_nd(const mpk_gather_nd_params *p, const void *params,
+                              const int32_t *indices, void *output, void *scratch) {
+  (void)scratch;
+  if (p->elem_size <= 0 || p->n_slices < 0 || p->index_depth < 0 || p->index_depth > MPK_MAX_DIMS ||
+      p->slice_size < 0 || p->params_size < 0)
+    return MPK_ERR_PARAMS;
+  const size_t row = (size_t)p->slice_size * (size_t)p->elem_size;
+  const uint8_t *in = params;
+  uint8_t *out = output;
+  for (int32_t i = 0; i < p->n_slices; i++) {
+    uint32_t pos = 0;
+    for (int32_t k = 0; k < p->index_depth; k++)
+      pos += (uint32_t)indices[(size_t)i * (size_t)p->index_depth + (size_t)k] *
+             (uint32_t)p->strides[k];
+    const int32_t at = wrap_i32(pos);
+    if (at < 0 || (int64_t)at + p->slice_size > p->params_size) return MPK_ERR_INDEX;
+    memcpy(out + (size_t)i * row, in + (size_t)at * (size_t)p->elem_size, row);
+  }
+  return MPK_OK;
+}
+
+MPK_API int32_t mpk_zeros(const mpk_zeros_params *p, const void *input, void *output,
+                          void *scratch) {
+  (void)input;
+  (void)scratch;
+  if (p->bytes < 0) return MPK_ERR_PARAMS;
+  memset(output, 0, (size_t)p->bytes);
   return MPK_OK;
 }
