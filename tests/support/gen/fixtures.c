@@ -479,7 +479,21 @@ static void signal_op(mp_tfw *w, const char *code, const char *const *keys, cons
  *   3 f   float32 [1,4,4,1]          -> 2 SPACE_TO_DEPTH -> 4 g [1,2,2,4]
  *   2 y, 5 p [[0,0],[1,1],[1,0],[0,0]] -> 3 MIRROR_PAD REFLECT -> 7 z [1,4,3,8]
  *   4 g, 6 q [[0,0],[2,2],[0,2],[0,0]] (int64) -> 4 MIRROR_PAD SYMMETRIC
- *                                                -> 8 h [1,6,4,4] */
+ *                                                -> 8 h [1,6,4,4]
+ * and the other data-movement operators (block 9 [2,2]; paddings / crops
+ * 10 [[1,1],[0,2]], 13 zero):
+ *   2 y                  -> 5 SPACE_TO_BATCH_ND -> 11 s int8 [4,2,2,8]
+ *   11 s                 -> 6 BATCH_TO_SPACE_ND -> 12 b int8 [1,2,2,8] = y
+ *   3 f                  -> 7 SPACE_TO_BATCH_ND -> 14 u float32 [4,2,2,1]
+ *   14 u, 15 axes [1,2]  -> 8 REVERSE_V2        -> 16 r [4,2,2,1]
+ *   0 x, 17 ix int32 [3,3] (an input)  -> 9 GATHER_ND -> 18 gn int8 [3,8]
+ *   12 b, 19 [2,2,2,8]   -> 10 BROADCAST_TO     -> 20 bc int8 [2,2,2,8]
+ *   21 dims [2,3], 22 v float32 scalar (an input) -> 11 FILL -> 23 fl [2,3]
+ *   4 g                  -> 12 ZEROS_LIKE       -> 24 zl [1,2,2,4]
+ *   25 ids int32 [3] (an input), 26 table float32 [4,2] -> 13
+ *                           EMBEDDING_LOOKUP    -> 27 el [3,2]
+ * GATHER_ND's and EMBEDDING_LOOKUP's indices come in at run time, so any
+ * value must be safe (out of range: the module's error status). */
 static void build_block_move(mp_tfw *w) {
   static const float scale = 0.05f;
   static const int64_t zp = -3;
@@ -520,7 +534,48 @@ static void build_block_move(mp_tfw *w) {
   mp_tfw_add_op(w, &(mp_tfw_op){.builtin_code = FX_MIRROR_PAD, IDS_IN(4, 6), .n_outputs = 1,
                                 .outputs = (const int32_t[]){8}, .options_type = 77,
                                 .n_options = 1, .options = &symmetric});
-  mp_tfw_set_io(w, IDS(0, 3), IDS(7, 8));
+  const_i32(w, "block", 1, (const int32_t[]){2}, (const int32_t[]){2, 2}, 2);
+  const_i32(w, "pads", 2, (const int32_t[]){2, 2}, (const int32_t[]){1, 1, 0, 2}, 4);
+  const char *const qnames[2] = {"s", "b"};
+  const int32_t qshapes[2][4] = {{4, 2, 2, 8}, {1, 2, 2, 8}};
+  for (int i = 0; i < 2; i++) {
+    mp_tfw_tensor t = {.name = qnames[i], .dtype = MP_DTYPE_INT8, .rank = 4, .shape = qshapes[i],
+                       .has_quant = true};
+    t.quant = (mp_quant){1, &scale, 1, &zp, 0};
+    mp_tfw_add_tensor(w, &t);
+  }
+  const_i32(w, "zero", 2, (const int32_t[]){2, 2}, (const int32_t[]){0, 0, 0, 0}, 4);
+  mp_tfw_add_simple_tensor(w, "u", MP_DTYPE_FLOAT32, 4, (const int32_t[]){4, 2, 2, 1});
+  const_i32(w, "axes", 1, (const int32_t[]){2}, (const int32_t[]){1, 2}, 2);
+  mp_tfw_add_simple_tensor(w, "r", MP_DTYPE_FLOAT32, 4, (const int32_t[]){4, 2, 2, 1});
+  mp_tfw_add_simple_tensor(w, "ix", MP_DTYPE_INT32, 2, (const int32_t[]){3, 3});
+  mp_tfw_tensor gn = {.name = "gn", .dtype = MP_DTYPE_INT8, .rank = 2,
+                      .shape = (const int32_t[]){3, 8}, .has_quant = true};
+  gn.quant = (mp_quant){1, &scale, 1, &zp, 0};
+  mp_tfw_add_tensor(w, &gn);
+  const_i32(w, "to", 1, (const int32_t[]){4}, (const int32_t[]){2, 2, 2, 8}, 4);
+  mp_tfw_tensor bc = {.name = "bc", .dtype = MP_DTYPE_INT8, .rank = 4,
+                      .shape = (const int32_t[]){2, 2, 2, 8}, .has_quant = true};
+  bc.quant = (mp_quant){1, &scale, 1, &zp, 0};
+  mp_tfw_add_tensor(w, &bc);
+  const_i32(w, "dims", 1, (const int32_t[]){2}, (const int32_t[]){2, 3}, 2);
+  mp_tfw_add_simple_tensor(w, "v", MP_DTYPE_FLOAT32, 0, NULL);
+  mp_tfw_add_simple_tensor(w, "fl", MP_DTYPE_FLOAT32, 2, (const int32_t[]){2, 3});
+  mp_tfw_add_simple_tensor(w, "zl", MP_DTYPE_FLOAT32, 4, (const int32_t[]){1, 2, 2, 4});
+  mp_tfw_add_simple_tensor(w, "ids", MP_DTYPE_INT32, 1, (const int32_t[]){3});
+  static const float table[8] = {0.5f, -1.0f, 2.0f, 3.5f, -4.0f, 0.25f, 8.0f, -0.75f};
+  constant(w, "table", MP_DTYPE_FLOAT32, 2, (const int32_t[]){4, 2}, table, sizeof table);
+  mp_tfw_add_simple_tensor(w, "el", MP_DTYPE_FLOAT32, 2, (const int32_t[]){3, 2});
+  op(w, FX_SPACE_TO_BATCH_ND, IDS(2, 9, 10), IDS(11));
+  op(w, FX_BATCH_TO_SPACE_ND, IDS(11, 9, 10), IDS(12));
+  op(w, FX_SPACE_TO_BATCH_ND, IDS(3, 9, 13), IDS(14));
+  op(w, FX_REVERSE_V2, IDS(14, 15), IDS(16));
+  op(w, FX_GATHER_ND, IDS(0, 17), IDS(18));
+  op(w, FX_BROADCAST_TO, IDS(12, 19), IDS(20));
+  op(w, FX_FILL, IDS(21, 22), IDS(23));
+  op(w, FX_ZEROS_LIKE, IDS(4), IDS(24));
+  op(w, FX_EMBEDDING_LOOKUP, IDS(25, 26), IDS(27));
+  mp_tfw_set_io(w, IDS(0, 3, 17, 22, 25), IDS(7, 8, 16, 18, 20, 23, 24, 27));
 }
 
 /* signal_stream: a streaming audio front end's state-keeping Signal
