@@ -224,6 +224,39 @@ static void dw_lanes(const mpk_conv_s8_fast_params *p, const int8_t *filter, con
 #endif
 
 #if defined(MPK_MVE)
+/* One input channel (in_c 1, depth multiplier out_c: what converters
+ * write for a first layer of one channel): output channels c .. c+7 of
+ * one pixel in two accumulators, each tap's input loaded once and
+ * multiplied into both, no predicates (c + 8 <= out_c). */
+static void dw_c1_x8(const mpk_conv_s8_fast_params *p, const int8_t *filter, const int32_t *bias,
+                     const window *w, int32_t c, int8_t *out) {
+  const mpk_conv_geom *g = &p->geom;
+  const int32_t ch = g->out_c, off = w->whole ? 0 : p->q.input_offset;
+  const size_t col = (size_t)g->dilation_w, row = (size_t)g->dilation_h * (size_t)g->in_w;
+  const int32_t taps = w->fx1 - w->fx0;
+  int32x4_t a0, a1;
+  if (w->whole) {
+    a0 = vldrwq_s32(p->folded_bias + c);
+    a1 = vldrwq_s32(p->folded_bias + c + 4);
+  } else if (bias) {
+    a0 = vldrwq_s32(bias + c);
+    a1 = vldrwq_s32(bias + c + 4);
+  } else {
+    a0 = a1 = vdupq_n_s32(0);
+  }
+  const int8_t *xr = w->first;
+  for (int32_t fy = w->fy0; fy < w->fy1; fy++, xr += row) {
+    const int8_t *x = xr, *f = filter + ((size_t)fy * (size_t)g->filter_w + (size_t)w->fx0) * (size_t)ch + c;
+    for (int32_t k = 0; k < taps; k++, f += ch, x += col) {
+      const int32_t v = *x + off;
+      a0 = vmlaq_n_s32(a0, vldrbq_s32(f), v);
+      a1 = vmlaq_n_s32(a1, vldrbq_s32(f + 4), v);
+    }
+  }
+  mpk_requant_store_x4(&p->q, a0, c, ch, out);
+  mpk_requant_store_x4(&p->q, a1, c + 4, ch, out);
+}
+
 /* mpk_mbqm on four lanes with the per-lane multiplier m and shift s:
  * mpk_mbqm_x4's arithmetic with the left and right shifts taken from s by
  * one VMAX and one VMIN.  y >> 31 & -right >> 31 is -1 exactly when
@@ -560,8 +593,10 @@ MPK_API int32_t mpk_depthwise_conv2d_s8_fast(const mpk_conv_s8_fast_params *p,
             c = dw_border8_rs(p, filter, bias, &w, out);
           if (c < g->out_c) dw_any8(p, filter, bias, &w, c, out);
           c = g->out_c;
-        } else if (g->in_c == 1)
+        } else if (g->in_c == 1) {
+          for (; c + 8 <= g->out_c; c += 8) dw_c1_x8(p, filter, bias, &w, c, out);
           for (; c < g->out_c; c += 4) dw_lanes(p, filter, bias, &w, c, out);
+        }
 #else
         if (g->depth_multiplier == 1) {
           if (w.whole && k3rs)
