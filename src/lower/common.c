@@ -648,7 +648,13 @@ mp_status mp_lower_broadcast(mp_lower_ctx *c, int32_t a, int32_t b, int32_t out,
   }
   for (int d = 0; same && d < MPK_MAX_DIMS; d++)
     if (da[d] != dout[d]) return mp_lower_malformed(c, "inputs of equal shape but a different output");
-  bc->elementwise = same;
+  /* elementwise when nothing repeats: both inputs have the output's shape
+   * once extended with leading 1s ([288] + [1,288]), so flat index i is
+   * element i of each, as the broadcasting loop would walk them */
+  bool flat = true;
+  for (int d = 0; d < MPK_MAX_DIMS; d++)
+    if (da[d] != dout[d] || db[d] != dout[d]) flat = false;
+  bc->elementwise = flat;
   return MP_OK;
 }
 
