@@ -134,14 +134,22 @@ MPK_API int32_t mpk_quantize_f32(const mpk_quantize_params *p, const float *inpu
   (void)scratch;
   if (p->size < 0 || (p->out_type != MPK_TYPE_INT8 && p->out_type != MPK_TYPE_INT16))
     return MPK_ERR_PARAMS;
-  const int32_t lo = type_min(p->out_type), hi = type_max(p->out_type);
-  for (int32_t i = 0; i < p->size; i++) {
-    float r = roundf(input[i] / p->scale);
+  /* the params in locals (the output could alias them), one loop per type */
+  const int32_t lo = type_min(p->out_type), hi = type_max(p->out_type), n = p->size;
+  const int32_t zp = p->zero_point;
+  const float scale = p->scale;
+  int8_t *o8 = p->out_type == MPK_TYPE_INT8 ? (int8_t *)output : NULL;
+  int16_t *o16 = o8 ? NULL : (int16_t *)output;
+  for (int32_t i = 0; i < n; i++) {
+    float r = roundf(input[i] / scale);
     /* keep the conversion defined; anything this large saturates anyway */
     if (r > 1e9f) r = 1e9f;
     if (r < -1e9f) r = -1e9f;
-    int32_t v = (int32_t)r + p->zero_point;
-    store(output, p->out_type, i, mpk_clamp_i32(v, lo, hi));
+    const int32_t v = mpk_clamp_i32((int32_t)r + zp, lo, hi);
+    if (o8)
+      o8[i] = (int8_t)v;
+    else
+      o16[i] = (int16_t)v;
   }
   return MPK_OK;
 }
