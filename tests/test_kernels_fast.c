@@ -234,6 +234,8 @@ static void one_depthwise(int n) {
   g.filter_w = range(1, 4);
   g.in_c = range(1, 13);
   g.depth_multiplier = next() % 3 ? 1 : range(2, 4);
+  /* one input channel, many outputs (a first layer): its own loops */
+  if (g.in_c == 1 && next() % 2) g.depth_multiplier = range(4, 19);
   g.out_c = g.in_c * g.depth_multiplier;
   random_spatial(&g, 2, 10, 0);
   size_t in_n = (size_t)g.batches * g.in_h * g.in_w * g.in_c;

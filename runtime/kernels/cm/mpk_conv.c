@@ -448,6 +448,46 @@ static MPK_NOINLINE void dw_any8(const mpk_conv_s8_fast_params *p, const int8_t 
   } while (0)
 #endif
 
+/* One input channel (in_c 1, depth multiplier out_c): output channels
+ * c .. c+3 of one pixel in four accumulators, each tap's input loaded
+ * once (DSP: the filter word widened in pairs by SXTB16, then SMLABB /
+ * SMLATB by the input per channel); c + 4 <= out_c. */
+static void dw_c1_x4(const mpk_conv_s8_fast_params *p, const int8_t *filter, const int32_t *bias,
+                     const window *w, int32_t c, int8_t *out) {
+  const mpk_conv_geom *g = &p->geom;
+  const int32_t ch = g->out_c, off = w->whole ? 0 : p->q.input_offset;
+  const size_t col = (size_t)g->dilation_w, row = (size_t)g->dilation_h * (size_t)g->in_w;
+  const int32_t taps = w->fx1 - w->fx0;
+  const int32_t *b0 = w->whole ? p->folded_bias : bias;
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  if (b0) a0 = b0[c], a1 = b0[c + 1], a2 = b0[c + 2], a3 = b0[c + 3];
+  const int8_t *xr = w->first;
+  for (int32_t fy = w->fy0; fy < w->fy1; fy++, xr += row) {
+    const int8_t *x = xr, *f = filter + ((size_t)fy * (size_t)g->filter_w + (size_t)w->fx0) * (size_t)ch + c;
+    for (int32_t k = 0; k < taps; k++, f += ch, x += col) {
+      const int32_t v = *x + off;
+#if defined(MPK_DSP)
+      uint32_t fw;
+      memcpy(&fw, f, 4);
+      const int32_t fe = mpk_even16(fw), fo = mpk_odd16(fw);
+      a0 = __smlabb(fe, v, a0);
+      a1 = __smlabb(fo, v, a1);
+      a2 = __smlatb(fe, v, a2);
+      a3 = __smlatb(fo, v, a3);
+#else
+      a0 += f[0] * v;
+      a1 += f[1] * v;
+      a2 += f[2] * v;
+      a3 += f[3] * v;
+#endif
+    }
+  }
+  out[c] = mpk_requant_one(&p->q, a0, c);
+  out[c + 1] = mpk_requant_one(&p->q, a1, c + 1);
+  out[c + 2] = mpk_requant_one(&p->q, a2, c + 2);
+  out[c + 3] = mpk_requant_one(&p->q, a3, c + 3);
+}
+
 /* Every whole group of four channels of one pixel, depth multiplier 1
  * (the caller does the rest): four accumulators in registers over the
  * window's taps (a whole 3x3 window of dilation 1, k3 1, straight
@@ -607,7 +647,8 @@ MPK_API int32_t mpk_depthwise_conv2d_s8_fast(const mpk_conv_s8_fast_params *p,
             c = dw_border4_rs(p, filter, bias, &w, out);
           else
             c = dw_border4(p, filter, bias, &w, out);
-        }
+        } else if (g->in_c == 1)
+          for (; c + 4 <= g->out_c; c += 4) dw_c1_x4(p, filter, bias, &w, c, out);
 #endif
         if (c < g->out_c) dw_scalar(p, filter, bias, &w, c, out);
       }
