@@ -298,6 +298,11 @@ static int32_t call_kernel(const mp_lowered_op *lo, void *const *a, void *scratc
   case MP_K_SPACE_BATCH: return mpk_space_batch(&p->space_batch, a[0], a[1], scratch);
   case MP_K_GATHER_ND: return mpk_gather_nd(&p->gather_nd, a[0], a[1], a[2], scratch);
   case MP_K_ZEROS: return mpk_zeros(&p->zeros, a[0], a[1], scratch);
+  case MP_K_COMPARE: return mpk_compare(&p->compare, a[0], a[1], a[2], scratch);
+  case MP_K_LOGICAL: return mpk_logical(&p->logical, a[0], a[1], a[2], scratch);
+  case MP_K_SELECT: return mpk_select(&p->select, a[0], a[1], a[2], a[3], scratch);
+  case MP_K_FLOOR: return mpk_floor_div_mod(&p->floor, a[0], a[1], a[2], scratch);
+  case MP_K_ADD_N: return mpk_add_n(&p->add_n, (const void *const *)a[0], a[1], scratch);
   case MP_K_RESIZE_NEAREST: return mpk_resize_nearest(&p->resize, a[0], a[1], scratch);
   case MP_K_RESIZE_BILINEAR_S8: return mpk_resize_bilinear_s8(&p->resize, a[0], a[1], scratch);
   case MP_K_RESIZE_BILINEAR_F32: return mpk_resize_bilinear_f32(&p->resize, a[0], a[1], scratch);
@@ -989,6 +994,11 @@ static size_t params_size(mp_kernel k) {
   case MP_K_SPACE_BATCH: return sizeof(mpk_space_batch_params);
   case MP_K_GATHER_ND: return sizeof(mpk_gather_nd_params);
   case MP_K_ZEROS: return sizeof(mpk_zeros_params);
+  case MP_K_COMPARE: return sizeof(mpk_compare_params);
+  case MP_K_LOGICAL: return sizeof(mpk_logical_params);
+  case MP_K_SELECT: return sizeof(mpk_select_params);
+  case MP_K_FLOOR: return sizeof(mpk_floor_params);
+  case MP_K_ADD_N: return sizeof(mpk_add_n_params);
   case MP_K_RESIZE_NEAREST:
   case MP_K_RESIZE_BILINEAR_S8:
   case MP_K_RESIZE_BILINEAR_F32: return sizeof(mpk_resize_params);

@@ -58,6 +58,24 @@ enum {
   DEPTH_TO_SPACE_OP = 5,
   SPACE_TO_DEPTH_OP = 26,
   MIRROR_PAD_OP = 100,
+  LESS_OP = 58,
+  GREATER_OP = 61,
+  GREATER_EQUAL_OP = 62,
+  LESS_EQUAL_OP = 63,
+  SELECT_OP = 64,
+  EQUAL_OP = 71,
+  NOT_EQUAL_OP = 72,
+  ARG_MAX_OP = 56,
+  ARG_MIN_OP = 79,
+  LOGICAL_OR_OP = 84,
+  LOGICAL_AND_OP = 86,
+  LOGICAL_NOT_OP = 87,
+  REDUCE_MAX_OP = 82,
+  REDUCE_MIN_OP = 89,
+  FLOOR_DIV_OP = 90,
+  FLOOR_MOD_OP = 95,
+  ADD_N_OP = 106,
+  SELECT_V2_OP = 123,
   ABS_OP = 101,
   NEG_OP = 59,
   SQUARE_OP = 92,
@@ -3170,6 +3188,449 @@ static void constant_movement_folds_through_its_kernels(void **state) {
   drop(&b);
 }
 
+/* A one-op model of `code`: n inputs and one output as given (a spec
+ * with data is a constant). */
+static void one_op(built *b, int32_t code, uint32_t n, const spec *ins, const spec *out) {
+  mp_tfw *w = mp_tfw_new();
+  int32_t ids[8], n_act = 0, acts[8];
+  for (uint32_t i = 0; i < n; i++) {
+    ids[i] = add_tensor(w, &ins[i]);
+    if (!ins[i].data) acts[n_act++] = ids[i];
+  }
+  int32_t o = add_tensor(w, out);
+  add_op(w, code, n, ids, o, 0, 0, NULL);
+  finish(w, n_act, acts, 1, &o, b);
+}
+
+/* Lower a one-op model and expect it supported by kernel k. */
+static void lower_k(built *b, mp_lowered_op *lo, mp_kernel k) {
+  lower0(b, lo);
+  if (!lo->supported) fail_msg("refused: %s", lo->reason);
+  assert_int_equal(lo->kernel, k);
+}
+
+/* Lower a one-op model and expect the refusal `reason`. */
+static void expect_refusal(built *b, const char *reason) {
+  mp_lowered_op lo;
+  lower0(b, &lo);
+  assert_false(lo.supported);
+  assert_string_equal(lo.reason, reason);
+  mp_lower_free(&lo);
+  drop(b);
+}
+
+static void reduce_min_and_arg_min_take_the_first_smallest(void **state) {
+  (void)state;
+  static const int32_t axis1[1] = {1};
+  /* x = [[3, -1, 2, -1], [0.5, 7, -4, 8]]: REDUCE_MIN over axis 1 gives
+   * [-1, -4]; ARG_MIN the first smallest, [1, 2]; ARG_MAX [0, 3]. */
+  static const float xf[8] = {3, -1, 2, -1, 0.5f, 7, -4, 8};
+  static const int8_t x8[8] = {3, -1, 2, -1, 5, 7, -4, 8};
+  static const int16_t x16[8] = {300, -100, 200, -100, 5, 700, -400, 800};
+  const int32_t dts[3] = {MP_DTYPE_FLOAT32, MP_DTYPE_INT8, MP_DTYPE_INT16};
+  const void *xs[3] = {xf, x8, x16};
+  for (int k = 0; k < 3; k++) {
+    bool q = dts[k] != MP_DTYPE_FLOAT32;
+    spec ins[2] = {{.name = "x", .dtype = dts[k], .rank = 2, .shape = {2, 4},
+                    .n_scale = q ? 1 : 0, .scale = {0.5f}, .zp = 1},
+                   {.name = "axis", .dtype = MP_DTYPE_INT32, .rank = 1, .shape = {1},
+                    .data = axis1, .bytes = 4}};
+    spec out = {.name = "y", .dtype = dts[k], .rank = 1, .shape = {2},
+                .n_scale = q ? 1 : 0, .scale = {0.5f}, .zp = 1};
+    built b;
+    mp_lowered_op lo;
+    one_op(&b, REDUCE_MIN_OP, 2, ins, &out);
+    lower_k(&b, &lo, MP_K_REDUCE);
+    union {
+      float f[2];
+      int8_t i8[2];
+      int16_t i16[2];
+    } y;
+    assert_int_equal(mpk_reduce(&lo.params.reduce, xs[k], &y, NULL), MPK_OK);
+    if (k == 0) {
+      assert_true(y.f[0] == -1.0f && y.f[1] == -4.0f);
+    } else if (k == 1) {
+      assert_int_equal(y.i8[0], -1);
+      assert_int_equal(y.i8[1], -4);
+    } else {
+      assert_int_equal(y.i16[0], -100);
+      assert_int_equal(y.i16[1], -400);
+    }
+    mp_lower_free(&lo);
+    drop(&b);
+    for (int is_min = 0; is_min < 2; is_min++) {
+      spec idx = {.name = "i", .dtype = MP_DTYPE_INT32, .rank = 1, .shape = {2}};
+      one_op(&b, is_min ? ARG_MIN_OP : ARG_MAX_OP, 2, ins, &idx);
+      lower_k(&b, &lo, MP_K_ARG_MAX);
+      int32_t got[2] = {-9, -9};
+      assert_int_equal(mpk_arg_max(&lo.params.arg_max, xs[k], got, NULL), MPK_OK);
+      assert_int_equal(got[0], is_min ? 1 : 0);
+      assert_int_equal(got[1], is_min ? 2 : 3);
+      mp_lower_free(&lo);
+      drop(&b);
+    }
+  }
+  /* REDUCE_MIN of stored integers: input and output share a quantisation */
+  spec ins[2] = {{.name = "x", .dtype = MP_DTYPE_INT8, .rank = 2, .shape = {2, 4}, .n_scale = 1,
+                  .scale = {0.5f}, .zp = 1},
+                 {.name = "axis", .dtype = MP_DTYPE_INT32, .rank = 1, .shape = {1}, .data = axis1,
+                  .bytes = 4}};
+  spec out = {.name = "y", .dtype = MP_DTYPE_INT8, .rank = 1, .shape = {2}, .n_scale = 1,
+              .scale = {0.25f}, .zp = 1};
+  built b;
+  one_op(&b, REDUCE_MIN_OP, 2, ins, &out);
+  expect_refusal(&b, "input and output quantised differently");
+  ins[0].dtype = out.dtype = MP_DTYPE_INT32;
+  one_op(&b, REDUCE_MIN_OP, 2, ins, &out);
+  expect_refusal(&b, "input int32, output int32 (supported: int8, int16, float32)");
+}
+
+static void comparisons_broadcast_and_rescale_int8(void **state) {
+  (void)state;
+  /* a [2,3] against b [3] (broadcast over rows), each operator: */
+  static const int32_t ai[6] = {1, 5, -3, 4, 4, 9}, bi[3] = {1, 4, 0};
+  static const float af[6] = {1, 5, -3, 4, 4, 9}, bf[3] = {1, 4, 0};
+  static const int32_t codes[6] = {EQUAL_OP, NOT_EQUAL_OP, LESS_OP, LESS_EQUAL_OP, GREATER_OP,
+                                   GREATER_EQUAL_OP};
+  static const uint8_t want[6][6] = {{1, 0, 0, 0, 1, 0}, {0, 1, 1, 1, 0, 1}, {0, 0, 1, 0, 0, 0},
+                                     {1, 0, 1, 0, 1, 0}, {0, 1, 0, 1, 0, 1}, {1, 1, 0, 1, 1, 1}};
+  for (int t = 0; t < 2; t++) {
+    int32_t dt = t ? MP_DTYPE_FLOAT32 : MP_DTYPE_INT32;
+    for (int k = 0; k < 6; k++) {
+      spec ins[2] = {{.name = "a", .dtype = dt, .rank = 2, .shape = {2, 3}},
+                     {.name = "b", .dtype = dt, .rank = 1, .shape = {3}}};
+      spec out = {.name = "y", .dtype = MP_DTYPE_BOOL, .rank = 2, .shape = {2, 3}};
+      built b;
+      mp_lowered_op lo;
+      one_op(&b, codes[k], 2, ins, &out);
+      lower_k(&b, &lo, MP_K_COMPARE);
+      uint8_t y[6];
+      memset(y, 0x77, sizeof y);
+      assert_int_equal(mpk_compare(&lo.params.compare, t ? (const void *)af : (const void *)ai,
+                                   t ? (const void *)bf : (const void *)bi, y, NULL),
+                       MPK_OK);
+      assert_memory_equal(y, want[k], 6);
+      mp_lower_free(&lo);
+      drop(&b);
+    }
+  }
+  /* int8 compares real values: a (0.5, zero point 0) holds 2 (1.0) and 3
+   * (1.5), b (0.25, zero point 2) holds 6 (1.0) and 7 (1.25): a == b at
+   * element 0, a > b at element 1, though the stored 3 < 7.  Each input
+   * is (q - zp) * 256 scaled by its scale: 512 * 0.5 = 256 and 1024 *
+   * 0.25 = 256; 768 * 0.5 = 384 and 1280 * 0.25 = 320. */
+  static const int8_t a8[2] = {2, 3}, b8[2] = {6, 7};
+  static const uint8_t eq8[2] = {1, 0}, gt8[2] = {0, 1};
+  for (int k = 0; k < 2; k++) {
+    spec ins[2] = {{.name = "a", .dtype = MP_DTYPE_INT8, .rank = 1, .shape = {2}, .n_scale = 1,
+                    .scale = {0.5f}, .zp = 0},
+                   {.name = "b", .dtype = MP_DTYPE_INT8, .rank = 1, .shape = {2}, .n_scale = 1,
+                    .scale = {0.25f}, .zp = 2}};
+    spec out = {.name = "y", .dtype = MP_DTYPE_BOOL, .rank = 1, .shape = {2}};
+    built b;
+    mp_lowered_op lo;
+    one_op(&b, k ? GREATER_OP : EQUAL_OP, 2, ins, &out);
+    lower_k(&b, &lo, MP_K_COMPARE);
+    assert_int_equal(lo.params.compare.left_shift, 8);
+    assert_int_equal(lo.params.compare.in1_multiplier, 1 << 30);
+    assert_int_equal(lo.params.compare.in1_shift, 0);
+    assert_int_equal(lo.params.compare.in2_shift, -1);
+    assert_int_equal(lo.params.compare.in2_offset, -2);
+    uint8_t y[2];
+    assert_int_equal(mpk_compare(&lo.params.compare, a8, b8, y, NULL), MPK_OK);
+    assert_memory_equal(y, k ? gt8 : eq8, 2);
+    mp_lower_free(&lo);
+    drop(&b);
+  }
+  /* refusals: a scale TFLM's QuantizeMultiplierSmallerThanOneExp rejects,
+   * int16, a non-bool output, a broadcast of rank 5 */
+  spec ins[2] = {{.name = "a", .dtype = MP_DTYPE_INT8, .rank = 1, .shape = {2}, .n_scale = 1,
+                  .scale = {1.0f}},
+                 {.name = "b", .dtype = MP_DTYPE_INT8, .rank = 1, .shape = {2}, .n_scale = 1,
+                  .scale = {0.5f}}};
+  spec out = {.name = "y", .dtype = MP_DTYPE_BOOL, .rank = 1, .shape = {2}};
+  built b;
+  one_op(&b, LESS_OP, 2, ins, &out);
+  expect_refusal(&b, "an int8 input scale of 1 or more (1, 0.5): TFLite Micro's comparisons take "
+                     "scales below 1");
+  ins[0].dtype = ins[1].dtype = MP_DTYPE_INT16;
+  one_op(&b, LESS_OP, 2, ins, &out);
+  expect_refusal(&b, "inputs int16 and int16, output bool (supported: int8, int32 or float32 "
+                     "inputs of one type, bool output)");
+  ins[0].dtype = ins[1].dtype = MP_DTYPE_FLOAT32;
+  out.dtype = MP_DTYPE_FLOAT32;
+  one_op(&b, LESS_OP, 2, ins, &out);
+  expect_refusal(&b, "inputs float32 and float32, output float32 (supported: int8, int32 or "
+                     "float32 inputs of one type, bool output)");
+  spec i5[2] = {{.name = "a", .dtype = MP_DTYPE_FLOAT32, .rank = 5, .shape = {1, 1, 1, 2, 3}},
+                {.name = "b", .dtype = MP_DTYPE_FLOAT32, .rank = 1, .shape = {3}}};
+  spec o5 = {.name = "y", .dtype = MP_DTYPE_BOOL, .rank = 5, .shape = {1, 1, 1, 2, 3}};
+  one_op(&b, EQUAL_OP, 2, i5, &o5);
+  expect_refusal(&b, "broadcasting of rank above 4 (TFLite Micro's limit)");
+  /* shapes that differ only by a leading 1 still take TFLM's 4-D
+   * broadcast; equal shapes of rank 5 go element by element */
+  i5[1].rank = 4;
+  memcpy(i5[1].shape, (const int32_t[]){1, 1, 2, 3}, 4 * sizeof(int32_t));
+  one_op(&b, EQUAL_OP, 2, i5, &o5);
+  expect_refusal(&b, "broadcasting of rank above 4 (TFLite Micro's limit)");
+  i5[1] = i5[0];
+  i5[1].name = "b";
+  one_op(&b, EQUAL_OP, 2, i5, &o5);
+  mp_lowered_op lo5;
+  lower_k(&b, &lo5, MP_K_COMPARE);
+  assert_int_equal(lo5.params.compare.b.elementwise, 1);
+  mp_lower_free(&lo5);
+  drop(&b);
+}
+
+static void logical_operators_broadcast_bools(void **state) {
+  (void)state;
+  /* a [2,2] = [[1,0],[1,1]] against b [2] = [0,1]; NOT of a */
+  static const uint8_t a[4] = {1, 0, 1, 1}, bv[2] = {0, 1};
+  static const uint8_t and_[4] = {0, 0, 0, 1}, or_[4] = {1, 1, 1, 1}, not_[4] = {0, 1, 0, 0};
+  for (int k = 0; k < 3; k++) {
+    spec ins[2] = {{.name = "a", .dtype = MP_DTYPE_BOOL, .rank = 2, .shape = {2, 2}},
+                   {.name = "b", .dtype = MP_DTYPE_BOOL, .rank = 1, .shape = {2}}};
+    spec out = {.name = "y", .dtype = MP_DTYPE_BOOL, .rank = 2, .shape = {2, 2}};
+    built b;
+    mp_lowered_op lo;
+    one_op(&b, k == 0 ? LOGICAL_AND_OP : k == 1 ? LOGICAL_OR_OP : LOGICAL_NOT_OP, k == 2 ? 1 : 2,
+           ins, &out);
+    lower_k(&b, &lo, MP_K_LOGICAL);
+    uint8_t y[4];
+    assert_int_equal(mpk_logical(&lo.params.logical, a, k == 2 ? NULL : bv, y, NULL), MPK_OK);
+    assert_memory_equal(y, k == 0 ? and_ : k == 1 ? or_ : not_, 4);
+    mp_lower_free(&lo);
+    drop(&b);
+  }
+  spec ins[2] = {{.name = "a", .dtype = MP_DTYPE_INT8, .rank = 1, .shape = {2}, .n_scale = 1,
+                  .scale = {0.5f}},
+                 {.name = "b", .dtype = MP_DTYPE_BOOL, .rank = 1, .shape = {2}}};
+  spec out = {.name = "y", .dtype = MP_DTYPE_BOOL, .rank = 1, .shape = {2}};
+  built b;
+  one_op(&b, LOGICAL_OR_OP, 2, ins, &out);
+  expect_refusal(&b, "int8 input, bool output (supported: bool)");
+}
+
+static void select_picks_x_or_y_with_broadcasting(void **state) {
+  (void)state;
+  /* SELECT_V2: condition [2,1] = [[1],[0]], x [2,3] = 1..6, y [3] =
+   * [-1,-2,-3]: row 0 from x, row 1 from y -> [1,2,3,-1,-2,-3].  SELECT:
+   * a rank-1 condition [2] = [0,1] over x's rows, y [2,3] = -1..-6 ->
+   * [-1,-2,-3,4,5,6].  Equal shapes go element by element. */
+  static const int32_t dts[4] = {MP_DTYPE_INT8, MP_DTYPE_INT16, MP_DTYPE_INT32, MP_DTYPE_FLOAT32};
+  static const uint8_t c21[2] = {1, 0}, c2[2] = {0, 1}, c6[6] = {1, 0, 0, 1, 0, 1};
+  static const int32_t want_v2[6] = {1, 2, 3, -1, -2, -3}, want_v1[6] = {-1, -2, -3, 4, 5, 6};
+  static const int32_t want_eq[6] = {1, -2, -3, 4, -5, 6};
+  for (int k = 0; k < 4; k++) {
+    int32_t dt = dts[k];
+    size_t es = k == 0 ? 1 : k == 1 ? 2 : 4;
+    bool q = k < 2;
+    for (int form = 0; form < 3; form++) {
+      union {
+        int8_t i8[6];
+        int16_t i16[6];
+        int32_t i32[6];
+        float f[6];
+      } x, y, got, want;
+      for (int i = 0; i < 6; i++) {
+        int32_t xv = i + 1, yv = form == 0 ? -(i % 3) - 1 : -i - 1;
+        int32_t wv = form == 0 ? want_v2[i] : form == 1 ? want_v1[i] : want_eq[i];
+        if (k == 0) x.i8[i] = (int8_t)xv, y.i8[i] = (int8_t)yv, want.i8[i] = (int8_t)wv;
+        if (k == 1) x.i16[i] = (int16_t)(xv * 1000), y.i16[i] = (int16_t)(yv * 1000),
+                    want.i16[i] = (int16_t)(wv * 1000);
+        if (k == 2) x.i32[i] = xv * 100000, y.i32[i] = yv * 100000, want.i32[i] = wv * 100000;
+        if (k == 3) x.f[i] = (float)xv + 0.25f, y.f[i] = (float)yv + 0.25f,
+                    want.f[i] = (float)wv + 0.25f;
+      }
+      spec ins[3] = {{.name = "c", .dtype = MP_DTYPE_BOOL, .rank = form == 1 ? 1u : 2u,
+                      .shape = {2, form == 2 ? 3 : 1}},
+                     {.name = "x", .dtype = dt, .rank = 2, .shape = {2, 3}, .n_scale = q ? 1 : 0,
+                      .scale = {0.5f}},
+                     {.name = "y", .dtype = dt, .rank = form == 0 ? 1u : 2u,
+                      .shape = {form == 0 ? 3 : 2, 3}, .n_scale = q ? 1 : 0, .scale = {0.25f}}};
+      spec out = {.name = "o", .dtype = dt, .rank = 2, .shape = {2, 3}, .n_scale = q ? 1 : 0,
+                  .scale = {0.5f}};
+      built b;
+      mp_lowered_op lo;
+      one_op(&b, form == 1 ? SELECT_OP : SELECT_V2_OP, 3, ins, &out);
+      lower_k(&b, &lo, MP_K_SELECT);
+      assert_int_equal(lo.params.select.elementwise, form == 2);
+      memset(&got, 0x5a, sizeof got);
+      assert_int_equal(mpk_select(&lo.params.select, form == 0 ? c21 : form == 1 ? c2 : c6, &x,
+                                  &y, &got, NULL),
+                       MPK_OK);
+      assert_memory_equal(&got, &want, 6 * es);
+      mp_lower_free(&lo);
+      drop(&b);
+    }
+  }
+  spec ins[3] = {{.name = "c", .dtype = MP_DTYPE_INT8, .rank = 1, .shape = {2}, .n_scale = 1,
+                  .scale = {1.0f}},
+                 {.name = "x", .dtype = MP_DTYPE_FLOAT32, .rank = 1, .shape = {2}},
+                 {.name = "y", .dtype = MP_DTYPE_FLOAT32, .rank = 1, .shape = {2}}};
+  spec out = {.name = "o", .dtype = MP_DTYPE_FLOAT32, .rank = 1, .shape = {2}};
+  built b;
+  one_op(&b, SELECT_V2_OP, 3, ins, &out);
+  expect_refusal(&b, "condition int8, inputs float32 and float32, output float32 (supported: a "
+                     "bool condition; int8, int16, int32 or float32 of one type)");
+  spec i6[3] = {{.name = "c", .dtype = MP_DTYPE_BOOL, .rank = 6, .shape = {1, 1, 1, 1, 2, 1}},
+                {.name = "x", .dtype = MP_DTYPE_FLOAT32, .rank = 1, .shape = {3}},
+                {.name = "y", .dtype = MP_DTYPE_FLOAT32, .rank = 1, .shape = {3}}};
+  spec o6 = {.name = "o", .dtype = MP_DTYPE_FLOAT32, .rank = 6, .shape = {1, 1, 1, 1, 2, 3}};
+  one_op(&b, SELECT_V2_OP, 3, i6, &o6);
+  expect_refusal(&b, "broadcasting of rank above 5 (TFLite Micro's limit)");
+}
+
+static uint32_t f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+static void floor_div_and_floor_mod_round_toward_minus_infinity(void **state) {
+  (void)state;
+  /* int32: floor(7 / 2) = 3, floor(-7 / 2) = -4, floor(7 / -2) = -4,
+   * floor(-7 / -2) = 3, floor(-6 / 3) = -2; the remainders take the
+   * divisor's sign: 7 mod 2 = 1, -7 mod 2 = 1, 7 mod -2 = -1, -7 mod -2 =
+   * -1, -6 mod 3 = 0.  INT32_MIN / -1 (2^31) saturates, INT32_MIN mod -1
+   * is 0. */
+  static const int32_t a[6] = {7, -7, 7, -7, -6, INT32_MIN}, d[6] = {2, 2, -2, -2, 3, -1};
+  static const int32_t div_want[6] = {3, -4, -4, 3, -2, INT32_MAX}, mod_want[6] = {1, 1, -1, -1, 0, 0};
+  /* float32: 7.5 and -7.5 over 2 and -2: floor division 3, -4, -4, 3;
+   * remainders 1.5, 0.5, -0.5, -1.5; -4 mod 2 is fmodf's -0 (kept: a zero
+   * remainder is never moved); 5 over 0.5: 10, remainder +0. */
+  static const float af[6] = {7.5f, -7.5f, 7.5f, -7.5f, -4.0f, 5.0f},
+                     df[6] = {2, 2, -2, -2, 2, 0.5f};
+  static const float fdiv_want[6] = {3, -4, -4, 3, -2, 10}, fmod_want[6] = {1.5f, 0.5f, -0.5f, -1.5f,
+                                                                          -0.0f, 0.0f};
+  for (int t = 0; t < 2; t++) {
+    int32_t dt = t ? MP_DTYPE_FLOAT32 : MP_DTYPE_INT32;
+    for (int m = 0; m < 2; m++) {
+      spec ins[2] = {{.name = "a", .dtype = dt, .rank = 1, .shape = {6}},
+                     {.name = "d", .dtype = dt, .rank = 1, .shape = {6}}};
+      spec out = {.name = "y", .dtype = dt, .rank = 1, .shape = {6}};
+      built b;
+      mp_lowered_op lo;
+      one_op(&b, m ? FLOOR_MOD_OP : FLOOR_DIV_OP, 2, ins, &out);
+      lower_k(&b, &lo, MP_K_FLOOR);
+      assert_int_equal(lo.params.floor.in2_size, 6);
+      union {
+        int32_t i[6];
+        float f[6];
+      } y;
+      assert_int_equal(mpk_floor_div_mod(&lo.params.floor, t ? (const void *)af : (const void *)a,
+                                         t ? (const void *)df : (const void *)d, &y, NULL),
+                       MPK_OK);
+      for (int i = 0; i < 6; i++) {
+        if (t)
+          assert_int_equal(f32_bits(y.f[i]), f32_bits(m ? fmod_want[i] : fdiv_want[i]));
+        else
+          assert_int_equal(y.i[i], m ? mod_want[i] : div_want[i]);
+      }
+      /* a zero divisor (float32: -0 too) is the module status
+       * MPK_ERR_DIV_ZERO, nothing written; float32 FLOOR_MOD gives NaN */
+      union {
+        int32_t i[6];
+        float f[6];
+      } dz, y2;
+      memcpy(&dz, t ? (const void *)df : (const void *)d, sizeof dz);
+      if (t)
+        dz.f[3] = -0.0f;
+      else
+        dz.i[3] = 0;
+      memset(&y2, 0x5a, sizeof y2);
+      int32_t st = mpk_floor_div_mod(&lo.params.floor, t ? (const void *)af : (const void *)a, &dz,
+                                     &y2, NULL);
+      if (t && m) {
+        assert_int_equal(st, MPK_OK);
+        assert_true(y2.f[3] != y2.f[3]);
+      } else {
+        assert_int_equal(st, MPK_ERR_DIV_ZERO);
+        for (int i = 0; i < 6; i++) assert_int_equal((uint32_t)y2.i[i], 0x5a5a5a5au);
+      }
+      mp_lower_free(&lo);
+      drop(&b);
+    }
+  }
+  /* broadcasting: [2,2] by a scalar-like [1] divisor -3: -7, -1, 0, 8 ->
+   * floor division 2, 0, 0, -3; remainders -1, -1, 0, -1 */
+  static const int32_t bx[4] = {-7, -1, 0, 8}, bd[1] = {-3};
+  static const int32_t bdiv[4] = {2, 0, 0, -3}, bmod[4] = {-1, -1, 0, -1};
+  for (int m = 0; m < 2; m++) {
+    spec ins[2] = {{.name = "a", .dtype = MP_DTYPE_INT32, .rank = 2, .shape = {2, 2}},
+                   {.name = "d", .dtype = MP_DTYPE_INT32, .rank = 1, .shape = {1}}};
+    spec out = {.name = "y", .dtype = MP_DTYPE_INT32, .rank = 2, .shape = {2, 2}};
+    built b;
+    mp_lowered_op lo;
+    one_op(&b, m ? FLOOR_MOD_OP : FLOOR_DIV_OP, 2, ins, &out);
+    lower_k(&b, &lo, MP_K_FLOOR);
+    int32_t y[4];
+    assert_int_equal(mpk_floor_div_mod(&lo.params.floor, bx, bd, y, NULL), MPK_OK);
+    assert_memory_equal(y, m ? bmod : bdiv, sizeof y);
+    mp_lower_free(&lo);
+    drop(&b);
+  }
+  spec ins[2] = {{.name = "a", .dtype = MP_DTYPE_INT8, .rank = 1, .shape = {2}, .n_scale = 1,
+                  .scale = {0.5f}},
+                 {.name = "d", .dtype = MP_DTYPE_INT8, .rank = 1, .shape = {2}, .n_scale = 1,
+                  .scale = {0.5f}}};
+  spec out = {.name = "y", .dtype = MP_DTYPE_INT8, .rank = 1, .shape = {2}, .n_scale = 1,
+              .scale = {0.5f}};
+  built b;
+  one_op(&b, FLOOR_DIV_OP, 2, ins, &out);
+  expect_refusal(&b, "inputs int8 and int8, output int8 (supported: int32 or float32)");
+}
+
+static void add_n_sums_in_input_order(void **state) {
+  (void)state;
+  /* int32 wraps: INT32_MAX + 1 + 0 = INT32_MIN; float32 starts from +0,
+   * so -0 + -0 + -0 gives +0, and 1e8 + 1 - 1e8 = 0 (the 1 is lost in the
+   * first sum) */
+  static const int32_t i0[3] = {INT32_MAX, 5, -2}, i1[3] = {1, 6, -3}, i2[3] = {0, 7, -4};
+  static const int32_t iwant[3] = {INT32_MIN, 18, -9};
+  static const float f0[3] = {-0.0f, 1e8f, 0.5f}, f1[3] = {-0.0f, 1.0f, 0.25f},
+                     f2[3] = {-0.0f, -1e8f, 0.125f};
+  static const float fwant[3] = {0.0f, 0.0f, 0.875f};
+  for (int t = 0; t < 2; t++) {
+    int32_t dt = t ? MP_DTYPE_FLOAT32 : MP_DTYPE_INT32;
+    spec ins[3] = {{.name = "a", .dtype = dt, .rank = 1, .shape = {3}},
+                   {.name = "b", .dtype = dt, .rank = 1, .shape = {3}},
+                   {.name = "c", .dtype = dt, .rank = 1, .shape = {3}}};
+    spec out = {.name = "y", .dtype = dt, .rank = 1, .shape = {3}};
+    built b;
+    mp_lowered_op lo;
+    one_op(&b, ADD_N_OP, 3, ins, &out);
+    lower_k(&b, &lo, MP_K_ADD_N);
+    assert_int_equal(lo.params.add_n.n_inputs, 3);
+    const void *in[3] = {t ? (const void *)f0 : (const void *)i0,
+                         t ? (const void *)f1 : (const void *)i1,
+                         t ? (const void *)f2 : (const void *)i2};
+    union {
+      int32_t i[3];
+      float f[3];
+    } y;
+    assert_int_equal(mpk_add_n(&lo.params.add_n, in, &y, NULL), MPK_OK);
+    for (int i = 0; i < 3; i++) {
+      if (t)
+        assert_int_equal(f32_bits(y.f[i]), f32_bits(fwant[i]));
+      else
+        assert_int_equal(y.i[i], iwant[i]);
+    }
+    mp_lower_free(&lo);
+    drop(&b);
+  }
+  spec ins[2] = {{.name = "a", .dtype = MP_DTYPE_INT8, .rank = 1, .shape = {3}, .n_scale = 1,
+                  .scale = {0.5f}},
+                 {.name = "b", .dtype = MP_DTYPE_INT8, .rank = 1, .shape = {3}, .n_scale = 1,
+                  .scale = {0.5f}}};
+  spec out = {.name = "y", .dtype = MP_DTYPE_INT8, .rank = 1, .shape = {3}, .n_scale = 1,
+              .scale = {0.5f}};
+  built b;
+  one_op(&b, ADD_N_OP, 2, ins, &out);
+  expect_refusal(&b, "int8 output (supported: int32 or float32)");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(conv_lowering_precomputes_padding_multipliers_and_relu6),
@@ -3223,6 +3684,12 @@ int main(void) {
       cmocka_unit_test(broadcast_to_fill_and_zeros_like_write_their_definitions),
       cmocka_unit_test(embedding_lookup_gathers_rows_and_checks_ids),
       cmocka_unit_test(constant_movement_folds_through_its_kernels),
+      cmocka_unit_test(reduce_min_and_arg_min_take_the_first_smallest),
+      cmocka_unit_test(comparisons_broadcast_and_rescale_int8),
+      cmocka_unit_test(logical_operators_broadcast_bools),
+      cmocka_unit_test(select_picks_x_or_y_with_broadcasting),
+      cmocka_unit_test(floor_div_and_floor_mod_round_toward_minus_infinity),
+      cmocka_unit_test(add_n_sums_in_input_order),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

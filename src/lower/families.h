@@ -78,10 +78,17 @@ extern const fdesc mp_lower_svdf_s8_fast_fields[];
 extern const fdesc mp_lower_lstm_s8_fast_fields[];
 
 /* src/lower/binary.c: SUB, MUL, DIV, MAXIMUM, MINIMUM, PRELU,
- * SQUARED_DIFFERENCE, and int16 ADD */
+ * SQUARED_DIFFERENCE, int16 ADD, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL,
+ * GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, SELECT,
+ * SELECT_V2, FLOOR_DIV, FLOOR_MOD, ADD_N */
 mp_status mp_lower_binary(mp_lower_ctx *c);
 extern const fdesc mp_lower_binary_q_fields[];
 extern const fdesc mp_lower_binary_f32_fields[];
+extern const fdesc mp_lower_compare_fields[];
+extern const fdesc mp_lower_logical_fields[];
+extern const fdesc mp_lower_select_fields[];
+extern const fdesc mp_lower_floor_fields[];
+extern const fdesc mp_lower_add_n_fields[];
 
 /* src/lower/unary.c: RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1, LEAKY_RELU,
  * TANH, HARD_SWISH, ELU, EXP, RSQRT, ABS, NEG, SQUARE, SQRT, LOG, SIN, COS,
@@ -114,7 +121,7 @@ extern const fdesc mp_lower_zeros_fields[];
 mp_status mp_lower_resize(mp_lower_ctx *c);
 extern const fdesc mp_lower_resize_fields[];
 
-/* src/lower/reduce.c: SUM, REDUCE_MAX, ARG_MAX */
+/* src/lower/reduce.c: SUM, REDUCE_MAX, REDUCE_MIN, ARG_MAX, ARG_MIN */
 mp_status mp_lower_reduce(mp_lower_ctx *c);
 extern const fdesc mp_lower_reduce_fields[];
 extern const fdesc mp_lower_arg_max_fields[];

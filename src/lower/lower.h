@@ -142,6 +142,13 @@ typedef enum mp_kernel {
   MP_K_SPACE_BATCH,
   MP_K_GATHER_ND,
   MP_K_ZEROS,
+  /* comparisons, logical operators, SELECT, FLOOR_DIV / FLOOR_MOD, ADD_N
+   * (mpk_binary.c) */
+  MP_K_COMPARE,
+  MP_K_LOGICAL,
+  MP_K_SELECT,
+  MP_K_FLOOR,
+  MP_K_ADD_N,
   MP_K_COUNT
 } mp_kernel;
 
@@ -194,7 +201,12 @@ typedef union mp_kparams {
   mpk_zeros_params zeros;
   mpk_resize_params resize; /* resize_nearest, resize_bilinear_s8 / _f32 */
   mpk_reduce_params reduce;
-  mpk_arg_max_params arg_max;
+  mpk_arg_max_params arg_max; /* arg_max, ARG_MIN too */
+  mpk_compare_params compare;
+  mpk_logical_params logical;
+  mpk_select_params select;
+  mpk_floor_params floor;
+  mpk_add_n_params add_n;
   mpk_transpose_conv_params transpose_conv; /* transpose_conv_s8 / _s16 / _f32 */
   mpk_batch_matmul_params batch_matmul;     /* batch_matmul_s8 / _s16 / _f32 */
   mpk_signal_window_params signal_window;

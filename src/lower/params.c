@@ -188,6 +188,11 @@ static const kinfo kinfos[MP_K_COUNT] = {
                           mp_lower_space_batch_fields},
     [MP_K_GATHER_ND] = {"mpk_gather_nd", NULL, "mpk_gather_nd_params", mp_lower_gather_nd_fields},
     [MP_K_ZEROS] = {"mpk_zeros", NULL, "mpk_zeros_params", mp_lower_zeros_fields},
+    [MP_K_COMPARE] = {"mpk_compare", NULL, "mpk_compare_params", mp_lower_compare_fields},
+    [MP_K_LOGICAL] = {"mpk_logical", NULL, "mpk_logical_params", mp_lower_logical_fields},
+    [MP_K_SELECT] = {"mpk_select", NULL, "mpk_select_params", mp_lower_select_fields},
+    [MP_K_FLOOR] = {"mpk_floor_div_mod", NULL, "mpk_floor_params", mp_lower_floor_fields},
+    [MP_K_ADD_N] = {"mpk_add_n", NULL, "mpk_add_n_params", mp_lower_add_n_fields},
 };
 
 const char *mp_kernel_fn(mp_kernel k) {

@@ -1,15 +1,15 @@
 /*
- * lower_reduce.c — lowering of SUM, REDUCE_MAX and ARG_MAX onto
- * runtime/kernels/ref/mpk_reduce.c.
+ * lower_reduce.c — lowering of SUM, REDUCE_MAX, REDUCE_MIN, ARG_MAX and
+ * ARG_MIN onto runtime/kernels/ref/mpk_reduce.c.
  *
  * The axes must be constants.  SUM's quantised result requantises the
  * int32 sum less count input zero points by in_scale / out_scale (one
- * QuantizeMultiplier, as TFLite Micro's PrepareMeanOrSum).  REDUCE_MAX
- * compares stored integers, so input and output must share their
+ * QuantizeMultiplier, as TFLite Micro's PrepareMeanOrSum).  REDUCE_MAX and
+ * REDUCE_MIN compare stored integers, so input and output must share their
  * quantisation.
  *
- * Not here: MEAN (src/lower/mean.c), REDUCE_MIN, REDUCE_PROD, ARG_MIN, int64
- * ARG_MAX outputs.
+ * Not here: MEAN (src/lower/mean.c), REDUCE_PROD, int64 ARG_MAX and
+ * ARG_MIN outputs.
  */
 #include "lower/common.h"
 #include "lower/families.h"
@@ -31,7 +31,8 @@ const fdesc mp_lower_reduce_fields[] = {F_I32(mpk_reduce_params, op),
                                         F_END};
 const fdesc mp_lower_arg_max_fields[] = {
     F_I32(mpk_arg_max_params, type), F_I32(mpk_arg_max_params, outer),
-    F_I32(mpk_arg_max_params, axis_size), F_I32(mpk_arg_max_params, inner), F_END};
+    F_I32(mpk_arg_max_params, axis_size), F_I32(mpk_arg_max_params, inner),
+    F_I32(mpk_arg_max_params, is_min), F_END};
 
 static int32_t value_type(int32_t dt) {
   return dt == MP_DTYPE_INT8      ? MPK_TYPE_INT8
@@ -40,7 +41,8 @@ static int32_t value_type(int32_t dt) {
                                   : -1;
 }
 
-static mp_status lower_sum_max(mp_lower_ctx *c, bool is_sum) {
+static mp_status lower_sum_max(mp_lower_ctx *c, int32_t op) {
+  bool is_sum = op == MPK_RED_SUM;
   int32_t in = in_t(c, 0), axis = in_t(c, 1), out = out_t(c, 0);
   if (in < 0 || axis < 0 || out < 0)
     return mp_lower_malformed(c, "needs an input, axes and an output");
@@ -83,7 +85,7 @@ static mp_status lower_sum_max(mp_lower_ctx *c, bool is_sum) {
     return mp_lower_malformed(c, "output has %llu elements, the reduction gives %d",
                               (unsigned long long)elems(c, out), s);
   if (count <= 0 || s <= 0) return mp_lower_unsupported(c, "empty reduction");
-  p->op = is_sum ? MPK_RED_SUM : MPK_RED_MAX;
+  p->op = op;
   p->type = type;
   p->out_size = s;
   if (type != MPK_TYPE_FLOAT32) {
@@ -108,7 +110,7 @@ static mp_status lower_sum_max(mp_lower_ctx *c, bool is_sum) {
   return MP_OK;
 }
 
-static mp_status lower_arg_max(mp_lower_ctx *c) {
+static mp_status lower_arg_max(mp_lower_ctx *c, bool is_min) {
   int32_t in = in_t(c, 0), axis = in_t(c, 1), out = out_t(c, 0);
   if (in < 0 || axis < 0 || out < 0)
     return mp_lower_malformed(c, "needs an input, an axis and an output");
@@ -138,6 +140,7 @@ static mp_status lower_arg_max(mp_lower_ctx *c) {
   p->outer = (int32_t)outer;
   p->axis_size = dim(c, in, (uint32_t)a);
   p->inner = (int32_t)inner;
+  p->is_min = is_min;
   mp_lower_set_kernel(c, MP_K_ARG_MAX);
   mp_lower_add_arg(c, in, false, "const void *");
   mp_lower_add_arg(c, out, true, "int32_t *");
@@ -146,8 +149,10 @@ static mp_status lower_arg_max(mp_lower_ctx *c) {
 
 mp_status mp_lower_reduce(mp_lower_ctx *c) {
   switch (c->op->builtin_code) {
-  case OP_SUM: return lower_sum_max(c, true);
-  case OP_REDUCE_MAX: return lower_sum_max(c, false);
-  default: return lower_arg_max(c);
+  case OP_SUM: return lower_sum_max(c, MPK_RED_SUM);
+  case OP_REDUCE_MAX: return lower_sum_max(c, MPK_RED_MAX);
+  case OP_REDUCE_MIN: return lower_sum_max(c, MPK_RED_MIN);
+  case OP_ARG_MIN: return lower_arg_max(c, true);
+  default: return lower_arg_max(c, false);
   }
 }

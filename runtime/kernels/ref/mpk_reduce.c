@@ -1,5 +1,6 @@
 /*
- * mpk_reduce.c — SUM and REDUCE_MAX over any axes, ARG_MAX, for int8,
+ * mpk_reduce.c — SUM, REDUCE_MAX and REDUCE_MIN over any axes, ARG_MAX
+ * and ARG_MIN, for int8,
  * int16 and float32, in TFLite Micro's reference order: the input is
  * walked once in row-major order, each element folded into its output
  * (so float sums round as TFLite's do).  Quantised SUM requantises the
@@ -19,7 +20,7 @@ MPK_API int32_t mpk_reduce(const mpk_reduce_params *p, const void *input, void *
   const int32_t type = p->type;
   const int is_float = type == MPK_TYPE_FLOAT32;
   if ((type != MPK_TYPE_INT8 && type != MPK_TYPE_INT16 && !is_float) || p->out_size < 0 ||
-      (p->op != MPK_RED_SUM && p->op != MPK_RED_MAX) ||
+      (p->op != MPK_RED_SUM && p->op != MPK_RED_MAX && p->op != MPK_RED_MIN) ||
       (p->op == MPK_RED_SUM && !is_float && !scratch))
     return MPK_ERR_PARAMS;
   int32_t n = 1;
@@ -30,27 +31,31 @@ MPK_API int32_t mpk_reduce(const mpk_reduce_params *p, const void *input, void *
   float *outf = output;
   int32_t *acc = scratch;
   const int32_t lowest = type == MPK_TYPE_INT16 ? -32768 : -128;
+  const int32_t highest = type == MPK_TYPE_INT16 ? 32767 : 127;
+  const int is_min = p->op == MPK_RED_MIN;
   for (int32_t o = 0; o < p->out_size; o++) {
     if (is_float)
-      outf[o] = p->op == MPK_RED_SUM ? 0.0f : -FLT_MAX;
+      outf[o] = p->op == MPK_RED_SUM ? 0.0f : is_min ? FLT_MAX : -FLT_MAX;
     else if (p->op == MPK_RED_SUM)
       acc[o] = 0;
     else if (type == MPK_TYPE_INT16)
-      ((int16_t *)output)[o] = (int16_t)lowest;
+      ((int16_t *)output)[o] = (int16_t)(is_min ? highest : lowest);
     else
-      ((int8_t *)output)[o] = (int8_t)lowest;
+      ((int8_t *)output)[o] = (int8_t)(is_min ? highest : lowest);
   }
   int32_t coord[MPK_MAX_DIMS] = {0};
   int32_t at = 0;
   for (int32_t i = 0; i < n; i++) {
     if (is_float) {
       float x = ((const float *)input)[i];
-      outf[at] = p->op == MPK_RED_SUM ? x + outf[at] : (x > outf[at] ? x : outf[at]);
+      outf[at] = p->op == MPK_RED_SUM ? x + outf[at]
+                 : is_min             ? (x < outf[at] ? x : outf[at])
+                                      : (x > outf[at] ? x : outf[at]);
     } else if (p->op == MPK_RED_SUM) {
       acc[at] += read_int(input, type, i);
     } else {
       int32_t x = read_int(input, type, i), cur = read_int(output, type, at);
-      if (x > cur) {
+      if (is_min ? x < cur : x > cur) {
         if (type == MPK_TYPE_INT16)
           ((int16_t *)output)[at] = (int16_t)x;
         else
@@ -65,7 +70,6 @@ MPK_API int32_t mpk_reduce(const mpk_reduce_params *p, const void *input, void *
     }
   }
   if (p->op == MPK_RED_SUM && !is_float) {
-    const int32_t highest = type == MPK_TYPE_INT16 ? 32767 : 127;
     for (int32_t o = 0; o < p->out_size; o++) {
       int32_t v =
           mpk_mbqm(acc[o] - p->input_sum_offset, p->multiplier, p->shift) + p->output_zero_point;
@@ -82,7 +86,9 @@ MPK_API int32_t mpk_reduce(const mpk_reduce_params *p, const void *input, void *
 MPK_API int32_t mpk_arg_max(const mpk_arg_max_params *p, const void *input, int32_t *output,
                             void *scratch) {
   (void)scratch;
-  if (p->outer < 0 || p->axis_size <= 0 || p->inner < 0) return MPK_ERR_PARAMS;
+  if (p->outer < 0 || p->axis_size <= 0 || p->inner < 0 || (p->is_min != 0 && p->is_min != 1))
+    return MPK_ERR_PARAMS;
+  const int is_min = p->is_min;
   for (int32_t o = 0; o < p->outer; o++) {
     for (int32_t in = 0; in < p->inner; in++) {
       int32_t base = o * p->axis_size * p->inner + in, best = 0;
@@ -90,12 +96,13 @@ MPK_API int32_t mpk_arg_max(const mpk_arg_max_params *p, const void *input, int3
         const float *x = input;
         float m = x[base];
         for (int32_t k = 1; k < p->axis_size; k++)
-          if (x[base + k * p->inner] > m) m = x[base + k * p->inner], best = k;
+          if (is_min ? x[base + k * p->inner] < m : x[base + k * p->inner] > m)
+            m = x[base + k * p->inner], best = k;
       } else {
         int32_t m = read_int(input, p->type, base);
         for (int32_t k = 1; k < p->axis_size; k++) {
           int32_t v = read_int(input, p->type, base + k * p->inner);
-          if (v > m) m = v, best = k;
+          if (is_min ? v < m : v > m) m = v, best = k;
         }
       }
       output[o * p->inner + in] = best;
