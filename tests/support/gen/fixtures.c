@@ -2243,6 +2243,78 @@ static int32_t pb_fc(padb *b, int32_t x, int32_t in, int32_t out) {
   return y;
 }
 
+/* heads' side graph (after op 9): the comparisons, the logical operators, SELECT
+ * and SELECT_V2, FLOOR_DIV, FLOOR_MOD, ADD_N, REDUCE_MIN and ARG_MIN, with
+ * bool tensors between them and one bool graph output.  Inputs f float32
+ * [2,3], k int32 [2,3], q int8 [2,3] (0.05, -3); constants cf float32 [3],
+ * ci int32 [1], r int8 [3] (0.1, 2), cd float32 [3] (no zero), axis [1].
+ *   LESS f, cf -> l;  LESS_EQUAL f, cf -> le;  GREATER_EQUAL k, ci -> ge;
+ *   NOT_EQUAL k, ci -> ne;  EQUAL q, r -> e;  GREATER q, r -> gt  (bool [2,3])
+ *   LOGICAL_AND l, ge -> a1;  LOGICAL_OR a1, e -> o1;  LOGICAL_NOT o1 -> n1
+ *   LOGICAL_OR ne, le -> o2 (graph output);  LOGICAL_AND o2, gt -> a2
+ *   SELECT_V2 n1, f, cf -> sf [2,3];  SELECT a2, k, k -> sk [2,3]
+ *   FLOOR_DIV sf, cd -> fd;  FLOOR_MOD k, ci -> fm;  ADD_N fm, sk, k -> an
+ *   REDUCE_MIN f over axis 1 -> rm [2];  ARG_MIN f over axis 1 -> am [2];
+ *   REDUCE_MIN q over axis 1 -> qm int8 [2]
+ * graph outputs o2, fd, an, rm, am, qm. */
+static void heads_side(mp_tfw *w, int32_t in[3], int32_t out[6]) {
+  static const int32_t s23[2] = {2, 3}, s3[1] = {3}, s1[1] = {1}, s2[1] = {2};
+  static const float cf[3] = {0.5f, -1.0f, 2.0f}, cd[3] = {1.5f, -0.75f, 4.0f};
+  static const int8_t r8[3] = {-20, 5, 30};
+  static const float qs = 0.05f, rs = 0.1f;
+  static const int64_t qz = -3, rz = 2;
+  in[0] = (int32_t)mp_tfw_add_simple_tensor(w, "side/f", MP_DTYPE_FLOAT32, 2, s23);
+  in[1] = (int32_t)mp_tfw_add_simple_tensor(w, "side/k", MP_DTYPE_INT32, 2, s23);
+  mp_tfw_tensor qt = {.name = "side/q", .dtype = MP_DTYPE_INT8, .rank = 2, .shape = s23,
+                      .has_quant = true, .quant = {1, &qs, 1, &qz, 0}};
+  in[2] = (int32_t)mp_tfw_add_tensor(w, &qt);
+  int32_t f = in[0], k = in[1], q = in[2];
+  int32_t tcf = constant(w, "side/cf", MP_DTYPE_FLOAT32, 1, s3, cf, sizeof cf);
+  int32_t tcd = constant(w, "side/cd", MP_DTYPE_FLOAT32, 1, s3, cd, sizeof cd);
+  int32_t tci = const_i32(w, "side/ci", 1, s1, (const int32_t[]){3}, 1);
+  int32_t axis = const_i32(w, "side/axis", 1, s1, (const int32_t[]){1}, 1);
+  mp_tfw_tensor rt = {.name = "side/r", .dtype = MP_DTYPE_INT8, .rank = 1, .shape = s3,
+                      .has_quant = true, .quant = {1, &rs, 1, &rz, 0}};
+  rt.buffer = mp_tfw_add_buffer(w, r8, sizeof r8);
+  int32_t r = (int32_t)mp_tfw_add_tensor(w, &rt);
+  static const char *const bools[11] = {"side/l",  "side/le", "side/ge", "side/ne",
+                                        "side/e",  "side/gt", "side/a1", "side/o1",
+                                        "side/n1", "side/o2", "side/a2"};
+  int32_t b[11];
+  for (int i = 0; i < 11; i++)
+    b[i] = (int32_t)mp_tfw_add_simple_tensor(w, bools[i], MP_DTYPE_BOOL, 2, s23);
+  op(w, FX_LESS, IDS(f, tcf), IDS(b[0]));
+  op(w, FX_LESS_EQUAL, IDS(f, tcf), IDS(b[1]));
+  op(w, FX_GREATER_EQUAL, IDS(k, tci), IDS(b[2]));
+  op(w, FX_NOT_EQUAL, IDS(k, tci), IDS(b[3]));
+  op(w, FX_EQUAL, IDS(q, r), IDS(b[4]));
+  op(w, FX_GREATER, IDS(q, r), IDS(b[5]));
+  op(w, FX_LOGICAL_AND, IDS(b[0], b[2]), IDS(b[6]));
+  op(w, FX_LOGICAL_OR, IDS(b[6], b[4]), IDS(b[7]));
+  op(w, FX_LOGICAL_NOT, IDS(b[7]), IDS(b[8]));
+  op(w, FX_LOGICAL_OR, IDS(b[3], b[1]), IDS(b[9]));
+  op(w, FX_LOGICAL_AND, IDS(b[9], b[5]), IDS(b[10]));
+  int32_t sf = (int32_t)mp_tfw_add_simple_tensor(w, "side/sf", MP_DTYPE_FLOAT32, 2, s23);
+  int32_t sk = (int32_t)mp_tfw_add_simple_tensor(w, "side/sk", MP_DTYPE_INT32, 2, s23);
+  int32_t fd = (int32_t)mp_tfw_add_simple_tensor(w, "side/fd", MP_DTYPE_FLOAT32, 2, s23);
+  int32_t fm = (int32_t)mp_tfw_add_simple_tensor(w, "side/fm", MP_DTYPE_INT32, 2, s23);
+  int32_t an = (int32_t)mp_tfw_add_simple_tensor(w, "side/an", MP_DTYPE_INT32, 2, s23);
+  int32_t rm = (int32_t)mp_tfw_add_simple_tensor(w, "side/rm", MP_DTYPE_FLOAT32, 1, s2);
+  int32_t am = (int32_t)mp_tfw_add_simple_tensor(w, "side/am", MP_DTYPE_INT32, 1, s2);
+  mp_tfw_tensor qmt = {.name = "side/qm", .dtype = MP_DTYPE_INT8, .rank = 1, .shape = s2,
+                       .has_quant = true, .quant = {1, &qs, 1, &qz, 0}};
+  int32_t qm = (int32_t)mp_tfw_add_tensor(w, &qmt);
+  op(w, FX_SELECT_V2, IDS(b[8], f, tcf), IDS(sf));
+  op(w, FX_SELECT, IDS(b[10], k, k), IDS(sk));
+  op(w, FX_FLOOR_DIV, IDS(sf, tcd), IDS(fd));
+  op(w, FX_FLOOR_MOD, IDS(k, tci), IDS(fm));
+  op(w, FX_ADD_N, IDS(fm, sk, k), IDS(an));
+  op(w, FX_REDUCE_MIN, IDS(f, axis), IDS(rm));
+  op(w, FX_ARG_MIN, IDS(f, axis), IDS(am));
+  op(w, FX_REDUCE_MIN, IDS(q, axis), IDS(qm));
+  out[0] = b[9], out[1] = fd, out[2] = an, out[3] = rm, out[4] = am, out[5] = qm;
+}
+
 /* int8 heads on [1,n] vectors, where views pay: three FULLY_CONNECTED
  * heads of one input concatenated (the heads write into the
  * concatenation), and a SPLIT of a vector into three heads:
@@ -2252,7 +2324,9 @@ static int32_t pb_fc(padb *b, int32_t x, int32_t in, int32_t out) {
  *   5 SPLIT axis 1 -> y0, y1, y2 [1,128]: views of y
  *   6..8 FC y_i -> z_i [1,64]
  *   9 CONCATENATION axis 1 (z0, z1, z2) -> out [1,192] (graph output):
- *     elided, under memory.io arena */
+ *     elided, under memory.io arena
+ * and heads_side's operators from three more inputs to six more outputs
+ * (ops 10 on). */
 static void build_heads(mp_tfw *w) {
   padb b = {w, {0x4ead5}, false, false};
   int32_t x = pb_tensor(&b, "input", 2, (const int32_t[]){1, 256});
@@ -2270,7 +2344,11 @@ static void build_heads(mp_tfw *w) {
   int32_t z[3];
   for (int i = 0; i < 3; i++) z[i] = pb_fc(&b, ys[i], 128, 64);
   int32_t out = pb_concat(&b, z, 3, 1, false, 2, (const int32_t[]){1, 192});
-  mp_tfw_set_io(w, 1, &x, 1, &out);
+  int32_t side_in[3], side_out[6];
+  heads_side(w, side_in, side_out);
+  mp_tfw_set_io(w, 4, (const int32_t[]){x, side_in[0], side_in[1], side_in[2]}, 7,
+                (const int32_t[]){out, side_out[0], side_out[1], side_out[2], side_out[3],
+                                  side_out[4], side_out[5]});
 }
 
 /* ---- concatenations along inner axes (memory.in_place) ------------------ */
