@@ -228,7 +228,7 @@ static void dw_lanes(const mpk_conv_s8_fast_params *p, const int8_t *filter, con
  * write for a first layer of one channel): output channels c .. c+7 of
  * one pixel in two accumulators, each tap's input loaded once and
  * multiplied into both, no predicates (c + 8 <= out_c). */
-static void dw_c1_x8(const mpk_conv_s8_fast_params *p, const int8_t *filter, const int32_t *bias,
+static MPK_NOINLINE void dw_c1_x8(const mpk_conv_s8_fast_params *p, const int8_t *filter, const int32_t *bias,
                      const window *w, int32_t c, int8_t *out) {
   const mpk_conv_geom *g = &p->geom;
   const int32_t ch = g->out_c, off = w->whole ? 0 : p->q.input_offset;
@@ -452,7 +452,7 @@ static MPK_NOINLINE void dw_any8(const mpk_conv_s8_fast_params *p, const int8_t 
  * c .. c+3 of one pixel in four accumulators, each tap's input loaded
  * once (DSP: the filter word widened in pairs by SXTB16, then SMLABB /
  * SMLATB by the input per channel); c + 4 <= out_c. */
-static void dw_c1_x4(const mpk_conv_s8_fast_params *p, const int8_t *filter, const int32_t *bias,
+static MPK_NOINLINE void dw_c1_x4(const mpk_conv_s8_fast_params *p, const int8_t *filter, const int32_t *bias,
                      const window *w, int32_t c, int8_t *out) {
   const mpk_conv_geom *g = &p->geom;
   const int32_t ch = g->out_c, off = w->whole ? 0 : p->q.input_offset;
