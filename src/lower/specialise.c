@@ -212,36 +212,32 @@ static mp_status specialise_softmax(mp_lowered_op *lo) {
  * RELU6 and RELU_N1_TO_1 of the stored integers (a clamp) stay: the
  * lookup would be no faster. */
 static mp_status specialise_lut(mp_lowered_op *lo) {
-  int8_t x[256], y[256];
-  for (int32_t i = 0; i < 256; i++) x[i] = (int8_t)(i - 128);
-  int32_t size, st;
+  /* the lowered op run as it is (mp_lower_eval) on all 256 values: a copy
+   * whose element count is 256 */
+  mp_lowered_op all = *lo;
+  int32_t *count;
   switch (lo->kernel) {
-  case MP_K_LOGISTIC_S8: {
-    mpk_logistic_s8_params q = lo->params.logistic_s8;
-    size = q.size;
-    q.size = 256;
-    st = mpk_logistic_s8(&q, x, y, NULL);
+  case MP_K_LOGISTIC_S8: count = &all.params.logistic_s8.size; break;
+  case MP_K_UNARY_Q:
+    if (lo->params.unary_q.type != MPK_TYPE_INT8 || lo->params.unary_q.op == MPK_UN_CLAMP)
+      return MP_OK;
+    count = &all.params.unary_q.size;
     break;
-  }
-  case MP_K_UNARY_Q: {
-    mpk_unary_q_params q = lo->params.unary_q;
-    if (q.type != MPK_TYPE_INT8 || q.op == MPK_UN_CLAMP) return MP_OK;
-    size = q.size;
-    q.size = 256;
-    st = mpk_unary_q(&q, x, y, NULL);
+  case MP_K_REQUANTIZE:
+    if (lo->params.requantize.in_type != MPK_TYPE_INT8 ||
+        lo->params.requantize.out_type != MPK_TYPE_INT8)
+      return MP_OK;
+    count = &all.params.requantize.size;
     break;
-  }
-  case MP_K_REQUANTIZE: {
-    mpk_requantize_params q = lo->params.requantize;
-    if (q.in_type != MPK_TYPE_INT8 || q.out_type != MPK_TYPE_INT8) return MP_OK;
-    size = q.size;
-    q.size = 256;
-    st = mpk_requantize(&q, x, y, NULL);
-    break;
-  }
   default: return MP_OK;
   }
-  if (st != MPK_OK || size < 0) return MP_OK; /* keep the reference kernel */
+  const int32_t size = *count;
+  *count = 256;
+  int8_t x[256], y[256];
+  for (int32_t i = 0; i < 256; i++) x[i] = (int8_t)(i - 128);
+  void *args[2] = {x, y};
+  if (size < 0 || mp_lower_eval(&all, args, NULL) != MP_OK)
+    return MP_OK; /* keep the reference kernel */
   int32_t *table = mp_lower_add_array(lo, "table", 256);
   if (!table) return MP_ERR_NOMEM;
   for (int32_t i = 0; i < 256; i++) table[i] = y[i];
